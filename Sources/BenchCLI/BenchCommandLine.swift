@@ -1,0 +1,61 @@
+import BenchScenarios
+
+/// The `bench` command line: reads the arguments, runs the command, returns the exit code.
+public enum BenchCommandLine {
+    /// The harness's version, as `bench --version` and `run.csv` show it.
+    public static let version = "0.1.0"
+
+    /// Runs `bench` with `arguments` (without the program name) and returns the process exit code.
+    public static func main(_ arguments: [String]) -> Int32 {
+        do {
+            return try dispatch(arguments).rawValue
+        } catch {
+            Console.error("Error: \(error.message)\n")
+            Console.error("Usage: \(HelpText.usage(error.command))\n")
+            let help = error.command.map { "bench \($0) --help" } ?? "bench --help"
+            Console.error("  See '\(help)' for more information.\n")
+            return ExitCode.usage.rawValue
+        }
+    }
+
+    private static func dispatch(_ arguments: [String]) throws(UsageError) -> ExitCode {
+        guard let command = arguments.first else {
+            throw UsageError(message: "Missing command (fanout or roundtrip)", command: nil)
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "-h", "--help", "help":
+            if let topic = rest.first {
+                guard let scenario = Scenario(rawValue: topic) else {
+                    throw UsageError(message: "Unknown command '\(topic)'", command: nil)
+                }
+                Console.out(HelpText.page(for: scenario))
+            } else {
+                Console.out(HelpText.overview)
+            }
+            return .success
+        case "--version":
+            Console.out("\(version)\n")
+            return .success
+        default:
+            guard let scenario = Scenario(rawValue: command) else {
+                let what = command.hasPrefix("-") ? "option" : "command"
+                throw UsageError(message: "Unknown \(what) '\(command)'", command: nil)
+            }
+            let parsed = try ParsedOptions(rest, specs: RunOptions.specs(for: scenario), command: scenario.rawValue)
+            if parsed.wantsHelp {
+                Console.out(HelpText.page(for: scenario))
+                return .success
+            }
+            let options = try RunOptions(parsed, scenario: scenario)
+            let commandLine = (["bench"] + arguments).map(shellQuoted).joined(separator: " ")
+            return RunCommand.execute(options, commandLine: commandLine)
+        }
+    }
+
+    /// A word as a POSIX shell would need it quoted, for `run.csv`'s `command_line`.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./,=:@%+".contains($0) }
+        return plain && !word.isEmpty ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,171 @@
+import BenchCore
+import BenchNet
+import BenchScenarios
+
+/// The options of `bench fanout` and `bench roundtrip`, checked and turned into the runs to make.
+struct RunOptions {
+    /// One configuration per sweep step (one per `--payload` size), in order.
+    var configurations: [RunConfiguration]
+    /// Where run folders go.
+    var outputFolder: String
+    /// No terminal table.
+    var quiet: Bool
+    /// The summary as JSON on stdout.
+    var json: Bool
+    /// True when `--seed` was not given (the random seed is printed so the run can be repeated).
+    var seedWasRandom: Bool
+
+    /// The options `scenario` accepts, in help order, with SPEC's defaults.
+    static func specs(for scenario: Scenario) -> [OptionSpec] {
+        let defaults = RunConfiguration(scenario: scenario, seed: 0)
+        let countOption = scenario == .fanout
+            ? OptionSpec("messages", value: "m", help: "Broadcasts to measure.", default: "\(defaults.messages)")
+            : OptionSpec("count", value: "c", help: "Messages to measure per client.", default: "\(defaults.messages)")
+        return [
+            OptionSpec("clients", value: "n", help: "Simulated clients, one connection each.", default: "\(defaults.clients)"),
+            countOption,
+            OptionSpec(
+                "interval", value: "duration",
+                help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes).",
+                default: DurationText.format(defaults.interval)),
+            OptionSpec(
+                "arrival", value: "kind", help: "Gaps between sends: poisson (random, mean --interval) or fixed.",
+                default: defaults.arrival.rawValue),
+            OptionSpec(
+                "payload", value: "bytes", help: "Message size on the wire, header included; a list (64,1KiB) sweeps.",
+                default: "\(defaults.payload)"),
+            OptionSpec(
+                "under", value: "duration", help: "Latency threshold for the percent-under column.",
+                default: DurationText.format(defaults.under)),
+            OptionSpec(
+                "timeout", value: "duration", help: "A message not echoed (or delivered) this long after sending is lost.",
+                default: DurationText.format(defaults.timeout)),
+            OptionSpec(
+                "warmup", value: "n",
+                help: scenario == .fanout
+                    ? "Broadcasts sent first and discarded." : "Messages per client sent first and discarded.",
+                default: "\(defaults.warmup)"),
+            OptionSpec("seed", value: "s", help: "Seed of the random schedule, to repeat a run.", default: "random"),
+            OptionSpec("host", value: "address", help: "Address the server listens on.", default: defaults.host),
+            OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
+            OptionSpec("pin", value: "server-cpu,client-cpu", help: "Pin the server's and the clients' threads to CPUs."),
+            OptionSpec("out", value: "dir", help: "Folder the run folder is created in.", default: "results"),
+            OptionSpec("quiet", help: "Print no summary table (the run folder's path still goes to stdout)."),
+            OptionSpec("json", help: "Print the summary as JSON on stdout instead of the table."),
+        ]
+    }
+
+    /// Checks every option and builds the runs. Nothing is touched on disk or network here.
+    init(_ parsed: ParsedOptions, scenario: Scenario) throws(UsageError) {
+        let command = scenario.rawValue
+        var seed: UInt64
+        if let text = parsed.value("seed") {
+            guard let value = UInt64(text) else {
+                throw UsageError(message: "The value '\(text)' is invalid for '--seed <s>': expected an integer from 0 to \(UInt64.max)", command: command)
+            }
+            seed = value
+            seedWasRandom = false
+        } else {
+            seed = UInt64.random(in: 0...UInt64(UInt32.max))
+            seedWasRandom = true
+        }
+        var base = RunConfiguration(scenario: scenario, seed: seed)
+        let reader = OptionReader(parsed: parsed, command: command)
+        base.clients = try reader.integer("clients", placeholder: "n", in: 1...1_000_000, default: base.clients)
+        base.messages = try reader.integer(
+            scenario == .fanout ? "messages" : "count", placeholder: scenario == .fanout ? "m" : "c",
+            in: 1...100_000_000, default: base.messages)
+        base.warmup = try reader.integer("warmup", placeholder: "n", in: 0...100_000_000, default: base.warmup)
+        base.interval = try reader.duration("interval", allowZero: true, default: base.interval)
+        base.under = try reader.duration("under", allowZero: false, default: base.under)
+        base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)
+        if let text = parsed.value("arrival") {
+            guard let arrival = Arrival(rawValue: text) else {
+                throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")
+            }
+            base.arrival = arrival
+        }
+        if let host = parsed.value("host") {
+            guard SocketAddress(host: host, port: 0) != nil else {
+                throw reader.invalid("host", "address", host, "expected a numeric IPv4 or IPv6 address, or localhost")
+            }
+            base.host = host
+        }
+        base.port = UInt16(try reader.integer("port", placeholder: "port", in: 0...65_535, default: 0))
+        if let text = parsed.value("pin") {
+            (base.serverCPU, base.clientCPU) = try reader.cpuPair(text)
+        }
+        let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")
+        configurations = payloads.map { payload in
+            var configuration = base
+            configuration.payload = payload
+            return configuration
+        }
+        outputFolder = parsed.value("out") ?? "results"
+        guard !outputFolder.isEmpty else { throw reader.invalid("out", "dir", "", "expected a folder") }
+        quiet = parsed.has("quiet")
+        json = parsed.has("json")
+    }
+}
+
+/// Reads typed values out of ``ParsedOptions``, with argument-parser-style error messages.
+private struct OptionReader {
+    let parsed: ParsedOptions
+    let command: String
+
+    func invalid(_ name: String, _ placeholder: String, _ text: String, _ why: String) -> UsageError {
+        UsageError(message: "The value '\(text)' is invalid for '--\(name) <\(placeholder)>': \(why)", command: command)
+    }
+
+    func integer(_ name: String, placeholder: String, in range: ClosedRange<Int>, default value: Int) throws(UsageError) -> Int {
+        guard let text = parsed.value(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw invalid(name, placeholder, text, "expected an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    func duration(_ name: String, allowZero: Bool, default value: UInt64) throws(UsageError) -> UInt64 {
+        guard let text = parsed.value(name) else { return value }
+        let nanoseconds: UInt64
+        do {
+            nanoseconds = try DurationText.parse(text)
+        } catch {
+            throw invalid(name, "duration", text, error.reason)
+        }
+        guard allowZero || nanoseconds > 0 else { throw invalid(name, "duration", text, "must be more than 0") }
+        return nanoseconds
+    }
+
+    func payloads(_ text: String) throws(UsageError) -> [Int] {
+        var sizes: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let size: Int
+            do {
+                size = try ByteSizeText.parse(String(part))
+            } catch {
+                throw invalid("payload", "bytes", text, error.reason)
+            }
+            guard size >= WireFormat.minimumMessageSize && size <= WireFormat.maximumFrameSize else {
+                throw invalid(
+                    "payload", "bytes", text,
+                    "each size must be from \(WireFormat.minimumMessageSize)B (the message header) to "
+                        + ByteSizeText.format(WireFormat.maximumFrameSize))
+            }
+            sizes.append(size)
+        }
+        return sizes
+    }
+
+    func cpuPair(_ text: String) throws(UsageError) -> (Int, Int) {
+        let allowed = CPUPlacement.allowedCPUs()
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let server = parts[0], let client = parts[1] else {
+            throw invalid("pin", "server-cpu,client-cpu", text, "expected two CPU numbers, e.g. 0,1")
+        }
+        for cpu in [server, client] where !allowed.cpus.contains(cpu) {
+            throw invalid("pin", "server-cpu,client-cpu", text, "CPU \(cpu) is not available (available: \(allowed))")
+        }
+        return (server, client)
+    }
+}

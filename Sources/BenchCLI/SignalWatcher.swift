@@ -1,0 +1,50 @@
+import BenchNet
+import BenchScenarios
+import Glibc
+import Synchronization
+
+/// Turns SIGINT and SIGTERM into an orderly stop: the first asks the current run to stop (it then writes what
+/// was measured, marked interrupted); a second one exits at once.
+///
+/// The signals are blocked in the calling thread before any other thread starts, so every thread inherits
+/// the mask, and one thread of its own takes them with sigwait: no code runs in a signal handler.
+final class SignalWatcher: Sendable {
+    private let current = Mutex<RunControl?>(nil)
+    private let received = Atomic<Int32>(0)
+
+    /// Blocks SIGINT and SIGTERM and starts the thread that waits for them. Call from the main thread first.
+    init() throws(SystemError) {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        let blocked = signals
+        _ = try NativeThread.spawn(name: "bench-signals") { [self] in
+            var signals = blocked
+            while true {
+                var signal: Int32 = 0
+                guard sigwait(&signals, &signal) == 0 else { continue }
+                if received.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing).exchanged {
+                    Console.error("\nstopping: waiting for messages in flight, then writing what was measured "
+                        + "(again to quit at once)\n")
+                    current.withLock { $0?.requestStop() }
+                } else {
+                    _exit(128 + signal)
+                }
+            }
+        }
+    }
+
+    /// The run a signal should stop from now on (nil between runs).
+    func watch(_ control: RunControl?) {
+        current.withLock { $0 = control }
+        if received.load(ordering: .acquiring) != 0 { control?.requestStop() }
+    }
+
+    /// The first signal received, or nil.
+    var signal: Int32? {
+        let signal = received.load(ordering: .acquiring)
+        return signal == 0 ? nil : signal
+    }
+}

@@ -1,0 +1,155 @@
+/// A log-linear histogram of nanosecond values, in the layout of HdrHistogram, with at most 0.1% error.
+///
+/// Values below `2^subBucketBits` are counted exactly. Above, each power-of-two range `[2^k, 2^(k+1))` is
+/// split into `2^(subBucketBits-1)` equal buckets, so a bucket is at most `1/2^(subBucketBits-1)` of its low
+/// bound wide: with the default 11 bits, 1/1024, and a percentile reported at the bucket's midpoint is off by
+/// at most 1/2048 of the value (< 0.1%). Counts live in one array allocated in `init`; ``record(_:)`` never
+/// allocates. Minimum, maximum, mean and standard deviation are exact.
+public struct LatencyHistogram: Sendable {
+    /// One bin of ``bins(coarseSubBucketBits:)``: values in `low..<high`.
+    public struct Bucket: Equatable, Sendable {
+        public let low: UInt64
+        public let high: UInt64
+        public let count: UInt64
+    }
+
+    @usableFromInline let subBucketBits: Int
+    @usableFromInline let highestTrackableValue: UInt64
+    @usableFromInline var counts: [UInt64]
+    @usableFromInline var recorded: UInt64 = 0
+    @usableFromInline var overflowed: UInt64 = 0
+    @usableFromInline var minimum = UInt64.max
+    @usableFromInline var maximum = UInt64.min
+    // Sums of (value − shift) and its square, with shift = the first value: exact enough for a variance
+    // even when the spread is tiny next to the mean (the shifted-data algorithm).
+    @usableFromInline var shift: UInt64 = 0
+    @usableFromInline var shiftedSum = 0.0
+    @usableFromInline var shiftedSquares = 0.0
+
+    /// Creates an empty histogram for values up to `highestTrackableValue` (default 2^44 ns, about 4.9 hours).
+    public init(highestTrackableValue: UInt64 = 1 << 44, subBucketBits: Int = 11) {
+        precondition((2...20).contains(subBucketBits))
+        self.subBucketBits = subBucketBits
+        self.highestTrackableValue = highestTrackableValue
+        counts = Array(repeating: 0, count: Self.index(of: highestTrackableValue, bits: subBucketBits) + 1)
+    }
+
+    /// The counts slot of `value` in a layout of `bits` sub-bucket bits.
+    @inlinable @inline(__always)
+    static func index(of value: UInt64, bits: Int) -> Int {
+        let highestBit = 63 - (value | 1).leadingZeroBitCount
+        let bucket = Swift.max(0, highestBit - (bits - 1))
+        return (bucket << (bits - 1)) + Int(truncatingIfNeeded: value >> UInt64(bucket))
+    }
+
+    /// The values `low..<high` that counts slot `index` holds, in a layout of `bits` sub-bucket bits.
+    static func range(of index: Int, bits: Int) -> (low: UInt64, high: UInt64) {
+        let half = 1 << (bits - 1)
+        guard index >= 2 * half else { return (UInt64(index), UInt64(index) + 1) }
+        let bucket = index / half - 1
+        let low = UInt64(index - bucket * half) << UInt64(bucket)
+        return (low, low + (1 << UInt64(bucket)))
+    }
+
+    /// Counts `value`. Returns false, and counts it only in ``overflowCount``, when it exceeds the highest
+    /// trackable value.
+    @inlinable @discardableResult
+    public mutating func record(_ value: UInt64) -> Bool {
+        guard value <= highestTrackableValue else {
+            overflowed &+= 1
+            return false
+        }
+        counts[Self.index(of: value, bits: subBucketBits)] &+= 1
+        if recorded == 0 { shift = value }
+        recorded &+= 1
+        minimum = Swift.min(minimum, value)
+        maximum = Swift.max(maximum, value)
+        let shifted = Double(Int64(bitPattern: value &- shift))
+        shiftedSum += shifted
+        shiftedSquares += shifted * shifted
+        return true
+    }
+
+    /// Values counted (overflows excluded).
+    public var count: UInt64 { recorded }
+
+    /// Values refused because they exceeded the highest trackable value.
+    public var overflowCount: UInt64 { overflowed }
+
+    /// The smallest value counted, exactly.
+    public var min: UInt64? { recorded > 0 ? minimum : nil }
+
+    /// The largest value counted, exactly.
+    public var max: UInt64? { recorded > 0 ? maximum : nil }
+
+    /// The mean of the values counted.
+    public var mean: Double? {
+        guard recorded > 0 else { return nil }
+        return Double(shift) + shiftedSum / Double(recorded)
+    }
+
+    /// The population standard deviation of the values counted.
+    public var standardDeviation: Double? {
+        guard recorded > 0 else { return nil }
+        let n = Double(recorded)
+        let variance = (shiftedSquares - shiftedSum * shiftedSum / n) / n
+        return Swift.max(0, variance).squareRoot()
+    }
+
+    /// The nearest-rank percentile: the value of rank `ceil(p/100 · count)`, reported as the midpoint of its
+    /// bucket and kept within the exact minimum and maximum. `p` is in 0...100 (read to 0.001).
+    public func value(atPercentile p: Double) -> UInt64? {
+        guard recorded > 0 else { return nil }
+        precondition((0...100).contains(p))
+        let thousandths = UInt64((p * 1000).rounded())
+        let rank = Swift.max(1, (thousandths * recorded + 99_999) / 100_000)
+        guard rank < recorded else { return maximum }
+        var seen: UInt64 = 0
+        for index in counts.indices where counts[index] > 0 {
+            seen += counts[index]
+            if seen >= rank {
+                let (low, high) = Self.range(of: index, bits: subBucketBits)
+                return Swift.min(Swift.max(low + (high - low - 1) / 2, minimum), maximum)
+            }
+        }
+        return maximum
+    }
+
+    /// Adds the counts of `other`, which must have the same layout.
+    public mutating func add(_ other: LatencyHistogram) {
+        precondition(other.subBucketBits == subBucketBits && other.counts.count == counts.count)
+        guard other.recorded > 0 else {
+            overflowed &+= other.overflowed
+            return
+        }
+        if recorded == 0 { shift = other.shift }
+        // Re-center other's sums on this histogram's shift.
+        let delta = Double(Int64(bitPattern: other.shift &- shift))
+        let n = Double(other.recorded)
+        shiftedSquares += other.shiftedSquares + 2 * delta * other.shiftedSum + n * delta * delta
+        shiftedSum += other.shiftedSum + n * delta
+        for index in counts.indices { counts[index] &+= other.counts[index] }
+        recorded &+= other.recorded
+        overflowed &+= other.overflowed
+        minimum = Swift.min(minimum, other.minimum)
+        maximum = Swift.max(maximum, other.maximum)
+    }
+
+    /// The counts merged into coarser bins of the same shape, `2^(coarseSubBucketBits-1)` per power of two.
+    ///
+    /// Coarse bin boundaries are a subset of the fine ones, so the merge is exact. Every bin from the first
+    /// non-empty one to the last is returned, empty ones between included; an empty histogram has none.
+    public func bins(coarseSubBucketBits bits: Int) -> [Bucket] {
+        precondition(bits >= 2 && bits <= subBucketBits)
+        var coarse: [Int: UInt64] = [:]
+        for index in counts.indices where counts[index] > 0 {
+            let low = Self.range(of: index, bits: subBucketBits).low
+            coarse[Self.index(of: low, bits: bits), default: 0] += counts[index]
+        }
+        guard let first = coarse.keys.min(), let last = coarse.keys.max() else { return [] }
+        return (first...last).map { index in
+            let (low, high) = Self.range(of: index, bits: bits)
+            return Bucket(low: low, high: high, count: coarse[index] ?? 0)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// Durations as people write them on a command line: `250ns`, `10us`, `1.5ms`, `2s`.
+public enum DurationText {
+    private static let units: [(suffix: String, nanoseconds: UInt64)] = [
+        ("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000),
+    ]
+
+    /// Reads a duration into nanoseconds.
+    ///
+    /// A number (decimals allowed) followed by `ns`, `us`, `ms` or `s`; a bare `0` is also accepted. The result
+    /// must be a whole number of nanoseconds.
+    public static func parse(_ text: String) throws(UnitError) -> UInt64 {
+        if text == "0" { return 0 }
+        guard let unit = units.sorted(by: { $0.suffix.count > $1.suffix.count }).first(where: { text.hasSuffix($0.suffix) })
+        else {
+            let reason = DecimalNumber(Substring(text)) != nil
+                ? "missing unit (ns, us, ms, s)" : "expected a number and a unit: ns, us, ms or s (e.g. 10ms)"
+            throw UnitError(text: text, reason: reason)
+        }
+        guard let number = DecimalNumber(text.dropLast(unit.suffix.count)) else {
+            throw UnitError(text: text, reason: "expected a number and a unit: ns, us, ms or s (e.g. 10ms)")
+        }
+        guard let nanoseconds = number.scaled(by: unit.nanoseconds) else {
+            throw UnitError(text: text, reason: "not a whole number of nanoseconds, or too large")
+        }
+        return nanoseconds
+    }
+
+    /// The shortest exact form: `0`, `250ns`, `1us`, `1.5ms`, `10ms`, `2s`. It parses back to the same value.
+    public static func format(_ nanoseconds: UInt64) -> String {
+        if nanoseconds == 0 { return "0" }
+        for unit in units.reversed() where nanoseconds >= unit.nanoseconds {
+            let whole = nanoseconds / unit.nanoseconds
+            let remainder = nanoseconds % unit.nanoseconds
+            guard remainder != 0 else { return "\(whole)\(unit.suffix)" }
+            let width = String(unit.nanoseconds - 1).count
+            var digits = String(repeating: "0", count: width - String(remainder).count) + String(remainder)
+            while digits.hasSuffix("0") { digits.removeLast() }
+            return "\(whole).\(digits)\(unit.suffix)"
+        }
+        return "\(nanoseconds)ns"
+    }
+}

@@ -1,0 +1,116 @@
+/// One whole frame, length field included, in memory someone else owns.
+///
+/// A ``FrameDecoder`` hands frames to its callback as views into its input or its own buffer; the view is
+/// valid only during that call. Field accessors read and write big-endian integers at fixed offsets and
+/// never check the kind: the decoder has already checked that the frame is long enough for it.
+public struct Frame {
+    /// The frame's kind, from its kind byte.
+    public let kind: FrameKind
+    /// The frame's bytes, from the first byte of the length field to the last byte of padding.
+    public let bytes: UnsafeMutableRawBufferPointer
+
+    /// Wraps bytes that hold a complete frame of the given kind.
+    public init(kind: FrameKind, bytes: UnsafeMutableRawBufferPointer) {
+        self.kind = kind
+        self.bytes = bytes
+    }
+}
+
+// Offsets in a frame; see WireFormat for the layout.
+private enum Offset {
+    static let length = 0
+    static let kind = 4
+    static let helloVersion = 5
+    static let helloClient = 8
+    static let sequence = 8
+    static let client = 12
+    static let sent = 16
+    static let received = 24
+}
+
+extension Frame {
+    /// The protocol version of a hello frame.
+    public var helloVersion: UInt8 { bytes[Offset.helloVersion] }
+
+    /// The client id of a hello frame.
+    public var helloClient: UInt32 { load(UInt32.self, at: Offset.helloClient) }
+
+    /// A data or echo frame's sequence number: the broadcast in fanout, the message in roundtrip.
+    public var sequence: UInt32 { load(UInt32.self, at: Offset.sequence) }
+
+    /// The client a data or echo frame is addressed to or comes from.
+    public var client: UInt32 { load(UInt32.self, at: Offset.client) }
+
+    /// When the server wrote the data frame (monotonic nanoseconds).
+    public var sentNanoseconds: UInt64 { load(UInt64.self, at: Offset.sent) }
+
+    /// When the client's read returned the data frame (monotonic nanoseconds); 0 in a data frame.
+    public var receivedNanoseconds: UInt64 { load(UInt64.self, at: Offset.received) }
+
+    /// Turns this data frame into its echo in place: kind byte and receive time; the rest is kept.
+    public func convertToEcho(receivedNanoseconds: UInt64) {
+        bytes[Offset.kind] = FrameKind.echo.rawValue
+        store(receivedNanoseconds, at: Offset.received)
+    }
+
+    /// Writes the fields that change from one data frame to the next in a frame built by
+    /// ``encodeMessage(into:kind:sequence:client:sentNanoseconds:receivedNanoseconds:)``.
+    @inline(__always)
+    public func setMessageFields(sequence: UInt32, client: UInt32, sentNanoseconds: UInt64) {
+        store(sequence, at: Offset.sequence)
+        store(client, at: Offset.client)
+        store(sentNanoseconds, at: Offset.sent)
+    }
+
+    /// Writes a data or echo frame that fills `buffer` (its size is the message size, at least
+    /// ``WireFormat/minimumMessageSize``); padding bytes are zero.
+    @discardableResult
+    public static func encodeMessage(
+        into buffer: UnsafeMutableRawBufferPointer,
+        kind: FrameKind = .data,
+        sequence: UInt32,
+        client: UInt32,
+        sentNanoseconds: UInt64,
+        receivedNanoseconds: UInt64 = 0
+    ) -> Frame {
+        precondition(buffer.count >= WireFormat.minimumMessageSize && buffer.count <= WireFormat.maximumFrameSize)
+        precondition(kind == .data || kind == .echo)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        let frame = Frame(kind: kind, bytes: buffer)
+        frame.store(UInt32(buffer.count - WireFormat.lengthFieldSize), at: Offset.length)
+        buffer[Offset.kind] = kind.rawValue
+        frame.store(sequence, at: Offset.sequence)
+        frame.store(client, at: Offset.client)
+        frame.store(sentNanoseconds, at: Offset.sent)
+        frame.store(receivedNanoseconds, at: Offset.received)
+        return frame
+    }
+
+    /// Writes a hello frame into the first ``WireFormat/helloFrameSize`` bytes of `buffer`.
+    @discardableResult
+    public static func encodeHello(
+        into buffer: UnsafeMutableRawBufferPointer,
+        client: UInt32,
+        version: UInt8 = WireFormat.version
+    ) -> Frame {
+        precondition(buffer.count >= WireFormat.helloFrameSize)
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<WireFormat.helloFrameSize])
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        let frame = Frame(kind: .hello, bytes: bytes)
+        frame.store(UInt32(WireFormat.helloFrameSize - WireFormat.lengthFieldSize), at: Offset.length)
+        bytes[Offset.kind] = FrameKind.hello.rawValue
+        bytes[Offset.helloVersion] = version
+        frame.store(client, at: Offset.helloClient)
+        return frame
+    }
+
+    @inline(__always)
+    private func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        T(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+
+    @inline(__always)
+    private func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        bytes.storeBytes(of: value.bigEndian, toByteOffset: offset, as: T.self)
+    }
+}

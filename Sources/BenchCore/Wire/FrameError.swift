@@ -1,0 +1,28 @@
+/// Why a byte stream is not a valid sequence of frames. The connection that sent it is closed.
+public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The length field announces a frame larger than the receiver accepts; nothing was allocated for it.
+    case frameTooLarge(announced: Int, limit: Int)
+    /// The length field announces a frame too small for its kind.
+    case frameTooSmall(kind: FrameKind, announced: Int, minimum: Int)
+    /// A hello frame whose length is not exactly the hello size.
+    case malformedHello(announced: Int)
+    /// The kind byte is not one of ``FrameKind``.
+    case unknownKind(UInt8)
+    /// The length field is zero: not even a kind byte follows.
+    case emptyFrame
+
+    public var description: String {
+        switch self {
+        case .frameTooLarge(let announced, let limit):
+            return "frame of \(announced) bytes announced, more than the limit of \(limit) bytes"
+        case .frameTooSmall(let kind, let announced, let minimum):
+            return "\(kind) frame of \(announced) bytes announced, less than its minimum of \(minimum) bytes"
+        case .malformedHello(let announced):
+            return "hello frame of \(announced) bytes announced, expected \(WireFormat.helloFrameSize)"
+        case .unknownKind(let byte):
+            return "unknown frame kind \(byte)"
+        case .emptyFrame:
+            return "frame with a zero length field"
+        }
+    }
+}

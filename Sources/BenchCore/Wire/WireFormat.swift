@@ -1,0 +1,35 @@
+/// The harness's wire format: length-prefixed binary frames, every integer big-endian.
+///
+/// A frame is a 4-byte length (the number of bytes that follow it), a 1-byte ``FrameKind``, and a body
+/// whose layout the kind fixes. Reading the length first and then exactly that many bytes is what makes
+/// the stream immune to TCP splitting or coalescing writes (half and sticky packets).
+///
+///     hello   (12 bytes)   length=8 | kind=1 | version:u8 | reserved:u16 | client:u32
+///     data    (>=32 bytes) length   | kind=2 | reserved:u8 | reserved:u16 | seq:u32 | client:u32
+///                          | sent_ns:u64 | recv_ns:u64 | padding up to the message size
+///     echo    (same as data, kind=3): the client's copy of a data frame, with recv_ns filled in
+///
+/// Data and echo frames have the same size, so `--payload` is the size of a message on the wire in
+/// both directions, header included.
+public enum WireFormat {
+    /// The protocol version a client announces in its hello; a server refuses any other.
+    public static let version: UInt8 = 1
+    /// Size of the length field that starts every frame.
+    public static let lengthFieldSize = 4
+    /// Size of a hello frame, length field included.
+    public static let helloFrameSize = 12
+    /// Size of the smallest data or echo frame (no padding), length field included.
+    public static let minimumMessageSize = 32
+    /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
+    public static let maximumFrameSize = 16 << 20
+}
+
+/// What a frame carries, from its kind byte.
+public enum FrameKind: UInt8, Sendable {
+    /// A client introduces itself: protocol version and client id. Always the first frame a client sends.
+    case hello = 1
+    /// A timestamped message from the server to a client.
+    case data = 2
+    /// A client's echo of a data frame, with its receive time filled in.
+    case echo = 3
+}

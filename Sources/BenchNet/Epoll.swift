@@ -1,0 +1,76 @@
+import CBenchLinux
+import Glibc
+
+/// The epoll events the harness asks for and gets back.
+public struct EpollEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Bytes can be read, or the peer closed.
+    public static let readable = EpollEvents(rawValue: CBenchEPOLLIN)
+    /// Bytes can be written.
+    public static let writable = EpollEvents(rawValue: CBenchEPOLLOUT)
+    /// An error is pending on the descriptor (always reported).
+    public static let error = EpollEvents(rawValue: CBenchEPOLLERR)
+    /// The connection hung up (always reported).
+    public static let hangUp = EpollEvents(rawValue: CBenchEPOLLHUP)
+}
+
+/// A level-triggered epoll instance with a preallocated event buffer.
+///
+/// Each registration carries a 64-bit token chosen by the owner (a connection's slot, a timer's role), which
+/// `wait` hands back with the ready events; the owner decodes it. One thread uses an instance.
+public final class Epoll {
+    /// The epoll descriptor.
+    public let descriptor: Int32
+    private let events: UnsafeMutableBufferPointer<epoll_event>
+
+    /// Creates an epoll instance that returns at most `maximumEvents` events per wait.
+    public init(maximumEvents: Int = 512) throws(SystemError) {
+        descriptor = try Posix.call("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        events = .allocate(capacity: maximumEvents)
+    }
+
+    deinit {
+        events.deallocate()
+        Posix.close(descriptor)
+    }
+
+    /// Starts watching `fd` for `interest`; `token` comes back with its events.
+    public func add(_ fd: Int32, interest: EpollEvents, token: UInt64) throws(SystemError) {
+        try control(EPOLL_CTL_ADD, fd, interest, token)
+    }
+
+    /// Changes what `fd` is watched for.
+    public func modify(_ fd: Int32, interest: EpollEvents, token: UInt64) throws(SystemError) {
+        try control(EPOLL_CTL_MOD, fd, interest, token)
+    }
+
+    /// Stops watching `fd` (closing it also does).
+    public func remove(_ fd: Int32) throws(SystemError) {
+        try control(EPOLL_CTL_DEL, fd, [], 0)
+    }
+
+    /// Waits until events are ready or `timeoutMilliseconds` pass (-1: forever, 0: poll). Returns how many
+    /// events are ready; read them with ``event(at:)``. An interrupted wait returns 0.
+    public func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
+        let count = epoll_wait(descriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds)
+        if count >= 0 { return Int(count) }
+        if Glibc.errno == EINTR { return 0 }
+        throw SystemError("epoll_wait", errno: Glibc.errno)
+    }
+
+    /// The token and events of the `index`th ready descriptor of the last wait.
+    @inline(__always)
+    public func event(at index: Int) -> (token: UInt64, events: EpollEvents) {
+        let event = events[index]
+        return (event.data.u64, EpollEvents(rawValue: event.events))
+    }
+
+    private func control(_ operation: Int32, _ fd: Int32, _ interest: EpollEvents, _ token: UInt64) throws(SystemError) {
+        var event = epoll_event()
+        event.events = interest.rawValue
+        event.data.u64 = token
+        _ = try Posix.call("epoll_ctl") { epoll_ctl(descriptor, operation, fd, &event) }
+    }
+}

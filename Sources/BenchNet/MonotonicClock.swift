@@ -1,0 +1,15 @@
+import Glibc
+
+/// The one clock every timestamp comes from: `CLOCK_MONOTONIC`, in nanoseconds.
+///
+/// All threads and processes on one machine share it, so a server's send time and a client's receive time
+/// can be subtracted. A read is a vDSO call of a few tens of nanoseconds, with no system call.
+public enum MonotonicClock {
+    /// Nanoseconds since an arbitrary fixed point (boot), never decreasing.
+    @inline(__always)
+    public static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}

@@ -1,0 +1,38 @@
+import CBenchLinux
+import Glibc
+
+/// A timerfd on `CLOCK_MONOTONIC` that fires once at an absolute time: how scheduled sends wake the server.
+///
+/// A timerfd is an hrtimer, which is not subject to the thread's timer slack (unlike epoll_wait's timeout).
+public final class OneShotTimer {
+    /// The timerfd, to register with an ``Epoll`` for ``EpollEvents/readable``.
+    public let descriptor: Int32
+
+    /// Creates a disarmed timer.
+    public init() throws(SystemError) {
+        descriptor = try Posix.call("timerfd_create") {
+            timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        }
+    }
+
+    deinit {
+        Posix.close(descriptor)
+    }
+
+    /// Arms the timer to fire at `deadline`, a ``MonotonicClock`` time; a deadline in the past fires at once.
+    public func arm(at deadline: UInt64) throws(SystemError) {
+        let clamped = max(deadline, 1)  // an all-zero it_value would disarm
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int(clamped / 1_000_000_000)
+        spec.it_value.tv_nsec = Int(clamped % 1_000_000_000)
+        _ = try Posix.call("timerfd_settime") {
+            timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        }
+    }
+
+    /// Consumes the expiry so the descriptor stops being readable.
+    public func drain() {
+        var expirations: UInt64 = 0
+        _ = Glibc.read(descriptor, &expirations, MemoryLayout<UInt64>.size)
+    }
+}

@@ -1,0 +1,77 @@
+import CBenchLinux
+import Glibc
+
+/// What a non-blocking call did: moved some bytes (or succeeded), or would have had to wait.
+public enum IOResult<Value: Sendable>: Sendable {
+    case processed(Value)
+    case wouldBlock
+}
+
+/// Every system call the harness makes, in one place.
+///
+/// Each wrapper retries `EINTR`, reports `EAGAIN`/`EWOULDBLOCK` as ``IOResult/wouldBlock`` where the call can
+/// block, traps on `EBADF`/`EFAULT` (a bug in the harness, never the peer's doing) and throws a
+/// ``SystemError`` carrying the call's name and errno for everything else.
+public enum Posix {
+    /// Runs a system call that returns -1 and sets errno on failure, retrying `EINTR`.
+    @inline(__always)
+    public static func call<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            precondition(error != EBADF && error != EFAULT, "\(name) failed with errno \(error): a harness bug")
+            throw SystemError(name, errno: error)
+        }
+    }
+
+    /// Runs a system call that may fail with `EAGAIN`, retrying `EINTR`.
+    @inline(__always)
+    public static func nonBlockingCall<T: FixedWidthInteger & Sendable>(
+        _ name: String,
+        _ body: () -> T
+    ) throws(SystemError) -> IOResult<T> {
+        while true {
+            let result = body()
+            if result >= 0 { return .processed(result) }
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return .wouldBlock }
+            precondition(error != EBADF && error != EFAULT, "\(name) failed with errno \(error): a harness bug")
+            throw SystemError(name, errno: error)
+        }
+    }
+
+    /// Reads into `buffer`; `.processed(0)` is end of stream.
+    @inline(__always)
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        try nonBlockingCall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes from `buffer`; may write fewer bytes than given.
+    @inline(__always)
+    public static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        try nonBlockingCall("write") { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Closes a descriptor. `EINTR` is not retried: on Linux the descriptor is released either way.
+    public static func close(_ fd: Int32) {
+        let result = Glibc.close(fd)
+        precondition(result == 0 || Glibc.errno != EBADF, "close(\(fd)) of a descriptor not open: a harness bug")
+    }
+
+    /// Sets an integer socket option.
+    public static func setSocketOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) throws(SystemError) {
+        var value = value
+        _ = try call("setsockopt") {
+            setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    /// Adds `O_NONBLOCK` to a descriptor's flags.
+    public static func setNonBlocking(_ fd: Int32) throws(SystemError) {
+        let flags = try call("fcntl") { fcntl(fd, F_GETFL) }
+        _ = try call("fcntl") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
+}

@@ -1,0 +1,63 @@
+import CBenchLinux
+import Glibc
+
+/// Creating, listening on and connecting TCP sockets, the way the harness wants them: non-blocking,
+/// close-on-exec, and with `TCP_NODELAY` so that every small message leaves at once.
+public enum TCPSocket {
+    /// Binds and listens on `address` (port 0: any free port). Returns the non-blocking listening descriptor.
+    public static func listen(on address: SocketAddress, backlog: Int32 = 4096) throws(SystemError) -> Int32 {
+        let fd = try makeSocket(family: address.family)
+        do throws(SystemError) {
+            try Posix.setSocketOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
+            _ = try address.withSockAddr { pointer, length throws(SystemError) in
+                try Posix.call("bind") { bind(fd, pointer, length) }
+            }
+            _ = try Posix.call("listen") { Glibc.listen(fd, backlog) }
+            return fd
+        } catch {
+            Posix.close(fd)
+            throw error
+        }
+    }
+
+    /// Accepts one pending connection as a non-blocking socket with `TCP_NODELAY`.
+    public static func accept(from listener: Int32) throws(SystemError) -> IOResult<Int32> {
+        let result = try Posix.nonBlockingCall("accept4") {
+            CBench_accept4(listener, CBenchSOCK_NONBLOCK | CBenchSOCK_CLOEXEC)
+        }
+        if case .processed(let fd) = result {
+            do throws(SystemError) {
+                try disableNagle(fd)
+            } catch {
+                Posix.close(fd)
+                throw error
+            }
+        }
+        return result
+    }
+
+    /// Connects to `address`, waiting for the handshake, then makes the socket non-blocking with `TCP_NODELAY`.
+    public static func connect(to address: SocketAddress) throws(SystemError) -> Int32 {
+        let fd = try makeSocket(family: address.family, nonBlocking: false)
+        do throws(SystemError) {
+            _ = try address.withSockAddr { pointer, length throws(SystemError) in
+                try Posix.call("connect") { Glibc.connect(fd, pointer, length) }
+            }
+            try disableNagle(fd)
+            try Posix.setNonBlocking(fd)
+            return fd
+        } catch {
+            Posix.close(fd)
+            throw error
+        }
+    }
+
+    private static func makeSocket(family: Int32, nonBlocking: Bool = true) throws(SystemError) -> Int32 {
+        let flags = Int32(SOCK_STREAM.rawValue) | CBenchSOCK_CLOEXEC | (nonBlocking ? CBenchSOCK_NONBLOCK : 0)
+        return try Posix.call("socket") { socket(family, flags, 0) }
+    }
+
+    private static func disableNagle(_ fd: Int32) throws(SystemError) {
+        try Posix.setSocketOption(fd, level: Int32(IPPROTO_TCP), name: CBenchTCP_NODELAY, value: 1)
+    }
+}

@@ -1,0 +1,39 @@
+import BenchCore
+import BenchScenarios
+
+/// Writes every file of a run folder (SPEC §3) and publishes the folder.
+public enum RunReport {
+    /// Writes `run.csv`, `samples.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`, and
+    /// `events.csv` when connections closed early, into `folder`; then gives the folder its real name.
+    ///
+    /// - Returns: The published folder's path.
+    public static func write(_ analysis: RunAnalysis, metadata: RunMetadata, into folder: RunFolder) throws -> String {
+        let recording = analysis.recording
+        try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) {
+            try RunSettingsCSV.write(analysis, metadata: metadata, to: &$0)
+        }
+        try AtomicFile.writeCSV(folder.path(of: SamplesCSV.fileName)) {
+            try SamplesCSV.write(recording, to: &$0)
+        }
+        if recording.configuration.scenario == .fanout {
+            try AtomicFile.writeCSV(folder.path(of: BroadcastsCSV.fileName)) {
+                try BroadcastsCSV.write(analysis, to: &$0)
+            }
+        }
+        try AtomicFile.writeCSV(folder.path(of: SummaryCSV.fileName)) {
+            try SummaryCSV.write(analysis.summaries, to: &$0)
+        }
+        try AtomicFile.writeCSV(folder.path(of: HistogramCSV.fileName)) {
+            try HistogramCSV.write(analysis.summaries, analysis.histograms, to: &$0)
+        }
+        if !recording.connectionEvents.isEmpty {
+            try AtomicFile.writeCSV(folder.path(of: ConnectionEventsCSV.fileName)) {
+                try ConnectionEventsCSV.write(recording, to: &$0)
+            }
+        }
+        return try folder.publish(
+            scenario: recording.configuration.scenario.rawValue,
+            startUnixNanoseconds: recording.startUnixNanoseconds
+        )
+    }
+}

@@ -1,0 +1,66 @@
+import BenchCore
+import BenchScenarios
+
+/// `run.csv`: one `key,value` row per setting of the run and fact about where and how it ran.
+public enum RunSettingsCSV {
+    public static let fileName = "run.csv"
+
+    /// The rows, in file order.
+    public static func rows(_ analysis: RunAnalysis, metadata: RunMetadata) -> [(key: String, value: String)] {
+        let recording = analysis.recording
+        let configuration = recording.configuration
+        let lostMessages = analysis.summary(of: configuration.scenario == .fanout ? .delivery : .rtt)?.lost ?? 0
+        let serverEvents = recording.connectionEvents.filter { $0.side == .server }.count
+        let duration = Double(recording.endNanoseconds - min(recording.startNanoseconds, recording.endNanoseconds))
+        var rows: [(String, String)] = [
+            ("scenario", configuration.scenario.rawValue),
+            ("command_line", metadata.commandLine),
+            ("version", metadata.version),
+            ("status", recording.status.rawValue),
+            ("status_reason", recording.statusReason ?? ""),
+            ("seed", "\(configuration.seed)"),
+            ("clients", "\(configuration.clients)"),
+            (configuration.scenario == .fanout ? "messages" : "count", "\(configuration.messages)"),
+            ("warmup", "\(configuration.warmup)"),
+            ("interval", DurationText.format(configuration.interval)),
+            ("interval_ns", "\(configuration.interval)"),
+            ("arrival", configuration.isClosedLoop ? "closed-loop" : configuration.arrival.rawValue),
+            ("payload_bytes", "\(configuration.payload)"),
+            ("under_ns", "\(configuration.under)"),
+            ("timeout_ns", "\(configuration.timeout)"),
+            ("transport", "tcp"),
+            ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),
+            ("clock_origin_ns", "\(recording.startNanoseconds)"),
+            ("duration_s", DecimalText.fixed(duration / 1e9, fractionDigits: 3)),
+            ("host", configuration.host),
+            ("server_address", recording.serverAddress),
+            ("cpus", "\(metadata.cpus)"),
+            ("kernel", metadata.kernel),
+            ("server_cpus", recording.serverCPUs.description),
+            ("client_cpus", recording.clientCPUs.description),
+            ("server_cpus_allowed", recording.serverAllowedCPUs.description),
+            ("client_cpus_allowed", recording.clientAllowedCPUs.description),
+            ("messages_measured", "\(analysis.measuredMessages)"),
+            ("messages_lost", "\(lostMessages)"),
+            ("duplicate_echoes", "\(recording.duplicateEchoes)"),
+            ("dropped_echoes", "\(recording.droppedEchoes)"),
+            ("connections_closed_early", "\(serverEvents)"),
+        ]
+        if configuration.scenario == .fanout {
+            rows.append(("broadcasts_incomplete", "\(analysis.broadcasts.filter { !$0.isComplete }.count)"))
+        }
+        return rows
+    }
+
+    /// Writes `run.csv`.
+    public static func write<Sink: ByteSink>(
+        _ analysis: RunAnalysis,
+        metadata: RunMetadata,
+        to writer: inout CSVWriter<Sink>
+    ) throws {
+        try writer.row(["key", "value"])
+        for (key, value) in rows(analysis, metadata: metadata) {
+            try writer.row([key, value])
+        }
+    }
+}

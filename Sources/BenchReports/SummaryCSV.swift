@@ -1,0 +1,34 @@
+import BenchCore
+import BenchScenarios
+
+/// `summary.csv`: one row per metric, times in microseconds.
+public enum SummaryCSV {
+    public static let fileName = "summary.csv"
+
+    public static let header = [
+        "metric", "count", "lost", "min_us", "mean_us", "stddev_us", "p50_us", "p90_us", "p95_us", "p99_us",
+        "p999_us", "max_us", "under_us", "pct_under",
+    ]
+
+    /// Writes `summary.csv`. Empty fields: no value was measured.
+    public static func write<Sink: ByteSink>(_ summaries: [DistributionSummary], to writer: inout CSVWriter<Sink>) throws {
+        try writer.row(header)
+        for summary in summaries {
+            writer.field(summary.metric)
+            writer.field(summary.count)
+            writer.field(summary.lost)
+            writer.microseconds(summary.min)
+            writer.microseconds(summary.mean)
+            writer.microseconds(summary.standardDeviation)
+            writer.microseconds(summary.p50)
+            writer.microseconds(summary.p90)
+            writer.microseconds(summary.p95)
+            writer.microseconds(summary.p99)
+            writer.microseconds(summary.p999)
+            writer.microseconds(summary.max)
+            writer.field(microsecondsFromNanoseconds: summary.under)
+            if let percent = summary.percentUnder { writer.field(percent, fractionDigits: 3) } else { writer.emptyField() }
+            try writer.endRow()
+        }
+    }
+}

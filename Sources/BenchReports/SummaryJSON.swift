@@ -1,0 +1,82 @@
+import BenchCore
+import BenchScenarios
+
+/// The summary as one JSON object on stdout (`--json`), for scripts.
+///
+///     {"scenario":"fanout","status":"complete","run_folder":"results/…","seed":1,"clients":50,…,
+///      "metrics":[{"metric":"delivery","count":10000,"lost":0,"min_us":…,"pct_under":100.0},…]}
+///
+/// Times are microseconds, like `summary.csv`; a value never measured is `null`.
+public enum SummaryJSON {
+    /// The JSON text, without a trailing newline.
+    public static func render(_ analysis: RunAnalysis, runFolder: String) -> String {
+        let recording = analysis.recording
+        let configuration = recording.configuration
+        var fields: [(String, String)] = [
+            ("scenario", string(configuration.scenario.rawValue)),
+            ("status", string(recording.status.rawValue)),
+            ("run_folder", string(runFolder)),
+            ("seed", "\(configuration.seed)"),
+            ("clients", "\(configuration.clients)"),
+            ("messages", "\(configuration.messages)"),
+            ("interval_ns", "\(configuration.interval)"),
+            ("arrival", string(configuration.isClosedLoop ? "closed-loop" : configuration.arrival.rawValue)),
+            ("payload_bytes", "\(configuration.payload)"),
+            ("under_ns", "\(configuration.under)"),
+            ("server_cpus", string(recording.serverCPUs.description)),
+            ("client_cpus", string(recording.clientCPUs.description)),
+        ]
+        let metrics = analysis.summaries.map { summary -> String in
+            let values: [(String, String)] = [
+                ("metric", string(summary.metric)),
+                ("count", "\(summary.count)"),
+                ("lost", "\(summary.lost)"),
+                ("min_us", microseconds(summary.min)),
+                ("mean_us", microseconds(summary.mean)),
+                ("stddev_us", microseconds(summary.standardDeviation)),
+                ("p50_us", microseconds(summary.p50)),
+                ("p90_us", microseconds(summary.p90)),
+                ("p95_us", microseconds(summary.p95)),
+                ("p99_us", microseconds(summary.p99)),
+                ("p999_us", microseconds(summary.p999)),
+                ("max_us", microseconds(summary.max)),
+                ("under_us", microseconds(summary.under)),
+                ("pct_under", summary.percentUnder.map { DecimalText.fixed($0, fractionDigits: 3) } ?? "null"),
+            ]
+            return object(values)
+        }
+        fields.append(("metrics", "[" + metrics.joined(separator: ",") + "]"))
+        return object(fields)
+    }
+
+    private static func object(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    private static func microseconds(_ value: UInt64?) -> String {
+        value.map { DecimalText.microseconds(fromNanoseconds: $0) } ?? "null"
+    }
+
+    private static func microseconds(_ value: Double?) -> String {
+        value.map { DecimalText.fixed($0 / 1_000, fractionDigits: 3) } ?? "null"
+    }
+
+    /// A JSON string literal (RFC 8259 escaping).
+    static func string(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,0 +1,71 @@
+import BenchCore
+import BenchScenarios
+
+/// The summary a terminal shows after a run: what ran, one line per metric, losses, and the run folder.
+public enum SummaryTable {
+    /// The table as text, lines ending in a newline.
+    public static func render(_ analysis: RunAnalysis, runFolder: String) -> String {
+        let recording = analysis.recording
+        let configuration = recording.configuration
+        var lines: [String] = [headline(recording), placement(recording), ""]
+
+        let under = "<" + DurationText.format(configuration.under)
+        let header = ["metric", "count", "lost", "p50", "p90", "p99", "p99.9", "max", under]
+        var rows = [header]
+        for summary in analysis.summaries {
+            let times = [summary.p50, summary.p90, summary.p99, summary.p999, summary.max].map { value in
+                value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-"
+            }
+            let percent = summary.percentUnder.map { DecimalText.fixed($0, fractionDigits: 2) + "%" } ?? "-"
+            rows.append([summary.metric, "\(summary.count)", "\(summary.lost)"] + times + [percent])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max()! }
+        for row in rows {
+            let cells = row.enumerated().map { column, text in
+                let padding = String(repeating: " ", count: widths[column] - text.count)
+                return column == 0 ? text + padding : padding + text
+            }
+            lines.append(cells.joined(separator: "  "))
+        }
+        lines.append("")
+        lines.append(contentsOf: problems(analysis))
+        lines.append("run folder: \(runFolder)")
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    private static func headline(_ recording: RunRecording) -> String {
+        let configuration = recording.configuration
+        let clients = configuration.clients == 1 ? "1 client" : "\(configuration.clients) clients"
+        let messages = configuration.scenario == .fanout
+            ? "\(configuration.messages) broadcasts" : "\(configuration.messages) messages each"
+        let pace = configuration.isClosedLoop
+            ? "closed loop" : "every \(DurationText.format(configuration.interval)) (\(configuration.arrival.rawValue))"
+        let duration = DecimalText.fixed(
+            Double(recording.endNanoseconds - min(recording.startNanoseconds, recording.endNanoseconds)) / 1e9,
+            fractionDigits: 1)
+        return "\(configuration.scenario.rawValue): \(clients), \(messages), \(pace), "
+            + "\(ByteSizeText.format(configuration.payload)), seed \(configuration.seed): "
+            + "\(recording.status.rawValue) in \(duration)s"
+    }
+
+    private static func placement(_ recording: RunRecording) -> String {
+        "server ran on CPU \(recording.serverCPUs), clients on CPU \(recording.clientCPUs)"
+    }
+
+    /// Lines about anything that went wrong: status, losses, closed connections.
+    private static func problems(_ analysis: RunAnalysis) -> [String] {
+        let recording = analysis.recording
+        var lines: [String] = []
+        if let reason = recording.statusReason { lines.append("status: \(recording.status.rawValue) (\(reason))") }
+        let incomplete = analysis.broadcasts.filter { !$0.isComplete }.count
+        if incomplete > 0 { lines.append("incomplete broadcasts: \(incomplete) (counted over the threshold)") }
+        if !recording.connectionEvents.isEmpty {
+            var counts: [String: Int] = [:]
+            for event in recording.connectionEvents { counts[event.reason, default: 0] += 1 }
+            let reasons = counts.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) (\($0.value))" }
+            lines.append("connections closed early: \(recording.connectionEvents.count): "
+                + reasons.joined(separator: "; ") + "; see \(ConnectionEventsCSV.fileName)")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,172 @@
+import BenchCore
+import BenchNet
+
+extension BenchServer {
+    /// Accepts every pending connection. A connection counts as a client only once it said hello.
+    func acceptConnections() {
+        while true {
+            let result: IOResult<Int32>
+            do {
+                result = try TCPSocket.accept(from: listener)
+            } catch {
+                // Out of descriptors or memory: stop accepting rather than spin on a listener that stays readable.
+                record(client: nil, reason: "accept failed, no more connections taken: \(error)")
+                try? epoll.remove(listener)
+                return
+            }
+            guard case .processed(let fd) = result else { return }
+            let slot = peers.count
+            do {
+                let connection = try Connection(
+                    descriptor: fd,
+                    token: Token.firstConnection + UInt64(slot),
+                    epoll: epoll,
+                    maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+                    maximumQueuedBytes: configuration.maximumQueuedBytes
+                )
+                peers.append(Peer(connection: connection, client: nil))
+            } catch {
+                Posix.close(fd)
+                record(client: nil, reason: "could not watch an accepted connection: \(error)")
+            }
+        }
+    }
+
+    /// Handles what epoll reported for the connection in `slot`.
+    func handleConnectionEvent(slot: Int, events: EpollEvents) {
+        let connection = peers[slot].connection
+        guard connection.isOpen else { return }
+        if events.contains(.writable) {
+            do {
+                try connection.writeQueued()
+            } catch {
+                closePeer(slot: slot, reason: "write failed: \(error)", at: MonotonicClock.now())
+                return
+            }
+        }
+        if !events.isDisjoint(with: [.readable, .hangUp, .error]) {
+            readFrames(slot: slot)
+        }
+    }
+
+    /// Reads once from the connection in `slot` and handles every complete frame.
+    ///
+    /// The time is taken right after the read returns: it is the arrival time of every echo in the chunk.
+    private func readFrames(slot: Int) {
+        let connection = peers[slot].connection
+        let result: IOResult<Int>
+        do {
+            result = try connection.read(into: readBuffer)
+        } catch {
+            closePeer(slot: slot, reason: "read failed: \(error)", at: MonotonicClock.now())
+            return
+        }
+        guard case .processed(let count) = result else { return }
+        let now = MonotonicClock.now()
+        guard count > 0 else {
+            let pending = connection.decoder.bufferedByteCount
+            let reason = pending > 0 ? "closed in the middle of a frame (\(pending) bytes of it came)" : "closed by peer"
+            closePeer(slot: slot, reason: reason, at: now)
+            return
+        }
+        do {
+            try connection.decoder.decode(.init(rebasing: readBuffer[0..<count])) { frame in
+                self.handle(frame, slot: slot, at: now)
+            }
+        } catch {
+            closePeer(slot: slot, reason: "\(error)", at: now)
+        }
+    }
+
+    /// Handles one frame from the connection in `slot`; false when the connection was closed for it.
+    private func handle(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
+        switch frame.kind {
+        case .hello:
+            return handleHello(frame, slot: slot, at: now)
+        case .echo:
+            guard let client = peers[slot].client else {
+                closePeer(slot: slot, reason: "sent an echo before its hello", at: now)
+                return false
+            }
+            return handleEcho(frame, from: client, slot: slot, at: now)
+        case .data:
+            closePeer(slot: slot, reason: "sent a data frame; clients send only hello and echo frames", at: now)
+            return false
+        }
+    }
+
+    private func handleHello(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
+        let client = Int(frame.helloClient)
+        let refusal: String?
+        if peers[slot].client != nil {
+            refusal = "said hello twice"
+        } else if frame.helloVersion != WireFormat.version {
+            refusal = "speaks protocol version \(frame.helloVersion); this server speaks \(WireFormat.version)"
+        } else if client >= configuration.clients {
+            refusal = "said hello as client \(client); this run has clients 0 to \(configuration.clients - 1)"
+        } else if slotOfClient[client] >= 0 {
+            refusal = "said hello as client \(client), which is already connected"
+        } else if running {
+            refusal = "said hello as client \(client) after the run started"
+        } else {
+            refusal = nil
+        }
+        if let refusal {
+            closePeer(slot: slot, reason: refusal, at: now)
+            return false
+        }
+        peers[slot].client = client
+        slotOfClient[client] = slot
+        helloCount += 1
+        liveClients += 1
+        return true
+    }
+
+    /// Records an echo: the client's receive time it carries, and `now`, when the server's read returned it.
+    private func handleEcho(_ frame: Frame, from client: Int, slot: Int, at now: UInt64) -> Bool {
+        let sequence = Int(frame.sequence)
+        guard Int(frame.client) == client, sequence < configuration.sequencesPerClient else {
+            let reason = "echoed message \(frame.sequence) of client \(frame.client), never sent on this connection"
+            closePeer(slot: slot, reason: reason, at: now)
+            return false
+        }
+        let index = recording.messageIndex(sequence: sequence, client: client)
+        switch recording.outcome[index] {
+        case .written:
+            recording.echoed[index] = now
+            recording.received[index] = frame.receivedNanoseconds
+            echoes += 1
+            settle(index, as: .echoed)
+        case .timedOut:
+            // Too late to count, but kept: the report shows when it came.
+            recording.echoed[index] = now
+            recording.received[index] = frame.receivedNanoseconds
+            echoes += 1
+        case .echoed:
+            recording.duplicateEchoes += 1
+        case .notDispatched, .droppedClosed, .droppedQueueFull, .writtenThenClosed:
+            let reason = "echoed message \(sequence) of client \(client), which was never written to it"
+            closePeer(slot: slot, reason: reason, at: now)
+            return false
+        }
+        return true
+    }
+
+    /// Closes the connection in `slot`, records why, and settles what was in flight to its client as lost.
+    func closePeer(slot: Int, reason: String, at now: UInt64) {
+        let peer = peers[slot]
+        guard peer.connection.isOpen else { return }
+        peer.connection.close()
+        record(client: peer.client, reason: reason, at: now)
+        guard let client = peer.client else { return }
+        liveClients -= 1
+        for sequence in 0..<configuration.sequencesPerClient {
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
+        }
+    }
+
+    private func record(client: Int?, reason: String, at now: UInt64 = MonotonicClock.now()) {
+        recording.connectionEvents.append(ConnectionEvent(side: .server, client: client, time: now, reason: reason))
+    }
+}

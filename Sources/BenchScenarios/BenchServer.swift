@@ -1,0 +1,231 @@
+import BenchCore
+import BenchNet
+
+/// The broadcast server and collector of one run; it lives on its own thread, in its own epoll loop.
+///
+/// It accepts the clients, waits for each one's hello, then sends by the timetable (open loop) or echo by
+/// echo (closed loop), stamps every write and every echo it reads, and stores them in the run's
+/// ``RunRecording``, preallocated before the first send. Nothing on the way from a read to the next write
+/// allocates, locks, or touches Foundation. The send logic is in `BenchServer+Sending.swift`, what it does
+/// with incoming frames in `BenchServer+Receiving.swift`.
+final class BenchServer {
+    /// epoll tokens: fixed ones for the listener, timer and wake-up, then one per accepted connection.
+    enum Token {
+        static let listener: UInt64 = 0
+        static let timer: UInt64 = 1
+        static let wake: UInt64 = 2
+        static let firstConnection: UInt64 = 3
+    }
+
+    /// An accepted connection and, once it said hello, its client id.
+    struct Peer {
+        let connection: Connection
+        var client: Int?
+    }
+
+    /// How often timeouts are checked and progress is published while the run goes on.
+    static let housekeepingInterval: UInt64 = 50_000_000
+
+    let configuration: RunConfiguration
+    let control: RunControl
+    let listener: Int32
+    let epoll: Epoll
+    let timer: OneShotTimer
+    /// The open-loop timetable; nil in closed loop.
+    let plan: SendPlan?
+    var recording: RunRecording
+
+    var peers: [Peer] = []
+    /// Slot in `peers` of each client id, -1 until its hello.
+    var slotOfClient: [Int]
+    var helloCount = 0
+    var liveClients = 0
+
+    /// Where reads land; frames are decoded from here in place.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    /// The data frame being sent, `payload` bytes; per-recipient fields are rewritten before each write.
+    let message: UnsafeMutableRawBufferPointer
+    /// Fanout: the order of the clients in the current broadcast, reshuffled each time.
+    let broadcastOrder: UnsafeMutableBufferPointer<UInt32>
+    var broadcastOrderRandom: SplitMix64
+
+    var running = false
+    var stopping = false
+    /// Open loop: the next event of `plan`.
+    var nextEvent = 0
+    /// Closed-loop fanout: the broadcast being answered, and how many of its messages still wait for echoes.
+    var currentBroadcast = -1
+    var unresolvedInBroadcast = 0
+    /// Closed-loop roundtrip: next sequence number per client, the message each one waits for (-1: none),
+    /// and the clients whose next message can go.
+    var nextSequence: [Int]
+    var awaitedMessage: [Int]
+    var readyClients: [Int] = []
+
+    /// Messages whose turn came, and those settled (echoed, dropped, lost with their connection, timed out).
+    var dispatched = 0
+    var resolved = 0
+    var echoes = 0
+    var lastDispatch: UInt64 = 0
+    var nextHousekeeping: UInt64 = 0
+    var observedCPUs = CPUSet()
+
+    /// Takes ownership of the listening socket `listener`.
+    init(configuration: RunConfiguration, listener: Int32, control: RunControl) throws(SystemError) {
+        self.configuration = configuration
+        self.control = control
+        self.listener = listener
+        self.epoll = try Epoll()
+        self.timer = try OneShotTimer()
+        self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
+        self.recording = RunRecording(configuration: configuration)
+        self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
+        let clients = configuration.clients
+        self.slotOfClient = Array(repeating: -1, count: clients)
+        self.nextSequence = Array(repeating: 0, count: configuration.scenario == .roundtrip ? clients : 0)
+        self.awaitedMessage = Array(repeating: -1, count: configuration.scenario == .roundtrip ? clients : 0)
+        self.readyClients.reserveCapacity(clients)
+        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
+        self.message = .allocate(byteCount: configuration.payload, alignment: 8)
+        Frame.encodeMessage(into: message, sequence: 0, client: 0, sentNanoseconds: 0)
+        self.broadcastOrder = .allocate(capacity: clients)
+        for client in 0..<clients { broadcastOrder[client] = UInt32(client) }
+        self.broadcastOrderRandom = SplitMix64(seed: configuration.seed, stream: SendPlan.broadcastOrderStream)
+        control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        message.deallocate()
+        broadcastOrder.deallocate()
+    }
+
+    /// Runs the whole run: setup, sending, the wait for the last echoes. Closes every socket it owns.
+    func run() -> Result<RunRecording, RunError> {
+        defer {
+            for peer in peers { peer.connection.close() }
+            Posix.close(listener)
+        }
+        do throws(RunError) {
+            do throws(SystemError) {
+                try epoll.add(listener, interest: .readable, token: Token.listener)
+                try epoll.add(timer.descriptor, interest: .readable, token: Token.timer)
+                try epoll.add(control.serverWake.descriptor, interest: .readable, token: Token.wake)
+            } catch {
+                throw RunError.system(error)
+            }
+            try waitForClients()
+            if !stopping {
+                try start()
+                try sendAndCollect()
+            }
+        } catch {
+            return .failure(error)
+        }
+        finish()
+        return .success(recording)
+    }
+
+    /// Accepts connections until every client said hello.
+    private func waitForClients() throws(RunError) {
+        let deadline = MonotonicClock.now() + configuration.setupTimeout
+        while helloCount < configuration.clients && !stopping {
+            if let reason = control.setupFailureReason { throw .setupFailed(reason) }
+            let now = MonotonicClock.now()
+            guard now < deadline else {
+                throw .setupFailed(
+                    "\(helloCount) of \(configuration.clients) clients connected and said hello within "
+                        + DurationText.format(configuration.setupTimeout))
+            }
+            try waitForEvents(timeout: min(deadline - now, 100_000_000))
+        }
+    }
+
+    /// Sending begins: offset 0 of the timetable is now.
+    private func start() throws(RunError) {
+        running = true
+        control.isRunning.store(true, ordering: .relaxed)
+        let now = MonotonicClock.now()
+        recording.startNanoseconds = now
+        recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
+        nextHousekeeping = now + Self.housekeepingInterval
+        if plan != nil {
+            do { try dispatchDueEvents() } catch { throw .system(error) }
+        } else if configuration.scenario == .roundtrip {
+            readyClients.append(contentsOf: (0..<configuration.clients).reversed())
+        }
+    }
+
+    /// The loop of the run proper, until every message is settled or the last one's timeout passed.
+    private func sendAndCollect() throws(RunError) {
+        while true {
+            try waitForEvents(timeout: Self.housekeepingInterval)
+            let now = MonotonicClock.now()
+            if plan == nil && !stopping { sendClosedLoop(at: now) }
+            if now >= nextHousekeeping { housekeeping(at: now) }
+            if isFinished(at: now) {
+                recording.endNanoseconds = now
+                return
+            }
+        }
+    }
+
+    /// Waits for events at most `timeout` nanoseconds and handles them.
+    private func waitForEvents(timeout: UInt64) throws(RunError) {
+        let count: Int
+        do {
+            count = try epoll.wait(timeoutMilliseconds: Int32((timeout + 999_999) / 1_000_000))
+        } catch {
+            throw .system(error)
+        }
+        observedCPUs.insert(CPUPlacement.currentCPU())
+        for index in 0..<count {
+            let (token, events) = epoll.event(at: index)
+            switch token {
+            case Token.listener:
+                acceptConnections()
+            case Token.timer:
+                timer.drain()
+                do { try dispatchDueEvents() } catch { throw .system(error) }
+            case Token.wake:
+                control.serverWake.drain()
+                if control.isStopRequested { stopping = true }
+            default:
+                handleConnectionEvent(slot: Int(token - Token.firstConnection), events: events)
+            }
+        }
+    }
+
+    /// Checks closed-loop timeouts and publishes progress.
+    private func housekeeping(at now: UInt64) {
+        nextHousekeeping = now + Self.housekeepingInterval
+        if plan == nil { expireClosedLoopMessages(at: now) }
+        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+        control.echoedMessages.store(echoes, ordering: .relaxed)
+    }
+
+    private func isFinished(at now: UInt64) -> Bool {
+        if liveClients == 0 { return true }
+        guard stopping || dispatched == configuration.totalMessages else { return false }
+        return resolved == dispatched || now >= lastDispatch + configuration.timeout
+    }
+
+    /// Settles what is left and records how the run ended.
+    private func finish() {
+        for index in recording.outcome.indices where recording.outcome[index] == .written {
+            recording.outcome[index] = .timedOut
+        }
+        if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
+        if stopping {
+            recording.status = .interrupted
+            recording.statusReason = running ? "stopped on request" : "stopped on request before sending began"
+        } else if liveClients == 0 {
+            recording.status = .failed
+            recording.statusReason = "every client disconnected"
+        }
+        recording.serverCPUs = observedCPUs
+        recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
+        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+        control.echoedMessages.store(echoes, ordering: .relaxed)
+    }
+}

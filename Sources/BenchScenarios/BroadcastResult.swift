@@ -1,0 +1,31 @@
+/// One fanout broadcast's row: when it was due and went out, how many clients got it, first and last arrival.
+public struct BroadcastResult: Sendable, Equatable {
+    /// The broadcast's sequence number (warmup broadcasts come first and are not reported).
+    public let sequence: Int
+    /// When it was due (monotonic ns).
+    public let scheduled: UInt64
+    /// t0: the time before its first write.
+    public let start: UInt64
+    /// Clients that got it within the timeout.
+    public let delivered: Int
+    /// Clients that did not.
+    public let lost: Int
+    /// The earliest and latest client read among those that got it; nil when none did.
+    public let firstReceived: UInt64?
+    public let lastReceived: UInt64?
+
+    /// True when every client got it in time: only then are spread and completion defined.
+    public var isComplete: Bool { lost == 0 && delivered > 0 }
+
+    /// Last − first client read; nil for an incomplete broadcast (never computed from the survivors).
+    public var spread: UInt64? {
+        guard isComplete, let first = firstReceived, let last = lastReceived else { return nil }
+        return last - first
+    }
+
+    /// Last client read − t0; nil for an incomplete broadcast.
+    public var completion: UInt64? {
+        guard isComplete, let last = lastReceived else { return nil }
+        return last - start
+    }
+}

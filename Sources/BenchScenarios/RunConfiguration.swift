@@ -1,0 +1,66 @@
+import BenchCore
+
+/// Everything that defines one run, fixed before it starts. Times are nanoseconds.
+public struct RunConfiguration: Sendable, Equatable {
+    /// Fanout or roundtrip.
+    public var scenario: Scenario
+    /// Simulated clients, each on its own connection.
+    public var clients: Int
+    /// Measured messages: broadcasts in fanout, messages per client in roundtrip.
+    public var messages: Int
+    /// Messages sent first and then discarded, counted like ``messages``.
+    public var warmup: Int
+    /// Mean time between sends; 0 is closed loop (the next send waits for the last one's echoes).
+    public var interval: UInt64
+    /// Random (exponential) or fixed gaps between sends.
+    public var arrival: Arrival
+    /// Size of one message on the wire, header included.
+    public var payload: Int
+    /// A message not echoed (or delivered) this long after its write is lost.
+    public var timeout: UInt64
+    /// The latency threshold for "percent under".
+    public var under: UInt64
+    /// Seed of the send schedule and of the broadcast order.
+    public var seed: UInt64
+    /// Address the server listens on.
+    public var host: String
+    /// Port the server listens on; 0 picks any free port.
+    public var port: UInt16
+    /// CPU for the server's thread, or nil for wherever the kernel puts it.
+    public var serverCPU: Int?
+    /// CPU for the clients' thread, or nil.
+    public var clientCPU: Int?
+    /// Most bytes one connection may have waiting to be written before messages to it are dropped.
+    public var maximumQueuedBytes: Int
+    /// How long all clients may take to connect and say hello before the run fails.
+    public var setupTimeout: UInt64
+
+    /// The defaults SPEC gives for a scenario, with a seed.
+    public init(scenario: Scenario, seed: UInt64) {
+        self.scenario = scenario
+        self.clients = scenario == .fanout ? 50 : 1
+        self.messages = 200
+        self.warmup = 10
+        self.interval = scenario == .fanout ? 50_000_000 : 10_000_000
+        self.arrival = .poisson
+        self.payload = 64
+        self.timeout = 5_000_000_000
+        self.under = 200_000_000
+        self.seed = seed
+        self.host = "127.0.0.1"
+        self.port = 0
+        self.serverCPU = nil
+        self.clientCPU = nil
+        self.maximumQueuedBytes = 4 << 20
+        self.setupTimeout = 30_000_000_000
+    }
+
+    /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.
+    public var sequencesPerClient: Int { warmup + messages }
+
+    /// Messages in the whole run, warmup included: one per client and sequence number.
+    public var totalMessages: Int { clients * sequencesPerClient }
+
+    /// True when each send waits for the previous one's echoes instead of following a timetable.
+    public var isClosedLoop: Bool { interval == 0 }
+}

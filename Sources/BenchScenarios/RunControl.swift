@@ -1,0 +1,49 @@
+import BenchNet
+import Synchronization
+
+/// The thread-safe handle on a running run: ask it to stop, and read its progress.
+///
+/// The command line's signal thread calls ``requestStop()`` on Ctrl-C; tests call it directly. The event
+/// loops publish their counters here a few times a second, never per message.
+public final class RunControl: Sendable {
+    /// Wakes the server's loop.
+    let serverWake: EventNotifier
+    /// Wakes the clients' loop.
+    let clientsWake: EventNotifier
+    private let stopRequested = Atomic<Bool>(false)
+    private let setupFailure = Mutex<String?>(nil)
+
+    /// Messages whose turn came so far (written or dropped), warmup included.
+    public let dispatchedMessages = Atomic<Int>(0)
+    /// Echoes received so far.
+    public let echoedMessages = Atomic<Int>(0)
+    /// Messages in the whole run, warmup included.
+    public let totalMessages = Atomic<Int>(0)
+    /// True once all clients are connected and sending has begun.
+    public let isRunning = Atomic<Bool>(false)
+
+    /// Creates a control for one run.
+    public init() throws(SystemError) {
+        serverWake = try EventNotifier()
+        clientsWake = try EventNotifier()
+    }
+
+    /// Asks the run to stop sending; messages in flight still get their timeout, then the run ends as
+    /// ``RunStatus/interrupted``. Safe from any thread; later calls do nothing more.
+    public func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+        serverWake.notify()
+    }
+
+    /// True once ``requestStop()`` was called.
+    public var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// Called by the clients' thread when it cannot connect: the server stops waiting for them.
+    func failSetup(_ reason: String) {
+        setupFailure.withLock { $0 = $0 ?? reason }
+        serverWake.notify()
+    }
+
+    /// Why the clients could not be set up, if they could not.
+    var setupFailureReason: String? { setupFailure.withLock { $0 } }
+}

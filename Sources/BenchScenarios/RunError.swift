@@ -1,0 +1,39 @@
+import BenchNet
+
+/// Why a run could not be done at all. The command line exits 3 with this message.
+public enum RunError: Error, Sendable, CustomStringConvertible {
+    /// More clients than this process has file descriptors for (each costs two: its socket and the server's).
+    case tooManyClients(requested: Int, descriptorLimit: Int)
+    /// `--host` is not a numeric IPv4 or IPv6 address.
+    case invalidHost(String)
+    /// The server could not listen (port in use, address not on this machine...).
+    case cannotListen(address: String, SystemError)
+    /// `--pin` names a CPU this process may not run on.
+    case invalidCPU(Int, allowed: CPUSet)
+    /// Not every client connected and said hello.
+    case setupFailed(String)
+    /// A system call failed where nothing could go on (creating epoll or a thread).
+    case system(SystemError)
+
+    public var description: String {
+        switch self {
+        case .tooManyClients(let requested, let limit):
+            let most = max(0, (limit - RunError.reservedDescriptors) / 2)
+            return "\(requested) clients need \(2 * requested + RunError.reservedDescriptors) file descriptors, "
+                + "but this process may open \(limit) (RLIMIT_NOFILE hard limit); at most \(most) clients fit"
+        case .invalidHost(let host):
+            return "--host \(host) is not a numeric IPv4 or IPv6 address"
+        case .cannotListen(let address, let error):
+            return "cannot listen on \(address): \(error)"
+        case .invalidCPU(let cpu, let allowed):
+            return "--pin: CPU \(cpu) is not available to this process (available: \(allowed))"
+        case .setupFailed(let reason):
+            return "the clients could not be set up: \(reason)"
+        case .system(let error):
+            return "\(error)"
+        }
+    }
+
+    /// Descriptors kept free for everything but client sockets: listener, epolls, timers, report files.
+    static let reservedDescriptors = 64
+}

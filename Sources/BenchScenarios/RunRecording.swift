@@ -1,0 +1,74 @@
+import BenchNet
+
+/// The raw record of a run: every timestamp the server took or received, per message, in preallocated arrays.
+///
+/// Message `(sequence, client)` is at index `sequence * clients + client` of the per-message arrays; its
+/// sequence number is its broadcast in fanout and its place in the client's series in roundtrip. A time of
+/// 0 means "never happened". Warmup messages are included (they are the first `warmup` sequence numbers);
+/// ``RunAnalysis`` leaves them out.
+public struct RunRecording: Sendable {
+    /// What was run.
+    public var configuration: RunConfiguration
+    /// How it ended.
+    public var status: RunStatus = .complete
+    /// Why it failed or stopped, for people; nil when complete.
+    public var statusReason: String?
+    /// The address the server listened on, with the port it got.
+    public var serverAddress = ""
+    /// Monotonic time of schedule offset 0: when all clients were connected and sending began.
+    public var startNanoseconds: UInt64 = 0
+    /// Monotonic time when the last echo came in or the last timeout passed.
+    public var endNanoseconds: UInt64 = 0
+    /// Wall-clock time at ``startNanoseconds``, in nanoseconds since the Unix epoch.
+    public var startUnixNanoseconds: UInt64 = 0
+    /// When each send was due: per broadcast in fanout, per message in roundtrip (monotonic ns).
+    public var scheduled: [UInt64]
+    /// Fanout only: the time before the first write of each broadcast, t0(k).
+    public var broadcastStart: [UInt64]
+    /// Per message: the time right before the write system call, tw; 0 if never written.
+    public var written: [UInt64]
+    /// Per message: the time right after the client's read returned it, tr, as its echo reported.
+    public var received: [UInt64]
+    /// Per message: the time right after the server's read returned its echo.
+    public var echoed: [UInt64]
+    /// Per message: what became of it.
+    public var outcome: [MessageOutcome]
+    /// Connections that closed early or were refused, with the reason.
+    public var connectionEvents: [ConnectionEvent] = []
+    /// Echoes the clients could not send because their write queue was full.
+    public var droppedEchoes = 0
+    /// Echoes that arrived twice for the same message (ignored after the first).
+    public var duplicateEchoes = 0
+    /// CPUs the server's thread was seen running on during the run.
+    public var serverCPUs = CPUSet()
+    /// CPUs the server's thread was allowed to run on.
+    public var serverAllowedCPUs = CPUSet()
+    /// CPUs the clients' thread was seen running on during the run.
+    public var clientCPUs = CPUSet()
+    /// CPUs the clients' thread was allowed to run on.
+    public var clientAllowedCPUs = CPUSet()
+
+    /// Empty storage for every message of `configuration`, allocated once, before the run.
+    public init(configuration: RunConfiguration) {
+        self.configuration = configuration
+        let messages = configuration.totalMessages
+        let sequences = configuration.sequencesPerClient
+        self.scheduled = Array(repeating: 0, count: configuration.scenario == .fanout ? sequences : messages)
+        self.broadcastStart = Array(repeating: 0, count: configuration.scenario == .fanout ? sequences : 0)
+        self.written = Array(repeating: 0, count: messages)
+        self.received = Array(repeating: 0, count: messages)
+        self.echoed = Array(repeating: 0, count: messages)
+        self.outcome = Array(repeating: .notDispatched, count: messages)
+    }
+
+    /// Index of message `(sequence, client)` in the per-message arrays.
+    @inline(__always)
+    public func messageIndex(sequence: Int, client: Int) -> Int {
+        sequence * configuration.clients + client
+    }
+
+    /// When message `index` was due: its own schedule in roundtrip, its broadcast's in fanout.
+    public func scheduledTime(ofMessage index: Int) -> UInt64 {
+        configuration.scenario == .fanout ? scheduled[index / configuration.clients] : scheduled[index]
+    }
+}

@@ -1,0 +1,99 @@
+import BenchCore
+import BenchNet
+
+/// Runs one scenario in this process: the server on one thread, the clients on another, on loopback or
+/// whatever `host` is.
+public enum ScenarioRunner {
+    /// Runs `configuration` to its end (or until `control` asks it to stop) and returns what was measured.
+    ///
+    /// Everything that can make the run impossible is checked before any client connects: the host, the
+    /// CPUs, the descriptor limit, the listening socket.
+    ///
+    /// - Throws: ``RunError`` when the run could not be done; nothing was measured then.
+    public static func run(_ configuration: RunConfiguration, control: RunControl) throws(RunError) -> RunRecording {
+        guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
+            throw .invalidHost(configuration.host)
+        }
+        try checkCPUs(configuration)
+        let limit = DescriptorLimit.raiseToHardLimit()
+        guard 2 * configuration.clients + RunError.reservedDescriptors <= limit else {
+            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit)
+        }
+        let listener: Int32
+        let bound: SocketAddress
+        do {
+            listener = try TCPSocket.listen(on: address)
+            bound = try SocketAddress(boundTo: listener)
+        } catch {
+            throw .cannotListen(address: address.description, error)
+        }
+
+        let server: NativeThread<Result<RunRecording, RunError>>
+        do {
+            server = try NativeThread.spawn(name: "bench-server") { () -> Result<RunRecording, RunError> in
+                let server: BenchServer
+                do {
+                    try placeCurrentThread(on: configuration.serverCPU)
+                    server = try BenchServer(configuration: configuration, listener: listener, control: control)
+                } catch {
+                    Posix.close(listener)
+                    control.failSetup("the server's thread could not start: \(error)")
+                    return .failure(.setupFailed("the server's thread could not start: \(error)"))
+                }
+                return server.run()
+            }
+        } catch {
+            Posix.close(listener)
+            throw .system(error)
+        }
+        let clients: NativeThread<EchoClients.Report>
+        do {
+            clients = try NativeThread.spawn(name: "bench-clients") {
+                do {
+                    try placeCurrentThread(on: configuration.clientCPU)
+                    return try EchoClients(
+                        address: bound,
+                        clients: configuration.clients,
+                        maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+                        maximumQueuedBytes: configuration.maximumQueuedBytes,
+                        control: control
+                    ).run()
+                } catch {
+                    control.failSetup("the clients' thread could not start: \(error)")
+                    return EchoClients.Report()
+                }
+            }
+        } catch {
+            control.failSetup("the clients' thread could not start: \(error)")
+            _ = server.join()
+            throw .system(error)
+        }
+
+        let result = server.join()
+        control.clientsWake.notify()
+        let clientReport = clients.join()
+        var recording = try result.get()
+        recording.serverAddress = bound.description
+        recording.clientCPUs = clientReport.observedCPUs
+        recording.clientAllowedCPUs = clientReport.allowedCPUs
+        recording.droppedEchoes = clientReport.droppedEchoes
+        recording.connectionEvents.append(contentsOf: clientReport.events)
+        return recording
+    }
+
+    /// Refuses CPUs this process may not run on, before anything starts.
+    private static func checkCPUs(_ configuration: RunConfiguration) throws(RunError) {
+        let allowed = CPUPlacement.allowedCPUs()
+        for cpu in [configuration.serverCPU, configuration.clientCPU].compactMap({ $0 }) {
+            guard cpu >= 0 && cpu < 64 && allowed.mask & (1 << UInt64(cpu)) != 0 else {
+                throw .invalidCPU(cpu, allowed: allowed)
+            }
+        }
+    }
+
+    /// Pins the calling thread when asked, and keeps its timed waits from running late.
+    private static func placeCurrentThread(on cpu: Int?) throws(SystemError) {
+        CPUPlacement.minimizeTimerSlack()
+        if let cpu { try CPUPlacement.pinCurrentThread(to: cpu) }
+    }
+}

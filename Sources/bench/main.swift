@@ -1,0 +1,4 @@
+import BenchCLI
+import Glibc
+
+exit(BenchCommandLine.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The built `bench` executable, run as a user would, with its output and exit code captured.
+struct BenchProcess {
+    let exitCode: Int32
+    let standardOutput: String
+    let standardError: String
+
+    /// The `bench` binary next to this test bundle (SwiftPM builds both into the same folder).
+    static let executable: URL = {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBinary.deletingLastPathComponent().appendingPathComponent("bench")
+    }()
+
+    /// Runs `bench` with `arguments` to the end (at most `timeout` seconds).
+    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> BenchProcess {
+        let process = try start(arguments)
+        return try finish(process, timeout: timeout)
+    }
+
+    /// A `bench` started and not yet waited for; its output goes to two temporary files.
+    struct Running {
+        let process: Process
+        let outputBase: String
+
+        var processIdentifier: Int32 { process.processIdentifier }
+    }
+
+    /// Starts `bench` with `arguments` and returns at once.
+    static func start(_ arguments: [String]) throws -> Running {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let base = temporaryFolderPath()
+        for suffix in ["out", "err"] {
+            _ = FileManager.default.createFile(atPath: "\(base).\(suffix)", contents: nil)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(base).out"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(base).err"))
+        try process.run()
+        return Running(process: process, outputBase: base)
+    }
+
+    /// Waits for a started `bench` (killing it after `timeout` seconds) and collects its output.
+    static func finish(_ running: Running, timeout: TimeInterval = 60) throws -> BenchProcess {
+        let process = running.process
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        func read(_ suffix: String) throws -> String {
+            let path = "\(running.outputBase).\(suffix)"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
+        return BenchProcess(
+            exitCode: process.terminationStatus, standardOutput: try read("out"), standardError: try read("err"))
+    }
+}
+
+/// A fresh folder name under the temporary directory, not created.
+func temporaryFolderPath() -> String {
+    NSTemporaryDirectory() + "bench-cli-\(UUID().uuidString)"
+}
+
+/// The entries of a folder, or nil when it does not exist.
+func contents(of folder: String) -> [String]? {
+    try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+}

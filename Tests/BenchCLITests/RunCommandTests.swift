@@ -1,0 +1,110 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Whole runs through the binary, as a user would start them.
+@Suite struct RunCommandTests {
+    @Test func aRoundtripRunPrintsJSONAndWritesItsFolder() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--clients", "2", "--count", "50", "--interval", "0", "--seed", "5", "--json", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["scenario"] as? String == "roundtrip")
+        #expect(json["status"] as? String == "complete")
+        #expect(json["seed"] as? Int == 5)
+        let metrics = try #require(json["metrics"] as? [[String: Any]])
+        #expect(metrics.first?["metric"] as? String == "rtt")
+        #expect(metrics.first?["count"] as? Int == 100)
+        #expect(metrics.first?["lost"] as? Int == 0)
+        let folder = try #require(json["run_folder"] as? String)
+        #expect(folder.hasPrefix(out + "/roundtrip-"))
+        #expect(contents(of: folder) == ["histogram.csv", "run.csv", "samples.csv", "summary.csv"])
+        #expect(contents(of: out) == [URL(fileURLWithPath: folder).lastPathComponent], "no temporary folder left")
+    }
+
+    @Test func aFanoutRunPrintsItsTableAndFolder() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "5", "--messages", "20", "--interval", "1ms", "--warmup", "2", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        for metric in ["delivery", "spread", "completion", "rtt", "lag"] {
+            #expect(result.standardOutput.contains("\n\(metric) "), "table row for \(metric)")
+        }
+        #expect(result.standardOutput.contains("<200ms"))
+        #expect(result.standardOutput.contains("run folder: \(out)/fanout-"))
+        #expect(result.standardError.isEmpty, "no progress line when stderr is not a terminal")
+    }
+
+    @Test func aPayloadListRunsOneStepPerSize() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--count", "10", "--interval", "0", "--payload", "64,1KiB", "--quiet", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let folders = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(folders.count == 2)
+        let payloads = try folders.map { folder in
+            try String(contentsOfFile: folder + "/run.csv", encoding: .utf8)
+                .split(whereSeparator: \.isNewline).first { $0.hasPrefix("payload_bytes,") }
+        }
+        #expect(payloads == ["payload_bytes,64", "payload_bytes,1024"])
+    }
+
+    @Test func moreClientsThanDescriptorsFailsBeforeAnyLoadWithExitThree() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["fanout", "--clients", "100000", "--out", out])
+        #expect(result.exitCode == 3)
+        #expect(result.standardError.contains("file descriptors"))
+        #expect(contents(of: out) == [], "the folder was made, but no run folder is left in it")
+    }
+
+    @Test func aPortInUseFailsWithExitThree() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(listener, $0, length)
+                _ = listen(listener, 1)
+                _ = getsockname(listener, $0, &length)
+            }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        let result = try BenchProcess.run(["roundtrip", "--port", "\(port)", "--out", temporaryFolderPath()])
+        #expect(result.exitCode == 3)
+        #expect(result.standardError.contains("cannot listen on 127.0.0.1:\(port)"))
+        #expect(result.standardError.contains("Address already in use"))
+    }
+
+    @Test func anUnwritableOutputFolderFailsWithExitThree() throws {
+        let result = try BenchProcess.run(["roundtrip", "--out", "/proc/bench-cannot-write-here"])
+        #expect(result.exitCode == 3)
+        #expect(result.standardError.contains("cannot write to --out /proc/bench-cannot-write-here"))
+    }
+
+    @Test func sigintStopsTheRunWritesWhatWasMeasuredAndExits130() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "fanout", "--clients", "4", "--messages", "100000", "--interval", "5ms", "--warmup", "0", "--quiet",
+            "--out", out,
+        ])
+        usleep(1_500_000)
+        kill(process.processIdentifier, SIGINT)
+        let result = try BenchProcess.finish(process, timeout: 30)
+        #expect(result.exitCode == 130, "stderr: \(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = try String(contentsOfFile: folder + "/run.csv", encoding: .utf8)
+        #expect(settings.contains("status,interrupted"))
+        let samples = try String(contentsOfFile: folder + "/samples.csv", encoding: .utf8)
+            .split(whereSeparator: \.isNewline)
+        #expect(samples.count > 1 + 4 * 10, "broadcasts sent before the signal are in the file")
+        #expect(samples.count < 1 + 4 * 100_000)
+    }
+}

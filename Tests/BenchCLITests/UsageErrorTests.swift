@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// Bad command lines: a clear message and the usage on stderr, exit 2, nothing run and nothing written.
+@Suite struct UsageErrorTests {
+    @Test(arguments: [
+        (["fanout", "--frobnicate"], "Error: Unknown option '--frobnicate'"),
+        (["fanout", "--clients", "0"], "Error: The value '0' is invalid for '--clients <n>'"),
+        (["fanout", "--clients", "many"], "Error: The value 'many' is invalid for '--clients <n>'"),
+        (["fanout", "--clients"], "Error: Missing value for '--clients <n>'"),
+        (["fanout", "--clients", "--quiet"], "Error: Missing value for '--clients <n>'"),
+        (["fanout", "--interval", "10"], "Error: The value '10' is invalid for '--interval <duration>': missing unit"),
+        (["fanout", "--interval", "10m"], "Error: The value '10m' is invalid for '--interval <duration>'"),
+        (["fanout", "--under", "0"], "Error: The value '0' is invalid for '--under <duration>': must be more than 0"),
+        (["fanout", "--payload", "16"], "Error: The value '16' is invalid for '--payload <bytes>'"),
+        (["fanout", "--payload", "64,1KB"], "Error: The value '64,1KB' is invalid for '--payload <bytes>'"),
+        (["fanout", "--arrival", "bursty"], "Error: The value 'bursty' is invalid for '--arrival <kind>'"),
+        (["fanout", "--pin", "0"], "Error: The value '0' is invalid for '--pin <server-cpu,client-cpu>'"),
+        (["fanout", "--pin", "0,4096"], "CPU 4096 is not available"),
+        (["fanout", "--host", "example.com"], "Error: The value 'example.com' is invalid for '--host <address>'"),
+        (["fanout", "--port", "70000"], "Error: The value '70000' is invalid for '--port <port>'"),
+        (["fanout", "--seed", "-1"], "Error: The value '-1' is invalid for '--seed <s>'"),
+        (["fanout", "--count", "5"], "Error: Unknown option '--count'"),
+        (["roundtrip", "--messages", "5"], "Error: Unknown option '--messages'"),
+        (["fanout", "extra"], "Error: Unexpected argument 'extra'"),
+        (["fanout", "--quiet=yes"], "Error: '--quiet' takes no value"),
+        (["broadcast"], "Error: Unknown command 'broadcast'"),
+        ([], "Error: Missing command"),
+    ])
+    func aBadCommandLineExitsTwoAndWritesNothing(arguments: [String], message: String) throws {
+        let out = temporaryFolderPath()
+        // --out right after the command, so that a missing value at the end stays missing.
+        let withOut = arguments.isEmpty ? [] : [arguments[0], "--out", out] + arguments.dropFirst()
+        let result = try BenchProcess.run(withOut)
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains(message), "stderr: \(result.standardError)")
+        #expect(result.standardError.contains("Usage: bench"))
+        #expect(result.standardError.contains("--help' for more information"))
+        #expect(result.standardOutput.isEmpty)
+        #expect(contents(of: out) == nil, "nothing written")
+    }
+}

@@ -1,0 +1,69 @@
+import Glibc
+import Testing
+
+@testable import BenchNet
+
+@Suite struct EventLoopPrimitivesTests {
+    @Test func aNotifierRungFromAnotherThreadWakesTheLoop() throws {
+        let epoll = try Epoll()
+        let notifier = try EventNotifier()
+        try epoll.add(notifier.descriptor, interest: .readable, token: 42)
+        let ringer = try NativeThread.spawn(name: "ringer") { () -> Int in
+            usleep(10_000)
+            notifier.notify()
+            return 1
+        }
+        #expect(try epoll.wait(timeoutMilliseconds: 10_000) == 1)
+        #expect(epoll.event(at: 0).token == 42)
+        notifier.drain()
+        #expect(try epoll.wait(timeoutMilliseconds: 0) == 0, "drained: no longer readable")
+        #expect(ringer.join() == 1)
+    }
+
+    @Test func aTimerFiresNoEarlierThanItsDeadline() throws {
+        let epoll = try Epoll()
+        let timer = try OneShotTimer()
+        try epoll.add(timer.descriptor, interest: .readable, token: 5)
+        let deadline = MonotonicClock.now() + 20_000_000
+        try timer.arm(at: deadline)
+        #expect(try epoll.wait(timeoutMilliseconds: 10_000) == 1)
+        #expect(MonotonicClock.now() >= deadline)
+        timer.drain()
+        #expect(try epoll.wait(timeoutMilliseconds: 0) == 0, "one shot: it does not fire again")
+    }
+
+    @Test func theMonotonicClockNeverGoesBack() {
+        var last = MonotonicClock.now()
+        for _ in 0..<100_000 {
+            let now = MonotonicClock.now()
+            #expect(now >= last)
+            last = now
+        }
+    }
+
+    @Test func aThreadHandsItsResultToJoin() throws {
+        let thread = try NativeThread.spawn(name: "adder") { (1...100).reduce(0, +) }
+        #expect(thread.join() == 5050)
+    }
+
+    @Test(arguments: [(UInt64(0), ""), (0b1, "0"), (0b1111, "0-3"), (0b100_1011, "0-1,3,6"), (1 << 63, "63")])
+    func cpuSetsPrintAsRanges(mask: UInt64, expected: String) {
+        #expect(CPUSet(mask: mask).description == expected)
+    }
+
+    @Test func aPinnedThreadRunsOnlyOnItsCPU() throws {
+        let cpu = CPUPlacement.allowedCPUs().cpus.last!
+        let seen = try NativeThread.spawn(name: "pinned") { () -> (CPUSet, Int) in
+            try? CPUPlacement.pinCurrentThread(to: cpu)
+            return (CPUPlacement.allowedCPUs(), CPUPlacement.currentCPU())
+        }.join()
+        #expect(seen.0.cpus == [cpu])
+        #expect(seen.1 == cpu)
+    }
+
+    @Test func theDescriptorLimitIsRaisedToTheHardLimit() {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        #expect(DescriptorLimit.raiseToHardLimit() == Int(limit.rlim_max))
+    }
+}

@@ -1,0 +1,49 @@
+import BenchCore
+import BenchScenarios
+import Testing
+
+@Suite struct RoundtripEndToEndTests {
+    @Test func closedLoopEchoesEveryMessageInOrder() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 1)
+        configuration.clients = 3
+        configuration.messages = 100
+        configuration.interval = 0
+        let files = try RunFiles.run(configuration)
+
+        #expect(files.settings["status"] == "complete")
+        #expect(files.settings["arrival"] == "closed-loop")
+        #expect(files.samples.count == 300)
+        for client in 0..<3 {
+            let rows = files.samples.filter { $0.int("client") == client }
+            #expect(rows.map { $0.int("seq")! } == Array(0..<100))
+            for (previous, next) in zip(rows, rows.dropFirst()) {
+                #expect(next.int("sent_ns")! >= previous.int("echo_ns")!, "one message in flight per client")
+            }
+        }
+        for row in files.samples {
+            #expect(row["lost"] == "0")
+            #expect(row.int("rtt_ns") == row.int("echo_ns")! - row.int("sent_ns")!)
+        }
+        let rtts = files.samples.map { $0.int("rtt_ns")! }.sorted()
+        let summary = try #require(files.summary["rtt"])
+        #expect(summary.int("count") == 300)
+        let p50 = Double(exactPercentile(rtts, 50)) / 1000
+        #expect(abs(summary.double("p50_us")! - p50) <= p50 * 0.001 + 0.001)
+    }
+
+    @Test func theSameSeedGivesTheSameTimetable() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 99)
+        configuration.clients = 2
+        configuration.messages = 30
+        configuration.warmup = 2
+        configuration.interval = 1_000_000
+        let first = try RunFiles.run(configuration)
+        let second = try RunFiles.run(configuration)
+        let timetable = { (files: RunFiles) in files.samples.map { $0.int("scheduled_ns")! } }
+        #expect(timetable(first) == timetable(second))
+        #expect(Set(timetable(first)).count > 50, "poisson gaps, two clients with their own phases")
+
+        configuration.seed = 100
+        #expect(try timetable(RunFiles.run(configuration)) != timetable(first))
+    }
+}
