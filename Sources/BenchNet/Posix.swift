@@ -69,9 +69,9 @@ public enum Posix {
         }
     }
 
-    /// Adds `O_NONBLOCK` to a descriptor's flags.
-    public static func setNonBlocking(_ fd: Int32) throws(SystemError) {
+    /// Sets or clears `O_NONBLOCK` on a descriptor.
+    public static func setNonBlocking(_ fd: Int32, _ nonBlocking: Bool = true) throws(SystemError) {
         let flags = try call("fcntl") { fcntl(fd, F_GETFL) }
-        _ = try call("fcntl") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        _ = try call("fcntl") { fcntl(fd, F_SETFL, nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) }
     }
 }

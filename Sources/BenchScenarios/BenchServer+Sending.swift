@@ -16,7 +16,7 @@ extension BenchServer {
             nextEvent += 1
         }
         if nextEvent < plan.offsets.count {
-            try timer.arm(at: start + plan.offsets[nextEvent])
+            try sendTimer.arm(at: start + plan.offsets[nextEvent])
         }
     }
 

@@ -9,12 +9,13 @@ import BenchNet
 /// allocates, locks, or touches Foundation. The send logic is in `BenchServer+Sending.swift`, what it does
 /// with incoming frames in `BenchServer+Receiving.swift`.
 final class BenchServer {
-    /// epoll tokens: fixed ones for the listener, timer and wake-up, then one per accepted connection.
+    /// epoll tokens: fixed ones for the listener, timers and wake-up, then one per accepted connection.
     enum Token {
         static let listener: UInt64 = 0
-        static let timer: UInt64 = 1
-        static let wake: UInt64 = 2
-        static let firstConnection: UInt64 = 3
+        static let sendTimer: UInt64 = 1
+        static let housekeepingTimer: UInt64 = 2
+        static let wake: UInt64 = 3
+        static let firstConnection: UInt64 = 4
     }
 
     /// An accepted connection and, once it said hello, its client id.
@@ -30,7 +31,10 @@ final class BenchServer {
     let control: RunControl
     let listener: Int32
     let epoll: Epoll
-    let timer: OneShotTimer
+    /// Fires when the next open-loop send is due.
+    let sendTimer: MonotonicTimer
+    /// Fires every ``housekeepingInterval`` while the run goes on.
+    let housekeepingTimer: MonotonicTimer
     /// The open-loop timetable; nil in closed loop.
     let plan: SendPlan?
     var recording: RunRecording
@@ -67,7 +71,6 @@ final class BenchServer {
     var resolved = 0
     var echoes = 0
     var lastDispatch: UInt64 = 0
-    var nextHousekeeping: UInt64 = 0
     var observedCPUs = CPUSet()
 
     /// Takes ownership of the listening socket `listener`.
@@ -76,7 +79,8 @@ final class BenchServer {
         self.control = control
         self.listener = listener
         self.epoll = try Epoll()
-        self.timer = try OneShotTimer()
+        self.sendTimer = try MonotonicTimer()
+        self.housekeepingTimer = try MonotonicTimer()
         self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
         self.recording = RunRecording(configuration: configuration)
         self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
@@ -109,7 +113,8 @@ final class BenchServer {
         do throws(RunError) {
             do throws(SystemError) {
                 try epoll.add(listener, interest: .readable, token: Token.listener)
-                try epoll.add(timer.descriptor, interest: .readable, token: Token.timer)
+                try epoll.add(sendTimer.descriptor, interest: .readable, token: Token.sendTimer)
+                try epoll.add(housekeepingTimer.descriptor, interest: .readable, token: Token.housekeepingTimer)
                 try epoll.add(control.serverWake.descriptor, interest: .readable, token: Token.wake)
             } catch {
                 throw RunError.system(error)
@@ -148,10 +153,13 @@ final class BenchServer {
         let now = MonotonicClock.now()
         recording.startNanoseconds = now
         recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
-        nextHousekeeping = now + Self.housekeepingInterval
-        if plan != nil {
-            do { try dispatchDueEvents() } catch { throw .system(error) }
-        } else if configuration.scenario == .roundtrip {
+        do {
+            try housekeepingTimer.arm(at: now + Self.housekeepingInterval, period: Self.housekeepingInterval)
+            if plan != nil { try dispatchDueEvents() }
+        } catch {
+            throw .system(error)
+        }
+        if plan == nil && configuration.scenario == .roundtrip {
             readyClients.append(contentsOf: (0..<configuration.clients).reversed())
         }
     }
@@ -159,10 +167,9 @@ final class BenchServer {
     /// The loop of the run proper, until every message is settled or the last one's timeout passed.
     private func sendAndCollect() throws(RunError) {
         while true {
-            try waitForEvents(timeout: Self.housekeepingInterval)
+            try waitForEvents(timeout: nil)
             let now = MonotonicClock.now()
             if plan == nil && !stopping { sendClosedLoop(at: now) }
-            if now >= nextHousekeeping { housekeeping(at: now) }
             if isFinished(at: now) {
                 recording.endNanoseconds = now
                 return
@@ -170,11 +177,11 @@ final class BenchServer {
         }
     }
 
-    /// Waits for events at most `timeout` nanoseconds and handles them.
-    private func waitForEvents(timeout: UInt64) throws(RunError) {
+    /// Waits for events, at most `timeout` nanoseconds if given, and handles them.
+    private func waitForEvents(timeout: UInt64?) throws(RunError) {
         let count: Int
         do {
-            count = try epoll.wait(timeoutMilliseconds: Int32((timeout + 999_999) / 1_000_000))
+            count = try epoll.wait(timeoutMilliseconds: timeout.map { Int32(($0 + 999_999) / 1_000_000) } ?? -1)
         } catch {
             throw .system(error)
         }
@@ -184,9 +191,12 @@ final class BenchServer {
             switch token {
             case Token.listener:
                 acceptConnections()
-            case Token.timer:
-                timer.drain()
+            case Token.sendTimer:
+                sendTimer.drain()
                 do { try dispatchDueEvents() } catch { throw .system(error) }
+            case Token.housekeepingTimer:
+                housekeepingTimer.drain()
+                housekeeping(at: MonotonicClock.now())
             case Token.wake:
                 control.serverWake.drain()
                 if control.isStopRequested { stopping = true }
@@ -198,7 +208,6 @@ final class BenchServer {
 
     /// Checks closed-loop timeouts and publishes progress.
     private func housekeeping(at now: UInt64) {
-        nextHousekeeping = now + Self.housekeepingInterval
         if plan == nil { expireClosedLoopMessages(at: now) }
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)

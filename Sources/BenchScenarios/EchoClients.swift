@@ -5,7 +5,8 @@ import BenchNet
 /// frame at once with the time its read returned.
 ///
 /// They connect one after the other, each saying hello with its id, then echo until the server closes
-/// every connection (the end of the run) or the run's control wakes them.
+/// every connection (the end of the run) or the run's control wakes them. A single client has nothing to
+/// multiplex: it blocks in read on its socket, as sockperf's server does, which saves an epoll_wait per message.
 final class EchoClients {
     /// What the clients' side saw, merged into the ``RunRecording`` after the run.
     struct Report: Sendable {
@@ -62,6 +63,7 @@ final class EchoClients {
             return report
         }
         guard connectAll() else { return report }
+        if clients == 1 { return echoOnBlockingSocket(connections[0]) }
         var open = clients
         while open > 0 {
             let count: Int
@@ -116,32 +118,49 @@ final class EchoClients {
         do {
             if events.contains(.writable) { try connection.writeQueued() }
             guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return true }
-            guard case .processed(let count) = try connection.read(into: readBuffer) else { return true }
-            let now = MonotonicClock.now()
-            guard count > 0 else { return false }  // the server closed: the run is over
-            var sendError: SystemError?
-            let proceed = try connection.decoder.decode(.init(rebasing: readBuffer[0..<count])) { frame in
-                guard frame.kind == .data else {
-                    self.record(client: client, reason: "the server sent a \(frame.kind) frame")
-                    return false
-                }
-                frame.convertToEcho(receivedNanoseconds: now)
-                do throws(SystemError) {
-                    if try connection.send(UnsafeRawBufferPointer(frame.bytes)) == .dropped {
-                        self.report.droppedEchoes += 1
-                    }
-                } catch {
-                    sendError = error
-                    return false
-                }
-                return true
-            }
-            if let sendError { throw sendError }
-            return proceed
+            return try echoWhatArrives(on: connection, client: client)
         } catch {
             record(client: client, reason: "\(error)")
             return false
         }
+    }
+
+    /// Echoes on client 0's socket made blocking, until the server closes it at the end of the run.
+    private func echoOnBlockingSocket(_ connection: Connection) -> Report {
+        do {
+            try Posix.setNonBlocking(connection.descriptor, false)
+            while try echoWhatArrives(on: connection, client: 0) {}
+        } catch {
+            record(client: 0, reason: "\(error)")
+        }
+        return report
+    }
+
+    /// Reads once and echoes every data frame read, stamped with the time the read returned. False when the
+    /// connection is done: the server closed it (the end of the run) or sent something that is not data.
+    private func echoWhatArrives(on connection: Connection, client: Int) throws -> Bool {
+        guard case .processed(let count) = try connection.read(into: readBuffer) else { return true }
+        let now = MonotonicClock.now()
+        guard count > 0 else { return false }  // the server closed: the run is over
+        var sendError: SystemError?
+        let proceed = try connection.decoder.decode(.init(rebasing: readBuffer[0..<count])) { frame in
+            guard frame.kind == .data else {
+                self.record(client: client, reason: "the server sent a \(frame.kind) frame")
+                return false
+            }
+            frame.convertToEcho(receivedNanoseconds: now)
+            do throws(SystemError) {
+                if try connection.send(UnsafeRawBufferPointer(frame.bytes)) == .dropped {
+                    self.report.droppedEchoes += 1
+                }
+            } catch {
+                sendError = error
+                return false
+            }
+            return true
+        }
+        if let sendError { throw sendError }
+        return proceed
     }
 
     private func record(client: Int?, reason: String) {

@@ -22,7 +22,7 @@ import Testing
 
     @Test func aTimerFiresNoEarlierThanItsDeadline() throws {
         let epoll = try Epoll()
-        let timer = try OneShotTimer()
+        let timer = try MonotonicTimer()
         try epoll.add(timer.descriptor, interest: .readable, token: 5)
         let deadline = MonotonicClock.now() + 20_000_000
         try timer.arm(at: deadline)
