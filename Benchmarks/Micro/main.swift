@@ -1,1 +1,115 @@
-// placeholder
+// Micro-benchmarks of the per-message work, with the targets they must meet.
+//
+//   swift run -c release bench-micro
+//
+// Each case runs its loop over preallocated inputs several times and reports the best time per operation
+// (the least disturbed run on a shared machine). Exits 1 when a target is missed.
+import BenchCore
+import BenchNet
+
+/// Runs `body` (which performs `operations` operations) `repetitions` times; returns the best ns per operation.
+func bestNanosecondsPerOperation(operations: Int, repetitions: Int = 7, _ body: () -> Void) -> Double {
+    var best = Double.infinity
+    for _ in 0..<repetitions {
+        let start = MonotonicClock.now()
+        body()
+        best = min(best, Double(MonotonicClock.now() - start) / Double(operations))
+    }
+    return best
+}
+
+/// Keeps a value alive so the optimizer cannot drop the work that made it.
+@inline(never)
+func consume<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+struct Result {
+    let name: String
+    let nanoseconds: Double
+    let target: Double?
+}
+
+var results: [Result] = []
+
+// Recording one latency into the histogram: the collector does this for every message and metric.
+do {
+    var random = SplitMix64(seed: 1)
+    // Latencies from 10 µs to 10 ms, log-uniform, as a real run has them.
+    let values = (0..<1_000_000).map { _ in UInt64(10_000 * (1 + Double(random.nextBounded(1000)) * 0.999)) }
+    var histogram = LatencyHistogram()
+    let perRecord = bestNanosecondsPerOperation(operations: values.count) {
+        for value in values { histogram.record(value) }
+    }
+    consume(histogram.count)
+    results.append(Result(name: "LatencyHistogram.record", nanoseconds: perRecord, target: 50))
+}
+
+// Decoding 64-byte frames that arrive coalesced, 1000 to a read.
+do {
+    var stream = [UInt8](repeating: 0, count: 64 * 1000)
+    stream.withUnsafeMutableBytes { bytes in
+        for index in 0..<1000 {
+            Frame.encodeMessage(
+                into: .init(rebasing: bytes[(index * 64)..<(index * 64 + 64)]), sequence: UInt32(index), client: 1,
+                sentNanoseconds: 1)
+        }
+    }
+    var decoder = FrameDecoder(maximumFrameSize: 64)
+    var sum: UInt64 = 0
+    let perFrame = bestNanosecondsPerOperation(operations: 1000 * 100) {
+        for _ in 0..<100 {
+            _ = stream.withUnsafeMutableBytes { bytes in
+                try! decoder.decode(bytes) { frame in
+                    sum &+= UInt64(frame.sequence)
+                    return true
+                }
+            }
+        }
+    }
+    consume(sum)
+    results.append(Result(name: "FrameDecoder.decode (64 B frame)", nanoseconds: perFrame, target: nil))
+}
+
+// Reading the clock, which every send and every receive does once.
+do {
+    var sum: UInt64 = 0
+    let perRead = bestNanosecondsPerOperation(operations: 1_000_000) {
+        for _ in 0..<1_000_000 { sum &+= MonotonicClock.now() }
+    }
+    consume(sum)
+    results.append(Result(name: "MonotonicClock.now", nanoseconds: perRead, target: nil))
+}
+
+// Writing one samples.csv row of 10 fields into memory.
+do {
+    var writer = CSVWriter(sink: ByteArraySink())
+    let rows = 200_000
+    let perRow = bestNanosecondsPerOperation(operations: rows, repetitions: 3) {
+        for row in 0..<rows {
+            for field in 0..<8 { writer.field(UInt64(row &* 7919 &+ field)) }
+            writer.field(0)
+            writer.field("echoed")
+            try! writer.endRow()
+        }
+    }
+    consume(writer.sink.bytes.count)
+    results.append(Result(name: "CSVWriter row (10 fields)", nanoseconds: perRow, target: nil))
+}
+
+var missed = false
+print("benchmark                            ns/op   target")
+for result in results {
+    let value = DecimalText.fixed(result.nanoseconds, fractionDigits: 1)
+    let target = result.target.map { result.nanoseconds <= $0 ? "< \(Int($0)) ns: met" : "< \(Int($0)) ns: MISSED" } ?? ""
+    if let limit = result.target, result.nanoseconds > limit { missed = true }
+    print(result.name.padding(36) + value.leftPadding(8) + "   " + target)
+}
+if missed { exit(1) }
+
+extension String {
+    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+    func leftPadding(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
+
+import Glibc

@@ -18,17 +18,16 @@ public enum DecimalText {
     /// Appends the decimal digits of `value`, without allocating.
     @inline(__always)
     static func appendInteger(_ value: UInt64, to bytes: inout [UInt8]) {
-        guard value >= 10 else {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-            return
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var position = digits.count
+            var rest = value
+            repeat {
+                position -= 1
+                digits[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position...]))
         }
-        let start = bytes.count
-        var rest = value
-        while rest > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        }
-        bytes[start...].reverse()
     }
 
     static func appendMicroseconds(fromNanoseconds value: UInt64, to bytes: inout [UInt8]) {
