@@ -29,6 +29,7 @@ let package = Package(
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
         .testTarget(name: "BenchNetTests", dependencies: ["BenchNet"]),
         .testTarget(name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports"]),
+        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports"]),
         .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench"]),
     ]
 )

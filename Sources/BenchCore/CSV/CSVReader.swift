@@ -18,13 +18,13 @@ public enum CSVReader {
         var row: [String] = []
         var field: [UInt8] = []
         var quoted = false
-        var fieldStarted = false
+        var fieldBegun = false  // a quote or a byte of the current field was seen
         var line = 1
         var bytes = Array(text.utf8)[...]
         func endField() {
             row.append(String(decoding: field, as: UTF8.self))
             field.removeAll(keepingCapacity: true)
-            fieldStarted = false
+            fieldBegun = false
         }
         while let byte = bytes.popFirst() {
             if quoted {
@@ -46,12 +46,11 @@ public enum CSVReader {
             }
             switch byte {
             case UInt8(ascii: "\""):
-                guard !fieldStarted && field.isEmpty else { throw CSVError(line: line, reason: "quote inside an unquoted field") }
+                guard !fieldBegun else { throw CSVError(line: line, reason: "quote inside an unquoted field") }
                 quoted = true
-                fieldStarted = true
+                fieldBegun = true
             case UInt8(ascii: ","):
                 endField()
-                fieldStarted = true
             case 13 where bytes.first == 10:
                 continue
             case 10:
@@ -61,11 +60,11 @@ public enum CSVReader {
                 line += 1
             default:
                 field.append(byte)
-                fieldStarted = true
+                fieldBegun = true
             }
         }
         guard !quoted else { throw CSVError(line: line, reason: "a quoted field is not closed") }
-        if fieldStarted || !field.isEmpty || !row.isEmpty {
+        if fieldBegun || !row.isEmpty {
             endField()
             rows.append(row)
         }

@@ -1,0 +1,116 @@
+import BenchCore
+import BenchScenarios
+import Foundation
+import Testing
+
+@testable import BenchReports
+
+/// The report files of a hand-made recording: exact bytes where the format matters.
+@Suite struct ReportFilesTests {
+    private func recording() -> RunRecording {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 3)
+        configuration.clients = 2
+        configuration.messages = 2
+        configuration.warmup = 1
+        var recording = RunRecording(configuration: configuration)
+        recording.startNanoseconds = 1_000
+        recording.endNanoseconds = 2_001_000
+        recording.startUnixNanoseconds = 1_795_000_000_000_000_000  // 2026-11-18T11:06:40Z
+        // Messages (sequence, client): warmup (0, *), then (1, 0) echoed, (1, 1) lost, (2, 0) echoed, (2, 1) echoed.
+        recording.scheduled = [1_000, 1_000, 2_000, 2_000, 3_000, 3_000]
+        recording.written = [1_100, 1_200, 2_010, 2_020, 3_005, 3_007]
+        recording.echoed = [1_500, 1_600, 2_510, 0, 4_005, 5_007]
+        recording.outcome = [.echoed, .echoed, .echoed, .timedOut, .echoed, .echoed]
+        recording.serverCPUs = CPUSetBuilder.set([0])
+        recording.connectionEvents = [
+            ConnectionEvent(side: .server, client: nil, time: 1_500, reason: "unknown frame kind 71, \"GET\"")
+        ]
+        return recording
+    }
+
+    private func csv(_ body: (inout CSVWriter<ByteArraySink>) throws -> Void) throws -> String {
+        var writer = CSVWriter(sink: ByteArraySink())
+        try body(&writer)
+        try writer.flush()
+        return writer.sink.string
+    }
+
+    @Test func samplesAreWrittenPerClientWithTimesFromTheStartAndLossesMarked() throws {
+        let text = try csv { try SamplesCSV.write(recording(), to: &$0) }
+        #expect(text == """
+            client,seq,scheduled_ns,sent_ns,echo_ns,rtt_ns,lag_ns,lost,outcome\r
+            0,0,1000,1010,1510,500,10,0,echoed\r
+            0,1,2000,2005,3005,1000,5,0,echoed\r
+            1,0,1000,1020,,,20,1,timed_out\r
+            1,1,2000,2007,4007,2000,7,0,echoed\r
+
+            """)
+    }
+
+    @Test func theSummaryHasUnitsInItsColumnsAndEmptyCellsForWhatWasNeverMeasured() throws {
+        var lostOnly = DistributionBuilder(metric: "rtt", under: 200_000_000)
+        lostOnly.recordLost(3)
+        let text = try csv { try SummaryCSV.write([lostOnly.summary()], to: &$0) }
+        #expect(text == """
+            metric,count,lost,min_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,p999_us,max_us,under_us,pct_under\r
+            rtt,0,3,,,,,,,,,,200000.000,0.000\r
+
+            """)
+    }
+
+    @Test func runSettingsQuoteWhatNeedsQuotingAndRecordTheStartInUTC() throws {
+        let analysis = RunAnalysis(recording: recording())
+        let metadata = RunMetadata(commandLine: "bench roundtrip --out 'a,b'", version: "9.9.9", kernel: "Linux 6", cpus: 2)
+        let rows = try CSVReader.rows(csv { try RunSettingsCSV.write(analysis, metadata: metadata, to: &$0) })
+        let settings = Dictionary(uniqueKeysWithValues: rows.dropFirst().map { ($0[0], $0[1]) })
+        #expect(rows.first == ["key", "value"])
+        #expect(settings["command_line"] == "bench roundtrip --out 'a,b'")
+        #expect(settings["start_utc"] == "2026-11-18T11:06:40Z")
+        #expect(settings["count"] == "2")
+        #expect(settings["duration_s"] == "0.002")
+        #expect(settings["messages_measured"] == "4")
+        #expect(settings["messages_lost"] == "1")
+        #expect(settings["server_cpus"] == "0")
+        #expect(settings["connections_closed_early"] == "1")
+        #expect(try csv { try RunSettingsCSV.write(analysis, metadata: metadata, to: &$0) }
+            .contains("command_line,\"bench roundtrip --out 'a,b'\"\r\n"))
+    }
+
+    @Test func connectionEventsKeepTheirReasonVerbatim() throws {
+        let rows = try CSVReader.rows(csv { try ConnectionEventsCSV.write(recording(), to: &$0) })
+        #expect(rows == [["time_ns", "side", "client", "reason"], ["500", "server", "", "unknown frame kind 71, \"GET\""]])
+    }
+
+    @Test func theJSONSummaryIsValidAndEscapesStrings() throws {
+        let analysis = RunAnalysis(recording: recording())
+        let text = SummaryJSON.render(analysis, runFolder: "results/a \"quoted\"\\folder\n")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["run_folder"] as? String == "results/a \"quoted\"\\folder\n")
+        let metrics = try #require(object["metrics"] as? [[String: Any]])
+        #expect(metrics.map { $0["metric"] as? String } == ["rtt", "lag"])
+        #expect(metrics[0]["count"] as? Int == 3)
+        #expect(metrics[0]["lost"] as? Int == 1)
+        #expect(metrics[0]["min_us"] as? Double == 0.5)
+    }
+
+    @Test func theTerminalTableShowsEveryMetricAndTheFolder() {
+        let table = SummaryTable.render(RunAnalysis(recording: recording()), runFolder: "results/x")
+        #expect(table.contains("roundtrip: 2 clients, 2 messages each, every 10ms (poisson), 64B, seed 3"))
+        #expect(table.contains("\nrtt "))
+        #expect(table.contains("\nlag "))
+        #expect(table.contains("<200ms"))
+        #expect(table.contains("connections closed early: 1"))
+        #expect(table.hasSuffix("run folder: results/x\n"))
+    }
+}
+
+/// CPU sets from lists, for readable test data.
+enum CPUSetBuilder {
+    static func set(_ cpus: [Int]) -> BenchNet.CPUSet {
+        var set = BenchNet.CPUSet()
+        for cpu in cpus { set.insert(cpu) }
+        return set
+    }
+}
+
+import BenchNet
