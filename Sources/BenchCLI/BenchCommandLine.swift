@@ -1,5 +1,3 @@
-import BenchScenarios
-
 /// The `bench` command line: reads the arguments, runs the command, returns the exit code.
 public enum BenchCommandLine {
     /// The harness's version, as `bench --version` and `run.csv` show it.
@@ -20,16 +18,16 @@ public enum BenchCommandLine {
 
     private static func dispatch(_ arguments: [String]) throws(UsageError) -> ExitCode {
         guard let command = arguments.first else {
-            throw UsageError(message: "Missing command (fanout or roundtrip)", command: nil)
+            throw UsageError(message: "Missing command (\(Commands.all.map(\.name).joined(separator: ", ")))", command: nil)
         }
         let rest = Array(arguments.dropFirst())
         switch command {
         case "-h", "--help", "help":
             if let topic = rest.first {
-                guard let scenario = Scenario(rawValue: topic) else {
+                guard let spec = Commands.named(topic) else {
                     throw UsageError(message: "Unknown command '\(topic)'", command: nil)
                 }
-                Console.out(HelpText.page(for: scenario))
+                Console.out(HelpText.page(for: spec))
             } else {
                 Console.out(HelpText.overview)
             }
@@ -38,18 +36,16 @@ public enum BenchCommandLine {
             Console.out("\(version)\n")
             return .success
         default:
-            guard let scenario = Scenario(rawValue: command) else {
+            guard let spec = Commands.named(command) else {
                 let what = command.hasPrefix("-") ? "option" : "command"
                 throw UsageError(message: "Unknown \(what) '\(command)'", command: nil)
             }
-            let parsed = try ParsedOptions(rest, specs: RunOptions.specs(for: scenario), command: scenario.rawValue)
+            let parsed = try ParsedOptions(rest, command: spec)
             if parsed.wantsHelp {
-                Console.out(HelpText.page(for: scenario))
+                Console.out(HelpText.page(for: spec))
                 return .success
             }
-            let options = try RunOptions(parsed, scenario: scenario)
-            let commandLine = (["bench"] + arguments).map(shellQuoted).joined(separator: " ")
-            return RunCommand.execute(options, commandLine: commandLine)
+            return try Commands.run(spec, parsed, arguments: arguments)
         }
     }
 

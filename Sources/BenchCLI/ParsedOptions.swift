@@ -4,14 +4,18 @@ struct ParsedOptions {
     private(set) var values: [String: [String]] = [:]
     /// Flags given.
     private(set) var flags: Set<String> = []
+    /// The positional arguments, one per argument the command declares.
+    private(set) var positionals: [String] = []
     /// True when `-h` or `--help` was given.
     private(set) var wantsHelp = false
 
     /// Parses `arguments` (the words after the command's name).
     ///
-    /// - Throws: ``UsageError`` for an unknown option, a missing value, a value given to a flag, or a
-    ///   positional argument (no command takes any).
-    init(_ arguments: [String], specs: [OptionSpec], command: String) throws(UsageError) {
+    /// - Throws: ``UsageError`` for an unknown option, a missing value, a value given to a flag, or positional
+    ///   arguments other than those the command declares.
+    init(_ arguments: [String], command spec: CommandSpec) throws(UsageError) {
+        let command = spec.name
+        let specs = spec.options
         var remaining = arguments[...]
         while let word = remaining.popFirst() {
             if word == "-h" || word == "--help" {
@@ -19,7 +23,11 @@ struct ParsedOptions {
                 continue
             }
             guard word.hasPrefix("--"), word.count > 2 else {
-                throw UsageError(message: "Unexpected argument '\(word)'", command: command)
+                guard positionals.count < spec.arguments.count else {
+                    throw UsageError(message: "Unexpected argument '\(word)'", command: command)
+                }
+                positionals.append(word)
+                continue
             }
             let body = word.dropFirst(2)
             let name = String(body.prefix { $0 != "=" })
@@ -43,6 +51,10 @@ struct ParsedOptions {
             } else {
                 values[name] = [value]
             }
+        }
+        if !wantsHelp && positionals.count < spec.arguments.count {
+            let missing = spec.arguments[positionals.count].name
+            throw UsageError(message: "Missing expected argument '<\(missing)>'", command: command)
         }
     }
 

@@ -5,6 +5,31 @@ import Glibc
 
 /// `bench fanout` and `bench roundtrip`: run each sweep step, write its run folder, show its summary.
 enum RunCommand {
+    /// The command line of `scenario`.
+    static func spec(for scenario: Scenario) -> CommandSpec {
+        CommandSpec(
+            name: scenario.rawValue,
+            abstract: scenario == .fanout
+                ? "Broadcast to N clients; measure delivery, spread per broadcast, completion and echo round trip."
+                : "Send each client its own messages; measure the echo round trip.",
+            overview: scenario == .fanout
+                ? "Start a broadcast server and N clients on this machine; broadcast M timestamped messages to all "
+                    + "clients in a new random order each time; every client stamps arrival and echoes. Reports "
+                    + "delivery (client read − start of the broadcast), spread (last − first client read of a "
+                    + "broadcast), completion (last client read − start), rtt (echo read − write) and lag (send − "
+                    + "schedule), with losses."
+                : "Start a server and N clients on this machine; the server sends each client COUNT timestamped "
+                    + "messages, the client echoes each at once. Reports rtt (echo read at the server − write) and "
+                    + "lag (send − schedule), with losses.",
+            options: RunOptions.options(for: scenario),
+            notes: [
+                "Durations take ns, us, ms or s (10ms); sizes take B, KiB or MiB (64, 1KiB).",
+                "Results go to <out>/\(scenario.rawValue)-<UTC yyyyMMdd-HHmmss>/: run.csv, samples.csv, summary.csv, "
+                    + "histogram.csv\(scenario == .fanout ? ", broadcasts.csv" : "")\(" and thresholds.csv with --threshold").",
+            ]
+        )
+    }
+
     /// Runs what `options` describe and returns the process's exit code.
     static func execute(_ options: RunOptions, commandLine: String) -> ExitCode {
         let watcher: SignalWatcher
@@ -16,6 +41,7 @@ enum RunCommand {
         }
         let metadata = RunMetadata(commandLine: commandLine, version: BenchCommandLine.version, cpus: CPUPlacement.onlineCount)
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
+        var breached = false
         for configuration in options.configurations {
             if watcher.signal != nil { break }
             let folder: RunFolder
@@ -47,20 +73,27 @@ enum RunCommand {
                 return .runFailed
             }
             let analysis = RunAnalysis(recording: recording)
+            let thresholds = options.thresholds.map { threshold in
+                threshold.evaluate(analysis.summary(of: RunAnalysis.Metric(rawValue: threshold.metric)!)!)
+            }
+            breached = breached || thresholds.contains { !$0.held }
             let path: String
             do {
-                path = try RunReport.write(analysis, metadata: metadata, into: folder)
+                path = try RunReport.write(analysis, metadata: metadata, thresholds: thresholds, into: folder)
             } catch {
                 folder.discard()
                 Console.error("Error: could not write the run folder: \(error)\n")
                 return .runFailed
             }
             if options.json {
-                Console.out(SummaryJSON.render(analysis, runFolder: path) + "\n")
+                Console.out(SummaryJSON.render(analysis, thresholds: thresholds, runFolder: path) + "\n")
             } else if options.quiet {
                 Console.out(path + "\n")
             } else {
-                Console.out(SummaryTable.render(analysis, runFolder: path))
+                Console.out(SummaryTable.render(analysis, thresholds: thresholds, runFolder: path))
+            }
+            if options.json || options.quiet {
+                for result in thresholds where !result.held { Console.error(result.breachLine + "\n") }
             }
             switch recording.status {
             case .complete:
@@ -72,6 +105,6 @@ enum RunCommand {
                 return .runFailed
             }
         }
-        return .success
+        return breached ? .thresholdBreached : .success
     }
 }

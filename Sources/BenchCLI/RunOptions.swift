@@ -14,9 +14,11 @@ struct RunOptions {
     var json: Bool
     /// True when `--seed` was not given (the random seed is printed so the run can be repeated).
     var seedWasRandom: Bool
+    /// The conditions every run must meet (`--threshold`, repeatable).
+    var thresholds: [Threshold]
 
     /// The options `scenario` accepts, in help order, with SPEC's defaults.
-    static func specs(for scenario: Scenario) -> [OptionSpec] {
+    static func options(for scenario: Scenario) -> [OptionSpec] {
         let defaults = RunConfiguration(scenario: scenario, seed: 0)
         let countOption = scenario == .fanout
             ? OptionSpec("messages", value: "m", help: "Broadcasts to measure.", default: "\(defaults.messages)")
@@ -50,6 +52,11 @@ struct RunOptions {
             OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
             OptionSpec("pin", value: "server-cpu,client-cpu", help: "Pin the server's and the clients' threads to CPUs."),
             OptionSpec("out", value: "dir", help: "Folder the run folder is created in.", default: "results"),
+            OptionSpec(
+                "threshold", value: "expr",
+                help: "[metric.]stat OP value, e.g. \(scenario == .fanout ? "spread" : "rtt").p99<200ms or lost==0; "
+                    + "repeatable; exit 1 when one is breached.",
+                repeatable: true),
             OptionSpec("quiet", help: "Print no summary table (the run folder's path still goes to stdout)."),
             OptionSpec("json", help: "Print the summary as JSON on stdout instead of the table."),
         ]
@@ -105,6 +112,7 @@ struct RunOptions {
         guard !outputFolder.isEmpty else { throw reader.invalid("out", "dir", "", "expected a folder") }
         quiet = parsed.has("quiet")
         json = parsed.has("json")
+        thresholds = try ThresholdParsing.parse(parsed.values["threshold"] ?? [], for: scenario, command: command)
     }
 }
 

@@ -3,11 +3,17 @@ import BenchScenarios
 
 /// Writes every file of a run folder (SPEC §3) and publishes the folder.
 public enum RunReport {
-    /// Writes `run.csv`, `samples.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`, and
-    /// `events.csv` when connections closed early, into `folder`; then gives the folder its real name.
+    /// Writes `run.csv`, `samples.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`,
+    /// `events.csv` when connections closed early and `thresholds.csv` when thresholds were given, into
+    /// `folder`; then gives the folder its real name.
     ///
     /// - Returns: The published folder's path.
-    public static func write(_ analysis: RunAnalysis, metadata: RunMetadata, into folder: RunFolder) throws -> String {
+    public static func write(
+        _ analysis: RunAnalysis,
+        metadata: RunMetadata,
+        thresholds: [ThresholdResult] = [],
+        into folder: RunFolder
+    ) throws -> String {
         let recording = analysis.recording
         try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) {
             try RunSettingsCSV.write(analysis, metadata: metadata, to: &$0)
@@ -29,6 +35,11 @@ public enum RunReport {
         if !recording.connectionEvents.isEmpty {
             try AtomicFile.writeCSV(folder.path(of: ConnectionEventsCSV.fileName)) {
                 try ConnectionEventsCSV.write(recording, to: &$0)
+            }
+        }
+        if !thresholds.isEmpty {
+            try AtomicFile.writeCSV(folder.path(of: ThresholdsCSV.fileName)) {
+                try ThresholdsCSV.write(thresholds, to: &$0)
             }
         }
         return try folder.publish(

@@ -4,12 +4,17 @@ import BenchScenarios
 /// The summary as one JSON object on stdout (`--json`), for scripts.
 ///
 ///     {"scenario":"fanout","status":"complete","run_folder":"results/…","seed":1,"clients":50,…,
-///      "metrics":[{"metric":"delivery","count":10000,"lost":0,"min_us":…,"pct_under":100.0},…]}
+///      "metrics":[{"metric":"delivery","count":10000,"lost":0,"min_us":…,"pct_under":100.0},…],
+///      "thresholds":[{"expression":"spread.p99<200ms","measured":"412.3us","limit":"200ms","held":true}]}
 ///
 /// Times are microseconds, like `summary.csv`; a value never measured is `null`.
 public enum SummaryJSON {
     /// The JSON text, without a trailing newline.
-    public static func render(_ analysis: RunAnalysis, runFolder: String) -> String {
+    public static func render(
+        _ analysis: RunAnalysis,
+        thresholds: [ThresholdResult] = [],
+        runFolder: String
+    ) -> String {
         let recording = analysis.recording
         let configuration = recording.configuration
         var fields: [(String, String)] = [
@@ -46,6 +51,7 @@ public enum SummaryJSON {
             return object(values)
         }
         fields.append(("metrics", "[" + metrics.joined(separator: ",") + "]"))
+        fields.append(("thresholds", ThresholdsJSON.render(thresholds)))
         return object(fields)
     }
 

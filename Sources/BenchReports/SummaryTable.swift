@@ -4,7 +4,11 @@ import BenchScenarios
 /// The summary a terminal shows after a run: what ran, one line per metric, losses, and the run folder.
 public enum SummaryTable {
     /// The table as text, lines ending in a newline.
-    public static func render(_ analysis: RunAnalysis, runFolder: String) -> String {
+    public static func render(
+        _ analysis: RunAnalysis,
+        thresholds: [ThresholdResult] = [],
+        runFolder: String
+    ) -> String {
         let recording = analysis.recording
         let configuration = recording.configuration
         var lines: [String] = [headline(recording), placement(recording), ""]
@@ -29,6 +33,7 @@ public enum SummaryTable {
         }
         lines.append("")
         lines.append(contentsOf: problems(analysis))
+        lines.append(contentsOf: thresholds.map(ThresholdText.line))
         lines.append("run folder: \(runFolder)")
         return lines.map { $0 + "\n" }.joined()
     }

@@ -1,0 +1,29 @@
+import BenchScenarios
+
+/// Every subcommand of `bench`: its spec, and what runs it.
+enum Commands {
+    /// The commands in help order.
+    static let all: [CommandSpec] = [
+        RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), CheckCommand.spec,
+    ]
+
+    /// The command called `name`.
+    static func named(_ name: String) -> CommandSpec? {
+        all.first { $0.name == name }
+    }
+
+    /// Runs the command `spec` with its parsed options.
+    static func run(_ spec: CommandSpec, _ parsed: ParsedOptions, arguments: [String]) throws(UsageError) -> ExitCode {
+        switch spec.name {
+        case "fanout", "roundtrip":
+            let scenario = Scenario(rawValue: spec.name)!
+            let options = try RunOptions(parsed, scenario: scenario)
+            let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
+            return RunCommand.execute(options, commandLine: commandLine)
+        case "check":
+            return try CheckCommand.execute(parsed)
+        default:
+            preconditionFailure("no command \(spec.name)")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import BenchCore
+
+/// Everything the derived reports (Markdown, JUnit, HTML, .hgrm) need, whether it comes from a run that just
+/// ended or from a saved run folder's CSV files.
+public struct RunResults: Sendable {
+    /// One fanout broadcast, for the spread-over-time plot.
+    public struct Broadcast: Sendable, Equatable {
+        /// Its number among the measured broadcasts, from 0.
+        public let index: Int
+        /// t0, nanoseconds after the run's start.
+        public let start: UInt64
+        /// Last − first client read; nil for an incomplete broadcast.
+        public let spread: UInt64?
+
+        public init(index: Int, start: UInt64, spread: UInt64?) {
+            self.index = index
+            self.start = start
+            self.spread = spread
+        }
+    }
+
+    /// The `run.csv` rows, in file order.
+    public let settings: [(key: String, value: String)]
+    /// One summary per metric, in report order (`summary.csv`).
+    public let summaries: [DistributionSummary]
+    /// The full-resolution histogram of each summary, same order.
+    public let histograms: [LatencyHistogram]
+    /// Fanout: every measured broadcast in order; empty for roundtrip.
+    public let broadcasts: [Broadcast]
+    /// The thresholds given for the run, checked; empty when none were given.
+    public let thresholds: [ThresholdResult]
+
+    public init(
+        settings: [(key: String, value: String)], summaries: [DistributionSummary], histograms: [LatencyHistogram],
+        broadcasts: [Broadcast], thresholds: [ThresholdResult]
+    ) {
+        self.settings = settings
+        self.summaries = summaries
+        self.histograms = histograms
+        self.broadcasts = broadcasts
+        self.thresholds = thresholds
+    }
+
+    /// The same results with `thresholds` checked against them.
+    public func with(thresholds: [ThresholdResult]) -> RunResults {
+        RunResults(
+            settings: settings, summaries: summaries, histograms: histograms, broadcasts: broadcasts,
+            thresholds: thresholds)
+    }
+
+    /// The value of a `run.csv` key, e.g. `scenario`, `under_ns`.
+    public func setting(_ key: String) -> String? {
+        settings.first { $0.key == key }?.value
+    }
+}
