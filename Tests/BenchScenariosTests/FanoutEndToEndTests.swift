@@ -83,9 +83,7 @@ import Testing
             let mean = Double(values.reduce(0, +)) / Double(values.count) / 1000
             #expect(abs(row.double("mean_us")! - mean) <= 0.001)
             for (column, percentile) in [("p50_us", 50.0), ("p90_us", 90), ("p99_us", 99), ("p999_us", 99.9)] {
-                let exact = Double(exactPercentile(sorted, percentile)) / 1000
-                let reported = try #require(row.double(column))
-                #expect(abs(reported - exact) <= exact * 0.001 + 0.001, "\(metric) \(column)")
+                #expect(row.double(column) == Double(exactPercentile(sorted, percentile)) / 1000, "\(metric) \(column)")
             }
         }
 

@@ -1,5 +1,6 @@
-/// One metric's distribution as SPEC §2 defines it: counts, losses, exact extremes and moments, percentiles
-/// within 0.1%, and the share of everything sent that came in under the threshold. Times in nanoseconds.
+/// One metric's distribution as SPEC §2 defines it: counts, losses, extremes, moments and nearest-rank
+/// percentiles, all exact, and the share of everything sent that came in under the threshold. Times in
+/// nanoseconds.
 public struct DistributionSummary: Sendable, Equatable {
     /// `rtt`, `delivery`, `spread`, `completion` or `lag`.
     public let metric: String
@@ -44,14 +45,19 @@ public struct DistributionSummary: Sendable, Equatable {
     }
 }
 
-/// Collects one metric's values and losses, and summarizes them.
+/// Collects one metric's values (and losses), and summarizes them.
+///
+/// Every value is kept, so percentiles are exact (nearest rank over the sorted values, not read from a
+/// histogram): a threshold like `rtt.p50<=2ms` is judged on the true median. The histogram, with its 0.1%
+/// buckets, is kept alongside for the reports that plot or bin the distribution.
 public struct DistributionBuilder: Sendable {
     /// The metric's name.
     public let metric: String
     /// The "percent under" threshold.
     public let under: UInt64
-    /// Every value recorded.
+    /// Every value recorded, binned.
     public private(set) var histogram = LatencyHistogram()
+    private var values: [UInt64] = []
     private var lost = 0
     private var belowThreshold = 0
 
@@ -62,6 +68,7 @@ public struct DistributionBuilder: Sendable {
 
     /// Counts one measured value.
     public mutating func record(_ value: UInt64) {
+        values.append(value)
         histogram.record(value)
         if value < under { belowThreshold += 1 }
     }
@@ -73,14 +80,33 @@ public struct DistributionBuilder: Sendable {
 
     /// The summary of everything counted so far.
     public func summary() -> DistributionSummary {
-        let count = Int(histogram.count)
-        let total = count + lost
+        let sorted = values.sorted()
+        let total = sorted.count + lost
+        func percentile(_ p: Double) -> UInt64? {
+            guard !sorted.isEmpty else { return nil }
+            let thousandths = Int((p * 1000).rounded())
+            let rank = max(1, (thousandths * sorted.count + 99_999) / 100_000)
+            return sorted[min(rank, sorted.count) - 1]
+        }
+        var mean: Double?
+        var standardDeviation: Double?
+        if let first = sorted.first {
+            // Differences from the smallest value, two passes: exact enough for any run's size and spread.
+            var sum = 0.0
+            for value in sorted { sum += Double(value - first) }
+            let shiftedMean = sum / Double(sorted.count)
+            var squares = 0.0
+            for value in sorted {
+                let deviation = Double(value - first) - shiftedMean
+                squares += deviation * deviation
+            }
+            mean = Double(first) + shiftedMean
+            standardDeviation = (squares / Double(sorted.count)).squareRoot()
+        }
         return DistributionSummary(
-            metric: metric, count: count, lost: lost, min: histogram.min, max: histogram.max, mean: histogram.mean,
-            standardDeviation: histogram.standardDeviation,
-            p50: histogram.value(atPercentile: 50), p90: histogram.value(atPercentile: 90),
-            p95: histogram.value(atPercentile: 95), p99: histogram.value(atPercentile: 99),
-            p999: histogram.value(atPercentile: 99.9), under: under,
+            metric: metric, count: sorted.count, lost: lost, min: sorted.first, max: sorted.last, mean: mean,
+            standardDeviation: standardDeviation, p50: percentile(50), p90: percentile(90), p95: percentile(95),
+            p99: percentile(99), p999: percentile(99.9), under: under,
             percentUnder: total > 0 ? 100 * Double(belowThreshold) / Double(total) : nil
         )
     }

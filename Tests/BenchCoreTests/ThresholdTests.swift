@@ -1,0 +1,93 @@
+import Testing
+
+@testable import BenchCore
+
+@Suite struct ThresholdTests {
+    private let fanoutMetrics = ["delivery", "spread", "completion", "rtt", "lag"]
+
+    private func parse(_ text: String, defaultMetric: String = "spread") throws -> Threshold {
+        try Threshold(parsing: text, defaultMetric: defaultMetric, metrics: fanoutMetrics)
+    }
+
+    /// A summary of rtt values 1..1000 µs, 10 of 1010 sent lost.
+    private func summary(metric: String = "rtt") -> DistributionSummary {
+        var builder = DistributionBuilder(metric: metric, under: 500_000)
+        for value in 1...1000 { builder.record(UInt64(value) * 1_000) }
+        builder.recordLost(10)
+        return builder.summary()
+    }
+
+    @Test(arguments: [
+        ("spread.p99<200ms", "spread", Threshold.Statistic.p99, Threshold.Comparison.less, Threshold.Limit.nanoseconds(200_000_000)),
+        ("rtt.p50<=2ms", "rtt", .p50, .lessOrEqual, .nanoseconds(2_000_000)),
+        ("pct_under>=99%", "spread", .percentUnder, .greaterOrEqual, .percent(99)),
+        ("lost==0", "spread", .lost, .equal, .count(0)),
+        ("delivery.p99.9 > 1.5us", "delivery", .p999, .greater, .nanoseconds(1_500)),
+        (" completion.max <= 1s ", "completion", .max, .lessOrEqual, .nanoseconds(1_000_000_000)),
+        ("rtt.lost<=0.5%", "rtt", .lost, .lessOrEqual, .percent(0.5)),
+        ("mean<250us", "spread", .mean, .less, .nanoseconds(250_000)),
+    ])
+    func expressionsAreReadAsSpecWritesThem(
+        text: String, metric: String, statistic: Threshold.Statistic, comparison: Threshold.Comparison,
+        limit: Threshold.Limit
+    ) throws {
+        let threshold = try parse(text)
+        #expect(threshold.metric == metric)
+        #expect(threshold.statistic == statistic)
+        #expect(threshold.comparison == comparison)
+        #expect(threshold.limit == limit)
+        #expect(threshold.expression == text)
+    }
+
+    @Test(arguments: [
+        ("p99<5%", "p99 takes a duration, not a percent"),
+        ("lost<1ms", "lost takes a count"),
+        ("pct_under>=99", "pct_under takes a percent"),
+        ("spred.p99<1ms", "unknown metric 'spred'"),
+        ("p98<1ms", "unknown statistic 'p98'"),
+        ("p99 1ms", "expected [metric.]stat OP value"),
+        ("p99=1ms", "expected [metric.]stat OP value"),
+        ("p99<10", "missing unit"),
+        ("pct_under>=101%", "is not a percent from 0% to 100%"),
+        ("lost==-1", "lost takes a count"),
+    ])
+    func malformedExpressionsAreRefusedWithAReason(text: String, reason: String) {
+        #expect {
+            try parse(text)
+        } throws: { error in
+            (error as? ThresholdError)?.reason.contains(reason) == true
+        }
+    }
+
+    @Test func aMetricTheScenarioDoesNotReportIsRefused() {
+        #expect(throws: ThresholdError.self) {
+            try Threshold(parsing: "spread.p99<1ms", defaultMetric: "rtt", metrics: ["rtt", "lag"])
+        }
+    }
+
+    @Test(arguments: [
+        ("rtt.p50<=500us", true, "500us"), ("rtt.p50<500us", false, "500us"), ("rtt.p99<1ms", true, "990us"),
+        ("rtt.max==1ms", true, "1ms"), ("rtt.min>1us", false, "1us"), ("rtt.mean<=500.5us", true, "500.5us"),
+        ("rtt.lost==10", true, "10"), ("rtt.lost<10", false, "10"), ("rtt.lost<=1%", true, "0.99%"),
+        ("rtt.pct_under>=49%", true, "49.406%"), ("rtt.pct_under>=50%", false, "49.406%"),
+    ])
+    func thresholdsAreCheckedAgainstTheSummary(text: String, held: Bool, measured: String) throws {
+        let result = try parse(text).evaluate(summary())
+        #expect(result.held == held)
+        #expect(result.measuredText == measured)
+    }
+
+    @Test func aPercentileOfAMetricWithNothingMeasuredDoesNotHold() throws {
+        var builder = DistributionBuilder(metric: "spread", under: 1)
+        builder.recordLost(5)
+        let result = try parse("p99<1s").evaluate(builder.summary())
+        #expect(!result.held)
+        #expect(result.measuredText == nil)
+        #expect(result.breachLine == "threshold breached: p99<1s (measured nothing: no value was measured, limit 1s)")
+    }
+
+    @Test func aBreachLineNamesTheExpressionTheMeasuredValueAndTheLimit() throws {
+        let result = try parse("rtt.p99<100us").evaluate(summary())
+        #expect(result.breachLine == "threshold breached: rtt.p99<100us (measured 990us, limit 100us)")
+    }
+}
