@@ -4,7 +4,7 @@ import BenchScenarios
 enum Commands {
     /// The commands in help order.
     static let all: [CommandSpec] = [
-        RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), CheckCommand.spec,
+        RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), CheckCommand.spec, CompareCommand.spec,
     ]
 
     /// The command called `name`.
@@ -22,6 +22,8 @@ enum Commands {
             return RunCommand.execute(options, commandLine: commandLine)
         case "check":
             return try CheckCommand.execute(parsed)
+        case "compare":
+            return try CompareCommand.execute(parsed)
         default:
             preconditionFailure("no command \(spec.name)")
         }

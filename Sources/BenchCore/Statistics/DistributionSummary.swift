@@ -45,6 +45,26 @@ public struct DistributionSummary: Sendable, Equatable {
     }
 }
 
+extension DistributionSummary {
+    /// A statistic measured in time, by the name thresholds and comparisons use (`p50` … `p99.9`, `min`, `max`,
+    /// `mean`), in nanoseconds; nil when nothing was measured or the name is not such a statistic.
+    public func time(of statistic: String) -> Double? {
+        let value: UInt64?
+        switch statistic {
+        case "p50": value = p50
+        case "p90": value = p90
+        case "p95": value = p95
+        case "p99": value = p99
+        case "p99.9": value = p999
+        case "min": value = min
+        case "max": value = max
+        case "mean": return mean
+        default: return nil
+        }
+        return value.map { Double($0) }
+    }
+}
+
 /// Collects one metric's values (and losses), and summarizes them.
 ///
 /// Every value is kept, so percentiles are exact (nearest rank over the sorted values, not read from a

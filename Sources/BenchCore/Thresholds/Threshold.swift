@@ -7,9 +7,6 @@ public struct Threshold: Sendable, Equatable {
         case p999 = "p99.9"
         case min, max, mean, lost
         case percentUnder = "pct_under"
-
-        /// True for the statistics measured in time.
-        var isDuration: Bool { self != .lost && self != .percentUnder }
     }
 
     /// How the measured value is compared with the limit.
@@ -99,7 +96,7 @@ public struct Threshold: Sendable, Equatable {
             measured = summary.percentUnder
             measuredText = measured.map { Self.percentText($0) }
         default:
-            let nanoseconds = durationValue(of: summary)
+            let nanoseconds = summary.time(of: statistic.rawValue)
             measured = nanoseconds
             measuredText = nanoseconds.map { DurationText.format(UInt64($0.rounded())) }
         }
@@ -123,22 +120,6 @@ public struct Threshold: Sendable, Equatable {
         case .count(let value): return "\(value)"
         case .percent(let value): return Self.percentText(value)
         }
-    }
-
-    private func durationValue(of summary: DistributionSummary) -> Double? {
-        let value: UInt64?
-        switch statistic {
-        case .p50: value = summary.p50
-        case .p90: value = summary.p90
-        case .p95: value = summary.p95
-        case .p99: value = summary.p99
-        case .p999: value = summary.p999
-        case .min: value = summary.min
-        case .max: value = summary.max
-        case .mean: return summary.mean
-        case .lost, .percentUnder: return nil
-        }
-        return value.map { Double($0) }
     }
 
     private static func operatorRange(in text: String) -> Range<String.Index>? {

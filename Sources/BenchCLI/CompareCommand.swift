@@ -1,0 +1,77 @@
+import BenchCore
+import BenchReports
+import Glibc
+
+/// `bench compare BASELINE CURRENT`: how a run moved against a baseline, and whether it regressed too far.
+enum CompareCommand {
+    static let spec = CommandSpec(
+        name: "compare",
+        abstract: "Compare a run against a baseline run; exit 1 on a regression beyond --max-regression.",
+        overview: "Print, per metric and statistic, the baseline and current values and their absolute and relative "
+            + "change. Runs of different scenarios, client counts, payloads, intervals or arrivals are refused.",
+        arguments: [
+            ("baseline-folder", "The run to compare against."),
+            ("current-folder", "The run being judged."),
+        ],
+        options: [
+            OptionSpec(
+                "max-regression", value: "expr",
+                help: "metric.stat=+N% or metric.stat=+DURATION, e.g. spread.p99=+25%; repeatable.",
+                repeatable: true),
+            OptionSpec(
+                "noise-floor", value: "duration",
+                help: "Changes smaller than this never count as a regression.", default: "0"),
+        ],
+        notes: ["stat: p50 p90 p95 p99 p99.9 min max mean. With GITHUB_STEP_SUMMARY set, the table is appended there."]
+    )
+
+    /// The settings two runs must share to be compared.
+    static let comparableSettings = ["scenario", "clients", "payload_bytes", "interval_ns", "arrival"]
+
+    static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
+        let (baselineFolder, currentFolder) = (parsed.positionals[0], parsed.positionals[1])
+        let baseline = try load(baselineFolder)
+        let current = try load(currentFolder)
+        for key in comparableSettings where baseline.results.setting(key) != current.results.setting(key) {
+            throw UsageError(
+                message: "The runs are not comparable: \(key) is \(baseline.results.setting(key) ?? "missing") in the "
+                    + "baseline and \(current.results.setting(key) ?? "missing") in the current run",
+                command: spec.name)
+        }
+        let metrics = baseline.results.summaries.map(\.metric)
+        var limits: [RegressionLimit] = []
+        for text in parsed.values["max-regression"] ?? [] {
+            do {
+                limits.append(try RegressionLimit(parsing: text, metrics: metrics))
+            } catch {
+                throw UsageError(
+                    message: "The value '\(text)' is invalid for '--max-regression <expr>': \(error.reason)",
+                    command: spec.name)
+            }
+        }
+        var noiseFloor: UInt64 = 0
+        if let text = parsed.value("noise-floor") {
+            do {
+                noiseFloor = try DurationText.parse(text)
+            } catch {
+                throw UsageError(
+                    message: "The value '\(text)' is invalid for '--noise-floor <duration>': \(error.reason)",
+                    command: spec.name)
+            }
+        }
+        let comparison = RunComparison(
+            baseline: baseline.results.summaries, current: current.results.summaries, limits: limits,
+            noiseFloor: noiseFloor)
+        Console.out(ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder))
+        StepSummary.append(ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder))
+        return comparison.regressions.isEmpty ? .success : .thresholdBreached
+    }
+
+    private static func load(_ folder: String) throws(UsageError) -> SavedRun {
+        do {
+            return try SavedRun(folder: folder)
+        } catch {
+            throw UsageError(message: "Cannot read run folder '\(folder)': \(error)", command: spec.name)
+        }
+    }
+}
