@@ -9,11 +9,23 @@ import Synchronization
 /// The signals are blocked in the calling thread before any other thread starts, so every thread inherits
 /// the mask, and one thread of its own takes them with sigwait: no code runs in a signal handler.
 final class SignalWatcher: Sendable {
+    /// The process's watcher, started on first use (by the first run); nil if its thread could not start, in
+    /// which case the signals keep their default action.
+    static let shared: SignalWatcher? = {
+        do {
+            return try SignalWatcher()
+        } catch {
+            Console.error("warning: Ctrl-C will not stop runs cleanly: \(error)\n")
+            return nil
+        }
+    }()
+
     private let current = Mutex<RunControl?>(nil)
     private let received = Atomic<Int32>(0)
 
-    /// Blocks SIGINT and SIGTERM and starts the thread that waits for them. Call from the main thread first.
-    init() throws(SystemError) {
+    /// Blocks SIGINT and SIGTERM and starts the thread that waits for them. Runs on the main thread, before the
+    /// run's threads start, so they inherit the blocked mask.
+    private init() throws(SystemError) {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)

@@ -1,0 +1,79 @@
+import BenchCore
+import BenchNet
+import BenchReports
+import BenchScenarios
+
+/// `bench suite FILE`: the named runs of a suite file, in order, each with its own run folder, and one summary.
+enum SuiteCommand {
+    static let spec = CommandSpec(
+        name: "suite",
+        abstract: "Run the named runs of a suite file in order; exit 1 if any threshold breaks.",
+        overview: "Read a suite file (one run per line: a name, then fanout or roundtrip and its options, quotes as "
+            + "in a shell; # starts a comment), check every line, then run them in order into "
+            + "<out>/suite-<UTC yyyyMMdd-HHmmss>/, one run folder each, and write suite.csv and suite.md there.",
+        arguments: [("suite-file", "The suite, e.g. Benchmarks/ci.suite.")],
+        options: [
+            OptionSpec("out", value: "dir", help: "Folder the suite folder is created in.", default: "results"),
+            OptionSpec("quiet", help: "Print no summary tables, only one line per run."),
+        ],
+        notes: [
+            "Exit: 0 every threshold held · 1 one was breached · 3 a run could not be done · 130/143 interrupted.",
+            "With GITHUB_STEP_SUMMARY set, suite.md is appended there.",
+        ]
+    )
+
+    static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
+        let path = parsed.positionals[0]
+        let text: String
+        do {
+            text = try FileText.read(path)
+        } catch {
+            throw UsageError(message: "Cannot read suite file: \(error)", command: spec.name)
+        }
+        let suite = try SuiteFile(text: text, path: path)
+        let parent = parsed.value("out") ?? "results"
+        let quiet = parsed.has("quiet")
+        let folder: String
+        do {
+            folder = try RunFolder.prepare(in: parent).publish(
+                scenario: "suite", startUnixNanoseconds: WallClock.nowUnixNanoseconds())
+        } catch {
+            Console.error("Error: cannot write to --out \(parent): \(error)\n")
+            return .runFailed
+        }
+
+        var results: [SuiteSummary.Entry] = []
+        for (position, entry) in suite.entries.enumerated() {
+            if SignalWatcher.shared?.signal != nil { break }
+            let commandLine = (["bench"] + entry.arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
+            Console.out("== \(position + 1)/\(suite.entries.count) \(entry.name): \(commandLine)\n")
+            var options = entry.options
+            options.outputFolder = folder
+            options.quiet = quiet
+            let sweep = options.configurations.count > 1
+            for (outcome, configuration) in zip(RunCommand.run(options, commandLine: commandLine), options.configurations) {
+                let name = sweep ? "\(entry.name)@\(ByteSizeText.format(configuration.payload))" : entry.name
+                results.append(SuiteSummary.Entry(
+                    name: name, command: commandLine, folder: outcome.folder, status: outcome.status?.rawValue,
+                    thresholds: outcome.thresholds, exitCode: outcome.exitCode.rawValue))
+            }
+        }
+        let summary = SuiteSummary(entries: results)
+        do {
+            try AtomicFile.writeCSV(folder + "/" + SuiteSummary.csvFileName) { try summary.writeCSV(to: &$0) }
+            try AtomicFile.writeText(folder + "/" + SuiteSummary.markdownFileName, summary.markdown)
+        } catch {
+            Console.error("Error: could not write the suite summary: \(error)\n")
+            return .runFailed
+        }
+        StepSummary.append(summary.markdown)
+        Console.out("\n" + summary.text + "suite folder: \(folder)\n")
+        let exitCodes = results.map { ExitCode(rawValue: $0.exitCode)! }
+        if SignalWatcher.shared?.signal != nil && !exitCodes.contains(where: { $0 == .interrupted || $0 == .terminated }) {
+            return .interrupted
+        }
+        if let stop = exitCodes.first(where: { $0 == .interrupted || $0 == .terminated }) { return stop }
+        if exitCodes.contains(.runFailed) { return .runFailed }
+        return exitCodes.contains(.thresholdBreached) ? .thresholdBreached : .success
+    }
+}

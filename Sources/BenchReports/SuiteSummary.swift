@@ -1,0 +1,88 @@
+import BenchCore
+
+/// What a suite did: one entry per run, as `suite.csv`, `suite.md` and a few lines for the terminal.
+public struct SuiteSummary: Sendable {
+    /// One run of the suite (a line with a payload list makes one entry per size).
+    public struct Entry: Sendable {
+        public let name: String
+        public let command: String
+        /// The run folder, if the run got that far.
+        public let folder: String?
+        /// `complete`, `interrupted`, `failed`; nil when the run could not be done.
+        public let status: String?
+        public let thresholds: [ThresholdResult]
+        public let exitCode: Int32
+
+        public init(
+            name: String, command: String, folder: String?, status: String?, thresholds: [ThresholdResult],
+            exitCode: Int32
+        ) {
+            self.name = name
+            self.command = command
+            self.folder = folder
+            self.status = status
+            self.thresholds = thresholds
+            self.exitCode = exitCode
+        }
+
+        var breached: [ThresholdResult] { thresholds.filter { !$0.held } }
+
+        /// `ok`, `threshold breached`, `could not run`, `interrupted`.
+        var verdict: String {
+            switch exitCode {
+            case 0: return "ok"
+            case 1: return "threshold breached"
+            case 3: return "could not run"
+            default: return "interrupted"
+            }
+        }
+    }
+
+    public static let csvFileName = "suite.csv"
+    public static let markdownFileName = "suite.md"
+
+    public let entries: [Entry]
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// `suite.csv`: `name,command,status,run_folder,thresholds,breached,exit_code`.
+    public func writeCSV<Sink: ByteSink>(to writer: inout CSVWriter<Sink>) throws {
+        try writer.row(["name", "command", "status", "run_folder", "thresholds", "breached", "exit_code"])
+        for entry in entries {
+            writer.field(entry.name)
+            writer.field(entry.command)
+            writer.field(entry.status ?? "")
+            writer.field(entry.folder ?? "")
+            writer.field(entry.thresholds.count)
+            writer.field(entry.breached.count)
+            writer.field(Int(entry.exitCode))
+            try writer.endRow()
+        }
+    }
+
+    /// `suite.md`, also appended to a GitHub Actions job summary.
+    public var markdown: String {
+        var text = "### bench suite\n\n| run | verdict | thresholds held | folder |\n|---|---|--:|---|\n"
+        for entry in entries {
+            let held = "\(entry.thresholds.count - entry.breached.count)/\(entry.thresholds.count)"
+            text += "| \(entry.name) | \(entry.exitCode == 0 ? "✅" : "❌") \(entry.verdict) | \(held) | "
+                + "`\(entry.folder ?? "-")` |\n"
+        }
+        let breaches = entries.flatMap { entry in entry.breached.map { "- \(entry.name): \($0.breachLine)" } }
+        if !breaches.isEmpty { text += "\n" + breaches.joined(separator: "\n") + "\n" }
+        return text
+    }
+
+    /// A line per run, then the breaches, for the terminal.
+    public var text: String {
+        let width = entries.map(\.name.count).max() ?? 0
+        var lines = entries.map { entry in
+            let held = "\(entry.thresholds.count - entry.breached.count)/\(entry.thresholds.count) thresholds held"
+            return entry.name + String(repeating: " ", count: width - entry.name.count) + "  \(entry.verdict), \(held)"
+        }
+        lines += entries.flatMap { entry in entry.breached.map { "\(entry.name): \($0.breachLine)" } }
+        return lines.map { $0 + "\n" }.joined()
+    }
+}
