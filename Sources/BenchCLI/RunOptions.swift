@@ -47,6 +47,18 @@ struct RunOptions {
                 help: scenario == .fanout
                     ? "Broadcasts sent first and discarded." : "Messages per client sent first and discarded.",
                 default: "\(defaults.warmup)"),
+            OptionSpec(
+                "heartbeat", value: "duration", help: "How often each client sends a heartbeat; 0 = none.",
+                default: DurationText.format(defaults.heartbeat)),
+            OptionSpec(
+                "dead-after", value: "duration",
+                help: "Disconnect a client the server has not heard from for this long (its messages are lost); 0 = never.",
+                default: "3 × heartbeat"),
+            OptionSpec(
+                "max-queue", value: "bytes",
+                help: "Bytes that may wait to be written to one client; beyond, its messages are dropped as lost and "
+                    + "it is reported slow.",
+                default: ByteSizeText.format(defaults.maximumQueuedBytes)),
             OptionSpec("seed", value: "s", help: "Seed of the random schedule, to repeat a run.", default: "random"),
             OptionSpec("host", value: "address", help: "Address the server listens on.", default: defaults.host),
             OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
@@ -86,6 +98,19 @@ struct RunOptions {
         base.interval = try reader.duration("interval", allowZero: true, default: base.interval)
         base.under = try reader.duration("under", allowZero: false, default: base.under)
         base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)
+        base.heartbeat = try reader.duration("heartbeat", allowZero: true, default: base.heartbeat)
+        base.deadAfter = try reader.duration("dead-after", allowZero: true, default: 3 * base.heartbeat)
+        if base.heartbeat > 0 && base.deadAfter > 0 && base.deadAfter <= base.heartbeat {
+            throw reader.invalid(
+                "dead-after", "duration", parsed.value("dead-after") ?? "", "must be longer than --heartbeat")
+        }
+        if let text = parsed.value("max-queue") {
+            do {
+                base.maximumQueuedBytes = try ByteSizeText.parse(text)
+            } catch {
+                throw reader.invalid("max-queue", "bytes", text, error.reason)
+            }
+        }
         if let text = parsed.value("arrival") {
             guard let arrival = Arrival(rawValue: text) else {
                 throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")

@@ -28,6 +28,9 @@ public enum RunSettingsCSV {
             ("payload_bytes", "\(configuration.payload)"),
             ("under_ns", "\(configuration.under)"),
             ("timeout_ns", "\(configuration.timeout)"),
+            ("heartbeat_ns", "\(configuration.heartbeat)"),
+            ("dead_after_ns", "\(configuration.deadAfter)"),
+            ("max_queue_bytes", "\(configuration.maximumQueuedBytes)"),
             ("transport", "tcp"),
             ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),
             ("clock_origin_ns", "\(recording.startNanoseconds)"),
@@ -45,6 +48,14 @@ public enum RunSettingsCSV {
             ("duplicate_echoes", "\(recording.duplicateEchoes)"),
             ("dropped_echoes", "\(recording.droppedEchoes)"),
             ("connections_closed_early", "\(serverEvents)"),
+            ("heartbeats_sent", "\(recording.heartbeatsSent)"),
+            ("heartbeats_received", "\(recording.heartbeatsReceived)"),
+            ("dead_clients", "\(recording.deadClients.count)"),
+            ("dead_client_ids", recording.deadClients.map(String.init).joined(separator: " ")),
+            ("slow_clients", "\(recording.slowClients.count)"),
+            ("slow_client_ids", recording.slowClients.map { String($0.client) }.joined(separator: " ")),
+            ("messages_dropped_queue_full", "\(recording.queueFullDrops.reduce(0, +))"),
+            ("peak_queue_bytes", "\(recording.peakQueuedBytes)"),
         ]
         if configuration.scenario == .fanout {
             rows.append(("broadcasts_incomplete", "\(analysis.broadcasts.filter { !$0.isComplete }.count)"))

@@ -64,6 +64,19 @@ public enum SummaryTable {
         if let reason = recording.statusReason { lines.append("status: \(recording.status.rawValue) (\(reason))") }
         let incomplete = analysis.broadcasts.filter { !$0.isComplete }.count
         if incomplete > 0 { lines.append("incomplete broadcasts: \(incomplete) (counted over the threshold)") }
+        let slow = recording.slowClients
+        if !slow.isEmpty {
+            let shown = slow.prefix(5).map { "client \($0.client): \($0.dropped) messages not sent" }
+            lines.append("slow clients: \(slow.count) (write queue full at "
+                + "\(ByteSizeText.format(recording.configuration.maximumQueuedBytes))): "
+                + shown.joined(separator: ", ") + (slow.count > 5 ? ", …" : ""))
+        }
+        if !recording.deadClients.isEmpty {
+            let shown = recording.deadClients.prefix(10).map(String.init).joined(separator: ", ")
+            lines.append("dead clients: \(recording.deadClients.count) (silent for "
+                + "\(DurationText.format(recording.configuration.deadAfter))): \(shown)"
+                + (recording.deadClients.count > 10 ? ", …" : ""))
+        }
         if !recording.connectionEvents.isEmpty {
             var counts: [String: Int] = [:]
             for event in recording.connectionEvents { counts[event.reason, default: 0] += 1 }

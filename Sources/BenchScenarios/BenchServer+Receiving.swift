@@ -80,15 +80,24 @@ extension BenchServer {
 
     /// Handles one frame from the connection in `slot`; false when the connection was closed for it.
     private func handle(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
+        if frame.kind == .hello { return handleHello(frame, slot: slot, at: now) }
+        guard let client = peers[slot].client else {
+            closePeer(slot: slot, reason: "sent a \(frame.kind) frame before its hello", at: now)
+            return false
+        }
+        lastHeard[client] = now
         switch frame.kind {
         case .hello:
-            return handleHello(frame, slot: slot, at: now)
+            preconditionFailure("handled above")
         case .echo:
-            guard let client = peers[slot].client else {
-                closePeer(slot: slot, reason: "sent an echo before its hello", at: now)
+            return handleEcho(frame, from: client, slot: slot, at: now)
+        case .heartbeat:
+            guard Int(frame.heartbeatClient) == client else {
+                closePeer(slot: slot, reason: "sent a heartbeat as client \(frame.heartbeatClient)", at: now)
                 return false
             }
-            return handleEcho(frame, from: client, slot: slot, at: now)
+            recording.heartbeatsReceived += 1
+            return true
         case .data:
             closePeer(slot: slot, reason: "sent a data frame; clients send only hello and echo frames", at: now)
             return false
@@ -117,6 +126,7 @@ extension BenchServer {
         }
         peers[slot].client = client
         slotOfClient[client] = slot
+        lastHeard[client] = now
         helloCount += 1
         liveClients += 1
         return true

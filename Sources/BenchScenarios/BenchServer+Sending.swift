@@ -114,11 +114,17 @@ extension BenchServer {
         let connection = peers[slot].connection
         do {
             switch try connection.send(UnsafeRawBufferPointer(message)) {
-            case .written, .queued:
+            case .written:
                 recording.outcome[index] = .written
                 recording.written[index] = time
                 return true
+            case .queued:
+                recording.outcome[index] = .written
+                recording.written[index] = time
+                recording.peakQueuedBytes = max(recording.peakQueuedBytes, connection.queuedByteCount)
+                return true
             case .dropped:
+                recording.queueFullDrops[index % configuration.clients] += 1
                 settle(index, as: .droppedQueueFull)
                 return false
             }

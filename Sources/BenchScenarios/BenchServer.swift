@@ -44,6 +44,8 @@ final class BenchServer {
     var slotOfClient: [Int]
     var helloCount = 0
     var liveClients = 0
+    /// When the server last heard anything from each client (monotonic ns).
+    var lastHeard: [UInt64]
 
     /// Where reads land; frames are decoded from here in place.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -86,6 +88,7 @@ final class BenchServer {
         self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
         let clients = configuration.clients
         self.slotOfClient = Array(repeating: -1, count: clients)
+        self.lastHeard = Array(repeating: 0, count: clients)
         self.nextSequence = Array(repeating: 0, count: configuration.scenario == .roundtrip ? clients : 0)
         self.awaitedMessage = Array(repeating: -1, count: configuration.scenario == .roundtrip ? clients : 0)
         self.readyClients.reserveCapacity(clients)
@@ -206,11 +209,25 @@ final class BenchServer {
         }
     }
 
-    /// Checks closed-loop timeouts and publishes progress.
+    /// Checks closed-loop timeouts and silent clients, and publishes progress.
     private func housekeeping(at now: UInt64) {
         if plan == nil { expireClosedLoopMessages(at: now) }
+        if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)
+    }
+
+    /// Disconnects clients the server has heard nothing from for `deadAfter`: their owed messages are lost.
+    private func disconnectSilentClients(at now: UInt64) {
+        for client in 0..<configuration.clients {
+            let slot = slotOfClient[client]
+            guard slot >= 0, peers[slot].connection.isOpen, now - lastHeard[client] > configuration.deadAfter else {
+                continue
+            }
+            recording.deadClients.append(client)
+            let silence = DurationText.format((now - lastHeard[client]) / 1_000_000 * 1_000_000)
+            closePeer(slot: slot, reason: "silent for \(silence) (no echo, no heartbeat): taken for dead", at: now)
+        }
     }
 
     private func isFinished(at now: UInt64) -> Bool {

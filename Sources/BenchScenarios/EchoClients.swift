@@ -1,12 +1,13 @@
 import BenchCore
 import BenchNet
+import Glibc
 
-/// The simulated clients of a run: N connections in one epoll loop on one thread, each echoing every data
-/// frame at once with the time its read returned.
+/// The simulated clients of a run: one connection each, in one epoll loop on one thread, each echoing every
+/// data frame at once with the time its read returned, and sending a heartbeat every `heartbeat`.
 ///
-/// They connect one after the other, each saying hello with its id, then echo until the server closes
-/// every connection (the end of the run) or the run's control wakes them. A single client has nothing to
-/// multiplex: it blocks in read on its socket, as sockperf's server does, which saves an epoll_wait per message.
+/// They connect one after the other, each saying hello with its id, then echo until the server closes every
+/// connection (the end of the run) or the run's control wakes them. A single client has nothing to multiplex:
+/// it blocks in read on its socket, as sockperf's server does, which saves an epoll_wait per message.
 final class EchoClients {
     /// What the clients' side saw, merged into the ``RunRecording`` after the run.
     struct Report: Sendable {
@@ -15,39 +16,60 @@ final class EchoClients {
         var events: [ConnectionEvent] = []
         /// Echoes not sent because the connection's write queue was full.
         var droppedEchoes = 0
+        /// Heartbeats sent.
+        var heartbeats = 0
     }
 
-    private static let wakeToken: UInt64 = 0
+    private enum Token {
+        static let wake: UInt64 = 0
+        static let heartbeatTimer: UInt64 = 1
+        static let firstConnection: UInt64 = 2
+    }
+
+    /// Heartbeats go out in slices on this tick (or on every heartbeat, if that is shorter), so that ten
+    /// thousand clients do not all write at the same instant.
+    private static let heartbeatTick: UInt64 = 100_000_000
 
     private let address: SocketAddress
-    private let clients: Int
+    private let ids: Range<Int>
+    private let heartbeat: UInt64
     private let maximumFrameSize: Int
     private let maximumQueuedBytes: Int
     private let control: RunControl
     private let epoll: Epoll
+    private let heartbeatTimer: MonotonicTimer
     private let readBuffer: UnsafeMutableRawBufferPointer
+    /// A heartbeat frame, rewritten with each sender's id.
+    private let heartbeatFrame: UnsafeMutableRawBufferPointer
     private var connections: [Connection] = []
+    private var heartbeatCursor = 0
     private var report = Report()
 
+    /// Clients `ids` of the run at `address`.
     init(
         address: SocketAddress,
-        clients: Int,
+        ids: Range<Int>,
+        heartbeat: UInt64,
         maximumFrameSize: Int,
         maximumQueuedBytes: Int,
         control: RunControl
     ) throws(SystemError) {
         self.address = address
-        self.clients = clients
+        self.ids = ids
+        self.heartbeat = heartbeat
         self.maximumFrameSize = maximumFrameSize
         self.maximumQueuedBytes = maximumQueuedBytes
         self.control = control
         self.epoll = try Epoll()
+        self.heartbeatTimer = try MonotonicTimer()
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * maximumFrameSize), alignment: 8)
-        connections.reserveCapacity(clients)
+        self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
+        connections.reserveCapacity(ids.count)
     }
 
     deinit {
         readBuffer.deallocate()
+        heartbeatFrame.deallocate()
     }
 
     /// Connects every client, echoes until the run ends, closes every connection.
@@ -57,14 +79,19 @@ final class EchoClients {
             for connection in connections { connection.close() }
         }
         do {
-            try epoll.add(control.clientsWake.descriptor, interest: .readable, token: Self.wakeToken)
+            try epoll.add(control.clientsWake.descriptor, interest: .readable, token: Token.wake)
+            try epoll.add(heartbeatTimer.descriptor, interest: .readable, token: Token.heartbeatTimer)
         } catch {
             control.failSetup("the clients' event loop could not start: \(error)")
             return report
         }
         guard connectAll() else { return report }
-        if clients == 1 { return echoOnBlockingSocket(connections[0]) }
-        var open = clients
+        if connections.count == 1 { return echoOnBlockingSocket(connections[0]) }
+        if heartbeat > 0 {
+            let tick = min(heartbeat, Self.heartbeatTick)
+            try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
+        }
+        var open = connections.count
         while open > 0 {
             let count: Int
             do {
@@ -76,11 +103,18 @@ final class EchoClients {
             report.observedCPUs.insert(CPUPlacement.currentCPU())
             for index in 0..<count {
                 let (token, events) = epoll.event(at: index)
-                if token == Self.wakeToken { return report }
-                let client = Int(token - 1)
-                if connections[client].isOpen && !handle(events, client: client) {
-                    connections[client].close()
-                    open -= 1
+                switch token {
+                case Token.wake:
+                    return report
+                case Token.heartbeatTimer:
+                    heartbeatTimer.drain()
+                    sendHeartbeatSlice()
+                default:
+                    let position = Int(token - Token.firstConnection)
+                    if connections[position].isOpen && !handle(events, position: position) {
+                        connections[position].close()
+                        open -= 1
+                    }
                 }
             }
         }
@@ -91,12 +125,12 @@ final class EchoClients {
     private func connectAll() -> Bool {
         let hello = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
         defer { hello.deallocate() }
-        for client in 0..<clients {
+        for (position, client) in ids.enumerated() {
             if control.isStopRequested { return false }
             do {
                 let connection = try Connection(
                     descriptor: try TCPSocket.connect(to: address),
-                    token: UInt64(client) + 1,
+                    token: Token.firstConnection + UInt64(position),
                     epoll: epoll,
                     maximumFrameSize: maximumFrameSize,
                     maximumQueuedBytes: maximumQueuedBytes
@@ -113,27 +147,65 @@ final class EchoClients {
     }
 
     /// Handles epoll's events for one client's connection. False when the connection is done.
-    private func handle(_ events: EpollEvents, client: Int) -> Bool {
-        let connection = connections[client]
+    private func handle(_ events: EpollEvents, position: Int) -> Bool {
+        let connection = connections[position]
         do {
             if events.contains(.writable) { try connection.writeQueued() }
             guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return true }
-            return try echoWhatArrives(on: connection, client: client)
+            return try echoWhatArrives(on: connection, client: ids.lowerBound + position)
         } catch {
-            record(client: client, reason: "\(error)")
+            record(client: ids.lowerBound + position, reason: "\(error)")
             return false
         }
     }
 
-    /// Echoes on client 0's socket made blocking, until the server closes it at the end of the run.
+    /// Echoes on the only client's socket made blocking, until the server closes it at the end of the run.
+    /// A receive timeout of one heartbeat wakes it to send heartbeats when nothing arrives.
     private func echoOnBlockingSocket(_ connection: Connection) -> Report {
+        let client = ids.lowerBound
         do {
             try Posix.setNonBlocking(connection.descriptor, false)
-            while try echoWhatArrives(on: connection, client: 0) {}
+            var nextHeartbeat = UInt64.max
+            if heartbeat > 0 {
+                var timeout = timeval(tv_sec: Int(heartbeat / 1_000_000_000), tv_usec: Int(heartbeat % 1_000_000_000 / 1000))
+                _ = try Posix.call("setsockopt SO_RCVTIMEO") {
+                    setsockopt(connection.descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                }
+                nextHeartbeat = MonotonicClock.now() + heartbeat
+            }
+            while try echoWhatArrives(on: connection, client: client) {
+                let now = MonotonicClock.now()
+                if now >= nextHeartbeat {
+                    try sendHeartbeat(on: connection, client: client)
+                    nextHeartbeat = now + heartbeat
+                }
+            }
         } catch {
-            record(client: 0, reason: "\(error)")
+            record(client: client, reason: "\(error)")
         }
         return report
+    }
+
+    /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat.
+    private func sendHeartbeatSlice() {
+        let tick = min(heartbeat, Self.heartbeatTick)
+        let share = (connections.count * Int(tick) + Int(heartbeat) - 1) / Int(heartbeat)
+        for _ in 0..<min(share, connections.count) {
+            let position = heartbeatCursor
+            heartbeatCursor = (heartbeatCursor + 1) % connections.count
+            guard connections[position].isOpen else { continue }
+            do {
+                try sendHeartbeat(on: connections[position], client: ids.lowerBound + position)
+            } catch {
+                record(client: ids.lowerBound + position, reason: "\(error)")
+                connections[position].close()
+            }
+        }
+    }
+
+    private func sendHeartbeat(on connection: Connection, client: Int) throws(SystemError) {
+        Frame.encodeHeartbeat(into: heartbeatFrame, client: UInt32(client))
+        if try connection.send(UnsafeRawBufferPointer(heartbeatFrame)) != .dropped { report.heartbeats += 1 }
     }
 
     /// Reads once and echoes every data frame read, stamped with the time the read returned. False when the

@@ -30,8 +30,17 @@ public struct RunConfiguration: Sendable, Equatable {
     public var serverCPU: Int?
     /// CPU for the clients' thread, or nil.
     public var clientCPU: Int?
-    /// Most bytes one connection may have waiting to be written before messages to it are dropped.
+    /// Most bytes one connection may have waiting to be written before messages to it are dropped (the
+    /// client is then reported as slow).
     public var maximumQueuedBytes: Int
+    /// How often each client sends a heartbeat; 0 sends none.
+    public var heartbeat: UInt64
+    /// A client the server has heard nothing from (no frame at all) for this long is disconnected as dead;
+    /// 0 never does. Messages still owed to it are lost.
+    public var deadAfter: UInt64
+    /// The clients this process simulates when not all of them; nil: all. The server waits for all `clients`,
+    /// so the ids outside this range must connect from elsewhere (another process, or a test's own socket).
+    public var localClientRange: Range<Int>?
     /// How long all clients may take to connect and say hello before the run fails.
     public var setupTimeout: UInt64
 
@@ -51,7 +60,10 @@ public struct RunConfiguration: Sendable, Equatable {
         self.port = 0
         self.serverCPU = nil
         self.clientCPU = nil
-        self.maximumQueuedBytes = 4 << 20
+        self.maximumQueuedBytes = 256 << 10
+        self.heartbeat = 5_000_000_000
+        self.deadAfter = 15_000_000_000
+        self.localClientRange = nil
         self.setupTimeout = 30_000_000_000
     }
 
@@ -60,6 +72,9 @@ public struct RunConfiguration: Sendable, Equatable {
 
     /// Messages in the whole run, warmup included: one per client and sequence number.
     public var totalMessages: Int { clients * sequencesPerClient }
+
+    /// The clients this process simulates.
+    public var localClients: Range<Int> { localClientRange ?? 0..<clients }
 
     /// True when each send waits for the previous one's echoes instead of following a timetable.
     public var isClosedLoop: Bool { interval == 0 }

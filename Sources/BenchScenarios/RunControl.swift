@@ -21,6 +21,8 @@ public final class RunControl: Sendable {
     public let totalMessages = Atomic<Int>(0)
     /// True once all clients are connected and sending has begun.
     public let isRunning = Atomic<Bool>(false)
+    /// The port the server listens on, once it does (0 before): for clients that connect from elsewhere.
+    public let serverPort = Atomic<Int>(0)
 
     /// Creates a control for one run.
     public init() throws(SystemError) {

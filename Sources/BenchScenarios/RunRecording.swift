@@ -37,6 +37,16 @@ public struct RunRecording: Sendable {
     public var connectionEvents: [ConnectionEvent] = []
     /// Echoes the clients could not send because their write queue was full.
     public var droppedEchoes = 0
+    /// Heartbeats the clients of this process sent.
+    public var heartbeatsSent = 0
+    /// Heartbeats the server received.
+    public var heartbeatsReceived = 0
+    /// Clients the server disconnected because it heard nothing from them for `deadAfter`.
+    public var deadClients: [Int] = []
+    /// Per client, messages not written because its write queue was full: the slow consumers.
+    public var queueFullDrops: [Int]
+    /// The most bytes any one connection had waiting in its write queue.
+    public var peakQueuedBytes = 0
     /// Echoes that arrived twice for the same message (ignored after the first).
     public var duplicateEchoes = 0
     /// CPUs the server's thread was seen running on during the run.
@@ -59,6 +69,12 @@ public struct RunRecording: Sendable {
         self.received = Array(repeating: 0, count: messages)
         self.echoed = Array(repeating: 0, count: messages)
         self.outcome = Array(repeating: .notDispatched, count: messages)
+        self.queueFullDrops = Array(repeating: 0, count: configuration.clients)
+    }
+
+    /// The slow consumers: clients with messages dropped because their write queue was full, and how many.
+    public var slowClients: [(client: Int, dropped: Int)] {
+        queueFullDrops.enumerated().filter { $0.element > 0 }.map { (client: $0.offset, dropped: $0.element) }
     }
 
     /// Index of message `(sequence, client)` in the per-message arrays.

@@ -27,6 +27,7 @@ public enum ScenarioRunner {
         } catch {
             throw .cannotListen(address: address.description, error)
         }
+        control.serverPort.store(Int(bound.port), ordering: .releasing)
 
         let server: NativeThread<Result<RunRecording, RunError>>
         do {
@@ -53,7 +54,8 @@ public enum ScenarioRunner {
                     try placeCurrentThread(on: configuration.clientCPU)
                     return try EchoClients(
                         address: bound,
-                        clients: configuration.clients,
+                        ids: configuration.localClients,
+                        heartbeat: configuration.heartbeat,
                         maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
                         maximumQueuedBytes: configuration.maximumQueuedBytes,
                         control: control
@@ -77,6 +79,7 @@ public enum ScenarioRunner {
         recording.clientCPUs = clientReport.observedCPUs
         recording.clientAllowedCPUs = clientReport.allowedCPUs
         recording.droppedEchoes = clientReport.droppedEchoes
+        recording.heartbeatsSent = clientReport.heartbeats
         recording.connectionEvents.append(contentsOf: clientReport.events)
         return recording
     }

@@ -229,7 +229,8 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
     }
 
     @Test func aHelloOfTheWrongSizeIsRefused() {
-        #expect(firstError([0, 0, 0, 9, FrameKind.hello.rawValue]) == .malformedHello(announced: 13))
+        #expect(firstError([0, 0, 0, 9, FrameKind.hello.rawValue]) == .wrongSize(kind: .hello, announced: 13, expected: 12))
+        #expect(firstError([0, 0, 0, 4, FrameKind.heartbeat.rawValue]) == .wrongSize(kind: .heartbeat, announced: 8, expected: 12))
     }
 
     @Test func aMessageShorterThanItsHeaderIsRefused() {

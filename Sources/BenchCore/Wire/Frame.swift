@@ -21,7 +21,7 @@ private enum Offset {
     static let length = 0
     static let kind = 4
     static let helloVersion = 5
-    static let helloClient = 8
+    static let controlClient = 8  // hello and heartbeat
     static let sequence = 8
     static let client = 12
     static let sent = 16
@@ -33,7 +33,10 @@ extension Frame {
     public var helloVersion: UInt8 { bytes[Offset.helloVersion] }
 
     /// The client id of a hello frame.
-    public var helloClient: UInt32 { load(UInt32.self, at: Offset.helloClient) }
+    public var helloClient: UInt32 { load(UInt32.self, at: Offset.controlClient) }
+
+    /// The client id of a heartbeat frame.
+    public var heartbeatClient: UInt32 { load(UInt32.self, at: Offset.controlClient) }
 
     /// A data or echo frame's sequence number: the broadcast in fanout, the message in roundtrip.
     public var sequence: UInt32 { load(UInt32.self, at: Offset.sequence) }
@@ -93,14 +96,31 @@ extension Frame {
         client: UInt32,
         version: UInt8 = WireFormat.version
     ) -> Frame {
-        precondition(buffer.count >= WireFormat.helloFrameSize)
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<WireFormat.helloFrameSize])
+        let frame = encodeControl(.hello, size: WireFormat.helloFrameSize, into: buffer, client: client)
+        frame.bytes[Offset.helloVersion] = version
+        return frame
+    }
+
+    /// Writes a heartbeat frame into the first ``WireFormat/heartbeatFrameSize`` bytes of `buffer`.
+    @discardableResult
+    public static func encodeHeartbeat(into buffer: UnsafeMutableRawBufferPointer, client: UInt32) -> Frame {
+        encodeControl(.heartbeat, size: WireFormat.heartbeatFrameSize, into: buffer, client: client)
+    }
+
+    /// A zeroed frame of a fixed size carrying a client id at offset 8: hello and heartbeat.
+    private static func encodeControl(
+        _ kind: FrameKind,
+        size: Int,
+        into buffer: UnsafeMutableRawBufferPointer,
+        client: UInt32
+    ) -> Frame {
+        precondition(buffer.count >= size)
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size])
         bytes.initializeMemory(as: UInt8.self, repeating: 0)
-        let frame = Frame(kind: .hello, bytes: bytes)
-        frame.store(UInt32(WireFormat.helloFrameSize - WireFormat.lengthFieldSize), at: Offset.length)
-        bytes[Offset.kind] = FrameKind.hello.rawValue
-        bytes[Offset.helloVersion] = version
-        frame.store(client, at: Offset.helloClient)
+        let frame = Frame(kind: kind, bytes: bytes)
+        frame.store(UInt32(size - WireFormat.lengthFieldSize), at: Offset.length)
+        bytes[Offset.kind] = kind.rawValue
+        frame.store(client, at: Offset.controlClient)
         return frame
     }
 

@@ -96,8 +96,9 @@ public struct FrameDecoder {
         guard size <= maximumFrameSize else { throw .frameTooLarge(announced: size, limit: maximumFrameSize) }
         guard let kind = FrameKind(rawValue: kindByte) else { throw .unknownKind(kindByte) }
         switch kind {
-        case .hello:
-            guard size == WireFormat.helloFrameSize else { throw .malformedHello(announced: size) }
+        case .hello, .heartbeat:
+            let expected = kind == .hello ? WireFormat.helloFrameSize : WireFormat.heartbeatFrameSize
+            guard size == expected else { throw .wrongSize(kind: kind, announced: size, expected: expected) }
         case .data, .echo:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)

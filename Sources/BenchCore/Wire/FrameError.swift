@@ -4,8 +4,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
     case frameTooLarge(announced: Int, limit: Int)
     /// The length field announces a frame too small for its kind.
     case frameTooSmall(kind: FrameKind, announced: Int, minimum: Int)
-    /// A hello frame whose length is not exactly the hello size.
-    case malformedHello(announced: Int)
+    /// A hello or heartbeat frame whose length is not exactly its fixed size.
+    case wrongSize(kind: FrameKind, announced: Int, expected: Int)
     /// The kind byte is not one of ``FrameKind``.
     case unknownKind(UInt8)
     /// The length field is zero: not even a kind byte follows.
@@ -17,8 +17,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
             return "frame of \(announced) bytes announced, more than the limit of \(limit) bytes"
         case .frameTooSmall(let kind, let announced, let minimum):
             return "\(kind) frame of \(announced) bytes announced, less than its minimum of \(minimum) bytes"
-        case .malformedHello(let announced):
-            return "hello frame of \(announced) bytes announced, expected \(WireFormat.helloFrameSize)"
+        case .wrongSize(let kind, let announced, let expected):
+            return "\(kind) frame of \(announced) bytes announced, expected \(expected)"
         case .unknownKind(let byte):
             return "unknown frame kind \(byte)"
         case .emptyFrame:

@@ -8,6 +8,7 @@
 ///     data    (>=32 bytes) length   | kind=2 | reserved:u8 | reserved:u16 | seq:u32 | client:u32
 ///                          | sent_ns:u64 | recv_ns:u64 | padding up to the message size
 ///     echo    (same as data, kind=3): the client's copy of a data frame, with recv_ns filled in
+///     heartbeat (12 bytes) length=8 | kind=4 | reserved:u8 | reserved:u16 | client:u32
 ///
 /// Data and echo frames have the same size, so `--payload` is the size of a message on the wire in
 /// both directions, header included.
@@ -18,6 +19,8 @@ public enum WireFormat {
     public static let lengthFieldSize = 4
     /// Size of a hello frame, length field included.
     public static let helloFrameSize = 12
+    /// Size of a heartbeat frame, length field included.
+    public static let heartbeatFrameSize = 12
     /// Size of the smallest data or echo frame (no padding), length field included.
     public static let minimumMessageSize = 32
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
@@ -32,4 +35,6 @@ public enum FrameKind: UInt8, Sendable {
     case data = 2
     /// A client's echo of a data frame, with its receive time filled in.
     case echo = 3
+    /// A client saying it is alive, every `--heartbeat`; never a latency sample.
+    case heartbeat = 4
 }
