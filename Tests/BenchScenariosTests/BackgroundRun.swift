@@ -1,0 +1,86 @@
+import BenchCore
+import BenchNet
+import BenchScenarios
+import Glibc
+
+/// A run in this process on a thread of its own, so a test can act on it while it goes on.
+struct BackgroundRun {
+    let control: RunControl
+    private let thread: NativeThread<Result<RunRecording, RunError>>
+
+    init(_ configuration: RunConfiguration) throws {
+        let control = try RunControl()
+        self.control = control
+        thread = try NativeThread.spawn(name: "test-run") {
+            Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control) }
+        }
+    }
+
+    /// The server's port, once it listens (waits up to 10 s).
+    func port() throws -> UInt16 {
+        for _ in 0..<10_000 {
+            let port = control.serverPort.load(ordering: .acquiring)
+            if port != 0 { return UInt16(port) }
+            usleep(1_000)
+        }
+        throw SystemError("waiting for the server's port", errno: ETIMEDOUT)
+    }
+
+    /// Waits until sending has begun (up to 10 s).
+    func waitUntilRunning() {
+        for _ in 0..<10_000 where !control.isRunning.load(ordering: .acquiring) { usleep(1_000) }
+    }
+
+    /// Waits for the run to end and returns what it measured.
+    func finish() throws -> RunRecording {
+        try thread.join().get()
+    }
+}
+
+/// A peer driven by hand: a plain blocking TCP socket to the server, to send it whatever a test wants.
+struct RawPeer {
+    let fd: Int32
+
+    /// Connects to 127.0.0.1:`port`; a small `receiveBuffer` makes the kernel stop taking data early.
+    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else { throw SystemError("connect", errno: errno) }
+    }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// A hello as client `client`.
+    func sayHello(as client: UInt32, version: UInt8 = WireFormat.version) {
+        var hello = [UInt8](repeating: 0, count: WireFormat.helloFrameSize)
+        hello.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: client, version: version) }
+        send(hello)
+    }
+
+    /// True when the server closes the connection within `seconds` (reads and drops anything before).
+    func serverCloses(within seconds: Int = 10) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 || (count < 0 && errno == ECONNRESET) { return true }
+            if count < 0 { return false }
+        }
+    }
+
+    func close() {
+        Glibc.close(fd)
+    }
+}

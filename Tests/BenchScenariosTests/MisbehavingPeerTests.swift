@@ -1,0 +1,168 @@
+import BenchCore
+import BenchNet
+import Glibc
+import Testing
+
+@testable import BenchScenarios
+
+/// Peers that misbehave while a run goes on: the run completes, the others are unaffected, and the reason is
+/// recorded.
+@Suite struct MisbehavingPeerTests {
+    @Test func aClientThatStopsReadingIsReportedSlowAndDoesNotDelayTheOthers() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 4)
+        configuration.clients = 20
+        configuration.localClientRange = 0..<19  // client 19 is the test's socket, which never reads
+        configuration.messages = 100
+        configuration.warmup = 0
+        configuration.interval = 5_000_000
+        configuration.arrival = .fixed
+        configuration.payload = 64 << 10  // 6.4 MB in all: more than the kernel buffers take (tcp_wmem max 4 MiB)
+        configuration.maximumQueuedBytes = 256 << 10
+        configuration.timeout = 500_000_000
+        configuration.heartbeat = 0
+        configuration.deadAfter = 0
+        let run = try BackgroundRun(configuration)
+        let stalled = try RawPeer(port: try run.port(), receiveBuffer: 4096)
+        defer { stalled.close() }
+        stalled.sayHello(as: 19)
+        let recording = try run.finish()
+
+        #expect(recording.status == .complete)
+        #expect(recording.slowClients.map(\.client) == [19])
+        #expect(recording.queueFullDrops[19] > 0)
+        #expect(recording.peakQueuedBytes <= configuration.maximumQueuedBytes, "memory stays bounded")
+
+        // The other 19 got every broadcast, and got it together.
+        var spreads: [UInt64] = []
+        for sequence in 0..<configuration.messages {
+            let received = (0..<19).map { recording.received[recording.messageIndex(sequence: sequence, client: $0)] }
+            #expect(received.allSatisfy { $0 != 0 })
+            spreads.append(received.max()! - received.min()!)
+            let stalledIndex = recording.messageIndex(sequence: sequence, client: 19)
+            #expect(recording.delivery(ofMessage: stalledIndex) == nil, "nothing reached the stalled client")
+        }
+        #expect(spreads.sorted()[spreads.count * 9 / 10] < 50_000_000, "p90 spread of the 19 stays far below 50 ms")
+
+        let analysis = RunAnalysis(recording: recording)
+        #expect(analysis.summary(of: .delivery)?.lost == configuration.messages, "only the stalled client's")
+        #expect(analysis.summary(of: .spread)?.count == 0, "every broadcast missed client 19: none is complete")
+    }
+
+    @Test func garbageAbsurdLengthsUnknownKindsAndHalfFramesCloseOnlyThatConnection() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 5)
+        configuration.clients = 5
+        configuration.messages = 100
+        configuration.warmup = 0
+        configuration.interval = 10_000_000
+        configuration.arrival = .fixed
+        configuration.timeout = 1_000_000_000
+        let run = try BackgroundRun(configuration)
+        let port = try run.port()
+        run.waitUntilRunning()
+
+        let attacks: [(bytes: [UInt8], closeFirst: Bool, reason: String)] = [
+            (Array("GET / HTTP/1.1\r\nHost: bench\r\n\r\n".utf8), false, "bytes announced, more than the limit of 64 bytes"),
+            ([0x7F, 0xFF, 0xFF, 0xFF, FrameKind.data.rawValue], false, "frame of 2147483651 bytes announced"),
+            ([0, 0, 0, 28, 0x63], false, "unknown frame kind 99"),
+            ([0, 0, 0, 8, FrameKind.hello.rawValue, 1, 0], true, "closed in the middle of a frame (7 bytes of it came)"),
+            (dataFrame(), false, "sent a data frame before its hello"),
+        ]
+        for attack in attacks {
+            let peer = try RawPeer(port: port)
+            peer.send(attack.bytes)
+            if attack.closeFirst {
+                usleep(50_000)
+            } else {
+                #expect(peer.serverCloses(), "the server closes a connection that sent \(attack.reason)")
+            }
+            peer.close()
+        }
+        for (version, client) in [(UInt8(7), UInt32(0)), (WireFormat.version, 42), (WireFormat.version, 3)] {
+            let peer = try RawPeer(port: port)
+            peer.sayHello(as: client, version: version)
+            #expect(peer.serverCloses())
+            peer.close()
+        }
+        let recording = try run.finish()
+
+        #expect(recording.status == .complete)
+        let reasons = recording.connectionEvents.filter { $0.side == .server }.map(\.reason)
+        for expected in attacks.map(\.reason) + [
+            "speaks protocol version 7", "said hello as client 42; this run has clients 0 to 4",
+            "said hello as client 3, which is already connected",
+        ] {
+            #expect(reasons.contains { $0.contains(expected) }, "recorded: \(expected); got \(reasons)")
+        }
+        let analysis = RunAnalysis(recording: recording)
+        #expect(analysis.summary(of: .delivery)?.lost == 0, "the real clients lost nothing")
+        #expect(analysis.summary(of: .delivery)?.count == 500)
+    }
+
+    @Test func aClientThatGoesSilentIsTakenForDeadAndWhatItIsOwedIsLost() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 6)
+        configuration.clients = 2
+        configuration.localClientRange = 0..<1  // client 1 says hello, then nothing
+        configuration.messages = 50
+        configuration.warmup = 0
+        configuration.interval = 20_000_000
+        configuration.arrival = .fixed
+        configuration.heartbeat = 0
+        configuration.deadAfter = 200_000_000
+        configuration.timeout = 2_000_000_000
+        let run = try BackgroundRun(configuration)
+        let silent = try RawPeer(port: try run.port())
+        defer { silent.close() }
+        silent.sayHello(as: 1)
+        let recording = try run.finish()
+
+        #expect(recording.status == .complete)
+        #expect(recording.deadClients == [1])
+        #expect(recording.connectionEvents.contains { $0.client == 1 && $0.reason.contains("taken for dead") })
+        let lostByClient = (0..<2).map { client in
+            (0..<50).filter { recording.roundTrip(ofMessage: recording.messageIndex(sequence: $0, client: client)) == nil }.count
+        }
+        #expect(lostByClient == [0, 50])
+    }
+
+    @Test func heartbeatsKeepIdleClientsAliveAndAreNotSamples() throws {
+        for (scenario, clients) in [(Scenario.fanout, 3), (.roundtrip, 1)] {
+            var configuration = RunConfiguration(scenario: scenario, seed: 7)
+            configuration.clients = clients
+            configuration.messages = 3
+            configuration.warmup = 0
+            configuration.interval = 500_000_000  // idle far longer than dead-after between messages
+            configuration.arrival = .fixed
+            configuration.heartbeat = 50_000_000
+            configuration.deadAfter = 250_000_000
+            let recording = try ScenarioRunner.run(configuration, control: RunControl())
+
+            #expect(recording.status == .complete, "\(scenario)")
+            #expect(recording.deadClients.isEmpty, "\(scenario)")
+            #expect(recording.heartbeatsReceived >= clients * 10, "\(scenario): about 20 per client in 1 s")
+            #expect(recording.heartbeatsSent >= recording.heartbeatsReceived)
+            let analysis = RunAnalysis(recording: recording)
+            #expect(analysis.summary(of: .rtt)?.count == 3 * clients, "\(scenario): heartbeats are not samples")
+        }
+    }
+
+    @Test func withoutHeartbeatsIdleClientsAreTakenForDead() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 8)
+        configuration.clients = 3
+        configuration.messages = 3
+        configuration.warmup = 0
+        configuration.interval = 500_000_000
+        configuration.arrival = .fixed
+        configuration.heartbeat = 0
+        configuration.deadAfter = 250_000_000
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        #expect(recording.deadClients.sorted() == [0, 1, 2])
+        #expect(recording.status == .failed)
+        #expect(recording.statusReason == "every client disconnected")
+    }
+
+    private func dataFrame() -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        bytes.withUnsafeMutableBytes { _ = Frame.encodeMessage(into: $0, sequence: 0, client: 0, sentNanoseconds: 1) }
+        return bytes
+    }
+}
