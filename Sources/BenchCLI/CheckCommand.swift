@@ -8,7 +8,8 @@ enum CheckCommand {
         name: "check",
         abstract: "Check thresholds on a saved run folder; exit 1 if one is breached.",
         overview: "Evaluate thresholds on a run folder written by 'bench fanout' or 'bench roundtrip', from its CSV "
-            + "files alone, and write the verdicts to its thresholds.csv. Nothing is run.",
+            + "files alone, and write the verdicts to its thresholds.csv (and junit.xml, summary.md, report.html). "
+            + "Nothing is run.",
         arguments: [("run-folder", "A run folder, e.g. results/fanout-20261122-153000.")],
         options: [
             OptionSpec(
@@ -46,8 +47,9 @@ enum CheckCommand {
         }
         do {
             try AtomicFile.writeCSV(folder + "/" + ThresholdsCSV.fileName) { try ThresholdsCSV.write(results, to: &$0) }
+            try DerivedReports.write(run.results.with(thresholds: results), into: folder)
         } catch {
-            Console.error("Error: could not write \(folder)/\(ThresholdsCSV.fileName): \(error)\n")
+            Console.error("Error: could not write the verdicts into \(folder): \(error)\n")
             return .runFailed
         }
         if parsed.has("json") {

@@ -5,7 +5,7 @@ enum Commands {
     /// The commands in help order.
     static let all: [CommandSpec] = [
         RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), CheckCommand.spec, CompareCommand.spec,
-        SuiteCommand.spec,
+        ReportCommand.spec, SuiteCommand.spec,
     ]
 
     /// The command called `name`.
@@ -25,6 +25,8 @@ enum Commands {
             return try CheckCommand.execute(parsed)
         case "compare":
             return try CompareCommand.execute(parsed)
+        case "report":
+            return try ReportCommand.execute(parsed)
         case "suite":
             return try SuiteCommand.execute(parsed)
         default:

@@ -10,7 +10,8 @@ enum SuiteCommand {
         abstract: "Run the named runs of a suite file in order; exit 1 if any threshold breaks.",
         overview: "Read a suite file (one run per line: a name, then fanout or roundtrip and its options, quotes as "
             + "in a shell; # starts a comment), check every line, then run them in order into "
-            + "<out>/suite-<UTC yyyyMMdd-HHmmss>/, one run folder each, and write suite.csv and suite.md there.",
+            + "<out>/suite-<UTC yyyyMMdd-HHmmss>/, one run folder each, and write suite.csv, suite.md and junit.xml "
+            + "(every threshold of every run as a test case) there.",
         arguments: [("suite-file", "The suite, e.g. Benchmarks/ci.suite.")],
         options: [
             OptionSpec("out", value: "dir", help: "Folder the suite folder is created in.", default: "results"),
@@ -62,6 +63,9 @@ enum SuiteCommand {
         do {
             try AtomicFile.writeCSV(folder + "/" + SuiteSummary.csvFileName) { try summary.writeCSV(to: &$0) }
             try AtomicFile.writeText(folder + "/" + SuiteSummary.markdownFileName, summary.markdown)
+            try AtomicFile.writeText(folder + "/" + JUnitXML.fileName, JUnitXML.render(results.map { entry in
+                JUnitXML.Suite(name: entry.name, status: entry.status ?? "not run", thresholds: entry.thresholds)
+            }))
         } catch {
             Console.error("Error: could not write the suite summary: \(error)\n")
             return .runFailed

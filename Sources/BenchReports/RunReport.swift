@@ -4,8 +4,8 @@ import BenchScenarios
 /// Writes every file of a run folder (SPEC §3) and publishes the folder.
 public enum RunReport {
     /// Writes `run.csv`, `samples.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`,
-    /// `events.csv` when connections closed early and `thresholds.csv` when thresholds were given, into
-    /// `folder`; then gives the folder its real name.
+    /// `events.csv` when connections closed early and `thresholds.csv` when thresholds were given, and the
+    /// ``DerivedReports`` into `folder`; then gives the folder its real name.
     ///
     /// - Returns: The published folder's path.
     public static func write(
@@ -42,6 +42,8 @@ public enum RunReport {
                 try ThresholdsCSV.write(thresholds, to: &$0)
             }
         }
+        try DerivedReports.write(
+            RunResults(analysis, metadata: metadata, thresholds: thresholds), into: folder.temporaryPath)
         return try folder.publish(
             scenario: recording.configuration.scenario.rawValue,
             startUnixNanoseconds: recording.startUnixNanoseconds

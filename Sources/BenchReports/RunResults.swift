@@ -1,4 +1,5 @@
 import BenchCore
+import BenchScenarios
 
 /// Everything the derived reports (Markdown, JUnit, HTML, .hgrm) need, whether it comes from a run that just
 /// ended or from a saved run folder's CSV files.
@@ -39,6 +40,22 @@ public struct RunResults: Sendable {
         self.histograms = histograms
         self.broadcasts = broadcasts
         self.thresholds = thresholds
+    }
+
+    /// The results of a run that just ended.
+    public init(_ analysis: RunAnalysis, metadata: RunMetadata, thresholds: [ThresholdResult]) {
+        let recording = analysis.recording
+        let origin = recording.startNanoseconds
+        let warmup = recording.configuration.warmup
+        self.init(
+            settings: RunSettingsCSV.rows(analysis, metadata: metadata),
+            summaries: analysis.summaries,
+            histograms: analysis.histograms,
+            broadcasts: analysis.broadcasts.map { broadcast in
+                Broadcast(index: broadcast.sequence - warmup, start: broadcast.start - origin, spread: broadcast.spread)
+            },
+            thresholds: thresholds
+        )
     }
 
     /// The same results with `thresholds` checked against them.

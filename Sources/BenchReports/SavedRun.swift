@@ -1,7 +1,8 @@
 import BenchCore
 
-/// A run folder read back from its CSV files alone: the settings, and every metric's distribution rebuilt from
-/// `samples.csv` and `broadcasts.csv` exactly as the run computed it.
+/// A run folder read back from its CSV files alone: the settings, every metric's distribution rebuilt from
+/// `samples.csv` and `broadcasts.csv` exactly as the run computed it, and the thresholds checked last
+/// (`thresholds.csv`, if any).
 public struct SavedRun: Sendable {
     /// The folder it was read from.
     public let folder: String
@@ -83,9 +84,13 @@ public struct SavedRun: Sendable {
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
         }
+        var thresholds: [ThresholdResult] = []
+        if let text = try? FileText.read(folder + "/" + ThresholdsCSV.fileName) {
+            thresholds = try ThresholdsCSV.read(text)
+        }
         results = RunResults(
             settings: settings, summaries: builders.map { $0.summary() }, histograms: builders.map(\.histogram),
-            broadcasts: broadcasts, thresholds: []
+            broadcasts: broadcasts, thresholds: thresholds
         )
     }
 

@@ -20,4 +20,20 @@ public enum ThresholdsCSV {
             try writer.endRow()
         }
     }
+
+    /// Reads back what ``write(_:to:)`` wrote.
+    public static func read(_ text: String) throws -> [ThresholdResult] {
+        let rows = try CSVReader.rows(text)
+        guard rows.first == header else {
+            throw SavedRun.LoadError(description: "\(fileName) does not start with \(header.joined(separator: ","))")
+        }
+        return try rows.dropFirst().map { row in
+            guard row.count == header.count else {
+                throw SavedRun.LoadError(description: "\(fileName): a row has \(row.count) fields, not \(header.count)")
+            }
+            return ThresholdResult(
+                expression: row[0], metric: row[1], statistic: row[2], comparison: row[3], limitText: row[4],
+                measuredText: row[5].isEmpty ? nil : row[5], held: row[6] == "1")
+        }
+    }
 }

@@ -40,7 +40,7 @@ public enum DecimalText {
     }
 
     static func appendFixed(_ value: Double, fractionDigits: Int, to bytes: inout [UInt8]) {
-        precondition(fractionDigits >= 0 && fractionDigits <= 9)
+        precondition(fractionDigits >= 0 && fractionDigits <= 15)
         guard value.isFinite else { return }
         var scale: UInt64 = 1
         for _ in 0..<fractionDigits { scale *= 10 }

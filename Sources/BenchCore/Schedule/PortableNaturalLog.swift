@@ -26,3 +26,8 @@ public func portableNaturalLog(_ x: Double) -> Double {
     }
     return exponent * ln2 + 2 * sum
 }
+
+/// log2 from ``portableNaturalLog(_:)``, for the same reason.
+public func portableLog2(_ x: Double) -> Double {
+    portableNaturalLog(x) / 0.693_147_180_559_945_309_417_232_121_458
+}

@@ -135,6 +135,45 @@ public struct LatencyHistogram: Sendable {
         maximum = Swift.max(maximum, other.maximum)
     }
 
+    /// One step of ``percentileDistribution(ticksPerHalfDistance:)``.
+    public struct PercentileStep: Equatable, Sendable {
+        /// The highest value its bucket holds (HdrHistogram's "highest equivalent value").
+        public let value: UInt64
+        /// The percentile level reached, 0...100.
+        public let percentile: Double
+        /// Values counted up to and including this bucket.
+        public let totalCount: UInt64
+    }
+
+    /// The steps HdrHistogram's `outputPercentileDistribution` prints: percentile levels that halve the distance
+    /// to 100% with `ticksPerHalfDistance` levels in each half, from 0%, each at the first bucket that reaches it;
+    /// then a last step at 100%.
+    public func percentileDistribution(ticksPerHalfDistance: Int = 5) -> [PercentileStep] {
+        guard recorded > 0 else { return [] }
+        var steps: [PercentileStep] = []
+        var level = 0.0
+        var total: UInt64 = 0
+        for index in counts.indices where counts[index] > 0 {
+            total += counts[index]
+            let value = Swift.min(Self.range(of: index, bits: subBucketBits).high - 1, maximum)
+            let reached = 100 * Double(total) / Double(recorded)
+            while reached >= level {
+                steps.append(PercentileStep(value: value, percentile: level, totalCount: total))
+                let halvings = Int(portableLog2(100 / (100 - level)))
+                level += 100 / Double(ticksPerHalfDistance << (halvings + 1))
+                if total == recorded { break }  // the last bucket reports one level, then the 100% step
+            }
+        }
+        steps.append(PercentileStep(value: maximum, percentile: 100, totalCount: recorded))
+        return steps
+    }
+
+    /// HdrHistogram's bucket count for this layout (for the `.hgrm` footer).
+    public var bucketCount: Int { counts.count >> (subBucketBits - 1) - 1 }
+
+    /// HdrHistogram's sub-bucket count for this layout (for the `.hgrm` footer).
+    public var subBucketCount: Int { 1 << subBucketBits }
+
     /// The counts merged into coarser bins of the same shape, `2^(coarseSubBucketBits-1)` per power of two.
     ///
     /// Coarse bin boundaries are a subset of the fine ones, so the merge is exact. Every bin from the first

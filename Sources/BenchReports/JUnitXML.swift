@@ -1,0 +1,72 @@
+import BenchCore
+
+/// `junit.xml`: each threshold of a run as a JUnit test case (a breach is its failure), so CI systems show
+/// them as tests. Without thresholds, one case says whether the run completed.
+public enum JUnitXML {
+    public static let fileName = "junit.xml"
+
+    /// One run's test suite.
+    public struct Suite: Sendable {
+        public let name: String
+        public let status: String
+        public let thresholds: [ThresholdResult]
+
+        public init(name: String, status: String, thresholds: [ThresholdResult]) {
+            self.name = name
+            self.status = status
+            self.thresholds = thresholds
+        }
+    }
+
+    /// The document for one run.
+    public static func render(_ results: RunResults) -> String {
+        let scenario = results.setting("scenario") ?? "run"
+        return render([Suite(name: scenario, status: results.setting("status") ?? "", thresholds: results.thresholds)])
+    }
+
+    /// The document for several runs (a suite), one `<testsuite>` each.
+    public static func render(_ suites: [Suite]) -> String {
+        var text = ""
+        var totalTests = 0
+        var totalFailures = 0
+        for suite in suites {
+            var cases = suite.thresholds.map { (name: $0.expression, failure: $0.held ? nil : $0.breachLine) }
+            if cases.isEmpty {
+                cases = [("run completed", suite.status == "complete" ? nil : "the run ended \(suite.status)")]
+            }
+            let failures = cases.filter { $0.failure != nil }.count
+            totalTests += cases.count
+            totalFailures += failures
+            text += "  <testsuite name=\"bench \(escape(suite.name))\" tests=\"\(cases.count)\" failures=\"\(failures)\">\n"
+            for testCase in cases {
+                text += "    <testcase classname=\"bench.\(escape(suite.name))\" name=\"\(escape(testCase.name))\""
+                if let failure = testCase.failure {
+                    text += ">\n      <failure message=\"\(escape(failure))\"/>\n    </testcase>\n"
+                } else {
+                    text += "/>\n"
+                }
+            }
+            text += "  </testsuite>\n"
+        }
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites name=\"bench\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\">\n" + text + "</testsuites>\n"
+    }
+
+    /// Text for an XML attribute: markup characters escaped, characters XML 1.0 forbids dropped.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\t", "\n", "\r": result += "&#\(scalar.value);"
+            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

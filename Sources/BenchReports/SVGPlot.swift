@@ -1,0 +1,140 @@
+import BenchCore
+
+/// A small SVG chart: a plot area with axes, ticks and labels, and the marks drawn into it.
+///
+/// The x axis is logarithmic (latencies) or linear (time); the y axis is linear. Coordinates given to the drawing
+/// methods are data values; the plot maps them into its area.
+struct SVGPlot {
+    enum Scale {
+        case linear(ClosedRange<Double>)
+        case logarithmic(ClosedRange<Double>)
+
+        /// Where `value` falls in the range, 0...1.
+        func fraction(_ value: Double) -> Double {
+            switch self {
+            case .linear(let range):
+                return range.upperBound > range.lowerBound
+                    ? (value - range.lowerBound) / (range.upperBound - range.lowerBound) : 0
+            case .logarithmic(let range):
+                let low = portableLog2(range.lowerBound)
+                let high = portableLog2(range.upperBound)
+                return high > low ? (portableLog2(Swift.max(value, range.lowerBound)) - low) / (high - low) : 0
+            }
+        }
+    }
+
+    let width = 560.0
+    let height = 240.0
+    let left = 64.0
+    let right = 16.0
+    let top = 16.0
+    let bottom = 40.0
+    let x: Scale
+    let y: Scale
+    private var marks: [String] = []
+
+    init(x: Scale, y: Scale, xLabel: String, yLabel: String, xTicks: [(Double, String)], yTicks: [(Double, String)]) {
+        self.x = x
+        self.y = y
+        let plotBottom = height - bottom
+        marks.append("<rect x=\"\(left)\" y=\"\(top)\" width=\"\(width - left - right)\" height=\"\(plotBottom - top)\" class=\"area\"/>")
+        for (value, label) in xTicks {
+            let px = format(mapX(value))
+            marks.append("<line x1=\"\(px)\" y1=\"\(top)\" x2=\"\(px)\" y2=\"\(plotBottom)\" class=\"grid\"/>")
+            marks.append("<text x=\"\(px)\" y=\"\(plotBottom + 14)\" class=\"tick\" text-anchor=\"middle\">\(HTMLText.escape(label))</text>")
+        }
+        for (value, label) in yTicks {
+            let py = format(mapY(value))
+            marks.append("<line x1=\"\(left)\" y1=\"\(py)\" x2=\"\(width - right)\" y2=\"\(py)\" class=\"grid\"/>")
+            marks.append("<text x=\"\(left - 6)\" y=\"\(py)\" class=\"tick\" text-anchor=\"end\" dominant-baseline=\"middle\">\(HTMLText.escape(label))</text>")
+        }
+        marks.append("<text x=\"\(left + (width - left - right) / 2)\" y=\"\(height - 6)\" class=\"label\" text-anchor=\"middle\">\(HTMLText.escape(xLabel))</text>")
+        marks.append("<text x=\"14\" y=\"\(top + (plotBottom - top) / 2)\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(top + (plotBottom - top) / 2))\">\(HTMLText.escape(yLabel))</text>")
+    }
+
+    func mapX(_ value: Double) -> Double { left + x.fraction(value) * (width - left - right) }
+
+    func mapY(_ value: Double) -> Double { height - bottom - y.fraction(value) * (height - bottom - top) }
+
+    /// A line through the points, in order.
+    mutating func line(_ points: [(Double, Double)], cssClass: String) {
+        guard !points.isEmpty else { return }
+        let path = points.map { "\(format(mapX($0.0))),\(format(mapY($0.1)))" }.joined(separator: " ")
+        marks.append("<polyline points=\"\(path)\" class=\"\(cssClass)\"/>")
+    }
+
+    /// A vertical line across the plot at `value`, labelled on whichever side has room.
+    mutating func verticalLine(at value: Double, label: String, cssClass: String) {
+        let x = mapX(value)
+        let px = format(x)
+        let leftOfLine = x > (width - right) - 100
+        marks.append("<line x1=\"\(px)\" y1=\"\(top)\" x2=\"\(px)\" y2=\"\(height - bottom)\" class=\"\(cssClass)\"/>")
+        marks.append("<text x=\"\(px)\" y=\"\(top + 12)\" dx=\"\(leftOfLine ? -4 : 4)\" "
+            + "text-anchor=\"\(leftOfLine ? "end" : "start")\" class=\"\(cssClass)-label\">\(HTMLText.escape(label))</text>")
+    }
+
+    /// A bar from `x0` to `x1`, from the x axis up to `value`.
+    mutating func bar(from x0: Double, to x1: Double, height value: Double, cssClass: String) {
+        let px0 = mapX(x0)
+        let px1 = mapX(x1)
+        let py = mapY(value)
+        marks.append("<rect x=\"\(format(px0))\" y=\"\(format(py))\" width=\"\(format(Swift.max(0.5, px1 - px0 - 0.5)))\" "
+            + "height=\"\(format(height - bottom - py))\" class=\"\(cssClass)\"/>")
+    }
+
+    /// Small circles, or crosses for `cross`.
+    mutating func points(_ points: [(Double, Double)], cssClass: String, cross: Bool = false) {
+        for (px, py) in points.map({ (mapX($0.0), mapY($0.1)) }) {
+            if cross {
+                marks.append("<path d=\"M\(format(px - 3)),\(format(py - 3))l6,6m0,-6l-6,6\" class=\"\(cssClass)\"/>")
+            } else {
+                marks.append("<circle cx=\"\(format(px))\" cy=\"\(format(py))\" r=\"1.8\" class=\"\(cssClass)\"/>")
+            }
+        }
+    }
+
+    /// The SVG element.
+    var svg: String {
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" "
+            + "width=\"\(Int(width))\" height=\"\(Int(height))\">\n" + marks.joined(separator: "\n") + "\n</svg>"
+    }
+
+    private func format(_ value: Double) -> String { DecimalText.fixed(value, fractionDigits: 1) }
+}
+
+/// Ticks for axes.
+enum AxisTicks {
+    /// Latency ticks on a log axis at 1, 2 and 5 × powers of ten of nanoseconds within the range; when the range
+    /// spans more than two decades only the powers of ten are labelled, so labels never overlap.
+    static func latency(_ range: ClosedRange<Double>) -> [(Double, String)] {
+        let decades = portableLog2(range.upperBound / range.lowerBound) / portableLog2(10)
+        var ticks: [(Double, String)] = []
+        var decade = 1.0
+        while decade <= range.upperBound {
+            for step in [1.0, 2, 5] where range.contains(decade * step) {
+                ticks.append((decade * step, step == 1 || decades <= 2 ? label(nanoseconds: decade * step) : ""))
+            }
+            decade *= 10
+        }
+        return ticks
+    }
+
+    /// A round number of nanoseconds in the largest unit that keeps it whole: 500ns, 20µs, 1ms, 2s.
+    static func label(nanoseconds value: Double) -> String {
+        for (unit, size) in [("s", 1e9), ("ms", 1e6), ("µs", 1e3)] where value >= size {
+            return "\(Int((value / size).rounded()))\(unit)"
+        }
+        return "\(Int(value.rounded()))ns"
+    }
+
+    /// About `count` round ticks from 0 to `maximum`, labelled by `label`.
+    static func linear(upTo maximum: Double, count: Int = 5, label: (Double) -> String) -> [(Double, String)] {
+        guard maximum > 0 else { return [(0, label(0))] }
+        let rough = maximum / Double(count)
+        var step = 1.0
+        while step * 10 <= rough { step *= 10 }
+        while step > rough { step /= 10 }
+        step = [1.0, 2, 5, 10].map { $0 * step }.first { $0 >= rough } ?? step
+        return stride(from: 0.0, through: maximum, by: step).map { ($0, label($0)) }
+    }
+}
