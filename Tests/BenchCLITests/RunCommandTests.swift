@@ -21,7 +21,10 @@ import Testing
         #expect(metrics.first?["lost"] as? Int == 0)
         let folder = try #require(json["run_folder"] as? String)
         #expect(folder.hasPrefix(out + "/roundtrip-"))
-        #expect(contents(of: folder) == ["histogram.csv", "run.csv", "samples.csv", "summary.csv"])
+        #expect(contents(of: folder) == [
+            "histogram.csv", "junit.xml", "lag.hgrm", "report.html", "rtt.hgrm", "run.csv", "samples.csv", "summary.csv",
+            "summary.md",
+        ])
         #expect(contents(of: out) == [URL(fileURLWithPath: folder).lastPathComponent], "no temporary folder left")
     }
 
@@ -299,5 +302,25 @@ import Testing
         let result = try BenchProcess.run(["fanout", "--host", "192.0.2.1", "--out", temporaryFolderPath()])
         #expect(result.exitCode == 3)
         #expect(result.standardError.contains("cannot listen on 192.0.2.1:0: bind: Cannot assign requested address"))
+    }
+}
+
+@Suite struct ReportCommandTests {
+    @Test func reportRegeneratesTheDerivedFilesByteForByteFromTheCSVFiles() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.run([
+            "fanout", "--clients", "4", "--messages", "30", "--interval", "1ms", "--quiet", "--out", out,
+            "--threshold", "spread.p99<10s",
+        ])
+        let folder = run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let derived = ["summary.md", "junit.xml", "report.html", "delivery.hgrm", "spread.hgrm", "completion.hgrm",
+            "rtt.hgrm", "lag.hgrm"]
+        let original = try derived.map { try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($0)")) }
+        for name in derived { try FileManager.default.removeItem(atPath: "\(folder)/\(name)") }
+
+        let result = try BenchProcess.run(["report", folder])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let regenerated = try derived.map { try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($0)")) }
+        #expect(regenerated == original)
     }
 }

@@ -99,7 +99,7 @@ import Testing
         let withoutNamespace = html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
         #expect(!withoutNamespace.contains("http://") && !withoutNamespace.contains("https://"), "nothing fetched")
         #expect(html.components(separatedBy: "<svg").count - 1 == 5, "CDF and histogram per metric, spread over time")
-        #expect(html.contains("--under 200us"))
+        #expect(html.contains("--under 200µs"))
         #expect(html.contains("breached: <code>spread.p99&lt;100us &amp; &quot;&lt;quoted&gt;&quot;</code>"))
         let body = html.replacingOccurrences(of: "<!DOCTYPE html>\n", with: "")
         _ = try XMLDocument(xmlString: body)  // well-formed: every element closed, every attribute quoted
