@@ -57,8 +57,8 @@ struct RunOptions {
             OptionSpec(
                 "max-queue", value: "bytes",
                 help: "Bytes that may wait to be written to one client; beyond, its messages are dropped as lost and "
-                    + "it is reported slow.",
-                default: ByteSizeText.format(defaults.maximumQueuedBytes)),
+                    + "it is reported slow. At least one message.",
+                default: "\(ByteSizeText.format(defaults.maximumQueuedBytes)) or 4 messages, the larger"),
             OptionSpec("seed", value: "s", help: "Seed of the random schedule, to repeat a run.", default: "random"),
             OptionSpec("host", value: "address", help: "Address the server listens on.", default: defaults.host),
             OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
@@ -104,9 +104,10 @@ struct RunOptions {
             throw reader.invalid(
                 "dead-after", "duration", parsed.value("dead-after") ?? "", "must be longer than --heartbeat")
         }
+        var maximumQueuedBytes: Int?
         if let text = parsed.value("max-queue") {
             do {
-                base.maximumQueuedBytes = try ByteSizeText.parse(text)
+                maximumQueuedBytes = try ByteSizeText.parse(text)
             } catch {
                 throw reader.invalid("max-queue", "bytes", text, error.reason)
             }
@@ -128,9 +129,15 @@ struct RunOptions {
             (base.serverCPU, base.clientCPU) = try reader.cpuPair(text)
         }
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")
+        if let limit = maximumQueuedBytes, let largest = payloads.max(), limit < largest {
+            throw reader.invalid(
+                "max-queue", "bytes", parsed.value("max-queue")!,
+                "must hold at least one message (\(ByteSizeText.format(largest)))")
+        }
         configurations = payloads.map { payload in
             var configuration = base
             configuration.payload = payload
+            configuration.maximumQueuedBytes = maximumQueuedBytes ?? max(base.maximumQueuedBytes, 4 * payload)
             return configuration
         }
         outputFolder = parsed.value("out") ?? "results"
