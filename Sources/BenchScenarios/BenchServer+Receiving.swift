@@ -52,7 +52,7 @@ extension BenchServer {
     /// Reads once from the connection in `slot` and handles every complete frame.
     ///
     /// The time is taken right after the read returns: it is the arrival time of every echo in the chunk.
-    private func readFrames(slot: Int) {
+    func readFrames(slot: Int) {
         let connection = peers[slot].connection
         let result: IOResult<Int>
         do {

@@ -4,6 +4,8 @@ import BenchNet
 public enum RunError: Error, Sendable, CustomStringConvertible {
     /// More clients than this process has file descriptors for (each costs two: its socket and the server's).
     case tooManyClients(requested: Int, descriptorLimit: Int)
+    /// The run's raw timestamps would not fit comfortably in memory.
+    case tooManyMessages(messages: Int, bytesNeeded: Int, bytesAvailable: Int)
     /// `--host` is not a numeric IPv4 or IPv6 address.
     case invalidHost(String)
     /// The server could not listen (port in use, address not on this machine...).
@@ -21,6 +23,9 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
             let most = max(0, (limit - RunError.reservedDescriptors) / 2)
             return "\(requested) clients need \(2 * requested + RunError.reservedDescriptors) file descriptors, "
                 + "but this process may open \(limit) (RLIMIT_NOFILE hard limit); at most \(most) clients fit"
+        case .tooManyMessages(let messages, let needed, let available):
+            return "\(messages) messages need about \(needed >> 20) MiB for their timestamps and statistics, more "
+                + "than half of this machine's memory (\(available >> 20) MiB); use fewer clients or messages"
         case .invalidHost(let host):
             return "--host \(host) is not a numeric IPv4 or IPv6 address"
         case .cannotListen(let address, let error):
@@ -36,4 +41,8 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
 
     /// Descriptors kept free for everything but client sockets: listener, epolls, timers, report files.
     static let reservedDescriptors = 64
+
+    /// Memory a message costs from the first send to the last report: its timestamps and outcome in the
+    /// recording, and its values in the analysis (sorted for exact percentiles).
+    static let bytesPerMessage = 72
 }

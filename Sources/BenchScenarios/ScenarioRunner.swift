@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import Glibc
 
 /// Runs one scenario in this process: the server on one thread, the clients on another, on loopback or
 /// whatever `host` is.
@@ -15,6 +16,11 @@ public enum ScenarioRunner {
             throw .invalidHost(configuration.host)
         }
         try checkCPUs(configuration)
+        let memory = Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let needed = configuration.totalMessages * RunError.bytesPerMessage
+        guard needed <= memory / 2 else {
+            throw .tooManyMessages(messages: configuration.totalMessages, bytesNeeded: needed, bytesAvailable: memory)
+        }
         let limit = DescriptorLimit.raiseToHardLimit()
         guard 2 * configuration.clients + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit)

@@ -65,6 +65,12 @@ import Testing
         #expect(contents(of: out) == [], "the folder was made, but no run folder is left in it")
     }
 
+    @Test func moreMessagesThanMemoryFailsBeforeAnyLoadWithExitThree() throws {
+        let result = try BenchProcess.run(["roundtrip", "--clients", "1000", "--count", "100000000", "--out", temporaryFolderPath()])
+        #expect(result.exitCode == 3)
+        #expect(result.standardError.contains("more than half of this machine's memory"))
+    }
+
     @Test func aPortInUseFailsWithExitThree() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }

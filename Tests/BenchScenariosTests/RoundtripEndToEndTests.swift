@@ -1,4 +1,6 @@
 import BenchCore
+import BenchNet
+import Glibc
 import BenchScenarios
 import Testing
 
@@ -45,5 +47,36 @@ import Testing
 
         configuration.seed = 100
         #expect(try timetable(RunFiles.run(configuration)) != timetable(first))
+    }
+}
+
+/// The single-client closed loop, where both ends block in read instead of epoll_wait.
+@Suite struct PingPongEndToEndTests {
+    @Test func aSingleClientPingPongEchoesEveryMessage() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 2)
+        configuration.messages = 2_000
+        configuration.interval = 0
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
+        #expect(recording.status == .complete)
+        #expect((rtt.count, rtt.lost) == (2_000, 0))
+        #expect(recording.serverCPUs.isEmpty == false)
+    }
+
+    @Test func aStopRequestEndsAPingPongPromptly() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 3)
+        configuration.messages = 1_000_000  // far more than it has time to send
+        configuration.interval = 0
+        let run = try BackgroundRun(configuration)
+        run.waitUntilRunning()
+        usleep(200_000)
+        let asked = MonotonicClock.now()
+        run.control.requestStop()
+        let recording = try run.finish()
+        #expect(MonotonicClock.now() - asked < 5_000_000_000, "stopped at the next housekeeping, not at the end")
+        #expect(recording.status == .interrupted)
+        let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
+        #expect(rtt.count > 1_000)
+        #expect(rtt.lost == 0, "the message in flight got its echo")
     }
 }
