@@ -5,7 +5,7 @@
 #
 # For each placement (both ends on one CPU; server and client on different CPUs) it alternates `rounds`
 # runs of each tool and prints the median of their median RTTs and the ratio bench / sockperf.
-# bench: 1 client, 20000 ping-pongs (--interval 0), 64 B. sockperf: --tcp -m 64 --full-rtt, 2 s.
+# bench: 1 client, 100000 ping-pongs (--interval 0, about 2 s), 64 B. sockperf: --tcp -m 64 --full-rtt, 2 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -18,7 +18,7 @@ trap 'rm -rf "$out"' EXIT
 median() { python3 -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 bench_p50() {  # server CPU, client CPU
-    "$bench" roundtrip --clients 1 --count 20000 --interval 0 --payload 64 --pin "$1,$2" --out "$out" --json |
+    "$bench" roundtrip --clients 1 --count 100000 --interval 0 --payload 64 --pin "$1,$2" --out "$out" --json |
         python3 -c 'import json, sys; print(next(m["p50_us"] for m in json.load(sys.stdin)["metrics"] if m["metric"] == "rtt"))'
 }
 
