@@ -32,12 +32,7 @@ enum CheckCommand {
         guard !expressions.isEmpty else {
             throw UsageError(message: "Missing '--threshold <expr>': nothing to check", command: spec.name)
         }
-        let run: SavedRun
-        do {
-            run = try SavedRun(folder: folder)
-        } catch {
-            throw UsageError(message: "Cannot read run folder '\(folder)': \(error)", command: spec.name)
-        }
+        let run = try SavedRun.argument(folder, of: spec.name)
         guard let scenario = Scenario(rawValue: run.scenario) else {
             throw UsageError(message: "'\(folder)' holds an unknown scenario '\(run.scenario)'", command: spec.name)
         }

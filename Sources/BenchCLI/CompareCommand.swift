@@ -30,8 +30,8 @@ enum CompareCommand {
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let (baselineFolder, currentFolder) = (parsed.positionals[0], parsed.positionals[1])
-        let baseline = try load(baselineFolder)
-        let current = try load(currentFolder)
+        let baseline = try SavedRun.argument(baselineFolder, of: spec.name)
+        let current = try SavedRun.argument(currentFolder, of: spec.name)
         for key in comparableSettings where baseline.results.setting(key) != current.results.setting(key) {
             throw UsageError(
                 message: "The runs are not comparable: \(key) is \(baseline.results.setting(key) ?? "missing") in the "
@@ -65,13 +65,5 @@ enum CompareCommand {
         Console.out(ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder))
         StepSummary.append(ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder))
         return comparison.regressions.isEmpty ? .success : .thresholdBreached
-    }
-
-    private static func load(_ folder: String) throws(UsageError) -> SavedRun {
-        do {
-            return try SavedRun(folder: folder)
-        } catch {
-            throw UsageError(message: "Cannot read run folder '\(folder)': \(error)", command: spec.name)
-        }
     }
 }

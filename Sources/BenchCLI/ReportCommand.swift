@@ -13,12 +13,7 @@ enum ReportCommand {
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let folder = parsed.positionals[0]
-        let run: SavedRun
-        do {
-            run = try SavedRun(folder: folder)
-        } catch {
-            throw UsageError(message: "Cannot read run folder '\(folder)': \(error)", command: spec.name)
-        }
+        let run = try SavedRun.argument(folder, of: spec.name)
         do {
             try DerivedReports.write(run.results, into: folder)
         } catch {

@@ -9,12 +9,12 @@ public enum HTMLRunReport {
     public static func render(_ results: RunResults) -> String {
         let scenario = results.setting("scenario") ?? "run"
         let under = results.setting("under_ns").flatMap { Double($0) } ?? 200_000_000
-        var body = "<h1>bench \(HTMLText.escape(scenario)): \(HTMLText.escape(results.setting("status") ?? ""))</h1>\n"
-        body += "<p class=\"meta\">\(HTMLText.escape(headline(results)))</p>\n"
+        var body = "<h1>bench \(MarkupText.escape(scenario)): \(MarkupText.escape(results.setting("status") ?? ""))</h1>\n"
+        body += "<p class=\"meta\">\(MarkupText.escape(headline(results)))</p>\n"
         body += summaryTable(results, under: under)
         if !results.thresholds.isEmpty { body += thresholdList(results.thresholds) }
         for (summary, histogram) in zip(results.summaries, results.histograms) where summary.metric != "lag" {
-            body += "<h2>\(HTMLText.escape(summary.metric))</h2>\n<div class=\"row\">\n"
+            body += "<h2>\(MarkupText.escape(summary.metric))</h2>\n<div class=\"row\">\n"
             body += figure(cdf(summary, histogram, under: under), caption: "share of all sent at or below a latency")
             body += figure(bars(histogram), caption: "messages per bin (8 bins per doubling)")
             body += "</div>\n"
@@ -30,7 +30,7 @@ public enum HTMLRunReport {
             <html lang="en">
             <head>
             <meta charset="utf-8"/>
-            <title>bench \(HTMLText.escape(scenario)) report</title>
+            <title>bench \(MarkupText.escape(scenario)) report</title>
             <style>
             body { font: 14px/1.4 system-ui, sans-serif; color: #1d2733; background: #fff; margin: 24px auto; max-width: 1180px; }
             h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 24px 0 6px; }
@@ -65,17 +65,12 @@ public enum HTMLRunReport {
     }
 
     private static func summaryTable(_ results: RunResults, under: Double) -> String {
-        let under = DurationText.format(UInt64(under))
-        var html = "<table>\n<tr><th>metric</th><th>count</th><th>lost</th><th>p50</th><th>p90</th><th>p99</th>"
-            + "<th>p99.9</th><th>max</th><th>&lt; \(HTMLText.escape(under))</th></tr>\n"
+        var html = "<table>\n<tr>" + SummaryRow.header(under: UInt64(under)).map { "<th>\(MarkupText.escape($0))</th>" }
+            .joined() + "</tr>\n"
         for summary in results.summaries {
-            let times = [summary.p50, summary.p90, summary.p99, summary.p999, summary.max].map { value in
-                value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-"
-            }
-            let percent = summary.percentUnder.map { DecimalText.fixed($0, fractionDigits: 2) + "%" } ?? "-"
-            html += "<tr><td>\(HTMLText.escape(summary.metric))</td>"
-                + ([String(summary.count), String(summary.lost)] + times + [percent])
-                    .map { "<td class=\"n\">\(HTMLText.escape($0))</td>" }.joined() + "</tr>\n"
+            let cells = SummaryRow.cells(summary)
+            html += "<tr><td>\(MarkupText.escape(cells[0]))</td>"
+                + cells.dropFirst().map { "<td class=\"n\">\(MarkupText.escape($0))</td>" }.joined() + "</tr>\n"
         }
         return html + "</table>\n"
     }
@@ -83,18 +78,18 @@ public enum HTMLRunReport {
     private static func thresholdList(_ thresholds: [ThresholdResult]) -> String {
         "<h2>thresholds</h2>\n<ul>\n" + thresholds.map { result in
             "<li class=\"\(result.held ? "held" : "breached")\">\(result.held ? "held" : "breached"): "
-                + "<code>\(HTMLText.escape(result.expression))</code>, measured "
-                + "\(HTMLText.escape(result.measuredText ?? "nothing")), limit \(HTMLText.escape(result.limitText))</li>"
+                + "<code>\(MarkupText.escape(result.expression))</code>, measured "
+                + "\(MarkupText.escape(result.measuredText ?? "nothing")), limit \(MarkupText.escape(result.limitText))</li>"
         }.joined(separator: "\n") + "\n</ul>\n"
     }
 
     private static func settingsTable(_ settings: [(key: String, value: String)]) -> String {
-        "<table>\n" + settings.map { "<tr><td>\(HTMLText.escape($0.key))</td><td>\(HTMLText.escape($0.value))</td></tr>" }
+        "<table>\n" + settings.map { "<tr><td>\(MarkupText.escape($0.key))</td><td>\(MarkupText.escape($0.value))</td></tr>" }
             .joined(separator: "\n") + "\n</table>\n"
     }
 
     private static func figure(_ svg: String, caption: String) -> String {
-        "<figure>\n\(svg)\n<figcaption>\(HTMLText.escape(caption))</figcaption>\n</figure>\n"
+        "<figure>\n\(svg)\n<figcaption>\(MarkupText.escape(caption))</figcaption>\n</figure>\n"
     }
 
     /// The x range of a latency plot: the data's, widened to whole decades and to include `under`.
@@ -152,23 +147,5 @@ public enum HTMLRunReport {
         plot.points(zip(broadcasts, seconds).filter { $0.0.spread == nil }.map { ($0.1, highest * 1.05) },
             cssClass: "lost", cross: true)
         return plot.svg
-    }
-}
-
-/// Text made safe for HTML and XML content and attributes.
-enum HTMLText {
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

@@ -37,11 +37,11 @@ public enum JUnitXML {
             let failures = cases.filter { $0.failure != nil }.count
             totalTests += cases.count
             totalFailures += failures
-            text += "  <testsuite name=\"bench \(escape(suite.name))\" tests=\"\(cases.count)\" failures=\"\(failures)\">\n"
+            text += "  <testsuite name=\"bench \(MarkupText.escape(suite.name))\" tests=\"\(cases.count)\" failures=\"\(failures)\">\n"
             for testCase in cases {
-                text += "    <testcase classname=\"bench.\(escape(suite.name))\" name=\"\(escape(testCase.name))\""
+                text += "    <testcase classname=\"bench.\(MarkupText.escape(suite.name))\" name=\"\(MarkupText.escape(testCase.name))\""
                 if let failure = testCase.failure {
-                    text += ">\n      <failure message=\"\(escape(failure))\"/>\n    </testcase>\n"
+                    text += ">\n      <failure message=\"\(MarkupText.escape(failure))\"/>\n    </testcase>\n"
                 } else {
                     text += "/>\n"
                 }
@@ -50,23 +50,5 @@ public enum JUnitXML {
         }
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + "<testsuites name=\"bench\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\">\n" + text + "</testsuites>\n"
-    }
-
-    /// Text for an XML attribute: markup characters escaped, characters XML 1.0 forbids dropped.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\t", "\n", "\r": result += "&#\(scalar.value);"
-            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }

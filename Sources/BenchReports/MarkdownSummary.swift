@@ -8,21 +8,16 @@ public enum MarkdownSummary {
         let setting = { (key: String) in results.setting(key) ?? "-" }
         let messages = results.setting("messages").map { "\($0) broadcasts" }
             ?? results.setting("count").map { "\($0) messages per client" } ?? "-"
-        let under = results.setting("under_ns").flatMap(UInt64.init).map(DurationText.format) ?? "-"
+        let under = results.setting("under_ns").flatMap { UInt64($0) } ?? 0
         var text = "### bench \(setting("scenario")): \(setting("status"))\n\n"
         text += "\(setting("clients")) clients · \(messages) · every \(setting("interval")) (\(setting("arrival")))"
             + " · \(setting("payload_bytes")) B · seed \(setting("seed")) · server CPU \(setting("server_cpus"))"
             + " · clients CPU \(setting("client_cpus")) · \(setting("start_utc"))\n\n"
         if let reason = results.setting("status_reason"), !reason.isEmpty { text += "Status: \(escape(reason))\n\n" }
-        text += "| metric | count | lost | p50 | p90 | p99 | p99.9 | max | < \(under) |\n"
+        text += "| " + SummaryRow.header(under: under).joined(separator: " | ") + " |\n"
         text += "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         for summary in results.summaries {
-            let times = [summary.p50, summary.p90, summary.p99, summary.p999, summary.max].map { value in
-                value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-"
-            }
-            let percent = summary.percentUnder.map { DecimalText.fixed($0, fractionDigits: 2) + "%" } ?? "-"
-            text += "| " + ([summary.metric, "\(summary.count)", "\(summary.lost)"] + times + [percent])
-                .map(escape).joined(separator: " | ") + " |\n"
+            text += "| " + SummaryRow.cells(summary).map(escape).joined(separator: " | ") + " |\n"
         }
         if !results.thresholds.isEmpty {
             text += "\n"

@@ -41,15 +41,15 @@ struct SVGPlot {
         for (value, label) in xTicks {
             let px = format(mapX(value))
             marks.append("<line x1=\"\(px)\" y1=\"\(top)\" x2=\"\(px)\" y2=\"\(plotBottom)\" class=\"grid\"/>")
-            marks.append("<text x=\"\(px)\" y=\"\(plotBottom + 14)\" class=\"tick\" text-anchor=\"middle\">\(HTMLText.escape(label))</text>")
+            marks.append("<text x=\"\(px)\" y=\"\(plotBottom + 14)\" class=\"tick\" text-anchor=\"middle\">\(MarkupText.escape(label))</text>")
         }
         for (value, label) in yTicks {
             let py = format(mapY(value))
             marks.append("<line x1=\"\(left)\" y1=\"\(py)\" x2=\"\(width - right)\" y2=\"\(py)\" class=\"grid\"/>")
-            marks.append("<text x=\"\(left - 6)\" y=\"\(py)\" class=\"tick\" text-anchor=\"end\" dominant-baseline=\"middle\">\(HTMLText.escape(label))</text>")
+            marks.append("<text x=\"\(left - 6)\" y=\"\(py)\" class=\"tick\" text-anchor=\"end\" dominant-baseline=\"middle\">\(MarkupText.escape(label))</text>")
         }
-        marks.append("<text x=\"\(left + (width - left - right) / 2)\" y=\"\(height - 6)\" class=\"label\" text-anchor=\"middle\">\(HTMLText.escape(xLabel))</text>")
-        marks.append("<text x=\"14\" y=\"\(top + (plotBottom - top) / 2)\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(top + (plotBottom - top) / 2))\">\(HTMLText.escape(yLabel))</text>")
+        marks.append("<text x=\"\(left + (width - left - right) / 2)\" y=\"\(height - 6)\" class=\"label\" text-anchor=\"middle\">\(MarkupText.escape(xLabel))</text>")
+        marks.append("<text x=\"14\" y=\"\(top + (plotBottom - top) / 2)\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(top + (plotBottom - top) / 2))\">\(MarkupText.escape(yLabel))</text>")
     }
 
     func mapX(_ value: Double) -> Double { left + x.fraction(value) * (width - left - right) }
@@ -70,7 +70,7 @@ struct SVGPlot {
         let leftOfLine = x > (width - right) - 100
         marks.append("<line x1=\"\(px)\" y1=\"\(top)\" x2=\"\(px)\" y2=\"\(height - bottom)\" class=\"\(cssClass)\"/>")
         marks.append("<text x=\"\(px)\" y=\"\(top + 12)\" dx=\"\(leftOfLine ? -4 : 4)\" "
-            + "text-anchor=\"\(leftOfLine ? "end" : "start")\" class=\"\(cssClass)-label\">\(HTMLText.escape(label))</text>")
+            + "text-anchor=\"\(leftOfLine ? "end" : "start")\" class=\"\(cssClass)-label\">\(MarkupText.escape(label))</text>")
     }
 
     /// A bar from `x0` to `x1`, from the x axis up to `value`.

@@ -13,16 +13,8 @@ public enum SummaryTable {
         let configuration = recording.configuration
         var lines: [String] = [headline(recording), placement(recording), ""]
 
-        let under = "<" + DurationText.format(configuration.under)
-        let header = ["metric", "count", "lost", "p50", "p90", "p99", "p99.9", "max", under]
-        var rows = [header]
-        for summary in analysis.summaries {
-            let times = [summary.p50, summary.p90, summary.p99, summary.p999, summary.max].map { value in
-                value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-"
-            }
-            let percent = summary.percentUnder.map { DecimalText.fixed($0, fractionDigits: 2) + "%" } ?? "-"
-            rows.append([summary.metric, "\(summary.count)", "\(summary.lost)"] + times + [percent])
-        }
+        let header = SummaryRow.header(under: configuration.under)
+        let rows = [header] + analysis.summaries.map(SummaryRow.cells)
         let widths = header.indices.map { column in rows.map { $0[column].count }.max()! }
         for row in rows {
             let cells = row.enumerated().map { column, text in
