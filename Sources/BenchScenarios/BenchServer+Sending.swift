@@ -2,13 +2,21 @@ import BenchCore
 import BenchNet
 
 extension BenchServer {
-    /// Open loop: sends every event of the timetable that is due, then arms the timer for the next one.
+    /// Open loop: sends the events of the timetable that are due, then arms the timer for the next one.
+    ///
+    /// When the harness has fallen behind, it sends for at most ``catchUpBudget`` before going back to its
+    /// event loop (the timer, armed in the past, fires again at once): echoes keep being read and a stop request
+    /// is heard, however far behind the timetable is. The lateness shows as lag.
     func dispatchDueEvents() throws(SystemError) {
         guard let plan, running, !stopping else { return }
         let start = recording.startNanoseconds
+        let began = MonotonicClock.now()
+        var sent = 0
         while nextEvent < plan.offsets.count {
             let due = start + plan.offsets[nextEvent]
-            guard due <= MonotonicClock.now() else { break }
+            let now = MonotonicClock.now()
+            guard due <= now, sent == 0 || now - began < Self.catchUpBudget else { break }
+            sent += 1
             switch configuration.scenario {
             case .fanout: dispatchBroadcast(plan.targets[nextEvent], scheduled: due)
             case .roundtrip: dispatchMessage(plan.targets[nextEvent], scheduled: due)

@@ -29,6 +29,9 @@ final class BenchServer {
     /// How often timeouts are checked and progress is published while the run goes on.
     static let housekeepingInterval: UInt64 = 50_000_000
 
+    /// The longest the server keeps sending late events before it reads what arrived in the meantime.
+    static let catchUpBudget: UInt64 = 1_000_000
+
     let configuration: RunConfiguration
     let control: RunControl
     let listener: Int32

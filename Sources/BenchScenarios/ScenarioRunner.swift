@@ -86,7 +86,9 @@ public enum ScenarioRunner {
         recording.clientAllowedCPUs = clientReport.allowedCPUs
         recording.droppedEchoes = clientReport.droppedEchoes
         recording.heartbeatsSent = clientReport.heartbeats
-        recording.connectionEvents.append(contentsOf: clientReport.events)
+        // What the clients saw after the server ended the run (resets of connections closed with echoes still
+        // unread) is the teardown, not something that happened to the run.
+        recording.connectionEvents.append(contentsOf: clientReport.events.filter { $0.time < recording.endNanoseconds })
         return recording
     }
 

@@ -166,3 +166,29 @@ import Testing
         return bytes
     }
 }
+
+/// A harness that cannot keep up with its timetable still hears a stop request and still reads echoes.
+@Suite struct OverloadTests {
+    @Test func aStopIsHeardEvenWhenBroadcastsTakeLongerThanTheInterval() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 10)
+        configuration.clients = 500
+        configuration.messages = 4_000  // 500 writes per broadcast every 0.5 ms: far behind from the start
+        configuration.warmup = 0
+        configuration.interval = 500_000
+        configuration.arrival = .fixed
+        let run = try BackgroundRun(configuration)
+        run.waitUntilRunning()
+        usleep(500_000)
+        let asked = MonotonicClock.now()
+        run.control.requestStop()
+        let recording = try run.finish()
+
+        #expect(recording.status == .interrupted)
+        #expect(MonotonicClock.now() - asked < 10_000_000_000, "not after the whole timetable (over 10 s of writes)")
+        let analysis = RunAnalysis(recording: recording)
+        #expect(analysis.broadcasts.count < 4_000)
+        #expect(analysis.summary(of: .delivery)?.lost == 0, "echoes were read while it caught up")
+        #expect((analysis.summary(of: .lag)?.max ?? 0) > 1_000_000, "falling behind shows as lag")
+        #expect(recording.connectionEvents.isEmpty, "the teardown is not an event of the run")
+    }
+}
