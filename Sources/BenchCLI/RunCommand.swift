@@ -26,7 +26,8 @@ enum RunCommand {
             notes: [
                 "Durations take ns, us, ms or s (10ms); sizes take B, KiB or MiB (64, 1KiB).",
                 "Results go to <out>/\(scenario.rawValue)-<UTC yyyyMMdd-HHmmss>/: run.csv, samples.csv, summary.csv, "
-                    + "histogram.csv\(scenario == .fanout ? ", broadcasts.csv" : "")\(" and thresholds.csv with --threshold").",
+                    + "histogram.csv\(scenario == .fanout ? ", broadcasts.csv" : ""), thresholds.csv (with --threshold),",
+                "summary.md, junit.xml, report.html and one <metric>.hgrm per metric.",
             ]
         )
     }
