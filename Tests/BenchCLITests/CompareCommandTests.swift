@@ -1,0 +1,60 @@
+import Foundation
+import Glibc
+import Testing
+
+@Suite struct CompareCommandTests {
+    /// Two quick fanout runs with the same settings, and one with another client count.
+    private func runs() throws -> (first: String, second: String, other: String) {
+        let out = temporaryFolderPath()
+        func run(_ clients: Int) throws -> String {
+            let result = try BenchProcess.run([
+                "fanout", "--clients", "\(clients)", "--messages", "15", "--interval", "1ms", "--arrival", "fixed",
+                "--quiet", "--out", out,
+            ])
+            return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return (try run(3), try run(3), try run(4))
+    }
+
+    @Test func aRunComparedWithItselfHasNoRegression() throws {
+        let (first, _, _) = try runs()
+        let result = try BenchProcess.run(["compare", first, first, "--max-regression", "spread.p99=+0%"])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains("no regression beyond the limits"))
+        let spreadP99 = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("spread ") && $0.contains(" p99 ") }
+        let cells = try #require(spreadP99).split(separator: " ")
+        #expect(cells.count == 6)
+        #expect(cells[2] == cells[3], "the same value twice")
+        #expect(cells[4] == "+0ns" && cells[5] == "+0.0%")
+    }
+
+    @Test func aLimitOfMinusNothingIsBrokenByAnyIncreaseAboveTheNoiseFloor() throws {
+        let (first, second, _) = try runs()
+        // One of the two directions is an increase of rtt.max, unless both are exactly equal.
+        let forward = try BenchProcess.run(["compare", first, second, "--max-regression", "rtt.max=+0%"])
+        let backward = try BenchProcess.run(["compare", second, first, "--max-regression", "rtt.max=+0%"])
+        #expect([forward.exitCode, backward.exitCode].sorted() == [0, 1])
+        let broken = forward.exitCode == 1 ? forward : backward
+        #expect(broken.standardOutput.contains("regression: rtt.max=+0% broken: "))
+
+        let quiet = try BenchProcess.run([
+            "compare", first, second, "--max-regression", "rtt.max=+0%", "--noise-floor", "10s",
+        ])
+        #expect(quiet.exitCode == 0, "a change under the noise floor never fails")
+    }
+
+    @Test func runsWithDifferentSettingsAreRefused() throws {
+        let (first, _, other) = try runs()
+        let result = try BenchProcess.run(["compare", first, other])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("not comparable: clients is 3 in the baseline and 4 in the current run"))
+    }
+
+    @Test(arguments: ["spread.p99=25%", "spread.p99<25%", "spread.p98=+1%", "spred.p99=+1%", "lost=+1", "p99=+1%"])
+    func aMalformedLimitIsAUsageError(expression: String) throws {
+        let (first, _, _) = try runs()
+        let result = try BenchProcess.run(["compare", first, first, "--max-regression", expression])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("is invalid for '--max-regression <expr>'"))
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Glibc
+import Testing
+
+@Suite struct InterruptionAndFailureTests {
+    @Test func sigtermStopsTheRunWritesWhatWasMeasuredAndExits143() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "roundtrip", "--clients", "2", "--count", "100000", "--interval", "2ms", "--quiet", "--out", out,
+        ])
+        usleep(1_000_000)
+        kill(process.processIdentifier, SIGTERM)
+        let result = try BenchProcess.finish(process, timeout: 30)
+        #expect(result.exitCode == 143, "stderr: \(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = try String(contentsOfFile: folder + "/run.csv", encoding: .utf8)
+        #expect(settings.contains("status,interrupted"))
+        #expect(contents(of: out) == [URL(fileURLWithPath: folder).lastPathComponent])
+    }
+
+    @Test func anAddressNotOnThisMachineFailsBeforeAnyLoadWithExitThree() throws {
+        let result = try BenchProcess.run(["fanout", "--host", "192.0.2.1", "--out", temporaryFolderPath()])
+        #expect(result.exitCode == 3)
+        #expect(result.standardError.contains("cannot listen on 192.0.2.1:0: bind: Cannot assign requested address"))
+    }
+}

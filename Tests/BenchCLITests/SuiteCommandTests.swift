@@ -1,0 +1,54 @@
+import Foundation
+import Glibc
+import Testing
+
+@Suite struct SuiteCommandTests {
+    private func suiteFile(_ text: String) throws -> String {
+        let path = temporaryFolderPath() + ".suite"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func aSuiteRunsEveryLineInOrderAndSummarizesThem() throws {
+        let suite = try suiteFile("""
+            # two quick runs
+            pings   roundtrip --count 20 --interval 0 --threshold 'rtt.p99<10s' --threshold lost==0
+
+            fans    fanout --clients 3 --messages 10 --interval 1ms --payload 64,128 --threshold "spread.p99 < 10s"
+            strict  roundtrip --count 10 --interval 0 --threshold 'rtt.min<1ns'
+            """)
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["suite", suite, "--out", out, "--quiet"])
+        #expect(result.exitCode == 1, "strict breaks its threshold; stderr: \(result.standardError)")
+        let folder = try #require(contents(of: out)?.first)
+        #expect(folder.hasPrefix("suite-"))
+        let rows = try String(contentsOfFile: "\(out)/\(folder)/suite.csv", encoding: .utf8)
+            .split(separator: "\r\n").map { $0.split(separator: ",").first.map(String.init) ?? "" }
+        #expect(rows == ["name", "pings", "fans@64B", "fans@128B", "strict"])
+        let runFolders = try #require(contents(of: "\(out)/\(folder)"))
+        #expect(runFolders.filter { $0.hasPrefix("fanout-") }.count == 2)
+        #expect(runFolders.filter { $0.hasPrefix("roundtrip-") }.count == 2)
+        #expect(runFolders.contains("suite.md"))
+        #expect(result.standardOutput.contains("strict: threshold breached: rtt.min<1ns"))
+    }
+
+    @Test(arguments: [
+        ("x fanout --clients 0", "x.suite:1: The value '0' is invalid for '--clients <n>'"),
+        ("x fanout\nx roundtrip", "x.suite:2: the name 'x' is used twice"),
+        ("x broadcast", "x.suite:1: expected a name, then fanout or roundtrip"),
+        ("x fanout --out /tmp", "x.suite:1: --out, --json and --help belong to bench suite"),
+        ("x fanout --threshold 'p99<1ms", "x.suite:1: a quote is not closed"),
+        ("# nothing", "lists no runs"),
+    ])
+    func aBadSuiteIsRefusedBeforeAnythingRuns(text: String, message: String) throws {
+        let directory = temporaryFolderPath()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/x.suite"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["suite", path, "--out", out])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains(message.replacingOccurrences(of: "x.suite", with: path)))
+        #expect(contents(of: out) == nil)
+    }
+}

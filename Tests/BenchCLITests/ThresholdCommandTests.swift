@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Thresholds from the command line: exit 1 on a breach, the breach line, thresholds.csv, and `bench check`.
+@Suite struct ThresholdCommandTests {
+    @Test func aBreachedThresholdExitsOneAndSaysWhatWasMeasured() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--count", "20", "--interval", "0", "--out", out,
+            "--threshold", "rtt.p50<1ns", "--threshold", "lost==0",
+        ])
+        #expect(result.exitCode == 1, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains("threshold breached: rtt.p50<1ns (measured "))
+        #expect(result.standardOutput.contains(", limit 1ns)"))
+        #expect(result.standardOutput.contains("threshold held: lost==0 (measured 0, limit 0)"))
+        let folder = try #require(contents(of: out)?.first)
+        let csv = try String(contentsOfFile: "\(out)/\(folder)/thresholds.csv", encoding: .utf8)
+        #expect(csv.hasPrefix("expression,metric,stat,op,limit,measured,held\r\nrtt.p50<1ns,rtt,p50,<,1ns,"))
+        #expect(csv.hasSuffix("lost==0,rtt,lost,==,0,0,1\r\n"))
+    }
+
+    @Test func thresholdsThatHoldExitZero() throws {
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "3", "--messages", "10", "--interval", "1ms", "--quiet",
+            "--out", temporaryFolderPath(), "--threshold", "spread.p99<5s", "--threshold", "pct_under>=99%",
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test(arguments: ["spread.p99<1ms", "p99<5%", "lost<1ms", "pct_under>=99", "rtt.p98<1ms", "p99"])
+    func aMisspelledThresholdIsAUsageErrorBeforeAnythingRuns(expression: String) throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["roundtrip", "--out", out, "--threshold", expression])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("Error: The value '\(expression)' is invalid for '--threshold <expr>'"))
+        #expect(contents(of: out) == nil)
+    }
+
+    @Test func checkEvaluatesASavedRunWithoutRunningIt() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.run(["fanout", "--clients", "3", "--messages", "10", "--interval", "1ms", "--quiet", "--out", out])
+        let folder = run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let held = try BenchProcess.run(["check", folder, "--threshold", "spread.p99<10s", "--threshold", "rtt.lost==0"])
+        #expect(held.exitCode == 0, "stderr: \(held.standardError)")
+        #expect(held.standardOutput.contains("threshold held: spread.p99<10s"))
+
+        let breached = try BenchProcess.run(["check", folder, "--threshold", "delivery.min<1ns", "--json"])
+        #expect(breached.exitCode == 1)
+        let verdicts = try #require(
+            try JSONSerialization.jsonObject(with: Data(breached.standardOutput.utf8)) as? [[String: Any]])
+        #expect(verdicts.first?["held"] as? Bool == false)
+        let csv = try String(contentsOfFile: folder + "/thresholds.csv", encoding: .utf8)
+        #expect(csv.contains("delivery.min<1ns,delivery,min,<,1ns,"))
+        #expect(contents(of: out) == [URL(fileURLWithPath: folder).lastPathComponent], "no new run")
+    }
+
+    @Test func checkRefusesAFolderThatIsNotARun() throws {
+        let result = try BenchProcess.run(["check", temporaryFolderPath(), "--threshold", "p99<1ms"])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("Cannot read run folder"))
+    }
+}
