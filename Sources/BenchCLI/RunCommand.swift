@@ -114,6 +114,7 @@ enum RunCommand {
             Console.error("Error: could not write the run folder: \(error)\n")
             return Outcome(status: recording.status, exitCode: .runFailed)
         }
+        if let markdown = try? FileText.read(path + "/" + MarkdownSummary.fileName) { StepSummary.append(markdown) }
         if options.json {
             Console.out(SummaryJSON.render(analysis, thresholds: thresholds, runFolder: path) + "\n")
         } else if options.quiet {

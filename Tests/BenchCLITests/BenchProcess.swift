@@ -12,9 +12,11 @@ struct BenchProcess {
         return testBinary.deletingLastPathComponent().appendingPathComponent("bench")
     }()
 
-    /// Runs `bench` with `arguments` to the end (at most `timeout` seconds).
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> BenchProcess {
-        let process = try start(arguments)
+    /// Runs `bench` with `arguments` to the end (at most `timeout` seconds), with `environment` added to ours.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) throws -> BenchProcess {
+        let process = try start(arguments, environment: environment)
         return try finish(process, timeout: timeout)
     }
 
@@ -27,10 +29,11 @@ struct BenchProcess {
     }
 
     /// Starts `bench` with `arguments` and returns at once.
-    static func start(_ arguments: [String]) throws -> Running {
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let base = temporaryFolderPath()
         for suffix in ["out", "err"] {
             _ = FileManager.default.createFile(atPath: "\(base).\(suffix)", contents: nil)

@@ -20,4 +20,16 @@ import Testing
         let regenerated = try derived.map { try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($0)")) }
         #expect(regenerated == original)
     }
+
+    @Test func aRunAppendsItsSummaryToTheGitHubJobSummary() throws {
+        let summaryFile = temporaryFolderPath() + ".md"
+        try "# earlier step\n".write(toFile: summaryFile, atomically: true, encoding: .utf8)
+        let result = try BenchProcess.run(
+            ["roundtrip", "--count", "10", "--interval", "0", "--quiet", "--out", temporaryFolderPath()],
+            environment: ["GITHUB_STEP_SUMMARY": summaryFile])
+        #expect(result.exitCode == 0)
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let written = try String(contentsOfFile: folder + "/summary.md", encoding: .utf8)
+        #expect(try String(contentsOfFile: summaryFile, encoding: .utf8) == "# earlier step\n" + written + "\n")
+    }
 }
