@@ -90,11 +90,12 @@ struct RunOptions {
         }
         var base = RunConfiguration(scenario: scenario, seed: seed)
         let reader = OptionReader(parsed: parsed, command: command)
-        base.clients = try reader.integer("clients", placeholder: "n", in: 1...1_000_000, default: base.clients)
+        typealias Limits = RunConfiguration.Limits
+        base.clients = try reader.integer("clients", placeholder: "n", in: Limits.clients, default: base.clients)
         base.messages = try reader.integer(
             scenario == .fanout ? "messages" : "count", placeholder: scenario == .fanout ? "m" : "c",
-            in: 1...100_000_000, default: base.messages)
-        base.warmup = try reader.integer("warmup", placeholder: "n", in: 0...100_000_000, default: base.warmup)
+            in: Limits.messages, default: base.messages)
+        base.warmup = try reader.integer("warmup", placeholder: "n", in: Limits.warmup, default: base.warmup)
         base.interval = try reader.duration("interval", allowZero: true, default: base.interval)
         base.under = try reader.duration("under", allowZero: false, default: base.under)
         base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)
@@ -140,6 +141,14 @@ struct RunOptions {
             configuration.maximumQueuedBytes = maximumQueuedBytes ?? max(base.maximumQueuedBytes, 4 * payload)
             return configuration
         }
+        for configuration in configurations {
+            do {
+                try configuration.validate()
+            } catch {
+                let placeholder = Self.options(for: scenario).first { $0.name == error.option }?.valueName ?? "value"
+                throw reader.invalid(error.option, placeholder, parsed.value(error.option) ?? "(default)", error.reason)
+            }
+        }
         outputFolder = parsed.value("out") ?? "results"
         guard !outputFolder.isEmpty else { throw reader.invalid("out", "dir", "", "expected a folder") }
         quiet = parsed.has("quiet")
@@ -165,6 +174,7 @@ private struct OptionReader {
         return number
     }
 
+    /// A duration of at most ``RunConfiguration/Limits/longestDuration``.
     func duration(_ name: String, allowZero: Bool, default value: UInt64) throws(UsageError) -> UInt64 {
         guard let text = parsed.value(name) else { return value }
         let nanoseconds: UInt64
@@ -174,6 +184,10 @@ private struct OptionReader {
             throw invalid(name, "duration", text, error.reason)
         }
         guard allowZero || nanoseconds > 0 else { throw invalid(name, "duration", text, "must be more than 0") }
+        let longest = RunConfiguration.Limits.longestDuration
+        guard nanoseconds <= longest else {
+            throw invalid(name, "duration", text, "must be at most \(DurationText.format(longest)) (a day)")
+        }
         return nanoseconds
     }
 

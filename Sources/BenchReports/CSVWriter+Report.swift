@@ -1,12 +1,13 @@
 import BenchCore
 
 extension CSVWriter {
-    /// A monotonic timestamp as nanoseconds after `origin` (the run's start); empty when it is 0 (never).
+    /// A monotonic timestamp as nanoseconds after `origin` (the run's start), negative before it; empty when it
+    /// is 0 (never).
     mutating func time(_ timestamp: UInt64, since origin: UInt64) {
         if timestamp == 0 {
             emptyField()
         } else {
-            field(Int(timestamp) - Int(origin))
+            field(Int(Int64(bitPattern: timestamp &- origin)))
         }
     }
 

@@ -36,7 +36,7 @@ public enum SamplesCSV {
                     writer.nanoseconds(rtt)
                     writer.nanoseconds(recording.sendLag(ofScheduledSend: index))
                     writer.flag(rtt == nil)
-                    writer.field(name(of: recording.outcome[index]))
+                    writer.field(recording.outcome[index].name)
                     try writer.endRow()
                 }
             }
@@ -56,23 +56,10 @@ public enum SamplesCSV {
                     writer.nanoseconds(delivery)
                     writer.nanoseconds(recording.roundTrip(ofMessage: index))
                     writer.flag(delivery == nil)
-                    writer.field(name(of: recording.outcome[index]))
+                    writer.field(recording.outcome[index].name)
                     try writer.endRow()
                 }
             }
-        }
-    }
-
-    /// The `outcome` column: what became of the message.
-    static func name(of outcome: MessageOutcome) -> String {
-        switch outcome {
-        case .notDispatched: return "not_sent"
-        case .written: return "in_flight"
-        case .echoed: return "echoed"
-        case .timedOut: return "timed_out"
-        case .writtenThenClosed: return "connection_closed"
-        case .droppedClosed: return "dropped_closed"
-        case .droppedQueueFull: return "dropped_queue_full"
         }
     }
 }

@@ -111,6 +111,8 @@ extension BenchServer {
             refusal = "said hello twice"
         } else if frame.helloVersion != WireFormat.version {
             refusal = "speaks protocol version \(frame.helloVersion); this server speaks \(WireFormat.version)"
+        } else if frame.helloToken != configuration.token {
+            refusal = "said hello as client \(client) without this run's token"
         } else if client >= configuration.clients {
             refusal = "said hello as client \(client); this run has clients 0 to \(configuration.clients - 1)"
         } else if slotOfClient[client] >= 0 {
@@ -133,6 +135,11 @@ extension BenchServer {
     }
 
     /// Records an echo: the client's receive time it carries, and `now`, when the server's read returned it.
+    ///
+    /// The receive time comes from the network and is not trusted: one before the message's write or after the
+    /// echo's arrival is not a measurement. The message is then lost as `invalidTimestamp` and the connection
+    /// closed with the reason. An echo after the timeout is kept as `late` (lost for the metrics); any further
+    /// echo of a message is a duplicate and changes nothing.
     private func handleEcho(_ frame: Frame, from client: Int, slot: Int, at now: UInt64) -> Bool {
         let sequence = Int(frame.sequence)
         guard Int(frame.client) == client, sequence < configuration.sequencesPerClient else {
@@ -141,18 +148,30 @@ extension BenchServer {
             return false
         }
         let index = recording.messageIndex(sequence: sequence, client: client)
-        switch recording.outcome[index] {
-        case .written:
+        let outcome = recording.outcome[index]
+        switch outcome {
+        case .written, .timedOut:
+            // A message that timed out in closed loop was settled then; its fate can still change, not its count.
+            func conclude(_ fate: MessageOutcome) {
+                if outcome == .written { settle(index, as: fate) } else { recording.outcome[index] = fate }
+            }
+            let received = frame.receivedNanoseconds
+            guard recording.isPlausible(received: received, forMessage: index, echoedAt: now) else {
+                conclude(.invalidTimestamp)
+                let written = recording.written[index]
+                closePeer(
+                    slot: slot,
+                    reason: "echoed message \(sequence) with receive time \(received) ns, outside its write "
+                        + "(\(written) ns) and the echo's arrival (\(now) ns): not a measurement",
+                    at: now)
+                return false
+            }
             recording.echoed[index] = now
-            recording.received[index] = frame.receivedNanoseconds
+            recording.received[index] = received
             echoes += 1
-            settle(index, as: .echoed)
-        case .timedOut:
-            // Too late to count, but kept: the report shows when it came.
-            recording.echoed[index] = now
-            recording.received[index] = frame.receivedNanoseconds
-            echoes += 1
-        case .echoed:
+            let inTime = outcome == .written && recording.isInTime(message: index, received: received, echoedAt: now)
+            conclude(inTime ? .echoed : .late)
+        case .echoed, .late, .invalidTimestamp:
             recording.duplicateEchoes += 1
         case .notDispatched, .droppedClosed, .droppedQueueFull, .writtenThenClosed:
             let reason = "echoed message \(sequence) of client \(client), which was never written to it"

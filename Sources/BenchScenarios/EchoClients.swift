@@ -32,6 +32,7 @@ final class EchoClients {
 
     private let address: SocketAddress
     private let ids: Range<Int>
+    private let token: UInt64
     private let heartbeat: UInt64
     private let maximumFrameSize: Int
     private let maximumQueuedBytes: Int
@@ -42,13 +43,16 @@ final class EchoClients {
     /// A heartbeat frame, rewritten with each sender's id.
     private let heartbeatFrame: UnsafeMutableRawBufferPointer
     private var connections: [Connection] = []
+    /// Connections not closed yet; the loop ends when none is left.
+    private var openConnections = 0
     private var heartbeatCursor = 0
     private var report = Report()
 
-    /// Clients `ids` of the run at `address`.
+    /// Clients `ids` of the run at `address`, whose hello carries the run's `token`.
     init(
         address: SocketAddress,
         ids: Range<Int>,
+        token: UInt64,
         heartbeat: UInt64,
         maximumFrameSize: Int,
         maximumQueuedBytes: Int,
@@ -56,6 +60,7 @@ final class EchoClients {
     ) throws(SystemError) {
         self.address = address
         self.ids = ids
+        self.token = token
         self.heartbeat = heartbeat
         self.maximumFrameSize = maximumFrameSize
         self.maximumQueuedBytes = maximumQueuedBytes
@@ -91,8 +96,7 @@ final class EchoClients {
             let tick = min(heartbeat, Self.heartbeatTick)
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
-        var open = connections.count
-        while open > 0 {
+        while openConnections > 0 {
             let count: Int
             do {
                 count = try epoll.wait(timeoutMilliseconds: -1)
@@ -112,8 +116,7 @@ final class EchoClients {
                 default:
                     let position = Int(token - Token.firstConnection)
                     if connections[position].isOpen && !handle(events, position: position) {
-                        connections[position].close()
-                        open -= 1
+                        close(position)
                     }
                 }
             }
@@ -136,7 +139,8 @@ final class EchoClients {
                     maximumQueuedBytes: maximumQueuedBytes
                 )
                 connections.append(connection)
-                Frame.encodeHello(into: hello, client: UInt32(client))
+                openConnections += 1
+                Frame.encodeHello(into: hello, client: UInt32(client), token: token)
                 _ = try connection.send(UnsafeRawBufferPointer(hello))
             } catch {
                 control.failSetup("client \(client) could not connect to \(address): \(error)")
@@ -198,9 +202,15 @@ final class EchoClients {
                 try sendHeartbeat(on: connections[position], client: ids.lowerBound + position)
             } catch {
                 record(client: ids.lowerBound + position, reason: "\(error)")
-                connections[position].close()
+                close(position)
             }
         }
+    }
+
+    private func close(_ position: Int) {
+        guard connections[position].isOpen else { return }
+        connections[position].close()
+        openConnections -= 1
     }
 
     private func sendHeartbeat(on connection: Connection, client: Int) throws(SystemError) {

@@ -43,6 +43,9 @@ public struct RunConfiguration: Sendable, Equatable {
     public var localClientRange: Range<Int>?
     /// How long all clients may take to connect and say hello before the run fails.
     public var setupTimeout: UInt64
+    /// The run's own random number, which every client's hello must carry: a connection that does not know it
+    /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
+    public var token: UInt64
 
     /// The defaults SPEC gives for a scenario, with a seed.
     public init(scenario: Scenario, seed: UInt64) {
@@ -65,6 +68,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.deadAfter = 15_000_000_000
         self.localClientRange = nil
         self.setupTimeout = 30_000_000_000
+        self.token = UInt64.random(in: 1...UInt64.max)
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

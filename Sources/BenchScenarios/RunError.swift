@@ -2,6 +2,8 @@ import BenchNet
 
 /// Why a run could not be done at all. The command line exits 3 with this message.
 public enum RunError: Error, Sendable, CustomStringConvertible {
+    /// A setting is outside what a run can do (the command line refuses these before: exit 2).
+    case invalidConfiguration(ConfigurationError)
     /// More clients than this process has file descriptors for (each costs two: its socket and the server's).
     case tooManyClients(requested: Int, descriptorLimit: Int)
     /// The run's raw timestamps would not fit comfortably in memory.
@@ -19,6 +21,8 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .invalidConfiguration(let error):
+            return "\(error)"
         case .tooManyClients(let requested, let limit):
             let most = max(0, (limit - RunError.reservedDescriptors) / 2)
             return "\(requested) clients need \(2 * requested + RunError.reservedDescriptors) file descriptors, "

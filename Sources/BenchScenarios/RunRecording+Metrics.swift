@@ -4,24 +4,33 @@ extension RunRecording {
         outcome[index].wasDispatched && index / configuration.clients >= configuration.warmup
     }
 
-    /// rtt: echo read at the server − write to the client; nil when the message is lost (no echo, or the
-    /// echo came after the timeout).
+    /// rtt: echo read at the server − write to the client; nil when the message is lost (any outcome but
+    /// ``MessageOutcome/echoed``).
     public func roundTrip(ofMessage index: Int) -> UInt64? {
-        let written = self.written[index]
-        let echoed = self.echoed[index]
-        guard written != 0, echoed >= written else { return nil }
-        let value = echoed - written
-        return value <= configuration.timeout ? value : nil
+        guard outcome[index].isMeasurement else { return nil }
+        return echoed[index] - written[index]
     }
 
-    /// Fanout delivery: the client's read − t0 of its broadcast; nil when the message is lost (never
-    /// delivered as far as the server knows, or delivered after the timeout).
+    /// Fanout delivery: the client's read − t0 of its broadcast; nil when the message is lost (any outcome but
+    /// ``MessageOutcome/echoed``).
     public func delivery(ofMessage index: Int) -> UInt64? {
-        let start = broadcastStart[index / configuration.clients]
-        let received = self.received[index]
-        guard written[index] != 0, received != 0, received >= start else { return nil }
-        let value = received - start
-        return value <= configuration.timeout ? value : nil
+        guard outcome[index].isMeasurement else { return nil }
+        return received[index] - broadcastStart[index / configuration.clients]
+    }
+
+    /// True when an echo that arrived at `now` for message `index`, with the client's receive time `received`,
+    /// came in time: the echo within the timeout of the write and, in fanout, the client's read within the
+    /// timeout of the broadcast's start. Both times must already be known to be true (``isPlausible``).
+    func isInTime(message index: Int, received: UInt64, echoedAt now: UInt64) -> Bool {
+        guard now - written[index] <= configuration.timeout else { return false }
+        guard configuration.scenario == .fanout else { return true }
+        return received - broadcastStart[index / configuration.clients] <= configuration.timeout
+    }
+
+    /// True when a receive time a peer reported for message `index` can be true: not before the message was
+    /// written, not after its echo arrived at `now`. Anything else is not a measurement.
+    func isPlausible(received: UInt64, forMessage index: Int, echoedAt now: UInt64) -> Bool {
+        received >= written[index] && received <= now
     }
 
     /// How late a send was against its schedule: the first write of a broadcast (fanout) or the message's

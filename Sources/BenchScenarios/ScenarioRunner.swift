@@ -12,6 +12,7 @@ public enum ScenarioRunner {
     ///
     /// - Throws: ``RunError`` when the run could not be done; nothing was measured then.
     public static func run(_ configuration: RunConfiguration, control: RunControl) throws(RunError) -> RunRecording {
+        do { try configuration.validate() } catch { throw .invalidConfiguration(error) }
         guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw .invalidHost(configuration.host)
         }
@@ -61,6 +62,7 @@ public enum ScenarioRunner {
                     return try EchoClients(
                         address: bound,
                         ids: configuration.localClients,
+                        token: configuration.token,
                         heartbeat: configuration.heartbeat,
                         maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
                         maximumQueuedBytes: configuration.maximumQueuedBytes,

@@ -79,28 +79,30 @@ extension DurationTextTests {
         #expect(failures.count == 0, "e.g. \(failures.prefix(5))")
     }
 
-    @Test func theLargestDurationReadsInEveryUnitThatHoldsIt() {
-        // 18446744073709551615ns is UInt64.max, but it has 20 digits and DecimalNumber takes at most 19.
+    @Test func theLargestDurationReadsInEveryUnitThatHoldsIt() throws {
+        // 18446744073709551615ns is UInt64.max: 20 digits, or 11 whole and 9 decimal ones.
         let texts: [(String, UInt64)] = [
             ("18446744073709551615ns", .max), ("18446744073.709551615s", .max),
-            ("10000000000000000000ns", 10_000_000_000_000_000_000),
+            ("10000000000000000000ns", 10_000_000_000_000_000_000), ("000000000000000000000001ns", 1),
+            ("0.000000001000000000000000s", 1),
         ]
         for (text, nanoseconds) in texts {
-            withKnownIssue("DecimalNumber's 19-digit limit refuses UInt64.max written in nanoseconds or seconds") {
-                let value = try DurationText.parse(text)
-                #expect(value == nanoseconds)
-            }
+            #expect(try DurationText.parse(text) == nanoseconds, "\(text)")
+        }
+    }
+
+    @Test(arguments: ["18446744073709551616ns", "18446744073.709551616s", "99999999999999999999999s",
+                      "0.0000000000000000000001s", "1.0000000001ms"])
+    func durationsPastSixtyFourBitsOrFinerThanANanosecondAreRefusedNotTrapped(text: String) {
+        #expect(throws: UnitError(text: text, reason: "not a whole number of nanoseconds, or too large")) {
+            try DurationText.parse(text)
         }
     }
 
     @Test(arguments: [UInt64.max, 10_000_000_000_000_000_001, 12_345_678_901_234_567_891])
-    func everyDurationFromTenToTheNineteenNanosecondsUpReadsBackTheSame(nanoseconds: UInt64) {
-        // format gives 11 whole digits and 9 decimals (e.g. "18446744073.709551615s"), which DecimalNumber
-        // (Units/DecimalNumber.swift) refuses for having more than 19 digits, although the value fits in 64 bits.
+    func everyDurationFromTenToTheNineteenNanosecondsUpReadsBackTheSame(nanoseconds: UInt64) throws {
+        // format gives 11 whole digits and 9 decimals (e.g. "18446744073.709551615s").
         let text = DurationText.format(nanoseconds)
-        withKnownIssue("DecimalNumber's 19-digit limit: format(x) for x ≥ 10^19 ns with 9 decimals does not parse") {
-            let value = try DurationText.parse(text)
-            #expect(value == nanoseconds)
-        }
+        #expect(try DurationText.parse(text) == nanoseconds)
     }
 }

@@ -14,7 +14,7 @@ import Testing
             switch random.nextBounded(4) {
             case 0:
                 var frame = [UInt8](repeating: 0, count: WireFormat.helloFrameSize)
-                frame.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: UInt32(random.nextBounded(100))) }
+                frame.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: UInt32(random.nextBounded(100)), token: random.next()) }
                 stream += frame
             case 1:
                 var frame = [UInt8](repeating: 0, count: WireFormat.heartbeatFrameSize)

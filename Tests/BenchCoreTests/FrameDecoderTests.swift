@@ -24,7 +24,7 @@ private struct SampleStream {
 
     mutating func appendHello(client: UInt32) {
         var frame = [UInt8](repeating: 0xAA, count: WireFormat.helloFrameSize)
-        frame.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: client) }
+        frame.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: client, token: 0xFEED_0000_0000_0000 | UInt64(client)) }
         append(.hello, frame)
     }
 
@@ -171,6 +171,18 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
         #expect(Array(bytes[24..<40]) == [UInt8](repeating: 0, count: 16))
     }
 
+    @Test func aHelloCarriesVersionClientAndTheRunTokenAtFixedOffsets() {
+        var bytes = [UInt8](repeating: 0xAA, count: WireFormat.helloFrameSize)
+        let frame = bytes.withUnsafeMutableBytes {
+            let frame = Frame.encodeHello(into: $0, client: 0x0102_0304, token: 0x1122_3344_5566_7788)
+            return (frame.helloVersion, frame.helloClient, frame.helloToken)
+        }
+        #expect(frame == (WireFormat.version, 0x0102_0304, 0x1122_3344_5566_7788))
+        #expect(Array(bytes[0..<8]) == [0, 0, 0, 16, FrameKind.hello.rawValue, WireFormat.version, 0, 0])
+        #expect(Array(bytes[8..<12]) == [0x01, 0x02, 0x03, 0x04])
+        #expect(Array(bytes[12..<20]) == [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88])
+    }
+
     @Test func convertingToEchoKeepsEverythingButKindAndReceiveTime() throws {
         var bytes = stream.frames[3].bytes  // 300-byte data frame
         let original = bytes
@@ -229,8 +241,8 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
     }
 
     @Test func aHelloOfTheWrongSizeIsRefused() {
-        #expect(firstError([0, 0, 0, 9, FrameKind.hello.rawValue]) == .wrongSize(kind: .hello, announced: 13, expected: 12))
-        #expect(firstError([0, 0, 0, 4, FrameKind.heartbeat.rawValue]) == .wrongSize(kind: .heartbeat, announced: 8, expected: 12))
+        #expect(firstError([0, 0, 0, 9, FrameKind.hello.rawValue]) == .wrongSize(kind: .hello, announced: 13, expected: WireFormat.helloFrameSize))
+        #expect(firstError([0, 0, 0, 4, FrameKind.heartbeat.rawValue]) == .wrongSize(kind: .heartbeat, announced: 8, expected: WireFormat.heartbeatFrameSize))
     }
 
     @Test func aMessageShorterThanItsHeaderIsRefused() {
@@ -241,7 +253,7 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
 
     @Test func garbageAfterAGoodFrameIsRefusedInTheSameRead() throws {
         var bytes = [UInt8](repeating: 0, count: WireFormat.helloFrameSize)
-        bytes.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: 1) }
+        bytes.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: 1, token: 2) }
         bytes += Array("GET / HTTP/1.1\r\n".utf8)
         var decoder = FrameDecoder(maximumFrameSize: 1024)
         var frames = 0

@@ -61,10 +61,10 @@ struct RawPeer {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// A hello as client `client`.
-    func sayHello(as client: UInt32, version: UInt8 = WireFormat.version) {
+    /// A hello as client `client`, with the run's `token` (or another).
+    func sayHello(as client: UInt32, token: UInt64, version: UInt8 = WireFormat.version) {
         var hello = [UInt8](repeating: 0, count: WireFormat.helloFrameSize)
-        hello.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: client, version: version) }
+        hello.withUnsafeMutableBytes { _ = Frame.encodeHello(into: $0, client: client, token: token, version: version) }
         send(hello)
     }
 
@@ -78,6 +78,30 @@ struct RawPeer {
             if count == 0 || (count < 0 && errno == ECONNRESET) { return true }
             if count < 0 { return false }
         }
+    }
+
+    /// Reads one whole data frame of `size` bytes (blocking, up to 10 s); nil if the server closed first.
+    func receiveFrame(size: Int) -> [UInt8]? {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var frame = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let count = frame.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + filled, size - filled, 0) }
+            if count <= 0 { return nil }
+            filled += count
+        }
+        return frame
+    }
+
+    /// Sends `frame` (a data frame) back as its echo, claiming the client read it at `received(sent)`.
+    func echo(_ frame: [UInt8], received: (UInt64) -> UInt64) {
+        var echo = frame
+        echo.withUnsafeMutableBytes { bytes in
+            let frame = Frame(kind: .data, bytes: bytes)
+            frame.convertToEcho(receivedNanoseconds: received(frame.sentNanoseconds))
+        }
+        send(echo)
     }
 
     func close() {

@@ -24,7 +24,7 @@ import Testing
         let run = try BackgroundRun(configuration)
         let stalled = try RawPeer(port: try run.port(), receiveBuffer: 4096)
         defer { stalled.close() }
-        stalled.sayHello(as: 19)
+        stalled.sayHello(as: 19, token: configuration.token)
         let recording = try run.finish()
 
         #expect(recording.status == .complete)
@@ -64,7 +64,7 @@ import Testing
             (Array("GET / HTTP/1.1\r\nHost: bench\r\n\r\n".utf8), false, "bytes announced, more than the limit of 64 bytes"),
             ([0x7F, 0xFF, 0xFF, 0xFF, FrameKind.data.rawValue], false, "frame of 2147483651 bytes announced"),
             ([0, 0, 0, 28, 0x63], false, "unknown frame kind 99"),
-            ([0, 0, 0, 8, FrameKind.hello.rawValue, 1, 0], true, "closed in the middle of a frame (7 bytes of it came)"),
+            ([0, 0, 0, 16, FrameKind.hello.rawValue, WireFormat.version, 0], true, "closed in the middle of a frame (7 bytes of it came)"),
             (dataFrame(), false, "sent a data frame before its hello"),
         ]
         for attack in attacks {
@@ -77,9 +77,13 @@ import Testing
             }
             peer.close()
         }
-        for (version, client) in [(UInt8(7), UInt32(0)), (WireFormat.version, 42), (WireFormat.version, 3)] {
+        let hellos: [(version: UInt8, client: UInt32, token: UInt64)] = [
+            (7, 0, configuration.token), (WireFormat.version, 42, configuration.token),
+            (WireFormat.version, 3, configuration.token), (WireFormat.version, 2, configuration.token ^ 1),
+        ]
+        for (version, client, token) in hellos {
             let peer = try RawPeer(port: port)
-            peer.sayHello(as: client, version: version)
+            peer.sayHello(as: client, token: token, version: version)
             #expect(peer.serverCloses())
             peer.close()
         }
@@ -90,6 +94,7 @@ import Testing
         for expected in attacks.map(\.reason) + [
             "speaks protocol version 7", "said hello as client 42; this run has clients 0 to 4",
             "said hello as client 3, which is already connected",
+            "said hello as client 2 without this run's token",
         ] {
             #expect(reasons.contains { $0.contains(expected) }, "recorded: \(expected); got \(reasons)")
         }
@@ -112,7 +117,7 @@ import Testing
         let run = try BackgroundRun(configuration)
         let silent = try RawPeer(port: try run.port())
         defer { silent.close() }
-        silent.sayHello(as: 1)
+        silent.sayHello(as: 1, token: configuration.token)
         let recording = try run.finish()
 
         #expect(recording.status == .complete)

@@ -11,10 +11,15 @@ struct RunFiles {
     let broadcasts: [[String: String]]
     let summary: [String: [String: String]]
     let histogram: [[String: String]]
+    let events: [[String: String]]
 
     /// Runs `configuration` in this process, writes its report into a fresh temporary folder, reads it back.
     static func run(_ configuration: RunConfiguration) throws -> RunFiles {
-        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try write(try ScenarioRunner.run(configuration, control: RunControl()))
+    }
+
+    /// Writes the report of `recording` into a fresh temporary folder and reads it back.
+    static func write(_ recording: RunRecording) throws -> RunFiles {
         let analysis = RunAnalysis(recording: recording)
         let parent = NSTemporaryDirectory() + "bench-tests-\(UUID().uuidString)"
         let folder = try RunFolder.prepare(in: parent)
@@ -36,6 +41,7 @@ struct RunFiles {
         broadcasts = try table("broadcasts.csv")
         summary = Dictionary(uniqueKeysWithValues: try table("summary.csv").map { ($0["metric"]!, $0) })
         histogram = try table("histogram.csv")
+        events = try table("events.csv")
     }
 }
 

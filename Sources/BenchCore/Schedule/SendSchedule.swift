@@ -10,6 +10,9 @@ public enum Arrival: String, CaseIterable, Sendable {
 public enum SendSchedule {
     /// `count` send times in nanoseconds after the start of the run, ascending, the first at 0.
     ///
+    /// The times saturate at `UInt64.max` rather than overflow; a run keeps its timetable far below that
+    /// (`RunConfiguration.Limits`).
+    ///
     /// - Parameters:
     ///   - meanInterval: The mean gap (exactly the gap for ``Arrival/fixed``); more than 0.
     ///   - arrival: Fixed or exponential gaps.
@@ -23,9 +26,11 @@ public enum SendSchedule {
             case .fixed:
                 gap = meanInterval
             case .poisson:
-                gap = UInt64((-portableNaturalLog(rng.nextUnitInterval()) * Double(meanInterval)).rounded())
+                let exact = (-portableNaturalLog(rng.nextUnitInterval()) * Double(meanInterval)).rounded()
+                gap = exact < 0x1p64 ? UInt64(exact) : .max
             }
-            offsets[index] = offsets[index - 1] + gap
+            let (sum, overflow) = offsets[index - 1].addingReportingOverflow(gap)
+            offsets[index] = overflow ? .max : sum
         }
         return offsets
     }

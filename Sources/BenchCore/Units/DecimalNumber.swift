@@ -1,30 +1,38 @@
-/// A non-negative decimal number read exactly from text like `1.25`, as digits and a scale, so that unit
+/// A non-negative decimal number read exactly from text like `1.25`, kept as its digits, so that unit
 /// conversions are done in integers without binary rounding.
 struct DecimalNumber {
-    /// The digits as one integer: `1.25` is 125.
-    let digits: UInt64
-    /// Digits after the decimal point: `1.25` has 2.
-    let scale: Int
+    /// The digits before the decimal point, without leading zeros.
+    private let whole: Substring
+    /// The digits after the decimal point, without trailing zeros.
+    private let fraction: Substring
 
-    /// Reads `[0-9]+(\.[0-9]+)?`; nil for anything else or too many digits.
+    /// Reads `[0-9]+(\.[0-9]+)?`, of any length; nil for anything else.
     init?(_ text: Substring) {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCIIDigit) else { return nil }
         let fraction = parts.count == 2 ? parts[1] : ""
         guard parts.count == 1 || (!fraction.isEmpty && fraction.allSatisfy(\.isASCIIDigit)) else { return nil }
-        guard let value = UInt64(whole + fraction), whole.count + fraction.count <= 19 else { return nil }
-        digits = value
-        scale = fraction.count
+        self.whole = whole.drop { $0 == "0" }
+        self.fraction = fraction.dropLast(fraction.reversed().prefix { $0 == "0" }.count)
     }
 
-    /// The number times `multiplier`, if that is a whole number that fits in 64 bits.
+    /// The number times `multiplier`, if that is a whole number that fits in 64 bits; nil otherwise.
     func scaled(by multiplier: UInt64) -> UInt64? {
+        guard whole.count <= 20, let wholeValue = UInt64(whole.isEmpty ? "0" : whole) else { return nil }
+        let (wholePart, overflow) = wholeValue.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { return nil }
+        guard !fraction.isEmpty else { return wholePart }
+        // fraction · multiplier / 10^scale must be whole; with no trailing zeros, more than 19 digits never are
+        // for a multiplier of at most 10^19.
+        guard fraction.count <= 19, let fractionValue = UInt64(fraction) else { return nil }
         var divisor: UInt64 = 1
-        for _ in 0..<scale { divisor *= 10 }
-        let product = digits.multipliedFullWidth(by: multiplier)
+        for _ in 0..<fraction.count { divisor *= 10 }
+        let product = fractionValue.multipliedFullWidth(by: multiplier)
         guard product.high < divisor else { return nil }
         let (quotient, remainder) = divisor.dividingFullWidth(product)
-        return remainder == 0 ? quotient : nil
+        guard remainder == 0 else { return nil }
+        let (sum, sumOverflow) = wholePart.addingReportingOverflow(quotient)
+        return sumOverflow ? nil : sum
     }
 }
 

@@ -22,6 +22,7 @@ private enum Offset {
     static let kind = 4
     static let helloVersion = 5
     static let controlClient = 8  // hello and heartbeat
+    static let helloToken = 12
     static let sequence = 8
     static let client = 12
     static let sent = 16
@@ -34,6 +35,9 @@ extension Frame {
 
     /// The client id of a hello frame.
     public var helloClient: UInt32 { load(UInt32.self, at: Offset.controlClient) }
+
+    /// The run token of a hello frame: a client that does not know it is not one of the run's.
+    public var helloToken: UInt64 { load(UInt64.self, at: Offset.helloToken) }
 
     /// The client id of a heartbeat frame.
     public var heartbeatClient: UInt32 { load(UInt32.self, at: Offset.controlClient) }
@@ -94,10 +98,12 @@ extension Frame {
     public static func encodeHello(
         into buffer: UnsafeMutableRawBufferPointer,
         client: UInt32,
+        token: UInt64,
         version: UInt8 = WireFormat.version
     ) -> Frame {
         let frame = encodeControl(.hello, size: WireFormat.helloFrameSize, into: buffer, client: client)
         frame.bytes[Offset.helloVersion] = version
+        frame.store(token, at: Offset.helloToken)
         return frame
     }
 

@@ -4,21 +4,22 @@
 /// whose layout the kind fixes. Reading the length first and then exactly that many bytes is what makes
 /// the stream immune to TCP splitting or coalescing writes (half and sticky packets).
 ///
-///     hello   (12 bytes)   length=8 | kind=1 | version:u8 | reserved:u16 | client:u32
+///     hello   (20 bytes)   length=16 | kind=1 | version:u8 | reserved:u16 | client:u32 | token:u64
 ///     data    (>=32 bytes) length   | kind=2 | reserved:u8 | reserved:u16 | seq:u32 | client:u32
 ///                          | sent_ns:u64 | recv_ns:u64 | padding up to the message size
 ///     echo    (same as data, kind=3): the client's copy of a data frame, with recv_ns filled in
 ///     heartbeat (12 bytes) length=8 | kind=4 | reserved:u8 | reserved:u16 | client:u32
 ///
 /// Data and echo frames have the same size, so `--payload` is the size of a message on the wire in
-/// both directions, header included.
+/// both directions, header included. The hello's token is the run's own random number: a connection that
+/// does not know it (a stray process, a client of another run) cannot take a client id.
 public enum WireFormat {
     /// The protocol version a client announces in its hello; a server refuses any other.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     /// Size of the length field that starts every frame.
     public static let lengthFieldSize = 4
     /// Size of a hello frame, length field included.
-    public static let helloFrameSize = 12
+    public static let helloFrameSize = 20
     /// Size of a heartbeat frame, length field included.
     public static let heartbeatFrameSize = 12
     /// Size of the smallest data or echo frame (no padding), length field included.
@@ -29,7 +30,7 @@ public enum WireFormat {
 
 /// What a frame carries, from its kind byte.
 public enum FrameKind: UInt8, Sendable {
-    /// A client introduces itself: protocol version and client id. Always the first frame a client sends.
+    /// A client introduces itself: protocol version, client id and the run's token. Always its first frame.
     case hello = 1
     /// A timestamped message from the server to a client.
     case data = 2

@@ -1,0 +1,74 @@
+import BenchCore
+
+/// A setting of a ``RunConfiguration`` outside what a run can do: the option it comes from and why.
+public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The command-line option the setting comes from, without dashes (`interval`).
+    public let option: String
+    /// Why it cannot be run, naming the limit: "at most 24h".
+    public let reason: String
+
+    public init(option: String, reason: String) {
+        self.option = option
+        self.reason = reason
+    }
+
+    public var description: String { "--\(option): \(reason)" }
+}
+
+extension RunConfiguration {
+    /// The bounds of every setting. Within them no arithmetic on the settings (deadlines, the timetable, 3 ×
+    /// heartbeat, memory estimates) can overflow 64 bits.
+    public enum Limits {
+        /// Simulated clients.
+        public static let clients = 1...1_000_000
+        /// Measured messages, and warmup messages: broadcasts in fanout, messages per client in roundtrip.
+        public static let messages = 1...100_000_000
+        public static let warmup = 0...100_000_000
+        /// The longest duration any option takes: a day.
+        public static let longestDuration: UInt64 = 86_400 * 1_000_000_000
+        /// The longest timetable: (warmup + messages) × interval.
+        public static let longestTimetable: UInt64 = 366 * 86_400 * 1_000_000_000
+        /// The largest write queue of one connection.
+        public static let largestQueue = 1 << 30
+    }
+
+    /// Checks every setting against ``Limits`` and against each other.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the first setting that cannot be run and the limit it breaks.
+    public func validate() throws(ConfigurationError) {
+        func check(_ condition: Bool, _ option: String, _ reason: @autoclosure () -> String) throws(ConfigurationError) {
+            if !condition { throw ConfigurationError(option: option, reason: reason()) }
+        }
+        let countOption = scenario == .fanout ? "messages" : "count"
+        try check(Limits.clients.contains(clients), "clients", "expected \(Limits.clients.lowerBound) to \(Limits.clients.upperBound)")
+        try check(Limits.messages.contains(messages), countOption, "expected \(Limits.messages.lowerBound) to \(Limits.messages.upperBound)")
+        try check(Limits.warmup.contains(warmup), "warmup", "expected \(Limits.warmup.lowerBound) to \(Limits.warmup.upperBound)")
+        let longest = "\(DurationText.format(Limits.longestDuration)) (a day)"
+        for (option, value, mayBeZero) in [
+            ("interval", interval, true), ("under", under, false), ("timeout", timeout, false),
+            ("heartbeat", heartbeat, true),
+        ] {
+            try check(mayBeZero || value > 0, option, "must be more than 0")
+            try check(value <= Limits.longestDuration, option, "must be at most \(longest)")
+        }
+        try check(deadAfter <= 3 * Limits.longestDuration, "dead-after", "must be at most \(DurationText.format(3 * Limits.longestDuration)) (3 days)")
+        try check(setupTimeout > 0 && setupTimeout <= Limits.longestDuration, "setup-timeout", "must be from 1ns to \(longest)")
+        let (timetable, overflow) = UInt64(sequencesPerClient).multipliedReportingOverflow(by: interval)
+        try check(
+            !overflow && timetable <= Limits.longestTimetable, "interval",
+            "\(sequencesPerClient) sends (--\(countOption) plus --warmup) every \(DurationText.format(interval)) "
+                + "would take longer than the limit of \(Limits.longestTimetable / Limits.longestDuration) days")
+        try check(
+            payload >= WireFormat.minimumMessageSize && payload <= WireFormat.maximumFrameSize, "payload",
+            "expected \(WireFormat.minimumMessageSize)B to \(ByteSizeText.format(WireFormat.maximumFrameSize))")
+        try check(
+            maximumQueuedBytes >= payload && maximumQueuedBytes <= Limits.largestQueue, "max-queue",
+            "must hold one message (\(ByteSizeText.format(payload))) and be at most \(ByteSizeText.format(Limits.largestQueue))")
+        if let range = localClientRange {
+            try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")
+        }
+        for cpu in [serverCPU, clientCPU].compactMap({ $0 }) {
+            try check(cpu >= 0, "pin", "CPU \(cpu) is not a CPU number")
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import BenchCore
+import BenchNet
+import BenchReports
+import Foundation
+import Testing
+
+@testable import BenchScenarios
+
+/// Peers that speak the protocol perfectly and lie: every value that comes from the network is checked before it
+/// becomes a measurement, and the run folder is always written.
+@Suite struct HostilePeerTests {
+    @Test func echoesWithImpossibleReceiveTimesAreNotMeasurementsAndTheRunFolderIsWritten() throws {
+        let lies: [(name: String, received: @Sendable (UInt64) -> UInt64)] = [
+            ("2^64-1", { _ in .max }), ("2^63", { _ in 1 << 63 }), ("0", { _ in 0 }), ("before the send", { $0 - 1 }),
+        ]
+        var configuration = RunConfiguration(scenario: .fanout, seed: 11)
+        configuration.clients = 2 + lies.count
+        configuration.localClientRange = 0..<2  // clients 2... are the liars
+        configuration.messages = 20
+        configuration.warmup = 0
+        configuration.interval = 5_000_000
+        configuration.arrival = .fixed
+        configuration.timeout = 1_000_000_000
+        configuration.heartbeat = 0
+        configuration.deadAfter = 0
+        let run = try BackgroundRun(configuration)
+        let port = try run.port()
+        let liars = try lies.indices.map { _ in try RawPeer(port: port) }
+        defer { for liar in liars { liar.close() } }
+        for (offset, liar) in liars.enumerated() { liar.sayHello(as: UInt32(2 + offset), token: configuration.token) }
+        for (liar, lie) in zip(liars, lies) {
+            let frame = try #require(liar.receiveFrame(size: configuration.payload))
+            liar.echo(frame, received: lie.received)
+            #expect(liar.serverCloses(), "the server closes the connection that said \(lie.name)")
+        }
+        let recording = try run.finish()
+        #expect(recording.status == .complete)
+
+        let files = try RunFiles.write(recording)
+        let reasons = files.events.map { $0["reason"] ?? "" }
+        #expect(reasons.filter { $0.contains("not a measurement") }.count == lies.count, "\(reasons)")
+        for row in files.samples where row.int("client")! >= 2 {
+            #expect(row["lost"] == "1")
+            #expect(row["delivery_ns"] == "" && row["rtt_ns"] == "" && row["recv_ns"] == "")
+            let expected = row.int("broadcast") == 0 ? "invalid_timestamp" : "dropped_closed"
+            #expect(row["outcome"] == expected, "\(row)")
+        }
+        for row in files.samples where row.int("client")! < 2 {
+            #expect(row["outcome"] == "echoed" && row["lost"] == "0")
+        }
+        #expect(files.summary["delivery"]?.int("count") == 2 * 20)
+        #expect(files.summary["delivery"]?.int("lost") == lies.count * 20)
+        #expect(files.summary["spread"]?.int("count") == 0, "no broadcast reached every client")
+    }
+
+    @Test func anEchoAfterItsTimeoutIsLateAndASecondOneIsADuplicateThatChangesNothing() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 12)
+        configuration.clients = 1
+        configuration.localClientRange = 0..<0  // the test's socket is the only client
+        configuration.messages = 2
+        configuration.warmup = 0
+        configuration.interval = 0  // closed loop: message 0 times out, then message 1 goes
+        configuration.timeout = 100_000_000
+        configuration.heartbeat = 0
+        configuration.deadAfter = 0
+        let run = try BackgroundRun(configuration)
+        let peer = try RawPeer(port: try run.port())
+        defer { peer.close() }
+        peer.sayHello(as: 0, token: configuration.token)
+        let first = try #require(peer.receiveFrame(size: configuration.payload))
+        let second = try #require(peer.receiveFrame(size: configuration.payload), "sent once the first timed out")
+        peer.echo(first, received: { $0 + 1 })
+        usleep(20_000)
+        let between = MonotonicClock.now()
+        peer.echo(first, received: { $0 + 2 })
+        peer.echo(second, received: { $0 + 1 })
+        let recording = try run.finish()
+
+        #expect(recording.outcome[0] == .late)
+        #expect(recording.outcome[1] == .echoed)
+        #expect(recording.duplicateEchoes == 1)
+        #expect(recording.echoed[0] != 0 && recording.echoed[0] < between, "the first echo's arrival is kept")
+        #expect(recording.received[0] == recording.written[0] + 1, "and its receive time")
+        #expect(recording.roundTrip(ofMessage: 0) == nil, "a late echo is lost for the metric")
+    }
+
+    @Test func aConnectionWithoutTheRunsTokenCannotTakeAClientId() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 13)
+        configuration.clients = 2
+        configuration.localClientRange = 0..<1  // client 1 is the test's socket
+        configuration.messages = 5
+        configuration.warmup = 0
+        configuration.interval = 2_000_000
+        configuration.arrival = .fixed
+        configuration.heartbeat = 0
+        configuration.deadAfter = 0
+        let run = try BackgroundRun(configuration)
+        let port = try run.port()
+        let stranger = try RawPeer(port: port)
+        defer { stranger.close() }
+        stranger.sayHello(as: 1, token: configuration.token &+ 1)
+        #expect(stranger.serverCloses())
+        let client = try RawPeer(port: port)
+        defer { client.close() }
+        client.sayHello(as: 1, token: configuration.token)
+        for _ in 0..<configuration.messages {
+            let frame = try #require(client.receiveFrame(size: configuration.payload))
+            client.echo(frame, received: { $0 + 1 })
+        }
+        let recording = try run.finish()
+
+        #expect(recording.status == .complete)
+        #expect(recording.connectionEvents.map(\.reason) == ["said hello as client 1 without this run's token"])
+        #expect(RunAnalysis(recording: recording).summary(of: .rtt)?.lost == 0, "the real client 1 took its id")
+    }
+}
