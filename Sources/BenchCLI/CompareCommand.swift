@@ -1,6 +1,5 @@
 import BenchCore
 import BenchReports
-import Glibc
 
 /// `bench compare BASELINE CURRENT`: how a run moved against a baseline, and whether it regressed too far.
 enum CompareCommand {

@@ -1,6 +1,5 @@
 import BenchNet
 import BenchScenarios
-import Glibc
 import Synchronization
 
 /// The line a terminal shows while a run goes on, redrawn a few times a second on standard error. Only on a
@@ -27,7 +26,7 @@ enum ProgressLine {
         let started = MonotonicClock.now()
         while !finished.load(ordering: .acquiring) {
             Console.error("\r\u{1B}[2K" + text(configuration, control: control, since: started))
-            usleep(200_000)
+            Posix.sleep(nanoseconds: 200_000_000)
         }
         Console.error("\r\u{1B}[2K")
         return runner.join()

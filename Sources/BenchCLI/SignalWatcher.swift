@@ -26,23 +26,16 @@ final class SignalWatcher: Sendable {
     /// Blocks SIGINT and SIGTERM and starts the thread that waits for them. Runs on the main thread, before the
     /// run's threads start, so they inherit the blocked mask.
     private init() throws(SystemError) {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        let blocked = signals
+        let blocked = Posix.blockSignals([SIGINT, SIGTERM])
         _ = try NativeThread.spawn(name: "bench-signals") { [self] in
-            var signals = blocked
             while true {
-                var signal: Int32 = 0
-                guard sigwait(&signals, &signal) == 0 else { continue }
+                let signal = Posix.waitForSignal(in: blocked)
                 if received.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing).exchanged {
                     Console.error("\nstopping: waiting for messages in flight, then writing what was measured "
                         + "(again to quit at once)\n")
                     current.withLock { $0?.requestStop() }
                 } else {
-                    _exit(128 + signal)
+                    Posix.exitImmediately(128 + signal)
                 }
             }
         }

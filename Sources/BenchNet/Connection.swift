@@ -36,6 +36,9 @@ public final class Connection {
     public private(set) var isOpen = true
 
     /// Takes ownership of a connected non-blocking socket and registers it with `epoll` for reading.
+    ///
+    /// The descriptor belongs to the connection from the call on, even when this throws: it is closed then,
+    /// exactly once, and the caller must not close it.
     public init(
         descriptor: Int32,
         token: UInt64,
@@ -43,12 +46,17 @@ public final class Connection {
         maximumFrameSize: Int,
         maximumQueuedBytes: Int
     ) throws(SystemError) {
+        do {
+            try epoll.add(descriptor, interest: .readable, token: token)
+        } catch {
+            Posix.close(descriptor)  // no instance exists yet, so no deinit closes it again
+            throw error
+        }
         self.descriptor = descriptor
         self.token = token
         self.epoll = epoll
         self.decoder = FrameDecoder(maximumFrameSize: maximumFrameSize)
         self.maximumQueuedBytes = maximumQueuedBytes
-        try epoll.add(descriptor, interest: .readable, token: token)
     }
 
     deinit {

@@ -16,6 +16,13 @@ public enum DescriptorLimit {
         return limit.rlim_cur > rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
     }
 
+    /// The limit in force now (the soft limit).
+    public static var current: Int {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 0 }
+        return limit.rlim_cur > rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
+    }
+
     /// Descriptors open in this process now, counted in /proc/self/fd.
     public static func openCount() -> Int {
         guard let directory = opendir("/proc/self/fd") else { return -1 }

@@ -69,6 +69,17 @@ public enum Posix {
         }
     }
 
+    /// Makes a blocking read on `fd` give up after `nanoseconds` (at least 1 µs; 0 is not allowed: it would mean
+    /// never), returning ``IOResult/wouldBlock``.
+    public static func setReceiveTimeout(_ fd: Int32, nanoseconds: UInt64) throws(SystemError) {
+        precondition(nanoseconds > 0)
+        let microseconds = max(1, nanoseconds / 1_000)
+        var timeout = timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000))
+        _ = try call("setsockopt SO_RCVTIMEO") {
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
     /// Sets or clears `O_NONBLOCK` on a descriptor.
     public static func setNonBlocking(_ fd: Int32, _ nonBlocking: Bool = true) throws(SystemError) {
         let flags = try call("fcntl") { fcntl(fd, F_GETFL) }

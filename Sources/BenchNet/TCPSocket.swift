@@ -4,8 +4,12 @@ import Glibc
 /// Creating, listening on and connecting TCP sockets, the way the harness wants them: non-blocking,
 /// close-on-exec, and with `TCP_NODELAY` so that every small message leaves at once.
 public enum TCPSocket {
-    /// Binds and listens on `address` (port 0: any free port). Returns the non-blocking listening descriptor.
-    public static func listen(on address: SocketAddress, backlog: Int32 = 4096) throws(SystemError) -> Int32 {
+    /// Binds and listens on `address` (port 0: any free port). Returns the non-blocking listening descriptor and
+    /// the address it is bound to, with its port. Nothing stays open when it throws.
+    public static func listen(
+        on address: SocketAddress,
+        backlog: Int32 = 4096
+    ) throws(SystemError) -> (descriptor: Int32, address: SocketAddress) {
         let fd = try makeSocket(family: address.family)
         do throws(SystemError) {
             try Posix.setSocketOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
@@ -13,7 +17,7 @@ public enum TCPSocket {
                 try Posix.call("bind") { bind(fd, pointer, length) }
             }
             _ = try Posix.call("listen") { Glibc.listen(fd, backlog) }
-            return fd
+            return (fd, try SocketAddress(boundTo: fd))
         } catch {
             Posix.close(fd)
             throw error

@@ -1,6 +1,5 @@
 import BenchCore
 import BenchNet
-import Glibc
 
 /// Writes a file under a temporary name in the same folder and renames it into place once complete, so
 /// that a reader, or a crash, never sees a half-written file under its real name.
@@ -26,18 +25,14 @@ public enum AtomicFile {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = "\(folder)/.\(name).tmp-\(getpid())"
+        let temporary = "\(folder)/.\(name).tmp-\(Posix.processID)"
         do {
             let sink = try FileSink(creating: temporary)
             try body(sink)
             try sink.sync()
+            try Posix.rename(temporary, to: path)
         } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            let error = SystemError("rename \(temporary) to \(path)", errno: Glibc.errno)
-            unlink(temporary)
+            try? Posix.unlink(temporary)
             throw error
         }
     }

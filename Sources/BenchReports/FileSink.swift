@@ -11,7 +11,7 @@ public final class FileSink: ByteSink {
     /// Creates (or truncates) the file at `path`.
     public init(creating path: String) throws(SystemError) {
         self.path = path
-        descriptor = try Posix.call("open \(path)") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        descriptor = try Posix.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC)
     }
 
     deinit {
@@ -19,17 +19,11 @@ public final class FileSink: ByteSink {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = try Posix.call("write \(path)") {
-                Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            }
-            offset += written
-        }
+        try Posix.writeAll(descriptor, bytes, what: "write \(path)")
     }
 
     /// Forces the bytes to disk, so that the rename that publishes the file never exposes a hollow one.
     public func sync() throws {
-        _ = try Posix.call("fsync \(path)") { fsync(descriptor) }
+        try Posix.sync(descriptor, path: path)
     }
 }

@@ -1,12 +1,11 @@
 import BenchNet
-import CBenchLinux
-import Glibc
 
 /// The folder of one run, `<out>/<scenario>-<UTC yyyyMMdd-HHmmss>[-n]`, published atomically.
 ///
 /// It is made as a hidden temporary folder in `<out>` before the run starts (so an unwritable `--out` fails
 /// before any load), filled after the run, then renamed to its real name in one step: a reader never sees
-/// a half-written run folder under a real name, and a crash leaves only the hidden folder behind.
+/// a half-written run folder under a real name, and a crash leaves only the hidden folder behind. Folders are
+/// created with the process's umask, like any other file it writes, so CI's artifact uploaders can read them.
 public struct RunFolder: Sendable {
     /// The folder the run folders go in.
     public let parent: String
@@ -16,12 +15,11 @@ public struct RunFolder: Sendable {
     /// Creates `parent` if needed and a hidden temporary folder in it.
     public static func prepare(in parent: String) throws(SystemError) -> RunFolder {
         try makeDirectories(parent)
-        let template = "\(parent)/.bench-run-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        guard let made = bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError("mkdtemp \(parent)", errno: Glibc.errno)
+        var random = SystemRandomNumberGenerator()
+        while true {
+            let path = "\(parent)/.bench-run-\(String(random.next() as UInt64, radix: 36))"
+            if try Posix.makeDirectory(path) { return RunFolder(parent: parent, temporaryPath: path) }
         }
-        return RunFolder(parent: parent, temporaryPath: String(cString: made))
     }
 
     /// The path of `file` inside the folder being filled.
@@ -36,35 +34,24 @@ public struct RunFolder: Sendable {
         var attempt = 1
         while true {
             let candidate = attempt == 1 ? base : "\(base)-\(attempt)"
-            let status = CBench_renameNoReplace(temporaryPath, candidate)
-            if status == 0 { return candidate }
-            guard status == EEXIST || status == ENOTEMPTY else {
-                throw SystemError("rename \(temporaryPath) to \(candidate)", errno: status)
-            }
+            if try Posix.renameUnlessTaken(temporaryPath, to: candidate) { return candidate }
             attempt += 1
         }
     }
 
-    /// Removes the temporary folder and what is in it (nothing is published).
+    /// Removes the temporary folder and what is in it (nothing is published). Best effort: what cannot be
+    /// removed stays, hidden.
     public func discard() {
-        if let directory = opendir(temporaryPath) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { unlink(path(of: name)) }
-            }
-            closedir(directory)
-        }
-        rmdir(temporaryPath)
+        for name in (try? Posix.directoryEntries(temporaryPath)) ?? [] { try? Posix.unlink(path(of: name)) }
+        try? Posix.removeDirectory(temporaryPath)
     }
 
     /// `mkdir -p`.
-    private static func makeDirectories(_ path: String) throws(SystemError) {
+    static func makeDirectories(_ path: String) throws(SystemError) {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
-            if mkdir(prefix, 0o755) != 0 && Glibc.errno != EEXIST {
-                throw SystemError("mkdir \(prefix)", errno: Glibc.errno)
-            }
+            try Posix.makeDirectory(prefix)
             prefix += "/"
         }
     }

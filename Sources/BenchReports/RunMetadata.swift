@@ -1,4 +1,4 @@
-import Glibc
+import BenchNet
 
 /// What a report says about the run besides its measurements: how it was invoked and where it ran.
 public struct RunMetadata: Sendable {
@@ -19,12 +19,5 @@ public struct RunMetadata: Sendable {
     }
 
     /// The running kernel's name and release, as `uname -sr` prints them.
-    public static func currentKernel() -> String {
-        var names = utsname()
-        guard uname(&names) == 0 else { return "unknown" }
-        func text<T>(_ field: T) -> String {
-            withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        }
-        return "\(text(names.sysname)) \(text(names.release))"
-    }
+    public static func currentKernel() -> String { Posix.kernelRelease() }
 }

@@ -48,6 +48,7 @@ public enum RunSettingsCSV {
             ("duplicate_echoes", "\(recording.duplicateEchoes)"),
             ("dropped_echoes", "\(recording.droppedEchoes)"),
             ("connections_closed_early", "\(serverEvents)"),
+            ("accept_failures", "\(recording.acceptFailures)"),
             ("heartbeats_sent", "\(recording.heartbeatsSent)"),
             ("heartbeats_received", "\(recording.heartbeatsReceived)"),
             ("dead_clients", "\(recording.deadClients.count)"),

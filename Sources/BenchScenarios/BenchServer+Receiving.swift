@@ -1,20 +1,29 @@
 import BenchCore
 import BenchNet
+import Glibc
 
 extension BenchServer {
     /// Accepts every pending connection. A connection counts as a client only once it said hello.
+    ///
+    /// A connection that failed before it could be taken (accept(2): ECONNABORTED, EPROTO and the network errors
+    /// Linux passes on) is skipped. When the process is out of descriptors or memory (EMFILE, ENFILE, ENOBUFS,
+    /// ENOMEM), the listener would stay readable and spin the loop: accepting pauses for ``acceptRetryInterval``
+    /// while connections wait in the backlog, then resumes. The first failure of a series is an event.
     func acceptConnections() {
         while true {
             let result: IOResult<Int32>
             do {
                 result = try TCPSocket.accept(from: listener)
             } catch {
-                // Out of descriptors or memory: stop accepting rather than spin on a listener that stays readable.
-                record(client: nil, reason: "accept failed, no more connections taken: \(error)")
-                try? epoll.remove(listener)
-                return
+                recording.acceptFailures += 1
+                if Self.isResourceShortage(error) {
+                    pauseAccepting(after: error)
+                    return
+                }
+                continue  // that connection is gone; the next may be fine
             }
             guard case .processed(let fd) = result else { return }
+            acceptIsFailing = false
             let slot = peers.count
             do {
                 let connection = try Connection(
@@ -26,9 +35,37 @@ extension BenchServer {
                 )
                 peers.append(Peer(connection: connection, client: nil))
             } catch {
-                Posix.close(fd)
+                // The connection closed its descriptor.
                 record(client: nil, reason: "could not watch an accepted connection: \(error)")
             }
+        }
+    }
+
+    /// accept(2)'s errors that are the process's, not the connection's: retrying at once fails again.
+    private static func isResourceShortage(_ error: SystemError) -> Bool {
+        error.call == "accept4" && [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno)
+    }
+
+    private func pauseAccepting(after error: SystemError) {
+        try? epoll.remove(listener)
+        acceptResumeTime = MonotonicClock.now() + Self.acceptRetryInterval
+        guard !acceptIsFailing else { return }
+        acceptIsFailing = true
+        let limit = error.errno == EMFILE ? " (this process may open \(DescriptorLimit.current) descriptors)" : ""
+        recording.connectionEvents.append(ConnectionEvent(
+            side: .listener, client: nil, time: MonotonicClock.now(),
+            reason: "accept failed: \(error)\(limit); new connections wait in the backlog, retried every "
+                + DurationText.format(Self.acceptRetryInterval)))
+    }
+
+    /// Watches the listener again once a pause after a failed accept is over.
+    func resumeAcceptingIfDue(at now: UInt64) {
+        guard let resume = acceptResumeTime, now >= resume else { return }
+        acceptResumeTime = nil
+        do {
+            try epoll.add(listener, interest: .readable, token: Token.listener)
+        } catch {
+            pauseAccepting(after: error)
         }
     }
 

@@ -1,6 +1,5 @@
 import BenchCore
 import BenchNet
-import Glibc
 
 /// The broadcast server and collector of one run; it lives on its own thread, in its own epoll loop.
 ///
@@ -28,6 +27,9 @@ final class BenchServer {
 
     /// How often timeouts are checked and progress is published while the run goes on.
     static let housekeepingInterval: UInt64 = 50_000_000
+
+    /// How long accepting pauses after accept failed for want of descriptors or memory.
+    static let acceptRetryInterval: UInt64 = 100_000_000
 
     /// The longest the server keeps sending late events before it reads what arrived in the meantime.
     static let catchUpBudget: UInt64 = 1_000_000
@@ -62,6 +64,10 @@ final class BenchServer {
 
     var running = false
     var stopping = false
+    /// Set while accepting pauses after a failed accept: when to watch the listener again.
+    var acceptResumeTime: UInt64?
+    /// True from a failed accept to the next successful one (the series is reported once).
+    var acceptIsFailing = false
     /// Open loop: the next event of `plan`.
     var nextEvent = 0
     /// Closed-loop fanout: the broadcast being answered, and how many of its messages still wait for echoes.
@@ -150,6 +156,7 @@ final class BenchServer {
                     "\(helloCount) of \(configuration.clients) clients connected and said hello within "
                         + DurationText.format(configuration.setupTimeout))
             }
+            resumeAcceptingIfDue(at: now)
             try waitForEvents(timeout: min(deadline - now, 100_000_000))
         }
     }
@@ -197,10 +204,7 @@ final class BenchServer {
         let descriptor = peers[0].connection.descriptor
         do {
             try Posix.setNonBlocking(descriptor, false)
-            var timeout = timeval(tv_sec: 0, tv_usec: Int(Self.housekeepingInterval / 1000))
-            _ = try Posix.call("setsockopt SO_RCVTIMEO") {
-                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            }
+            try Posix.setReceiveTimeout(descriptor, nanoseconds: Self.housekeepingInterval)
         } catch {
             throw .system(error)
         }
@@ -253,6 +257,7 @@ final class BenchServer {
 
     /// Checks closed-loop timeouts and silent clients, and publishes progress.
     private func housekeeping(at now: UInt64) {
+        resumeAcceptingIfDue(at: now)
         if plan == nil { expireClosedLoopMessages(at: now) }
         if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)

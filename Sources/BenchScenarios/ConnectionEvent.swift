@@ -2,7 +2,11 @@
 public struct ConnectionEvent: Sendable, Equatable {
     /// Which side saw it.
     public enum Side: String, Sendable {
+        /// The server closed or refused a connection, or saw it close.
         case server
+        /// The server's listening socket could not accept (out of descriptors or memory).
+        case listener
+        /// A client of this process saw its connection fail.
         case clients
     }
 

@@ -1,6 +1,5 @@
 import BenchCore
 import BenchNet
-import Glibc
 
 /// The simulated clients of a run: one connection each, in one epoll loop on one thread, each echoing every
 /// data frame at once with the time its read returned, and sending a heartbeat every `heartbeat`.
@@ -171,10 +170,7 @@ final class EchoClients {
             try Posix.setNonBlocking(connection.descriptor, false)
             var nextHeartbeat = UInt64.max
             if heartbeat > 0 {
-                var timeout = timeval(tv_sec: Int(heartbeat / 1_000_000_000), tv_usec: Int(heartbeat % 1_000_000_000 / 1000))
-                _ = try Posix.call("setsockopt SO_RCVTIMEO") {
-                    setsockopt(connection.descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                }
+                try Posix.setReceiveTimeout(connection.descriptor, nanoseconds: heartbeat)
                 nextHeartbeat = MonotonicClock.now() + heartbeat
             }
             while try echoWhatArrives(on: connection, client: client) {

@@ -47,6 +47,8 @@ public struct RunRecording: Sendable {
     public var queueFullDrops: [Int]
     /// The most bytes any one connection had waiting in its write queue.
     public var peakQueuedBytes = 0
+    /// Times accept(2) failed on the listening socket (the connection skipped, or accepting paused).
+    public var acceptFailures = 0
     /// Echoes that arrived twice for the same message (ignored after the first).
     public var duplicateEchoes = 0
     /// CPUs the server's thread was seen running on during the run.

@@ -1,6 +1,5 @@
 import BenchCore
 import BenchNet
-import Glibc
 
 /// Runs one scenario in this process: the server on one thread, the clients on another, on loopback or
 /// whatever `host` is.
@@ -17,7 +16,7 @@ public enum ScenarioRunner {
             throw .invalidHost(configuration.host)
         }
         try checkCPUs(configuration)
-        let memory = Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let memory = Posix.physicalMemory
         let needed = configuration.totalMessages * RunError.bytesPerMessage
         guard needed <= memory / 2 else {
             throw .tooManyMessages(messages: configuration.totalMessages, bytesNeeded: needed, bytesAvailable: memory)
@@ -29,8 +28,7 @@ public enum ScenarioRunner {
         let listener: Int32
         let bound: SocketAddress
         do {
-            listener = try TCPSocket.listen(on: address)
-            bound = try SocketAddress(boundTo: listener)
+            (listener, bound) = try TCPSocket.listen(on: address)
         } catch {
             throw .cannotListen(address: address.description, error)
         }

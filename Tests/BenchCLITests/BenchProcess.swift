@@ -28,11 +28,19 @@ struct BenchProcess {
         var processIdentifier: Int32 { process.processIdentifier }
     }
 
-    /// Starts `bench` with `arguments` and returns at once.
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+    /// Starts `bench` with `arguments` and returns at once; with `descriptorLimit`, under that RLIMIT_NOFILE (soft
+    /// and hard, as `ulimit -n` sets them).
+    static func start(
+        _ arguments: [String], environment: [String: String] = [:], descriptorLimit: Int? = nil
+    ) throws -> Running {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let base = temporaryFolderPath()
         for suffix in ["out", "err"] {

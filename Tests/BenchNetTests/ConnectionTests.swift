@@ -14,6 +14,23 @@ import Testing
         return bytes
     }
 
+    @Test func aConnectionThatCannotBeWatchedClosesItsDescriptorOnceAndNoOneElseMust() throws {
+        let pair = try LoopbackPair()
+        defer { pair.close() }
+        let epoll = try Epoll()
+        let descriptor = dup(pair.server)
+        try epoll.add(descriptor, interest: .readable, token: 1)  // a second add fails with EEXIST
+        #expect(throws: SystemError("epoll_ctl", errno: EEXIST)) {
+            _ = try Connection(
+                descriptor: descriptor, token: 2, epoll: epoll, maximumFrameSize: 64, maximumQueuedBytes: 1024)
+        }
+        #expect(fcntl(descriptor, F_GETFD) == -1 && errno == EBADF, "closed by the failed init")
+        // The number is free again: whatever opens next gets it, and nothing closes it behind its back.
+        let next = dup(pair.server)
+        #expect(fcntl(next, F_GETFD) >= 0, "still open: no deinit closed the descriptor a second time")
+        close(next)
+    }
+
     @Test func aPeerThatDoesNotReadFillsTheQueueThenWholeFramesAreDropped() throws {
         let pair = try LoopbackPair()
         defer { pair.close() }

@@ -7,9 +7,9 @@ struct LoopbackPair {
     let server: Int32
 
     init() throws {
-        let listener = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
+        let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         defer { Posix.close(listener) }
-        client = try TCPSocket.connect(to: SocketAddress(boundTo: listener))
+        client = try TCPSocket.connect(to: address)
         var accepted: Int32?
         for _ in 0..<1000 where accepted == nil {
             if case .processed(let fd) = try TCPSocket.accept(from: listener) { accepted = fd } else { usleep(1000) }

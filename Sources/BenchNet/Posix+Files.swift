@@ -1,0 +1,87 @@
+import CBenchLinux
+import Glibc
+
+/// Files and folders, through the same wall as the sockets: EINTR retried, short writes completed, failures
+/// thrown as ``SystemError`` with the call and the path.
+extension Posix {
+    /// Opens `path`; `mode` applies when the file is created (and the umask with it).
+    public static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> Int32 {
+        try call("open \(path)") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// Writes all of `bytes`, looping on short writes (a regular file, a pipe, a terminal).
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, what: String = "write") throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            offset += try call(what) { Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+        }
+    }
+
+    /// Reads the whole file at `path`.
+    public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = try open(path, flags: O_RDONLY)
+        defer { close(fd) }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { chunk.deallocate() }
+        var bytes: [UInt8] = []
+        while true {
+            let count = try call("read \(path)") { Glibc.read(fd, chunk.baseAddress, chunk.count) }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Forces a file's bytes to disk.
+    public static func sync(_ fd: Int32, path: String) throws(SystemError) {
+        _ = try call("fsync \(path)") { fsync(fd) }
+    }
+
+    /// Renames `from` to `to`, replacing `to` if it exists.
+    public static func rename(_ from: String, to: String) throws(SystemError) {
+        _ = try call("rename \(from) to \(to)") { Glibc.rename(from, to) }
+    }
+
+    /// Renames `from` to `to` unless `to` exists. Returns false when it does.
+    public static func renameUnlessTaken(_ from: String, to: String) throws(SystemError) -> Bool {
+        let status = CBench_renameNoReplace(from, to)
+        if status == 0 { return true }
+        if status == EEXIST || status == ENOTEMPTY { return false }
+        throw SystemError("rename \(from) to \(to)", errno: status)
+    }
+
+    /// Removes a file; one that is already gone is not an error.
+    public static func unlink(_ path: String) throws(SystemError) {
+        if Glibc.unlink(path) == 0 || Glibc.errno == ENOENT { return }
+        throw SystemError("unlink \(path)", errno: Glibc.errno)
+    }
+
+    /// Creates a folder with `mode` less the umask. Returns false when something already has that name.
+    @discardableResult
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o777) throws(SystemError) -> Bool {
+        if mkdir(path, mode) == 0 { return true }
+        if Glibc.errno == EEXIST { return false }
+        throw SystemError("mkdir \(path)", errno: Glibc.errno)
+    }
+
+    /// Removes an empty folder.
+    public static func removeDirectory(_ path: String) throws(SystemError) {
+        _ = try call("rmdir \(path)") { rmdir(path) }
+    }
+
+    /// The names in a folder, without `.` and `..`.
+    public static func directoryEntries(_ path: String) throws(SystemError) -> [String] {
+        guard let directory = opendir(path) else { throw SystemError("opendir \(path)", errno: Glibc.errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// True when `fd` is a terminal.
+    public static func isTerminal(_ fd: Int32) -> Bool {
+        isatty(fd) == 1
+    }
+}
