@@ -39,6 +39,8 @@ enum RunCommand {
         var folder: String?
         /// How the run ended, if it ran.
         var status: RunStatus?
+        /// For a run that did not complete: why, and how much of it was measured.
+        var statusDetail: String?
         /// Its thresholds, checked.
         var thresholds: [ThresholdResult] = []
         /// The exit code this run alone calls for.
@@ -125,7 +127,10 @@ enum RunCommand {
         if options.json || options.quiet {
             for result in thresholds where !result.held { Console.error(result.breachLine + "\n") }
         }
-        var outcome = Outcome(folder: path, status: recording.status, thresholds: thresholds, exitCode: .success)
+        let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail
+        var outcome = Outcome(
+            folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
+            exitCode: .success)
         switch recording.status {
         case .complete:
             outcome.exitCode = thresholds.allSatisfy(\.held) ? .success : .thresholdBreached

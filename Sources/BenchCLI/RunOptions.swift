@@ -217,7 +217,7 @@ private struct OptionReader {
         guard parts.count == 2, let server = parts[0], let client = parts[1] else {
             throw invalid("pin", "server-cpu,client-cpu", text, "expected two CPU numbers, e.g. 0,1")
         }
-        for cpu in [server, client] where !allowed.cpus.contains(cpu) {
+        for cpu in [server, client] where !allowed.contains(cpu) {
             throw invalid("pin", "server-cpu,client-cpu", text, "CPU \(cpu) is not available (available: \(allowed))")
         }
         return (server, client)

@@ -56,7 +56,8 @@ enum SuiteCommand {
                 let name = sweep ? "\(entry.name)@\(ByteSizeText.format(configuration.payload))" : entry.name
                 results.append(SuiteSummary.Entry(
                     name: name, command: commandLine, folder: outcome.folder, status: outcome.status?.rawValue,
-                    thresholds: outcome.thresholds, exitCode: outcome.exitCode.rawValue))
+                    statusDetail: outcome.statusDetail, thresholds: outcome.thresholds,
+                    exitCode: outcome.exitCode.rawValue))
             }
         }
         let summary = SuiteSummary(entries: results)
@@ -64,7 +65,9 @@ enum SuiteCommand {
             try AtomicFile.writeCSV(folder + "/" + SuiteSummary.csvFileName) { try summary.writeCSV(to: &$0) }
             try AtomicFile.writeText(folder + "/" + SuiteSummary.markdownFileName, summary.markdown)
             try AtomicFile.writeText(folder + "/" + JUnitXML.fileName, JUnitXML.render(results.map { entry in
-                JUnitXML.Suite(name: entry.name, status: entry.status ?? "not run", thresholds: entry.thresholds)
+                JUnitXML.Suite(
+                    name: entry.name, status: entry.status ?? "not run", statusDetail: entry.statusDetail,
+                    thresholds: entry.thresholds)
             }))
         } catch {
             Console.error("Error: could not write the suite summary: \(error)\n")

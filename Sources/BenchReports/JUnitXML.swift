@@ -8,12 +8,16 @@ public enum JUnitXML {
     /// One run's test suite.
     public struct Suite: Sendable {
         public let name: String
+        /// `complete`, `interrupted`, `failed`, or why there is no run.
         public let status: String
+        /// For a run that did not complete: why, and how much of it was measured.
+        public let statusDetail: String?
         public let thresholds: [ThresholdResult]
 
-        public init(name: String, status: String, thresholds: [ThresholdResult]) {
+        public init(name: String, status: String, statusDetail: String? = nil, thresholds: [ThresholdResult]) {
             self.name = name
             self.status = status
+            self.statusDetail = statusDetail
             self.thresholds = thresholds
         }
     }
@@ -21,7 +25,9 @@ public enum JUnitXML {
     /// The document for one run.
     public static func render(_ results: RunResults) -> String {
         let scenario = results.setting("scenario") ?? "run"
-        return render([Suite(name: scenario, status: results.setting("status") ?? "", thresholds: results.thresholds)])
+        return render([Suite(
+            name: scenario, status: results.setting("status") ?? "", statusDetail: results.statusDetail,
+            thresholds: results.thresholds)])
     }
 
     /// The document for several runs (a suite), one `<testsuite>` each.
@@ -31,8 +37,10 @@ public enum JUnitXML {
         var totalFailures = 0
         for suite in suites {
             var cases = suite.thresholds.map { (name: $0.expression, failure: $0.held ? nil : $0.breachLine) }
-            if cases.isEmpty {
-                cases = [("run completed", suite.status == "complete" ? nil : "the run ended \(suite.status)")]
+            // A run that did not complete fails, whatever its thresholds say of the part that ran.
+            if cases.isEmpty || suite.status != "complete" {
+                let detail = suite.statusDetail.map { ": \($0)" } ?? ""
+                cases.insert(("run completed", suite.status == "complete" ? nil : "the run ended \(suite.status)\(detail)"), at: 0)
             }
             let failures = cases.filter { $0.failure != nil }.count
             totalTests += cases.count

@@ -65,6 +65,20 @@ public struct RunResults: Sendable {
             thresholds: thresholds)
     }
 
+    /// For a run that did not complete, why and how much of it was measured, from `run.csv`: "stopped on request;
+    /// 1500 of 10000 messages sent, 3 lost". Nil for a complete run.
+    public var statusDetail: String? {
+        guard let status = setting("status"), status != "complete" else { return nil }
+        var parts: [String] = []
+        if let reason = setting("status_reason"), !reason.isEmpty { parts.append(reason) }
+        if let measured = setting("messages_measured"), let clients = Int(setting("clients") ?? ""),
+            let perClient = Int(setting("messages") ?? setting("count") ?? "")
+        {
+            parts.append("\(measured) of \(clients * perClient) messages sent, \(setting("messages_lost") ?? "?") lost")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
     /// The value of a `run.csv` key, e.g. `scenario`, `under_ns`.
     public func setting(_ key: String) -> String? {
         settings.first { $0.key == key }?.value

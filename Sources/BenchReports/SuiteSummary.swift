@@ -10,17 +10,20 @@ public struct SuiteSummary: Sendable {
         public let folder: String?
         /// `complete`, `interrupted`, `failed`; nil when the run could not be done.
         public let status: String?
+        /// For a run that did not complete: why, and how much of it was measured.
+        public let statusDetail: String?
         public let thresholds: [ThresholdResult]
         public let exitCode: Int32
 
         public init(
-            name: String, command: String, folder: String?, status: String?, thresholds: [ThresholdResult],
-            exitCode: Int32
+            name: String, command: String, folder: String?, status: String?, statusDetail: String? = nil,
+            thresholds: [ThresholdResult], exitCode: Int32
         ) {
             self.name = name
             self.command = command
             self.folder = folder
             self.status = status
+            self.statusDetail = statusDetail
             self.thresholds = thresholds
             self.exitCode = exitCode
         }

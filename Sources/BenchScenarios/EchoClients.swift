@@ -174,6 +174,7 @@ final class EchoClients {
                 nextHeartbeat = MonotonicClock.now() + heartbeat
             }
             while try echoWhatArrives(on: connection, client: client) {
+                report.observedCPUs.insert(CPUPlacement.currentCPU())
                 let now = MonotonicClock.now()
                 if now >= nextHeartbeat {
                     try sendHeartbeat(on: connection, client: client)

@@ -96,7 +96,7 @@ public enum ScenarioRunner {
     private static func checkCPUs(_ configuration: RunConfiguration) throws(RunError) {
         let allowed = CPUPlacement.allowedCPUs()
         for cpu in [configuration.serverCPU, configuration.clientCPU].compactMap({ $0 }) {
-            guard cpu >= 0 && cpu < 64 && allowed.mask & (1 << UInt64(cpu)) != 0 else {
+            guard allowed.contains(cpu) else {
                 throw .invalidCPU(cpu, allowed: allowed)
             }
         }

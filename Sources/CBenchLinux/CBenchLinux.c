@@ -15,21 +15,38 @@ int CBench_accept4(int fd, int flags) {
 }
 
 int CBench_pinCurrentThread(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : errno;
+    if (cpu < 0) return EINVAL;
+    cpu_set_t *set = CPU_ALLOC(cpu + 1);
+    if (set == NULL) return ENOMEM;
+    size_t size = CPU_ALLOC_SIZE(cpu + 1);
+    CPU_ZERO_S(size, set);
+    CPU_SET_S(cpu, size, set);
+    int status = sched_setaffinity(0, size, set) == 0 ? 0 : errno;
+    CPU_FREE(set);
+    return status;
 }
 
-uint64_t CBench_currentAffinityMask(void) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
-    uint64_t mask = 0;
-    for (int cpu = 0; cpu < 64; cpu++) {
-        if (CPU_ISSET(cpu, &set)) mask |= (uint64_t)1 << cpu;
+int CBench_allowedCPUs(uint64_t *words, int wordCount) {
+    // The kernel refuses (EINVAL) a set smaller than its own CPU count: grow until it fits.
+    for (int cpus = 1024; cpus <= wordCount * 64; cpus *= 2) {
+        cpu_set_t *set = CPU_ALLOC(cpus);
+        if (set == NULL) return ENOMEM;
+        size_t size = CPU_ALLOC_SIZE(cpus);
+        CPU_ZERO_S(size, set);
+        if (sched_getaffinity(0, size, set) != 0) {
+            int error = errno;
+            CPU_FREE(set);
+            if (error == EINVAL) continue;
+            return error;
+        }
+        for (int word = 0; word < wordCount; word++) words[word] = 0;
+        for (int cpu = 0; cpu < cpus; cpu++) {
+            if (CPU_ISSET_S(cpu, size, set)) words[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+        }
+        CPU_FREE(set);
+        return 0;
     }
-    return mask;
+    return EINVAL;
 }
 
 int CBench_currentCPU(void) {

@@ -10,7 +10,7 @@ import Testing
         let port = try freePort()
         // 2 clients need 4 descriptors plus the 64 kept in reserve: 90 fits the run and leaves ~20 to exhaust.
         let process = try BenchProcess.start(
-            ["fanout", "--clients", "2", "--messages", "40", "--interval", "50ms", "--arrival", "fixed",
+            ["fanout", "--clients", "2", "--messages", "60", "--interval", "50ms", "--arrival", "fixed",
              "--port", "\(port)", "--out", out, "--quiet"],
             descriptorLimit: 90)
         var listening = false
@@ -23,6 +23,7 @@ import Testing
             }
         }
         try #require(listening, "the server listens")
+        usleep(1_000_000)  // the run's own clients connect first (they need descriptors of the same process)
         let strays = (0..<100).compactMap { _ in connectTo(port) }  // the backlog takes what accept cannot
         usleep(300_000)
         for stray in strays { close(stray) }

@@ -46,9 +46,23 @@ import Testing
         #expect(thread.join() == 5050)
     }
 
-    @Test(arguments: [(UInt64(0), ""), (0b1, "0"), (0b1111, "0-3"), (0b100_1011, "0-1,3,6"), (1 << 63, "63")])
-    func cpuSetsPrintAsRanges(mask: UInt64, expected: String) {
-        #expect(CPUSet(mask: mask).description == expected)
+    @Test(arguments: [
+        ([], ""), ([0], "0"), ([0, 1, 2, 3], "0-3"), ([0, 1, 3, 6], "0-1,3,6"), ([63], "63"),
+        ([63, 64, 65, 200], "63-65,200"), ([4095, 4094], "4094-4095"),
+    ])
+    func cpuSetsOfAnySizePrintAsRanges(cpus: [Int], expected: String) {
+        #expect(CPUSet(cpus).description == expected)
+        #expect(CPUSet(cpus).cpus == cpus.sorted())
+        #expect(cpus.allSatisfy { CPUSet(cpus).contains($0) })
+    }
+
+    @Test func cpuSetsCompareByTheirCPUsAndIgnoreNumbersNoCPUHas() {
+        var set = CPUSet([1])
+        set.insert(-1)
+        set.insert(CPUSet.largestCPU + 1)
+        #expect(set == CPUSet([1]))
+        #expect(!set.contains(100) && !set.contains(-1))
+        #expect(CPUSet([70]) != CPUSet([6]))
     }
 
     @Test func aPinnedThreadRunsOnlyOnItsCPU() throws {

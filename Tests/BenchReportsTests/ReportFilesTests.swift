@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import BenchScenarios
 import Foundation
 import Testing
@@ -21,7 +22,7 @@ import Testing
         recording.written = [1_100, 1_200, 2_010, 2_020, 3_005, 3_007]
         recording.echoed = [1_500, 1_600, 2_510, 0, 4_005, 5_007]
         recording.outcome = [.echoed, .echoed, .echoed, .timedOut, .echoed, .echoed]
-        recording.serverCPUs = CPUSetBuilder.set([0])
+        recording.serverCPUs = CPUSet([0])
         recording.connectionEvents = [
             ConnectionEvent(side: .server, client: nil, time: 1_500, reason: "unknown frame kind 71, \"GET\"")
         ]
@@ -103,14 +104,3 @@ import Testing
         #expect(table.hasSuffix("run folder: results/x\n"))
     }
 }
-
-/// CPU sets from lists, for readable test data.
-enum CPUSetBuilder {
-    static func set(_ cpus: [Int]) -> BenchNet.CPUSet {
-        var set = BenchNet.CPUSet()
-        for cpu in cpus { set.insert(cpu) }
-        return set
-    }
-}
-
-import BenchNet

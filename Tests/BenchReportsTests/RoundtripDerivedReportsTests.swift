@@ -20,8 +20,9 @@ import Testing
         return RunResults(
             settings: [
                 ("scenario", "roundtrip"), ("status", "interrupted"), ("status_reason", "SIGINT"), ("clients", "2"),
-                ("count", "200"), ("interval", "1ms"), ("arrival", "poisson"), ("payload_bytes", "64"), ("seed", "7"),
-                ("under_ns", "1000000"), ("start_utc", "2026-11-22T16:16:34Z"),
+                ("count", "250"), ("interval", "1ms"), ("arrival", "poisson"), ("payload_bytes", "64"), ("seed", "7"),
+                ("under_ns", "1000000"), ("start_utc", "2026-11-22T16:16:34Z"), ("messages_measured", "403"),
+                ("messages_lost", "3"),
             ],
             summaries: [rtt.summary(), lag.summary()],
             histograms: [rtt.histogram, lag.histogram],
@@ -45,7 +46,7 @@ import Testing
         let results = results()
         let text = MarkdownSummary.render(results)
         #expect(text.hasPrefix("### bench roundtrip: interrupted\n"))
-        #expect(text.contains("2 clients · 200 messages per client · every 1ms (poisson) · 64 B · seed 7"))
+        #expect(text.contains("2 clients · 250 messages per client · every 1ms (poisson) · 64 B · seed 7"))
         #expect(text.contains("Status: SIGINT"))
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| metric") }
         #expect(rows.map(String.init) == (try results.summaries.map(markdownRow)))
@@ -67,7 +68,18 @@ import Testing
         #expect(try document.nodes(forXPath: "//testcase/@classname").first?.stringValue == "bench.roundtrip")
         #expect(try document.nodes(forXPath: "//testcase/@name").first?.stringValue == "run completed")
         let messages = try document.nodes(forXPath: "//failure/@message").compactMap(\.stringValue)
-        #expect(messages == ["the run ended interrupted"])
+        #expect(messages == ["the run ended interrupted: SIGINT; 403 of 500 messages sent, 3 lost"])
+    }
+
+    @Test func anInterruptedRunFailsInJUnitEvenWhenItsThresholdsHeld() throws {
+        let held = ThresholdResult(
+            expression: "rtt.p50<1ms", metric: "rtt", statistic: "p50", comparison: "<", limitText: "1ms",
+            measuredText: "20us", held: true)
+        let document = try XMLDocument(xmlString: JUnitXML.render(results(thresholds: [held])))
+        #expect(try document.nodes(forXPath: "//testcase/@name").compactMap(\.stringValue) == ["run completed", "rtt.p50<1ms"])
+        #expect(try document.nodes(forXPath: "//testsuite/@failures").first?.stringValue == "1")
+        let messages = try document.nodes(forXPath: "//failure/@message").compactMap(\.stringValue)
+        #expect(messages == ["the run ended interrupted: SIGINT; 403 of 500 messages sent, 3 lost"])
     }
 
     @Test func junitDropsControlCharactersAndEscapesApostrophes() throws {
@@ -79,9 +91,9 @@ import Testing
         #expect(!xml.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
         #expect(xml.contains("&#39;x&#39;"))
         let document = try XMLDocument(xmlString: xml)
-        #expect(try document.nodes(forXPath: "//testcase/@name").first?.stringValue == "rtt.p50<1ms && 'x'")
+        #expect(try document.nodes(forXPath: "//testcase/@name").last?.stringValue == "rtt.p50<1ms && 'x'")
         let messages = try document.nodes(forXPath: "//failure/@message").compactMap(\.stringValue)
-        #expect(messages == ["threshold breached: rtt.p50<1ms && 'x' (measured 2ms, limit 1ms)"])
+        #expect(messages.last == "threshold breached: rtt.p50<1ms && 'x' (measured 2ms, limit 1ms)")
     }
 
     @Test func theHgrmMedianRowIsTheTopOfTheBucketHoldingTheMedian() throws {

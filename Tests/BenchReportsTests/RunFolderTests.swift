@@ -16,6 +16,20 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent) == ["fanout-20261118-110640"])
     }
 
+    @Test func foldersAndFilesHonourTheUmaskSoOthersAndCIUploadersCanReadThem() throws {
+        // The process's umask, as the kernel reports it (reading it with umask(2) would change it for a moment).
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        let umask = try #require(Int(line.split(separator: "\t").last!, radix: 8))
+        let folder = try RunFolder.prepare(in: parent)
+        try AtomicFile.writeText(folder.path(of: "run.csv"), "key,value\r\n")
+        let path = try folder.publish(scenario: "fanout", startUnixNanoseconds: 1_795_000_000_000_000_000)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o777 & ~umask, "not 0700 whatever the umask")
+        let file = try FileManager.default.attributesOfItem(atPath: path + "/run.csv")
+        #expect((file[.posixPermissions] as? Int) == 0o644 & ~umask)
+    }
+
     @Test func aNameAlreadyTakenGetsANumber() throws {
         let start: UInt64 = 1_795_000_000_000_000_000
         let paths = try (0..<3).map { _ in

@@ -61,6 +61,7 @@ import Testing
         #expect(recording.status == .complete)
         #expect((rtt.count, rtt.lost) == (2_000, 0))
         #expect(recording.serverCPUs.isEmpty == false)
+        #expect(recording.clientCPUs.isEmpty == false, "the blocking single client records its CPU too")
     }
 
     @Test func aStopRequestEndsAPingPongPromptly() throws {

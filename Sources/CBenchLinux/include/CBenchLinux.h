@@ -25,11 +25,12 @@ static const int CBenchMSG_NOSIGNAL = MSG_NOSIGNAL;
 /// accept4(2) without the peer address. Returns the descriptor, or -1 with errno set.
 int CBench_accept4(int fd, int flags);
 
-/// Pins the calling thread to one CPU. Returns 0 or an errno value.
+/// Pins the calling thread to one CPU, of any number. Returns 0 or an errno value.
 int CBench_pinCurrentThread(int cpu);
 
-/// The calling thread's allowed CPUs as a bit mask of CPUs 0..63, or 0 on error.
-uint64_t CBench_currentAffinityMask(void);
+/// Fills `words` (`wordCount` 64-bit words: CPU n is bit n % 64 of word n / 64) with the calling thread's allowed
+/// CPUs, however many the kernel has. Returns 0 or an errno value.
+int CBench_allowedCPUs(uint64_t *words, int wordCount);
 
 /// The CPU the calling thread runs on now (vDSO, a few nanoseconds), or -1.
 int CBench_currentCPU(void);
