@@ -8,14 +8,16 @@ enum CheckCommand {
         name: "check",
         abstract: "Check thresholds on a saved run folder; exit 1 if one is breached.",
         overview: "Evaluate thresholds on a run folder written by 'bench fanout' or 'bench roundtrip', from its CSV "
-            + "files alone, and write the verdicts to its thresholds.csv (and junit.xml, summary.md, report.html). "
-            + "Nothing is run.",
+            + "files alone; nothing is run. With --threshold, the verdicts are added to the folder's thresholds.csv "
+            + "(source 'check', replacing an earlier check's) next to the run's own, which stay, and junit.xml, "
+            + "summary.md and report.html show both. Without --threshold, the thresholds the run was started with "
+            + "are judged again. The exit code follows the thresholds judged now.",
         arguments: [("run-folder", "A run folder, e.g. results/fanout-20261122-153000.")],
         options: [
             OptionSpec(
                 "threshold", value: "expr",
                 help: "[metric.]stat OP value, e.g. spread.p99<200ms, rtt.p50<=2ms, pct_under>=99%, lost==0; "
-                    + "repeatable, at least one.",
+                    + "repeatable; none: the run's own thresholds.",
                 repeatable: true),
             OptionSpec("json", help: "Print the verdicts as JSON on stdout."),
         ],
@@ -25,33 +27,42 @@ enum CheckCommand {
         ]
     )
 
-    /// Loads the run, checks the thresholds, writes `thresholds.csv`, prints the verdicts.
+    /// Loads the run, judges the thresholds, writes them next to the run's own, prints the verdicts.
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let folder = parsed.positionals[0]
-        let expressions = parsed.values["threshold"] ?? []
-        guard !expressions.isEmpty else {
-            throw UsageError(message: "Missing '--threshold <expr>': nothing to check", command: spec.name)
-        }
         let run = try SavedRun.argument(folder, of: spec.name)
         guard let scenario = Scenario(rawValue: run.scenario) else {
             throw UsageError(message: "'\(folder)' holds an unknown scenario '\(run.scenario)'", command: spec.name)
         }
-        let thresholds = try ThresholdParsing.parse(expressions, for: scenario, command: spec.name)
-        let results = thresholds.map { threshold in
-            threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!)
+        let saved = run.results.thresholds
+        let own = saved.filter { $0.source == .run }
+        let expressions = parsed.values["threshold"] ?? []
+        let source: ThresholdResult.Source = expressions.isEmpty ? .run : .check
+        if expressions.isEmpty && own.isEmpty {
+            throw UsageError(
+                message: "'\(folder)' was run without thresholds: give one or more '--threshold <expr>'",
+                command: spec.name)
         }
+        let thresholds = try ThresholdParsing.parse(
+            expressions.isEmpty ? own.map(\.expression) : expressions, for: scenario, command: spec.name)
+        let judged = thresholds.map { threshold in
+            threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!).from(source)
+        }
+        // The run's own verdicts stay (or are replaced by their re-judging); a check replaces an earlier check's.
+        let kept = source == .run ? saved.filter { $0.source == .check } : own
+        let all = source == .run ? judged + kept : kept + judged
         do {
-            try AtomicFile.writeCSV(folder + "/" + ThresholdsCSV.fileName) { try ThresholdsCSV.write(results, to: &$0) }
-            try DerivedReports.write(run.results.with(thresholds: results), into: folder)
+            try AtomicFile.writeCSV(folder + "/" + ThresholdsCSV.fileName) { try ThresholdsCSV.write(all, to: &$0) }
+            try DerivedReports.write(run.results.with(thresholds: all), into: folder)
         } catch {
             Console.error("Error: could not write the verdicts into \(folder): \(error)\n")
             return .runFailed
         }
         if parsed.has("json") {
-            Console.out(ThresholdsJSON.render(results) + "\n")
+            Console.out(ThresholdsJSON.render(judged) + "\n")
         } else {
-            for result in results { Console.out(ThresholdText.line(result) + "\n") }
+            for result in judged { Console.out(ThresholdText.line(result) + "\n") }
         }
-        return results.allSatisfy(\.held) ? .success : .thresholdBreached
+        return judged.allSatisfy(\.held) ? .success : .thresholdBreached
     }
 }

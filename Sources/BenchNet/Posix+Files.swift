@@ -19,15 +19,30 @@ extension Posix {
 
     /// Reads the whole file at `path`.
     public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        do {
+            try forEachChunk(ofFile: path) { bytes.append(contentsOf: $0) }
+        } catch let error as SystemError {
+            throw error
+        } catch {
+            preconditionFailure("appending bytes throws nothing: \(error)")
+        }
+        return bytes
+    }
+
+    /// Reads the file at `path` in chunks of 64 KiB, handing each to `body`: memory stays at one chunk whatever
+    /// the file's size.
+    public static func forEachChunk(
+        ofFile path: String, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let fd = try open(path, flags: O_RDONLY)
         defer { close(fd) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
         defer { chunk.deallocate() }
-        var bytes: [UInt8] = []
         while true {
             let count = try call("read \(path)") { Glibc.read(fd, chunk.baseAddress, chunk.count) }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
         }
     }
 

@@ -78,7 +78,8 @@ public enum HTMLRunReport {
     private static func thresholdList(_ thresholds: [ThresholdResult]) -> String {
         "<h2>thresholds</h2>\n<ul>\n" + thresholds.map { result in
             "<li class=\"\(result.held ? "held" : "breached")\">\(result.held ? "held" : "breached"): "
-                + "<code>\(MarkupText.escape(result.expression))</code>, measured "
+                + "<code>\(MarkupText.escape(result.expression))</code>"
+                + (result.source == .check ? " (added by bench check)" : "") + ", measured "
                 + "\(MarkupText.escape(result.measuredText ?? "nothing")), limit \(MarkupText.escape(result.limitText))</li>"
         }.joined(separator: "\n") + "\n</ul>\n"
     }

@@ -36,7 +36,7 @@ public enum JUnitXML {
         var totalTests = 0
         var totalFailures = 0
         for suite in suites {
-            var cases = suite.thresholds.map { (name: $0.expression, failure: $0.held ? nil : $0.breachLine) }
+            var cases = suite.thresholds.map { (name: $0.label, failure: $0.held ? nil : $0.breachLine) }
             // A run that did not complete fails, whatever its thresholds say of the part that ran.
             if cases.isEmpty || suite.status != "complete" {
                 let detail = suite.statusDetail.map { ": \($0)" } ?? ""

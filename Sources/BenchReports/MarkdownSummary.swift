@@ -22,7 +22,8 @@ public enum MarkdownSummary {
         if !results.thresholds.isEmpty {
             text += "\n"
             for result in results.thresholds {
-                text += "- \(result.held ? "✅" : "❌") `\(result.expression)`: measured "
+                let check = result.source == .check ? " (added by bench check)" : ""
+                text += "- \(result.held ? "✅" : "❌") `\(result.expression)`\(check): measured "
                     + "\(escape(result.measuredText ?? "nothing")), limit \(escape(result.limitText))\n"
             }
         }

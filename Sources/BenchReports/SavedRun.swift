@@ -17,20 +17,20 @@ public struct SavedRun: Sendable {
     }
 
     /// Reads the run in `folder`.
+    ///
+    /// `samples.csv` and `broadcasts.csv` are streamed straight into the distributions: besides one row at a time,
+    /// memory holds only the values the distributions keep (8 bytes each), not the files.
     public init(folder: String) throws {
         self.folder = folder
-        func table(_ name: String) throws -> [[String: String]] {
-            let text: String
-            do {
-                text = try FileText.read(folder + "/" + name)
-            } catch {
-                throw LoadError(description: "\(folder) is not a run folder: cannot read \(name) (\(error))")
+        func path(_ name: String) -> String { folder + "/" + name }
+        var settings: [(key: String, value: String)] = []
+        do {
+            try CSVFileRows.read(path(RunSettingsCSV.fileName), columns: ["key", "value"]) { row in
+                settings.append((key: row[0] ?? "", value: row[1] ?? ""))
             }
-            let rows = try CSVReader.rows(text)
-            guard let header = rows.first else { throw LoadError(description: "\(folder)/\(name) is empty") }
-            return rows.dropFirst().map { Dictionary(zip(header, $0), uniquingKeysWith: { first, _ in first }) }
+        } catch {
+            throw LoadError(description: "\(folder) is not a run folder: \(error)")
         }
-        let settings = try table(RunSettingsCSV.fileName).map { (key: $0["key"] ?? "", value: $0["value"] ?? "") }
         self.settings = settings
         func setting(_ key: String) throws -> String {
             guard let value = settings.first(where: { $0.key == key })?.value else {
@@ -50,7 +50,6 @@ public struct SavedRun: Sendable {
             }
         }
 
-        let samples = try table(SamplesCSV.fileName)
         var builders: [DistributionBuilder]
         var broadcasts: [RunResults.Broadcast] = []
         switch try setting("scenario") {
@@ -58,34 +57,35 @@ public struct SavedRun: Sendable {
             var (delivery, spread, completion, rtt, lag) = (
                 builder("delivery"), builder("spread"), builder("completion"), builder("rtt"), builder("lag")
             )
-            for row in samples {
-                record(row["delivery_ns"], into: &delivery, lostWhenEmpty: true)
-                record(row["rtt_ns"], into: &rtt, lostWhenEmpty: true)
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["delivery_ns", "rtt_ns"]) { row in
+                record(row[0], into: &delivery, lostWhenEmpty: true)
+                record(row[1], into: &rtt, lostWhenEmpty: true)
             }
-            for row in try table(BroadcastsCSV.fileName) {
-                let complete = row["complete"] == "1"
-                record(complete ? row["spread_ns"] : nil, into: &spread, lostWhenEmpty: true)
-                record(complete ? row["completion_ns"] : nil, into: &completion, lostWhenEmpty: true)
-                record(row["lag_ns"], into: &lag, lostWhenEmpty: false)
+            let columns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete"]
+            try CSVFileRows.read(path(BroadcastsCSV.fileName), columns: columns) { row in
+                let complete = row[5] == "1"
+                record(complete ? row[3] : nil, into: &spread, lostWhenEmpty: true)
+                record(complete ? row[4] : nil, into: &completion, lostWhenEmpty: true)
+                record(row[2], into: &lag, lostWhenEmpty: false)
                 broadcasts.append(RunResults.Broadcast(
-                    index: Int(row["broadcast"] ?? "") ?? broadcasts.count,
-                    start: UInt64(row["t0_ns"] ?? "") ?? 0,
-                    spread: complete ? UInt64(row["spread_ns"] ?? "") : nil
+                    index: Int(row[0] ?? "") ?? broadcasts.count,
+                    start: UInt64(row[1] ?? "") ?? 0,
+                    spread: complete ? UInt64(row[3] ?? "") : nil
                 ))
             }
             builders = [delivery, spread, completion, rtt, lag]
         case "roundtrip":
             var (rtt, lag) = (builder("rtt"), builder("lag"))
-            for row in samples {
-                record(row["rtt_ns"], into: &rtt, lostWhenEmpty: true)
-                record(row["lag_ns"], into: &lag, lostWhenEmpty: false)
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["rtt_ns", "lag_ns"]) { row in
+                record(row[0], into: &rtt, lostWhenEmpty: true)
+                record(row[1], into: &lag, lostWhenEmpty: false)
             }
             builders = [rtt, lag]
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
         }
         var thresholds: [ThresholdResult] = []
-        if let text = try? FileText.read(folder + "/" + ThresholdsCSV.fileName) {
+        if let text = try? FileText.read(path(ThresholdsCSV.fileName)) {
             thresholds = try ThresholdsCSV.read(text)
         }
         results = RunResults(

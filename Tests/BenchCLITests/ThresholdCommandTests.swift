@@ -16,8 +16,8 @@ import Testing
         #expect(result.standardOutput.contains("threshold held: lost==0 (measured 0, limit 0)"))
         let folder = try #require(contents(of: out)?.first)
         let csv = try String(contentsOfFile: "\(out)/\(folder)/thresholds.csv", encoding: .utf8)
-        #expect(csv.hasPrefix("expression,metric,stat,op,limit,measured,held\r\nrtt.p50<1ns,rtt,p50,<,1ns,"))
-        #expect(csv.hasSuffix("lost==0,rtt,lost,==,0,0,1\r\n"))
+        #expect(csv.hasPrefix("expression,metric,stat,op,limit,measured,held,source\r\nrtt.p50<1ns,rtt,p50,<,1ns,"))
+        #expect(csv.hasSuffix("lost==0,rtt,lost,==,0,0,1,run\r\n"))
     }
 
     @Test func thresholdsThatHoldExitZero() throws {
@@ -55,6 +55,47 @@ import Testing
         let csv = try String(contentsOfFile: folder + "/thresholds.csv", encoding: .utf8)
         #expect(csv.contains("delivery.min<1ns,delivery,min,<,1ns,"))
         #expect(contents(of: out) == [URL(fileURLWithPath: folder).lastPathComponent], "no new run")
+    }
+
+    @Test func checkKeepsTheRunsOwnVerdictsAddsItsOwnAndJudgesTheRunsAgainWhenGivenNone() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.run([
+            "fanout", "--clients", "3", "--messages", "10", "--interval", "1ms", "--quiet", "--out", out,
+            "--threshold", "lost==0",
+        ])
+        #expect(run.exitCode == 0, "stderr: \(run.standardError)")
+        let folder = run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        func file(_ name: String) throws -> String { try String(contentsOfFile: "\(folder)/\(name)", encoding: .utf8) }
+
+        let first = try BenchProcess.run(["check", folder, "--threshold", "delivery.min<1ns"])
+        #expect(first.exitCode == 1, "the check's own verdict decides")
+        var csv = try file("thresholds.csv")
+        #expect(csv.contains("\r\nlost==0,spread,lost,==,0,0,1,run\r\n"), "the run's verdict stays: \(csv)")
+        #expect(csv.contains("\r\ndelivery.min<1ns,delivery,min,<,1ns,"))
+        #expect(csv.hasSuffix(",0,check\r\n"))
+        let junit = try file("junit.xml")
+        #expect(junit.contains("name=\"lost==0\"/>") && junit.contains("name=\"check: delivery.min&lt;1ns\""))
+        #expect(try file("summary.md").contains("`delivery.min<1ns` (added by bench check)"))
+
+        let second = try BenchProcess.run(["check", folder, "--threshold", "spread.p99<10s"])
+        #expect(second.exitCode == 0)
+        csv = try file("thresholds.csv")
+        #expect(!csv.contains("delivery.min"), "a new check replaces the last check's verdicts")
+        #expect(csv.contains("lost==0") && csv.contains("spread.p99<10s"))
+
+        let again = try BenchProcess.run(["check", folder])
+        #expect(again.exitCode == 0, "stderr: \(again.standardError)")
+        #expect(again.standardOutput == "threshold held: lost==0 (measured 0, limit 0)\n")
+        #expect(try file("thresholds.csv") == csv, "judged again, the same verdicts")
+    }
+
+    @Test func checkWithoutThresholdsOnARunThatHadNoneIsAUsageError() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.run(["roundtrip", "--count", "5", "--interval", "0", "--quiet", "--out", out])
+        let folder = run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try BenchProcess.run(["check", folder])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("was run without thresholds: give one or more '--threshold <expr>'"))
     }
 
     @Test func checkRefusesAFolderThatIsNotARun() throws {

@@ -58,12 +58,24 @@ extension CSVReaderTests {
     }
 
     @Test func textAfterAClosingQuoteIsRefusedEvenWhenACarriageReturnComesFirst() {
-        // CSVReader.swift checks that a closing quote is followed by `,`, LF or CR, but a CR counts as a line end
-        // only when LF follows it: otherwise it is kept as text, so `"a"<CR>b` is read as the field "a\rb".
-        withKnownIssue("a lone CR after a closing quote lets the text after it into the quoted field") {
-            #expect(throws: CSVError(line: 1, reason: "text after a closing quote")) {
-                try CSVReader.rows("\"a\"\rb,c\n")
-            }
+        // A CR counts as a line end only when LF follows it, so `"a"<CR>b` is text after a closing quote.
+        #expect(throws: CSVError(line: 1, reason: "text after a closing quote")) {
+            try CSVReader.rows("\"a\"\rb,c\n")
+        }
+    }
+
+    @Test func theSameTextSplitIntoChunksAtEveryByteGivesTheSameRows() throws {
+        let text = "a,\"b,\"\"q\"\"\r\nz\",c\r\n1,2\r3,\"\"\n\n,\r\nlast"
+        let whole = try CSVReader.rows(text)
+        #expect(whole == [["a", "b,\"q\"\r\nz", "c"], ["1", "2\r3", ""], [""], ["", ""], ["last"]])
+        let bytes = Array(text.utf8)
+        for split in 0...bytes.count {
+            var parser = CSVParser()
+            var rows: [[String]] = []
+            try bytes[..<split].withUnsafeBytes { try parser.parse($0) { rows.append($0) } }
+            try bytes[split...].withUnsafeBytes { try parser.parse($0) { rows.append($0) } }
+            try parser.finish { rows.append($0) }
+            #expect(rows == whole, "split at \(split)")
         }
     }
 }

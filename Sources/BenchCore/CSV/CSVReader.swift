@@ -4,69 +4,129 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
     public let line: Int
     public let reason: String
 
+    public init(line: Int, reason: String) {
+        self.line = line
+        self.reason = reason
+    }
+
     public var description: String { "line \(line): \(reason)" }
 }
 
-/// Reads RFC 4180 CSV: quoted fields with commas, doubled quotes and line breaks; rows ending in CRLF or LF.
+/// Reads RFC 4180 CSV a chunk at a time: quoted fields with commas, doubled quotes and line breaks; rows ending in
+/// CRLF or LF; a CR anywhere else is text, except after a closing quote, where only a line end may follow.
 ///
-/// For the harness's own run folders (tests, and commands that read a saved run). A final line break does
-/// not make an empty last row.
+/// Memory holds one row at a time, whatever the file's size, so a run folder of millions of samples streams
+/// through. A final line break does not make an empty last row.
+public struct CSVParser {
+    private enum State {
+        case fieldStart, unquoted, carriageReturn, quoted, quoteInQuoted, carriageReturnAfterQuote
+    }
+
+    private var state = State.fieldStart
+    private var field: [UInt8] = []
+    private var row: [String] = []
+    /// The line being read, from 1, for error messages.
+    public private(set) var line = 1
+
+    public init() {}
+
+    /// Parses the next chunk of the text, calling `onRow` for each row it completes.
+    public mutating func parse(
+        _ chunk: UnsafeRawBufferPointer, _ onRow: ([String]) throws -> Void
+    ) throws {
+        for byte in chunk { try consume(byte, onRow) }
+    }
+
+    /// Ends the text: completes a last row without a line break.
+    ///
+    /// - Throws: ``CSVError`` when a quoted field is still open.
+    public mutating func finish(_ onRow: ([String]) throws -> Void) throws {
+        switch state {
+        case .quoted:
+            throw CSVError(line: line, reason: "a quoted field is not closed")
+        case .fieldStart where row.isEmpty:
+            return
+        case .carriageReturn:
+            field.append(13)
+        case .fieldStart, .unquoted, .quoteInQuoted, .carriageReturnAfterQuote:
+            break
+        }
+        try endRow(onRow)
+    }
+
+    private mutating func consume(_ byte: UInt8, _ onRow: ([String]) throws -> Void) throws {
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), lineFeed: UInt8 = 10, carriageReturn: UInt8 = 13
+        switch state {
+        case .fieldStart, .unquoted:
+            switch byte {
+            case quote where state == .fieldStart: state = .quoted
+            case quote: throw CSVError(line: line, reason: "quote inside an unquoted field")
+            case comma: endField()
+            case lineFeed: try endRow(onRow)
+            case carriageReturn: state = .carriageReturn
+            default:
+                field.append(byte)
+                state = .unquoted
+            }
+        case .carriageReturn:
+            if byte == lineFeed {
+                try endRow(onRow)
+            } else {
+                field.append(carriageReturn)
+                state = .unquoted
+                try consume(byte, onRow)
+            }
+        case .quoted:
+            if byte == quote {
+                state = .quoteInQuoted
+            } else {
+                if byte == lineFeed { line += 1 }
+                field.append(byte)
+            }
+        case .quoteInQuoted:
+            switch byte {
+            case quote:
+                field.append(quote)
+                state = .quoted
+            case comma: endField()
+            case lineFeed: try endRow(onRow)
+            case carriageReturn: state = .carriageReturnAfterQuote
+            default: throw CSVError(line: line, reason: "text after a closing quote")
+            }
+        case .carriageReturnAfterQuote:
+            guard byte == lineFeed else { throw CSVError(line: line, reason: "text after a closing quote") }
+            try endRow(onRow)
+        }
+    }
+
+    private mutating func endField() {
+        row.append(String(decoding: field, as: UTF8.self))
+        field.removeAll(keepingCapacity: true)
+        state = .fieldStart
+    }
+
+    private mutating func endRow(_ onRow: ([String]) throws -> Void) throws {
+        endField()
+        try onRow(row)
+        row.removeAll(keepingCapacity: true)
+        line += 1
+    }
+}
+
+/// Reads a whole CSV text at once; see ``CSVParser`` for the rules.
 public enum CSVReader {
     /// Every row's fields, in order.
     public static func rows(_ text: String) throws(CSVError) -> [[String]] {
+        var parser = CSVParser()
         var rows: [[String]] = []
-        var row: [String] = []
-        var field: [UInt8] = []
-        var quoted = false
-        var fieldBegun = false  // a quote or a byte of the current field was seen
-        var line = 1
-        var bytes = Array(text.utf8)[...]
-        func endField() {
-            row.append(String(decoding: field, as: UTF8.self))
-            field.removeAll(keepingCapacity: true)
-            fieldBegun = false
-        }
-        while let byte = bytes.popFirst() {
-            if quoted {
-                if byte == UInt8(ascii: "\"") {
-                    if bytes.first == UInt8(ascii: "\"") {
-                        field.append(byte)
-                        bytes.removeFirst()
-                    } else {
-                        quoted = false
-                        if let next = bytes.first, next != UInt8(ascii: ","), next != 10, next != 13 {
-                            throw CSVError(line: line, reason: "text after a closing quote")
-                        }
-                    }
-                } else {
-                    if byte == 10 { line += 1 }
-                    field.append(byte)
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""):
-                guard !fieldBegun else { throw CSVError(line: line, reason: "quote inside an unquoted field") }
-                quoted = true
-                fieldBegun = true
-            case UInt8(ascii: ","):
-                endField()
-            case 13 where bytes.first == 10:
-                continue
-            case 10:
-                endField()
-                rows.append(row)
-                row = []
-                line += 1
-            default:
-                field.append(byte)
-                fieldBegun = true
-            }
-        }
-        guard !quoted else { throw CSVError(line: line, reason: "a quoted field is not closed") }
-        if fieldBegun || !row.isEmpty {
-            endField()
-            rows.append(row)
+        do {
+            var text = text
+            try text.withUTF8 { try parser.parse(UnsafeRawBufferPointer($0)) { rows.append($0) } }
+            try parser.finish { rows.append($0) }
+        } catch let error as CSVError {
+            throw error
+        } catch {
+            preconditionFailure("only CSVError is thrown: \(error)")
         }
         return rows
     }

@@ -1,5 +1,11 @@
 /// A threshold checked against a run: what was measured, and whether the threshold held.
 public struct ThresholdResult: Sendable, Equatable {
+    /// Who asked for a threshold: the run's own command line, or a later `bench check`.
+    public enum Source: String, Sendable {
+        case run
+        case check
+    }
+
     /// The expression as the user wrote it, e.g. `spread.p99<200ms`.
     public let expression: String
     /// The metric it reads: `rtt`, `delivery`, `spread`, `completion` or `lag`.
@@ -15,10 +21,12 @@ public struct ThresholdResult: Sendable, Equatable {
     public let measuredText: String?
     /// True when the measured value satisfies the comparison.
     public let held: Bool
+    /// Whether the run was started with this threshold or a check added it afterwards.
+    public let source: Source
 
     public init(
         expression: String, metric: String, statistic: String, comparison: String, limitText: String,
-        measuredText: String?, held: Bool
+        measuredText: String?, held: Bool, source: Source = .run
     ) {
         self.expression = expression
         self.metric = metric
@@ -27,6 +35,19 @@ public struct ThresholdResult: Sendable, Equatable {
         self.limitText = limitText
         self.measuredText = measuredText
         self.held = held
+        self.source = source
+    }
+
+    /// The same verdict, as asked for by `source`.
+    public func from(_ source: Source) -> ThresholdResult {
+        ThresholdResult(
+            expression: expression, metric: metric, statistic: statistic, comparison: comparison,
+            limitText: limitText, measuredText: measuredText, held: held, source: source)
+    }
+
+    /// The expression, marked `check:` when a check added it: how reports name the verdict.
+    public var label: String {
+        source == .check ? "check: \(expression)" : expression
     }
 
     /// The line printed for a breach: `threshold breached: spread.p99<200ms (measured 250.1ms, limit 200ms)`.
