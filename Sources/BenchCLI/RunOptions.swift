@@ -59,6 +59,17 @@ struct RunOptions {
                 help: "Bytes that may wait to be written to one client; beyond, its messages are dropped as lost and "
                     + "it is reported slow. At least one message.",
                 default: "\(ByteSizeText.format(defaults.maximumQueuedBytes)) or 4 messages, the larger"),
+            OptionSpec(
+                "timestamps", value: "source",
+                help: "Where receive and send times come from: user (the harness's reads and writes), kernel "
+                    + "(SO_TIMESTAMPING software stamps: when segments arrived and left), or both (kernel, with the "
+                    + "user times beside them and the metric stack).",
+                default: defaults.timestamps.rawValue),
+            OptionSpec(
+                "client-threads", value: "k",
+                help: "Threads the clients are split over, each with its own epoll, so that receive stamps do not "
+                    + "wait behind other clients' reads.",
+                default: "one per CPU the clients may use, minus the server's"),
             OptionSpec("seed", value: "s", help: "Seed of the random schedule, to repeat a run.", default: "random"),
             OptionSpec("host", value: "address", help: "Address the server listens on.", default: defaults.host),
             OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
@@ -113,6 +124,12 @@ struct RunOptions {
                 throw reader.invalid("max-queue", "bytes", text, error.reason)
             }
         }
+        if let text = parsed.value("timestamps") {
+            guard let source = TimestampSource(rawValue: text) else {
+                throw reader.invalid("timestamps", "source", text, "expected user, kernel or both")
+            }
+            base.timestamps = source
+        }
         if let text = parsed.value("arrival") {
             guard let arrival = Arrival(rawValue: text) else {
                 throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")
@@ -129,6 +146,10 @@ struct RunOptions {
         if let text = parsed.value("pin") {
             (base.serverCPU, base.clientCPU) = try reader.cpuPair(text)
         }
+        let defaultClientThreads = base.clientCPU != nil ? 1 : max(1, CPUPlacement.allowedCPUs().cpus.count - 1)
+        base.clientThreads = try reader.integer(
+            "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads,
+            default: min(defaultClientThreads, base.clients))
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")
         if let limit = maximumQueuedBytes, let largest = payloads.max(), limit < largest {
             throw reader.invalid(

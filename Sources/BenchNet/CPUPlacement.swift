@@ -30,6 +30,12 @@ public struct CPUSet: Sendable, Equatable, CustomStringConvertible {
         words[word] |= 1 << UInt64(cpu & 63)
     }
 
+    /// Adds every CPU of `other`.
+    public mutating func formUnion(_ other: CPUSet) {
+        if other.words.count > words.count { words.append(contentsOf: repeatElement(0, count: other.words.count - words.count)) }
+        for (index, word) in other.words.enumerated() { words[index] |= word }
+    }
+
     /// True when `cpu` is in the set.
     public func contains(_ cpu: Int) -> Bool {
         cpu >= 0 && cpu >> 6 < words.count && words[cpu >> 6] & (1 << UInt64(cpu & 63)) != 0

@@ -34,6 +34,9 @@ public final class Connection {
     private var watchingWritable = false
     /// False once ``close()`` ran.
     public private(set) var isOpen = true
+    /// Bytes taken for sending, written or queued, since the connection began: the stream offset after the last
+    /// byte sent so far, which is how the kernel keys transmit stamps.
+    public private(set) var bytesTaken: UInt64 = 0
 
     /// Takes ownership of a connected non-blocking socket and registers it with `epoll` for reading.
     ///
@@ -80,11 +83,13 @@ public final class Connection {
         guard outbound.isEmpty else {
             guard outbound.count + bytes.count <= maximumQueuedBytes else { return .dropped }
             outbound.append(bytes)
+            bytesTaken += UInt64(bytes.count)
             return .queued
         }
         let result = try Posix.nonBlockingCall("send") {
             Glibc.send(descriptor, bytes.baseAddress, bytes.count, CBenchMSG_NOSIGNAL)
         }
+        bytesTaken += UInt64(bytes.count)
         var written = 0
         if case .processed(let count) = result {
             if count == bytes.count { return .written }

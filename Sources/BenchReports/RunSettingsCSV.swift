@@ -32,6 +32,9 @@ public enum RunSettingsCSV {
             ("dead_after_ns", "\(configuration.deadAfter)"),
             ("max_queue_bytes", "\(configuration.maximumQueuedBytes)"),
             ("transport", "tcp"),
+            ("timestamps", configuration.timestamps.rawValue),
+            ("client_threads", "\(configuration.clientThreads)"),
+            ("server_threads", "1"),
             ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),
             ("clock_origin_ns", "\(recording.startNanoseconds)"),
             ("duration_s", DecimalText.fixed(duration / 1e9, fractionDigits: 3)),
@@ -58,6 +61,18 @@ public enum RunSettingsCSV {
             ("messages_dropped_queue_full", "\(recording.queueFullDrops.reduce(0, +))"),
             ("peak_queue_bytes", "\(recording.peakQueuedBytes)"),
         ]
+        if configuration.timestamps.usesKernel {
+            let missing = recording.missingKernelStamps
+            let start = recording.kernelClockAtStart, end = recording.kernelClockAtEnd
+            let drift = start.flatMap { start in end.map { Int64($0.offset) &- Int64(start.offset) } }
+            rows.append(contentsOf: [
+                ("kernel_send_stamps_missing", "\(missing.send)"),
+                ("kernel_receive_stamps_missing", "\(missing.receive)"),
+                ("kernel_clock_offset_ns", start.map { "\($0.offset)" } ?? ""),
+                ("kernel_clock_uncertainty_ns", start.map { "\($0.uncertainty)" } ?? ""),
+                ("kernel_clock_drift_ns", drift.map { "\($0)" } ?? ""),
+            ])
+        }
         if configuration.scenario == .fanout {
             rows.append(("broadcasts_incomplete", "\(analysis.broadcasts.filter { !$0.isComplete }.count)"))
         }

@@ -52,14 +52,16 @@ public struct SavedRun: Sendable {
 
         var builders: [DistributionBuilder]
         var broadcasts: [RunResults.Broadcast] = []
+        var stack = builder("stack")
         switch try setting("scenario") {
         case "fanout":
             var (delivery, spread, completion, rtt, lag) = (
                 builder("delivery"), builder("spread"), builder("completion"), builder("rtt"), builder("lag")
             )
-            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["delivery_ns", "rtt_ns"]) { row in
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["delivery_ns", "rtt_ns", "stack_ns"]) { row in
                 record(row[0], into: &delivery, lostWhenEmpty: true)
                 record(row[1], into: &rtt, lostWhenEmpty: true)
+                record(row[2], into: &stack, lostWhenEmpty: false)
             }
             let columns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete"]
             try CSVFileRows.read(path(BroadcastsCSV.fileName), columns: columns) { row in
@@ -76,14 +78,16 @@ public struct SavedRun: Sendable {
             builders = [delivery, spread, completion, rtt, lag]
         case "roundtrip":
             var (rtt, lag) = (builder("rtt"), builder("lag"))
-            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["rtt_ns", "lag_ns"]) { row in
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["rtt_ns", "lag_ns", "stack_ns"]) { row in
                 record(row[0], into: &rtt, lostWhenEmpty: true)
                 record(row[1], into: &lag, lostWhenEmpty: false)
+                record(row[2], into: &stack, lostWhenEmpty: false)
             }
             builders = [rtt, lag]
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
         }
+        if settings.contains(where: { $0.key == "timestamps" && $0.value == "both" }) { builders.append(stack) }
         var thresholds: [ThresholdResult] = []
         if let text = try? FileText.read(path(ThresholdsCSV.fileName)) {
             thresholds = try ThresholdsCSV.read(text)

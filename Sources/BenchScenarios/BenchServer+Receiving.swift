@@ -25,6 +25,11 @@ extension BenchServer {
             guard case .processed(let fd) = result else { return }
             acceptIsFailing = false
             let slot = peers.count
+            if let stamps {
+                // Before anything is sent, so that the kernel's byte offsets count from the first data byte. A
+                // socket the kernel will not stamp keeps the user-space times, counted as missing stamps.
+                try? stamps.enable(on: fd, transmit: true)
+            }
             do {
                 let connection = try Connection(
                     descriptor: fd,
@@ -33,7 +38,8 @@ extension BenchServer {
                     maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
                     maximumQueuedBytes: configuration.maximumQueuedBytes
                 )
-                peers.append(Peer(connection: connection, client: nil))
+                peers.append(Peer(
+                    connection: connection, client: nil, transmitStamps: stamps.map { _ in TransmitStampQueue() }))
             } catch {
                 // The connection closed its descriptor.
                 record(client: nil, reason: "could not watch an accepted connection: \(error)")
@@ -73,6 +79,7 @@ extension BenchServer {
     func handleConnectionEvent(slot: Int, events: EpollEvents) {
         let connection = peers[slot].connection
         guard connection.isOpen else { return }
+        if stamps != nil && events.contains(.error) { drainTransmitStamps(slot: slot) }
         if events.contains(.writable) {
             do {
                 try connection.writeQueued()
@@ -88,17 +95,26 @@ extension BenchServer {
 
     /// Reads once from the connection in `slot` and handles every complete frame.
     ///
-    /// The time is taken right after the read returns: it is the arrival time of every echo in the chunk.
+    /// The time is taken right after the read returns: it is the arrival time of every echo in the chunk (and so
+    /// is the kernel's receive stamp, with kernel stamps).
     func readFrames(slot: Int) {
         let connection = peers[slot].connection
-        let result: IOResult<Int>
+        let count: Int
+        var kernelNow: UInt64 = 0
         do {
-            result = try connection.read(into: readBuffer)
+            if let stamps {
+                guard case .processed(let result) = try stamps.receive(connection.descriptor, into: readBuffer) else {
+                    return
+                }
+                (count, kernelNow) = result
+            } else {
+                guard case .processed(let result) = try connection.read(into: readBuffer) else { return }
+                count = result
+            }
         } catch {
             closePeer(slot: slot, reason: "read failed: \(error)", at: MonotonicClock.now())
             return
         }
-        guard case .processed(let count) = result else { return }
         let now = MonotonicClock.now()
         guard count > 0 else {
             let pending = connection.decoder.bufferedByteCount
@@ -108,15 +124,16 @@ extension BenchServer {
         }
         do {
             try connection.decoder.decode(.init(rebasing: readBuffer[0..<count])) { frame in
-                self.handle(frame, slot: slot, at: now)
+                self.handle(frame, slot: slot, at: now, kernel: kernelNow)
             }
         } catch {
             closePeer(slot: slot, reason: "\(error)", at: now)
         }
     }
 
-    /// Handles one frame from the connection in `slot`; false when the connection was closed for it.
-    private func handle(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
+    /// Handles one frame from the connection in `slot`, read at `now` (and stamped `kernel` by the kernel); false
+    /// when the connection was closed for it.
+    private func handle(_ frame: Frame, slot: Int, at now: UInt64, kernel: UInt64) -> Bool {
         if frame.kind == .hello { return handleHello(frame, slot: slot, at: now) }
         guard let client = peers[slot].client else {
             closePeer(slot: slot, reason: "sent a \(frame.kind) frame before its hello", at: now)
@@ -127,7 +144,7 @@ extension BenchServer {
         case .hello:
             preconditionFailure("handled above")
         case .echo:
-            return handleEcho(frame, from: client, slot: slot, at: now)
+            return handleEcho(frame, from: client, slot: slot, at: now, kernel: kernel)
         case .heartbeat:
             guard Int(frame.heartbeatClient) == client else {
                 closePeer(slot: slot, reason: "sent a heartbeat as client \(frame.heartbeatClient)", at: now)
@@ -177,7 +194,7 @@ extension BenchServer {
     /// echo's arrival is not a measurement. The message is then lost as `invalidTimestamp` and the connection
     /// closed with the reason. An echo after the timeout is kept as `late` (lost for the metrics); any further
     /// echo of a message is a duplicate and changes nothing.
-    private func handleEcho(_ frame: Frame, from client: Int, slot: Int, at now: UInt64) -> Bool {
+    private func handleEcho(_ frame: Frame, from client: Int, slot: Int, at now: UInt64, kernel: UInt64) -> Bool {
         let sequence = Int(frame.sequence)
         guard Int(frame.client) == client, sequence < configuration.sequencesPerClient else {
             let reason = "echoed message \(frame.sequence) of client \(frame.client), never sent on this connection"
@@ -193,18 +210,27 @@ extension BenchServer {
                 if outcome == .written { settle(index, as: fate) } else { recording.outcome[index] = fate }
             }
             let received = frame.receivedNanoseconds
-            guard recording.isPlausible(received: received, forMessage: index, echoedAt: now) else {
+            let receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
+            guard recording.isPlausible(received: received, forMessage: index, echoedAt: now),
+                receivedKernel == 0
+                    || recording.isPlausible(
+                        kernelReceived: receivedKernel, received: received, forMessage: index, tolerance: kernelTolerance)
+            else {
                 conclude(.invalidTimestamp)
                 let written = recording.written[index]
                 closePeer(
                     slot: slot,
-                    reason: "echoed message \(sequence) with receive time \(received) ns, outside its write "
-                        + "(\(written) ns) and the echo's arrival (\(now) ns): not a measurement",
+                    reason: "echoed message \(sequence) with receive time \(received) ns (kernel: \(receivedKernel) ns), "
+                        + "outside its write (\(written) ns) and the echo's arrival (\(now) ns): not a measurement",
                     at: now)
                 return false
             }
             recording.echoed[index] = now
             recording.received[index] = received
+            if recording.usesKernelStamps {
+                recording.receivedKernel[index] = receivedKernel
+                recording.echoedKernel[index] = kernel
+            }
             echoes += 1
             let inTime = outcome == .written && recording.isInTime(message: index, received: received, echoedAt: now)
             conclude(inTime ? .echoed : .late)

@@ -125,11 +125,13 @@ extension BenchServer {
             case .written:
                 recording.outcome[index] = .written
                 recording.written[index] = time
+                if stamps != nil { expectTransmitStamp(ofMessage: index, slot: slot) }
                 return true
             case .queued:
                 recording.outcome[index] = .written
                 recording.written[index] = time
                 recording.peakQueuedBytes = max(recording.peakQueuedBytes, connection.queuedByteCount)
+                if stamps != nil { expectTransmitStamp(ofMessage: index, slot: slot) }
                 return true
             case .dropped:
                 recording.queueFullDrops[index % configuration.clients] += 1

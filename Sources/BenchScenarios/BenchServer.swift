@@ -23,6 +23,8 @@ final class BenchServer {
     struct Peer {
         let connection: Connection
         var client: Int?
+        /// With kernel stamps: the messages written to it that wait for their transmit stamp.
+        var transmitStamps: TransmitStampQueue?
     }
 
     /// How often timeouts are checked and progress is published while the run goes on.
@@ -45,6 +47,11 @@ final class BenchServer {
     /// The open-loop timetable; nil in closed loop.
     let plan: SendPlan?
     var recording: RunRecording
+    /// The kernel's socket stamps, when the run uses them.
+    let stamps: KernelTimestamps?
+    /// How far a client's kernel receive stamp may fall outside [write, its own read] before it is taken for a
+    /// lie: the uncertainty of putting two kernel stamps on the monotonic clock, and 1 µs.
+    let kernelTolerance: UInt64
 
     var peers: [Peer] = []
     /// Slot in `peers` of each client id, -1 until its hello.
@@ -86,8 +93,10 @@ final class BenchServer {
     var lastDispatch: UInt64 = 0
     var observedCPUs = CPUSet()
 
-    /// Takes ownership of the listening socket `listener`.
-    init(configuration: RunConfiguration, listener: Int32, control: RunControl) throws(SystemError) {
+    /// Takes ownership of the listening socket `listener`; `kernelClock` is given when the run uses kernel stamps.
+    init(
+        configuration: RunConfiguration, listener: Int32, control: RunControl, kernelClock: KernelClockMapping?
+    ) throws(SystemError) {
         self.configuration = configuration
         self.control = control
         self.listener = listener
@@ -96,6 +105,9 @@ final class BenchServer {
         self.housekeepingTimer = try MonotonicTimer()
         self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
         self.recording = RunRecording(configuration: configuration)
+        self.recording.kernelClockAtStart = kernelClock
+        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
+        self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
         self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
         let clients = configuration.clients
         self.slotOfClient = Array(repeating: -1, count: clients)
@@ -210,7 +222,10 @@ final class BenchServer {
         }
         var nextHousekeeping = MonotonicClock.now() + Self.housekeepingInterval
         while true {
-            if peers[0].connection.isOpen { readFrames(slot: 0) }
+            if peers[0].connection.isOpen {
+                readFrames(slot: 0)
+                if stamps != nil { drainTransmitStamps(slot: 0) }
+            }
             observedCPUs.insert(CPUPlacement.currentCPU())
             let now = MonotonicClock.now()
             if control.isStopRequested { stopping = true }
@@ -289,6 +304,7 @@ final class BenchServer {
             recording.outcome[index] = .timedOut
         }
         if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
+        recording.computeKernelBroadcastStarts()
         if stopping {
             recording.status = .interrupted
             recording.statusReason = running ? "stopped on request" : "stopped on request before sending began"

@@ -36,6 +36,8 @@ final class EchoClients {
     private let maximumFrameSize: Int
     private let maximumQueuedBytes: Int
     private let control: RunControl
+    /// The kernel's receive stamps, when the run uses them.
+    private let stamps: KernelTimestamps?
     private let epoll: Epoll
     private let heartbeatTimer: MonotonicTimer
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -55,7 +57,8 @@ final class EchoClients {
         heartbeat: UInt64,
         maximumFrameSize: Int,
         maximumQueuedBytes: Int,
-        control: RunControl
+        control: RunControl,
+        kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.address = address
         self.ids = ids
@@ -64,6 +67,7 @@ final class EchoClients {
         self.maximumFrameSize = maximumFrameSize
         self.maximumQueuedBytes = maximumQueuedBytes
         self.control = control
+        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.epoll = try Epoll()
         self.heartbeatTimer = try MonotonicTimer()
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * maximumFrameSize), alignment: 8)
@@ -130,8 +134,10 @@ final class EchoClients {
         for (position, client) in ids.enumerated() {
             if control.isStopRequested { return false }
             do {
+                let descriptor = try TCPSocket.connect(to: address)
+                try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
                 let connection = try Connection(
-                    descriptor: try TCPSocket.connect(to: address),
+                    descriptor: descriptor,
                     token: Token.firstConnection + UInt64(position),
                     epoll: epoll,
                     maximumFrameSize: maximumFrameSize,
@@ -215,10 +221,21 @@ final class EchoClients {
         if try connection.send(UnsafeRawBufferPointer(heartbeatFrame)) != .dropped { report.heartbeats += 1 }
     }
 
-    /// Reads once and echoes every data frame read, stamped with the time the read returned. False when the
-    /// connection is done: the server closed it (the end of the run) or sent something that is not data.
+    /// Reads once and echoes every data frame read, stamped with the time the read returned (and the kernel's
+    /// receive stamp, with kernel stamps). False when the connection is done: the server closed it (the end of the
+    /// run) or sent something that is not data.
     private func echoWhatArrives(on connection: Connection, client: Int) throws -> Bool {
-        guard case .processed(let count) = try connection.read(into: readBuffer) else { return true }
+        let count: Int
+        var kernelNow: UInt64 = 0
+        if let stamps {
+            guard case .processed(let result) = try stamps.receive(connection.descriptor, into: readBuffer) else {
+                return true
+            }
+            (count, kernelNow) = result
+        } else {
+            guard case .processed(let result) = try connection.read(into: readBuffer) else { return true }
+            count = result
+        }
         let now = MonotonicClock.now()
         guard count > 0 else { return false }  // the server closed: the run is over
         var sendError: SystemError?
@@ -227,7 +244,7 @@ final class EchoClients {
                 self.record(client: client, reason: "the server sent a \(frame.kind) frame")
                 return false
             }
-            frame.convertToEcho(receivedNanoseconds: now)
+            frame.convertToEcho(receivedNanoseconds: now, receivedKernelNanoseconds: kernelNow)
             do throws(SystemError) {
                 if try connection.send(UnsafeRawBufferPointer(frame.bytes)) == .dropped {
                     self.report.droppedEchoes += 1

@@ -15,10 +15,13 @@ public struct RunAnalysis: Sendable {
         case rtt
         /// Actual − scheduled send time: how far the harness fell behind its timetable.
         case lag
+        /// With `--timestamps both`: user-space read − kernel receive stamp on the measuring side.
+        case stack
 
         /// The metrics a scenario reports, in order.
-        public static func reported(by scenario: Scenario) -> [Metric] {
-            scenario == .fanout ? [.delivery, .spread, .completion, .rtt, .lag] : [.rtt, .lag]
+        public static func reported(by scenario: Scenario, timestamps: TimestampSource = .user) -> [Metric] {
+            (scenario == .fanout ? [.delivery, .spread, .completion, .rtt, .lag] : [.rtt, .lag])
+                + (timestamps == .both ? [.stack] : [])
         }
     }
 
@@ -44,6 +47,7 @@ public struct RunAnalysis: Sendable {
         var completion = builder(.completion)
         var rtt = builder(.rtt)
         var lag = builder(.lag)
+        var stack = builder(.stack)
         var broadcasts: [BroadcastResult] = []
 
         let clients = configuration.clients
@@ -60,12 +64,13 @@ public struct RunAnalysis: Sendable {
                 } else {
                     rtt.recordLost()
                 }
+                if let value = recording.stack(ofMessage: index) { stack.record(value) }
                 guard configuration.scenario == .fanout else { continue }
                 if let value = recording.delivery(ofMessage: index) {
                     delivery.record(value)
                     delivered += 1
-                    first = min(first, recording.received[index])
-                    last = max(last, recording.received[index])
+                    first = min(first, recording.receiveTime(ofMessage: index))
+                    last = max(last, recording.receiveTime(ofMessage: index))
                 } else {
                     delivery.recordLost()
                     lost += 1
@@ -77,7 +82,7 @@ public struct RunAnalysis: Sendable {
                 let row = BroadcastResult(
                     sequence: sequence,
                     scheduled: recording.scheduled[sequence],
-                    start: recording.broadcastStart[sequence],
+                    start: recording.broadcastStartTime(sequence),
                     delivered: delivered,
                     lost: lost,
                     firstReceived: delivered > 0 ? first : nil,
@@ -101,13 +106,14 @@ public struct RunAnalysis: Sendable {
                 }
             }
         }
-        let reported = Metric.reported(by: configuration.scenario).map { metric in
+        let reported = Metric.reported(by: configuration.scenario, timestamps: configuration.timestamps).map { metric in
             switch metric {
             case .delivery: return delivery
             case .spread: return spread
             case .completion: return completion
             case .rtt: return rtt
             case .lag: return lag
+            case .stack: return stack
             }
         }
         self.summaries = reported.map { $0.summary() }

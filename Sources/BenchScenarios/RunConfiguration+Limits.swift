@@ -30,6 +30,8 @@ extension RunConfiguration {
         public static let longestTimetable: UInt64 = 366 * 86_400 * 1_000_000_000
         /// The largest write queue of one connection.
         public static let largestQueue = 1 << 30
+        /// Threads for the clients of one process.
+        public static let clientThreads = 64
     }
 
     /// Checks every setting against ``Limits`` and against each other.
@@ -64,6 +66,9 @@ extension RunConfiguration {
         try check(
             maximumQueuedBytes >= payload && maximumQueuedBytes <= Limits.largestQueue, "max-queue",
             "must hold one message (\(ByteSizeText.format(payload))) and be at most \(ByteSizeText.format(Limits.largestQueue))")
+        try check(
+            clientThreads >= 1 && clientThreads <= min(Limits.clientThreads, max(1, localClients.count)), "client-threads",
+            "expected 1 to \(min(Limits.clientThreads, max(1, localClients.count))) (at most one per client)")
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")
         }

@@ -43,6 +43,11 @@ public struct RunConfiguration: Sendable, Equatable {
     public var localClientRange: Range<Int>?
     /// How long all clients may take to connect and say hello before the run fails.
     public var setupTimeout: UInt64
+    /// Where receive and send times come from.
+    public var timestamps: TimestampSource
+    /// Threads the clients of this process are split over, each with its own epoll, so that one client's receive
+    /// stamp does not wait for the others' reads.
+    public var clientThreads: Int
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -69,6 +74,8 @@ public struct RunConfiguration: Sendable, Equatable {
         self.localClientRange = nil
         self.setupTimeout = 30_000_000_000
         self.token = UInt64.random(in: 1...UInt64.max)
+        self.timestamps = .user
+        self.clientThreads = 1
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

@@ -47,6 +47,9 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
     static let reservedDescriptors = 64
 
     /// Memory a message costs from the first send to the last report: its timestamps and outcome in the
-    /// recording, and its values in the analysis (sorted for exact percentiles).
-    static let bytesPerMessage = 72
+    /// recording, and its values in the analysis (sorted for exact percentiles); kernel stamps add three times
+    /// and a value.
+    static func bytesPerMessage(_ timestamps: TimestampSource) -> Int {
+        timestamps.usesKernel ? 104 : 72
+    }
 }

@@ -4,18 +4,82 @@ extension RunRecording {
         outcome[index].wasDispatched && index / configuration.clients >= configuration.warmup
     }
 
-    /// rtt: echo read at the server − write to the client; nil when the message is lost (any outcome but
+    /// True when the metrics read kernel stamps.
+    public var usesKernelStamps: Bool { configuration.timestamps.usesKernel }
+
+    /// When message `index` left: the kernel's transmit stamp with kernel stamps, where it came; otherwise the
+    /// time right before the write.
+    @inline(__always)
+    public func sendTime(ofMessage index: Int) -> UInt64 {
+        usesKernelStamps && writtenKernel[index] != 0 ? writtenKernel[index] : written[index]
+    }
+
+    /// When message `index` reached its client: the kernel's receive stamp, or the time the client's read returned.
+    @inline(__always)
+    public func receiveTime(ofMessage index: Int) -> UInt64 {
+        usesKernelStamps && receivedKernel[index] != 0 ? receivedKernel[index] : received[index]
+    }
+
+    /// When the echo of message `index` reached the server: the kernel's receive stamp, or the read's return.
+    @inline(__always)
+    public func echoTime(ofMessage index: Int) -> UInt64 {
+        usesKernelStamps && echoedKernel[index] != 0 ? echoedKernel[index] : echoed[index]
+    }
+
+    /// Fanout: t0 of broadcast `sequence`, the time before its first write or, with kernel stamps, its earliest
+    /// send stamp.
+    public func broadcastStartTime(_ sequence: Int) -> UInt64 {
+        usesKernelStamps && broadcastStartKernel[sequence] != 0 ? broadcastStartKernel[sequence] : broadcastStart[sequence]
+    }
+
+    /// rtt: the echo's arrival at the server − the message's send; nil when the message is lost (any outcome but
     /// ``MessageOutcome/echoed``).
     public func roundTrip(ofMessage index: Int) -> UInt64? {
         guard outcome[index].isMeasurement else { return nil }
-        return echoed[index] - written[index]
+        return echoTime(ofMessage: index).subtractingClamped(sendTime(ofMessage: index))
     }
 
-    /// Fanout delivery: the client's read − t0 of its broadcast; nil when the message is lost (any outcome but
+    /// Fanout delivery: the client's receive − t0 of its broadcast; nil when the message is lost (any outcome but
     /// ``MessageOutcome/echoed``).
     public func delivery(ofMessage index: Int) -> UInt64? {
         guard outcome[index].isMeasurement else { return nil }
-        return received[index] - broadcastStart[index / configuration.clients]
+        return receiveTime(ofMessage: index).subtractingClamped(broadcastStartTime(index / configuration.clients))
+    }
+
+    /// With `--timestamps both`: how long message `index`'s bytes waited in the socket for the harness on the
+    /// measuring side (the user-space read − the kernel's receive stamp): the client's in fanout, the server's
+    /// echo in roundtrip. Nil when lost or either stamp is missing.
+    public func stack(ofMessage index: Int) -> UInt64? {
+        guard configuration.timestamps == .both, outcome[index].isMeasurement else { return nil }
+        let (user, kernel) = configuration.scenario == .fanout
+            ? (received[index], receivedKernel[index]) : (echoed[index], echoedKernel[index])
+        return kernel == 0 ? nil : user.subtractingClamped(kernel)
+    }
+
+    /// Fills ``broadcastStartKernel`` from the send times, once the run's stamps are in.
+    mutating func computeKernelBroadcastStarts() {
+        guard usesKernelStamps && configuration.scenario == .fanout else { return }
+        for sequence in 0..<configuration.sequencesPerClient where broadcastStart[sequence] != 0 {
+            var earliest = UInt64.max
+            for client in 0..<configuration.clients {
+                let index = messageIndex(sequence: sequence, client: client)
+                if written[index] != 0 { earliest = min(earliest, sendTime(ofMessage: index)) }
+            }
+            broadcastStartKernel[sequence] = earliest == .max ? 0 : earliest
+        }
+    }
+
+    /// Kernel stamps the metrics of measured, echoed messages needed and did not get (the user-space time stood
+    /// in): send stamps, and receive stamps (the client's in fanout, and the echo's at the server).
+    public var missingKernelStamps: (send: Int, receive: Int) {
+        guard usesKernelStamps else { return (0, 0) }
+        var missing = (send: 0, receive: 0)
+        for index in outcome.indices where isMeasured(message: index) && outcome[index].isMeasurement {
+            if writtenKernel[index] == 0 { missing.send += 1 }
+            if echoedKernel[index] == 0 { missing.receive += 1 }
+            if configuration.scenario == .fanout && receivedKernel[index] == 0 { missing.receive += 1 }
+        }
+        return missing
     }
 
     /// True when an echo that arrived at `now` for message `index`, with the client's receive time `received`,
@@ -33,11 +97,25 @@ extension RunRecording {
         received >= written[index] && received <= now
     }
 
-    /// How late a send was against its schedule: the first write of a broadcast (fanout) or the message's
+    /// True when the kernel receive stamp a peer reported for message `index` can be true: not before the write,
+    /// not after the client's own read returned, within `tolerance` (two clock conversions' uncertainty).
+    func isPlausible(kernelReceived: UInt64, received: UInt64, forMessage index: Int, tolerance: UInt64) -> Bool {
+        kernelReceived &+ tolerance >= written[index] && kernelReceived <= received &+ tolerance
+    }
+
+    /// How late a send was against its schedule (always from the user-space write time: the harness's lateness): the first write of a broadcast (fanout) or the message's
     /// write (roundtrip) − when it was due. Nil when nothing was written.
     public func sendLag(ofScheduledSend index: Int) -> UInt64? {
         let actual = configuration.scenario == .fanout ? broadcastStart[index] : written[index]
         guard actual != 0 else { return nil }
         return actual >= scheduled[index] ? actual - scheduled[index] : 0
+    }
+}
+
+extension UInt64 {
+    /// `self − other`, or 0 when `other` is larger (a kernel stamp a conversion's uncertainty away).
+    @inline(__always)
+    func subtractingClamped(_ other: UInt64) -> UInt64 {
+        self >= other ? self - other : 0
     }
 }

@@ -33,6 +33,18 @@ public struct RunRecording: Sendable {
     public var echoed: [UInt64]
     /// Per message: what became of it.
     public var outcome: [MessageOutcome]
+    /// With kernel stamps (`timestamps` kernel or both; empty arrays otherwise), per message, monotonic ns, 0 when
+    /// the kernel gave none: when the kernel handed the server's write on, when the segment reached the client,
+    /// and when the echo reached the server.
+    public var writtenKernel: [UInt64]
+    public var receivedKernel: [UInt64]
+    public var echoedKernel: [UInt64]
+    /// Fanout with kernel stamps: t0 as the kernel saw it, the earliest send stamp of each broadcast (the
+    /// user-space write time standing in for a missing stamp). Filled when the run ends.
+    public var broadcastStartKernel: [UInt64]
+    /// How kernel stamps (CLOCK_REALTIME) were put on the run's clock, read before the run and again after it.
+    public var kernelClockAtStart: KernelClockMapping?
+    public var kernelClockAtEnd: KernelClockMapping?
     /// Connections that closed early or were refused, with the reason.
     public var connectionEvents: [ConnectionEvent] = []
     /// Echoes the clients could not send because their write queue was full.
@@ -71,6 +83,11 @@ public struct RunRecording: Sendable {
         self.received = Array(repeating: 0, count: messages)
         self.echoed = Array(repeating: 0, count: messages)
         self.outcome = Array(repeating: .notDispatched, count: messages)
+        let kernel = configuration.timestamps.usesKernel
+        self.writtenKernel = Array(repeating: 0, count: kernel ? messages : 0)
+        self.receivedKernel = Array(repeating: 0, count: kernel ? messages : 0)
+        self.echoedKernel = Array(repeating: 0, count: kernel ? messages : 0)
+        self.broadcastStartKernel = Array(repeating: 0, count: kernel && configuration.scenario == .fanout ? sequences : 0)
         self.queueFullDrops = Array(repeating: 0, count: configuration.clients)
     }
 

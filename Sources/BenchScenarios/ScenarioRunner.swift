@@ -1,8 +1,8 @@
 import BenchCore
 import BenchNet
 
-/// Runs one scenario in this process: the server on one thread, the clients on another, on loopback or
-/// whatever `host` is.
+/// Runs one scenario in this process: the server on one thread, the clients on `clientThreads` others, on
+/// loopback or whatever `host` is.
 public enum ScenarioRunner {
     /// Runs `configuration` to its end (or until `control` asks it to stop) and returns what was measured.
     ///
@@ -17,7 +17,7 @@ public enum ScenarioRunner {
         }
         try checkCPUs(configuration)
         let memory = Posix.physicalMemory
-        let needed = configuration.totalMessages * RunError.bytesPerMessage
+        let needed = configuration.totalMessages * RunError.bytesPerMessage(configuration.timestamps)
         guard needed <= memory / 2 else {
             throw .tooManyMessages(messages: configuration.totalMessages, bytesNeeded: needed, bytesAvailable: memory)
         }
@@ -34,13 +34,15 @@ public enum ScenarioRunner {
         }
         control.serverPort.store(Int(bound.port), ordering: .releasing)
 
+        let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         let server: NativeThread<Result<RunRecording, RunError>>
         do {
             server = try NativeThread.spawn(name: "bench-server") { () -> Result<RunRecording, RunError> in
                 let server: BenchServer
                 do {
                     try placeCurrentThread(on: configuration.serverCPU)
-                    server = try BenchServer(configuration: configuration, listener: listener, control: control)
+                    server = try BenchServer(
+                        configuration: configuration, listener: listener, control: control, kernelClock: kernelClock)
                 } catch {
                     Posix.close(listener)
                     control.failSetup("the server's thread could not start: \(error)")
@@ -52,44 +54,60 @@ public enum ScenarioRunner {
             Posix.close(listener)
             throw .system(error)
         }
-        let clients: NativeThread<EchoClients.Report>
-        do {
-            clients = try NativeThread.spawn(name: "bench-clients") {
-                do {
-                    try placeCurrentThread(on: configuration.clientCPU)
-                    return try EchoClients(
-                        address: bound,
-                        ids: configuration.localClients,
-                        token: configuration.token,
-                        heartbeat: configuration.heartbeat,
-                        maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
-                        maximumQueuedBytes: configuration.maximumQueuedBytes,
-                        control: control
-                    ).run()
-                } catch {
-                    control.failSetup("the clients' thread could not start: \(error)")
-                    return EchoClients.Report()
-                }
+        var clientThreads: [NativeThread<EchoClients.Report>] = []
+        for ids in split(configuration.localClients, into: configuration.clientThreads) {
+            do {
+                clientThreads.append(try NativeThread.spawn(name: "bench-clients") {
+                    do {
+                        try placeCurrentThread(on: configuration.clientCPU)
+                        return try EchoClients(
+                            address: bound,
+                            ids: ids,
+                            token: configuration.token,
+                            heartbeat: configuration.heartbeat,
+                            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+                            maximumQueuedBytes: configuration.maximumQueuedBytes,
+                            control: control,
+                            kernelClock: kernelClock
+                        ).run()
+                    } catch {
+                        control.failSetup("the clients' thread could not start: \(error)")
+                        return EchoClients.Report()
+                    }
+                })
+            } catch {
+                control.failSetup("the clients' thread could not start: \(error)")
+                _ = server.join()
+                control.clientsWake.notify()
+                for thread in clientThreads { _ = thread.join() }
+                throw .system(error)
             }
-        } catch {
-            control.failSetup("the clients' thread could not start: \(error)")
-            _ = server.join()
-            throw .system(error)
         }
 
         let result = server.join()
         control.clientsWake.notify()
-        let clientReport = clients.join()
+        let clientReports = clientThreads.map { $0.join() }
         var recording = try result.get()
         recording.serverAddress = bound.description
-        recording.clientCPUs = clientReport.observedCPUs
-        recording.clientAllowedCPUs = clientReport.allowedCPUs
-        recording.droppedEchoes = clientReport.droppedEchoes
-        recording.heartbeatsSent = clientReport.heartbeats
-        // What the clients saw after the server ended the run (resets of connections closed with echoes still
-        // unread) is the teardown, not something that happened to the run.
-        recording.connectionEvents.append(contentsOf: clientReport.events.filter { $0.time < recording.endNanoseconds })
+        recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
+        for report in clientReports {
+            recording.clientCPUs.formUnion(report.observedCPUs)
+            recording.clientAllowedCPUs.formUnion(report.allowedCPUs)
+            recording.droppedEchoes += report.droppedEchoes
+            recording.heartbeatsSent += report.heartbeats
+            // What the clients saw after the server ended the run (resets of connections closed with echoes still
+            // unread) is the teardown, not something that happened to the run.
+            recording.connectionEvents.append(contentsOf: report.events.filter { $0.time < recording.endNanoseconds })
+        }
         return recording
+    }
+
+    /// `ids` cut into `parts` consecutive ranges whose sizes differ by at most one.
+    static func split(_ ids: Range<Int>, into parts: Int) -> [Range<Int>] {
+        let parts = max(1, parts)
+        return (0..<parts).map { part in
+            ids.lowerBound + ids.count * part / parts..<ids.lowerBound + ids.count * (part + 1) / parts
+        }
     }
 
     /// Refuses CPUs this process may not run on, before anything starts.

@@ -8,6 +8,10 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
+
 #include "CBenchLinux.h"
 
 int CBench_accept4(int fd, int flags) {
@@ -66,4 +70,48 @@ void CBench_setThreadName(const char *name) {
 
 int CBench_renameNoReplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0 ? 0 : errno;
+}
+
+int CBench_enableKernelTimestamps(int fd, int transmit) {
+    int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+    if (transmit) flags |= SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0 ? 0 : errno;
+}
+
+static int64_t softwareStamp(struct msghdr *message) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(message); c != NULL; c = CMSG_NXTHDR(message, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+            struct scm_timestamping stamps;
+            memcpy(&stamps, CMSG_DATA(c), sizeof stamps);
+            return (int64_t)stamps.ts[0].tv_sec * 1000000000 + stamps.ts[0].tv_nsec;
+        }
+    }
+    return 0;
+}
+
+long CBench_receiveStamped(int fd, void *buffer, unsigned long length, void *control, unsigned long controlLength,
+                           int64_t *stamp) {
+    struct iovec vector = {.iov_base = buffer, .iov_len = length};
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control, .msg_controllen = controlLength};
+    long count = recvmsg(fd, &message, 0);
+    *stamp = count > 0 ? softwareStamp(&message) : 0;
+    return count;
+}
+
+int CBench_readTransmitStamp(int fd, void *control, unsigned long controlLength, uint32_t *key, int64_t *stamp) {
+    struct msghdr message = {.msg_control = control, .msg_controllen = controlLength};
+    if (recvmsg(fd, &message, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return -1;
+    const struct sock_extended_err *error = NULL;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c != NULL; c = CMSG_NXTHDR(&message, c)) {
+        if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+            (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR)) {
+            error = (const struct sock_extended_err *)CMSG_DATA(c);
+        }
+    }
+    *stamp = softwareStamp(&message);
+    if (error == NULL || error->ee_origin != SO_EE_ORIGIN_TIMESTAMPING || error->ee_info != SCM_TSTAMP_SND || *stamp == 0) {
+        return 0;
+    }
+    *key = error->ee_data;
+    return 1;
 }

@@ -42,6 +42,28 @@ import Testing
         #expect(result.standardError.isEmpty, "no progress line when stderr is not a terminal")
     }
 
+    @Test func kernelStampsOnSeveralClientThreadsFillTheirColumnsAndTheStackMetric() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "6", "--messages", "20", "--interval", "2ms", "--timestamps", "both",
+            "--client-threads", "3", "--quiet", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = try String(contentsOfFile: folder + "/run.csv", encoding: .utf8)
+        for row in ["timestamps,both", "client_threads,3", "kernel_send_stamps_missing,0", "kernel_receive_stamps_missing,0"] {
+            #expect(settings.contains("\r\n\(row)\r\n"), "\(row) in run.csv")
+        }
+        let samples = try String(contentsOfFile: folder + "/samples.csv", encoding: .utf8)
+        #expect(samples.hasPrefix(
+            "broadcast,client,t0_ns,write_ns,recv_ns,echo_ns,delivery_ns,rtt_ns,lost,outcome,"
+                + "user_t0_ns,user_write_ns,user_recv_ns,user_echo_ns,kernel_stamps_missing,stack_ns\r\n"))
+        let summary = try String(contentsOfFile: folder + "/summary.csv", encoding: .utf8)
+        #expect(summary.contains("\r\nstack,120,0,"))
+        let report = try BenchProcess.run(["report", folder])
+        #expect(report.exitCode == 0, "a saved run with stack reads back: \(report.standardError)")
+    }
+
     @Test func aPayloadListRunsOneStepPerSize() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([

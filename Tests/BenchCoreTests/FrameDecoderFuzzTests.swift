@@ -21,7 +21,7 @@ import Testing
                 frame.withUnsafeMutableBytes { _ = Frame.encodeHeartbeat(into: $0, client: 1) }
                 stream += frame
             default:
-                let size = WireFormat.minimumMessageSize + Int(random.nextBounded(UInt64(Self.maximumFrameSize - 31)))
+                let size = WireFormat.minimumMessageSize + Int(random.nextBounded(UInt64(Self.maximumFrameSize - WireFormat.minimumMessageSize + 1)))
                 var frame = [UInt8](repeating: 0, count: size)
                 frame.withUnsafeMutableBytes {
                     _ = Frame.encodeMessage(

@@ -16,10 +16,10 @@ private struct SampleStream {
     init() {
         appendHello(client: 7)
         appendMessage(kind: .data, size: 64, sequence: 1, client: 7, sent: 0x0102_0304_0506_0708)
-        appendMessage(kind: .echo, size: 32, sequence: 2, client: 3, sent: 99, received: 100)
+        appendMessage(kind: .echo, size: 40, sequence: 2, client: 3, sent: 99, received: 100)
         appendMessage(kind: .data, size: 300, sequence: 0xFFFF_FFFF, client: 0, sent: .max)
         appendHello(client: 0)
-        appendMessage(kind: .echo, size: 33, sequence: 4, client: 9, sent: 1, received: 2)
+        appendMessage(kind: .echo, size: 41, sequence: 4, client: 9, sent: 1, received: 2)
     }
 
     mutating func appendHello(client: UInt32) {
@@ -183,13 +183,13 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
         #expect(Array(bytes[12..<20]) == [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88])
     }
 
-    @Test func convertingToEchoKeepsEverythingButKindAndReceiveTime() throws {
+    @Test func convertingToEchoKeepsEverythingButKindAndReceiveTimes() throws {
         var bytes = stream.frames[3].bytes  // 300-byte data frame
         let original = bytes
         _ = try bytes.withUnsafeMutableBytes { buffer in
             var decoder = FrameDecoder(maximumFrameSize: 1024)
             return try decoder.decode(buffer) { frame in
-                frame.convertToEcho(receivedNanoseconds: 0xDEAD_BEEF)
+                frame.convertToEcho(receivedNanoseconds: 0xDEAD_BEEF, receivedKernelNanoseconds: 0xBEEF)
                 return true
             }
         }
@@ -201,8 +201,10 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
             #expect(frame.sequence == 0xFFFF_FFFF)
             #expect(frame.sentNanoseconds == .max)
             #expect(frame.receivedNanoseconds == 0xDEAD_BEEF)
+            #expect(frame.receivedKernelNanoseconds == 0xBEEF)
         }
-        #expect(Array(bytes[32...]) == Array(original[32...]))
+        #expect(Array(bytes[24..<40]) == [0, 0, 0, 0, 0xDE, 0xAD, 0xBE, 0xEF, 0, 0, 0, 0, 0, 0, 0xBE, 0xEF])
+        #expect(Array(bytes[40...]) == Array(original[40...]))
     }
 }
 
@@ -247,8 +249,8 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
 
     @Test func aMessageShorterThanItsHeaderIsRefused() {
         #expect(
-            firstError([0, 0, 0, 27, FrameKind.echo.rawValue])
-                == .frameTooSmall(kind: .echo, announced: 31, minimum: WireFormat.minimumMessageSize))
+            firstError([0, 0, 0, 35, FrameKind.echo.rawValue])
+                == .frameTooSmall(kind: .echo, announced: 39, minimum: WireFormat.minimumMessageSize))
     }
 
     @Test func garbageAfterAGoodFrameIsRefusedInTheSameRead() throws {

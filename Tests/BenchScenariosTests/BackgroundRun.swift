@@ -94,12 +94,15 @@ struct RawPeer {
         return frame
     }
 
-    /// Sends `frame` (a data frame) back as its echo, claiming the client read it at `received(sent)`.
-    func echo(_ frame: [UInt8], received: (UInt64) -> UInt64) {
+    /// Sends `frame` (a data frame) back as its echo, claiming the client read it at `received(sent)` and (if
+    /// given) the kernel received it at `receivedKernel(sent)`.
+    func echo(_ frame: [UInt8], received: (UInt64) -> UInt64, receivedKernel: ((UInt64) -> UInt64)? = nil) {
         var echo = frame
         echo.withUnsafeMutableBytes { bytes in
             let frame = Frame(kind: .data, bytes: bytes)
-            frame.convertToEcho(receivedNanoseconds: received(frame.sentNanoseconds))
+            frame.convertToEcho(
+                receivedNanoseconds: received(frame.sentNanoseconds),
+                receivedKernelNanoseconds: receivedKernel?(frame.sentNanoseconds) ?? 0)
         }
         send(echo)
     }

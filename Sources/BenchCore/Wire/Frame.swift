@@ -27,6 +27,7 @@ private enum Offset {
     static let client = 12
     static let sent = 16
     static let received = 24
+    static let receivedKernel = 32
 }
 
 extension Frame {
@@ -54,10 +55,14 @@ extension Frame {
     /// When the client's read returned the data frame (monotonic nanoseconds); 0 in a data frame.
     public var receivedNanoseconds: UInt64 { load(UInt64.self, at: Offset.received) }
 
-    /// Turns this data frame into its echo in place: kind byte and receive time; the rest is kept.
-    public func convertToEcho(receivedNanoseconds: UInt64) {
+    /// The kernel's receive stamp of the data frame at the client (monotonic ns); 0 when it has none.
+    public var receivedKernelNanoseconds: UInt64 { load(UInt64.self, at: Offset.receivedKernel) }
+
+    /// Turns this data frame into its echo in place: kind byte and receive times; the rest is kept.
+    public func convertToEcho(receivedNanoseconds: UInt64, receivedKernelNanoseconds: UInt64 = 0) {
         bytes[Offset.kind] = FrameKind.echo.rawValue
         store(receivedNanoseconds, at: Offset.received)
+        store(receivedKernelNanoseconds, at: Offset.receivedKernel)
     }
 
     /// Writes the fields that change from one data frame to the next in a frame built by
@@ -78,7 +83,8 @@ extension Frame {
         sequence: UInt32,
         client: UInt32,
         sentNanoseconds: UInt64,
-        receivedNanoseconds: UInt64 = 0
+        receivedNanoseconds: UInt64 = 0,
+        receivedKernelNanoseconds: UInt64 = 0
     ) -> Frame {
         precondition(buffer.count >= WireFormat.minimumMessageSize && buffer.count <= WireFormat.maximumFrameSize)
         precondition(kind == .data || kind == .echo)
@@ -90,6 +96,7 @@ extension Frame {
         frame.store(client, at: Offset.client)
         frame.store(sentNanoseconds, at: Offset.sent)
         frame.store(receivedNanoseconds, at: Offset.received)
+        frame.store(receivedKernelNanoseconds, at: Offset.receivedKernel)
         return frame
     }
 

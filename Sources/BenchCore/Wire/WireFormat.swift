@@ -5,9 +5,10 @@
 /// the stream immune to TCP splitting or coalescing writes (half and sticky packets).
 ///
 ///     hello   (20 bytes)   length=16 | kind=1 | version:u8 | reserved:u16 | client:u32 | token:u64
-///     data    (>=32 bytes) length   | kind=2 | reserved:u8 | reserved:u16 | seq:u32 | client:u32
-///                          | sent_ns:u64 | recv_ns:u64 | padding up to the message size
-///     echo    (same as data, kind=3): the client's copy of a data frame, with recv_ns filled in
+///     data    (>=40 bytes) length   | kind=2 | reserved:u8 | reserved:u16 | seq:u32 | client:u32
+///                          | sent_ns:u64 | recv_ns:u64 | recv_kernel_ns:u64 | padding up to the message size
+///     echo    (same as data, kind=3): the client's copy of a data frame, with recv_ns (when its read returned)
+///                          and recv_kernel_ns (the kernel's receive stamp, 0 without) filled in
 ///     heartbeat (12 bytes) length=8 | kind=4 | reserved:u8 | reserved:u16 | client:u32
 ///
 /// Data and echo frames have the same size, so `--payload` is the size of a message on the wire in
@@ -23,7 +24,7 @@ public enum WireFormat {
     /// Size of a heartbeat frame, length field included.
     public static let heartbeatFrameSize = 12
     /// Size of the smallest data or echo frame (no padding), length field included.
-    public static let minimumMessageSize = 32
+    public static let minimumMessageSize = 40
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
     public static let maximumFrameSize = 16 << 20
 }

@@ -44,4 +44,19 @@ void CBench_setThreadName(const char *name);
 /// Sets the calling thread's timer slack (prctl is variadic). Returns 0 or an errno value.
 int CBench_setTimerSlack(unsigned long nanoseconds);
 
+/// Turns on the kernel's software timestamps for a socket: a receive stamp with every recvmsg and, with `transmit`,
+/// one transmit stamp per send on the error queue, keyed by the offset of the send's last byte (OPT_ID), without
+/// the data (OPT_TSONLY). Returns 0 or an errno value.
+int CBench_enableKernelTimestamps(int fd, int transmit);
+
+/// recvmsg into `buffer`, with `control` (at least 128 bytes) for the kernel's receive stamp. Returns the byte count,
+/// or -1 with errno set; `*stamp` is the software receive stamp in CLOCK_REALTIME nanoseconds, 0 when there is none.
+long CBench_receiveStamped(int fd, void *buffer, unsigned long length, void *control, unsigned long controlLength,
+                           int64_t *stamp);
+
+/// Takes one transmit stamp off the error queue without waiting. Returns 1 with `*key` (the offset of the last byte
+/// of the send it stamps, counted from when stamping was turned on) and `*stamp` (CLOCK_REALTIME ns); returns 0 for
+/// something on the queue that is not a transmit stamp; -1 with errno set (EAGAIN: the queue is empty).
+int CBench_readTransmitStamp(int fd, void *control, unsigned long controlLength, uint32_t *key, int64_t *stamp);
+
 #endif

@@ -1,0 +1,14 @@
+/// Where a run's receive and send times come from (`--timestamps`).
+public enum TimestampSource: String, CaseIterable, Sendable {
+    /// The harness's own clock reads: right after `read` returned, right before `send` was called.
+    case user
+    /// The kernel's software stamps (SO_TIMESTAMPING): when a segment arrived, when it was handed on; the
+    /// user-space time stands in, counted, where the kernel gave none.
+    case kernel
+    /// Kernel stamps for the metrics, and the user-space times beside them with the metric `stack`: how long the
+    /// bytes waited in the socket for the harness.
+    case both
+
+    /// True when the kernel stamps sockets for this run.
+    public var usesKernel: Bool { self != .user }
+}
