@@ -77,9 +77,11 @@ public final class Connection {
 
     /// Sends `bytes`, one whole frame or more, now if possible and otherwise through the queue.
     ///
+    /// - Parameter stamped: Ask the kernel for a transmit stamp of this send (on a socket prepared with
+    ///   ``KernelTimestamps/enable(on:transmit:)``). Bytes that wait in the queue go out unstamped.
     /// - Throws: ``SystemError`` when the peer is gone (`EPIPE`, `ECONNRESET`); the caller closes the connection.
     @inline(__always)
-    public func send(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> SendOutcome {
+    public func send(_ bytes: UnsafeRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
         guard outbound.isEmpty else {
             guard outbound.count + bytes.count <= maximumQueuedBytes else { return .dropped }
             outbound.append(bytes)
@@ -87,7 +89,9 @@ public final class Connection {
             return .queued
         }
         let result = try Posix.nonBlockingCall("send") {
-            Glibc.send(descriptor, bytes.baseAddress, bytes.count, CBenchMSG_NOSIGNAL)
+            stamped
+                ? CBench_sendStamped(descriptor, bytes.baseAddress, UInt(bytes.count))
+                : Glibc.send(descriptor, bytes.baseAddress, bytes.count, CBenchMSG_NOSIGNAL)
         }
         bytesTaken += UInt64(bytes.count)
         var written = 0

@@ -21,8 +21,10 @@ public final class KernelTimestamps {
         control.deallocate()
     }
 
-    /// Asks the kernel to stamp what `fd` receives and, with `transmit`, what it sends (read back with
-    /// ``nextTransmitStamp(on:)``, keyed by the offset of each send's last byte from now on).
+    /// Asks the kernel to stamp what `fd` receives and, with `transmit`, to key the transmit stamps that
+    /// ``Connection/send(_:stamped:)`` asks for by the offset of each send's last byte from now on (read back with
+    /// ``nextTransmitStamp(on:)``). Transmit stamps cost the sender a few microseconds per send, so they are asked
+    /// for per send, not for all.
     public func enable(on fd: Int32, transmit: Bool) throws(SystemError) {
         let status = CBench_enableKernelTimestamps(fd, transmit ? 1 : 0)
         if status != 0 { throw SystemError("setsockopt SO_TIMESTAMPING", errno: status) }

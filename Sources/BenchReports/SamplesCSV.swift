@@ -5,8 +5,9 @@ import BenchScenarios
 ///
 /// Times are nanoseconds after the run's start (`clock_origin_ns` in `run.csv`); an empty time never happened.
 /// Sequence numbers count measured messages from 0 (warmup messages are not in the file). With kernel stamps the
-/// times are the kernel's (the user-space one where the kernel gave none, counted in `kernel_stamps_missing`), and
-/// the user-space times follow in `user_` columns; with `--timestamps both`, `stack_ns` too.
+/// times are the kernel's (the user-space one where the kernel gave none, counted in `kernel_stamps_missing`; in
+/// fanout only the first write of a broadcast has a transmit stamp, its t0), and the user-space times follow in
+/// `user_` columns; with `--timestamps both`, `stack_ns` too.
 public enum SamplesCSV {
     public static let fileName = "samples.csv"
 
@@ -88,7 +89,7 @@ public enum SamplesCSV {
                             recording.broadcastStart[sequence], recording.written[index], recording.received[index],
                             recording.echoed[index],
                         ],
-                        missing: [recording.writtenKernel, recording.receivedKernel, recording.echoedKernel])
+                        missing: [recording.receivedKernel, recording.echoedKernel])
                 }
             }
         }

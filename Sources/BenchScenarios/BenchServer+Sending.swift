@@ -86,7 +86,7 @@ extension BenchServer {
             if position == 0 { recording.broadcastStart[sequence] = time }
             if slot >= 0 && peers[slot].connection.isOpen {
                 frame.setMessageFields(sequence: UInt32(sequence), client: UInt32(client), sentNanoseconds: time)
-                if write(index, to: slot, at: time) { unresolvedInBroadcast += 1 }
+                if write(index, to: slot, at: time, stamped: position == 0) { unresolvedInBroadcast += 1 }
             } else {
                 settle(index, as: .droppedClosed)
             }
@@ -114,24 +114,29 @@ extension BenchServer {
             client: UInt32(client),
             sentNanoseconds: time
         )
-        return write(index, to: slot, at: time)
+        return write(index, to: slot, at: time, stamped: true)
     }
 
     /// Writes the current message to the connection in `slot` and records the outcome. True when written.
-    private func write(_ index: Int, to slot: Int, at time: UInt64) -> Bool {
+    ///
+    /// With kernel stamps and `stamped`, the kernel is asked for the write's transmit stamp: for every message in
+    /// roundtrip, for the first write of each broadcast in fanout (its t0). Stamping every write of a broadcast
+    /// would slow its write loop by a quarter on the development machines, and with it the spread it measures.
+    private func write(_ index: Int, to slot: Int, at time: UInt64, stamped: Bool) -> Bool {
         let connection = peers[slot].connection
+        let stamped = stamped && stamps != nil
         do {
-            switch try connection.send(UnsafeRawBufferPointer(message)) {
+            switch try connection.send(UnsafeRawBufferPointer(message), stamped: stamped) {
             case .written:
                 recording.outcome[index] = .written
                 recording.written[index] = time
-                if stamps != nil { expectTransmitStamp(ofMessage: index, slot: slot) }
+                if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
                 return true
             case .queued:
                 recording.outcome[index] = .written
                 recording.written[index] = time
                 recording.peakQueuedBytes = max(recording.peakQueuedBytes, connection.queuedByteCount)
-                if stamps != nil { expectTransmitStamp(ofMessage: index, slot: slot) }
+                if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
                 return true
             case .dropped:
                 recording.queueFullDrops[index % configuration.clients] += 1

@@ -7,8 +7,8 @@ extension RunRecording {
     /// True when the metrics read kernel stamps.
     public var usesKernelStamps: Bool { configuration.timestamps.usesKernel }
 
-    /// When message `index` left: the kernel's transmit stamp with kernel stamps, where it came; otherwise the
-    /// time right before the write.
+    /// When message `index` left: the kernel's transmit stamp with kernel stamps, where there is one (every
+    /// message in roundtrip, each broadcast's first write in fanout); otherwise the time right before the write.
     @inline(__always)
     public func sendTime(ofMessage index: Int) -> UInt64 {
         usesKernelStamps && writtenKernel[index] != 0 ? writtenKernel[index] : written[index]
@@ -56,28 +56,35 @@ extension RunRecording {
         return kernel == 0 ? nil : user.subtractingClamped(kernel)
     }
 
-    /// Fills ``broadcastStartKernel`` from the send times, once the run's stamps are in.
+    /// Fills ``broadcastStartKernel`` from the transmit stamp of each broadcast's first write, once the run's
+    /// stamps are in (0 where it did not come: the user-space t0 stands in).
     mutating func computeKernelBroadcastStarts() {
         guard usesKernelStamps && configuration.scenario == .fanout else { return }
-        for sequence in 0..<configuration.sequencesPerClient where broadcastStart[sequence] != 0 {
-            var earliest = UInt64.max
-            for client in 0..<configuration.clients {
-                let index = messageIndex(sequence: sequence, client: client)
-                if written[index] != 0 { earliest = min(earliest, sendTime(ofMessage: index)) }
-            }
-            broadcastStartKernel[sequence] = earliest == .max ? 0 : earliest
+        for sequence in 0..<configuration.sequencesPerClient {
+            let messages = messageIndex(sequence: sequence, client: 0)..<messageIndex(sequence: sequence + 1, client: 0)
+            broadcastStartKernel[sequence] = writtenKernel[messages].first { $0 != 0 } ?? 0
         }
     }
 
     /// Kernel stamps the metrics of measured, echoed messages needed and did not get (the user-space time stood
-    /// in): send stamps, and receive stamps (the client's in fanout, and the echo's at the server).
+    /// in): transmit stamps (of each message in roundtrip, of each broadcast's first write in fanout) and receive
+    /// stamps (the echo's at the server, and in fanout the client's).
     public var missingKernelStamps: (send: Int, receive: Int) {
         guard usesKernelStamps else { return (0, 0) }
         var missing = (send: 0, receive: 0)
         for index in outcome.indices where isMeasured(message: index) && outcome[index].isMeasurement {
-            if writtenKernel[index] == 0 { missing.send += 1 }
             if echoedKernel[index] == 0 { missing.receive += 1 }
-            if configuration.scenario == .fanout && receivedKernel[index] == 0 { missing.receive += 1 }
+            if configuration.scenario == .fanout {
+                if receivedKernel[index] == 0 { missing.receive += 1 }
+            } else if writtenKernel[index] == 0 {
+                missing.send += 1
+            }
+        }
+        if configuration.scenario == .fanout {
+            for sequence in configuration.warmup..<configuration.sequencesPerClient
+            where broadcastStart[sequence] != 0 && broadcastStartKernel[sequence] == 0 {
+                missing.send += 1
+            }
         }
         return missing
     }

@@ -74,8 +74,26 @@ int CBench_renameNoReplace(const char *from, const char *to) {
 
 int CBench_enableKernelTimestamps(int fd, int transmit) {
     int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
-    if (transmit) flags |= SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+    if (transmit) flags |= SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
     return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0 ? 0 : errno;
+}
+
+long CBench_sendStamped(int fd, const void *buffer, unsigned long length) {
+    union {
+        char bytes[CMSG_SPACE(sizeof(uint32_t))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec vector = {.iov_base = (void *)buffer, .iov_len = length};
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.bytes,
+                             .msg_controllen = sizeof control.bytes};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SO_TIMESTAMPING;
+    c->cmsg_len = CMSG_LEN(sizeof(uint32_t));
+    uint32_t flags = SOF_TIMESTAMPING_TX_SOFTWARE;
+    memcpy(CMSG_DATA(c), &flags, sizeof flags);
+    return sendmsg(fd, &message, MSG_NOSIGNAL);
 }
 
 static int64_t softwareStamp(struct msghdr *message) {

@@ -45,9 +45,13 @@ void CBench_setThreadName(const char *name);
 int CBench_setTimerSlack(unsigned long nanoseconds);
 
 /// Turns on the kernel's software timestamps for a socket: a receive stamp with every recvmsg and, with `transmit`,
-/// one transmit stamp per send on the error queue, keyed by the offset of the send's last byte (OPT_ID), without
-/// the data (OPT_TSONLY). Returns 0 or an errno value.
+/// keys for the transmit stamps that CBench_sendStamped asks for: the offset of the send's last byte (OPT_ID),
+/// delivered on the error queue without the data (OPT_TSONLY). Returns 0 or an errno value.
 int CBench_enableKernelTimestamps(int fd, int transmit);
+
+/// send(2) with MSG_NOSIGNAL, asking the kernel for a software transmit stamp of this call alone (a SO_TIMESTAMPING
+/// control message). Returns the bytes taken, or -1 with errno set.
+long CBench_sendStamped(int fd, const void *buffer, unsigned long length);
 
 /// recvmsg into `buffer`, with `control` (at least 128 bytes) for the kernel's receive stamp. Returns the byte count,
 /// or -1 with errno set; `*stamp` is the software receive stamp in CLOCK_REALTIME nanoseconds, 0 when there is none.
