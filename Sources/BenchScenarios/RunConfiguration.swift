@@ -74,7 +74,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.localClientRange = nil
         self.setupTimeout = 30_000_000_000
         self.token = UInt64.random(in: 1...UInt64.max)
-        self.timestamps = .user
+        self.timestamps = .kernel
         self.clientThreads = 1
     }
 

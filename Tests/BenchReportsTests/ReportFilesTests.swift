@@ -13,6 +13,7 @@ import Testing
         configuration.clients = 2
         configuration.messages = 2
         configuration.warmup = 1
+        configuration.timestamps = .user
         var recording = RunRecording(configuration: configuration)
         recording.startNanoseconds = 1_000
         recording.endNanoseconds = 2_001_000
