@@ -70,6 +70,10 @@ struct RunOptions {
                 help: "Threads the clients are split over, each with its own epoll, so that receive stamps do not "
                     + "wait behind other clients' reads.",
                 default: "one per CPU the clients may use, minus the server's"),
+            OptionSpec(
+                "busy-poll",
+                help: "Server and clients spin on non-blocking reads instead of sleeping: the lowest latencies, at "
+                    + "the cost of a whole CPU per thread (pin them with --pin)."),
             OptionSpec("seed", value: "s", help: "Seed of the random schedule, to repeat a run.", default: "random"),
             OptionSpec("host", value: "address", help: "Address the server listens on.", default: defaults.host),
             OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
@@ -150,6 +154,7 @@ struct RunOptions {
         base.clientThreads = try reader.integer(
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads,
             default: min(defaultClientThreads, base.clients))
+        base.busyPoll = parsed.has("busy-poll")
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")
         if let limit = maximumQueuedBytes, let largest = payloads.max(), limit < largest {
             throw reader.invalid(

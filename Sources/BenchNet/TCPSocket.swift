@@ -56,6 +56,12 @@ public enum TCPSocket {
         }
     }
 
+    /// Asks the kernel to busy-poll the device queue for `fd`'s reads (SO_BUSY_POLL, 50 µs), where it allows it
+    /// (raising it needs CAP_NET_ADMIN; loopback has no queue to poll). Best effort: the harness spins either way.
+    public static func pollBusily(_ fd: Int32) {
+        try? Posix.setSocketOption(fd, level: SOL_SOCKET, name: SO_BUSY_POLL, value: 50)
+    }
+
     private static func makeSocket(family: Int32, nonBlocking: Bool = true) throws(SystemError) -> Int32 {
         let flags = Int32(SOCK_STREAM.rawValue) | CBenchSOCK_CLOEXEC | (nonBlocking ? CBenchSOCK_NONBLOCK : 0)
         return try Posix.call("socket") { socket(family, flags, 0) }

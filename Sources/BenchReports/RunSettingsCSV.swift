@@ -35,6 +35,7 @@ public enum RunSettingsCSV {
             ("timestamps", configuration.timestamps.rawValue),
             ("client_threads", "\(configuration.clientThreads)"),
             ("server_threads", "1"),
+            ("busy_poll", configuration.busyPoll ? "1" : "0"),
             ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),
             ("clock_origin_ns", "\(recording.startNanoseconds)"),
             ("duration_s", DecimalText.fixed(duration / 1e9, fractionDigits: 3)),

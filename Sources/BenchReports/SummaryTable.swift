@@ -46,7 +46,16 @@ public enum SummaryTable {
     }
 
     private static func placement(_ recording: RunRecording) -> String {
-        "server ran on CPU \(recording.serverCPUs), clients on CPU \(recording.clientCPUs)"
+        let configuration = recording.configuration
+        let threads = configuration.clientThreads == 1 ? "" : " (\(configuration.clientThreads) threads)"
+        let stamps = configuration.timestamps == .user ? "user-space" : "kernel"
+        var line = "server ran on CPU \(recording.serverCPUs), clients on CPU \(recording.clientCPUs)\(threads); "
+            + "\(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
+        let missing = recording.missingKernelStamps
+        if missing.send + missing.receive > 0 {
+            line += " (\(missing.send + missing.receive) missing: user-space times stood in)"
+        }
+        return line
     }
 
     /// Lines about anything that went wrong: status, losses, closed connections.

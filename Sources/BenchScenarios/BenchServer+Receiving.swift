@@ -30,6 +30,7 @@ extension BenchServer {
                 // socket the kernel will not stamp keeps the user-space times, counted as missing stamps.
                 try? stamps.enable(on: fd, transmit: true)
             }
+            if configuration.busyPoll { TCPSocket.pollBusily(fd) }
             do {
                 let connection = try Connection(
                     descriptor: fd,

@@ -198,7 +198,7 @@ final class BenchServer {
             return
         }
         while true {
-            try waitForEvents(timeout: nil)
+            try waitForEvents(timeout: configuration.busyPoll ? 0 : nil)
             let now = MonotonicClock.now()
             if plan == nil && !stopping { sendClosedLoop(at: now) }
             if isFinished(at: now) {
@@ -214,11 +214,13 @@ final class BenchServer {
     /// timeouts, stop requests and progress; connections arriving meanwhile wait in the listen backlog.
     private func pingPongOnBlockingSocket() throws(RunError) {
         let descriptor = peers[0].connection.descriptor
-        do {
-            try Posix.setNonBlocking(descriptor, false)
-            try Posix.setReceiveTimeout(descriptor, nanoseconds: Self.housekeepingInterval)
-        } catch {
-            throw .system(error)
+        if !configuration.busyPoll {  // busy polling spins on the non-blocking socket instead
+            do {
+                try Posix.setNonBlocking(descriptor, false)
+                try Posix.setReceiveTimeout(descriptor, nanoseconds: Self.housekeepingInterval)
+            } catch {
+                throw .system(error)
+            }
         }
         var nextHousekeeping = MonotonicClock.now() + Self.housekeepingInterval
         while true {

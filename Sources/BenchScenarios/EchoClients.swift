@@ -35,6 +35,8 @@ final class EchoClients {
     private let heartbeat: UInt64
     private let maximumFrameSize: Int
     private let maximumQueuedBytes: Int
+    /// Spin on non-blocking reads instead of sleeping in epoll_wait or read.
+    private let busyPoll: Bool
     private let control: RunControl
     /// The kernel's receive stamps, when the run uses them.
     private let stamps: KernelTimestamps?
@@ -49,23 +51,22 @@ final class EchoClients {
     private var heartbeatCursor = 0
     private var report = Report()
 
-    /// Clients `ids` of the run at `address`, whose hello carries the run's `token`.
+    /// Clients `ids` of the run `configuration`, whose server listens at `address`; `kernelClock` is given when
+    /// the run uses kernel stamps.
     init(
-        address: SocketAddress,
+        _ configuration: RunConfiguration,
         ids: Range<Int>,
-        token: UInt64,
-        heartbeat: UInt64,
-        maximumFrameSize: Int,
-        maximumQueuedBytes: Int,
+        address: SocketAddress,
         control: RunControl,
         kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.address = address
         self.ids = ids
-        self.token = token
-        self.heartbeat = heartbeat
-        self.maximumFrameSize = maximumFrameSize
-        self.maximumQueuedBytes = maximumQueuedBytes
+        self.token = configuration.token
+        self.heartbeat = configuration.heartbeat
+        self.maximumFrameSize = max(configuration.payload, WireFormat.minimumMessageSize)
+        self.maximumQueuedBytes = configuration.maximumQueuedBytes
+        self.busyPoll = configuration.busyPoll
         self.control = control
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.epoll = try Epoll()
@@ -102,7 +103,7 @@ final class EchoClients {
         while openConnections > 0 {
             let count: Int
             do {
-                count = try epoll.wait(timeoutMilliseconds: -1)
+                count = try epoll.wait(timeoutMilliseconds: busyPoll ? 0 : -1)
             } catch {
                 record(client: nil, reason: "\(error)")
                 return report
@@ -136,6 +137,7 @@ final class EchoClients {
             do {
                 let descriptor = try TCPSocket.connect(to: address)
                 try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
+                if busyPoll { TCPSocket.pollBusily(descriptor) }
                 let connection = try Connection(
                     descriptor: descriptor,
                     token: Token.firstConnection + UInt64(position),
@@ -173,12 +175,12 @@ final class EchoClients {
     private func echoOnBlockingSocket(_ connection: Connection) -> Report {
         let client = ids.lowerBound
         do {
-            try Posix.setNonBlocking(connection.descriptor, false)
             var nextHeartbeat = UInt64.max
-            if heartbeat > 0 {
-                try Posix.setReceiveTimeout(connection.descriptor, nanoseconds: heartbeat)
-                nextHeartbeat = MonotonicClock.now() + heartbeat
+            if !busyPoll {  // busy polling spins on the non-blocking socket instead
+                try Posix.setNonBlocking(connection.descriptor, false)
+                if heartbeat > 0 { try Posix.setReceiveTimeout(connection.descriptor, nanoseconds: heartbeat) }
             }
+            if heartbeat > 0 { nextHeartbeat = MonotonicClock.now() + heartbeat }
             while try echoWhatArrives(on: connection, client: client) {
                 report.observedCPUs.insert(CPUPlacement.currentCPU())
                 let now = MonotonicClock.now()

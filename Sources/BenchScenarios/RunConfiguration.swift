@@ -48,6 +48,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Threads the clients of this process are split over, each with its own epoll, so that one client's receive
     /// stamp does not wait for the others' reads.
     public var clientThreads: Int
+    /// Server and clients spin on non-blocking reads (and ask for `SO_BUSY_POLL`) instead of sleeping in
+    /// epoll_wait or read: the lowest latencies, at the cost of a CPU per busy thread.
+    public var busyPoll: Bool
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -76,6 +79,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.token = UInt64.random(in: 1...UInt64.max)
         self.timestamps = .kernel
         self.clientThreads = 1
+        self.busyPoll = false
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

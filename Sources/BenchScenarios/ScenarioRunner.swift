@@ -61,14 +61,7 @@ public enum ScenarioRunner {
                     do {
                         try placeCurrentThread(on: configuration.clientCPU)
                         return try EchoClients(
-                            address: bound,
-                            ids: ids,
-                            token: configuration.token,
-                            heartbeat: configuration.heartbeat,
-                            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
-                            maximumQueuedBytes: configuration.maximumQueuedBytes,
-                            control: control,
-                            kernelClock: kernelClock
+                            configuration, ids: ids, address: bound, control: control, kernelClock: kernelClock
                         ).run()
                     } catch {
                         control.failSetup("the clients' thread could not start: \(error)")

@@ -64,6 +64,20 @@ import Testing
         #expect(recording.clientCPUs.isEmpty == false, "the blocking single client records its CPU too")
     }
 
+    @Test(arguments: [(Scenario.roundtrip, 1, UInt64(0)), (.roundtrip, 3, 1_000_000), (.fanout, 4, 2_000_000)])
+    func busyPollingSpinsWithoutLosingAnything(scenario: Scenario, clients: Int, interval: UInt64) throws {
+        var configuration = RunConfiguration(scenario: scenario, seed: 9)
+        configuration.clients = clients
+        configuration.messages = 200
+        configuration.interval = interval
+        configuration.busyPoll = true
+        configuration.heartbeat = 100_000_000
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
+        #expect(recording.status == .complete)
+        #expect((rtt.count, rtt.lost) == (200 * clients, 0))
+    }
+
     @Test func aStopRequestEndsAPingPongPromptly() throws {
         var configuration = RunConfiguration(scenario: .roundtrip, seed: 3)
         configuration.messages = 1_000_000  // far more than it has time to send
