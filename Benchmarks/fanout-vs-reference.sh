@@ -21,7 +21,7 @@ gcc -O2 -Wall -pthread -o "$work/fanout_ref" "$source"
 median() { python3 -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 bench_run() {  # server CPU, client CPU -> "spread_p50 delivery_p50 lost"
-    "$bench" fanout --clients 50 --messages 200 --interval 10ms --arrival fixed --pin "$1,$2" --out "$work/runs" \
+    "$bench" fanout --clients 50 --messages 200 --interval 10ms --arrival fixed --timestamps user --pin "$1,$2" --out "$work/runs" \
         --json | python3 -c '
 import json, sys
 metrics = {m["metric"]: m for m in json.load(sys.stdin)["metrics"]}

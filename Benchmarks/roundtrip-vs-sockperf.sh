@@ -18,7 +18,7 @@ trap 'rm -rf "$out"' EXIT
 median() { python3 -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 bench_p50() {  # server CPU, client CPU
-    "$bench" roundtrip --clients 1 --count 100000 --interval 0 --payload 64 --pin "$1,$2" --out "$out" --json |
+    "$bench" roundtrip --clients 1 --count 100000 --interval 0 --payload 64 --timestamps user --pin "$1,$2" --out "$out" --json |
         python3 -c 'import json, sys; print(next(m["p50_us"] for m in json.load(sys.stdin)["metrics"] if m["metric"] == "rtt"))'
 }
 
