@@ -30,5 +30,6 @@ roundtrip, 4 clients|roundtrip --clients 4 --count 500 --interval 100us|roundtri
 fanout, 20 clients|fanout --clients 20 --messages 50 --interval 1ms|fanout --clients 20 --messages 5000 --interval 1ms
 ping-pong, kernel|roundtrip --count 1000 --interval 0 --timestamps both|roundtrip --count 100000 --interval 0 --timestamps both
 fanout, kernel, 2 thr.|fanout --clients 20 --messages 50 --interval 1ms --timestamps both --client-threads 2|fanout --clients 20 --messages 5000 --interval 1ms --timestamps both --client-threads 2
+fanout, 3 server thr.|fanout --clients 20 --messages 50 --interval 1ms --server-threads 3|fanout --clients 20 --messages 5000 --interval 1ms --server-threads 3
 RUNS
 exit $status

@@ -1,4 +1,4 @@
-/* LD_PRELOAD shim for hot-path-allocations.sh: counts malloc calls per thread name (bench-server, bench-clients,
+/* LD_PRELOAD shim for hot-path-allocations.sh: counts malloc calls per thread name (bench-server and bench-writer, bench-clients,
  * everything else) and prints the counts when the process exits. Not part of the harness. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -14,7 +14,7 @@ void *malloc(size_t size) {
     if (!real_malloc) real_malloc = dlsym(RTLD_NEXT, "malloc");
     char name[17] = {0};
     prctl(PR_GET_NAME, name);
-    if (!strcmp(name, "bench-server")) atomic_fetch_add(&server, 1);
+    if (!strcmp(name, "bench-server") || !strcmp(name, "bench-writer")) atomic_fetch_add(&server, 1);
     else if (!strcmp(name, "bench-clients")) atomic_fetch_add(&clients, 1);
     else atomic_fetch_add(&other, 1);
     return real_malloc(size);

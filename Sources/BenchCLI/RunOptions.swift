@@ -70,6 +70,13 @@ struct RunOptions {
                 help: "Threads the clients are split over, each with its own epoll, so that receive stamps do not "
                     + "wait behind other clients' reads.",
                 default: "one per CPU the clients may use, minus the server's"),
+        ] + (scenario == .fanout ? [
+            OptionSpec(
+                "server-threads", value: "k",
+                help: "Threads that write each broadcast, each its share of the clients, as broadcast servers use "
+                    + "more cores; t0 is the earliest first write.",
+                default: "1"),
+        ] : []) + [
             OptionSpec(
                 "busy-poll",
                 help: "Server and clients spin on non-blocking reads instead of sleeping: the lowest latencies, at "
@@ -155,6 +162,8 @@ struct RunOptions {
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads,
             default: min(defaultClientThreads, base.clients))
         base.busyPoll = parsed.has("busy-poll")
+        base.serverThreads = try reader.integer(
+            "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")
         if let limit = maximumQueuedBytes, let largest = payloads.max(), limit < largest {
             throw reader.invalid(

@@ -34,7 +34,7 @@ public enum RunSettingsCSV {
             ("transport", "tcp"),
             ("timestamps", configuration.timestamps.rawValue),
             ("client_threads", "\(configuration.clientThreads)"),
-            ("server_threads", "1"),
+            ("server_threads", "\(configuration.serverThreads)"),
             ("busy_poll", configuration.busyPoll ? "1" : "0"),
             ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),
             ("clock_origin_ns", "\(recording.startNanoseconds)"),

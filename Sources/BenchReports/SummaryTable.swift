@@ -48,8 +48,9 @@ public enum SummaryTable {
     private static func placement(_ recording: RunRecording) -> String {
         let configuration = recording.configuration
         let threads = configuration.clientThreads == 1 ? "" : " (\(configuration.clientThreads) threads)"
+        let writers = configuration.serverThreads == 1 ? "" : " (\(configuration.serverThreads) threads)"
         let stamps = configuration.timestamps == .user ? "user-space" : "kernel"
-        var line = "server ran on CPU \(recording.serverCPUs), clients on CPU \(recording.clientCPUs)\(threads); "
+        var line = "server ran on CPU \(recording.serverCPUs)\(writers), clients on CPU \(recording.clientCPUs)\(threads); "
             + "\(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
         let missing = recording.missingKernelStamps
         if missing.send + missing.receive > 0 {

@@ -77,6 +77,12 @@ extension BenchServer {
         currentBroadcast = sequence
         unresolvedInBroadcast = 0
         broadcastOrderRandom.shuffle(broadcastOrder)
+        if let writers {
+            writeInParallel(sequence, with: writers)
+            dispatched += clients
+            lastDispatch = MonotonicClock.now()
+            return
+        }
         let frame = Frame(kind: .data, bytes: message)
         for position in 0..<clients {
             let client = Int(broadcastOrder[position])
@@ -93,6 +99,35 @@ extension BenchServer {
         }
         dispatched += clients
         lastDispatch = MonotonicClock.now()
+    }
+
+    /// Fanout with `--server-threads`: the broadcast's writes shared among the writer threads and this one; t0 is the
+    /// earliest first write of any thread.
+    private func writeInParallel(_ sequence: Int, with writers: BroadcastWriters) {
+        let clients = configuration.clients
+        writers.sequence = sequence
+        writers.count = clients
+        writers.stampFirstWrites = stamps != nil
+        for position in 0..<clients {
+            let client = Int(broadcastOrder[position])
+            let slot = slotOfClient[client]
+            let open = slot >= 0 && peers[slot].connection.isOpen
+            writers.targets[position] = BroadcastWriters.Target(
+                connection: open ? Unmanaged.passUnretained(peers[slot].connection) : nil, client: UInt32(client))
+        }
+        writers.writeBroadcast(frame: message)
+        var start = UInt64.max
+        for position in 0..<min(writers.threads, clients) { start = min(start, writers.times[position]) }
+        recording.broadcastStart[sequence] = start
+        for position in 0..<clients {
+            let client = Int(broadcastOrder[position])
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            let stamped = stamps != nil && position < writers.threads
+            let slot = slotOfClient[client]
+            if record(writers.results[position], ofMessage: index, slot: slot, at: writers.times[position], stamped: stamped) {
+                unresolvedInBroadcast += 1
+            }
+        }
     }
 
     /// Roundtrip: writes message `index` to its client. Returns true when it was written.
@@ -123,29 +158,47 @@ extension BenchServer {
     /// roundtrip, for the first write of each broadcast in fanout (its t0). Stamping every write of a broadcast
     /// would slow its write loop by a quarter on the development machines, and with it the spread it measures.
     private func write(_ index: Int, to slot: Int, at time: UInt64, stamped: Bool) -> Bool {
-        let connection = peers[slot].connection
         let stamped = stamped && stamps != nil
+        let result = Self.send(message, on: peers[slot].connection, stamped: stamped)
+        return record(result, ofMessage: index, slot: slot, at: time, stamped: stamped)
+    }
+
+    /// The write itself. It touches only `connection` and `frame`, so writer threads may run it at once for
+    /// different connections (``BroadcastWriters``).
+    @inline(__always)
+    static func send(_ frame: UnsafeMutableRawBufferPointer, on connection: Connection, stamped: Bool) -> WriteResult {
         do {
-            switch try connection.send(UnsafeRawBufferPointer(message), stamped: stamped) {
-            case .written:
-                recording.outcome[index] = .written
-                recording.written[index] = time
-                if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
-                return true
-            case .queued:
-                recording.outcome[index] = .written
-                recording.written[index] = time
-                recording.peakQueuedBytes = max(recording.peakQueuedBytes, connection.queuedByteCount)
-                if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
-                return true
-            case .dropped:
-                recording.queueFullDrops[index % configuration.clients] += 1
-                settle(index, as: .droppedQueueFull)
-                return false
+            switch try connection.send(UnsafeRawBufferPointer(frame), stamped: stamped) {
+            case .written: return .written
+            case .queued: return .queued
+            case .dropped: return .dropped
             }
         } catch {
+            return .failed(errno: error.errno)
+        }
+    }
+
+    /// The bookkeeping of a write of message `index` to `slot` at `time`, on the server's thread. True when written.
+    func record(_ result: WriteResult, ofMessage index: Int, slot: Int, at time: UInt64, stamped: Bool) -> Bool {
+        switch result {
+        case .written, .queued:
+            recording.outcome[index] = .written
+            recording.written[index] = time
+            if case .queued = result {
+                recording.peakQueuedBytes = max(recording.peakQueuedBytes, peers[slot].connection.queuedByteCount)
+            }
+            if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
+            return true
+        case .dropped:
+            recording.queueFullDrops[index % configuration.clients] += 1
+            settle(index, as: .droppedQueueFull)
+            return false
+        case .failed(let errno):
             settle(index, as: .droppedClosed)
-            closePeer(slot: slot, reason: "write failed: \(error)", at: time)
+            closePeer(slot: slot, reason: "write failed: \(SystemError("send", errno: errno))", at: time)
+            return false
+        case .notConnected:
+            settle(index, as: .droppedClosed)
             return false
         }
     }
@@ -167,4 +220,14 @@ extension BenchServer {
             }
         }
     }
+}
+
+/// What became of one write.
+enum WriteResult {
+    case written
+    case queued
+    case dropped
+    case failed(errno: Int32)
+    /// The client's connection was closed before its turn.
+    case notConnected
 }

@@ -49,6 +49,8 @@ final class BenchServer {
     var recording: RunRecording
     /// The kernel's socket stamps, when the run uses them.
     let stamps: KernelTimestamps?
+    /// Fanout with `--server-threads` above 1: the threads writing their share of each broadcast.
+    let writers: BroadcastWriters?
     /// How far a client's kernel receive stamp may fall outside [write, its own read] before it is taken for a
     /// lie: the uncertainty of putting two kernel stamps on the monotonic clock, and 1 µs.
     let kernelTolerance: UInt64
@@ -108,6 +110,11 @@ final class BenchServer {
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
+        self.writers = configuration.serverThreads > 1
+            ? try BroadcastWriters(
+                threads: configuration.serverThreads, clients: configuration.clients, payload: configuration.payload,
+                cpu: configuration.serverCPU)
+            : nil
         self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
         let clients = configuration.clients
         self.slotOfClient = Array(repeating: -1, count: clients)
@@ -314,6 +321,7 @@ final class BenchServer {
             recording.status = .failed
             recording.statusReason = "every client disconnected"
         }
+        if let writers { observedCPUs.formUnion(writers.stop()) }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)

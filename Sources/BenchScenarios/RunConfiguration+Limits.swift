@@ -30,7 +30,7 @@ extension RunConfiguration {
         public static let longestTimetable: UInt64 = 366 * 86_400 * 1_000_000_000
         /// The largest write queue of one connection.
         public static let largestQueue = 1 << 30
-        /// Threads for the clients of one process.
+        /// Threads for the clients of one process, and for the server's writes.
         public static let clientThreads = 64
     }
 
@@ -69,6 +69,10 @@ extension RunConfiguration {
         try check(
             clientThreads >= 1 && clientThreads <= min(Limits.clientThreads, max(1, localClients.count)), "client-threads",
             "expected 1 to \(min(Limits.clientThreads, max(1, localClients.count))) (at most one per client)")
+        try check(
+            serverThreads >= 1 && serverThreads <= min(Limits.clientThreads, clients), "server-threads",
+            "expected 1 to \(min(Limits.clientThreads, clients)) (at most one per client)")
+        try check(serverThreads == 1 || scenario == .fanout, "server-threads", "splits a broadcast: fanout only")
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")
         }

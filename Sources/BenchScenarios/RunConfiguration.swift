@@ -48,6 +48,8 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Threads the clients of this process are split over, each with its own epoll, so that one client's receive
     /// stamp does not wait for the others' reads.
     public var clientThreads: Int
+    /// Fanout: threads that write each broadcast, each its share of the clients (t0 is the earliest first write).
+    public var serverThreads: Int
     /// Server and clients spin on non-blocking reads (and ask for `SO_BUSY_POLL`) instead of sleeping in
     /// epoll_wait or read: the lowest latencies, at the cost of a CPU per busy thread.
     public var busyPoll: Bool
@@ -80,6 +82,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.timestamps = .kernel
         self.clientThreads = 1
         self.busyPoll = false
+        self.serverThreads = 1
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

@@ -56,13 +56,14 @@ extension RunRecording {
         return kernel == 0 ? nil : user.subtractingClamped(kernel)
     }
 
-    /// Fills ``broadcastStartKernel`` from the transmit stamp of each broadcast's first write, once the run's
-    /// stamps are in (0 where it did not come: the user-space t0 stands in).
+    /// Fills ``broadcastStartKernel`` from the earliest transmit stamp of each broadcast (its first write's, or with
+    /// server threads, the earliest of each thread's first write), once the run's stamps are in (0 where none came:
+    /// the user-space t0 stands in).
     mutating func computeKernelBroadcastStarts() {
         guard usesKernelStamps && configuration.scenario == .fanout else { return }
         for sequence in 0..<configuration.sequencesPerClient {
             let messages = messageIndex(sequence: sequence, client: 0)..<messageIndex(sequence: sequence + 1, client: 0)
-            broadcastStartKernel[sequence] = writtenKernel[messages].first { $0 != 0 } ?? 0
+            broadcastStartKernel[sequence] = writtenKernel[messages].lazy.filter { $0 != 0 }.min() ?? 0
         }
     }
 

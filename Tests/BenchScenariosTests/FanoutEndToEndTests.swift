@@ -110,4 +110,30 @@ import Testing
         #expect(files.summary["spread"]?.int("lost") == 10)
         #expect(files.summary["spread"]?["p50_us"] == "")
     }
+
+    @Test(arguments: [(2, TimestampSource.kernel), (3, .user)])
+    func serverThreadsShareEachBroadcastAndT0IsTheEarliestWrite(threads: Int, timestamps: TimestampSource) throws {
+        var configuration = Self.configuration()
+        configuration.serverThreads = threads
+        configuration.clientThreads = 2
+        configuration.timestamps = timestamps
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        #expect(recording.status == .complete)
+        let analysis = RunAnalysis(recording: recording)
+        #expect(analysis.summary(of: .delivery)?.lost == 0)
+        #expect(analysis.summary(of: .delivery)?.count == Self.clients * Self.messages)
+        for sequence in 0..<configuration.sequencesPerClient {
+            let writes = (0..<Self.clients).map { recording.written[recording.messageIndex(sequence: sequence, client: $0)] }
+            #expect(writes.allSatisfy { $0 != 0 })
+            #expect(recording.broadcastStart[sequence] == writes.min(), "t0 is the earliest first write of any thread")
+            if timestamps == .kernel {
+                let stamped = (0..<Self.clients).filter {
+                    recording.writtenKernel[recording.messageIndex(sequence: sequence, client: $0)] != 0
+                }
+                #expect(stamped.count == threads, "each thread stamps its first write")
+            }
+        }
+        #expect(recording.missingKernelStamps == (0, 0))
+    }
 }
+

@@ -39,6 +39,9 @@ import Testing
         let threadCount = try threads()
 
         _ = try ScenarioRunner.run(small(.fanout), control: RunControl())
+        var threaded = small(.fanout)
+        (threaded.serverThreads, threaded.clientThreads, threaded.timestamps) = (3, 2, .both)
+        _ = try ScenarioRunner.run(threaded, control: RunControl())
         var closedLoop = small(.roundtrip)
         closedLoop.interval = 0
         _ = try ScenarioRunner.run(closedLoop, control: RunControl())
@@ -55,6 +58,7 @@ import Testing
     private func runInterrupted() throws {
         var interrupted = small(.fanout)
         interrupted.messages = 100_000
+        interrupted.serverThreads = 2
         let control = try RunControl()
         let stopper = try NativeThread.spawn(name: "stopper") { () -> Bool in
             usleep(300_000)
