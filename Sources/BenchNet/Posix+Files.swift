@@ -17,15 +17,22 @@ extension Posix {
         }
     }
 
-    /// Reads the whole file at `path`.
-    public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
+    /// Reads the whole file at `path`, if it holds at most `limit` bytes (a suite file, a summary: small files;
+    /// `/dev/zero` is not one).
+    ///
+    /// - Throws: ``SystemError`` with `EFBIG` for a larger file.
+    public static func readFile(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8] {
+        struct TooLarge: Error {}
         var bytes: [UInt8] = []
         do {
-            try forEachChunk(ofFile: path) { bytes.append(contentsOf: $0) }
+            try forEachChunk(ofFile: path) { chunk in
+                guard bytes.count + chunk.count <= limit else { throw TooLarge() }
+                bytes.append(contentsOf: chunk)
+            }
         } catch let error as SystemError {
             throw error
         } catch {
-            preconditionFailure("appending bytes throws nothing: \(error)")
+            throw SystemError("read \(path) (more than \(limit >> 20) MiB)", errno: EFBIG)
         }
         return bytes
     }

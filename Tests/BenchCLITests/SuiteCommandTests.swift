@@ -51,4 +51,10 @@ import Testing
         #expect(result.standardError.contains(message.replacingOccurrences(of: "x.suite", with: path)))
         #expect(contents(of: out) == nil)
     }
+
+    @Test func anEndlessSuiteFileIsRefusedNotReadForever() throws {
+        let result = try BenchProcess.run(["suite", "/dev/zero"], timeout: 30)
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("Cannot read suite file: read /dev/zero (more than 16 MiB): File too large"))
+    }
 }
