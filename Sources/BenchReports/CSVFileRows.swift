@@ -4,22 +4,53 @@ import BenchNet
 /// A CSV file of a run folder read row by row, its columns found by name in the header: memory holds one row,
 /// whatever the file's size.
 enum CSVFileRows {
-    /// Calls `body` with each row's values of `columns`, in that order (nil for a column the file does not have).
+    /// One row's values of the asked-for columns, in that order, and where it is, for messages.
+    struct Row {
+        let values: [String]
+        let line: Int
+        let path: String
+
+        subscript(_ column: Int) -> String { values[column] }
+
+        /// A time or duration cell: nil when empty (never happened, or lost); an error when it is not a whole
+        /// number of nanoseconds no run can exceed: the file was not written by a run.
+        func nanoseconds(_ column: Int, named name: String) throws -> UInt64? {
+            let cell = values[column]
+            if cell.isEmpty { return nil }
+            guard let value = UInt64(cell), value <= SavedRun.largestTime else {
+                throw SavedRun.LoadError(
+                    description: "\(path) line \(line): \(name) '\(cell.prefix(40))' is not a time a run can measure")
+            }
+            return value
+        }
+    }
+
+    /// Calls `body` with each row's values of `columns`.
     ///
-    /// - Throws: ``SavedRun/LoadError`` naming the file when it cannot be read or is not CSV.
-    static func read(_ path: String, columns: [String], _ body: ([String?]) throws -> Void) throws {
+    /// - Throws: ``SavedRun/LoadError`` naming the file and line when it cannot be read, is not CSV, lacks one of
+    ///   `columns`, or has a row whose field count differs from the header's (a truncated or damaged file).
+    static func read(_ path: String, columns: [String], _ body: (Row) throws -> Void) throws {
         var parser = CSVParser()
-        var positions: [Int?]?
-        var values = [String?](repeating: nil, count: columns.count)
-        func handle(_ row: [String]) throws {
+        var positions: [Int]?
+        var headerCount = 0
+        var line = 1
+        func handle(_ fields: [String]) throws {
+            defer { line += 1 }
             guard let positions else {
-                positions = columns.map { row.firstIndex(of: $0) }
+                headerCount = fields.count
+                positions = try columns.map { column in
+                    guard let position = fields.firstIndex(of: column) else {
+                        throw SavedRun.LoadError(description: "\(path) has no column \(column)")
+                    }
+                    return position
+                }
                 return
             }
-            for (slot, position) in positions.enumerated() {
-                values[slot] = position.flatMap { $0 < row.count ? row[$0] : nil }
+            guard fields.count == headerCount else {
+                throw SavedRun.LoadError(
+                    description: "\(path) line \(line) has \(fields.count) fields, the header \(headerCount)")
             }
-            try body(values)
+            try body(Row(values: positions.map { fields[$0] }, line: line, path: path))
         }
         do {
             try Posix.forEachChunk(ofFile: path) { chunk in try parser.parse(chunk, handle) }

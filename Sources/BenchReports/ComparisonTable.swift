@@ -38,8 +38,8 @@ public enum ComparisonTable {
     }
 
     private static func cells(_ row: RunComparison.Row) -> [String] {
-        func time(_ value: Double?) -> String { value.map { DisplayDuration.text(nanoseconds: UInt64($0.rounded())) } ?? "-" }
-        let change = row.change.map { ($0 >= 0 ? "+" : "-") + DisplayDuration.text(nanoseconds: UInt64($0.magnitude.rounded())) } ?? "-"
+        func time(_ value: Double?) -> String { value.map { DisplayDuration.text(nanoseconds: UInt64(roundingClamped: $0)) } ?? "-" }
+        let change = row.change.map { ($0 >= 0 ? "+" : "-") + DisplayDuration.text(nanoseconds: UInt64(roundingClamped: $0.magnitude)) } ?? "-"
         let relative = row.relativeChange.map { ($0 >= 0 ? "+" : "") + DecimalText.fixed($0, fractionDigits: 1) + "%" } ?? "-"
         return [row.metric, row.statistic, time(row.baseline), time(row.current), change, relative]
     }

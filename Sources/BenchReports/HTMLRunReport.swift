@@ -65,7 +65,7 @@ public enum HTMLRunReport {
     }
 
     private static func summaryTable(_ results: RunResults, under: Double) -> String {
-        var html = "<table>\n<tr>" + SummaryRow.header(under: UInt64(under)).map { "<th>\(MarkupText.escape($0))</th>" }
+        var html = "<table>\n<tr>" + SummaryRow.header(under: UInt64(roundingClamped: under)).map { "<th>\(MarkupText.escape($0))</th>" }
             .joined() + "</tr>\n"
         for summary in results.summaries {
             let cells = SummaryRow.cells(summary)
@@ -141,7 +141,7 @@ public enum HTMLRunReport {
             x: .linear(0...lastSecond), y: .linear(0...max(highest * 1.1, 1)), xLabel: "time since start (s)",
             yLabel: "spread",
             xTicks: AxisTicks.linear(upTo: lastSecond) { DecimalText.fixed($0, fractionDigits: $0 < 10 ? 1 : 0) },
-            yTicks: AxisTicks.linear(upTo: highest * 1.1) { DisplayDuration.text(nanoseconds: UInt64($0)) })
+            yTicks: AxisTicks.linear(upTo: highest * 1.1) { DisplayDuration.text(nanoseconds: UInt64(roundingClamped: $0)) })
         plot.points(zip(broadcasts, seconds).compactMap { broadcast, second in
             broadcast.spread.map { (second, Double($0)) }
         }, cssClass: "dot")

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchScenarios
 
 /// A run folder read back from its CSV files alone: the settings, every metric's distribution rebuilt from
 /// `samples.csv` and `broadcasts.csv` exactly as the run computed it, and the thresholds checked last
@@ -16,17 +17,23 @@ public struct SavedRun: Sendable {
         public let description: String
     }
 
+    /// The largest time a run can measure: its longest timetable and timeout. A larger value in a saved run's file
+    /// was not written by a run.
+    static let largestTime = RunConfiguration.Limits.longestTimetable + 3 * RunConfiguration.Limits.longestDuration
+
     /// Reads the run in `folder`.
     ///
     /// `samples.csv` and `broadcasts.csv` are streamed straight into the distributions: besides one row at a time,
-    /// memory holds only the values the distributions keep (8 bytes each), not the files.
+    /// memory holds only the values the distributions keep (8 bytes each), not the files. What the files hold is
+    /// checked as it is read: every time a whole number of nanoseconds a run can measure, and a sample's `lost` in
+    /// agreement with its latency (empty exactly when lost); anything else is a damaged folder, not a loss.
     public init(folder: String) throws {
         self.folder = folder
         func path(_ name: String) -> String { folder + "/" + name }
         var settings: [(key: String, value: String)] = []
         do {
             try CSVFileRows.read(path(RunSettingsCSV.fileName), columns: ["key", "value"]) { row in
-                settings.append((key: row[0] ?? "", value: row[1] ?? ""))
+                settings.append((key: row[0], value: row[1]))
             }
         } catch {
             throw LoadError(description: "\(folder) is not a run folder: \(error)")
@@ -38,56 +45,68 @@ public struct SavedRun: Sendable {
             }
             return value
         }
-        guard let under = UInt64(try setting("under_ns")) else {
-            throw LoadError(description: "\(folder)/\(RunSettingsCSV.fileName): under_ns is not a number")
+        guard let under = UInt64(try setting("under_ns")), under > 0, under <= RunConfiguration.Limits.longestDuration
+        else {
+            throw LoadError(description: "\(folder)/\(RunSettingsCSV.fileName): under_ns is not a duration a run takes")
         }
         func builder(_ metric: String) -> DistributionBuilder { DistributionBuilder(metric: metric, under: under) }
-        func record(_ cell: String?, into builder: inout DistributionBuilder, lostWhenEmpty: Bool) {
-            if let cell, let value = UInt64(cell) {
-                builder.record(value)
-            } else if lostWhenEmpty {
-                builder.recordLost()
+        /// A sample's latency, which must be there exactly when the sample is not lost.
+        func recordSample(_ row: CSVFileRows.Row, _ column: Int, _ name: String, lost: Int, into builder: inout DistributionBuilder) throws {
+            let value = try row.nanoseconds(column, named: name)
+            guard (value == nil) == (row[lost] == "1"), row[lost] == "0" || row[lost] == "1" else {
+                throw LoadError(description: "\(row.path) line \(row.line): lost is '\(row[lost].prefix(10))' and \(name) "
+                    + (value == nil ? "is empty" : "is not"))
             }
+            if let value { builder.record(value) } else { builder.recordLost() }
         }
 
         var builders: [DistributionBuilder]
         var broadcasts: [RunResults.Broadcast] = []
         var stack = builder("stack")
+        let hasStack = settings.contains { $0.key == "timestamps" && $0.value == "both" }
         switch try setting("scenario") {
         case "fanout":
             var (delivery, spread, completion, rtt, lag) = (
                 builder("delivery"), builder("spread"), builder("completion"), builder("rtt"), builder("lag")
             )
-            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["delivery_ns", "rtt_ns", "stack_ns"]) { row in
-                record(row[0], into: &delivery, lostWhenEmpty: true)
-                record(row[1], into: &rtt, lostWhenEmpty: true)
-                record(row[2], into: &stack, lostWhenEmpty: false)
+            let columns = ["delivery_ns", "rtt_ns", "lost"] + (hasStack ? ["stack_ns"] : [])
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns) { row in
+                try recordSample(row, 0, "delivery_ns", lost: 2, into: &delivery)
+                try recordSample(row, 1, "rtt_ns", lost: 2, into: &rtt)
+                if hasStack, let value = try row.nanoseconds(3, named: "stack_ns") { stack.record(value) }
             }
-            let columns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete"]
-            try CSVFileRows.read(path(BroadcastsCSV.fileName), columns: columns) { row in
+            let broadcastColumns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete"]
+            try CSVFileRows.read(path(BroadcastsCSV.fileName), columns: broadcastColumns) { row in
+                guard let index = Int(row[0]), index >= 0, row[5] == "0" || row[5] == "1" else {
+                    throw LoadError(description: "\(row.path) line \(row.line): not a broadcast row")
+                }
                 let complete = row[5] == "1"
-                record(complete ? row[3] : nil, into: &spread, lostWhenEmpty: true)
-                record(complete ? row[4] : nil, into: &completion, lostWhenEmpty: true)
-                record(row[2], into: &lag, lostWhenEmpty: false)
+                let spreadValue = try row.nanoseconds(3, named: "spread_ns")
+                let completionValue = try row.nanoseconds(4, named: "completion_ns")
+                guard complete == (spreadValue != nil), complete == (completionValue != nil) else {
+                    throw LoadError(description: "\(row.path) line \(row.line): complete is \(row[5]) but spread_ns and "
+                        + "completion_ns say otherwise")
+                }
+                if let value = spreadValue { spread.record(value) } else { spread.recordLost() }
+                if let value = completionValue { completion.record(value) } else { completion.recordLost() }
+                if let value = try row.nanoseconds(2, named: "lag_ns") { lag.record(value) }
                 broadcasts.append(RunResults.Broadcast(
-                    index: Int(row[0] ?? "") ?? broadcasts.count,
-                    start: UInt64(row[1] ?? "") ?? 0,
-                    spread: complete ? UInt64(row[3] ?? "") : nil
-                ))
+                    index: index, start: try row.nanoseconds(1, named: "t0_ns") ?? 0, spread: spreadValue))
             }
             builders = [delivery, spread, completion, rtt, lag]
         case "roundtrip":
             var (rtt, lag) = (builder("rtt"), builder("lag"))
-            try CSVFileRows.read(path(SamplesCSV.fileName), columns: ["rtt_ns", "lag_ns", "stack_ns"]) { row in
-                record(row[0], into: &rtt, lostWhenEmpty: true)
-                record(row[1], into: &lag, lostWhenEmpty: false)
-                record(row[2], into: &stack, lostWhenEmpty: false)
+            let columns = ["rtt_ns", "lag_ns", "lost"] + (hasStack ? ["stack_ns"] : [])
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns) { row in
+                try recordSample(row, 0, "rtt_ns", lost: 2, into: &rtt)
+                if let value = try row.nanoseconds(1, named: "lag_ns") { lag.record(value) }
+                if hasStack, let value = try row.nanoseconds(3, named: "stack_ns") { stack.record(value) }
             }
             builders = [rtt, lag]
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
         }
-        if settings.contains(where: { $0.key == "timestamps" && $0.value == "both" }) { builders.append(stack) }
+        if hasStack { builders.append(stack) }
         var thresholds: [ThresholdResult] = []
         if let text = try? FileText.read(path(ThresholdsCSV.fileName)) {
             thresholds = try ThresholdsCSV.read(text)

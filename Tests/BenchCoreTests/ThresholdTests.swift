@@ -50,6 +50,10 @@ import Testing
         ("p99<10", "missing unit"),
         ("pct_under>=101%", "is not a percent from 0% to 100%"),
         ("lost==-1", "lost takes a count"),
+        ("p99<", "p99 takes a duration"),  // an operator at the very end once read past the text
+        ("p99>", "p99 takes a duration"),
+        ("spread.p99<", "p99 takes a duration"),
+        ("<", "unknown statistic ''"),
     ])
     func malformedExpressionsAreRefusedWithAReason(text: String, reason: String) {
         #expect {

@@ -98,7 +98,7 @@ public struct Threshold: Sendable, Equatable {
         default:
             let nanoseconds = summary.time(of: statistic.rawValue)
             measured = nanoseconds
-            measuredText = nanoseconds.map { DurationText.format(UInt64($0.rounded())) }
+            measuredText = nanoseconds.map { DurationText.format(UInt64(roundingClamped: $0)) }
         }
         let limitValue: Double
         switch limit {
@@ -124,8 +124,8 @@ public struct Threshold: Sendable, Equatable {
 
     private static func operatorRange(in text: String) -> Range<String.Index>? {
         guard let start = text.firstIndex(where: { $0 == "<" || $0 == ">" || $0 == "=" }) else { return nil }
-        let twoCharacters = text[start...].prefix(2)
-        let length = Comparison(rawValue: String(twoCharacters)) != nil ? 2 : 1
+        let twoCharacters = String(text[start...].prefix(2))  // one character when the operator ends the text
+        let length = twoCharacters.count == 2 && Comparison(rawValue: twoCharacters) != nil ? 2 : 1
         let end = text.index(start, offsetBy: length)
         guard Comparison(rawValue: String(text[start..<end])) != nil else { return nil }
         return start..<end
