@@ -22,7 +22,10 @@ struct SuiteFile {
     /// Reads a suite's text; `path` is for messages.
     init(text: String, path: String) throws(UsageError) {
         var entries: [Entry] = []
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end in LF or CRLF ("\r\n" is one Character in Swift, so split on the scalars).
+        let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { String(String.UnicodeScalarView($0.last == "\r" ? $0.dropLast() : $0)) }
+        for (offset, rawLine) in lines.enumerated() {
             let line = offset + 1
             func failure(_ message: String) -> UsageError {
                 UsageError(message: "\(path):\(line): \(message)", command: SuiteCommand.spec.name)
@@ -31,7 +34,7 @@ struct SuiteFile {
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
             let words: [String]
             do {
-                words = try ShellWords.split(String(trimmed.filter { $0 != "\r" }))
+                words = try ShellWords.split(String(trimmed))
             } catch {
                 throw failure("a quote is not closed")
             }

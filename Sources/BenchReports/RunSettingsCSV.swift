@@ -10,7 +10,6 @@ public enum RunSettingsCSV {
         let recording = analysis.recording
         let configuration = recording.configuration
         let lostMessages = analysis.summary(of: configuration.scenario == .fanout ? .delivery : .rtt)?.lost ?? 0
-        let serverEvents = recording.connectionEvents.filter { $0.side == .server }.count
         let duration = Double(recording.endNanoseconds - min(recording.startNanoseconds, recording.endNanoseconds))
         var rows: [(String, String)] = [
             ("scenario", configuration.scenario.rawValue),
@@ -51,7 +50,8 @@ public enum RunSettingsCSV {
             ("messages_lost", "\(lostMessages)"),
             ("duplicate_echoes", "\(recording.duplicateEchoes)"),
             ("dropped_echoes", "\(recording.droppedEchoes)"),
-            ("connections_closed_early", "\(serverEvents)"),
+            ("connections_closed_early", "\(recording.connectionsClosedEarly)"),
+            ("events_not_recorded", "\(recording.eventsNotRecorded)"),
             ("accept_failures", "\(recording.acceptFailures)"),
             ("heartbeats_sent", "\(recording.heartbeatsSent)"),
             ("heartbeats_received", "\(recording.heartbeatsReceived)"),

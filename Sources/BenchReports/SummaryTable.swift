@@ -83,7 +83,9 @@ public enum SummaryTable {
             var counts: [String: Int] = [:]
             for event in recording.connectionEvents { counts[event.reason, default: 0] += 1 }
             let reasons = counts.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) (\($0.value))" }
-            lines.append("connections closed early: \(recording.connectionEvents.count): "
+            let total = recording.connectionEvents.count + recording.eventsNotRecorded
+            let kept = recording.eventsNotRecorded > 0 ? " (the first \(recording.connectionEvents.count) kept)" : ""
+            lines.append("connections closed early: \(total)\(kept): "
                 + reasons.joined(separator: "; ") + "; see \(ConnectionEventsCSV.fileName)")
         }
         return lines

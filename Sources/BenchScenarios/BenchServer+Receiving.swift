@@ -24,7 +24,9 @@ extension BenchServer {
             }
             guard case .processed(let fd) = result else { return }
             acceptIsFailing = false
-            let slot = peers.count
+            // A slot whose connection closed before it said hello is taken again: stray connections do not grow
+            // the server's memory.
+            let slot = freeSlots.popLast() ?? peers.count
             if let stamps {
                 // Before anything is sent, so that the kernel's byte offsets count from the first data byte. A
                 // socket the kernel will not stamp keeps the user-space times, counted as missing stamps.
@@ -39,9 +41,11 @@ extension BenchServer {
                     maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
                     maximumQueuedBytes: configuration.maximumQueuedBytes
                 )
-                peers.append(Peer(
-                    connection: connection, client: nil, transmitStamps: stamps.map { _ in TransmitStampQueue() }))
+                let peer = Peer(
+                    connection: connection, client: nil, transmitStamps: stamps.map { _ in TransmitStampQueue() })
+                if slot == peers.count { peers.append(peer) } else { peers[slot] = peer }
             } catch {
+                if slot < peers.count { freeSlots.append(slot) }
                 // The connection closed its descriptor.
                 record(client: nil, reason: "could not watch an accepted connection: \(error)")
             }
@@ -59,7 +63,7 @@ extension BenchServer {
         guard !acceptIsFailing else { return }
         acceptIsFailing = true
         let limit = error.errno == EMFILE ? " (this process may open \(DescriptorLimit.current) descriptors)" : ""
-        recording.connectionEvents.append(ConnectionEvent(
+        recording.record(ConnectionEvent(
             side: .listener, client: nil, time: MonotonicClock.now(),
             reason: "accept failed: \(error)\(limit); new connections wait in the backlog, retried every "
                 + DurationText.format(Self.acceptRetryInterval)))
@@ -137,7 +141,7 @@ extension BenchServer {
     private func handle(_ frame: Frame, slot: Int, at now: UInt64, kernel: UInt64) -> Bool {
         if frame.kind == .hello { return handleHello(frame, slot: slot, at: now) }
         guard let client = peers[slot].client else {
-            closePeer(slot: slot, reason: "sent a \(frame.kind) frame before its hello", at: now)
+            closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame before its hello", at: now)
             return false
         }
         lastHeard[client] = now
@@ -251,7 +255,10 @@ extension BenchServer {
         guard peer.connection.isOpen else { return }
         peer.connection.close()
         record(client: peer.client, reason: reason, at: now)
-        guard let client = peer.client else { return }
+        guard let client = peer.client else {
+            freeSlots.append(slot)
+            return
+        }
         liveClients -= 1
         for sequence in 0..<configuration.sequencesPerClient {
             let index = recording.messageIndex(sequence: sequence, client: client)
@@ -260,6 +267,6 @@ extension BenchServer {
     }
 
     private func record(client: Int?, reason: String, at now: UInt64 = MonotonicClock.now()) {
-        recording.connectionEvents.append(ConnectionEvent(side: .server, client: client, time: now, reason: reason))
+        recording.record(ConnectionEvent(side: .server, client: client, time: now, reason: reason))
     }
 }

@@ -56,6 +56,8 @@ final class BenchServer {
     let kernelTolerance: UInt64
 
     var peers: [Peer] = []
+    /// Slots in `peers` free again: their connection closed before it said hello.
+    var freeSlots: [Int] = []
     /// Slot in `peers` of each client id, -1 until its hello.
     var slotOfClient: [Int]
     var helloCount = 0

@@ -243,7 +243,7 @@ final class EchoClients {
         var sendError: SystemError?
         let proceed = try connection.decoder.decode(.init(rebasing: readBuffer[0..<count])) { frame in
             guard frame.kind == .data else {
-                self.record(client: client, reason: "the server sent a \(frame.kind) frame")
+                self.record(client: client, reason: "the server sent \(frame.kind.withArticle) frame")
                 return false
             }
             frame.convertToEcho(receivedNanoseconds: now, receivedKernelNanoseconds: kernelNow)

@@ -45,8 +45,14 @@ public struct RunRecording: Sendable {
     /// How kernel stamps (CLOCK_REALTIME) were put on the run's clock, read before the run and again after it.
     public var kernelClockAtStart: KernelClockMapping?
     public var kernelClockAtEnd: KernelClockMapping?
-    /// Connections that closed early or were refused, with the reason.
-    public var connectionEvents: [ConnectionEvent] = []
+    /// Connections that closed early or were refused, with the reason: the first ``maximumEvents``.
+    public private(set) var connectionEvents: [ConnectionEvent] = []
+    /// Events beyond ``maximumEvents`` (a flood of stray connections), counted but not kept.
+    public private(set) var eventsNotRecorded = 0
+    /// Connections the server closed early or refused, whether their event was kept or not.
+    public private(set) var connectionsClosedEarly = 0
+    /// The most events a run keeps, so that a flood of connections cannot grow its memory without bound.
+    public static let maximumEvents = 10_000
     /// Echoes the clients could not send because their write queue was full.
     public var droppedEchoes = 0
     /// Heartbeats the clients of this process sent.
@@ -89,6 +95,16 @@ public struct RunRecording: Sendable {
         self.echoedKernel = Array(repeating: 0, count: kernel ? messages : 0)
         self.broadcastStartKernel = Array(repeating: 0, count: kernel && configuration.scenario == .fanout ? sequences : 0)
         self.queueFullDrops = Array(repeating: 0, count: configuration.clients)
+    }
+
+    /// Records an event, or only counts it once ``maximumEvents`` are kept.
+    public mutating func record(_ event: ConnectionEvent) {
+        if event.side == .server { connectionsClosedEarly += 1 }
+        if connectionEvents.count < Self.maximumEvents {
+            connectionEvents.append(event)
+        } else {
+            eventsNotRecorded += 1
+        }
     }
 
     /// The slow consumers: clients with messages dropped because their write queue was full, and how many.

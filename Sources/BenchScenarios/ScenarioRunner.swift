@@ -90,7 +90,7 @@ public enum ScenarioRunner {
             recording.heartbeatsSent += report.heartbeats
             // What the clients saw after the server ended the run (resets of connections closed with echoes still
             // unread) is the teardown, not something that happened to the run.
-            recording.connectionEvents.append(contentsOf: report.events.filter { $0.time < recording.endNanoseconds })
+            for event in report.events where event.time < recording.endNanoseconds { recording.record(event) }
         }
         return recording
     }

@@ -50,7 +50,7 @@ import Testing
         #expect(result.standardError.contains("not comparable: clients is 3 in the baseline and 4 in the current run"))
     }
 
-    @Test(arguments: ["spread.p99=25%", "spread.p99<25%", "spread.p98=+1%", "spred.p99=+1%", "lost=+1", "p99=+1%"])
+    @Test(arguments: ["spread.p99=25%", "spread.p99<25%", "spread.p98=+1%", "spred.p99=+1%", "lost=+1", "p99=+1%", "rtt.p99=+inf%", "rtt.p99=+1e400%", "rtt.p99=+nan%"])
     func aMalformedLimitIsAUsageError(expression: String) throws {
         let (first, _, _) = try runs()
         let result = try BenchProcess.run(["compare", first, first, "--max-regression", expression])

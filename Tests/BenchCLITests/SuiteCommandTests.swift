@@ -52,6 +52,14 @@ import Testing
         #expect(contents(of: out) == nil)
     }
 
+    @Test func aSuiteFileWithWindowsLineEndsReadsLikeAnyOther() throws {
+        let suite = try suiteFile("# saved on Windows\r\none  roundtrip --count 5 --interval 0\r\ntwo  roundtrip --count 5 --interval 0\r\n")
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["suite", suite, "--out", out, "--quiet"])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains("one ") && result.standardOutput.contains("two "))
+    }
+
     @Test func anEndlessSuiteFileIsRefusedNotReadForever() throws {
         let result = try BenchProcess.run(["suite", "/dev/zero"], timeout: 30)
         #expect(result.exitCode == 2)

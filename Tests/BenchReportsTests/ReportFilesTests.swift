@@ -24,9 +24,7 @@ import Testing
         recording.echoed = [1_500, 1_600, 2_510, 0, 4_005, 5_007]
         recording.outcome = [.echoed, .echoed, .echoed, .timedOut, .echoed, .echoed]
         recording.serverCPUs = CPUSet([0])
-        recording.connectionEvents = [
-            ConnectionEvent(side: .server, client: nil, time: 1_500, reason: "unknown frame kind 71, \"GET\"")
-        ]
+        recording.record(ConnectionEvent(side: .server, client: nil, time: 1_500, reason: "unknown frame kind 71, \"GET\""))
         return recording
     }
 

@@ -114,3 +114,29 @@ import Testing
         #expect(RunAnalysis(recording: recording).summary(of: .rtt)?.lost == 0, "the real client 1 took its id")
     }
 }
+
+/// A flood of connections that never say hello: memory and events.csv stay bounded, and the count stays true.
+@Suite struct ConnectionFloodTests {
+    @Test func strayConnectionsReuseTheirSlotsAndEventsStopAtTheirLimitButAreCounted() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 14)
+        configuration.clients = 1
+        configuration.messages = 200
+        configuration.interval = 5_000_000
+        configuration.arrival = .fixed
+        let run = try BackgroundRun(configuration)
+        let port = try run.port()
+        run.waitUntilRunning()
+        let strays = RunRecording.maximumEvents + 500
+        for _ in 0..<strays {
+            let stray = try RawPeer(port: port)
+            stray.close()
+        }
+        let recording = try run.finish()
+
+        #expect(recording.status == .complete)
+        #expect(recording.connectionEvents.count == RunRecording.maximumEvents)
+        #expect(recording.connectionsClosedEarly == recording.connectionEvents.count + recording.eventsNotRecorded)
+        #expect(recording.connectionsClosedEarly >= strays - 100, "each stray counted (a few may not have been accepted)")
+        #expect(RunAnalysis(recording: recording).summary(of: .rtt)?.lost == 0)
+    }
+}

@@ -43,8 +43,8 @@ public struct RegressionLimit: Sendable, Equatable {
         }
         value.removeFirst()
         if value.hasSuffix("%") {
-            guard let percent = Double(value.dropLast()), percent >= 0 else {
-                throw ThresholdError(expression: text, reason: "'\(value)' is not a percent")
+            guard let percent = Double(value.dropLast()), percent >= 0, percent <= 1_000_000 else {
+                throw ThresholdError(expression: text, reason: "'\(value)' is not a percent from 0% to 1000000%")
             }
             allowance = .percent(percent)
         } else {

@@ -40,3 +40,10 @@ public enum FrameKind: UInt8, Sendable {
     /// A client saying it is alive, every `--heartbeat`; never a latency sample.
     case heartbeat = 4
 }
+
+extension FrameKind {
+    /// The kind's name with its article, for messages: "a hello", "an echo".
+    public var withArticle: String {
+        self == .echo ? "an echo" : "a \(self)"
+    }
+}
