@@ -78,4 +78,13 @@ extension CSVReaderTests {
             #expect(rows == whole, "split at \(split)")
         }
     }
+
+    @Test func anEndlessFieldOrRowIsRefusedBeforeItTakesTheMemory() {
+        #expect(throws: CSVError(line: 1, reason: "a field longer than 1 MiB")) {
+            try CSVReader.rows(String(repeating: "0", count: CSVParser.maximumFieldBytes + 1))
+        }
+        #expect(throws: CSVError(line: 1, reason: "a row of more than 4096 fields")) {
+            try CSVReader.rows(String(repeating: ",", count: CSVParser.maximumFields + 1))
+        }
+    }
 }

@@ -22,6 +22,11 @@ public struct CSVParser {
         case fieldStart, unquoted, carriageReturn, quoted, quoteInQuoted, carriageReturnAfterQuote
     }
 
+    /// The longest field and the most fields a row may have: a run's files have short rows, and a file that is
+    /// not CSV (or is endless) must not take the machine's memory.
+    public static let maximumFieldBytes = 1 << 20
+    public static let maximumFields = 1 << 12
+
     private var state = State.fieldStart
     private var field: [UInt8] = []
     private var row: [String] = []
@@ -55,13 +60,16 @@ public struct CSVParser {
     }
 
     private mutating func consume(_ byte: UInt8, _ onRow: ([String]) throws -> Void) throws {
+        guard field.count < Self.maximumFieldBytes else {
+            throw CSVError(line: line, reason: "a field longer than \(Self.maximumFieldBytes >> 20) MiB")
+        }
         let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), lineFeed: UInt8 = 10, carriageReturn: UInt8 = 13
         switch state {
         case .fieldStart, .unquoted:
             switch byte {
             case quote where state == .fieldStart: state = .quoted
             case quote: throw CSVError(line: line, reason: "quote inside an unquoted field")
-            case comma: endField()
+            case comma: try endField()
             case lineFeed: try endRow(onRow)
             case carriageReturn: state = .carriageReturn
             default:
@@ -88,7 +96,7 @@ public struct CSVParser {
             case quote:
                 field.append(quote)
                 state = .quoted
-            case comma: endField()
+            case comma: try endField()
             case lineFeed: try endRow(onRow)
             case carriageReturn: state = .carriageReturnAfterQuote
             default: throw CSVError(line: line, reason: "text after a closing quote")
@@ -99,14 +107,17 @@ public struct CSVParser {
         }
     }
 
-    private mutating func endField() {
+    private mutating func endField() throws {
+        guard row.count < Self.maximumFields else {
+            throw CSVError(line: line, reason: "a row of more than \(Self.maximumFields) fields")
+        }
         row.append(String(decoding: field, as: UTF8.self))
         field.removeAll(keepingCapacity: true)
         state = .fieldStart
     }
 
     private mutating func endRow(_ onRow: ([String]) throws -> Void) throws {
-        endField()
+        try endField()
         try onRow(row)
         row.removeAll(keepingCapacity: true)
         line += 1
