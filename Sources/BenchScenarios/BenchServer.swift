@@ -7,8 +7,9 @@ import BenchNet
 /// echo (closed loop), stamps every write and every echo it reads, and stores them in the run's
 /// ``RunRecording``, preallocated before the first send. Nothing on the way from a read to the next write
 /// allocates, locks, or touches Foundation. A closed-loop run with a single client skips epoll altogether
-/// (``pingPongOnBlockingSocket()``). The send logic is in `BenchServer+Sending.swift`, what it does
-/// with incoming frames in `BenchServer+Receiving.swift`.
+/// (``pingPongOnBlockingSocket()``, in `BenchServer+PingPong.swift`). The send logic is in
+/// `BenchServer+Sending.swift`, what it does with incoming frames in `BenchServer+Receiving.swift`, kernel
+/// transmit stamps in `BenchServer+KernelStamps.swift`.
 final class BenchServer {
     /// epoll tokens: fixed ones for the listener, timers and wake-up, then one per accepted connection.
     enum Token {
@@ -217,41 +218,6 @@ final class BenchServer {
         }
     }
 
-    /// Closed loop with a single client: nothing to multiplex, so the server blocks in read on the one socket, as
-    /// sockperf does, instead of in epoll_wait: one wake-up path and one system call fewer per round trip, which
-    /// keeps the harness's own cost out of a ping-pong. A receive timeout of ``housekeepingInterval`` wakes it for
-    /// timeouts, stop requests and progress; connections arriving meanwhile wait in the listen backlog.
-    private func pingPongOnBlockingSocket() throws(RunError) {
-        let descriptor = peers[0].connection.descriptor
-        if !configuration.busyPoll {  // busy polling spins on the non-blocking socket instead
-            do {
-                try Posix.setNonBlocking(descriptor, false)
-                try Posix.setReceiveTimeout(descriptor, nanoseconds: Self.housekeepingInterval)
-            } catch {
-                throw .system(error)
-            }
-        }
-        var nextHousekeeping = MonotonicClock.now() + Self.housekeepingInterval
-        while true {
-            if peers[0].connection.isOpen {
-                readFrames(slot: 0)
-                if stamps != nil { drainTransmitStamps(slot: 0) }
-            }
-            observedCPUs.insert(CPUPlacement.currentCPU())
-            let now = MonotonicClock.now()
-            if control.isStopRequested { stopping = true }
-            if !stopping { sendClosedLoop(at: now) }
-            if now >= nextHousekeeping {
-                housekeeping(at: now)
-                nextHousekeeping = now + Self.housekeepingInterval
-            }
-            if isFinished(at: now) {
-                recording.endNanoseconds = now
-                return
-            }
-        }
-    }
-
     /// Waits for events, at most `timeout` nanoseconds if given, and handles them.
     private func waitForEvents(timeout: UInt64?) throws(RunError) {
         let count: Int
@@ -282,7 +248,7 @@ final class BenchServer {
     }
 
     /// Checks closed-loop timeouts and silent clients, and publishes progress.
-    private func housekeeping(at now: UInt64) {
+    func housekeeping(at now: UInt64) {
         resumeAcceptingIfDue(at: now)
         if plan == nil { expireClosedLoopMessages(at: now) }
         if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
@@ -303,7 +269,7 @@ final class BenchServer {
         }
     }
 
-    private func isFinished(at now: UInt64) -> Bool {
+    func isFinished(at now: UInt64) -> Bool {
         if liveClients == 0 { return true }
         guard stopping || dispatched == configuration.totalMessages else { return false }
         return resolved == dispatched || now >= lastDispatch + configuration.timeout

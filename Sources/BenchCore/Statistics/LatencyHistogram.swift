@@ -64,7 +64,7 @@ public struct LatencyHistogram: Sendable {
         recorded &+= 1
         minimum = Swift.min(minimum, value)
         maximum = Swift.max(maximum, value)
-        let shifted = Double(Int64(bitPattern: value &- shift))
+        let shifted = value >= shift ? Double(value - shift) : -Double(shift - value)  // never wraps
         shiftedSum += shifted
         shiftedSquares += shifted * shifted
         return true
@@ -124,7 +124,7 @@ public struct LatencyHistogram: Sendable {
         }
         if recorded == 0 { shift = other.shift }
         // Re-center other's sums on this histogram's shift.
-        let delta = Double(Int64(bitPattern: other.shift &- shift))
+        let delta = other.shift >= shift ? Double(other.shift - shift) : -Double(shift - other.shift)
         let n = Double(other.recorded)
         shiftedSquares += other.shiftedSquares + 2 * delta * other.shiftedSum + n * delta * delta
         shiftedSum += other.shiftedSum + n * delta

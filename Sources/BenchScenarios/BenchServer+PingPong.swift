@@ -1,0 +1,39 @@
+import BenchCore
+import BenchNet
+
+extension BenchServer {
+    /// Closed loop with a single client: nothing to multiplex, so the server blocks in read on the one socket, as
+    /// sockperf does, instead of in epoll_wait: one wake-up path and one system call fewer per round trip, which
+    /// keeps the harness's own cost out of a ping-pong. A receive timeout of ``housekeepingInterval`` wakes it for
+    /// timeouts, stop requests and progress; connections arriving meanwhile wait in the listen backlog.
+    func pingPongOnBlockingSocket() throws(RunError) {
+        let descriptor = peers[0].connection.descriptor
+        if !configuration.busyPoll {  // busy polling spins on the non-blocking socket instead
+            do {
+                try Posix.setNonBlocking(descriptor, false)
+                try Posix.setReceiveTimeout(descriptor, nanoseconds: Self.housekeepingInterval)
+            } catch {
+                throw .system(error)
+            }
+        }
+        var nextHousekeeping = MonotonicClock.now() + Self.housekeepingInterval
+        while true {
+            if peers[0].connection.isOpen {
+                readFrames(slot: 0)
+                if stamps != nil { drainTransmitStamps(slot: 0) }
+            }
+            observedCPUs.insert(CPUPlacement.currentCPU())
+            let now = MonotonicClock.now()
+            if control.isStopRequested { stopping = true }
+            if !stopping { sendClosedLoop(at: now) }
+            if now >= nextHousekeeping {
+                housekeeping(at: now)
+                nextHousekeeping = now + Self.housekeepingInterval
+            }
+            if isFinished(at: now) {
+                recording.endNanoseconds = now
+                return
+            }
+        }
+    }
+}
