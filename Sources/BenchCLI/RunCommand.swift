@@ -16,12 +16,12 @@ enum RunCommand {
             overview: scenario == .fanout
                 ? "Start a broadcast server and N clients on this machine; broadcast M timestamped messages to all "
                     + "clients in a new random order each time; every client stamps arrival and echoes. Reports "
-                    + "delivery (client read − start of the broadcast), spread (last − first client read of a "
-                    + "broadcast), completion (last client read − start), rtt (echo read − write) and lag (send − "
-                    + "schedule), with losses."
+                    + "delivery (client receive − start of the broadcast), spread (last − first client receive of a "
+                    + "broadcast), completion (last client receive − start), rtt (echo receive − write) and lag "
+                    + "(send − schedule), with losses. Receives and sends are the kernel's stamps (--timestamps)."
                 : "Start a server and N clients on this machine; the server sends each client COUNT timestamped "
-                    + "messages, the client echoes each at once. Reports rtt (echo read at the server − write) and "
-                    + "lag (send − schedule), with losses.",
+                    + "messages, the client echoes each at once. Reports rtt (echo receive at the server − send) and "
+                    + "lag (send − schedule), with losses. Receives and sends are the kernel's stamps (--timestamps).",
             options: RunOptions.options(for: scenario),
             notes: [
                 "Durations take ns, us, ms or s (10ms); sizes take B, KiB or MiB (64, 1KiB).",
