@@ -75,6 +75,17 @@ public final class Connection {
         try Posix.read(descriptor, into: buffer)
     }
 
+    /// Reads once into `buffer`, with the kernel's receive stamp of what it read when `stamps` is given (0
+    /// otherwise, or when the kernel gave none). `.processed((0, _))` means the peer closed.
+    @inline(__always)
+    public func read(
+        into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps?
+    ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
+        if let stamps { return try stamps.receive(descriptor, into: buffer) }
+        guard case .processed(let count) = try Posix.read(descriptor, into: buffer) else { return .wouldBlock }
+        return .processed((count, 0))
+    }
+
     /// Sends `bytes`, one whole frame or more, now if possible and otherwise through the queue.
     ///
     /// - Parameter stamped: Ask the kernel for a transmit stamp of this send (on a socket prepared with

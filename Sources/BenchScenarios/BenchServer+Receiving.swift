@@ -105,17 +105,10 @@ extension BenchServer {
     func readFrames(slot: Int) {
         let connection = peers[slot].connection
         let count: Int
-        var kernelNow: UInt64 = 0
+        let kernelNow: UInt64
         do {
-            if let stamps {
-                guard case .processed(let result) = try stamps.receive(connection.descriptor, into: readBuffer) else {
-                    return
-                }
-                (count, kernelNow) = result
-            } else {
-                guard case .processed(let result) = try connection.read(into: readBuffer) else { return }
-                count = result
-            }
+            guard case .processed(let result) = try connection.read(into: readBuffer, stamps: stamps) else { return }
+            (count, kernelNow) = result
         } catch {
             closePeer(slot: slot, reason: "read failed: \(error)", at: MonotonicClock.now())
             return

@@ -227,16 +227,8 @@ final class EchoClients {
     /// receive stamp, with kernel stamps). False when the connection is done: the server closed it (the end of the
     /// run) or sent something that is not data.
     private func echoWhatArrives(on connection: Connection, client: Int) throws -> Bool {
-        let count: Int
-        var kernelNow: UInt64 = 0
-        if let stamps {
-            guard case .processed(let result) = try stamps.receive(connection.descriptor, into: readBuffer) else {
-                return true
-            }
-            (count, kernelNow) = result
-        } else {
-            guard case .processed(let result) = try connection.read(into: readBuffer) else { return true }
-            count = result
+        guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else {
+            return true
         }
         let now = MonotonicClock.now()
         guard count > 0 else { return false }  // the server closed: the run is over

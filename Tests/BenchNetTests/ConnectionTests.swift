@@ -14,21 +14,20 @@ import Testing
         return bytes
     }
 
-    @Test func aConnectionThatCannotBeWatchedClosesItsDescriptorOnceAndNoOneElseMust() throws {
+    @Test func aConnectionThatCannotBeWatchedClosesItsDescriptor() throws {
         let pair = try LoopbackPair()
-        defer { pair.close() }
+        defer { Posix.close(pair.client) }
         let epoll = try Epoll()
-        let descriptor = dup(pair.server)
-        try epoll.add(descriptor, interest: .readable, token: 1)  // a second add fails with EEXIST
+        try epoll.add(pair.server, interest: .readable, token: 1)  // a second add fails with EEXIST
         #expect(throws: SystemError("epoll_ctl", errno: EEXIST)) {
             _ = try Connection(
-                descriptor: descriptor, token: 2, epoll: epoll, maximumFrameSize: 64, maximumQueuedBytes: 1024)
+                descriptor: pair.server, token: 2, epoll: epoll, maximumFrameSize: 64, maximumQueuedBytes: 1024)
         }
-        #expect(fcntl(descriptor, F_GETFD) == -1 && errno == EBADF, "closed by the failed init")
-        // The number is free again: whatever opens next gets it, and nothing closes it behind its back.
-        let next = dup(pair.server)
-        #expect(fcntl(next, F_GETFD) >= 0, "still open: no deinit closed the descriptor a second time")
-        close(next)
+        // The socket is closed (once: the caller has nothing to close): the peer reads end of stream. Checking the
+        // descriptor number instead would race with the other tests, which may be given that number at once.
+        try Posix.setNonBlocking(pair.client, false)
+        var byte: UInt8 = 0
+        #expect(recv(pair.client, &byte, 1, 0) == 0, "the peer sees the connection closed")
     }
 
     @Test func aPeerThatDoesNotReadFillsTheQueueThenWholeFramesAreDropped() throws {
