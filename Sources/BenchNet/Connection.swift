@@ -69,17 +69,11 @@ public final class Connection {
     /// Bytes waiting to be written.
     public var queuedByteCount: Int { outbound.count }
 
-    /// Reads once into `buffer`. `.processed(0)` means the peer closed.
-    @inline(__always)
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
-        try Posix.read(descriptor, into: buffer)
-    }
-
     /// Reads once into `buffer`, with the kernel's receive stamp of what it read when `stamps` is given (0
     /// otherwise, or when the kernel gave none). `.processed((0, _))` means the peer closed.
     @inline(__always)
     public func read(
-        into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps?
+        into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps? = nil
     ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
         if let stamps { return try stamps.receive(descriptor, into: buffer) }
         guard case .processed(let count) = try Posix.read(descriptor, into: buffer) else { return .wouldBlock }

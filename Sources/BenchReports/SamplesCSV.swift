@@ -37,11 +37,12 @@ public enum SamplesCSV {
         let measured = configuration.warmup..<configuration.sequencesPerClient
         let kernel = configuration.timestamps.usesKernel
         try writer.row(header(configuration.scenario, timestamps: configuration.timestamps))
-        func writeStampColumns(_ index: Int, user: [UInt64], missing: [[UInt64]]) throws {
+        /// The user-space times (already written) are followed by the count of kernel stamps the row's times lack.
+        func writeStampColumns(_ index: Int) throws {
             if kernel {
-                for time in user { writer.time(time, since: origin) }
                 let echoed = recording.outcome[index] == .echoed || recording.outcome[index] == .late
-                writer.field(echoed ? missing.filter { $0[index] == 0 }.count : 0)
+                let missing = recording.missingKernelStamps(ofMessage: index)
+                writer.field(echoed ? missing.send + missing.receive : 0)
             }
             if configuration.timestamps == .both { writer.nanoseconds(recording.stack(ofMessage: index)) }
             try writer.endRow()
@@ -62,9 +63,11 @@ public enum SamplesCSV {
                     writer.nanoseconds(recording.sendLag(ofScheduledSend: index))
                     writer.flag(rtt == nil)
                     writer.field(recording.outcome[index].name)
-                    try writeStampColumns(
-                        index, user: [recording.written[index], recording.echoed[index]],
-                        missing: [recording.writtenKernel, recording.echoedKernel])
+                    if kernel {
+                        writer.time(recording.written[index], since: origin)
+                        writer.time(recording.echoed[index], since: origin)
+                    }
+                    try writeStampColumns(index)
                 }
             }
         case .fanout:
@@ -83,13 +86,13 @@ public enum SamplesCSV {
                     writer.nanoseconds(recording.roundTrip(ofMessage: index))
                     writer.flag(delivery == nil)
                     writer.field(recording.outcome[index].name)
-                    try writeStampColumns(
-                        index,
-                        user: [
-                            recording.broadcastStart[sequence], recording.written[index], recording.received[index],
-                            recording.echoed[index],
-                        ],
-                        missing: [recording.receivedKernel, recording.echoedKernel])
+                    if kernel {
+                        writer.time(recording.broadcastStart[sequence], since: origin)
+                        writer.time(recording.written[index], since: origin)
+                        writer.time(recording.received[index], since: origin)
+                        writer.time(recording.echoed[index], since: origin)
+                    }
+                    try writeStampColumns(index)
                 }
             }
         }

@@ -67,19 +67,24 @@ extension RunRecording {
         }
     }
 
+    /// Kernel stamps message `index`'s times need and did not get (the user-space time stood in): its transmit
+    /// stamp in roundtrip (in fanout only a broadcast's first write has one, counted per broadcast), the echo's
+    /// receive stamp at the server, and in fanout the client's.
+    public func missingKernelStamps(ofMessage index: Int) -> (send: Int, receive: Int) {
+        guard usesKernelStamps else { return (0, 0) }
+        let receive = (echoedKernel[index] == 0 ? 1 : 0)
+            + (configuration.scenario == .fanout && receivedKernel[index] == 0 ? 1 : 0)
+        return (configuration.scenario == .roundtrip && writtenKernel[index] == 0 ? 1 : 0, receive)
+    }
+
     /// Kernel stamps the metrics of measured, echoed messages needed and did not get (the user-space time stood
-    /// in): transmit stamps (of each message in roundtrip, of each broadcast's first write in fanout) and receive
-    /// stamps (the echo's at the server, and in fanout the client's).
+    /// in): ``missingKernelStamps(ofMessage:)`` summed, and in fanout each broadcast whose t0 has no stamp.
     public var missingKernelStamps: (send: Int, receive: Int) {
         guard usesKernelStamps else { return (0, 0) }
         var missing = (send: 0, receive: 0)
         for index in outcome.indices where isMeasured(message: index) && outcome[index].isMeasurement {
-            if echoedKernel[index] == 0 { missing.receive += 1 }
-            if configuration.scenario == .fanout {
-                if receivedKernel[index] == 0 { missing.receive += 1 }
-            } else if writtenKernel[index] == 0 {
-                missing.send += 1
-            }
+            let message = missingKernelStamps(ofMessage: index)
+            missing = (missing.send + message.send, missing.receive + message.receive)
         }
         if configuration.scenario == .fanout {
             for sequence in configuration.warmup..<configuration.sequencesPerClient

@@ -91,7 +91,7 @@ import Testing
         #expect(try epoll.wait(timeoutMilliseconds: 5_000) == 1)
         #expect(epoll.event(at: 0).token == 1)
         let closed = try buffer.withUnsafeMutableBytes { try connection.read(into: $0) }
-        guard case .processed(0) = closed else {
+        guard case .processed((0, 0)) = closed else {
             Issue.record("expected end of stream, got \(closed)")
             return
         }
