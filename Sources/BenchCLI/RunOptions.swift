@@ -60,6 +60,12 @@ struct RunOptions {
                     + "it is reported slow. At least one message.",
                 default: "\(ByteSizeText.format(defaults.maximumQueuedBytes)) or 4 messages, the larger"),
             OptionSpec(
+                "transport", value: "kind",
+                help: "How the frames travel: tcp, ws (one frame per binary WebSocket message, RFC 6455; the heartbeat "
+                    + "is a WebSocket ping), tls or wss (WebSocket over TLS).",
+                default: defaults.transport.rawValue),
+            OptionSpec("ws-path", value: "path", help: "The WebSocket path clients ask for.", default: defaults.webSocketPath),
+            OptionSpec(
                 "timestamps", value: "source",
                 help: "Where receive and send times come from: user (the harness's reads and writes), kernel "
                     + "(SO_TIMESTAMPING software stamps: when segments arrived and left), or both (kernel, with the "
@@ -141,6 +147,13 @@ struct RunOptions {
             }
             base.timestamps = source
         }
+        if let text = parsed.value("transport") {
+            guard let transport = TransportKind(rawValue: text) else {
+                throw reader.invalid("transport", "kind", text, "expected tcp, ws, tls or wss")
+            }
+            base.transport = transport
+        }
+        base.webSocketPath = parsed.value("ws-path") ?? base.webSocketPath
         if let text = parsed.value("arrival") {
             guard let arrival = Arrival(rawValue: text) else {
                 throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")

@@ -102,6 +102,11 @@ extension Posix {
         return names
     }
 
+    /// True when something exists at `path`.
+    public static func fileExists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
     /// True when `fd` is a terminal.
     public static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1

@@ -56,6 +56,23 @@ public enum TCPSocket {
         }
     }
 
+    /// Starts a non-blocking connect to `address` and returns the socket (with `TCP_NODELAY`) at once; the connect
+    /// ends when the socket turns writable, and its outcome is then in `SO_ERROR` (``Connection`` reads it).
+    public static func startConnecting(to address: SocketAddress) throws(SystemError) -> Int32 {
+        let fd = try makeSocket(family: address.family)
+        do throws(SystemError) {
+            try disableNagle(fd)
+            let result = try address.withSockAddr { pointer, length throws(SystemError) in Glibc.connect(fd, pointer, length) }
+            if result != 0 && Glibc.errno != EINPROGRESS && Glibc.errno != EINTR {
+                throw SystemError("connect", errno: Glibc.errno)
+            }
+            return fd
+        } catch {
+            Posix.close(fd)
+            throw error
+        }
+    }
+
     /// Asks the kernel to busy-poll the device queue for `fd`'s reads (SO_BUSY_POLL, 50 µs), where it allows it
     /// (raising it needs CAP_NET_ADMIN; loopback has no queue to poll). Best effort: the harness spins either way.
     public static func pollBusily(_ fd: Int32) {

@@ -3,7 +3,7 @@ import BenchScenarios
 
 /// Writes every file of a run folder (SPEC §3) and publishes the folder.
 public enum RunReport {
-    /// Writes `run.csv`, `samples.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`,
+    /// Writes `run.csv`, `samples.csv`, `connections.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`,
     /// `events.csv` when connections closed early and `thresholds.csv` when thresholds were given, and the
     /// ``DerivedReports`` into `folder`; then gives the folder its real name.
     ///
@@ -20,6 +20,9 @@ public enum RunReport {
         }
         try AtomicFile.writeCSV(folder.path(of: SamplesCSV.fileName)) {
             try SamplesCSV.write(recording, to: &$0)
+        }
+        try AtomicFile.writeCSV(folder.path(of: ConnectionsCSV.fileName)) {
+            try ConnectionsCSV.write(recording, to: &$0)
         }
         if recording.configuration.scenario == .fanout {
             try AtomicFile.writeCSV(folder.path(of: BroadcastsCSV.fileName)) {

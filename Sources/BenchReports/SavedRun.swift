@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import BenchScenarios
 
 /// A run folder read back from its CSV files alone: the settings, every metric's distribution rebuilt from
@@ -105,6 +106,17 @@ public struct SavedRun: Sendable {
             builders = [rtt, lag]
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
+        }
+        // The connect metric, in runs written since it exists.
+        if Posix.fileExists(path(ConnectionsCSV.fileName)) {
+            var connect = builder("connect")
+            try CSVFileRows.read(path(ConnectionsCSV.fileName), columns: ["client", "connect_ns"]) { row in
+                guard let value = try row.nanoseconds(1, named: "connect_ns") else {
+                    throw LoadError(description: "\(row.path) line \(row.line): connect_ns is empty")
+                }
+                connect.record(value)
+            }
+            builders.append(connect)
         }
         if hasStack { builders.append(stack) }
         var thresholds: [ThresholdResult] = []

@@ -33,21 +33,29 @@ extension BenchServer {
                 try? stamps.enable(on: fd, transmit: true)
             }
             if configuration.busyPoll { TCPSocket.pollBusily(fd) }
+            let connection: Connection<T>
             do {
-                let connection = try Connection(
+                connection = try Connection<T>(
                     descriptor: fd,
                     token: Token.firstConnection + UInt64(slot),
                     epoll: epoll,
-                    maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+                    role: .server,
+                    settings: transportSettings,
                     maximumQueuedBytes: configuration.maximumQueuedBytes
                 )
-                let peer = Peer(
-                    connection: connection, client: nil, transmitStamps: stamps.map { _ in TransmitStampQueue() })
-                if slot == peers.count { peers.append(peer) } else { peers[slot] = peer }
             } catch {
                 if slot < peers.count { freeSlots.append(slot) }
                 // The connection closed its descriptor.
-                record(client: nil, reason: "could not watch an accepted connection: \(error)")
+                record(client: nil, reason: "could not set up an accepted connection: \(error)")
+                continue
+            }
+            let peer = Peer(
+                connection: connection, client: nil, transmitStamps: stamps.map { _ in TransmitStampQueue() })
+            if slot == peers.count { peers.append(peer) } else { peers[slot] = peer }
+            do {
+                try connection.start()
+            } catch {
+                closePeer(slot: slot, reason: "\(error)", code: error.closeCode, at: MonotonicClock.now())
             }
         }
     }
@@ -89,7 +97,7 @@ extension BenchServer {
             do {
                 try connection.writeQueued()
             } catch {
-                closePeer(slot: slot, reason: "write failed: \(error)", at: MonotonicClock.now())
+                closePeer(slot: slot, reason: "write failed: \(error)", code: error.closeCode, at: MonotonicClock.now())
                 return
             }
         }
@@ -120,12 +128,14 @@ extension BenchServer {
             closePeer(slot: slot, reason: reason, at: now)
             return
         }
+        // Anything a client sends shows it is alive: a WebSocket ping as much as a frame.
+        if let client = peers[slot].client { lastHeard[client] = now }
         do {
-            try connection.decoder.decode(.init(rebasing: readBuffer[0..<count])) { frame in
+            _ = try connection.receive(readBuffer, count: count) { frame in
                 self.handle(frame, slot: slot, at: now, kernel: kernelNow)
             }
         } catch {
-            closePeer(slot: slot, reason: "\(error)", at: now)
+            closePeer(slot: slot, reason: "\(error)", code: error.closeCode, at: now)
         }
     }
 
@@ -243,10 +253,11 @@ extension BenchServer {
     }
 
     /// Closes the connection in `slot`, records why, and settles what was in flight to its client as lost.
-    func closePeer(slot: Int, reason: String, at now: UInt64) {
+    /// `code` is the WebSocket status the close frame carries, on WebSocket transports.
+    func closePeer(slot: Int, reason: String, code: UInt16 = WebSocketCloseCode.protocolError, at now: UInt64) {
         let peer = peers[slot]
         guard peer.connection.isOpen else { return }
-        peer.connection.close()
+        peer.connection.close(code: code)
         record(client: peer.client, reason: reason, at: now)
         guard let client = peer.client else {
             freeSlots.append(slot)

@@ -103,7 +103,7 @@ extension BenchServer {
 
     /// Fanout with `--server-threads`: the broadcast's writes shared among the writer threads and this one; t0 is the
     /// earliest first write of any thread.
-    private func writeInParallel(_ sequence: Int, with writers: BroadcastWriters) {
+    private func writeInParallel(_ sequence: Int, with writers: BroadcastWriters<T>) {
         let clients = configuration.clients
         writers.sequence = sequence
         writers.count = clients
@@ -112,7 +112,7 @@ extension BenchServer {
             let client = Int(broadcastOrder[position])
             let slot = slotOfClient[client]
             let open = slot >= 0 && peers[slot].connection.isOpen
-            writers.targets[position] = BroadcastWriters.Target(
+            writers.targets[position] = BroadcastWriters<T>.Target(
                 connection: open ? Unmanaged.passUnretained(peers[slot].connection) : nil, client: UInt32(client))
         }
         writers.writeBroadcast(frame: message)
@@ -166,9 +166,9 @@ extension BenchServer {
     /// The write itself. It touches only `connection` and `frame`, so writer threads may run it at once for
     /// different connections (``BroadcastWriters``).
     @inline(__always)
-    static func send(_ frame: UnsafeMutableRawBufferPointer, on connection: Connection, stamped: Bool) -> WriteResult {
+    static func send(_ frame: UnsafeMutableRawBufferPointer, on connection: Connection<T>, stamped: Bool) -> WriteResult {
         do {
-            switch try connection.send(UnsafeRawBufferPointer(frame), stamped: stamped) {
+            switch try connection.send(frame, stamped: stamped) {
             case .written: return .written
             case .queued: return .queued
             case .dropped: return .dropped

@@ -10,32 +10,25 @@ import BenchNet
 /// (``pingPongOnBlockingSocket()``, in `BenchServer+PingPong.swift`). The send logic is in
 /// `BenchServer+Sending.swift`, what it does with incoming frames in `BenchServer+Receiving.swift`, kernel
 /// transmit stamps in `BenchServer+KernelStamps.swift`.
-final class BenchServer {
-    /// epoll tokens: fixed ones for the listener, timers and wake-up, then one per accepted connection.
-    enum Token {
-        static let listener: UInt64 = 0
-        static let sendTimer: UInt64 = 1
-        static let housekeepingTimer: UInt64 = 2
-        static let wake: UInt64 = 3
-        static let firstConnection: UInt64 = 4
-    }
+final class BenchServer<T: Transport> {
+    typealias Token = BenchServerToken
 
     /// An accepted connection and, once it said hello, its client id.
     struct Peer {
-        let connection: Connection
+        let connection: Connection<T>
         var client: Int?
         /// With kernel stamps: the messages written to it that wait for their transmit stamp.
         var transmitStamps: TransmitStampQueue?
     }
 
     /// How often timeouts are checked and progress is published while the run goes on.
-    static let housekeepingInterval: UInt64 = 50_000_000
+    static var housekeepingInterval: UInt64 { 50_000_000 }
 
     /// How long accepting pauses after accept failed for want of descriptors or memory.
-    static let acceptRetryInterval: UInt64 = 100_000_000
+    static var acceptRetryInterval: UInt64 { 100_000_000 }
 
     /// The longest the server keeps sending late events before it reads what arrived in the meantime.
-    static let catchUpBudget: UInt64 = 1_000_000
+    static var catchUpBudget: UInt64 { 1_000_000 }
 
     let configuration: RunConfiguration
     let control: RunControl
@@ -51,10 +44,12 @@ final class BenchServer {
     /// The kernel's socket stamps, when the run uses them.
     let stamps: KernelTimestamps?
     /// Fanout with `--server-threads` above 1: the threads writing their share of each broadcast.
-    let writers: BroadcastWriters?
+    let writers: BroadcastWriters<T>?
     /// How far a client's kernel receive stamp may fall outside [write, its own read] before it is taken for a
     /// lie: the uncertainty of putting two kernel stamps on the monotonic clock, and 1 µs.
     let kernelTolerance: UInt64
+    /// What each accepted connection's transport needs.
+    let transportSettings: TransportSettings
 
     var peers: [Peer] = []
     /// Slots in `peers` free again: their connection closed before it said hello.
@@ -113,6 +108,9 @@ final class BenchServer {
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
+        self.transportSettings = TransportSettings(
+            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+            webSocketPath: configuration.webSocketPath)
         self.writers = configuration.serverThreads > 1
             ? try BroadcastWriters(
                 threads: configuration.serverThreads, clients: configuration.clients, payload: configuration.payload,
@@ -290,9 +288,19 @@ final class BenchServer {
             recording.statusReason = "every client disconnected"
         }
         if let writers { observedCPUs.formUnion(writers.stop()) }
+        for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)
     }
+}
+
+/// epoll tokens of ``BenchServer``: fixed ones for the listener, timers and wake-up, then one per accepted connection.
+enum BenchServerToken {
+    static let listener: UInt64 = 0
+    static let sendTimer: UInt64 = 1
+    static let housekeepingTimer: UInt64 = 2
+    static let wake: UInt64 = 3
+    static let firstConnection: UInt64 = 4
 }

@@ -10,11 +10,11 @@ import Dispatch
 /// thread's share spans the whole order. Each connection is written by one thread at a time and the server's thread
 /// touches none while the writers run; the semaphores order the hand-overs. Results go to preallocated buffers: no
 /// allocation per message, and the server's thread does all bookkeeping afterwards.
-final class BroadcastWriters: @unchecked Sendable {
+final class BroadcastWriters<T: Transport>: @unchecked Sendable {
     /// One position of the broadcast being written.
     struct Target {
         /// The connection, if the client is connected and open; unretained: the server keeps it alive.
-        var connection: Unmanaged<Connection>?
+        var connection: Unmanaged<Connection<T>>?
         var client: UInt32
     }
 
@@ -112,7 +112,7 @@ final class BroadcastWriters: @unchecked Sendable {
                 continue
             }
             message.setMessageFields(sequence: sequence, client: target.client, sentNanoseconds: time)
-            results[position] = BenchServer.send(
+            results[position] = BenchServer<T>.send(
                 frame, on: connection, stamped: stampFirstWrites && position == thread)
         }
     }

@@ -1,13 +1,16 @@
 import BenchCore
 import BenchNet
 
-/// The simulated clients of a run: one connection each, in one epoll loop on one thread, each echoing every
-/// data frame at once with the time its read returned, and sending a heartbeat every `heartbeat`.
+/// The simulated clients of a run, over transport `T`: one connection each, in one epoll loop on one thread, each
+/// echoing every data frame at once with the time its read returned, and sending a heartbeat every `heartbeat` (a
+/// WebSocket ping on WebSocket transports).
 ///
-/// They connect one after the other, each saying hello with its id, then echo until the server closes every
-/// connection (the end of the run) or the run's control wakes them. A single client has nothing to multiplex:
-/// it blocks in read on its socket, as sockperf's server does, which saves an epoll_wait per message.
-final class EchoClients {
+/// They connect without blocking, at most ``connectWindow`` at a time; each one's handshakes (TLS, WebSocket) advance
+/// in the loop, and once done it says hello with its id, and its connect time (from the start of connect to the end
+/// of the handshakes) is kept. Then they echo until the server closes every connection (the end of the run) or the
+/// run's control wakes them. A single client has nothing to multiplex: once connected it blocks in read on its
+/// socket, as sockperf's server does, which saves an epoll_wait per message.
+final class EchoClients<T: Transport> {
     /// What the clients' side saw, merged into the ``RunRecording`` after the run.
     struct Report: Sendable {
         var observedCPUs = CPUSet()
@@ -17,23 +20,24 @@ final class EchoClients {
         var droppedEchoes = 0
         /// Heartbeats sent.
         var heartbeats = 0
+        /// Per client of this thread, in order: from the start of its connect to the end of its handshakes (ns).
+        var connectTimes: [(client: Int, nanoseconds: UInt64)] = []
     }
 
-    private enum Token {
-        static let wake: UInt64 = 0
-        static let heartbeatTimer: UInt64 = 1
-        static let firstConnection: UInt64 = 2
-    }
+    private typealias Token = EchoClientsToken
 
     /// Heartbeats go out in slices on this tick (or on every heartbeat, if that is shorter), so that ten
     /// thousand clients do not all write at the same instant.
-    private static let heartbeatTick: UInt64 = 100_000_000
+    private static var heartbeatTick: UInt64 { 100_000_000 }
+
+    /// Connects under way at once: enough to keep the listen backlog busy, few enough that no SYN is dropped.
+    static var connectWindow: Int { 128 }
 
     private let address: SocketAddress
     private let ids: Range<Int>
     private let token: UInt64
     private let heartbeat: UInt64
-    private let maximumFrameSize: Int
+    private let settings: TransportSettings
     private let maximumQueuedBytes: Int
     /// Spin on non-blocking reads instead of sleeping in epoll_wait or read.
     private let busyPoll: Bool
@@ -45,9 +49,15 @@ final class EchoClients {
     private let readBuffer: UnsafeMutableRawBufferPointer
     /// A heartbeat frame, rewritten with each sender's id.
     private let heartbeatFrame: UnsafeMutableRawBufferPointer
-    private var connections: [Connection] = []
-    /// Connections not closed yet; the loop ends when none is left.
+    private var connections: [Connection<T>] = []
+    /// Per position: the client said hello (its handshakes are done).
+    private var greeted: [Bool] = []
+    /// Connections not closed yet; the loop ends when none is left and none is still to open.
     private var openConnections = 0
+    /// Connections opened whose handshakes are not done yet.
+    private var connecting = 0
+    /// A hello frame, rewritten with each client's id.
+    private let hello: UnsafeMutableRawBufferPointer
     private var heartbeatCursor = 0
     private var report = Report()
 
@@ -64,21 +74,26 @@ final class EchoClients {
         self.ids = ids
         self.token = configuration.token
         self.heartbeat = configuration.heartbeat
-        self.maximumFrameSize = max(configuration.payload, WireFormat.minimumMessageSize)
+        self.settings = TransportSettings(
+            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+            webSocketPath: configuration.webSocketPath, webSocketHost: address.description)
         self.maximumQueuedBytes = configuration.maximumQueuedBytes
         self.busyPoll = configuration.busyPoll
         self.control = control
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.epoll = try Epoll()
         self.heartbeatTimer = try MonotonicTimer()
-        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * maximumFrameSize), alignment: 8)
+        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * settings.maximumFrameSize), alignment: 8)
         self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
+        self.hello = .allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
         connections.reserveCapacity(ids.count)
+        greeted.reserveCapacity(ids.count)
     }
 
     deinit {
         readBuffer.deallocate()
         heartbeatFrame.deallocate()
+        hello.deallocate()
     }
 
     /// Connects every client, echoes until the run ends, closes every connection.
@@ -94,13 +109,15 @@ final class EchoClients {
             control.failSetup("the clients' event loop could not start: \(error)")
             return report
         }
-        guard connectAll() else { return report }
-        if connections.count == 1 { return echoOnBlockingSocket(connections[0]) }
+        guard openMoreConnections() else { return report }
         if heartbeat > 0 {
             let tick = min(heartbeat, Self.heartbeatTick)
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
-        while openConnections > 0 {
+        while openConnections > 0 || connections.count < ids.count {
+            if ids.count == 1 && greeted[0] && connections[0].isOpen {
+                return echoOnBlockingSocket(connections[0])
+            }
             let count: Int
             do {
                 count = try epoll.wait(timeoutMilliseconds: busyPoll ? 0 : -1)
@@ -119,36 +136,41 @@ final class EchoClients {
                     sendHeartbeatSlice()
                 default:
                     let position = Int(token - Token.firstConnection)
-                    if connections[position].isOpen && !handle(events, position: position) {
-                        close(position)
-                    }
+                    guard connections[position].isOpen else { continue }
+                    if !handle(events, position: position) { close(position) }
+                    guard !greeted[position] && connections[position].isEstablished else { continue }
+                    guard sayHello(position: position), openMoreConnections() else { return report }
                 }
             }
         }
         return report
     }
 
-    /// Opens every client's connection and sends its hello. False (after telling the server) on failure.
-    private func connectAll() -> Bool {
-        let hello = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
-        defer { hello.deallocate() }
-        for (position, client) in ids.enumerated() {
+    /// Starts connects until ``connectWindow`` are under way or every client has one. False (after telling the
+    /// server) on failure.
+    private func openMoreConnections() -> Bool {
+        while connecting < Self.connectWindow && connections.count < ids.count {
             if control.isStopRequested { return false }
+            let position = connections.count
+            let client = ids.lowerBound + position
+            let started = MonotonicClock.now()
             do {
-                let descriptor = try TCPSocket.connect(to: address)
+                let descriptor = try TCPSocket.startConnecting(to: address)
                 try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
                 if busyPoll { TCPSocket.pollBusily(descriptor) }
-                let connection = try Connection(
+                connections.append(try Connection<T>(
                     descriptor: descriptor,
                     token: Token.firstConnection + UInt64(position),
                     epoll: epoll,
-                    maximumFrameSize: maximumFrameSize,
-                    maximumQueuedBytes: maximumQueuedBytes
-                )
-                connections.append(connection)
+                    role: .client,
+                    settings: settings,
+                    maximumQueuedBytes: maximumQueuedBytes,
+                    connecting: true,
+                    startedAt: started
+                ))
+                greeted.append(false)
                 openConnections += 1
-                Frame.encodeHello(into: hello, client: UInt32(client), token: token)
-                _ = try connection.send(UnsafeRawBufferPointer(hello))
+                connecting += 1
             } catch {
                 control.failSetup("client \(client) could not connect to \(address): \(error)")
                 return false
@@ -157,22 +179,46 @@ final class EchoClients {
         return true
     }
 
-    /// Handles epoll's events for one client's connection. False when the connection is done.
+    /// The client at `position` finished its handshakes: keeps its connect time and sends its hello. False (after
+    /// telling the server) on failure.
+    private func sayHello(position: Int) -> Bool {
+        let connection = connections[position]
+        let client = ids.lowerBound + position
+        greeted[position] = true
+        connecting -= 1
+        report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
+        Frame.encodeHello(into: hello, client: UInt32(client), token: token)
+        do {
+            _ = try connection.send(hello)
+            return true
+        } catch {
+            control.failSetup("client \(client) could not say hello to \(address): \(error)")
+            return false
+        }
+    }
+
+    /// Handles epoll's events for one client's connection: the end of its connect, its handshakes, its echoes. False
+    /// when the connection is done.
     private func handle(_ events: EpollEvents, position: Int) -> Bool {
         let connection = connections[position]
+        let client = ids.lowerBound + position
         do {
             if events.contains(.writable) { try connection.writeQueued() }
             guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return true }
-            return try echoWhatArrives(on: connection, client: ids.lowerBound + position)
+            return try echoWhatArrives(on: connection, client: client)
         } catch {
-            record(client: ids.lowerBound + position, reason: "\(error)")
+            if !greeted[position] {
+                // Before the hello, a failure is the setup's: the run cannot have all its clients.
+                control.failSetup("client \(client) could not connect to \(address): \(error)")
+            }
+            record(client: client, reason: "\(error)")
             return false
         }
     }
 
     /// Echoes on the only client's socket made blocking, until the server closes it at the end of the run.
     /// A receive timeout of one heartbeat wakes it to send heartbeats when nothing arrives.
-    private func echoOnBlockingSocket(_ connection: Connection) -> Report {
+    private func echoOnBlockingSocket(_ connection: Connection<T>) -> Report {
         let client = ids.lowerBound
         do {
             var nextHeartbeat = UInt64.max
@@ -197,12 +243,13 @@ final class EchoClients {
 
     /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat.
     private func sendHeartbeatSlice() {
+        guard !connections.isEmpty else { return }
         let tick = min(heartbeat, Self.heartbeatTick)
         let share = (connections.count * Int(tick) + Int(heartbeat) - 1) / Int(heartbeat)
         for _ in 0..<min(share, connections.count) {
             let position = heartbeatCursor
             heartbeatCursor = (heartbeatCursor + 1) % connections.count
-            guard connections[position].isOpen else { continue }
+            guard connections[position].isOpen, greeted[position] else { continue }
             do {
                 try sendHeartbeat(on: connections[position], client: ids.lowerBound + position)
             } catch {
@@ -218,36 +265,44 @@ final class EchoClients {
         openConnections -= 1
     }
 
-    private func sendHeartbeat(on connection: Connection, client: Int) throws(SystemError) {
+    /// A WebSocket ping where the transport has one (as SocketRocket's heartbeat), a heartbeat frame otherwise.
+    private func sendHeartbeat(on connection: Connection<T>, client: Int) throws(SystemError) {
+        if try connection.sendPing() {
+            report.heartbeats += 1
+            return
+        }
         Frame.encodeHeartbeat(into: heartbeatFrame, client: UInt32(client))
-        if try connection.send(UnsafeRawBufferPointer(heartbeatFrame)) != .dropped { report.heartbeats += 1 }
+        if try connection.send(heartbeatFrame) != .dropped { report.heartbeats += 1 }
     }
 
     /// Reads once and echoes every data frame read, stamped with the time the read returned (and the kernel's
     /// receive stamp, with kernel stamps). False when the connection is done: the server closed it (the end of the
     /// run) or sent something that is not data.
-    private func echoWhatArrives(on connection: Connection, client: Int) throws -> Bool {
+    private func echoWhatArrives(on connection: Connection<T>, client: Int) throws -> Bool {
         guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else {
             return true
         }
         let now = MonotonicClock.now()
         guard count > 0 else { return false }  // the server closed: the run is over
         var sendError: SystemError?
-        let proceed = try connection.decoder.decode(.init(rebasing: readBuffer[0..<count])) { frame in
-            guard frame.kind == .data else {
-                self.record(client: client, reason: "the server sent \(frame.kind.withArticle) frame")
-                return false
-            }
-            frame.convertToEcho(receivedNanoseconds: now, receivedKernelNanoseconds: kernelNow)
-            do throws(SystemError) {
-                if try connection.send(UnsafeRawBufferPointer(frame.bytes)) == .dropped {
-                    self.report.droppedEchoes += 1
+        let proceed: Bool
+        do {
+            proceed = try connection.receive(readBuffer, count: count) { frame in
+                guard frame.kind == .data else {
+                    self.record(client: client, reason: "the server sent \(frame.kind.withArticle) frame")
+                    return false
                 }
-            } catch {
-                sendError = error
-                return false
+                frame.convertToEcho(receivedNanoseconds: now, receivedKernelNanoseconds: kernelNow)
+                do throws(SystemError) {
+                    if try connection.send(frame.bytes) == .dropped { self.report.droppedEchoes += 1 }
+                } catch {
+                    sendError = error
+                    return false
+                }
+                return true
             }
-            return true
+        } catch .closedByPeer {
+            return false  // the server closed in order: the run is over
         }
         if let sendError { throw sendError }
         return proceed
@@ -257,4 +312,11 @@ final class EchoClients {
         report.events.append(
             ConnectionEvent(side: .clients, client: client, time: MonotonicClock.now(), reason: reason))
     }
+}
+
+/// epoll tokens of ``EchoClients``: the wake-up, the heartbeat timer, then one per connection.
+enum EchoClientsToken {
+    static let wake: UInt64 = 0
+    static let heartbeatTimer: UInt64 = 1
+    static let firstConnection: UInt64 = 2
 }

@@ -15,13 +15,15 @@ public struct RunAnalysis: Sendable {
         case rtt
         /// Actual − scheduled send time: how far the harness fell behind its timetable.
         case lag
+        /// Per client: from the start of its connect to the end of its transport's handshakes (TCP, TLS, WebSocket).
+        case connect
         /// With `--timestamps both`: user-space read − kernel receive stamp on the measuring side.
         case stack
 
         /// The metrics a scenario reports, in order.
         public static func reported(by scenario: Scenario, timestamps: TimestampSource = .user) -> [Metric] {
             (scenario == .fanout ? [.delivery, .spread, .completion, .rtt, .lag] : [.rtt, .lag])
-                + (timestamps == .both ? [.stack] : [])
+                + [.connect] + (timestamps == .both ? [.stack] : [])
         }
     }
 
@@ -48,6 +50,8 @@ public struct RunAnalysis: Sendable {
         var rtt = builder(.rtt)
         var lag = builder(.lag)
         var stack = builder(.stack)
+        var connect = builder(.connect)
+        for time in recording.connectTimes where time > 0 { connect.record(time) }
         var broadcasts: [BroadcastResult] = []
 
         let clients = configuration.clients
@@ -113,6 +117,7 @@ public struct RunAnalysis: Sendable {
             case .completion: return completion
             case .rtt: return rtt
             case .lag: return lag
+            case .connect: return connect
             case .stack: return stack
             }
         }

@@ -73,6 +73,10 @@ extension RunConfiguration {
             serverThreads >= 1 && serverThreads <= min(Limits.clientThreads, clients), "server-threads",
             "expected 1 to \(min(Limits.clientThreads, clients)) (at most one per client)")
         try check(serverThreads == 1 || scenario == .fanout, "server-threads", "splits a broadcast: fanout only")
+        try check(
+            webSocketPath.hasPrefix("/") && webSocketPath.utf8.count <= 1024
+                && webSocketPath.utf8.allSatisfy { (0x21...0x7E).contains($0) },
+            "ws-path", "expected a path from /, of at most 1024 printable ASCII characters without blanks")
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")
         }

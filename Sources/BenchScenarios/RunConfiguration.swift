@@ -53,6 +53,10 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Server and clients spin on non-blocking reads (and ask for `SO_BUSY_POLL`) instead of sleeping in
     /// epoll_wait or read: the lowest latencies, at the cost of a CPU per busy thread.
     public var busyPoll: Bool
+    /// How the frames travel: tcp, ws, tls or wss.
+    public var transport: TransportKind
+    /// The WebSocket path the clients ask for and the server accepts.
+    public var webSocketPath: String
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -83,6 +87,8 @@ public struct RunConfiguration: Sendable, Equatable {
         self.clientThreads = 1
         self.busyPoll = false
         self.serverThreads = 1
+        self.transport = .tcp
+        self.webSocketPath = "/"
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

@@ -63,6 +63,9 @@ public struct RunRecording: Sendable {
     public var deadClients: [Int] = []
     /// Per client, messages not written because its write queue was full: the slow consumers.
     public var queueFullDrops: [Int]
+    /// Per client of this process, from the start of its connect to the end of its transport's handshakes (ns); 0 for
+    /// clients of other processes, whose connects were not seen here.
+    public var connectTimes: [UInt64]
     /// The most bytes any one connection had waiting in its write queue.
     public var peakQueuedBytes = 0
     /// Times accept(2) failed on the listening socket (the connection skipped, or accepting paused).
@@ -95,6 +98,7 @@ public struct RunRecording: Sendable {
         self.echoedKernel = Array(repeating: 0, count: kernel ? messages : 0)
         self.broadcastStartKernel = Array(repeating: 0, count: kernel && configuration.scenario == .fanout ? sequences : 0)
         self.queueFullDrops = Array(repeating: 0, count: configuration.clients)
+        self.connectTimes = Array(repeating: 0, count: configuration.clients)
     }
 
     /// Records an event, or only counts it once ``maximumEvents`` are kept.

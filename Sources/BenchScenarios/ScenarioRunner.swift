@@ -33,15 +33,27 @@ public enum ScenarioRunner {
             throw .cannotListen(address: address.description, error)
         }
         control.serverPort.store(Int(bound.port), ordering: .releasing)
+        switch configuration.transport {
+        case .tcp: return try run(configuration, control: control, listener: listener, bound: bound, over: TCP.self)
+        case .ws: return try run(configuration, control: control, listener: listener, bound: bound, over: WebSocket.self)
+        case .tls, .wss:
+            Posix.close(listener)
+            throw .setupFailed("the \(configuration.transport.rawValue) transport is not available yet")
+        }
+    }
 
+    /// The run itself, over transport `T`: the server's thread and the clients' threads, compiled for `T`.
+    private static func run<T: Transport>(
+        _ configuration: RunConfiguration, control: RunControl, listener: Int32, bound: SocketAddress, over: T.Type
+    ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         let server: NativeThread<Result<RunRecording, RunError>>
         do {
             server = try NativeThread.spawn(name: "bench-server") { () -> Result<RunRecording, RunError> in
-                let server: BenchServer
+                let server: BenchServer<T>
                 do {
                     try placeCurrentThread(on: configuration.serverCPU)
-                    server = try BenchServer(
+                    server = try BenchServer<T>(
                         configuration: configuration, listener: listener, control: control, kernelClock: kernelClock)
                 } catch {
                     Posix.close(listener)
@@ -54,18 +66,18 @@ public enum ScenarioRunner {
             Posix.close(listener)
             throw .system(error)
         }
-        var clientThreads: [NativeThread<EchoClients.Report>] = []
+        var clientThreads: [NativeThread<EchoClients<T>.Report>] = []
         for ids in split(configuration.localClients, into: configuration.clientThreads) {
             do {
                 clientThreads.append(try NativeThread.spawn(name: "bench-clients") {
                     do {
                         try placeCurrentThread(on: configuration.clientCPU)
-                        return try EchoClients(
+                        return try EchoClients<T>(
                             configuration, ids: ids, address: bound, control: control, kernelClock: kernelClock
                         ).run()
                     } catch {
                         control.failSetup("the clients' thread could not start: \(error)")
-                        return EchoClients.Report()
+                        return EchoClients<T>.Report()
                     }
                 })
             } catch {
@@ -88,6 +100,7 @@ public enum ScenarioRunner {
             recording.clientAllowedCPUs.formUnion(report.allowedCPUs)
             recording.droppedEchoes += report.droppedEchoes
             recording.heartbeatsSent += report.heartbeats
+            for (client, time) in report.connectTimes { recording.connectTimes[client] = time }
             // What the clients saw after the server ended the run (resets of connections closed with echoes still
             // unread) is the teardown, not something that happened to the run.
             for event in report.events where event.time < recording.endNanoseconds { recording.record(event) }

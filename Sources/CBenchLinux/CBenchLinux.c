@@ -78,21 +78,26 @@ int CBench_enableKernelTimestamps(int fd, int transmit) {
     return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0 ? 0 : errno;
 }
 
-long CBench_sendStamped(int fd, const void *buffer, unsigned long length) {
+long CBench_sendPair(int fd, const void *head, unsigned long headLength, const void *body, unsigned long bodyLength,
+                     int stamped) {
     union {
         char bytes[CMSG_SPACE(sizeof(uint32_t))];
         struct cmsghdr align;
     } control;
-    memset(&control, 0, sizeof control);
-    struct iovec vector = {.iov_base = (void *)buffer, .iov_len = length};
-    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.bytes,
-                             .msg_controllen = sizeof control.bytes};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SO_TIMESTAMPING;
-    c->cmsg_len = CMSG_LEN(sizeof(uint32_t));
-    uint32_t flags = SOF_TIMESTAMPING_TX_SOFTWARE;
-    memcpy(CMSG_DATA(c), &flags, sizeof flags);
+    struct iovec vectors[2] = {{.iov_base = (void *)head, .iov_len = headLength},
+                               {.iov_base = (void *)body, .iov_len = bodyLength}};
+    struct msghdr message = {.msg_iov = headLength ? vectors : vectors + 1, .msg_iovlen = headLength ? 2 : 1};
+    if (stamped) {
+        memset(&control, 0, sizeof control);
+        message.msg_control = control.bytes;
+        message.msg_controllen = sizeof control.bytes;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SO_TIMESTAMPING;
+        c->cmsg_len = CMSG_LEN(sizeof(uint32_t));
+        uint32_t flags = SOF_TIMESTAMPING_TX_SOFTWARE;
+        memcpy(CMSG_DATA(c), &flags, sizeof flags);
+    }
     return sendmsg(fd, &message, MSG_NOSIGNAL);
 }
 

@@ -22,9 +22,15 @@ import Testing
         let folder = try #require(json["run_folder"] as? String)
         #expect(folder.hasPrefix(out + "/roundtrip-"))
         #expect(contents(of: folder) == [
-            "histogram.csv", "junit.xml", "lag.hgrm", "report.html", "rtt.hgrm", "run.csv", "samples.csv", "summary.csv",
-            "summary.md",
+            "connect.hgrm", "connections.csv", "histogram.csv", "junit.xml", "lag.hgrm", "report.html", "rtt.hgrm",
+            "run.csv", "samples.csv", "summary.csv", "summary.md",
         ])
+        // Each client's connect time: a row each, and the connect metric counting them.
+        let connections = try String(contentsOfFile: folder + "/connections.csv", encoding: .utf8)
+            .split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        #expect(connections.map { $0.first } == ["client", "0", "1"])
+        #expect(connections.dropFirst().allSatisfy { (UInt64($0[1]) ?? 0) > 0 })
+        #expect(metrics.first { $0["metric"] as? String == "connect" }?["count"] as? Int == 2)
         #expect(contents(of: out) == [URL(fileURLWithPath: folder).lastPathComponent], "no temporary folder left")
     }
 

@@ -19,9 +19,10 @@ import Testing
         defer { Posix.close(pair.client) }
         let epoll = try Epoll()
         try epoll.add(pair.server, interest: .readable, token: 1)  // a second add fails with EEXIST
-        #expect(throws: SystemError("epoll_ctl", errno: EEXIST)) {
-            _ = try Connection(
-                descriptor: pair.server, token: 2, epoll: epoll, maximumFrameSize: 64, maximumQueuedBytes: 1024)
+        #expect(throws: ConnectionError.self) {
+            _ = try Connection<TCP>(
+                descriptor: pair.server, token: 2, epoll: epoll, role: .server,
+                settings: TransportSettings(maximumFrameSize: 64), maximumQueuedBytes: 1024)
         }
         // The socket is closed (once: the caller has nothing to close): the peer reads end of stream. Checking the
         // descriptor number instead would race with the other tests, which may be given that number at once.
@@ -35,15 +36,16 @@ import Testing
         defer { pair.close() }
         let epoll = try Epoll()
         let limit = 256 << 10
-        let connection = try Connection(
-            descriptor: dup(pair.server), token: 7, epoll: epoll, maximumFrameSize: 1 << 20, maximumQueuedBytes: limit)
+        let connection = try Connection<TCP>(
+            descriptor: dup(pair.server), token: 7, epoll: epoll, role: .server,
+            settings: TransportSettings(maximumFrameSize: 1 << 20), maximumQueuedBytes: limit)
         defer { connection.close() }
 
-        var outcomes: [Connection.SendOutcome] = []
+        var outcomes: [Connection<TCP>.SendOutcome] = []
         var sequence: UInt32 = 0
         while outcomes.last != .dropped && sequence < 100_000 {
-            let bytes = frame(sequence, size: 1024)
-            outcomes.append(try bytes.withUnsafeBytes { try connection.send($0) })
+            var bytes = frame(sequence, size: 1024)
+            outcomes.append(try bytes.withUnsafeMutableBytes { try connection.send($0) })
             sequence += 1
         }
         #expect(outcomes.first == .written)
@@ -78,8 +80,9 @@ import Testing
         let pair = try LoopbackPair()
         defer { Posix.close(pair.server) }
         let epoll = try Epoll()
-        let connection = try Connection(
-            descriptor: dup(pair.server), token: 1, epoll: epoll, maximumFrameSize: 64, maximumQueuedBytes: 1024)
+        let connection = try Connection<TCP>(
+            descriptor: dup(pair.server), token: 1, epoll: epoll, role: .server,
+            settings: TransportSettings(maximumFrameSize: 64), maximumQueuedBytes: 1024)
         defer { connection.close() }
         var buffer = [UInt8](repeating: 0, count: 16)
         let empty = try buffer.withUnsafeMutableBytes { try connection.read(into: $0) }
@@ -100,16 +103,17 @@ import Testing
     @Test func writingToAPeerThatResetTheConnectionThrows() throws {
         let pair = try LoopbackPair()
         let epoll = try Epoll()
-        let connection = try Connection(
-            descriptor: dup(pair.server), token: 1, epoll: epoll, maximumFrameSize: 64, maximumQueuedBytes: 1 << 20)
+        let connection = try Connection<TCP>(
+            descriptor: dup(pair.server), token: 1, epoll: epoll, role: .server,
+            settings: TransportSettings(maximumFrameSize: 64), maximumQueuedBytes: 1 << 20)
         defer { connection.close() }
         var linger = linger(l_onoff: 1, l_linger: 0)  // close with RST
         setsockopt(pair.client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
         pair.close()
-        let bytes = frame(1, size: 64)
+        var bytes = frame(1, size: 64)
         #expect(throws: SystemError.self) {
             for _ in 0..<100 {
-                _ = try bytes.withUnsafeBytes { try connection.send($0) }
+                _ = try bytes.withUnsafeMutableBytes { try connection.send($0) }
                 usleep(1000)
             }
         }

@@ -87,7 +87,7 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(object["run_folder"] as? String == "results/a \"quoted\"\\folder\n")
         let metrics = try #require(object["metrics"] as? [[String: Any]])
-        #expect(metrics.map { $0["metric"] as? String } == ["rtt", "lag"])
+        #expect(metrics.map { $0["metric"] as? String } == ["rtt", "lag", "connect"])
         #expect(metrics[0]["count"] as? Int == 3)
         #expect(metrics[0]["lost"] as? Int == 1)
         #expect(metrics[0]["min_us"] as? Double == 0.5)

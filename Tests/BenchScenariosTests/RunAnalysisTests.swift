@@ -39,7 +39,7 @@ import Testing
 
     @Test func deliverySpreadCompletionAndRoundTripFollowTheirDefinitions() throws {
         let analysis = RunAnalysis(recording: fanoutRecording())
-        #expect(analysis.summaries.map(\.metric) == ["delivery", "spread", "completion", "rtt", "lag"])
+        #expect(analysis.summaries.map(\.metric) == ["delivery", "spread", "completion", "rtt", "lag", "connect"])
 
         // Broadcast 1: deliveries 100, 200, 300 ns after t0; rtts 350, 240, 320.
         // Broadcast 2: client 0 delivered at 100 (rtt 180), client 1 never, client 2's echo came late: a message

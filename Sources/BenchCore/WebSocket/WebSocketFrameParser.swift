@@ -17,19 +17,22 @@ public enum WebSocketEvent {
     case data(UnsafeMutableRawBufferPointer)
     /// The current data message is complete.
     case messageEnd
-    case ping(UnsafeRawBufferPointer)
-    case pong(UnsafeRawBufferPointer)
+    /// A ping, with its payload (to send back in the pong). Control frames are rare: their few bytes are copied.
+    case ping([UInt8])
+    case pong([UInt8])
     /// The peer closes, with its status code if it gave one.
     case close(code: UInt16?)
 }
 
 /// Cuts a byte stream into WebSocket frames (RFC 6455, 5), however the stream was split or coalesced.
 ///
-/// Data payloads are handed on in place, as they lie in the chunk read, unmasked there when the peer masks
-/// (a client), so a message costs no copy; only the header of a frame cut by a chunk boundary (at most 14 bytes)
-/// and a control frame's payload (at most 125 bytes) are carried over, in buffers made once. Continuation frames
-/// are passed on as more of the same message. Every rule a peer can break throws ``WebSocketError`` with the
-/// close code to answer; the parser must not be used again then.
+/// The caller pulls events one at a time with ``next(_:offset:)``, so it may do anything between two of them (send
+/// a reply, close the connection) without the parser being in the middle of a call. Data payloads are handed out in
+/// place, as they lie in the chunk read, unmasked there when the peer masks (a client), so a message costs no copy;
+/// only the header of a frame cut by a chunk boundary (at most 14 bytes) and a control frame's payload (at most 125
+/// bytes) are carried over, in buffers made once. Continuation frames are handed out as more of the same message.
+/// Every rule a peer can break throws ``WebSocketError`` with the close code to answer; the parser must not be used
+/// again then.
 public struct WebSocketFrameParser {
     /// The largest data message accepted, in payload bytes.
     public let maximumMessageSize: Int
@@ -50,6 +53,8 @@ public struct WebSocketFrameParser {
     /// A data message began and its final frame has not come yet.
     private var inMessage = false
     private var messageSize = 0
+    /// The last data handed out ended its message: ``WebSocketEvent/messageEnd`` comes next.
+    private var messageEndOwed = false
     /// A control frame's payload, collected whole before it is handed on.
     private var control: [UInt8] = []
 
@@ -60,24 +65,27 @@ public struct WebSocketFrameParser {
         control.reserveCapacity(125)
     }
 
-    /// Bytes of a frame or message received in part: non-zero when the peer closes means it stopped half-way.
+    /// Bytes of a frame or message received in part: true when the peer closes means it stopped half-way.
     public var isInsideMessage: Bool { inMessage || headerCount > 0 || inPayload }
 
-    /// Parses the next chunk of the stream and calls `onEvent` for each thing found; `onEvent` returns false to
-    /// stop (the rest of the chunk is dropped). Returns false when it stopped.
-    @discardableResult
-    public mutating func parse(
-        _ input: UnsafeMutableRawBufferPointer, _ onEvent: (WebSocketEvent) throws(WebSocketError) -> Bool
-    ) throws(WebSocketError) -> Bool {
-        var offset = 0
-        while offset < input.count {
+    /// The next event in `input` from `offset` on, which it moves past what it used; nil when `input` is used up
+    /// (what it held of an incomplete frame is kept for the next chunk).
+    public mutating func next(
+        _ input: UnsafeMutableRawBufferPointer, offset: inout Int
+    ) throws(WebSocketError) -> WebSocketEvent? {
+        while true {
+            if messageEndOwed {
+                messageEndOwed = false
+                return .messageEnd
+            }
             if !inPayload {
+                guard offset < input.count else { return nil }
                 let needed = headerNeeded()
                 let taken = min(needed - headerCount, input.count - offset)
                 for index in 0..<taken { header[headerCount + index] = input[offset + index] }
                 headerCount += taken
                 offset += taken
-                guard headerCount == needed else { return true }  // the chunk ended inside the header
+                guard headerCount == needed else { return nil }  // the chunk ended inside the header
                 // The second byte tells how long the header is: read on if it is longer than was known.
                 if headerNeeded() > needed { continue }
                 try beginFrame()
@@ -89,20 +97,35 @@ public struct WebSocketFrameParser {
             offset += Int(available)
             remaining -= available
             payloadSeen += Int(available)
+            let frameEnds = remaining == 0
+            if frameEnds {
+                inPayload = false
+                headerCount = 0
+            }
             if opcode.isControl {
                 control.append(contentsOf: UnsafeRawBufferPointer(slice))
-            } else if available > 0 {
-                guard try onEvent(.data(slice)) else { return false }
+                if frameEnds { return try controlEvent() }
+                return nil  // the chunk is used up
             }
-            guard remaining == 0 else { return true }
-            inPayload = false
-            headerCount = 0
-            if opcode.isControl {
-                guard try endControlFrame(onEvent) else { return false }
-            } else if isFinal {
+            if frameEnds && isFinal {
                 inMessage = false
-                guard try onEvent(.messageEnd) else { return false }
+                messageEndOwed = available > 0
+                if available == 0 { return .messageEnd }
             }
+            if available > 0 { return .data(slice) }
+            if !frameEnds { return nil }
+        }
+    }
+
+    /// Parses all of `input`, calling `onEvent` for each event; `onEvent` returns false to stop (the rest of the chunk
+    /// is dropped). Returns false when it stopped.
+    @discardableResult
+    public mutating func parse(
+        _ input: UnsafeMutableRawBufferPointer, _ onEvent: (WebSocketEvent) throws(WebSocketError) -> Bool
+    ) throws(WebSocketError) -> Bool {
+        var offset = 0
+        while let event = try next(input, offset: &offset) {
+            guard try onEvent(event) else { return false }
         }
         return true
     }
@@ -183,33 +206,22 @@ public struct WebSocketFrameParser {
         inPayload = true
     }
 
-    private mutating func endControlFrame(
-        _ onEvent: (WebSocketEvent) throws(WebSocketError) -> Bool
-    ) throws(WebSocketError) -> Bool {
+    private func controlEvent() throws(WebSocketError) -> WebSocketEvent {
         switch opcode {
-        case .ping, .pong:
-            let isPing = opcode == .ping
-            var proceed = true
-            var failure: WebSocketError?
-            control.withUnsafeBytes { payload in
-                do throws(WebSocketError) {
-                    proceed = try onEvent(isPing ? .ping(payload) : .pong(payload))
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-            return proceed
+        case .ping:
+            return .ping(control)
+        case .pong:
+            return .pong(control)
         default:  // close
             guard control.count != 1 else {
                 throw WebSocketError(WebSocketCloseCode.protocolError, "a close frame with a 1-byte payload")
             }
-            guard control.count >= 2 else { return try onEvent(.close(code: nil)) }
+            guard control.count >= 2 else { return .close(code: nil) }
             let code = UInt16(control[0]) << 8 | UInt16(control[1])
             guard WebSocketCloseCode.isValid(code) else {
                 throw WebSocketError(WebSocketCloseCode.protocolError, "a close frame with the invalid status \(code)")
             }
-            return try onEvent(.close(code: code))
+            return .close(code: code)
         }
     }
 }

@@ -27,6 +27,11 @@ public enum WebSocketHandshake {
     public struct Refusal: Error, Equatable, Sendable {
         public var status: Int
         public var reason: String
+
+        public init(status: Int, reason: String) {
+            self.status = status
+            self.reason = reason
+        }
     }
 
     /// Checks a client's request for `path`; returns the answer to send: `101` with the accept value.

@@ -45,13 +45,15 @@ void CBench_setThreadName(const char *name);
 int CBench_setTimerSlack(unsigned long nanoseconds);
 
 /// Turns on the kernel's software timestamps for a socket: a receive stamp with every recvmsg and, with `transmit`,
-/// keys for the transmit stamps that CBench_sendStamped asks for: the offset of the send's last byte (OPT_ID),
+/// keys for the transmit stamps that CBench_sendPair asks for: the offset of the send's last byte (OPT_ID),
 /// delivered on the error queue without the data (OPT_TSONLY). Returns 0 or an errno value.
 int CBench_enableKernelTimestamps(int fd, int transmit);
 
-/// send(2) with MSG_NOSIGNAL, asking the kernel for a software transmit stamp of this call alone (a SO_TIMESTAMPING
-/// control message). Returns the bytes taken, or -1 with errno set.
-long CBench_sendStamped(int fd, const void *buffer, unsigned long length);
+/// sendmsg(2) of `head` then `body` in one call (a WebSocket frame header before its payload; `headLength` 0: the
+/// body alone) with MSG_NOSIGNAL; with `stamped`, asking the kernel for a software transmit stamp of this call alone
+/// (a SO_TIMESTAMPING control message). Returns the bytes taken, or -1 with errno set.
+long CBench_sendPair(int fd, const void *head, unsigned long headLength, const void *body, unsigned long bodyLength,
+                     int stamped);
 
 /// recvmsg into `buffer`, with `control` (at least 128 bytes) for the kernel's receive stamp. Returns the byte count,
 /// or -1 with errno set; `*stamp` is the software receive stamp in CLOCK_REALTIME nanoseconds, 0 when there is none.

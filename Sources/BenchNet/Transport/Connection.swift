@@ -1,0 +1,339 @@
+import BenchCore
+import CBenchLinux
+import Glibc
+
+/// One non-blocking connection in an event loop, over transport `T`: its socket, its transport's layers (TLS,
+/// WebSocket), the decoder of the bench frames inside, and a bounded queue for what the socket could not take yet.
+///
+/// A connection goes through states: connecting (a client's non-blocking connect), handshaking (TLS, WebSocket
+/// Upgrade; nothing to do for plain TCP), open. Handshakes advance as bytes arrive, in the owner's event loop; no
+/// call blocks. ``receive(_:count:_:)`` takes what one read returned and hands every complete bench frame to the
+/// owner, unwrapped and decoded in place. ``send(_:stamped:)`` wraps a frame and writes it at once when nothing is
+/// queued, which is the common case and costs one system call; when the socket takes only part or nothing, the rest
+/// is queued and the connection asks its epoll for ``EpollEvents/writable``, and ``writeQueued()`` then drains it.
+/// A frame is never split by the queue limit: it is queued whole or dropped whole. One thread uses a connection.
+public final class Connection<T: Transport> {
+    /// What became of a frame given to ``send(_:stamped:)``.
+    public enum SendOutcome: Sendable, Equatable {
+        /// The socket took it all.
+        case written
+        /// Some or all waits in the queue; it will go out in order.
+        case queued
+        /// The queue is full (the peer does not read): nothing was sent.
+        case dropped
+    }
+
+    private enum State {
+        case connecting
+        case handshaking
+        case open
+    }
+
+    /// The socket.
+    public let descriptor: Int32
+    /// The owner's token for this connection in ``epoll``.
+    public let token: UInt64
+    /// Decodes the bench frames this connection receives.
+    public private(set) var decoder: FrameDecoder
+    /// The most bytes allowed to wait in the queue before whole frames are dropped.
+    public let maximumQueuedBytes: Int
+    /// When the connection began: the start of the client's connect, or the accept (monotonic ns).
+    public let startedAt: UInt64
+    /// When its transport's handshakes ended (monotonic ns); 0 until then.
+    public private(set) var establishedAt: UInt64 = 0
+    /// False once ``close(code:)`` ran.
+    public private(set) var isOpen = true
+    /// Wire bytes taken for sending, written or queued, since the connection began: the stream offset after the last
+    /// byte sent so far, which is how the kernel keys transmit stamps.
+    public private(set) var bytesTaken: UInt64 = 0
+
+    private let epoll: Epoll
+    private var stream: T.Stream
+    private var framing: T.Framing
+    private var state: State
+    private var framingStarted = false
+    private var outbound = OutboundQueue()
+    private var watchingWritable = false
+    /// Room for a frame head, or a whole control frame of the transport's own.
+    private let scratch: UnsafeMutableRawBufferPointer
+    /// Set for the one wire write that asks for a kernel transmit stamp.
+    private var stampNextWrite = false
+    /// What the last wire write did, and the error that stopped it, for the layer that asked for it.
+    private var lastOutcome = SendOutcome.written
+    private var writeFailure: SystemError?
+
+    /// Takes ownership of a socket, connected or (with `connecting`) with a non-blocking connect under way, and
+    /// registers it with `epoll`. Call ``start()`` once it is connected (a connecting one starts itself when
+    /// ``writeQueued()`` sees the connect finish).
+    ///
+    /// The descriptor belongs to the connection from the call on, even when this throws: it is closed then,
+    /// exactly once, and the caller must not close it.
+    public init(
+        descriptor: Int32,
+        token: UInt64,
+        epoll: Epoll,
+        role: TransportRole,
+        settings: TransportSettings,
+        maximumQueuedBytes: Int,
+        connecting: Bool = false,
+        startedAt: UInt64 = MonotonicClock.now()
+    ) throws(ConnectionError) {
+        do throws(ConnectionError) {
+            do {
+                try epoll.add(descriptor, interest: connecting ? [.readable, .writable] : .readable, token: token)
+            } catch {
+                throw .system(error)
+            }
+            self.stream = try T.Stream(role: role, settings: settings)
+            self.framing = try T.Framing(role: role, settings: settings)
+        } catch {
+            Posix.close(descriptor)  // no instance exists yet, so no deinit closes it again
+            throw error
+        }
+        self.descriptor = descriptor
+        self.token = token
+        self.epoll = epoll
+        self.decoder = FrameDecoder(maximumFrameSize: settings.maximumFrameSize)
+        self.maximumQueuedBytes = maximumQueuedBytes
+        self.startedAt = startedAt
+        self.state = connecting ? .connecting : .handshaking
+        self.watchingWritable = connecting
+        self.scratch = .allocate(byteCount: 2 * WebSocketFrameHeader.maximumSize + 128, alignment: 8)
+    }
+
+    deinit {
+        if isOpen { Posix.close(descriptor) }
+        scratch.deallocate()
+    }
+
+    /// Bytes waiting to be written.
+    public var queuedByteCount: Int { outbound.count }
+
+    /// True once every handshake is done: bench frames can flow.
+    public var isEstablished: Bool { state == .open }
+
+    /// WebSocket pings the peer sent (each answered with a pong).
+    public var pingsReceived: Int { framing.pingsReceived }
+
+    /// Starts the transport's handshakes on a connected socket: a client sends its TLS hello or Upgrade request.
+    public func start() throws(ConnectionError) {
+        guard state == .handshaking else { return }
+        try stream.start(writeWire)
+        try check()
+        try advanceHandshake()
+    }
+
+    /// Reads once into `buffer`, with the kernel's receive stamp of what it read when `stamps` is given (0
+    /// otherwise, or when the kernel gave none). `.processed((0, _))` means the peer closed.
+    @inline(__always)
+    public func read(
+        into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps? = nil
+    ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
+        if let stamps { return try stamps.receive(descriptor, into: buffer) }
+        guard case .processed(let count) = try Posix.read(descriptor, into: buffer) else { return .wouldBlock }
+        return .processed((count, 0))
+    }
+
+    /// Takes `buffer[0..<count]`, what one ``read(into:stamps:)`` returned: advances the handshakes, answers the
+    /// transport's own frames (pings, close), and calls `onFrame` for every complete bench frame, in place (the
+    /// callee may change its bytes). The buffer's bytes past `count` may be used for decrypted ones.
+    ///
+    /// - Returns: False when `onFrame` asked to stop; the rest is dropped.
+    /// - Throws: ``ConnectionError`` on anything the peer got wrong, or an orderly close by the peer
+    ///   (``ConnectionError/closedByPeer(code:)``); the owner then closes the connection.
+    @inline(__always)
+    public func receive(
+        _ buffer: UnsafeMutableRawBufferPointer, count: Int, _ onFrame: (Frame) -> Bool
+    ) throws(ConnectionError) -> Bool {
+        var remaining = count
+        while let plaintext = try stream.nextPlaintext(in: buffer, count: &remaining, write: writeWire) {
+            try advanceHandshake()
+            var offset = 0
+            while let output = try framing.unwrap(plaintext, offset: &offset, reply: writeLayerBytes) {
+                try check()
+                switch output {
+                case .data(let bytes):
+                    let proceed: Bool
+                    do {
+                        proceed = try decoder.decode(bytes, onFrame)
+                    } catch {
+                        throw .frame(error)
+                    }
+                    guard proceed, isOpen else { return false }
+                case .messageEnd:
+                    guard decoder.bufferedByteCount == 0 else {
+                        throw .webSocket(
+                            WebSocketError(WebSocketCloseCode.protocolError, "a message ended inside a bench frame"))
+                    }
+                }
+            }
+            try check()
+            try advanceHandshake()
+        }
+        try check()
+        try advanceHandshake()
+        return true
+    }
+
+    /// Wraps and sends one bench frame, or more, now if possible and otherwise through the queue. The transport
+    /// may change `frame`'s bytes (a WebSocket client masks them).
+    ///
+    /// - Parameter stamped: Ask the kernel for a transmit stamp of this send (on a socket prepared with
+    ///   ``KernelTimestamps/enable(on:transmit:)``). Bytes that wait in the queue go out unstamped.
+    /// - Throws: ``SystemError`` when the peer is gone (`EPIPE`, `ECONNRESET`); the owner closes the connection.
+    @inline(__always)
+    public func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
+        guard outbound.isEmpty || outbound.count + frame.count <= maximumQueuedBytes else { return .dropped }
+        let headSize = framing.head(for: frame, into: scratch)
+        stampNextWrite = stamped
+        _ = stream.send(head: UnsafeRawBufferPointer(rebasing: scratch[0..<headSize]), body: UnsafeRawBufferPointer(frame), write: writeWire)
+        stampNextWrite = false
+        if let writeFailure { throw writeFailure }
+        return lastOutcome
+    }
+
+    /// Sends the transport's own heartbeat (a WebSocket ping). False when it has none: bench framing sends heartbeat
+    /// frames instead.
+    public func sendPing() throws(SystemError) -> Bool {
+        let size = framing.ping(into: scratch)
+        guard size > 0 else { return false }
+        _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size]))
+        if let writeFailure { throw writeFailure }
+        return true
+    }
+
+    /// Writes what the queue holds, as far as the socket takes it; call on ``EpollEvents/writable``. While a client's
+    /// connect is under way, this is where it ends: the socket's error is checked and the handshakes start.
+    public func writeQueued() throws(ConnectionError) {
+        if state == .connecting {
+            try finishConnecting()
+            return
+        }
+        let descriptor = self.descriptor
+        let result = outbound.withWaitingBytes { bytes in
+            Result { () throws(SystemError) in
+                try Posix.nonBlockingCall("send") {
+                    Glibc.send(descriptor, bytes.baseAddress, bytes.count, CBenchMSG_NOSIGNAL)
+                }
+            }
+        }
+        do {
+            if case .processed(let count) = try result.get() { outbound.removeFirst(count) }
+            if outbound.isEmpty { try watchWritable(false) }
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Closes the socket (which also removes it from the epoll), after the transport's orderly close (a WebSocket
+    /// close frame with `code`) when the socket can take it at once. Safe to call twice.
+    public func close(code: UInt16 = WebSocketCloseCode.normal) {
+        guard isOpen else { return }
+        if state == .open && outbound.isEmpty {
+            let size = framing.close(code: code, into: scratch)
+            if size > 0 { _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size])) }
+            stream.close(writeWire)
+        }
+        isOpen = false
+        Posix.close(descriptor)
+    }
+
+    /// Bytes of the framing layer's own (handshake, pong, close), sent through the stream layer.
+    private func writeLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
+    }
+
+    /// Writes wire bytes, `head` then `body`, in one call, queuing what the socket does not take. The queue limit is
+    /// not checked here: ``send(_:stamped:)`` did, for whole frames.
+    @inline(__always)
+    private func writeWire(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
+        guard writeFailure == nil else { return false }
+        let total = head.count + body.count
+        bytesTaken += UInt64(total)
+        guard outbound.isEmpty && state != .connecting else {
+            outbound.append(head)
+            outbound.append(body)
+            lastOutcome = .queued
+            return true
+        }
+        let descriptor = self.descriptor
+        let stamped = stampNextWrite
+        let result: IOResult<Int>
+        do {
+            result = try Posix.nonBlockingCall("send") {
+                head.isEmpty && !stamped
+                    ? Glibc.send(descriptor, body.baseAddress, body.count, CBenchMSG_NOSIGNAL)
+                    : CBench_sendPair(
+                        descriptor, head.baseAddress, UInt(head.count), body.baseAddress, UInt(body.count),
+                        stamped ? 1 : 0)
+            }
+        } catch {
+            writeFailure = error
+            return false
+        }
+        var written = 0
+        if case .processed(let count) = result {
+            if count == total {
+                lastOutcome = .written
+                return true
+            }
+            written = count
+        }
+        if written < head.count {
+            outbound.append(UnsafeRawBufferPointer(rebasing: head[written...]))
+            outbound.append(body)
+        } else {
+            outbound.append(UnsafeRawBufferPointer(rebasing: body[(written - head.count)...]))
+        }
+        lastOutcome = .queued
+        do {
+            try watchWritable(true)
+        } catch {
+            writeFailure = error
+            return false
+        }
+        return true
+    }
+
+    private func finishConnecting() throws(ConnectionError) {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        let result = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
+        if result != 0 { error = Glibc.errno }
+        guard error == 0 else { throw .system(SystemError("connect", errno: error)) }
+        state = .handshaking
+        do {
+            if outbound.isEmpty { try watchWritable(false) }
+        } catch {
+            throw .system(error)
+        }
+        try start()
+    }
+
+    /// Starts the framing layer once the stream is established, and marks the connection open once both are.
+    @inline(__always)
+    private func advanceHandshake() throws(ConnectionError) {
+        guard state == .handshaking, stream.isEstablished else { return }
+        if !framingStarted {
+            framingStarted = true
+            try framing.start(writeLayerBytes)
+            try check()
+        }
+        if framing.isEstablished {
+            state = .open
+            establishedAt = MonotonicClock.now()
+        }
+    }
+
+    /// Throws the error a layer's write met.
+    @inline(__always)
+    private func check() throws(ConnectionError) {
+        if let writeFailure { throw .system(writeFailure) }
+    }
+
+    private func watchWritable(_ watch: Bool) throws(SystemError) {
+        guard watch != watchingWritable else { return }
+        watchingWritable = watch
+        try epoll.modify(descriptor, interest: watch ? [.readable, .writable] : .readable, token: token)
+    }
+}

@@ -1,0 +1,134 @@
+import BenchCore
+
+/// How bench frames travel on a connection: a stream layer (plain TCP or TLS) below a framing layer (bench frames
+/// as they are, or each one in a WebSocket message).
+///
+/// ``Connection`` is generic over its transport, so each run's hot path is compiled for its own layers: no
+/// existential, no allocation per message. The four transports of `--transport` are ``TCP``, ``WebSocket``,
+/// ``TLS`` and ``SecureWebSocket``.
+public protocol Transport: Sendable {
+    associatedtype Stream: StreamLayer
+    associatedtype Framing: FramingLayer
+}
+
+/// Plain TCP: bench frames straight on the socket.
+public enum TCP: Transport {
+    public typealias Stream = PlainStream
+    public typealias Framing = BenchFraming
+}
+
+/// RFC 6455 WebSocket over TCP: one bench frame per binary message.
+public enum WebSocket: Transport {
+    public typealias Stream = PlainStream
+    public typealias Framing = WebSocketFraming
+}
+
+/// Which end of a connection this side is.
+public enum TransportRole: Sendable {
+    /// Accepted it: answers handshakes, expects masked WebSocket frames.
+    case server
+    /// Opened it: starts handshakes, masks its WebSocket frames.
+    case client
+}
+
+/// What every connection of a run needs to set up its transport.
+public struct TransportSettings: @unchecked Sendable {
+    /// The largest bench frame either side sends or accepts.
+    public var maximumFrameSize: Int
+    /// The WebSocket path: what clients ask for and the server accepts.
+    public var webSocketPath: String
+    /// The `Host` field of clients' WebSocket handshakes (host:port).
+    public var webSocketHost: String
+
+    public init(maximumFrameSize: Int, webSocketPath: String = "/", webSocketHost: String = "") {
+        self.maximumFrameSize = maximumFrameSize
+        self.webSocketPath = webSocketPath
+        self.webSocketHost = webSocketHost
+    }
+}
+
+/// Where a layer's bytes for the wire go: a head and a body, written in one call (or queued) by the connection.
+/// False when the connection failed; the connection keeps the error.
+public typealias WireWriter = (_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool
+
+/// The stream below the frames: plain bytes, or TLS records.
+public protocol StreamLayer {
+    init(role: TransportRole, settings: TransportSettings) throws(ConnectionError)
+    /// True once the stream carries application bytes (at once for plain TCP, after the handshake for TLS).
+    var isEstablished: Bool { get }
+    /// Called once the socket is connected: a TLS client sends its hello.
+    mutating func start(_ write: WireWriter) throws(ConnectionError)
+    /// Takes `buffer[0..<count]`, just read from the socket; then ``nextPlaintext(in:count:write:)`` hands out what
+    /// it carried.
+    mutating func nextPlaintext(
+        in buffer: UnsafeMutableRawBufferPointer, count: inout Int, write: WireWriter
+    ) throws(ConnectionError) -> UnsafeMutableRawBufferPointer?
+    /// Sends `head` then `body` as application bytes.
+    mutating func send(head: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, write: WireWriter) -> Bool
+    /// What an orderly close sends (TLS's close_notify).
+    mutating func close(_ write: WireWriter)
+}
+
+/// The frames inside the stream: bench frames as they are, or WebSocket messages holding them.
+public protocol FramingLayer {
+    init(role: TransportRole, settings: TransportSettings) throws(ConnectionError)
+    /// True once frames can flow (at once for bench framing, after the HTTP Upgrade for WebSocket).
+    var isEstablished: Bool { get }
+    /// WebSocket pings received (each is answered with a pong).
+    var pingsReceived: Int { get }
+    /// Called once the stream is established: a WebSocket client sends its Upgrade request.
+    mutating func start(_ reply: (UnsafeRawBufferPointer) -> Bool) throws(ConnectionError)
+    /// The next piece of bench-frame bytes in `bytes` from `offset` on (which it moves past what it used), or nil when
+    /// `bytes` is used up. Handshake bytes and the layer's own frames are dealt with on the way, their answers sent
+    /// through `reply` (handshake, pong, close). Pull-style, so that the caller may send or close between two pieces.
+    mutating func unwrap(
+        _ bytes: UnsafeMutableRawBufferPointer, offset: inout Int, reply: (UnsafeRawBufferPointer) -> Bool
+    ) throws(ConnectionError) -> FramingOutput?
+    /// Writes the head that goes before the bench frame `body` into `head` (at least
+    /// ``WebSocketFrameHeader/maximumSize`` bytes) and returns its size; may change `body` (a client masks it).
+    mutating func head(for body: UnsafeMutableRawBufferPointer, into head: UnsafeMutableRawBufferPointer) -> Int
+    /// Writes a heartbeat of the layer's own (a WebSocket ping) into `buffer` and returns its size; 0 when the layer
+    /// has none (bench framing sends heartbeat frames).
+    mutating func ping(into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// Writes what an orderly close with `code` sends into `buffer` and returns its size; 0 for nothing.
+    mutating func close(code: UInt16, into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+/// What a framing layer unwrapped.
+public enum FramingOutput {
+    /// Bench-frame bytes, in place; the receiver may change them.
+    case data(UnsafeMutableRawBufferPointer)
+    /// The end of a message (WebSocket): a bench frame must not go on past it.
+    case messageEnd
+}
+
+/// Why a connection ended or could not go on, worded for the events.
+public enum ConnectionError: Error, CustomStringConvertible {
+    case system(SystemError)
+    case frame(FrameError)
+    case webSocket(WebSocketError)
+    case handshake(String)
+    case tls(String)
+    /// The peer closed in order (a WebSocket close frame), with its status code if it gave one.
+    case closedByPeer(code: UInt16?)
+
+    public var description: String {
+        switch self {
+        case .system(let error): "\(error)"
+        case .frame(let error): "\(error)"
+        case .webSocket(let error): "\(error)"
+        case .handshake(let reason): "handshake failed: \(reason)"
+        case .tls(let reason): "TLS: \(reason)"
+        case .closedByPeer(let code): "closed by peer (WebSocket close\(code.map { " \($0)" } ?? ""))"
+        }
+    }
+
+    /// The WebSocket status code to close with for this error.
+    public var closeCode: UInt16 {
+        switch self {
+        case .webSocket(let error): error.code
+        case .frame: WebSocketCloseCode.protocolError
+        default: WebSocketCloseCode.normal
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/// The transport of a run (`--transport`): how the bench frames travel between server and clients.
+public enum TransportKind: String, Sendable, CaseIterable {
+    /// Bench frames straight on TCP.
+    case tcp
+    /// One bench frame per binary WebSocket message (RFC 6455), after an HTTP Upgrade.
+    case ws
+    /// Bench frames inside TLS (1.2 or 1.3).
+    case tls
+    /// WebSocket inside TLS.
+    case wss
+
+    /// True for the WebSocket transports.
+    public var isWebSocket: Bool { self == .ws || self == .wss }
+    /// True for the TLS transports.
+    public var usesTLS: Bool { self == .tls || self == .wss }
+}
