@@ -66,6 +66,15 @@ struct RunOptions {
                 default: defaults.transport.rawValue),
             OptionSpec("ws-path", value: "path", help: "The WebSocket path clients ask for.", default: defaults.webSocketPath),
             OptionSpec(
+                "tls-cert", value: "pem",
+                help: "tls/wss: the server's certificate (with --tls-key); without, the run makes a self-signed one "
+                    + "and its clients pin exactly that."),
+            OptionSpec("tls-key", value: "pem", help: "tls/wss: the server's private key."),
+            OptionSpec(
+                "tls-ca", value: "pem",
+                help: "tls/wss: the one certificate the clients accept from the server (pinning).",
+                default: "the server's own"),
+            OptionSpec(
                 "timestamps", value: "source",
                 help: "Where receive and send times come from: user (the harness's reads and writes), kernel "
                     + "(SO_TIMESTAMPING software stamps: when segments arrived and left), or both (kernel, with the "
@@ -154,6 +163,7 @@ struct RunOptions {
             base.transport = transport
         }
         base.webSocketPath = parsed.value("ws-path") ?? base.webSocketPath
+        (base.tlsCertificatePath, base.tlsKeyPath, base.tlsTrustPath) = try reader.tlsFiles(for: base.transport)
         if let text = parsed.value("arrival") {
             guard let arrival = Arrival(rawValue: text) else {
                 throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")
@@ -257,6 +267,23 @@ private struct OptionReader {
             sizes.append(size)
         }
         return sizes
+    }
+
+    /// `--tls-cert`, `--tls-key` and `--tls-ca`: files that can be read, the first two together, for TLS transports.
+    func tlsFiles(for transport: TransportKind) throws(UsageError) -> (String?, String?, String?) {
+        let names = ["tls-cert", "tls-key", "tls-ca"]
+        let paths = names.map { parsed.value($0) }
+        for (name, path) in zip(names, paths) {
+            guard let path else { continue }
+            guard transport.usesTLS else { throw invalid(name, "pem", path, "needs --transport tls or wss") }
+            guard Posix.isReadableFile(path) else { throw invalid(name, "pem", path, "cannot read this file") }
+        }
+        guard (paths[0] == nil) == (paths[1] == nil) else {
+            throw invalid(
+                paths[0] == nil ? "tls-key" : "tls-cert", "pem", paths[0] ?? paths[1]!,
+                "--tls-cert and --tls-key go together")
+        }
+        return (paths[0], paths[1], paths[2])
     }
 
     func cpuPair(_ text: String) throws(UsageError) -> (Int, Int) {

@@ -107,6 +107,12 @@ extension Posix {
         access(path, F_OK) == 0
     }
 
+    /// True when `path` is a regular file this process may read.
+    public static func isReadableFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG && access(path, R_OK) == 0
+    }
+
     /// True when `fd` is a terminal.
     public static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1

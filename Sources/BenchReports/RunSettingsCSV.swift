@@ -32,6 +32,7 @@ public enum RunSettingsCSV {
             ("max_queue_bytes", "\(configuration.maximumQueuedBytes)"),
             ("transport", configuration.transport.rawValue),
             ("ws_path", configuration.transport.isWebSocket ? configuration.webSocketPath : ""),
+            ("tls_certificate_sha256", recording.tlsCertificateFingerprint),
             ("timestamps", configuration.timestamps.rawValue),
             ("client_threads", "\(configuration.clientThreads)"),
             ("server_threads", "\(configuration.serverThreads)"),

@@ -93,9 +93,11 @@ final class BenchServer<T: Transport> {
     var lastDispatch: UInt64 = 0
     var observedCPUs = CPUSet()
 
-    /// Takes ownership of the listening socket `listener`; `kernelClock` is given when the run uses kernel stamps.
+    /// Takes ownership of the listening socket `listener`; its connections' transports are set up with `transport`;
+    /// `kernelClock` is given when the run uses kernel stamps.
     init(
-        configuration: RunConfiguration, listener: Int32, control: RunControl, kernelClock: KernelClockMapping?
+        configuration: RunConfiguration, listener: Int32, transport: TransportSettings, control: RunControl,
+        kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.configuration = configuration
         self.control = control
@@ -108,9 +110,7 @@ final class BenchServer<T: Transport> {
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
-        self.transportSettings = TransportSettings(
-            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
-            webSocketPath: configuration.webSocketPath)
+        self.transportSettings = transport
         self.writers = configuration.serverThreads > 1
             ? try BroadcastWriters(
                 threads: configuration.serverThreads, clients: configuration.clients, payload: configuration.payload,

@@ -61,12 +61,13 @@ final class EchoClients<T: Transport> {
     private var heartbeatCursor = 0
     private var report = Report()
 
-    /// Clients `ids` of the run `configuration`, whose server listens at `address`; `kernelClock` is given when
-    /// the run uses kernel stamps.
+    /// Clients `ids` of the run `configuration`, whose server listens at `address`, their transports set up with
+    /// `transport`; `kernelClock` is given when the run uses kernel stamps.
     init(
         _ configuration: RunConfiguration,
         ids: Range<Int>,
         address: SocketAddress,
+        transport: TransportSettings,
         control: RunControl,
         kernelClock: KernelClockMapping?
     ) throws(SystemError) {
@@ -74,9 +75,7 @@ final class EchoClients<T: Transport> {
         self.ids = ids
         self.token = configuration.token
         self.heartbeat = configuration.heartbeat
-        self.settings = TransportSettings(
-            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
-            webSocketPath: configuration.webSocketPath, webSocketHost: address.description)
+        self.settings = transport
         self.maximumQueuedBytes = configuration.maximumQueuedBytes
         self.busyPoll = configuration.busyPoll
         self.control = control

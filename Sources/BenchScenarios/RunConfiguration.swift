@@ -57,6 +57,11 @@ public struct RunConfiguration: Sendable, Equatable {
     public var transport: TransportKind
     /// The WebSocket path the clients ask for and the server accepts.
     public var webSocketPath: String
+    /// TLS: the server's certificate and private key (PEM files); nil makes an ephemeral self-signed certificate.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// TLS: the one certificate the clients accept from the server (PEM); nil pins the server's own.
+    public var tlsTrustPath: String?
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -89,6 +94,9 @@ public struct RunConfiguration: Sendable, Equatable {
         self.serverThreads = 1
         self.transport = .tcp
         self.webSocketPath = "/"
+        self.tlsCertificatePath = nil
+        self.tlsKeyPath = nil
+        self.tlsTrustPath = nil
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

@@ -18,6 +18,8 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
     case setupFailed(String)
     /// A system call failed where nothing could go on (creating epoll or a thread).
     case system(SystemError)
+    /// TLS could not be set up: OpenSSL missing, a certificate or key that does not read.
+    case tls(TLSError)
 
     public var description: String {
         switch self {
@@ -39,6 +41,8 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
         case .setupFailed(let reason):
             return "the clients could not be set up: \(reason)"
         case .system(let error):
+            return "\(error)"
+        case .tls(let error):
             return "\(error)"
         }
     }

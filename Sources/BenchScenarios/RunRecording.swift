@@ -15,6 +15,8 @@ public struct RunRecording: Sendable {
     public var statusReason: String?
     /// The address the server listened on, with the port it got.
     public var serverAddress = ""
+    /// TLS: the SHA-256 fingerprint of the certificate the server presented; empty on plain transports.
+    public var tlsCertificateFingerprint = ""
     /// Monotonic time of schedule offset 0: when all clients were connected and sending began.
     public var startNanoseconds: UInt64 = 0
     /// Monotonic time when the last echo came in or the last timeout passed.

@@ -33,18 +33,37 @@ public enum ScenarioRunner {
             throw .cannotListen(address: address.description, error)
         }
         control.serverPort.store(Int(bound.port), ordering: .releasing)
-        switch configuration.transport {
-        case .tcp: return try run(configuration, control: control, listener: listener, bound: bound, over: TCP.self)
-        case .ws: return try run(configuration, control: control, listener: listener, bound: bound, over: WebSocket.self)
-        case .tls, .wss:
-            Posix.close(listener)
-            throw .setupFailed("the \(configuration.transport.rawValue) transport is not available yet")
+        var server = TransportSettings(
+            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+            webSocketPath: configuration.webSocketPath, webSocketHost: bound.description)
+        var clients = server
+        var fingerprint = ""
+        if configuration.transport.usesTLS {
+            do {
+                let certificate: TLSCertificate
+                (certificate, server.tls, clients.tls) = try TLSSetup.contexts(for: configuration)
+                fingerprint = certificate.sha256Fingerprint
+            } catch {
+                Posix.close(listener)
+                throw .tls(error)
+            }
         }
+        let sides = (server: server, clients: clients)
+        var recording: RunRecording
+        switch configuration.transport {
+        case .tcp: recording = try run(configuration, control, listener, bound, sides, over: TCP.self)
+        case .ws: recording = try run(configuration, control, listener, bound, sides, over: WebSocket.self)
+        case .tls: recording = try run(configuration, control, listener, bound, sides, over: TLS.self)
+        case .wss: recording = try run(configuration, control, listener, bound, sides, over: SecureWebSocket.self)
+        }
+        recording.tlsCertificateFingerprint = fingerprint
+        return recording
     }
 
     /// The run itself, over transport `T`: the server's thread and the clients' threads, compiled for `T`.
     private static func run<T: Transport>(
-        _ configuration: RunConfiguration, control: RunControl, listener: Int32, bound: SocketAddress, over: T.Type
+        _ configuration: RunConfiguration, _ control: RunControl, _ listener: Int32, _ bound: SocketAddress,
+        _ settings: (server: TransportSettings, clients: TransportSettings), over: T.Type
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         let server: NativeThread<Result<RunRecording, RunError>>
@@ -54,7 +73,8 @@ public enum ScenarioRunner {
                 do {
                     try placeCurrentThread(on: configuration.serverCPU)
                     server = try BenchServer<T>(
-                        configuration: configuration, listener: listener, control: control, kernelClock: kernelClock)
+                        configuration: configuration, listener: listener, transport: settings.server, control: control,
+                        kernelClock: kernelClock)
                 } catch {
                     Posix.close(listener)
                     control.failSetup("the server's thread could not start: \(error)")
@@ -73,7 +93,8 @@ public enum ScenarioRunner {
                     do {
                         try placeCurrentThread(on: configuration.clientCPU)
                         return try EchoClients<T>(
-                            configuration, ids: ids, address: bound, control: control, kernelClock: kernelClock
+                            configuration, ids: ids, address: bound, transport: settings.clients, control: control,
+                            kernelClock: kernelClock
                         ).run()
                     } catch {
                         control.failSetup("the clients' thread could not start: \(error)")

@@ -23,6 +23,18 @@ public enum WebSocket: Transport {
     public typealias Framing = WebSocketFraming
 }
 
+/// Bench frames inside TLS.
+public enum TLS: Transport {
+    public typealias Stream = TLSStream
+    public typealias Framing = BenchFraming
+}
+
+/// WebSocket inside TLS (`wss://`).
+public enum SecureWebSocket: Transport {
+    public typealias Stream = TLSStream
+    public typealias Framing = WebSocketFraming
+}
+
 /// Which end of a connection this side is.
 public enum TransportRole: Sendable {
     /// Accepted it: answers handshakes, expects masked WebSocket frames.
@@ -39,11 +51,14 @@ public struct TransportSettings: @unchecked Sendable {
     public var webSocketPath: String
     /// The `Host` field of clients' WebSocket handshakes (host:port).
     public var webSocketHost: String
+    /// TLS: this side's context (a server's certificate, or a client's pin); nil on plain transports.
+    public var tls: TLSContext?
 
-    public init(maximumFrameSize: Int, webSocketPath: String = "/", webSocketHost: String = "") {
+    public init(maximumFrameSize: Int, webSocketPath: String = "/", webSocketHost: String = "", tls: TLSContext? = nil) {
         self.maximumFrameSize = maximumFrameSize
         self.webSocketPath = webSocketPath
         self.webSocketHost = webSocketHost
+        self.tls = tls
     }
 }
 
@@ -109,8 +124,8 @@ public enum ConnectionError: Error, CustomStringConvertible {
     case webSocket(WebSocketError)
     case handshake(String)
     case tls(String)
-    /// The peer closed in order (a WebSocket close frame), with its status code if it gave one.
-    case closedByPeer(code: UInt16?)
+    /// The peer closed in order (a WebSocket close frame, a TLS close_notify), as said here.
+    case closedByPeer(String)
 
     public var description: String {
         switch self {
@@ -119,7 +134,7 @@ public enum ConnectionError: Error, CustomStringConvertible {
         case .webSocket(let error): "\(error)"
         case .handshake(let reason): "handshake failed: \(reason)"
         case .tls(let reason): "TLS: \(reason)"
-        case .closedByPeer(let code): "closed by peer (WebSocket close\(code.map { " \($0)" } ?? ""))"
+        case .closedByPeer(let how): "closed by peer (\(how))"
         }
     }
 

@@ -83,7 +83,7 @@ public struct WebSocketFraming: FramingLayer {
                     _ = Self.sendControl(.close, payload: payload, mask: mask, reply: reply)
                 }
                 state = .closed
-                throw .closedByPeer(code: code)
+                throw .closedByPeer("WebSocket close" + (code.map { " \($0)" } ?? ""))
             }
         }
     }

@@ -65,4 +65,45 @@ long CBench_receiveStamped(int fd, void *buffer, unsigned long length, void *con
 /// something on the queue that is not a transmit stamp; -1 with errno set (EAGAIN: the queue is empty).
 int CBench_readTransmitStamp(int fd, void *control, unsigned long controlLength, uint32_t *key, int64_t *stamp);
 
+// TLS through the system's OpenSSL 3 (CBenchTLS.c), loaded at run time. Certificates, keys, contexts and sessions
+// are opaque pointers; `error` receives a message of at most `size` bytes where a call can fail.
+
+/// Loads libssl.so.3 and libcrypto.so.3 once. Returns 0, or -1 with dlerror's message.
+int CBenchTLS_load(char *error, size_t size);
+/// The first certificate or private key of PEM text, or NULL.
+void *CBenchTLS_readCertificate(const char *pem, int length, char *error, size_t size);
+void *CBenchTLS_readPrivateKey(const char *pem, int length, char *error, size_t size);
+/// A fresh P-256 key and a self-signed certificate for it (CN `commonName`, valid a week). Returns 0 or -1.
+int CBenchTLS_makeSelfSigned(const char *commonName, void **certificate, void **key, char *error, size_t size);
+/// The SHA-256 of a certificate's DER encoding. Returns 0 or -1.
+int CBenchTLS_fingerprint(const void *certificate, unsigned char digest[32]);
+/// Writes the certificate as PEM into `buffer` if it fits; returns its length, or -1.
+long CBenchTLS_certificatePEM(void *certificate, char *buffer, size_t size);
+void CBenchTLS_freeCertificate(void *certificate);
+void CBenchTLS_freePrivateKey(void *key);
+/// A TLS 1.2+ context: a server's with its certificate and key, or a client's (which checks no chain: it pins).
+void *CBenchTLS_newContext(int server, void *certificate, void *key, char *error, size_t size);
+void CBenchTLS_freeContext(void *context);
+/// A session reading from and writing to memory: the caller moves the bytes to and from the socket.
+void *CBenchTLS_newSession(void *context, int server);
+void CBenchTLS_freeSession(void *session);
+/// Gives the session bytes read from the socket. Returns 0 or -1.
+int CBenchTLS_feed(void *session, const void *bytes, int length);
+/// Advances the handshake: 1 done, 0 needs more input, -1 failed, -2 the peer closed.
+int CBenchTLS_handshake(void *session, char *error, size_t size);
+/// Decrypts into `buffer`: the byte count, 0 needs more input, -1 failed, -2 the peer closed (close_notify).
+long CBenchTLS_read(void *session, void *buffer, int capacity, char *error, size_t size);
+/// Encrypts `head` then `body` as one record. Returns the bytes taken (all of them), or -1.
+long CBenchTLS_write(void *session, const void *head, int headLength, const void *body, int bodyLength);
+/// The encrypted bytes waiting to go to the socket, in place: their length, `*bytes` pointing at them.
+long CBenchTLS_output(void *session, const void **bytes);
+/// Drops the waiting encrypted bytes (they were written or queued).
+void CBenchTLS_clearOutput(void *session);
+/// Sends close_notify (into the output).
+void CBenchTLS_shutdown(void *session);
+/// 1 when the peer's certificate is `certificate`, else 0.
+int CBenchTLS_peerIs(void *session, const void *certificate);
+/// The protocol version agreed, e.g. "TLSv1.3".
+const char *CBenchTLS_version(void *session);
+
 #endif

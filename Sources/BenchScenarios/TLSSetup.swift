@@ -1,0 +1,31 @@
+import BenchNet
+
+/// The TLS contexts of a run: the server's certificate (from `--tls-cert`/`--tls-key`, or made for the run) and the
+/// certificate its clients pin (`--tls-ca`, or the server's own).
+enum TLSSetup {
+    /// Loads OpenSSL and returns the server's certificate, the server's context and the clients'.
+    static func contexts(
+        for configuration: RunConfiguration
+    ) throws(TLSError) -> (certificate: TLSCertificate, server: TLSContext, clients: TLSContext) {
+        try OpenSSL.load()
+        let certificate: TLSCertificate
+        if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
+            certificate = try TLSCertificate(
+                pem: try read(certificatePath, "--tls-cert"), keyPEM: try read(keyPath, "--tls-key"))
+        } else {
+            certificate = try TLSCertificate(selfSignedFor: "bench ephemeral")
+        }
+        let pinned = try configuration.tlsTrustPath.map { path throws(TLSError) in
+            try TLSCertificate(pem: try read(path, "--tls-ca"))
+        }
+        return (certificate, try TLSContext(serving: certificate), try TLSContext(pinning: pinned ?? certificate))
+    }
+
+    private static func read(_ path: String, _ option: String) throws(TLSError) -> [UInt8] {
+        do {
+            return try Posix.readFile(path, limit: 1 << 20)
+        } catch {
+            throw TLSError("\(option) \(path): \(error)")
+        }
+    }
+}
