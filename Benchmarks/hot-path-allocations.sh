@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# The per-message path allocates nothing: the server's and the clients' threads call malloc as often for a run
-# of 100 times more messages (setup only). Counted with an LD_PRELOAD shim (malloc_count.c); the main thread's
-# count grows with the run (analysis and reports happen there, after the run) and is not checked.
+# The per-message path allocates nothing: the server's and the clients' threads together call malloc as often for a
+# run of 100 times more messages (setup only). Counted with an LD_PRELOAD shim (malloc_count.c); the main thread's
+# count grows with the run (analysis and reports happen there, after the run) and is not checked. The two threads are
+# compared together: the Swift runtime makes a generic type's metadata (Connection<TCP>…) on first use, on whichever
+# thread comes first, so a few setup allocations move between them from run to run, and the order in which connections
+# are accepted and greeted varies by a few more: the sums may differ by 4 (a per-message allocation would add thousands).
+#
+# TLS rows are printed, not judged: OpenSSL 3 allocates inside SSL_read and SSL_write, a few times per record (with
+# SSL_MODE_RELEASE_BUFFERS, which keeps the memory per connection within its target, a few more); the harness's own
+# part of the path allocates nothing there either.
 #
 #   Benchmarks/hot-path-allocations.sh
 set -euo pipefail
@@ -20,9 +27,15 @@ status=0
 while IFS='|' read -r name small large; do
     read -r server_small clients_small < <(counts $small)
     read -r server_large clients_large < <(counts $large)
-    verdict=met
-    if [ "$server_small" != "$server_large" ] || [ "$clients_small" != "$clients_large" ]; then verdict=MISSED; status=1; fi
-    printf '%-22s server %4s → %4s   clients %4s → %4s   (100× the messages; target: equal: %s)\n' "$name" \
+    total_small=$((server_small + clients_small)); total_large=$((server_large + clients_large))
+    if [[ $name == *tls* || $name == *wss* ]]; then
+        verdict="not judged (OpenSSL's own allocations)"
+    elif (( total_large - total_small <= 4 && total_small - total_large <= 4 )); then
+        verdict=met
+    else
+        verdict=MISSED; status=1
+    fi
+    printf '%-22s server %6s → %6s   clients %6s → %6s   (100× the messages; target: sums within 4: %s)\n' "$name" \
         "$server_small" "$server_large" "$clients_small" "$clients_large" "$verdict"
 done <<'RUNS'
 ping-pong|roundtrip --count 1000 --interval 0|roundtrip --count 100000 --interval 0
@@ -31,5 +44,9 @@ fanout, 20 clients|fanout --clients 20 --messages 50 --interval 1ms|fanout --cli
 ping-pong, kernel|roundtrip --count 1000 --interval 0 --timestamps both|roundtrip --count 100000 --interval 0 --timestamps both
 fanout, kernel, 2 thr.|fanout --clients 20 --messages 50 --interval 1ms --timestamps both --client-threads 2|fanout --clients 20 --messages 5000 --interval 1ms --timestamps both --client-threads 2
 fanout, 3 server thr.|fanout --clients 20 --messages 50 --interval 1ms --server-threads 3|fanout --clients 20 --messages 5000 --interval 1ms --server-threads 3
+ping-pong, ws|roundtrip --count 1000 --interval 0 --transport ws|roundtrip --count 100000 --interval 0 --transport ws
+fanout, ws|fanout --clients 20 --messages 50 --interval 1ms --transport ws|fanout --clients 20 --messages 5000 --interval 1ms --transport ws
+ping-pong, tls|roundtrip --count 1000 --interval 0 --transport tls|roundtrip --count 100000 --interval 0 --transport tls
+fanout, wss|fanout --clients 20 --messages 50 --interval 1ms --transport wss|fanout --clients 20 --messages 5000 --interval 1ms --transport wss
 RUNS
 exit $status
