@@ -279,9 +279,10 @@ private struct OptionReader {
             guard Posix.isReadableFile(path) else { throw invalid(name, "pem", path, "cannot read this file") }
         }
         guard (paths[0] == nil) == (paths[1] == nil) else {
-            throw invalid(
-                paths[0] == nil ? "tls-key" : "tls-cert", "pem", paths[0] ?? paths[1]!,
-                "--tls-cert and --tls-key go together")
+            let (given, missing) = paths[0] == nil ? ("tls-key", "tls-cert") : ("tls-cert", "tls-key")
+            throw UsageError(
+                message: "--\(given) needs --\(missing) <pem>: the server's certificate and its key go together",
+                command: command)
         }
         return (paths[0], paths[1], paths[2])
     }

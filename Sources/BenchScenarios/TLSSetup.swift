@@ -10,15 +10,26 @@ enum TLSSetup {
         try OpenSSL.load()
         let certificate: TLSCertificate
         if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
-            certificate = try TLSCertificate(
-                pem: try read(certificatePath, "--tls-cert"), keyPEM: try read(keyPath, "--tls-key"))
+            let files = "--tls-cert \(certificatePath) and --tls-key \(keyPath)"
+            certificate = try naming(files) { () throws(TLSError) in
+                try TLSCertificate(pem: try read(certificatePath, "--tls-cert"), keyPEM: try read(keyPath, "--tls-key"))
+            }
         } else {
             certificate = try TLSCertificate(selfSignedFor: "bench ephemeral")
         }
         let pinned = try configuration.tlsTrustPath.map { path throws(TLSError) in
-            try TLSCertificate(pem: try read(path, "--tls-ca"))
+            try naming("--tls-ca \(path)") { () throws(TLSError) in try TLSCertificate(pem: try read(path, "--tls-ca")) }
         }
         return (certificate, try TLSContext(serving: certificate), try TLSContext(pinning: pinned ?? certificate))
+    }
+
+    /// `body`'s result, its error prefixed with the option and file it is about.
+    private static func naming<T>(_ subject: String, _ body: () throws(TLSError) -> T) throws(TLSError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw error.description.hasPrefix("--") ? error : TLSError("\(subject): \(error)")
+        }
     }
 
     private static func read(_ path: String, _ option: String) throws(TLSError) -> [UInt8] {

@@ -23,4 +23,14 @@ import Testing
         #expect(result.exitCode == 3)
         #expect(result.standardError.contains("cannot listen on 192.0.2.1:0: bind: Cannot assign requested address"))
     }
+
+    @Test func aTLSRunWhoseCertificateDoesNotReadFailsBeforeAnyLoadWithExitThree() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--transport", "tls", "--tls-ca", "/etc/hostname", "--count", "5", "--out", out,
+        ])
+        #expect(result.exitCode == 3)
+        #expect(result.standardError.contains("--tls-ca /etc/hostname: not a PEM certificate"), "\(result.standardError)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).isEmpty, "no run folder")
+    }
 }

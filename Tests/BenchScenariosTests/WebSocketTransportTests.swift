@@ -319,6 +319,27 @@ import Testing
         configuration.setupTimeout = 15_000_000_000
         return configuration
     }
+
+    /// On WebSocket the clients' heartbeat is a ping (as SocketRocket's): the server answers it, counts it, and takes
+    /// it as a sign of life, so no client is taken for dead although heartbeats are much shorter than the run.
+    @Test(arguments: [(Scenario.fanout, 3), (.roundtrip, 1)])
+    func pingsAreTheHeartbeatAndKeepClientsAlive(scenario: Scenario, clients: Int) throws {
+        var configuration = RunConfiguration(scenario: scenario, seed: 31)
+        configuration.transport = .ws
+        configuration.clients = clients
+        configuration.messages = 40
+        configuration.warmup = 0
+        configuration.interval = 10_000_000
+        configuration.arrival = .fixed
+        configuration.heartbeat = 20_000_000
+        configuration.deadAfter = 60_000_000
+        let recording = try ScenarioRunner.run(configuration, control: try RunControl())
+        #expect(recording.status == .complete)
+        #expect(recording.deadClients.isEmpty)
+        #expect(recording.heartbeatsSent >= clients * 10, "about 400 ms of pings every 20 ms per client")
+        #expect(recording.heartbeatsReceived > 0 && recording.heartbeatsReceived <= recording.heartbeatsSent)
+        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+    }
 }
 
 /// A WebSocket client made by hand on a blocking TCP socket: every byte of the handshake and of every frame is built
