@@ -238,9 +238,12 @@ public final class Connection<T: Transport> {
         Posix.close(descriptor)
     }
 
-    /// Bytes of the framing layer's own (handshake, pong, close), sent through the stream layer.
+    /// Bytes of the framing layer's own (handshake, pong, close), sent through the stream layer. They are not sent
+    /// while the queue is full: a peer that floods pings without reading cannot grow it past its limit (RFC 6455
+    /// lets a pong answer only the latest ping).
     private func writeLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
+        guard outbound.isEmpty || outbound.count + bytes.count <= maximumQueuedBytes else { return true }
+        return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
     }
 
     /// Writes wire bytes, `head` then `body`, in one call, queuing what the socket does not take. The queue limit is
