@@ -85,7 +85,17 @@ struct RunOptions {
                 help: "Threads the clients are split over, each with its own epoll, so that receive stamps do not "
                     + "wait behind other clients' reads.",
                 default: "one per CPU the clients may use, minus the server's"),
-        ] + (scenario == .fanout ? [
+        ] + (scenario == .roundtrip ? [
+            OptionSpec(
+                "target", value: "url",
+                help: "Measure your own echo server instead of the built-in one: tcp://HOST:PORT (with --framing), "
+                    + "ws://HOST:PORT/PATH or wss://… (with --tls-ca); it must send every message back verbatim."),
+            OptionSpec(
+                "framing", value: "kind",
+                help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
+                    + "(STX, destination, source, length, data, CRC-16/CCITT-FALSE).",
+                default: "length32"),
+        ] : []) + (scenario == .fanout ? [
             OptionSpec(
                 "server-threads", value: "k",
                 help: "Threads that write each broadcast, each its share of the clients, as broadcast servers use "
@@ -163,7 +173,30 @@ struct RunOptions {
             base.transport = transport
         }
         base.webSocketPath = parsed.value("ws-path") ?? base.webSocketPath
-        (base.tlsCertificatePath, base.tlsKeyPath, base.tlsTrustPath) = try reader.tlsFiles(for: base.transport)
+        if let text = parsed.value("target") {
+            do {
+                base.target = try TargetURL(text)
+            } catch {
+                throw reader.invalid("target", "url", text, error.reason)
+            }
+            for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads", "client-threads"]
+            where parsed.value(option) != nil || parsed.has(option) {
+                throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
+            }
+            if let source = parsed.value("timestamps"), source != "user" {
+                throw reader.invalid("timestamps", "source", source, "a --target run stamps in user space (user)")
+            }
+            base.timestamps = .user
+        }
+        if let text = parsed.value("framing") {
+            guard let framing = MessageFraming(rawValue: text) else {
+                throw reader.invalid("framing", "kind", text, "expected length32, length16, line or stx")
+            }
+            guard base.target?.scheme == .tcp else { throw reader.invalid("framing", "kind", text, "is for tcp:// targets") }
+            base.framing = framing
+        }
+        (base.tlsCertificatePath, base.tlsKeyPath, base.tlsTrustPath) = try reader.tlsFiles(
+            for: base.target?.scheme == .wss ? .wss : base.target == nil ? base.transport : .tcp)
         if let text = parsed.value("arrival") {
             guard let arrival = Arrival(rawValue: text) else {
                 throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")
@@ -180,7 +213,8 @@ struct RunOptions {
         if let text = parsed.value("pin") {
             (base.serverCPU, base.clientCPU) = try reader.cpuPair(text)
         }
-        let defaultClientThreads = base.clientCPU != nil ? 1 : max(1, CPUPlacement.allowedCPUs().cpus.count - 1)
+        let defaultClientThreads = base.clientCPU != nil || base.target != nil
+            ? 1 : max(1, CPUPlacement.allowedCPUs().cpus.count - 1)
         base.clientThreads = try reader.integer(
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads,
             default: min(defaultClientThreads, base.clients))

@@ -77,6 +77,18 @@ extension RunConfiguration {
             webSocketPath.hasPrefix("/") && webSocketPath.utf8.count <= 1024
                 && webSocketPath.utf8.allSatisfy { (0x21...0x7E).contains($0) },
             "ws-path", "expected a path from /, of at most 1024 printable ASCII characters without blanks")
+        if let target {
+            let framed = target.scheme == .tcp
+            let overhead = framed ? framing.headerSize + framing.trailerSize : 0
+            try check(
+                payload - overhead >= Marker.size && (!framed || payload - overhead <= framing.maximumBodySize),
+                "payload",
+                "a message to \(target.scheme.rawValue)://\(framed ? " with --framing \(framing.rawValue)" : "") holds its "
+                    + "\(Marker.size)-byte marker\(overhead > 0 ? " and \(overhead) bytes of framing" : ""): at least "
+                    + "\(Marker.size + overhead)B\(framed && framing.maximumBodySize < 1 << 20 ? ", at most \(framing.maximumBodySize + overhead)B" : "")")
+            try check(timestamps == .user, "timestamps", "a --target run stamps in user space (user)")
+            try check(clientThreads == 1 && serverThreads == 1, "client-threads", "a --target run has one thread")
+        }
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")
         }

@@ -62,6 +62,10 @@ public struct RunConfiguration: Sendable, Equatable {
     public var tlsKeyPath: String?
     /// TLS: the one certificate the clients accept from the server (PEM); nil pins the server's own.
     public var tlsTrustPath: String?
+    /// A user's server to measure instead of the built-in one (`--target`); nil: the built-in server and clients.
+    public var target: TargetURL?
+    /// How messages are cut out of the stream on `tcp://` targets (`--framing`).
+    public var framing: MessageFraming
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -97,6 +101,8 @@ public struct RunConfiguration: Sendable, Equatable {
         self.tlsCertificatePath = nil
         self.tlsKeyPath = nil
         self.tlsTrustPath = nil
+        self.target = nil
+        self.framing = .length32
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

@@ -12,6 +12,9 @@ public enum ScenarioRunner {
     /// - Throws: ``RunError`` when the run could not be done; nothing was measured then.
     public static func run(_ configuration: RunConfiguration, control: RunControl) throws(RunError) -> RunRecording {
         do { try configuration.validate() } catch { throw .invalidConfiguration(error) }
+        if let target = configuration.target {
+            return try TargetRunner.run(configuration, target: target, control: control)
+        }
         guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw .invalidHost(configuration.host)
         }

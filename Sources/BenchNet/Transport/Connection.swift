@@ -140,10 +140,39 @@ public final class Connection<T: Transport> {
     ///
     /// - Returns: False when `onFrame` asked to stop; the rest is dropped.
     /// - Throws: ``ConnectionError`` on anything the peer got wrong, or an orderly close by the peer
-    ///   (``ConnectionError/closedByPeer(code:)``); the owner then closes the connection.
+    ///   (``ConnectionError/closedByPeer(_:)``); the owner then closes the connection.
     @inline(__always)
     public func receive(
         _ buffer: UnsafeMutableRawBufferPointer, count: Int, _ onFrame: (Frame) -> Bool
+    ) throws(ConnectionError) -> Bool {
+        var frameError: FrameError?
+        var misaligned = false
+        let proceed = try receiveBytes(buffer, count: count) { bytes, endsMessage in
+            if endsMessage {
+                misaligned = decoder.bufferedByteCount != 0
+                return !misaligned
+            }
+            do throws(FrameError) {
+                return try decoder.decode(bytes, onFrame)
+            } catch {
+                frameError = error
+                return false
+            }
+        }
+        if let frameError { throw .frame(frameError) }
+        if misaligned {
+            throw .webSocket(WebSocketError(WebSocketCloseCode.protocolError, "a message ended inside a bench frame"))
+        }
+        return proceed
+    }
+
+    /// Like ``receive(_:count:_:)``, for peers that do not speak bench frames (a user's server): `onBytes` gets the
+    /// application bytes as the transport unwrapped them, in place, and `endsMessage` true (with no bytes) at the end
+    /// of each WebSocket message. Returns false when `onBytes` asked to stop or the connection was closed meanwhile.
+    @inline(__always)
+    public func receiveBytes(
+        _ buffer: UnsafeMutableRawBufferPointer, count: Int,
+        _ onBytes: (UnsafeMutableRawBufferPointer, _ endsMessage: Bool) -> Bool
     ) throws(ConnectionError) -> Bool {
         var remaining = count
         while let plaintext = try stream.nextPlaintext(in: buffer, count: &remaining, write: writeWire) {
@@ -151,21 +180,12 @@ public final class Connection<T: Transport> {
             var offset = 0
             while let output = try framing.unwrap(plaintext, offset: &offset, reply: writeLayerBytes) {
                 try check()
+                let proceed: Bool
                 switch output {
-                case .data(let bytes):
-                    let proceed: Bool
-                    do {
-                        proceed = try decoder.decode(bytes, onFrame)
-                    } catch {
-                        throw .frame(error)
-                    }
-                    guard proceed, isOpen else { return false }
-                case .messageEnd:
-                    guard decoder.bufferedByteCount == 0 else {
-                        throw .webSocket(
-                            WebSocketError(WebSocketCloseCode.protocolError, "a message ended inside a bench frame"))
-                    }
+                case .data(let bytes): proceed = onBytes(bytes, false)
+                case .messageEnd: proceed = onBytes(UnsafeMutableRawBufferPointer(start: nil, count: 0), true)
                 }
+                guard proceed, isOpen else { return false }
             }
             try check()
             try advanceHandshake()

@@ -26,12 +26,16 @@ public struct WebSocketFraming: FramingLayer {
     /// against the intermediaries the rule guards against).
     private var random: SplitMix64
     public private(set) var pingsReceived = 0
+    /// What a message goes out as: binary (bench frames), or text for a user's server that wants it.
+    private let dataOpcode: WebSocketOpcode
 
     public init(role: TransportRole, settings: TransportSettings) {
         self.role = role
         self.path = settings.webSocketPath
         self.host = settings.webSocketHost
-        self.parser = WebSocketFrameParser(maximumMessageSize: settings.maximumFrameSize, peerMasks: role == .server)
+        self.parser = WebSocketFrameParser(
+            maximumMessageSize: settings.maximumFrameSize, peerMasks: role == .server, acceptsText: settings.webSocketText)
+        self.dataOpcode = settings.webSocketText ? .text : .binary
         var system = SystemRandomNumberGenerator()
         self.random = SplitMix64(seed: system.next(), stream: 0)
     }
@@ -91,11 +95,11 @@ public struct WebSocketFraming: FramingLayer {
     @inline(__always)
     public mutating func head(for body: UnsafeMutableRawBufferPointer, into head: UnsafeMutableRawBufferPointer) -> Int {
         guard role == .client else {
-            return WebSocketFrameHeader.write(.binary, payloadLength: body.count, mask: nil, into: head)
+            return WebSocketFrameHeader.write(dataOpcode, payloadLength: body.count, mask: nil, into: head)
         }
         let mask = UInt32(truncatingIfNeeded: random.next())
         WebSocketFrameHeader.applyMask(mask, to: body)
-        return WebSocketFrameHeader.write(.binary, payloadLength: body.count, mask: mask, into: head)
+        return WebSocketFrameHeader.write(dataOpcode, payloadLength: body.count, mask: mask, into: head)
     }
 
     public mutating func ping(into buffer: UnsafeMutableRawBufferPointer) -> Int {

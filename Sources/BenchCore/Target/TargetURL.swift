@@ -1,0 +1,93 @@
+/// The user's server to measure (`--target`): its protocol, address, and where on it the run talks.
+///
+///     tcp://HOST:PORT                 any echo (roundtrip) or relay (fanout) server, framed by --framing
+///     ws://HOST:PORT/PATH             a WebSocket server; wss:// the same over TLS
+///     redis://[:PASSWORD@]HOST:PORT/CHANNEL   Redis PUBLISH/SUBSCRIBE
+///     nats://HOST:PORT/SUBJECT        NATS PUB/SUB
+public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
+    public enum Scheme: String, Sendable, CaseIterable {
+        case tcp, ws, wss, redis, nats
+    }
+
+    public var scheme: Scheme
+    public var host: String
+    public var port: UInt16
+    /// ws/wss: the path, from `/`. redis: the channel; nats: the subject (without the leading `/`). tcp: empty.
+    public var path: String
+    /// redis: the password for AUTH, from `redis://:PASSWORD@host`.
+    public var password: String?
+
+    /// Why a URL is not a target, for the usage error.
+    public struct Invalid: Error, Equatable, Sendable {
+        public let reason: String
+    }
+
+    /// Parses `text`; throws with the reason when it is not a target this harness speaks.
+    public init(_ text: String) throws(Invalid) {
+        guard let separator = text.firstRange(of: "://") else {
+            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis or nats")
+        }
+        guard let scheme = Scheme(rawValue: String(text[..<separator.lowerBound]).lowercased()) else {
+            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis or nats")
+        }
+        self.scheme = scheme
+        var rest = Substring(text[separator.upperBound...])
+        let pathStart = rest.firstIndex(of: "/") ?? rest.endIndex
+        var authority = rest[..<pathStart]
+        rest = rest[pathStart...]
+        password = nil
+        if let at = authority.lastIndex(of: "@") {
+            let credentials = authority[..<at]
+            authority = authority[authority.index(after: at)...]
+            guard scheme == .redis, credentials.first == ":" else {
+                throw Invalid(reason: "credentials are only for redis, as redis://:PASSWORD@HOST:PORT/CHANNEL")
+            }
+            password = String(credentials.dropFirst())
+        }
+        // HOST:PORT, or [IPv6]:PORT.
+        let hostPart: Substring
+        let portPart: Substring
+        if authority.first == "[" {
+            guard let close = authority.firstIndex(of: "]"), authority[authority.index(after: close)...].first == ":" else {
+                throw Invalid(reason: "expected [IPv6]:PORT")
+            }
+            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            portPart = authority[authority.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = authority.lastIndex(of: ":") else { throw Invalid(reason: "expected HOST:PORT (the port is needed)") }
+            hostPart = authority[..<colon]
+            portPart = authority[authority.index(after: colon)...]
+        }
+        guard !hostPart.isEmpty else { throw Invalid(reason: "the host is missing") }
+        guard let port = UInt16(portPart), port > 0 else { throw Invalid(reason: "the port must be 1 to 65535") }
+        host = String(hostPart)
+        self.port = port
+        let printable = rest.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+        guard printable && rest.utf8.count <= 1024 else {
+            throw Invalid(reason: "the path must be printable ASCII without blanks, at most 1024 characters")
+        }
+        switch scheme {
+        case .tcp:
+            guard rest.isEmpty || rest == "/" else { throw Invalid(reason: "a tcp target has no path") }
+            path = ""
+        case .ws, .wss:
+            path = rest.isEmpty ? "/" : String(rest)
+        case .redis, .nats:
+            let name = rest.dropFirst()
+            guard !name.isEmpty, !name.contains("/") || scheme == .nats else {
+                throw Invalid(reason: "expected \(scheme == .redis ? "a channel" : "a subject") after the address, as \(scheme)://HOST:PORT/NAME")
+            }
+            guard !name.contains(" ") && !(scheme == .nats && (name.contains("*") || name.contains(">"))) else {
+                throw Invalid(reason: "a subject to publish to cannot hold wildcards")
+            }
+            path = String(name)
+        }
+    }
+
+    public var description: String {
+        let credentials = password.map { _ in ":***@" } ?? ""
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let tail = path.isEmpty ? "" : path.hasPrefix("/") ? path : "/" + path
+        return "\(scheme.rawValue)://\(credentials)\(address)\(tail)"
+    }
+}

@@ -1,0 +1,369 @@
+import BenchCore
+import BenchNet
+
+/// The measuring role for a user's echo server (`bench roundtrip --target`): `clients` connections to it, each sending
+/// its messages by the run's timetable (or closed loop) and stamping the echo's arrival, on one thread and one clock.
+///
+/// A message is the marker (run, client, sequence) padded to `--payload` bytes on the wire, framed by `--framing` on
+/// `tcp://` targets or one WebSocket message on `ws://`/`wss://`. The echo is found by its marker; a reply without one,
+/// or with another run's or another client's, is an event, not a measurement, and the run goes on. Everything lands
+/// in a ``RunRecording`` as the built-in server's would: written = the time before the send, echoed = received = the
+/// time the read returned, so the reports are the same.
+final class TargetEchoClients<T: Transport> {
+    private typealias Token = TargetToken
+
+    private let configuration: RunConfiguration
+    private let target: TargetURL
+    private let address: SocketAddress
+    private let settings: TransportSettings
+    private let framing: MessageFraming?
+    private let control: RunControl
+    private let epoll: Epoll
+    private let sendTimer: MonotonicTimer
+    private let housekeepingTimer: MonotonicTimer
+    private let plan: SendPlan?
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private var recording: RunRecording
+    private var peers: [TargetPeer<T>] = []
+    private var established = 0
+    private var nextEvent = 0
+    private var dispatched = 0
+    private var resolved = 0
+    private var lastDispatch: UInt64 = 0
+    /// Closed loop: each client's next sequence number, the message it waits for (-1: none), and who may send.
+    private var nextSequence: [Int]
+    private var awaited: [Int]
+    private var ready: [Int] = []
+    private var stopping = false
+    /// Sending has begun: a connection that fails now is lost, not a setup failure.
+    private var running = false
+
+    init(
+        _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
+        control: RunControl
+    ) throws(SystemError) {
+        self.configuration = configuration
+        self.target = target
+        self.address = address
+        self.settings = transport
+        self.framing = target.scheme == .tcp ? configuration.framing : nil
+        self.control = control
+        self.epoll = try Epoll()
+        self.sendTimer = try MonotonicTimer()
+        self.housekeepingTimer = try MonotonicTimer()
+        self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
+        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
+        self.recording = RunRecording(configuration: configuration)
+        self.recording.serverAddress = target.description
+        self.nextSequence = Array(repeating: 0, count: configuration.clients)
+        self.awaited = Array(repeating: -1, count: configuration.clients)
+        control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Connects, sends and collects until every message is settled or its timeout passed; closes every connection.
+    func run() -> Result<RunRecording, RunError> {
+        defer { for peer in peers { peer.connection.close() } }
+        do throws(RunError) {
+            do {
+                try epoll.add(control.serverWake.descriptor, interest: .readable, token: Token.wake)
+                try epoll.add(sendTimer.descriptor, interest: .readable, token: Token.sendTimer)
+                try epoll.add(housekeepingTimer.descriptor, interest: .readable, token: Token.housekeeping)
+            } catch {
+                throw RunError.system(error)
+            }
+            try connectAll()
+            if !stopping { try sendAndCollect() }
+        } catch {
+            return .failure(error)
+        }
+        finish()
+        return .success(recording)
+    }
+
+    /// Opens every connection (at most ``EchoClients/connectWindow`` at a time) and waits for their handshakes.
+    private func connectAll() throws(RunError) {
+        let deadline = MonotonicClock.now() + configuration.setupTimeout
+        while established < configuration.clients {
+            while peers.count < configuration.clients && peers.count - established < EchoClients<T>.connectWindow {
+                try open(client: peers.count)
+            }
+            let now = MonotonicClock.now()
+            guard now < deadline else {
+                throw .setupFailed(
+                    "\(established) of \(configuration.clients) connections to \(target) were set up within "
+                        + DurationText.format(configuration.setupTimeout))
+            }
+            try waitForEvents(timeoutMilliseconds: Int32(min((deadline - now) / 1_000_000 + 1, 100)))
+            if stopping { return }
+        }
+    }
+
+    private func open(client: Int) throws(RunError) {
+        do {
+            let descriptor = try TCPSocket.startConnecting(to: address)
+            if configuration.busyPoll { TCPSocket.pollBusily(descriptor) }
+            let connection = try Connection<T>(
+                descriptor: descriptor, token: Token.firstConnection + UInt64(client), epoll: epoll, role: .client,
+                settings: settings, maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
+            peers.append(try TargetPeer(connection: connection, configuration: configuration, framing: framing))
+        } catch {
+            throw .setupFailed("cannot connect to \(target): \(error)")
+        }
+    }
+
+    private func sendAndCollect() throws(RunError) {
+        let now = MonotonicClock.now()
+        recording.startNanoseconds = now
+        recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
+        control.isRunning.store(true, ordering: .relaxed)
+        running = true
+        do {
+            try housekeepingTimer.arm(at: now + 50_000_000, period: 50_000_000)
+        } catch {
+            throw .system(error)
+        }
+        if plan != nil { dispatchDueEvents() } else { ready = Array((0..<configuration.clients).reversed()) }
+        while true {
+            if plan == nil && !stopping { sendClosedLoop() }
+            let now = MonotonicClock.now()
+            if isFinished(at: now) {
+                recording.endNanoseconds = now
+                return
+            }
+            try waitForEvents(timeoutMilliseconds: configuration.busyPoll ? 0 : 100)
+        }
+    }
+
+    private func waitForEvents(timeoutMilliseconds: Int32) throws(RunError) {
+        let count: Int
+        do {
+            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            throw .system(error)
+        }
+        for index in 0..<count {
+            let (token, events) = epoll.event(at: index)
+            switch token {
+            case Token.wake:
+                control.serverWake.drain()
+                if control.isStopRequested { stopping = true }
+            case Token.sendTimer:
+                sendTimer.drain()
+                dispatchDueEvents()
+            case Token.housekeeping:
+                housekeepingTimer.drain()
+                housekeeping(at: MonotonicClock.now())
+            default:
+                let client = Int(token - Token.firstConnection)
+                if let failure = handle(events, client: client) { throw failure }
+            }
+        }
+    }
+
+    /// Handles epoll's events for one connection; a setup failure ends the run (exit 3), anything later closes only it.
+    private func handle(_ events: EpollEvents, client: Int) -> RunError? {
+        let peer = peers[client]
+        guard peer.connection.isOpen else { return nil }
+        let wasEstablished = peer.connection.isEstablished
+        do {
+            if events.contains(.writable) { try peer.connection.writeQueued() }
+            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(client) }
+        } catch {
+            if !running {
+                return .setupFailed("\(target) refused the connection or its handshake: \(error)")
+            }
+            close(client, reason: "\(error)")
+            return nil
+        }
+        if !wasEstablished && peer.connection.isEstablished {
+            established += 1
+            recording.connectTimes[client] = peer.connection.establishedAt - peer.connection.startedAt
+        }
+        return nil
+    }
+
+    /// Reads once and settles every echo in it.
+    private func read(_ client: Int) throws(ConnectionError) {
+        let peer = peers[client]
+        let result: IOResult<(count: Int, stamp: UInt64)>
+        do {
+            result = try peer.connection.read(into: readBuffer)
+        } catch {
+            throw .system(error)
+        }
+        guard case .processed(let (count, _)) = result else { return }
+        let now = MonotonicClock.now()
+        guard count > 0 else {
+            close(client, reason: "closed by \(target)")
+            return
+        }
+        var unreadable: MessageFramingError?
+        _ = try peer.connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
+            do throws(MessageFramingError) {
+                try peer.messages(in: bytes, endsMessage: endsMessage) { message in
+                    self.settle(echo: message, client: client, at: now)
+                }
+            } catch {
+                unreadable = error
+                return false
+            }
+            return true
+        }
+        if let unreadable { close(client, reason: "\(unreadable)") }
+    }
+
+    /// One reply from the target: its marker says which message it echoes.
+    private func settle(echo message: UnsafeRawBufferPointer, client: Int, at now: UInt64) {
+        guard let marker = Marker.find(in: message) else {
+            event(client, "sent a message without a bench marker (\(message.count) bytes)")
+            return
+        }
+        let sequence = Int(marker.sequence)
+        guard marker.run == configuration.token, Int(marker.client) == client,
+            sequence < configuration.sequencesPerClient
+        else {
+            event(client, "sent a marker of another run or client (client \(marker.client), message \(marker.sequence))")
+            return
+        }
+        let index = recording.messageIndex(sequence: sequence, client: client)
+        switch recording.outcome[index] {
+        case .written, .timedOut:
+            let first = recording.outcome[index] == .written
+            recording.received[index] = now
+            recording.echoed[index] = now
+            let inTime = first && now - recording.written[index] <= configuration.timeout
+            if first { settle(index, as: inTime ? .echoed : .late) } else { recording.outcome[index] = .late }
+            control.echoedMessages.add(1, ordering: .relaxed)
+        case .echoed, .late:
+            recording.duplicateEchoes += 1
+        default:
+            event(client, "echoed message \(sequence), which was never sent on this connection")
+        }
+    }
+
+    /// Open loop: sends what the timetable says is due, then arms the timer for the next.
+    private func dispatchDueEvents() {
+        guard let plan, !stopping else { return }
+        let start = recording.startNanoseconds
+        while nextEvent < plan.offsets.count {
+            let due = start + plan.offsets[nextEvent]
+            guard due <= MonotonicClock.now() else {
+                try? sendTimer.arm(at: due)
+                return
+            }
+            send(plan.targets[nextEvent], scheduled: due)
+            nextEvent += 1
+        }
+    }
+
+    private func sendClosedLoop() {
+        let now = MonotonicClock.now()
+        while let client = ready.popLast() {
+            let sequence = nextSequence[client]
+            guard sequence < configuration.sequencesPerClient else { continue }
+            nextSequence[client] = sequence + 1
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            if send(index, scheduled: now) { awaited[client] = index } else { ready.append(client) }
+        }
+    }
+
+    /// Sends message `index` to its client's connection; true when written.
+    @discardableResult
+    private func send(_ index: Int, scheduled: UInt64) -> Bool {
+        let clients = configuration.clients
+        let client = index % clients
+        recording.scheduled[index] = scheduled
+        dispatched += 1
+        let peer = peers[client]
+        let time = MonotonicClock.now()
+        lastDispatch = time
+        guard peer.connection.isOpen else {
+            settle(index, as: .droppedClosed)
+            return false
+        }
+        let message = peer.prepare(Marker(run: configuration.token, client: UInt32(client), sequence: UInt32(index / clients)))
+        do {
+            if try peer.connection.send(message) == .dropped {
+                recording.queueFullDrops[client] += 1
+                settle(index, as: .droppedQueueFull)
+                return false
+            }
+        } catch {
+            settle(index, as: .droppedClosed)
+            close(client, reason: "write failed: \(error)")
+            return false
+        }
+        recording.written[index] = time
+        recording.outcome[index] = .written
+        return true
+    }
+
+    private func settle(_ index: Int, as outcome: MessageOutcome) {
+        let wasInFlight = recording.outcome[index] == .written
+        recording.outcome[index] = outcome
+        resolved += 1
+        let client = index % configuration.clients
+        if plan == nil && wasInFlight && awaited[client] == index {
+            awaited[client] = -1
+            ready.append(client)
+        }
+    }
+
+    private func housekeeping(at now: UInt64) {
+        if plan == nil {
+            for client in 0..<configuration.clients {
+                let index = awaited[client]
+                if index >= 0 && now >= recording.written[index] + configuration.timeout { settle(index, as: .timedOut) }
+            }
+        }
+        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+    }
+
+    private func isFinished(at now: UInt64) -> Bool {
+        if peers.allSatisfy({ !$0.connection.isOpen }) { return true }
+        guard stopping || dispatched == configuration.totalMessages else { return false }
+        return resolved == dispatched || now >= lastDispatch + configuration.timeout
+    }
+
+    /// Closes a client's connection with the reason; what it still owed is lost.
+    private func close(_ client: Int, reason: String) {
+        guard peers[client].connection.isOpen else { return }
+        peers[client].connection.close()
+        event(client, reason)
+        for sequence in 0..<configuration.sequencesPerClient {
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
+        }
+    }
+
+    private func event(_ client: Int, _ reason: String) {
+        recording.record(ConnectionEvent(side: .server, client: client, time: MonotonicClock.now(), reason: reason))
+    }
+
+    private func finish() {
+        for index in recording.outcome.indices where recording.outcome[index] == .written {
+            recording.outcome[index] = .timedOut
+        }
+        if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
+        if stopping {
+            recording.status = .interrupted
+            recording.statusReason = "stopped on request"
+        } else if peers.allSatisfy({ !$0.connection.isOpen }) {
+            recording.status = .failed
+            recording.statusReason = "\(target) closed every connection"
+        }
+        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+    }
+}
+
+/// epoll tokens of the target roles: the wake-up, the timers, then one per connection.
+enum TargetToken {
+    static let wake: UInt64 = 0
+    static let sendTimer: UInt64 = 1
+    static let housekeeping: UInt64 = 2
+    static let firstConnection: UInt64 = 3
+}
