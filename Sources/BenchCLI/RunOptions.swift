@@ -245,7 +245,9 @@ struct RunOptions {
         guard !outputFolder.isEmpty else { throw reader.invalid("out", "dir", "", "expected a folder") }
         quiet = parsed.has("quiet")
         json = parsed.has("json")
-        thresholds = try ThresholdParsing.parse(parsed.values["threshold"] ?? [], for: scenario, command: command)
+        thresholds = try ThresholdParsing.parse(
+            parsed.values["threshold"] ?? [], for: scenario, hasEchoes: scenario == .roundtrip || base.target == nil,
+            command: command)
     }
 }
 

@@ -3,8 +3,10 @@ import BenchScenarios
 
 /// `--threshold` values read for a scenario, or a usage error that names the bad one.
 enum ThresholdParsing {
-    static func parse(_ expressions: [String], for scenario: Scenario, command: String) throws(UsageError) -> [Threshold] {
-        let metrics = RunAnalysis.Metric.reported(by: scenario).map(\.rawValue)
+    static func parse(
+        _ expressions: [String], for scenario: Scenario, hasEchoes: Bool = true, command: String
+    ) throws(UsageError) -> [Threshold] {
+        let metrics = RunAnalysis.Metric.reported(by: scenario, hasEchoes: hasEchoes).map(\.rawValue)
         var thresholds: [Threshold] = []
         for text in expressions {
             do {

@@ -20,10 +20,20 @@ public struct RunAnalysis: Sendable {
         /// With `--timestamps both`: user-space read − kernel receive stamp on the measuring side.
         case stack
 
-        /// The metrics a scenario reports, in order.
-        public static func reported(by scenario: Scenario, timestamps: TimestampSource = .user) -> [Metric] {
-            (scenario == .fanout ? [.delivery, .spread, .completion, .rtt, .lag] : [.rtt, .lag])
+        /// The metrics a scenario reports, in order. A fanout through a user's server (`--target`) has no echo, so
+        /// no `rtt`.
+        public static func reported(
+            by scenario: Scenario, timestamps: TimestampSource = .user, hasEchoes: Bool = true
+        ) -> [Metric] {
+            (scenario == .fanout ? [.delivery, .spread, .completion] + (hasEchoes ? [.rtt] : []) + [.lag] : [.rtt, .lag])
                 + [.connect] + (timestamps == .both ? [.stack] : [])
+        }
+
+        /// The metrics a run of `configuration` reports, in order.
+        public static func reported(by configuration: RunConfiguration) -> [Metric] {
+            reported(
+                by: configuration.scenario, timestamps: configuration.timestamps,
+                hasEchoes: configuration.scenario == .roundtrip || configuration.target == nil)
         }
     }
 
@@ -110,7 +120,7 @@ public struct RunAnalysis: Sendable {
                 }
             }
         }
-        let reported = Metric.reported(by: configuration.scenario, timestamps: configuration.timestamps).map { metric in
+        let reported = Metric.reported(by: configuration).map { metric in
             switch metric {
             case .delivery: return delivery
             case .spread: return spread

@@ -41,9 +41,16 @@ public struct HTTPHead: Sendable, Equatable {
 /// Collects an HTTP head from a byte stream, however it was split, up to a size limit.
 public struct HTTPHeadReader: Sendable {
     /// Why a head could not be read.
-    public enum Failure: Error, Equatable, Sendable {
+    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
         case tooLong(limit: Int)
         case malformed(String)
+
+        public var description: String {
+            switch self {
+            case .tooLong(let limit): "the HTTP head is longer than \(limit) bytes"
+            case .malformed(let reason): "the HTTP head is malformed: \(reason)"
+            }
+        }
     }
 
     /// The largest head accepted, empty line included.
