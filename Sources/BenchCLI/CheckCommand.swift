@@ -44,7 +44,8 @@ enum CheckCommand {
                 command: spec.name)
         }
         let thresholds = try ThresholdParsing.parse(
-            expressions.isEmpty ? own.map(\.expression) : expressions, for: scenario, command: spec.name)
+            expressions.isEmpty ? own.map(\.expression) : expressions, for: scenario,
+            metrics: run.results.summaries.map(\.metric), command: spec.name)
         let judged = thresholds.map { threshold in
             threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!).from(source)
         }

@@ -85,17 +85,7 @@ struct RunOptions {
                 help: "Threads the clients are split over, each with its own epoll, so that receive stamps do not "
                     + "wait behind other clients' reads.",
                 default: "one per CPU the clients may use, minus the server's"),
-        ] + (scenario == .roundtrip ? [
-            OptionSpec(
-                "target", value: "url",
-                help: "Measure your own echo server instead of the built-in one: tcp://HOST:PORT (with --framing), "
-                    + "ws://HOST:PORT/PATH or wss://… (with --tls-ca); it must send every message back verbatim."),
-            OptionSpec(
-                "framing", value: "kind",
-                help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
-                    + "(STX, destination, source, length, data, CRC-16/CCITT-FALSE).",
-                default: "length32"),
-        ] : []) + (scenario == .fanout ? [
+        ] + Self.targetOptions(for: scenario) + (scenario == .fanout ? [
             OptionSpec(
                 "server-threads", value: "k",
                 help: "Threads that write each broadcast, each its share of the clients, as broadcast servers use "
@@ -118,6 +108,36 @@ struct RunOptions {
                 repeatable: true),
             OptionSpec("quiet", help: "Print no summary table (the run folder's path still goes to stdout)."),
             OptionSpec("json", help: "Print the summary as JSON on stdout instead of the table."),
+        ]
+    }
+
+    /// `--target` and what goes with it: how to measure a user's own server.
+    static func targetOptions(for scenario: Scenario) -> [OptionSpec] {
+        let target = scenario == .roundtrip
+            ? OptionSpec(
+                "target", value: "url",
+                help: "Measure your own echo server instead of the built-in one: tcp://HOST:PORT (with --framing), "
+                    + "ws://HOST:PORT/PATH or wss://… (with --tls-ca); it must send every message back verbatim.")
+            : OptionSpec(
+                "target", value: "url",
+                help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
+                    + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, or ws://HOST:PORT/PATH and tcp://HOST:PORT (with "
+                    + "--publish, and --subscribe where it needs a join message); --clients subscribe, one more "
+                    + "connection publishes.")
+        let framing = OptionSpec(
+            "framing", value: "kind",
+            help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
+                + "(STX, destination, source, length, data, CRC-16/CCITT-FALSE).",
+            default: "length32")
+        guard scenario == .fanout else { return [target, framing] }
+        return [
+            target, framing,
+            OptionSpec("subscribe", value: "text", help: "What each subscriber sends first to a ws:// or tcp:// target."),
+            OptionSpec(
+                "publish", value: "template",
+                help: "The message the publisher sends to a ws:// or tcp:// target, with {marker} (required) and "
+                    + "{padding} (filled up to --payload), e.g. '{\"type\":\"broadcast\",\"text\":\"{marker}{padding}\"}'.",
+                default: "{marker}{padding}"),
         ]
     }
 
@@ -187,8 +207,18 @@ struct RunOptions {
                 throw reader.invalid("timestamps", "source", source, "a --target run stamps in user space (user)")
             }
             base.timestamps = .user
+            base.subscribeText = parsed.value("subscribe")
+            if let text = parsed.value("publish") {
+                do {
+                    base.publishTemplate = try PublishTemplate(text)
+                } catch {
+                    throw reader.invalid("publish", "template", text, error.reason)
+                }
+            }
+        } else if let option = ["subscribe", "publish", "framing"].first(where: { parsed.value($0) != nil }) {
+            throw UsageError(message: "--\(option) goes with --target", command: command)
         }
-        if let text = parsed.value("framing") {
+        if base.target != nil, let text = parsed.value("framing") {
             guard let framing = MessageFraming(rawValue: text) else {
                 throw reader.invalid("framing", "kind", text, "expected length32, length16, line or stx")
             }

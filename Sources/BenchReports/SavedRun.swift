@@ -70,10 +70,12 @@ public struct SavedRun: Sendable {
             var (delivery, spread, completion, rtt, lag) = (
                 builder("delivery"), builder("spread"), builder("completion"), builder("rtt"), builder("lag")
             )
+            // A fanout through a user's server has no echoes: no rtt.
+            let hasEchoes = (settings.first { $0.key == "target" }?.value ?? "").isEmpty
             let columns = ["delivery_ns", "rtt_ns", "lost"] + (hasStack ? ["stack_ns"] : [])
             try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns) { row in
                 try recordSample(row, 0, "delivery_ns", lost: 2, into: &delivery)
-                try recordSample(row, 1, "rtt_ns", lost: 2, into: &rtt)
+                if hasEchoes { try recordSample(row, 1, "rtt_ns", lost: 2, into: &rtt) }
                 if hasStack, let value = try row.nanoseconds(3, named: "stack_ns") { stack.record(value) }
             }
             let broadcastColumns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete"]
@@ -94,7 +96,7 @@ public struct SavedRun: Sendable {
                 broadcasts.append(RunResults.Broadcast(
                     index: index, start: try row.nanoseconds(1, named: "t0_ns") ?? 0, spread: spreadValue))
             }
-            builders = [delivery, spread, completion, rtt, lag]
+            builders = [delivery, spread, completion] + (hasEchoes ? [rtt] : []) + [lag]
         case "roundtrip":
             var (rtt, lag) = (builder("rtt"), builder("lag"))
             let columns = ["rtt_ns", "lag_ns", "lost"] + (hasStack ? ["stack_ns"] : [])

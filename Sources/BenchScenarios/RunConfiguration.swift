@@ -66,6 +66,9 @@ public struct RunConfiguration: Sendable, Equatable {
     public var target: TargetURL?
     /// How messages are cut out of the stream on `tcp://` targets (`--framing`).
     public var framing: MessageFraming
+    /// Fan-out targets: what each subscriber sends first (`--subscribe`), and the publisher's message (`--publish`).
+    public var subscribeText: String?
+    public var publishTemplate: PublishTemplate
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -103,6 +106,8 @@ public struct RunConfiguration: Sendable, Equatable {
         self.tlsTrustPath = nil
         self.target = nil
         self.framing = .length32
+        self.subscribeText = nil
+        self.publishTemplate = .bare
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.

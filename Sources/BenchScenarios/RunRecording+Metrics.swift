@@ -35,7 +35,7 @@ extension RunRecording {
     /// rtt: the echo's arrival at the server − the message's send; nil when the message is lost (any outcome but
     /// ``MessageOutcome/echoed``).
     public func roundTrip(ofMessage index: Int) -> UInt64? {
-        guard outcome[index].isMeasurement else { return nil }
+        guard outcome[index].isMeasurement, echoed[index] != 0 else { return nil }  // a fanout target echoes nothing
         return echoTime(ofMessage: index).subtractingClamped(sendTime(ofMessage: index))
     }
 

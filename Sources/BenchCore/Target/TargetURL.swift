@@ -20,6 +20,10 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     /// Why a URL is not a target, for the usage error.
     public struct Invalid: Error, Equatable, Sendable {
         public let reason: String
+
+        public init(reason: String) {
+            self.reason = reason
+        }
     }
 
     /// Parses `text`; throws with the reason when it is not a target this harness speaks.

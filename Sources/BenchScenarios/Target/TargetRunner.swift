@@ -30,14 +30,42 @@ enum TargetRunner {
                 throw .tls(error)
             }
         }
-        switch (configuration.scenario, target.scheme) {
-        case (.roundtrip, .tcp): return try roundtrip(TCP.self, configuration, target, address, settings, control)
-        case (.roundtrip, .ws): return try roundtrip(WebSocket.self, configuration, target, address, settings, control)
-        case (.roundtrip, .wss):
-            return try roundtrip(SecureWebSocket.self, configuration, target, address, settings, control)
-        default:
-            throw .setupFailed("\(configuration.scenario.rawValue) against \(target.scheme.rawValue):// targets is not built yet")
+        if configuration.scenario == .fanout {
+            let kind: PubSubSession.Speech
+            switch target.scheme {
+            case .redis: kind = .redis(channel: target.path, password: target.password)
+            case .nats: kind = .nats(subject: target.path)
+            case .tcp: kind = .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
+            case .ws, .wss: kind = .custom(framing: nil, subscribe: configuration.subscribeText)
+            }
+            switch target.scheme {
+            case .ws: return try fanout(WebSocket.self, configuration, target, address, settings, kind, control)
+            case .wss: return try fanout(SecureWebSocket.self, configuration, target, address, settings, kind, control)
+            default: return try fanout(TCP.self, configuration, target, address, settings, kind, control)
+            }
         }
+        switch target.scheme {
+        case .tcp: return try roundtrip(TCP.self, configuration, target, address, settings, control)
+        case .ws: return try roundtrip(WebSocket.self, configuration, target, address, settings, control)
+        case .wss: return try roundtrip(SecureWebSocket.self, configuration, target, address, settings, control)
+        case .redis, .nats:
+            throw .setupFailed("\(target.scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
+        }
+    }
+
+    private static func fanout<T: Transport>(
+        _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
+        _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl
+    ) throws(RunError) -> RunRecording {
+        let subscribers: TargetSubscribers<T>
+        do {
+            subscribers = try TargetSubscribers<T>(
+                configuration, target: target, address: address, transport: settings, protocol: kind,
+                publish: configuration.publishTemplate, control: control)
+        } catch {
+            throw .system(error)
+        }
+        return try subscribers.run().get()
     }
 
     private static func roundtrip<T: Transport>(
