@@ -15,7 +15,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product bench >/dev/null
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 gcc -O2 -shared -fPIC -o "$work/malloc_count.so" Benchmarks/malloc_count.c -ldl
 
 counts() {  # bench arguments -> "server clients"
@@ -23,8 +22,31 @@ counts() {  # bench arguments -> "server clients"
         sed -n 's/^mallocs server=\([0-9]*\) clients=\([0-9]*\).*/\1 \2/p'
 }
 
+# Users' servers for the --target rows, where installed: Redis, NATS, and a stdlib Python echo server.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+redis_port=$(free_port); nats_port=$(free_port); echo_port=$(free_port)
+pids=()
+command -v redis-server >/dev/null && { redis-server --port "$redis_port" --save '' --appendonly no >/dev/null & pids+=($!); }
+command -v nats-server >/dev/null && { nats-server -a 127.0.0.1 -p "$nats_port" >/dev/null 2>&1 & pids+=($!); }
+python3 -c '
+import asyncio, sys
+async def echo(r, w):
+    while data := await r.read(65536):
+        w.write(data); await w.drain()
+async def main():
+    async with await asyncio.start_server(echo, "127.0.0.1", int(sys.argv[1])) as server: await server.serve_forever()
+asyncio.run(main())' "$echo_port" & pids+=($!)
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+sleep 1
+
 status=0
 while IFS='|' read -r name small large; do
+    if [[ $name == target* ]] && ! command -v "${name#target }-server" >/dev/null && [[ $name != "target tcp" ]]; then
+        printf '%-22s skipped: %s-server is not installed\n' "$name" "${name#target }"
+        continue
+    fi
+    small=${small//PORT_REDIS/$redis_port}; small=${small//PORT_NATS/$nats_port}; small=${small//PORT_ECHO/$echo_port}
+    large=${large//PORT_REDIS/$redis_port}; large=${large//PORT_NATS/$nats_port}; large=${large//PORT_ECHO/$echo_port}
     read -r server_small clients_small < <(counts $small)
     read -r server_large clients_large < <(counts $large)
     total_small=$((server_small + clients_small)); total_large=$((server_large + clients_large))
@@ -48,5 +70,8 @@ ping-pong, ws|roundtrip --count 1000 --interval 0 --transport ws|roundtrip --cou
 fanout, ws|fanout --clients 20 --messages 50 --interval 1ms --transport ws|fanout --clients 20 --messages 5000 --interval 1ms --transport ws
 ping-pong, tls|roundtrip --count 1000 --interval 0 --transport tls|roundtrip --count 100000 --interval 0 --transport tls
 fanout, wss|fanout --clients 20 --messages 50 --interval 1ms --transport wss|fanout --clients 20 --messages 5000 --interval 1ms --transport wss
+target redis|fanout --target redis://127.0.0.1:PORT_REDIS/bench --clients 20 --messages 50 --interval 1ms|fanout --target redis://127.0.0.1:PORT_REDIS/bench --clients 20 --messages 5000 --interval 1ms
+target nats|fanout --target nats://127.0.0.1:PORT_NATS/bench --clients 20 --messages 50 --interval 1ms|fanout --target nats://127.0.0.1:PORT_NATS/bench --clients 20 --messages 5000 --interval 1ms
+target tcp|roundtrip --target tcp://127.0.0.1:PORT_ECHO --framing stx --clients 4 --count 500 --interval 100us|roundtrip --target tcp://127.0.0.1:PORT_ECHO --framing stx --clients 4 --count 50000 --interval 100us
 RUNS
 exit $status

@@ -13,8 +13,8 @@ enum PubSubEvent {
 /// One connection's side of the protocol a fan-out target speaks: what it sends to subscribe and to publish, and
 /// the cutting of what it receives into messages. Redis (RESP 2: `SUBSCRIBE`, `PUBLISH`, `AUTH`) and NATS (`CONNECT`,
 /// `SUB`, `PUB`, `PING`/`PONG`, `MSG`) are spoken here; a WebSocket or framed-TCP server gets the user's own
-/// `--subscribe` text and `--publish` template. Received bytes are kept in one buffer per connection, reused: no
-/// allocation per message once it has grown to the largest one.
+/// `--subscribe` text and `--publish` template. Received bytes are parsed in place; only an incomplete tail is
+/// carried over, in one buffer per connection, reused: no allocation per message.
 final class PubSubSession {
     enum Speech {
         case redis(channel: String, password: String?)
@@ -74,17 +74,17 @@ final class PubSubSession {
     }
 
     /// Takes bytes the transport unwrapped (`endsMessage`: a WebSocket message ended) and calls `onEvent` for what
-    /// they complete; returns the bytes to answer with (NATS's `PONG` to a `PING`), if any.
+    /// they complete; returns how many `PONG`s are owed (NATS's server pings).
     func consume(
         _ bytes: UnsafeMutableRawBufferPointer, endsMessage: Bool, _ onEvent: (PubSubEvent) -> Void
-    ) throws(MessageFramingError) -> [UInt8]? {
+    ) throws(MessageFramingError) -> Int {
         switch kind {
         case .custom where decoder != nil:
             try decoder!.decode(bytes) { body in
                 onEvent(.message(UnsafeRawBufferPointer(body)))
                 return true
             }
-            return nil
+            return 0
         case .custom:
             if endsMessage {
                 buffer.withUnsafeBytes { onEvent(.message($0)) }
@@ -92,15 +92,30 @@ final class PubSubSession {
             } else {
                 try append(bytes)
             }
-            return nil
-        case .redis:
+            return 0
+        case .redis, .nats:
+            // Parsed in place where nothing is carried over, which is the rule; only an incomplete tail is kept.
+            if buffer.isEmpty {
+                let (used, pongs) = try consumeProtocol(UnsafeRawBufferPointer(bytes), onEvent)
+                try append(UnsafeMutableRawBufferPointer(rebasing: bytes[used...]))
+                return pongs
+            }
             try append(bytes)
-            try consumeRESP(onEvent)
-            return nil
-        case .nats:
-            try append(bytes)
-            return try consumeNATS(onEvent)
+            let (used, pongs) = try buffer.withUnsafeBytes { carried in
+                Result { () throws(MessageFramingError) in try consumeProtocol(carried, onEvent) }
+            }.get()
+            buffer.removeFirst(used)
+            return pongs
         }
+    }
+
+    /// Takes every complete reply or operation from the front of `bytes`: how many bytes they took, and the `PONG`s
+    /// owed (NATS).
+    private func consumeProtocol(
+        _ bytes: UnsafeRawBufferPointer, _ onEvent: (PubSubEvent) -> Void
+    ) throws(MessageFramingError) -> (used: Int, pongs: Int) {
+        if case .redis = kind { return (try consumeRESP(bytes, onEvent), 0) }
+        return try consumeNATS(bytes, onEvent)
     }
 
     private func append(_ bytes: UnsafeMutableRawBufferPointer) throws(MessageFramingError) {
@@ -112,66 +127,87 @@ final class PubSubSession {
 
     // MARK: Redis (RESP 2)
 
-    /// Takes every complete reply off the front of the buffer.
-    private func consumeRESP(_ onEvent: (PubSubEvent) -> Void) throws(MessageFramingError) {
+    /// Takes every complete reply off the front of `bytes`; returns how many bytes they took.
+    private func consumeRESP(
+        _ bytes: UnsafeRawBufferPointer, _ onEvent: (PubSubEvent) -> Void
+    ) throws(MessageFramingError) -> Int {
         var start = 0
-        defer { buffer.removeFirst(start) }
-        while let (end, parts) = try RESPReply.parse(buffer, from: start) {
+        while let (end, parts) = try RESPReply.parse(bytes, from: start) {
             switch parts {
             case .error(let text): onEvent(.error(text))
-            case .push(let kind, let payload):
-                if kind == "subscribe" {
-                    isReady = true
-                    onEvent(.ready)
-                } else if kind == "message", let payload {
-                    buffer.withUnsafeBytes { onEvent(.message(UnsafeRawBufferPointer(rebasing: $0[payload]))) }
-                }
+            case .subscribed:
+                isReady = true
+                onEvent(.ready)
+            case .message(let payload):
+                onEvent(.message(UnsafeRawBufferPointer(rebasing: bytes[payload])))
             case .other: break
             }
             start = end
         }
+        return start
     }
 
     // MARK: NATS
 
-    /// Takes every complete operation off the front of the buffer; returns the `PONG`s owed.
-    private func consumeNATS(_ onEvent: (PubSubEvent) -> Void) throws(MessageFramingError) -> [UInt8]? {
+    /// Takes every complete operation off the front of `bytes`; returns how many bytes they took and the `PONG`s owed. Parsed on the bytes:
+    /// no string per message.
+    private func consumeNATS(
+        _ bytes: UnsafeRawBufferPointer, _ onEvent: (PubSubEvent) -> Void
+    ) throws(MessageFramingError) -> (used: Int, pongs: Int) {
         var start = 0
-        var answer: [UInt8]?
-        defer { buffer.removeFirst(start) }
-        while let lineEnd = Self.crlf(in: buffer, from: start) {
-            let line = String(decoding: buffer[start..<lineEnd], as: UTF8.self)
-            if line.hasPrefix("MSG ") {
-                guard let size = line.split(separator: " ").last.flatMap({ Int($0) }), size >= 0,
-                    size <= maximumMessageSize
-                else { throw MessageFramingError(description: "a NATS MSG line without a valid size: \(line.prefix(80))") }
+        var pongs = 0
+        while let lineEnd = Self.crlf(in: bytes, from: start) {
+            if Self.hasPrefix("MSG ", bytes, start, lineEnd) {
+                // MSG <subject> <sid> [reply-to] <#bytes>: the size is the last field.
+                var sizeStart = lineEnd
+                while sizeStart > start && bytes[sizeStart - 1] != UInt8(ascii: " ") { sizeStart -= 1 }
+                guard let size = Self.decimal(bytes, sizeStart, lineEnd), size <= maximumMessageSize else {
+                    throw MessageFramingError(description: "a NATS MSG line without a valid size")
+                }
                 let payloadStart = lineEnd + 2
-                guard buffer.count >= payloadStart + size + 2 else { return answer }  // the payload is still coming
-                buffer.withUnsafeBytes { onEvent(.message(UnsafeRawBufferPointer(rebasing: $0[payloadStart..<payloadStart + size]))) }
+                guard bytes.count >= payloadStart + size + 2 else { return (start, pongs) }  // the payload is coming
+                onEvent(.message(UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + size])))
                 start = payloadStart + size + 2
                 continue
             }
-            if line == "PING" {
-                answer = (answer ?? []) + Array("PONG\r\n".utf8)
-            } else if line == "PONG" {
+            if Self.hasPrefix("PING", bytes, start, lineEnd) {
+                pongs += 1
+            } else if Self.hasPrefix("PONG", bytes, start, lineEnd) {
                 if !isReady {
                     isReady = true
                     onEvent(.ready)
                 }
-            } else if line.hasPrefix("-ERR") {
-                onEvent(.error(String(line.prefix(200))))
+            } else if Self.hasPrefix("-ERR", bytes, start, lineEnd) {
+                onEvent(.error(String(decoding: bytes[start..<min(lineEnd, start + 200)], as: UTF8.self)))
             }
             start = lineEnd + 2
         }
-        if buffer.count - start > 64 << 10 {
+        if bytes.count - start > 64 << 10 {
             throw MessageFramingError(description: "a NATS protocol line longer than 64 KiB")
         }
-        return answer
+        return (start, pongs)
     }
 
     // MARK: Helpers
 
-    static func crlf(in bytes: [UInt8], from start: Int) -> Int? {
+    static func hasPrefix(_ prefix: StaticString, _ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Bool {
+        guard end - start >= prefix.utf8CodeUnitCount else { return false }
+        for index in 0..<prefix.utf8CodeUnitCount where bytes[start + index] != prefix.utf8Start[index] { return false }
+        return true
+    }
+
+    /// The non-negative decimal number in `bytes[start..<end]`, or nil.
+    static func decimal(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Int? {
+        guard end > start, end - start <= 18 else { return nil }
+        var value = 0
+        for byte in bytes[start..<end] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    static func crlf(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         var index = start
         while index + 1 < bytes.count {
             if bytes[index] == 13 && bytes[index + 1] == 10 { return index }
@@ -202,47 +238,71 @@ final class PubSubSession {
 /// One RESP 2 reply as far as a subscriber needs it.
 enum RESPReply {
     case error(String)
-    /// An array whose first element is `kind` (`message`, `subscribe`…) and whose third, for `message`, is the payload.
-    case push(kind: String, payload: Range<Int>?)
+    /// An array whose first element says what it is (`message`, `subscribe`…) and whose third, for `message`, is
+    /// the payload.
+    case message(payload: Range<Int>)
+    case subscribed
     case other
 
-    /// The reply starting at `start` and where it ends, or nil while it is incomplete.
-    static func parse(_ bytes: [UInt8], from start: Int) throws(MessageFramingError) -> (end: Int, reply: RESPReply)? {
+    /// The reply starting at `start` and where it ends, or nil while it is incomplete. Parsed on the bytes: no string
+    /// or array per message.
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, from start: Int
+    ) throws(MessageFramingError) -> (end: Int, reply: RESPReply)? {
         guard start < bytes.count, let lineEnd = PubSubSession.crlf(in: bytes, from: start) else { return nil }
-        let line = String(decoding: bytes[start + 1..<lineEnd], as: UTF8.self)
         switch bytes[start] {
         case UInt8(ascii: "-"):
-            return (lineEnd + 2, .error(String(line.prefix(200))))
+            return (lineEnd + 2, .error(String(decoding: bytes[start..<min(lineEnd, start + 200)], as: UTF8.self)))
         case UInt8(ascii: "+"), UInt8(ascii: ":"):
             return (lineEnd + 2, .other)
         case UInt8(ascii: "$"):
-            guard let size = Int(line) else { throw MessageFramingError(description: "a RESP bulk length '\(line.prefix(20))'") }
-            if size < 0 { return (lineEnd + 2, .other) }
-            guard bytes.count >= lineEnd + 2 + size + 2 else { return nil }
-            return (lineEnd + 2 + size + 2, .other)
+            guard let element = try bulk(bytes, at: start) else { return nil }
+            return (element.end, .other)
         case UInt8(ascii: "*"):
-            guard let count = Int(line), count <= 16 else {
-                throw MessageFramingError(description: "a RESP array of '\(line.prefix(20))' elements")
+            guard let count = PubSubSession.decimal(bytes, start + 1, lineEnd), count <= 16 else {
+                throw MessageFramingError(description: "a RESP array header that is not a small count")
             }
             var position = lineEnd + 2
-            var elements: [Range<Int>] = []
-            for _ in 0..<max(count, 0) {
-                guard position < bytes.count, let end = PubSubSession.crlf(in: bytes, from: position) else { return nil }
-                if bytes[position] == UInt8(ascii: "$"), let size = Int(String(decoding: bytes[position + 1..<end], as: UTF8.self)),
-                    size >= 0
-                {
-                    guard bytes.count >= end + 2 + size + 2 else { return nil }
-                    elements.append(end + 2..<end + 2 + size)
-                    position = end + 2 + size + 2
+            var kind: Range<Int>?
+            var third: Range<Int>?
+            for element in 0..<count {
+                guard position < bytes.count else { return nil }
+                let range: Range<Int>
+                if bytes[position] == UInt8(ascii: "$") {
+                    guard let value = try bulk(bytes, at: position) else { return nil }
+                    (range, position) = (value.range, value.end)
                 } else {
-                    elements.append(position + 1..<end)
-                    position = end + 2
+                    guard let end = PubSubSession.crlf(in: bytes, from: position) else { return nil }
+                    (range, position) = (position + 1..<end, end + 2)
                 }
+                if element == 0 { kind = range }
+                if element == 2 { third = range }
             }
-            let kind = elements.first.map { String(decoding: bytes[$0], as: UTF8.self) } ?? ""
-            return (position, .push(kind: kind, payload: elements.count == 3 ? elements[2] : nil))
+            guard let kind else { return (position, .other) }
+            if count == 3, let third, PubSubSession.hasPrefix("message", bytes, kind.lowerBound, kind.upperBound),
+                kind.count == 7
+            {
+                return (position, .message(payload: third))
+            }
+            if PubSubSession.hasPrefix("subscribe", bytes, kind.lowerBound, kind.upperBound) && kind.count == 9 {
+                return (position, .subscribed)
+            }
+            return (position, .other)
         default:
             throw MessageFramingError(description: "not a RESP reply (starts with byte \(bytes[start]))")
         }
+    }
+
+    /// The bulk string at `start` (`$<size>` CRLF bytes CRLF): its bytes and where it ends; nil while incomplete.
+    private static func bulk(
+        _ bytes: UnsafeRawBufferPointer, at start: Int
+    ) throws(MessageFramingError) -> (range: Range<Int>, end: Int)? {
+        guard let lineEnd = PubSubSession.crlf(in: bytes, from: start) else { return nil }
+        if bytes[start + 1] == UInt8(ascii: "-") { return (lineEnd..<lineEnd, lineEnd + 2) }  // $-1: null
+        guard let size = PubSubSession.decimal(bytes, start + 1, lineEnd) else {
+            throw MessageFramingError(description: "a RESP bulk string without a valid length")
+        }
+        guard bytes.count >= lineEnd + 2 + size + 2 else { return nil }
+        return (lineEnd + 2..<lineEnd + 2 + size, lineEnd + 2 + size + 2)
     }
 }

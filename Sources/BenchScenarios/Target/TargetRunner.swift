@@ -57,28 +57,44 @@ enum TargetRunner {
         _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
         _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl
     ) throws(RunError) -> RunRecording {
-        let subscribers: TargetSubscribers<T>
-        do {
-            subscribers = try TargetSubscribers<T>(
+        try onOwnThread(configuration) { () throws(SystemError) in
+            try TargetSubscribers<T>(
                 configuration, target: target, address: address, transport: settings, protocol: kind,
-                publish: configuration.publishTemplate, control: control)
-        } catch {
-            throw .system(error)
+                publish: configuration.publishTemplate, control: control
+            ).run()
         }
-        return try subscribers.run().get()
     }
 
     private static func roundtrip<T: Transport>(
         _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
         _ settings: TransportSettings, _ control: RunControl
     ) throws(RunError) -> RunRecording {
-        let clients: TargetEchoClients<T>
-        do {
-            clients = try TargetEchoClients<T>(
-                configuration, target: target, address: address, transport: settings, control: control)
+        try onOwnThread(configuration) { () throws(SystemError) in
+            try TargetEchoClients<T>(
+                configuration, target: target, address: address, transport: settings, control: control
+            ).run()
+        }
+    }
+
+    /// Runs the measuring role on a thread of its own, named like the built-in clients' (`bench-clients`) and placed
+    /// on `--pin`'s client CPU, as the built-in clients are.
+    private static func onOwnThread(
+        _ configuration: RunConfiguration, _ role: @escaping @Sendable () throws(SystemError) -> Result<RunRecording, RunError>
+    ) throws(RunError) -> RunRecording {
+        let thread: NativeThread<Result<RunRecording, RunError>>
+        do throws(SystemError) {
+            thread = try NativeThread.spawn(name: "bench-clients") {
+                CPUPlacement.minimizeTimerSlack()
+                do throws(SystemError) {
+                    if let cpu = configuration.clientCPU { try CPUPlacement.pinCurrentThread(to: cpu) }
+                    return try role()
+                } catch {
+                    return .failure(.system(error))
+                }
+            }
         } catch {
             throw .system(error)
         }
-        return try clients.run().get()
+        return try thread.join().get()
     }
 }

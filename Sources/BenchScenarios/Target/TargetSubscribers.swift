@@ -32,6 +32,9 @@ final class TargetSubscribers<T: Transport> {
     private let publication: [UInt8]
     private let markerOffset: Int
     private let outgoing: UnsafeMutableRawBufferPointer
+    /// NATS's answer to the server's `PING`, sent from a buffer made once.
+    private static var pong: StaticString { "PONG\r\n" }
+    private let pongBuffer: UnsafeMutableRawBufferPointer
     private var nextEvent = 0
     private var currentBroadcast = -1
     private var unresolvedInBroadcast = 0
@@ -66,12 +69,14 @@ final class TargetSubscribers<T: Transport> {
         self.publication = bytes
         self.markerOffset = payloadOffset + payload.markerOffset
         self.outgoing = .allocate(byteCount: bytes.count, alignment: 8)
+        self.pongBuffer = .allocate(byteCount: Self.pong.utf8CodeUnitCount, alignment: 8)
         control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
     }
 
     deinit {
         readBuffer.deallocate()
         outgoing.deallocate()
+        pongBuffer.deallocate()
     }
 
     private var publisher: Int { configuration.clients }
@@ -221,10 +226,10 @@ final class TargetSubscribers<T: Transport> {
         let session = sessions[position]
         let wasReady = session.isReady
         var failure: Error?
-        var answer: [UInt8]?
+        var pongs = 0
         _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
-                answer = try session.consume(bytes, endsMessage: endsMessage) { event in
+                pongs += try session.consume(bytes, endsMessage: endsMessage) { event in
                     switch event {
                     case .message(let message):
                         if position < self.configuration.clients { self.settle(message, subscriber: position, at: now) }
@@ -241,7 +246,10 @@ final class TargetSubscribers<T: Transport> {
             return true
         }
         if let failure { throw failure }
-        if let answer { try send(answer, on: connection) }
+        for _ in 0..<pongs {
+            pongBuffer.copyMemory(from: UnsafeRawBufferPointer(start: Self.pong.utf8Start, count: Self.pong.utf8CodeUnitCount))
+            _ = try connection.send(pongBuffer)
+        }
         if !wasReady && session.isReady { ready += 1 }
     }
 
