@@ -25,7 +25,11 @@ enum TargetRunner {
                 } catch {
                     throw TLSError("--tls-ca \(path): \(error)")
                 }
-                settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
+                do {
+                    settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
+                } catch {
+                    throw TLSError("--tls-ca \(path): \(error)")
+                }
             } catch {
                 throw .tls(error)
             }

@@ -112,9 +112,11 @@ final class TargetSubscribers<T: Transport> {
             }
             let now = MonotonicClock.now()
             guard now < deadline else {
+                let subscribers = (0..<min(connections.count, configuration.clients)).filter { sessions[$0].isReady }.count
+                let publisher = connections.count > configuration.clients && sessions[configuration.clients].isReady
                 throw .setupFailed(
-                    "\(ready) of \(configuration.clients) subscribers and the publisher were ready at \(target) within "
-                        + DurationText.format(configuration.setupTimeout))
+                    "\(subscribers) of \(configuration.clients) subscribers\(publisher ? " and the publisher" : ", not the publisher,")"
+                        + " were ready at \(target) within " + DurationText.format(configuration.setupTimeout))
             }
             try waitForEvents(timeoutMilliseconds: Int32(min((deadline - now) / 1_000_000 + 1, 100)))
             if stopping { return }
@@ -201,6 +203,8 @@ final class TargetSubscribers<T: Transport> {
                 if !opening.isEmpty { try send(opening, on: connection) }
                 if sessions[position].isReady { ready += 1 }
             }
+        } catch let refusal as RunError {
+            return refusal
         } catch {
             if !running { return .setupFailed("\(target) refused the connection or its handshake: \(error)") }
             close(position, reason: "\(error)")
@@ -227,6 +231,7 @@ final class TargetSubscribers<T: Transport> {
         let wasReady = session.isReady
         var failure: Error?
         var pongs = 0
+        var refusal: String?
         _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
                 pongs += try session.consume(bytes, endsMessage: endsMessage) { event in
@@ -236,6 +241,7 @@ final class TargetSubscribers<T: Transport> {
                     case .ready:
                         break
                     case .error(let text):
+                        if !self.running { refusal = text }
                         self.event(position, "the server said \(text)")
                     }
                 }
@@ -246,6 +252,7 @@ final class TargetSubscribers<T: Transport> {
             return true
         }
         if let failure { throw failure }
+        if let refusal { throw RunError.setupFailed("\(target) refused \(position < configuration.clients ? "a subscriber" : "the publisher"): \(refusal)") }
         for _ in 0..<pongs {
             pongBuffer.copyMemory(from: UnsafeRawBufferPointer(start: Self.pong.utf8Start, count: Self.pong.utf8CodeUnitCount))
             _ = try connection.send(pongBuffer)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bench against servers it did not write (needs: apt-get install redis-server nats-server time).
+#
+#   Benchmarks/targets.sh [rounds]       (default 5)
+#
+# 1. Ping-pong through a target: 1 client, 20000 round trips (--interval 0), 64 B, against a C echo server (blocking
+#    read/write, Benchmarks/echo_server.c), alternating with the built-in ping-pong (--timestamps user, the way a target
+#    run stamps); rtt p50 medians and their ratio (target ≤ 1.10).
+# 2. Redis and NATS fan-out to 1,000 subscribers, 100 broadcasts every 20 ms: delivery and spread p50/p99.
+# 3. 5,000 Redis subscribers, 50 broadcasts every 200 ms: whether the subscribers' thread keeps up (CPU time of the
+#    process per message received, and lost).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+swift build -c release --product bench >/dev/null
+bench=.build/release/bench
+work=$(mktemp -d)
+gcc -O2 -o "$work/echo_server" Benchmarks/echo_server.c
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+echo_port=$(free_port); redis_port=$(free_port); nats_port=$(free_port)
+"$work/echo_server" "$echo_port" & pids=($!)
+redis-server --port "$redis_port" --save '' --appendonly no --maxclients 10100 >/dev/null & pids+=($!)
+nats-server -a 127.0.0.1 -p "$nats_port" >/dev/null 2>&1 & pids+=($!)
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+sleep 1
+
+stats() { python3 -c '
+import json, sys
+metrics = {m["metric"]: m for m in json.load(sys.stdin)["metrics"]}
+print(" ".join(str(metrics[a.split(".")[0]][a.split(".")[1] + "_us"]) for a in sys.argv[1:]))' "$@"; }
+median() { python3 -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+
+builtin=(); target=()
+for _ in $(seq "$rounds"); do
+    builtin+=("$("$bench" roundtrip --count 20000 --interval 0 --timestamps user --out "$work" --json | stats rtt.p50)")
+    target+=("$("$bench" roundtrip --count 20000 --interval 0 --target "tcp://127.0.0.1:$echo_port" --out "$work" --json |
+        stats rtt.p50)")
+done
+b=$(median "${builtin[@]}"); t=$(median "${target[@]}")
+printf 'ping-pong rtt p50: built-in %s µs (%s), C echo server through --target %s µs (%s): %.3f× (target ≤ 1.10)\n' \
+    "$b" "${builtin[*]}" "$t" "${target[*]}" "$(python3 -c "print($t / $b)")"
+
+for url in "redis://127.0.0.1:$redis_port/bench" "nats://127.0.0.1:$nats_port/bench"; do
+    read -r d50 d99 s50 s99 lost < <("$bench" fanout --target "$url" --clients 1000 --messages 100 --interval 20ms \
+        --out "$work" --json | python3 -c '
+import json, sys
+m = {x["metric"]: x for x in json.load(sys.stdin)["metrics"]}
+print(m["delivery"]["p50_us"], m["delivery"]["p99_us"], m["spread"]["p50_us"], m["spread"]["p99_us"], m["delivery"]["lost"])')
+    printf '%-8s 1000 subscribers: delivery p50 %s µs, p99 %s µs; spread p50 %s µs, p99 %s µs; lost %s\n' \
+        "${url%%:*}" "$d50" "$d99" "$s50" "$s99" "$lost"
+done
+
+/usr/bin/time -f '%U %S' -o "$work/cpu" "$bench" fanout --target "redis://127.0.0.1:$redis_port/bench" --clients 5000 \
+    --messages 50 --interval 200ms --warmup 2 --out "$work" --json >"$work/big.json"
+python3 - "$work/big.json" "$work/cpu" <<'PY'
+import json, sys
+m = {x["metric"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
+user, system = map(float, open(sys.argv[2]).read().split())
+received = m["delivery"]["count"]
+print(f"redis    5000 subscribers: {received} received, {m['delivery']['lost']} lost; delivery p50 "
+      f"{m['delivery']['p50_us']} µs, p99 {m['delivery']['p99_us']} µs; spread p99 {m['spread']['p99_us']} µs; "
+      f"process CPU {user + system:.2f} s = {(user + system) / max(received, 1) * 1e6:.1f} µs per message received "
+      f"(setup and reports included)")
+PY
