@@ -43,6 +43,10 @@ enum RunCommand {
         var statusDetail: String?
         /// Its thresholds, checked.
         var thresholds: [ThresholdResult] = []
+        /// Its summaries, for a sweep's own reports.
+        var summaries: [DistributionSummary] = []
+        /// Its `--json` object, when a sweep prints them together at the end.
+        var json: String?
         /// The exit code this run alone calls for.
         var exitCode: ExitCode
     }
@@ -61,24 +65,68 @@ enum RunCommand {
         return outcomes.contains { $0.exitCode == .thresholdBreached } ? .thresholdBreached : .success
     }
 
-    /// Runs each sweep step in turn, writing and showing each; stops after a step that cannot go on.
+    /// Runs each step in turn, writing and showing each; stops after a step that cannot go on. A sweep's runs go in a
+    /// sweep folder, named by their settings, with the sweep's own reports (`sweep.csv`, `sweep.md`, `sweep.html`).
     static func run(_ options: RunOptions, commandLine: String) -> [Outcome] {
         let metadata = RunMetadata(commandLine: commandLine, version: BenchCommandLine.version, cpus: CPUPlacement.onlineCount)
+        var parent = options.outputFolder
+        var sweepFolder: String?
+        if options.isSweep {
+            do {
+                let folder = try options.runFolderName.map { name throws(SystemError) in
+                    try RunFolder.makeExact(name, in: options.outputFolder)
+                } ?? RunFolder.makeNamed("sweep", in: options.outputFolder, unixNanoseconds: WallClock.nowUnixNanoseconds())
+                sweepFolder = folder
+                parent = folder
+            } catch {
+                Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
+                return [Outcome(exitCode: .runFailed)]
+            }
+        }
         var outcomes: [Outcome] = []
-        for configuration in options.configurations {
+        for step in options.steps {
             if SignalWatcher.shared?.signal != nil { break }
-            let outcome = runStep(configuration, options: options, metadata: metadata)
+            let name = options.isSweep ? step.folderName : options.runFolderName
+            let outcome = runStep(step.configuration, options: options, metadata: metadata, parent: parent, name: name)
             outcomes.append(outcome)
             if outcome.exitCode != .success && outcome.exitCode != .thresholdBreached { break }
         }
+        if options.json && !options.jsonLines && options.isSweep {
+            Console.out("[" + outcomes.compactMap(\.json).joined(separator: ",\n") + "]\n")
+        }
+        if let sweepFolder { writeSweep(options, outcomes: outcomes, into: sweepFolder) }
         return outcomes
     }
 
-    private static func runStep(_ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata) -> Outcome {
+    /// The sweep's own reports, from the steps that ran.
+    private static func writeSweep(_ options: RunOptions, outcomes: [Outcome], into folder: String) {
+        let steps = zip(options.steps, outcomes).compactMap { step, outcome -> SweepReport.Step? in
+            guard let path = outcome.folder else { return nil }
+            return SweepReport.Step(
+                settings: step.settings.map { ($0.column, $0.value) }, repeatIndex: step.repeatIndex,
+                folder: String(path.split(separator: "/").last ?? ""), summaries: outcome.summaries)
+        }
+        let configuration = options.steps[0].configuration
+        let report = SweepReport(
+            scenario: configuration.scenario.rawValue, under: configuration.under, repeats: options.steps[0].repeats,
+            steps: steps)
+        do {
+            try report.write(into: folder)
+        } catch {
+            Console.error("Error: could not write the sweep's reports into \(folder): \(error)\n")
+            return
+        }
+        StepSummary.append(report.markdown)
+        if !options.json { Console.out("sweep folder: \(folder)\n") }
+    }
+
+    private static func runStep(
+        _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
+    ) -> Outcome {
         let folder: RunFolder
         let control: RunControl
         do {
-            folder = try RunFolder.prepare(in: options.outputFolder)
+            folder = try RunFolder.prepare(in: parent)
         } catch {
             Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
             return Outcome(exitCode: .runFailed)
@@ -110,15 +158,17 @@ enum RunCommand {
         }
         let path: String
         do {
-            path = try RunReport.write(analysis, metadata: metadata, thresholds: thresholds, into: folder)
+            path = try RunReport.write(analysis, metadata: metadata, thresholds: thresholds, into: folder, name: name)
         } catch {
             folder.discard()
             Console.error("Error: could not write the run folder: \(error)\n")
             return Outcome(status: recording.status, exitCode: .runFailed)
         }
         if let markdown = try? FileText.read(path + "/" + MarkdownSummary.fileName) { StepSummary.append(markdown) }
+        var json: String?
         if options.json {
-            Console.out(SummaryJSON.render(analysis, thresholds: thresholds, runFolder: path) + "\n")
+            let text = SummaryJSON.render(analysis, thresholds: thresholds, runFolder: path)
+            if options.isSweep && !options.jsonLines { json = text } else { Console.out(text + "\n") }
         } else if options.quiet {
             Console.out(path + "\n")
         } else {
@@ -130,7 +180,7 @@ enum RunCommand {
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail
         var outcome = Outcome(
             folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
-            exitCode: .success)
+            summaries: analysis.summaries, json: json, exitCode: .success)
         switch recording.status {
         case .complete:
             outcome.exitCode = thresholds.allSatisfy(\.held) ? .success : .thresholdBreached

@@ -4,8 +4,16 @@ import BenchScenarios
 
 /// The options of `bench fanout` and `bench roundtrip`, checked and turned into the runs to make.
 struct RunOptions {
-    /// One configuration per sweep step (one per `--payload` size), in order.
-    var configurations: [RunConfiguration]
+    /// The runs, in order: one, or the steps of a sweep (comma lists, `--repeat`).
+    var steps: [SweepStep]
+    /// Each step's configuration, in order.
+    var configurations: [RunConfiguration] { steps.map(\.configuration) }
+    /// More than one run: they go in a sweep folder, with `sweep.csv`, `sweep.md` and `sweep.html`.
+    var isSweep: Bool { steps.count > 1 }
+    /// JSON: one object per line, as each run ends (`--json-lines`), instead of one document.
+    var jsonLines: Bool
+    /// The run folder's name (a sweep's folder's, for a sweep) instead of `<scenario>-<UTC>`: a suite's entry name.
+    var runFolderName: String?
     /// Where run folders go.
     var outputFolder: String
     /// No terminal table.
@@ -107,7 +115,15 @@ struct RunOptions {
                     + "repeatable; exit 1 when one is breached.",
                 repeatable: true),
             OptionSpec("quiet", help: "Print no summary table (the run folder's path still goes to stdout)."),
-            OptionSpec("json", help: "Print the summary as JSON on stdout instead of the table."),
+            OptionSpec(
+                "json",
+                help: "Print the summary as JSON on stdout instead of the table (a sweep: one array of them)."),
+            OptionSpec("json-lines", help: "Like --json, one object per line, each as its run ends."),
+            OptionSpec(
+                "repeat", value: "k",
+                help: "Run each step k times (seeds derived from --seed); sweep.csv has the median of the repeats and "
+                    + "their range.",
+                default: "1"),
         ]
     }
 
@@ -158,12 +174,13 @@ struct RunOptions {
         var base = RunConfiguration(scenario: scenario, seed: seed)
         let reader = OptionReader(parsed: parsed, command: command)
         typealias Limits = RunConfiguration.Limits
-        base.clients = try reader.integer("clients", placeholder: "n", in: Limits.clients, default: base.clients)
+        let clientCounts = try reader.integers("clients", placeholder: "n", in: Limits.clients, default: base.clients)
+        base.clients = clientCounts.max()!
         base.messages = try reader.integer(
             scenario == .fanout ? "messages" : "count", placeholder: scenario == .fanout ? "m" : "c",
             in: Limits.messages, default: base.messages)
         base.warmup = try reader.integer("warmup", placeholder: "n", in: Limits.warmup, default: base.warmup)
-        base.interval = try reader.duration("interval", allowZero: true, default: base.interval)
+        let intervals = try reader.durations("interval", allowZero: true, default: base.interval)
         base.under = try reader.duration("under", allowZero: false, default: base.under)
         base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)
         base.heartbeat = try reader.duration("heartbeat", allowZero: true, default: base.heartbeat)
@@ -186,11 +203,16 @@ struct RunOptions {
             }
             base.timestamps = source
         }
+        var transports = [base.transport]
         if let text = parsed.value("transport") {
-            guard let transport = TransportKind(rawValue: text) else {
-                throw reader.invalid("transport", "kind", text, "expected tcp, ws, tls or wss")
+            transports = []
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let transport = TransportKind(rawValue: String(part)) else {
+                    throw reader.invalid("transport", "kind", text, "expected tcp, ws, tls or wss, comma-separated")
+                }
+                transports.append(transport)
             }
-            base.transport = transport
+            base.transport = transports.first { $0.usesTLS } ?? transports[0]
         }
         base.webSocketPath = parsed.value("ws-path") ?? base.webSocketPath
         if let text = parsed.value("target") {
@@ -245,9 +267,8 @@ struct RunOptions {
         }
         let defaultClientThreads = base.clientCPU != nil || base.target != nil
             ? 1 : max(1, CPUPlacement.allowedCPUs().cpus.count - 1)
-        base.clientThreads = try reader.integer(
-            "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads,
-            default: min(defaultClientThreads, base.clients))
+        let clientThreads = try reader.integer(
+            "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 0)
         base.busyPoll = parsed.has("busy-poll")
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)
@@ -257,13 +278,14 @@ struct RunOptions {
                 "max-queue", "bytes", parsed.value("max-queue")!,
                 "must hold at least one message (\(ByteSizeText.format(largest)))")
         }
-        configurations = payloads.map { payload in
-            var configuration = base
-            configuration.payload = payload
-            configuration.maximumQueuedBytes = maximumQueuedBytes ?? max(base.maximumQueuedBytes, 4 * payload)
-            return configuration
+        let repeats = try reader.integer("repeat", placeholder: "k", in: 1...100, default: 1)
+        steps = SweepStep.crossProduct(
+            base, clients: clientCounts, payloads: payloads, intervals: intervals, transports: transports, repeats: repeats
+        ) { configuration in
+            configuration.maximumQueuedBytes = maximumQueuedBytes ?? max(base.maximumQueuedBytes, 4 * configuration.payload)
+            configuration.clientThreads = clientThreads > 0 ? clientThreads : min(defaultClientThreads, configuration.clients)
         }
-        for configuration in configurations {
+        for configuration in steps.map(\.configuration) {
             do {
                 try configuration.validate()
             } catch {
@@ -274,94 +296,11 @@ struct RunOptions {
         outputFolder = parsed.value("out") ?? "results"
         guard !outputFolder.isEmpty else { throw reader.invalid("out", "dir", "", "expected a folder") }
         quiet = parsed.has("quiet")
-        json = parsed.has("json")
+        json = parsed.has("json") || parsed.has("json-lines")
+        jsonLines = parsed.has("json-lines")
+        runFolderName = nil
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: scenario == .roundtrip || base.target == nil,
             command: command)
-    }
-}
-
-/// Reads typed values out of ``ParsedOptions``, with argument-parser-style error messages.
-private struct OptionReader {
-    let parsed: ParsedOptions
-    let command: String
-
-    func invalid(_ name: String, _ placeholder: String, _ text: String, _ why: String) -> UsageError {
-        UsageError(message: "The value '\(text)' is invalid for '--\(name) <\(placeholder)>': \(why)", command: command)
-    }
-
-    func integer(_ name: String, placeholder: String, in range: ClosedRange<Int>, default value: Int) throws(UsageError) -> Int {
-        guard let text = parsed.value(name) else { return value }
-        guard let number = Int(text), range.contains(number) else {
-            throw invalid(name, placeholder, text, "expected an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return number
-    }
-
-    /// A duration of at most ``RunConfiguration/Limits/longestDuration``.
-    func duration(_ name: String, allowZero: Bool, default value: UInt64) throws(UsageError) -> UInt64 {
-        guard let text = parsed.value(name) else { return value }
-        let nanoseconds: UInt64
-        do {
-            nanoseconds = try DurationText.parse(text)
-        } catch {
-            throw invalid(name, "duration", text, error.reason)
-        }
-        guard allowZero || nanoseconds > 0 else { throw invalid(name, "duration", text, "must be more than 0") }
-        let longest = RunConfiguration.Limits.longestDuration
-        guard nanoseconds <= longest else {
-            throw invalid(name, "duration", text, "must be at most \(DurationText.format(longest)) (a day)")
-        }
-        return nanoseconds
-    }
-
-    func payloads(_ text: String) throws(UsageError) -> [Int] {
-        var sizes: [Int] = []
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let size: Int
-            do {
-                size = try ByteSizeText.parse(String(part))
-            } catch {
-                throw invalid("payload", "bytes", text, error.reason)
-            }
-            guard size >= WireFormat.minimumMessageSize && size <= WireFormat.maximumFrameSize else {
-                throw invalid(
-                    "payload", "bytes", text,
-                    "each size must be from \(WireFormat.minimumMessageSize)B (the message header) to "
-                        + ByteSizeText.format(WireFormat.maximumFrameSize))
-            }
-            sizes.append(size)
-        }
-        return sizes
-    }
-
-    /// `--tls-cert`, `--tls-key` and `--tls-ca`: files that can be read, the first two together, for TLS transports.
-    func tlsFiles(for transport: TransportKind) throws(UsageError) -> (String?, String?, String?) {
-        let names = ["tls-cert", "tls-key", "tls-ca"]
-        let paths = names.map { parsed.value($0) }
-        for (name, path) in zip(names, paths) {
-            guard let path else { continue }
-            guard transport.usesTLS else { throw invalid(name, "pem", path, "needs --transport tls or wss") }
-            guard Posix.isReadableFile(path) else { throw invalid(name, "pem", path, "cannot read this file") }
-        }
-        guard (paths[0] == nil) == (paths[1] == nil) else {
-            let (given, missing) = paths[0] == nil ? ("tls-key", "tls-cert") : ("tls-cert", "tls-key")
-            throw UsageError(
-                message: "--\(given) needs --\(missing) <pem>: the server's certificate and its key go together",
-                command: command)
-        }
-        return (paths[0], paths[1], paths[2])
-    }
-
-    func cpuPair(_ text: String) throws(UsageError) -> (Int, Int) {
-        let allowed = CPUPlacement.allowedCPUs()
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
-        guard parts.count == 2, let server = parts[0], let client = parts[1] else {
-            throw invalid("pin", "server-cpu,client-cpu", text, "expected two CPU numbers, e.g. 0,1")
-        }
-        for cpu in [server, client] where !allowed.contains(cpu) {
-            throw invalid("pin", "server-cpu,client-cpu", text, "CPU \(cpu) is not available (available: \(allowed))")
-        }
-        return (server, client)
     }
 }

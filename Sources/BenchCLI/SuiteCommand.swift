@@ -51,9 +51,9 @@ enum SuiteCommand {
             var options = entry.options
             options.outputFolder = folder
             options.quiet = quiet
-            let sweep = options.configurations.count > 1
-            for (outcome, configuration) in zip(RunCommand.run(options, commandLine: commandLine), options.configurations) {
-                let name = sweep ? "\(entry.name)@\(ByteSizeText.format(configuration.payload))" : entry.name
+            options.runFolderName = entry.name  // suite-<UTC>/<entry>/ (a sweep: its steps inside)
+            for (outcome, step) in zip(RunCommand.run(options, commandLine: commandLine), options.steps) {
+                let name = options.isSweep ? "\(entry.name)@\(step.folderName)" : entry.name
                 results.append(SuiteSummary.Entry(
                     name: name, command: commandLine, folder: outcome.folder, status: outcome.status?.rawValue,
                     statusDetail: outcome.statusDetail, thresholds: outcome.thresholds,

@@ -39,6 +39,40 @@ public struct RunFolder: Sendable {
         }
     }
 
+    /// Renames the folder to `name` (a sweep step's, `clients-1000`), adding `-2`, `-3`… if that name is taken.
+    /// Returns the final path.
+    public func publish(name: String) throws(SystemError) -> String {
+        var attempt = 1
+        while true {
+            let candidate = "\(parent)/\(name)" + (attempt == 1 ? "" : "-\(attempt)")
+            if try Posix.renameUnlessTaken(temporaryPath, to: candidate) { return candidate }
+            attempt += 1
+        }
+    }
+
+    /// Makes a new folder `<parent>/<prefix>-<UTC yyyyMMdd-HHmmss>[-n]` (a sweep's, a suite's) and returns its path.
+    public static func makeNamed(_ prefix: String, in parent: String, unixNanoseconds: UInt64) throws(SystemError) -> String {
+        try makeDirectories(parent)
+        let base = "\(parent)/\(prefix)-\(UTCTime(unixNanoseconds: unixNanoseconds).compact)"
+        var attempt = 1
+        while true {
+            let candidate = attempt == 1 ? base : "\(base)-\(attempt)"
+            if try Posix.makeDirectory(candidate) { return candidate }
+            attempt += 1
+        }
+    }
+
+    /// Makes the folder `<parent>/<name>`, or `<name>-2`, `-3`… if it is taken, and returns its path.
+    public static func makeExact(_ name: String, in parent: String) throws(SystemError) -> String {
+        try makeDirectories(parent)
+        var attempt = 1
+        while true {
+            let candidate = "\(parent)/\(name)" + (attempt == 1 ? "" : "-\(attempt)")
+            if try Posix.makeDirectory(candidate) { return candidate }
+            attempt += 1
+        }
+    }
+
     /// Removes the temporary folder and what is in it (nothing is published). Best effort: what cannot be
     /// removed stays, hidden.
     public func discard() {

@@ -5,14 +5,16 @@ import BenchScenarios
 public enum RunReport {
     /// Writes `run.csv`, `samples.csv`, `connections.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`,
     /// `events.csv` when connections closed early and `thresholds.csv` when thresholds were given, and the
-    /// ``DerivedReports`` into `folder`; then gives the folder its real name.
+    /// ``DerivedReports`` into `folder`; then gives the folder its real name (`name`, in a sweep; otherwise the
+    /// scenario and the start time).
     ///
     /// - Returns: The published folder's path.
     public static func write(
         _ analysis: RunAnalysis,
         metadata: RunMetadata,
         thresholds: [ThresholdResult] = [],
-        into folder: RunFolder
+        into folder: RunFolder,
+        name: String? = nil
     ) throws -> String {
         let recording = analysis.recording
         try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) {
@@ -47,6 +49,7 @@ public enum RunReport {
         }
         try DerivedReports.write(
             RunResults(analysis, metadata: metadata, thresholds: thresholds), into: folder.temporaryPath)
+        if let name { return try folder.publish(name: name) }
         return try folder.publish(
             scenario: recording.configuration.scenario.rawValue,
             startUnixNanoseconds: recording.startUnixNanoseconds

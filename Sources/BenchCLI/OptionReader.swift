@@ -1,0 +1,117 @@
+import BenchCore
+import BenchNet
+import BenchScenarios
+
+/// Reads typed values out of ``ParsedOptions``, with argument-parser-style error messages.
+struct OptionReader {
+    let parsed: ParsedOptions
+    let command: String
+
+    func invalid(_ name: String, _ placeholder: String, _ text: String, _ why: String) -> UsageError {
+        UsageError(message: "The value '\(text)' is invalid for '--\(name) <\(placeholder)>': \(why)", command: command)
+    }
+
+    func integer(_ name: String, placeholder: String, in range: ClosedRange<Int>, default value: Int) throws(UsageError) -> Int {
+        guard let text = parsed.value(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw invalid(name, placeholder, text, "expected an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    /// A comma list of integers in `range` (a sweep); `[value]` when the option is not given.
+    func integers(_ name: String, placeholder: String, in range: ClosedRange<Int>, default value: Int) throws(UsageError) -> [Int] {
+        guard let text = parsed.value(name) else { return [value] }
+        var numbers: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let number = Int(part), range.contains(number) else {
+                throw invalid(
+                    name, placeholder, text, "expected integers from \(range.lowerBound) to \(range.upperBound), comma-separated")
+            }
+            numbers.append(number)
+        }
+        return numbers
+    }
+
+    /// A comma list of durations (a sweep); `[value]` when the option is not given.
+    func durations(_ name: String, allowZero: Bool, default value: UInt64) throws(UsageError) -> [UInt64] {
+        guard let text = parsed.value(name) else { return [value] }
+        var values: [UInt64] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            values.append(try duration(name, String(part), allowZero: allowZero, in: text))
+        }
+        return values
+    }
+
+    /// A duration of at most ``RunConfiguration/Limits/longestDuration``.
+    func duration(_ name: String, allowZero: Bool, default value: UInt64) throws(UsageError) -> UInt64 {
+        guard let text = parsed.value(name) else { return value }
+        return try duration(name, text, allowZero: allowZero, in: text)
+    }
+
+    /// `text`, one duration of option `name`'s value `whole`.
+    private func duration(_ name: String, _ text: String, allowZero: Bool, in whole: String) throws(UsageError) -> UInt64 {
+        let nanoseconds: UInt64
+        do {
+            nanoseconds = try DurationText.parse(text)
+        } catch {
+            throw invalid(name, "duration", whole, error.reason)
+        }
+        guard allowZero || nanoseconds > 0 else { throw invalid(name, "duration", whole, "must be more than 0") }
+        let longest = RunConfiguration.Limits.longestDuration
+        guard nanoseconds <= longest else {
+            throw invalid(name, "duration", whole, "must be at most \(DurationText.format(longest)) (a day)")
+        }
+        return nanoseconds
+    }
+
+    func payloads(_ text: String) throws(UsageError) -> [Int] {
+        var sizes: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let size: Int
+            do {
+                size = try ByteSizeText.parse(String(part))
+            } catch {
+                throw invalid("payload", "bytes", text, error.reason)
+            }
+            guard size >= WireFormat.minimumMessageSize && size <= WireFormat.maximumFrameSize else {
+                throw invalid(
+                    "payload", "bytes", text,
+                    "each size must be from \(WireFormat.minimumMessageSize)B (the message header) to "
+                        + ByteSizeText.format(WireFormat.maximumFrameSize))
+            }
+            sizes.append(size)
+        }
+        return sizes
+    }
+
+    /// `--tls-cert`, `--tls-key` and `--tls-ca`: files that can be read, the first two together, for TLS transports.
+    func tlsFiles(for transport: TransportKind) throws(UsageError) -> (String?, String?, String?) {
+        let names = ["tls-cert", "tls-key", "tls-ca"]
+        let paths = names.map { parsed.value($0) }
+        for (name, path) in zip(names, paths) {
+            guard let path else { continue }
+            guard transport.usesTLS else { throw invalid(name, "pem", path, "needs --transport tls or wss") }
+            guard Posix.isReadableFile(path) else { throw invalid(name, "pem", path, "cannot read this file") }
+        }
+        guard (paths[0] == nil) == (paths[1] == nil) else {
+            let (given, missing) = paths[0] == nil ? ("tls-key", "tls-cert") : ("tls-cert", "tls-key")
+            throw UsageError(
+                message: "--\(given) needs --\(missing) <pem>: the server's certificate and its key go together",
+                command: command)
+        }
+        return (paths[0], paths[1], paths[2])
+    }
+
+    func cpuPair(_ text: String) throws(UsageError) -> (Int, Int) {
+        let allowed = CPUPlacement.allowedCPUs()
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let server = parts[0], let client = parts[1] else {
+            throw invalid("pin", "server-cpu,client-cpu", text, "expected two CPU numbers, e.g. 0,1")
+        }
+        for cpu in [server, client] where !allowed.contains(cpu) {
+            throw invalid("pin", "server-cpu,client-cpu", text, "CPU \(cpu) is not available (available: \(allowed))")
+        }
+        return (server, client)
+    }
+}

@@ -1,0 +1,141 @@
+import BenchCore
+
+/// `sweep.html`: one self-contained page (inline SVG, no scripts) with the sweep's curves: for fanout, spread and
+/// delivery p50, p99 and max against the swept setting, for roundtrip rtt; the `--under` line; and pct_under. The x axis
+/// is logarithmic for client counts and sizes. With several swept settings the first is the x axis and each
+/// combination of the others is its own plot.
+enum SweepHTML {
+    static func render(_ report: SweepReport) -> String {
+        let rows = report.rows
+        let metrics = report.scenario == "fanout" ? ["spread", "delivery"] : ["rtt"]
+        var body = "<h1>bench \(MarkupText.escape(report.scenario)) sweep</h1>\n"
+        body += "<p class=\"meta\">\(Set(report.steps.map(\.key)).count) steps"
+            + (report.repeats > 1 ? ", \(report.repeats) repeats each (medians)" : "")
+            + "; under = \(MarkupText.escape(DurationText.format(report.under)))</p>\n"
+        guard let axis = report.steps.first?.settings.first?.column else {
+            return page(body + "<p>Nothing was swept.</p>\n")
+        }
+        // Series: the other swept settings' values.
+        var seriesOrder: [[String]] = []
+        for row in rows where !seriesOrder.contains(Array(row.settings.dropFirst().map(\.value))) {
+            seriesOrder.append(Array(row.settings.dropFirst().map(\.value)))
+        }
+        for series in seriesOrder {
+            let title = zip(report.steps[0].settings.dropFirst().map(\.column), series)
+                .map { "\(label($0)): \(valueText($1, column: $0))" }.joined(separator: ", ")
+            if !title.isEmpty { body += "<h2>\(MarkupText.escape(title))</h2>\n" }
+            body += "<div class=\"row\">\n"
+            for metric in metrics {
+                let points = rows.filter { $0.metric == metric && Array($0.settings.dropFirst().map(\.value)) == series }
+                    .compactMap { row -> (x: Double, values: [(median: Double, low: Double, high: Double)?])? in
+                        guard let x = Double(row.settings[0].value) else { return nil }
+                        return (x, row.values)
+                    }
+                guard !points.isEmpty else { continue }
+                body += figure(latencyPlot(points, metric: metric, axis: axis, under: report.under),
+                    caption: "\(metric): p50 (blue), p99 (orange), max (grey) against \(label(axis)); dashed: under")
+                body += figure(percentPlot(points, axis: axis), caption: "\(metric): share of all sent under the threshold")
+            }
+            body += "</div>\n"
+        }
+        body += "<h2>steps</h2>\n<table><tr><th>step</th><th>repeat</th></tr>\n"
+        for step in report.steps {
+            body += "<tr><td>\(MarkupText.escape(step.folder))</td><td class=\"n\">\(step.repeatIndex)</td></tr>\n"
+        }
+        return page(body + "</table>\n")
+    }
+
+    private static func label(_ column: String) -> String {
+        switch column {
+        case "payload_bytes": "payload"
+        case "interval_ns": "interval"
+        default: column
+        }
+    }
+
+    /// A setting's value as people write it: 1KiB, 10ms.
+    private static func valueText(_ value: String, column: String) -> String {
+        switch column {
+        case "payload_bytes": Int(value).map { ByteSizeText.format($0) } ?? value
+        case "interval_ns": UInt64(value).map { DurationText.format($0) } ?? value
+        default: value
+        }
+    }
+
+    private static func xScale(_ xs: [Double], axis: String) -> (SVGPlot.Scale, [(Double, String)]) {
+        let low = xs.min()!, high = xs.max()!
+        let logarithmic = (axis == "clients" || axis == "payload_bytes") && low > 0 && high / low >= 4
+        let range = low == high ? low * 0.5...high * 1.5 + 1 : low...high
+        let ticks = xs.map { value -> (Double, String) in (value, valueText("\(UInt64(value))", column: axis)) }
+        return (logarithmic ? .logarithmic(range) : .linear(range), ticks)
+    }
+
+    private static func latencyPlot(
+        _ points: [(x: Double, values: [(median: Double, low: Double, high: Double)?])], metric: String, axis: String,
+        under: UInt64
+    ) -> String {
+        // Statistics' positions in SweepReport.statistics: p50 2, p99 4, max 6; values in µs.
+        let series = [(2, "p50"), (4, "p99"), (6, "max")]
+        var values = points.flatMap { point in series.compactMap { point.values[$0.0].map { $0.median * 1000 } } }
+        values.append(Double(under))
+        let low = max(1, values.min()! / 1.5)
+        let high = max(low * 10, values.max()! * 1.5)
+        let (x, xTicks) = xScale(points.map(\.x), axis: axis)
+        var plot = SVGPlot(
+            x: x, y: .logarithmic(low...high), xLabel: label(axis), yLabel: metric,
+            xTicks: xTicks, yTicks: AxisTicks.latency(low...high))
+        for (index, name) in series {
+            let line = points.compactMap { point in point.values[index].map { (point.x, $0.median * 1000) } }
+            plot.line(line, cssClass: name)
+            plot.points(line, cssClass: name + "-dot")
+        }
+        let xs = points.map(\.x)
+        plot.line([(xs.min()!, Double(under)), (xs.max()!, Double(under))], cssClass: "under")
+        return plot.svg
+    }
+
+    private static func percentPlot(
+        _ points: [(x: Double, values: [(median: Double, low: Double, high: Double)?])], axis: String
+    ) -> String {
+        let (x, xTicks) = xScale(points.map(\.x), axis: axis)
+        var plot = SVGPlot(
+            x: x, y: .linear(0...100), xLabel: label(axis), yLabel: "% under",
+            xTicks: xTicks, yTicks: AxisTicks.linear(upTo: 100) { "\(Int($0))%" })
+        let line = points.compactMap { point in point.values[7].map { (point.x, $0.median) } }
+        plot.line(line, cssClass: "p50")
+        plot.points(line, cssClass: "p50-dot")
+        return plot.svg
+    }
+
+    private static func figure(_ svg: String, caption: String) -> String {
+        "<figure>\(svg)<figcaption>\(MarkupText.escape(caption))</figcaption></figure>\n"
+    }
+
+    private static func page(_ body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8"/>
+        <title>bench sweep</title>
+        <style>
+        body { font: 14px/1.4 system-ui, sans-serif; color: #1d2733; margin: 24px auto; max-width: 1180px; }
+        h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 24px 0 6px; } .meta { color: #566; }
+        table { border-collapse: collapse; } td, th { padding: 3px 10px; border-bottom: 1px solid #dde3ea; }
+        th { text-align: left; background: #f3f6f9; } td.n { text-align: right; }
+        .row { display: flex; flex-wrap: wrap; gap: 12px; } figure { margin: 0; } figcaption { color: #566; font-size: 12px; }
+        svg .area { fill: #fbfcfd; stroke: #c9d2dc; } svg .grid { stroke: #e7ecf1; }
+        svg .tick { font-size: 11px; fill: #566; } svg .label { font-size: 12px; fill: #334; }
+        svg .p50 { fill: none; stroke: #1f6fb2; stroke-width: 2; } svg .p50-dot { fill: #1f6fb2; }
+        svg .p99 { fill: none; stroke: #e07b20; stroke-width: 2; } svg .p99-dot { fill: #e07b20; }
+        svg .max { fill: none; stroke: #8a949e; stroke-width: 1.5; } svg .max-dot { fill: #8a949e; }
+        svg .under { stroke: #c0262d; stroke-dasharray: 5 4; stroke-width: 1.5; fill: none; }
+        </style>
+        </head>
+        <body>
+        \(body)</body>
+        </html>
+
+        """
+    }
+}

@@ -1,0 +1,168 @@
+import BenchCore
+
+/// A sweep's own reports, written into its folder beside one run folder per step: `sweep.csv` (one row per step ×
+/// metric), `sweep.md` (the same as a Markdown table) and `sweep.html` (the curves against the swept setting).
+///
+/// With `--repeat`, a step's row holds the median of its repeats, and each statistic's smallest and largest value and
+/// relative range (`(max − min) / median`) beside it.
+public struct SweepReport {
+    /// One run of the sweep.
+    public struct Step {
+        /// The swept settings' `sweep.csv` columns and values (`clients` 1000…).
+        public var settings: [(column: String, value: String)]
+        public var repeatIndex: Int
+        /// The run folder's name in the sweep folder.
+        public var folder: String
+        public var summaries: [DistributionSummary]
+
+        public init(
+            settings: [(column: String, value: String)], repeatIndex: Int, folder: String, summaries: [DistributionSummary]
+        ) {
+            self.settings = settings
+            self.repeatIndex = repeatIndex
+            self.folder = folder
+            self.summaries = summaries
+        }
+
+        var key: [String] { settings.map(\.value) }
+    }
+
+    /// A statistic of `sweep.csv`: its column and how to read it from a summary (µs for times, as in summary.csv).
+    struct Statistic: Sendable {
+        let column: String
+        let value: @Sendable (DistributionSummary) -> Double?
+        let isTime: Bool
+    }
+
+    static let statistics: [Statistic] = [
+        Statistic(column: "count", value: { Double($0.count) }, isTime: false),
+        Statistic(column: "lost", value: { Double($0.lost) }, isTime: false),
+        Statistic(column: "p50_us", value: { $0.p50.map { Double($0) / 1000 } }, isTime: true),
+        Statistic(column: "p90_us", value: { $0.p90.map { Double($0) / 1000 } }, isTime: true),
+        Statistic(column: "p99_us", value: { $0.p99.map { Double($0) / 1000 } }, isTime: true),
+        Statistic(column: "p999_us", value: { $0.p999.map { Double($0) / 1000 } }, isTime: true),
+        Statistic(column: "max_us", value: { $0.max.map { Double($0) / 1000 } }, isTime: true),
+        Statistic(column: "pct_under", value: { $0.percentUnder }, isTime: false),
+    ]
+
+    public static let csvFileName = "sweep.csv"
+    public static let markdownFileName = "sweep.md"
+    public static let htmlFileName = "sweep.html"
+
+    public let scenario: String
+    public let under: UInt64
+    public let repeats: Int
+    public let steps: [Step]
+
+    public init(scenario: String, under: UInt64, repeats: Int, steps: [Step]) {
+        self.scenario = scenario
+        self.under = under
+        self.repeats = repeats
+        self.steps = steps
+    }
+
+    /// One row of the sweep: a step (its repeats together) and a metric, each statistic's median and its range.
+    struct Row {
+        let settings: [(column: String, value: String)]
+        let metric: String
+        let repeats: Int
+        /// Per statistic: the median of the repeats, and their smallest and largest value (nil: never measured).
+        let values: [(median: Double, low: Double, high: Double)?]
+    }
+
+    /// The rows, in step order, then metric order.
+    var rows: [Row] {
+        var order: [[String]] = []
+        var groups: [[String]: [Step]] = [:]
+        for step in steps {
+            if groups[step.key] == nil { order.append(step.key) }
+            groups[step.key, default: []].append(step)
+        }
+        var rows: [Row] = []
+        for key in order {
+            let group = groups[key]!
+            for metric in group[0].summaries.map(\.metric) {
+                let summaries = group.compactMap { $0.summaries.first { $0.metric == metric } }
+                let values = Self.statistics.map { statistic -> (median: Double, low: Double, high: Double)? in
+                    let measured = summaries.compactMap(statistic.value).sorted()
+                    guard !measured.isEmpty else { return nil }
+                    let middle = measured.count / 2
+                    let median = measured.count % 2 == 1 ? measured[middle] : (measured[middle - 1] + measured[middle]) / 2
+                    return (median, measured.first!, measured.last!)
+                }
+                rows.append(Row(settings: group[0].settings, metric: metric, repeats: group.count, values: values))
+            }
+        }
+        return rows
+    }
+
+    /// `sweep.csv`'s columns: the swept settings, `metric`, `repeats`, then each statistic (with `--repeat`, followed
+    /// by its `_min`, `_max` and `_range_pct`).
+    var header: [String] {
+        let settings = steps.first?.settings.map(\.column) ?? []
+        let statistics = Self.statistics.flatMap { statistic in
+            repeats > 1
+                ? [statistic.column, statistic.column + "_min", statistic.column + "_max", statistic.column + "_range_pct"]
+                : [statistic.column]
+        }
+        return settings + ["metric", "repeats"] + statistics
+    }
+
+    /// Writes `sweep.csv`, `sweep.md` and `sweep.html` into `folder`, each atomically.
+    public func write(into folder: String) throws {
+        try AtomicFile.writeCSV(folder + "/" + Self.csvFileName) { writer in
+            try writer.row(header)
+            for row in rows {
+                for setting in row.settings { writer.field(setting.value) }
+                writer.field(row.metric)
+                writer.field(row.repeats)
+                for (statistic, value) in zip(Self.statistics, row.values) {
+                    let digits = statistic.isTime || statistic.column == "pct_under" ? 3 : 1
+                    let columns = repeats > 1 ? 4 : 1
+                    guard let value else {
+                        for _ in 0..<columns { writer.emptyField() }
+                        continue
+                    }
+                    writer.field(value.median, fractionDigits: statistic.isTime || digits == 3 ? 3 : 0)
+                    if repeats > 1 {
+                        writer.field(value.low, fractionDigits: digits == 3 ? 3 : 0)
+                        writer.field(value.high, fractionDigits: digits == 3 ? 3 : 0)
+                        let range = value.median > 0 ? (value.high - value.low) / value.median * 100 : 0
+                        writer.field(range, fractionDigits: 1)
+                    }
+                }
+                try writer.endRow()
+            }
+        }
+        try AtomicFile.writeText(folder + "/" + Self.markdownFileName, markdown)
+        try AtomicFile.writeText(folder + "/" + Self.htmlFileName, SweepHTML.render(self))
+    }
+
+    /// `sweep.md`: the sweep as a Markdown table, times as the summary table shows them.
+    public var markdown: String {
+        let settings = steps.first?.settings.map(\.column) ?? []
+        var text = "### bench \(scenario) sweep: \(Set(steps.map(\.key)).count) steps"
+            + (repeats > 1 ? " × \(repeats) repeats (medians)" : "") + "\n\n"
+        let columns = settings + ["metric", "count", "lost", "p50", "p90", "p99", "p99.9", "max", "<" + DurationText.format(under)]
+        text += "| " + columns.joined(separator: " | ") + " |\n"
+        text += "|" + columns.map { _ in "---" }.joined(separator: "|") + "|\n"
+        for row in rows {
+            var cells = row.settings.map(\.value) + [row.metric]
+            for (statistic, value) in zip(Self.statistics, row.values) {
+                guard let value else {
+                    cells.append("-")
+                    continue
+                }
+                if statistic.isTime {
+                    cells.append(DisplayDuration.text(nanoseconds: UInt64(roundingClamped: value.median * 1000)))
+                } else if statistic.column == "pct_under" {
+                    cells.append(DecimalText.fixed(value.median, fractionDigits: 2) + "%")
+                } else {
+                    cells.append(DecimalText.fixed(value.median, fractionDigits: 0))
+                }
+            }
+            text += "| " + cells.joined(separator: " | ") + " |\n"
+        }
+        return text
+    }
+}
