@@ -16,6 +16,7 @@ struct ParsedOptions {
     init(_ arguments: [String], command spec: CommandSpec) throws(UsageError) {
         let command = spec.name
         let specs = spec.options
+        let commandSpec = spec
         var remaining = arguments[...]
         while let word = remaining.popFirst() {
             if word == "-h" || word == "--help" {
@@ -33,7 +34,7 @@ struct ParsedOptions {
             let name = String(body.prefix { $0 != "=" })
             let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
             guard let spec = specs.first(where: { $0.name == name }) else {
-                throw UsageError(message: "Unknown option '--\(name)'", command: command)
+                throw commandSpec.unknownOption(name)
             }
             guard spec.valueName != nil else {
                 if inlineValue != nil {

@@ -52,8 +52,19 @@ import Testing
         (["roundtrip", "--target", "tcp://127.0.0.1:7", "--framing", "stx", "--payload", "48"], "'--payload <bytes>': a message to tcp:// with --framing stx holds its 42-byte marker and 7 bytes of framing: at least 49B, at most 65542B"),
         (["roundtrip", "--target", "tcp://127.0.0.1:7", "--timestamps", "kernel"], "'--timestamps <source>': a --target run stamps in user space"),
         (["fanout", "--target", "redis://127.0.0.1:6379/c", "--threshold", "rtt.p99<1s"], "unknown metric 'rtt'"),
-        (["fanout", "--count", "5"], "Error: Unknown option '--count'"),
-        (["roundtrip", "--messages", "5"], "Error: Unknown option '--messages'"),
+        (["fanout", "--count", "5"], "Error: Unknown option '--count': fanout takes --messages (broadcasts)"),
+        (["roundtrip", "--messages", "5"], "Error: Unknown option '--messages': roundtrip takes --count (messages per client)"),
+        (["roundtrip", "--server-threads", "2"], "Error: Unknown option '--server-threads': --server-threads is for fanout, not roundtrip"),
+        (["roundtrip", "--subscribe", "hi"], "Error: Unknown option '--subscribe': --subscribe is for fanout, not roundtrip"),
+        (["roundtrip", "--publish", "{marker}"], "Error: Unknown option '--publish': --publish is for fanout, not roundtrip"),
+        (["fanout", "--clinets", "5"], "Error: Unknown option '--clinets'. Did you mean '--clients'?"),
+        (["roundtrip", "--cuont", "5"], "Error: Unknown option '--cuont'. Did you mean '--count'?"),
+        (["fanout", "--mesages=5"], "Error: Unknown option '--mesages'. Did you mean '--messages'?"),
+        (["fanout", "--server-thread", "2"], "Error: Unknown option '--server-thread'. Did you mean '--server-threads'?"),
+        (["fanout", "--ws", "/chat"], "Error: Unknown option '--ws'. Did you mean '--ws-path'?"),
+        (["fanout", "--hort", "1"], "Error: Unknown option '--hort'. Did you mean '--host' or '--port'?"),
+        (["fanout", "--frobnicate", "1"], "Error: Unknown option '--frobnicate'\n"),
+        (["fanout", "--tls", "x"], "Error: Unknown option '--tls'\n"),
         (["fanout", "extra"], "Error: Unexpected argument 'extra'"),
         (["fanout", "--quiet=yes"], "Error: '--quiet' takes no value"),
         (["broadcast"], "Error: Unknown command 'broadcast'"),
@@ -68,6 +79,48 @@ import Testing
         #expect(result.standardError.contains(message), "stderr: \(result.standardError)")
         #expect(result.standardError.contains("Usage: bench"))
         #expect(result.standardError.contains("--help' for more information"))
+        #expect(result.standardOutput.isEmpty)
+        #expect(contents(of: out) == nil, "nothing written")
+    }
+
+    /// An unknown option of the other commands: the nearest one suggested, or nothing when nothing is close.
+    @Test(arguments: [
+        (["check", "{dir}/run", "--thresold", "rtt.p99<1ms"], "Error: Unknown option '--thresold'. Did you mean '--threshold'?"),
+        (["check", "{dir}/run", "--jsno"], "Error: Unknown option '--jsno'. Did you mean '--json'?"),
+        (["check", "{dir}/run", "--frobnicate"], "Error: Unknown option '--frobnicate'\n"),
+        (["compare", "{dir}/a", "{dir}/b", "--max-regresion", "rtt.p99=+5%"], "Error: Unknown option '--max-regresion'. Did you mean '--max-regression'?"),
+        (["compare", "{dir}/a", "{dir}/b", "--noise", "1ms"], "Error: Unknown option '--noise'. Did you mean '--noise-floor'?"),
+        (["report", "{dir}/run", "--hepl"], "Error: Unknown option '--hepl'. Did you mean '--help'?"),
+        (["suite", "{dir}/x.suite", "--qiuet"], "Error: Unknown option '--qiuet'. Did you mean '--quiet'?"),
+        (["suite", "{dir}/x.suite", "--ot", "{dir}/results"], "Error: Unknown option '--ot'. Did you mean '--out'?"),
+    ])
+    func anUnknownOptionOfAnotherCommandSuggestsTheNearest(arguments: [String], message: String) throws {
+        let directory = temporaryFolderPath()
+        // The folders and files named are in a folder that does not exist, and must stay so.
+        let result = try BenchProcess.run(arguments.map { $0.hasPrefix("{dir}/") ? directory + $0.dropFirst(5) : $0 })
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains(message), "stderr: \(result.standardError)")
+        #expect(result.standardError.contains("Usage: bench \(arguments[0])"))
+        #expect(result.standardOutput.isEmpty)
+        #expect(contents(of: directory) == nil, "nothing written")
+    }
+
+    /// A suite line with the other scenario's option, or a misspelt one, is refused with the same hint.
+    @Test(arguments: [
+        ("a roundtrip --messages 5", "x.suite:1: Unknown option '--messages': roundtrip takes --count (messages per client)"),
+        ("a fanout --count 5", "x.suite:1: Unknown option '--count': fanout takes --messages (broadcasts)"),
+        ("a roundtrip --subscribe hi", "x.suite:1: Unknown option '--subscribe': --subscribe is for fanout, not roundtrip"),
+        ("a fanout --clinets 5", "x.suite:1: Unknown option '--clinets'. Did you mean '--clients'?"),
+    ])
+    func aSuiteLineWithAnUnknownOptionGetsTheSameHint(text: String, message: String) throws {
+        let directory = temporaryFolderPath()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/x.suite"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["suite", path, "--out", out])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains(message.replacingOccurrences(of: "x.suite", with: path)), "stderr: \(result.standardError)")
         #expect(result.standardOutput.isEmpty)
         #expect(contents(of: out) == nil, "nothing written")
     }
