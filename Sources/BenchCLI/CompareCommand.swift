@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import BenchReports
 
 /// `bench compare BASELINE CURRENT`: how a run moved against a baseline, and whether it regressed too far.
@@ -7,7 +8,9 @@ enum CompareCommand {
         name: "compare",
         abstract: "Compare a run against a baseline run; exit 1 on a regression beyond --max-regression.",
         overview: "Print, per metric and statistic, the baseline and current values and their absolute and relative "
-            + "change. Runs of different scenarios, client counts, payloads, intervals or arrivals are refused.",
+            + "change. Runs of different scenarios, client counts, payloads, intervals or arrivals are refused. Two "
+            + "sweep folders (or suite folders) with the same steps are compared step by step; with --repeat, by the "
+            + "medians of the repeats, and a change within the baseline repeats' own range is not a regression.",
         arguments: [
             ("baseline-folder", "The run to compare against."),
             ("current-folder", "The run being judged."),
@@ -29,6 +32,15 @@ enum CompareCommand {
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let (baselineFolder, currentFolder) = (parsed.positionals[0], parsed.positionals[1])
+        let noiseFloor = try self.noiseFloor(parsed)
+        if !Posix.fileExists(baselineFolder + "/run.csv"), let old = CompareGroups.steps(in: baselineFolder),
+            let new = CompareGroups.steps(in: currentFolder)
+        {
+            return try CompareGroups.compare(
+                baseline: old, current: new, baselineFolder: baselineFolder, currentFolder: currentFolder,
+                limits: { metrics throws(UsageError) in try self.limits(parsed, metrics: metrics) },
+                noiseFloor: noiseFloor)
+        }
         let baseline = try SavedRun.argument(baselineFolder, of: spec.name)
         let current = try SavedRun.argument(currentFolder, of: spec.name)
         for key in comparableSettings where baseline.results.setting(key) != current.results.setting(key) {
@@ -37,7 +49,16 @@ enum CompareCommand {
                     + "baseline and \(current.results.setting(key) ?? "missing") in the current run",
                 command: spec.name)
         }
-        let metrics = baseline.results.summaries.map(\.metric)
+        let limits = try self.limits(parsed, metrics: baseline.results.summaries.map(\.metric))
+        let comparison = RunComparison(
+            baseline: baseline.results.summaries, current: current.results.summaries, limits: limits,
+            noiseFloor: noiseFloor)
+        Console.out(ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder))
+        StepSummary.append(ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder))
+        return comparison.regressions.isEmpty ? .success : .thresholdBreached
+    }
+
+    private static func limits(_ parsed: ParsedOptions, metrics: [String]) throws(UsageError) -> [RegressionLimit] {
         var limits: [RegressionLimit] = []
         for text in parsed.values["max-regression"] ?? [] {
             do {
@@ -48,21 +69,17 @@ enum CompareCommand {
                     command: spec.name)
             }
         }
-        var noiseFloor: UInt64 = 0
-        if let text = parsed.value("noise-floor") {
-            do {
-                noiseFloor = try DurationText.parse(text)
-            } catch {
-                throw UsageError(
-                    message: "The value '\(text)' is invalid for '--noise-floor <duration>': \(error.reason)",
-                    command: spec.name)
-            }
+        return limits
+    }
+
+    private static func noiseFloor(_ parsed: ParsedOptions) throws(UsageError) -> UInt64 {
+        guard let text = parsed.value("noise-floor") else { return 0 }
+        do {
+            return try DurationText.parse(text)
+        } catch {
+            throw UsageError(
+                message: "The value '\(text)' is invalid for '--noise-floor <duration>': \(error.reason)",
+                command: spec.name)
         }
-        let comparison = RunComparison(
-            baseline: baseline.results.summaries, current: current.results.summaries, limits: limits,
-            noiseFloor: noiseFloor)
-        Console.out(ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder))
-        StepSummary.append(ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder))
-        return comparison.regressions.isEmpty ? .success : .thresholdBreached
     }
 }

@@ -25,8 +25,10 @@ struct OptionReader {
         var numbers: [Int] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let number = Int(part), range.contains(number) else {
+                let what = text.contains(",") ? "integers" : "an integer"
                 throw invalid(
-                    name, placeholder, text, "expected integers from \(range.lowerBound) to \(range.upperBound), comma-separated")
+                    name, placeholder, text, "expected \(what) from \(range.lowerBound) to \(range.upperBound)"
+                        + (text.contains(",") ? ", comma-separated" : ""))
             }
             numbers.append(number)
         }

@@ -117,7 +117,11 @@ enum RunCommand {
             return
         }
         StepSummary.append(report.markdown)
-        if !options.json { Console.out("sweep folder: \(folder)\n") }
+        if options.quiet {
+            Console.out(folder + "\n")
+        } else if !options.json {
+            Console.out("sweep folder: \(folder)\n")
+        }
     }
 
     private static func runStep(

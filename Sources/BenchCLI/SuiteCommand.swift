@@ -57,7 +57,7 @@ enum SuiteCommand {
                 results.append(SuiteSummary.Entry(
                     name: name, command: commandLine, folder: outcome.folder, status: outcome.status?.rawValue,
                     statusDetail: outcome.statusDetail, thresholds: outcome.thresholds,
-                    exitCode: outcome.exitCode.rawValue))
+                    exitCode: outcome.exitCode.rawValue, summaries: outcome.summaries))
             }
         }
         let summary = SuiteSummary(entries: results)

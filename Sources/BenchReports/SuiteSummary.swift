@@ -14,11 +14,14 @@ public struct SuiteSummary: Sendable {
         public let statusDetail: String?
         public let thresholds: [ThresholdResult]
         public let exitCode: Int32
+        /// What the run measured, per metric (empty when it could not run).
+        public let summaries: [DistributionSummary]
 
         public init(
             name: String, command: String, folder: String?, status: String?, statusDetail: String? = nil,
-            thresholds: [ThresholdResult], exitCode: Int32
+            thresholds: [ThresholdResult], exitCode: Int32, summaries: [DistributionSummary] = []
         ) {
+            self.summaries = summaries
             self.name = name
             self.command = command
             self.folder = folder
@@ -75,6 +78,18 @@ public struct SuiteSummary: Sendable {
         }
         let breaches = entries.flatMap { entry in entry.breached.map { "- \(entry.name): \($0.breachLine)" } }
         if !breaches.isEmpty { text += "\n" + breaches.joined(separator: "\n") + "\n" }
+        let measured = entries.filter { !$0.summaries.isEmpty }
+        if !measured.isEmpty {
+            text += "\n| run | metric | p50 | p99 | under | lost |\n|---|---|--:|--:|--:|--:|\n"
+            for entry in measured {
+                for summary in entry.summaries {
+                    let time = { (value: UInt64?) in value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-" }
+                    let under = summary.percentUnder.map { DecimalText.fixed($0, fractionDigits: 2) + "%" } ?? "-"
+                    text += "| \(entry.name) | \(summary.metric) | \(time(summary.p50)) | \(time(summary.p99)) | "
+                        + "\(under) | \(summary.lost) |\n"
+                }
+            }
+        }
         return text
     }
 

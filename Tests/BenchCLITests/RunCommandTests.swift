@@ -76,8 +76,12 @@ import Testing
             "roundtrip", "--count", "10", "--interval", "0", "--payload", "64,1KiB", "--quiet", "--out", out,
         ])
         #expect(result.exitCode == 0, "stderr: \(result.standardError)")
-        let folders = result.standardOutput.split(separator: "\n").map(String.init)
-        #expect(folders.count == 2)
+        // One line per run folder, then the sweep folder that holds them.
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        let folders = Array(lines.prefix(2))
+        #expect(folders.map { ($0 as NSString).lastPathComponent } == ["payload-64B", "payload-1KiB"])
+        #expect(folders.allSatisfy { $0.hasPrefix(lines[2] + "/") } && lines[2].hasPrefix(out + "/sweep-"))
         let payloads = try folders.map { folder in
             try String(contentsOfFile: folder + "/run.csv", encoding: .utf8)
                 .split(whereSeparator: \.isNewline).first { $0.hasPrefix("payload_bytes,") }

@@ -24,11 +24,15 @@ import Testing
         #expect(folder.hasPrefix("suite-"))
         let rows = try String(contentsOfFile: "\(out)/\(folder)/suite.csv", encoding: .utf8)
             .split(separator: "\r\n").map { $0.split(separator: ",").first.map(String.init) ?? "" }
-        #expect(rows == ["name", "pings", "fans@64B", "fans@128B", "strict"])
+        #expect(rows == ["name", "pings", "fans@payload-64B", "fans@payload-128B", "strict"])
+        // Each run folder is named after its entry; the payload list is a sweep folder with a folder per size.
         let runFolders = try #require(contents(of: "\(out)/\(folder)"))
-        #expect(runFolders.filter { $0.hasPrefix("fanout-") }.count == 2)
-        #expect(runFolders.filter { $0.hasPrefix("roundtrip-") }.count == 2)
-        #expect(runFolders.contains("suite.md"))
+        #expect(Set(runFolders) == ["fans", "pings", "strict", "suite.csv", "suite.md", "junit.xml"])
+        let sweep = try #require(contents(of: "\(out)/\(folder)/fans"))
+        #expect(Set(sweep) == ["payload-64B", "payload-128B", "sweep.csv", "sweep.md", "sweep.html"])
+        // suite.md carries the numbers next to the verdicts.
+        let markdown = try String(contentsOfFile: "\(out)/\(folder)/suite.md", encoding: .utf8)
+        #expect(markdown.contains("| pings | rtt |") && markdown.contains("| fans@payload-128B | spread |"))
         #expect(result.standardOutput.contains("strict: threshold breached: rtt.min<1ns"))
     }
 

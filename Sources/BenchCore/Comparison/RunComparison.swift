@@ -74,4 +74,14 @@ public struct RunComparison: Sendable {
             return change > limit.allowedIncrease(from: baseline) ? Regression(limit: limit, row: row) : nil
         }
     }
+
+    /// The same comparison without the regressions `excluded` says are none (a change within repeats' own range).
+    public func excluding(_ excluded: (Regression) -> Bool) -> RunComparison {
+        RunComparison(rows: rows, regressions: regressions.filter { !excluded($0) })
+    }
+
+    private init(rows: [Row], regressions: [Regression]) {
+        self.rows = rows
+        self.regressions = regressions
+    }
 }
