@@ -30,7 +30,8 @@ enum CheckCommand {
     /// Loads the run, judges the thresholds, writes them next to the run's own, prints the verdicts.
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let folder = parsed.positionals[0]
-        let run = try SavedRun.argument(folder, of: spec.name)
+        let run = try SavedRun.argument(
+            folder, of: spec.name, percentiles: Threshold.percentiles(in: parsed.values["threshold"] ?? []))
         guard let scenario = Scenario(rawValue: run.scenario) else {
             throw UsageError(message: "'\(folder)' holds an unknown scenario '\(run.scenario)'", command: spec.name)
         }

@@ -156,7 +156,8 @@ enum RunCommand {
             Console.error("Error: \(error)\n")
             return Outcome(exitCode: .runFailed)
         }
-        let analysis = RunAnalysis(recording: recording)
+        let analysis = RunAnalysis(
+            recording: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile))
         let thresholds = options.thresholds.map { threshold in
             threshold.evaluate(analysis.summary(of: RunAnalysis.Metric(rawValue: threshold.metric)!)!)
         }

@@ -2,9 +2,12 @@ import BenchReports
 
 extension SavedRun {
     /// The run folder a command was given, or a usage error naming it.
-    static func argument(_ folder: String, of command: String) throws(UsageError) -> SavedRun {
+    /// Its summaries also hold the other `percentiles` asked for (see ``SavedRun/init(folder:percentiles:)``).
+    static func argument(
+        _ folder: String, of command: String, percentiles: [Double] = []
+    ) throws(UsageError) -> SavedRun {
         do {
-            return try SavedRun(folder: folder)
+            return try SavedRun(folder: folder, percentiles: percentiles)
         } catch {
             throw UsageError(message: "Cannot read run folder '\(folder)': \(error)", command: command)
         }

@@ -28,7 +28,8 @@ public struct SavedRun: Sendable {
     /// memory holds only the values the distributions keep (8 bytes each), not the files. What the files hold is
     /// checked as it is read: every time a whole number of nanoseconds a run can measure, and a sample's `lost` in
     /// agreement with its latency (empty exactly when lost); anything else is a damaged folder, not a loss.
-    public init(folder: String) throws {
+    /// Every summary also holds the other `percentiles` asked for (`[99.99]`), and those the saved thresholds read.
+    public init(folder: String, percentiles: [Double] = []) throws {
         self.folder = folder
         func path(_ name: String) -> String { folder + "/" + name }
         var settings: [(key: String, value: String)] = []
@@ -125,8 +126,10 @@ public struct SavedRun: Sendable {
         if let text = try? FileText.read(path(ThresholdsCSV.fileName)) {
             thresholds = try ThresholdsCSV.read(text)
         }
+        let requested = percentiles + Threshold.percentiles(in: thresholds.map(\.expression))
         results = RunResults(
-            settings: settings, summaries: builders.map { $0.summary() }, histograms: builders.map(\.histogram),
+            settings: settings, summaries: builders.map { $0.summary(percentiles: requested) },
+            histograms: builders.map(\.histogram),
             broadcasts: broadcasts, thresholds: thresholds
         )
     }

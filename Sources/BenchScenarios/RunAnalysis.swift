@@ -46,8 +46,8 @@ public struct RunAnalysis: Sendable {
     /// Fanout: one row per measured broadcast; empty for roundtrip.
     public let broadcasts: [BroadcastResult]
 
-    /// Analyses a recording.
-    public init(recording: RunRecording) {
+    /// Analyses a recording; every summary also holds the other `percentiles` thresholds ask for (`[99.99]`).
+    public init(recording: RunRecording, percentiles: [Double] = []) {
         self.recording = recording
         let configuration = recording.configuration
         let under = configuration.under
@@ -131,7 +131,7 @@ public struct RunAnalysis: Sendable {
             case .stack: return stack
             }
         }
-        self.summaries = reported.map { $0.summary() }
+        self.summaries = reported.map { $0.summary(percentiles: percentiles) }
         self.histograms = reported.map { $0.histogram }
         self.broadcasts = broadcasts
     }

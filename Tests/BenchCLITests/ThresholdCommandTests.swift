@@ -29,7 +29,7 @@ import Testing
         #expect(result.standardError.isEmpty)
     }
 
-    @Test(arguments: ["spread.p99<1ms", "p99<5%", "lost<1ms", "pct_under>=99", "rtt.p98<1ms", "p99"])
+    @Test(arguments: ["spread.p99<1ms", "p99<5%", "lost<1ms", "pct_under>=99", "rtt.p100<1ms", "p99"])
     func aMisspelledThresholdIsAUsageErrorBeforeAnythingRuns(expression: String) throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run(["roundtrip", "--out", out, "--threshold", expression])

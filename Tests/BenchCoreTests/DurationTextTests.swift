@@ -33,7 +33,7 @@ extension DurationTextTests {
     @Test(arguments: [
         "18446744073709551616ns", "18446744073709552us", "18446744073710ms", "18446744074s", "0.0000000001s",
         "0.0005us", "1.5ns", "1844674407.37095516151s", ".5ms", "5.ms", "1..5ms", "+1ms", "1_000ns", "1,5ms",
-        " 1ms", "1ms ", "1mss", "1sms", "1h", "1min", "١ms", "0x10ns", "nan s", "inf", "1 s",
+        " 1ms", "1ms ", "1mss", "1sms", "1h", "1min", "١ms", "0x10ns", "nan s", "inf", "1 s ", " 1 s",
     ])
     func overflowsFractionsOfANanosecondAndOddSpellingsAreRefused(text: String) {
         #expect(throws: UnitError.self) { try DurationText.parse(text) }
@@ -46,7 +46,7 @@ extension DurationTextTests {
         #expect(error?.reason.contains("missing unit") == true, "\(String(describing: error))")
     }
 
-    @Test(arguments: ["", "ms", "10m", "-1ms", "10 ms", "10MS", "1e3ms", "abc", "1.ms"])
+    @Test(arguments: ["", "ms", "10m", "-1ms", "10 mS", "10MS", "1e3ms", "abc", "1.ms"])
     func textThatIsNotANumberIsNotBlamedOnAMissingUnit(text: String) {
         let error = #expect(throws: UnitError.self) { try DurationText.parse(text) }
         #expect(error?.text == text)

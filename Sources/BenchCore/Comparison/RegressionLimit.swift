@@ -1,5 +1,5 @@
 /// How much worse one statistic may get from a baseline run to the current one: `spread.p99=+25%` or
-/// `rtt.p50=+200us`.
+/// `rtt.p50=+200us` (or `+200µs`, `+200 us`); `p999` is `p99.9`, as `summary.csv` names it.
 public struct RegressionLimit: Sendable, Equatable {
     /// How the allowance is given.
     public enum Allowance: Sendable, Equatable {
@@ -28,7 +28,8 @@ public struct RegressionLimit: Sendable, Equatable {
             throw ThresholdError(expression: text, reason: "expected metric.stat=+N% or metric.stat=+DURATION")
         }
         metric = String(parts[0][..<dot])
-        statistic = String(parts[0][parts[0].index(after: dot)...])
+        let statisticText = String(parts[0][parts[0].index(after: dot)...])
+        statistic = statisticText == "p999" ? "p99.9" : statisticText  // as summary.csv names it
         guard metrics.contains(metric) else {
             throw ThresholdError(expression: text, reason: "unknown metric '\(metric)' (metrics: \(metrics.joined(separator: " ")))")
         }

@@ -18,6 +18,9 @@ public struct DistributionSummary: Sendable, Equatable {
     public let p95: UInt64?
     public let p99: UInt64?
     public let p999: UInt64?
+    /// The other percentiles asked for when the summary was made (a threshold on `p99.99`), by thousandths of a
+    /// percent (`p99.99` is 99_990), computed like the five above; empty when nothing was measured.
+    public let percentiles: [Int: UInt64]
     /// The threshold of ``percentUnder``.
     public let under: UInt64
     /// 100 × values strictly under ``under`` / (count + lost): a lost message counts against it. Nil when
@@ -26,7 +29,8 @@ public struct DistributionSummary: Sendable, Equatable {
 
     public init(
         metric: String, count: Int, lost: Int, min: UInt64?, max: UInt64?, mean: Double?, standardDeviation: Double?,
-        p50: UInt64?, p90: UInt64?, p95: UInt64?, p99: UInt64?, p999: UInt64?, under: UInt64, percentUnder: Double?
+        p50: UInt64?, p90: UInt64?, p95: UInt64?, p99: UInt64?, p999: UInt64?, under: UInt64, percentUnder: Double?,
+        percentiles: [Int: UInt64] = [:]
     ) {
         self.metric = metric
         self.count = count
@@ -40,6 +44,7 @@ public struct DistributionSummary: Sendable, Equatable {
         self.p95 = p95
         self.p99 = p99
         self.p999 = p999
+        self.percentiles = percentiles
         self.under = under
         self.percentUnder = percentUnder
     }
@@ -62,6 +67,19 @@ extension DistributionSummary {
         default: return nil
         }
         return value.map { Double($0) }
+    }
+
+    /// The `p`th percentile (nearest rank) in nanoseconds: one of the five every summary holds, or one asked for
+    /// when it was made; nil when nothing was measured or it was not asked for.
+    public func percentile(_ p: Double) -> UInt64? {
+        switch Int((p * 1000).rounded()) {
+        case 50_000: return p50
+        case 90_000: return p90
+        case 95_000: return p95
+        case 99_000: return p99
+        case 99_900: return p999
+        case let thousandths: return percentiles[thousandths]
+        }
     }
 }
 
@@ -98,13 +116,17 @@ public struct DistributionBuilder: Sendable {
         lost += count
     }
 
-    /// The summary of everything counted so far.
-    public func summary() -> DistributionSummary {
+    /// The summary of everything counted so far, with the five percentiles every summary holds and the other
+    /// `percentiles` asked for (e.g. `[99.99]` for a threshold on `p99.99`; to the thousandth of a percent, above 0
+    /// and below 100), all by nearest rank over the measured values: the value at rank ⌈p/100 × count⌉.
+    public func summary(percentiles: [Double] = []) -> DistributionSummary {
         let sorted = values.sorted()
         let total = sorted.count + lost
         func percentile(_ p: Double) -> UInt64? {
+            percentile(thousandths: Int((p * 1000).rounded()))
+        }
+        func percentile(thousandths: Int) -> UInt64? {
             guard !sorted.isEmpty else { return nil }
-            let thousandths = Int((p * 1000).rounded())
             let rank = max(1, (thousandths * sorted.count + 99_999) / 100_000)
             return sorted[min(rank, sorted.count) - 1]
         }
@@ -127,7 +149,14 @@ public struct DistributionBuilder: Sendable {
             metric: metric, count: sorted.count, lost: lost, min: sorted.first, max: sorted.last, mean: mean,
             standardDeviation: standardDeviation, p50: percentile(50), p90: percentile(90), p95: percentile(95),
             p99: percentile(99), p999: percentile(99.9), under: under,
-            percentUnder: total > 0 ? 100 * Double(belowThreshold) / Double(total) : nil
+            percentUnder: total > 0 ? 100 * Double(belowThreshold) / Double(total) : nil,
+            percentiles: Dictionary(
+                percentiles.compactMap { p -> (Int, UInt64)? in
+                    let thousandths = Int((p * 1000).rounded())
+                    guard thousandths > 0, thousandths < 100_000, let value = percentile(thousandths: thousandths)
+                    else { return nil }
+                    return (thousandths, value)
+                }, uniquingKeysWith: { first, _ in first })
         )
     }
 }

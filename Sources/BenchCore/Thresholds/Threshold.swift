@@ -2,11 +2,91 @@
 /// `spread.p99<200ms`, `rtt.p50<=2ms`, `pct_under>=99%`, `lost==0`.
 public struct Threshold: Sendable, Equatable {
     /// What a threshold reads from a metric's summary.
-    public enum Statistic: String, Sendable, CaseIterable {
-        case p50, p90, p95, p99
-        case p999 = "p99.9"
+    ///
+    /// Its raw value is the name as written: `p50` `p90` `p95` `p99` `p99.9` (also `p999`, as `summary.csv` names
+    /// it) `min` `max` `mean` `lost` `pct_under`, or any other percentile `pNN.NNN` above 0 and below 100 with up to
+    /// three decimals (`p75`, `p99.99`, `p99.999`).
+    public enum Statistic: Sendable, Hashable, CaseIterable, RawRepresentable {
+        case p50, p90, p95, p99, p999
         case min, max, mean, lost
-        case percentUnder = "pct_under"
+        case percentUnder
+        /// A percentile other than the five every summary holds, in thousandths of a percent (`p99.99` is
+        /// 99_990): computed when a summary is made for it (``DistributionBuilder/summary(percentiles:)``).
+        case percentile(thousandths: Int)
+
+        /// The statistics with a name of their own, in the order error messages list them.
+        public static let allCases: [Statistic] = [
+            .p50, .p90, .p95, .p99, .p999, .min, .max, .mean, .lost, .percentUnder,
+        ]
+
+        public init?(rawValue: String) {
+            switch rawValue {
+            case "p999": self = .p999
+            case "min": self = .min
+            case "max": self = .max
+            case "mean": self = .mean
+            case "lost": self = .lost
+            case "pct_under": self = .percentUnder
+            default:
+                guard let thousandths = Self.thousandths(rawValue) else { return nil }
+                switch thousandths {
+                case 50_000: self = .p50
+                case 90_000: self = .p90
+                case 95_000: self = .p95
+                case 99_000: self = .p99
+                case 99_900: self = .p999
+                default: self = .percentile(thousandths: thousandths)
+                }
+            }
+        }
+
+        /// The name: `p99.9` for ``p999``, `pct_under`, `p99.99`…
+        public var rawValue: String {
+            switch self {
+            case .p50: return "p50"
+            case .p90: return "p90"
+            case .p95: return "p95"
+            case .p99: return "p99"
+            case .p999: return "p99.9"
+            case .min: return "min"
+            case .max: return "max"
+            case .mean: return "mean"
+            case .lost: return "lost"
+            case .percentUnder: return "pct_under"
+            case .percentile(let thousandths):
+                var fraction = String(thousandths % 1000)
+                fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+                while fraction.hasSuffix("0") { fraction.removeLast() }
+                return "p\(thousandths / 1000)" + (fraction.isEmpty ? "" : "." + fraction)
+            }
+        }
+
+        /// The percentile it reads (`99.99` for `p99.99`), nil for the statistics that are not percentiles.
+        public var percentile: Double? {
+            switch self {
+            case .p50: return 50
+            case .p90: return 90
+            case .p95: return 95
+            case .p99: return 99
+            case .p999: return 99.9
+            case .percentile(let thousandths): return Double(thousandths) / 1000
+            case .min, .max, .mean, .lost, .percentUnder: return nil
+            }
+        }
+
+        /// `pNN.NNN` in thousandths of a percent, if above 0 and below 100 with at most three decimals.
+        private static func thousandths(_ text: String) -> Int? {
+            guard text.first == "p" else { return nil }
+            let parts = text.dropFirst().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            let whole = parts[0]
+            let fraction = parts.count == 2 ? parts[1] : ""
+            guard !whole.isEmpty, whole.count <= 3, whole.allSatisfy(\.isASCIIDigit),
+                parts.count == 1 || (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCIIDigit),
+                let wholeValue = Int(whole)
+            else { return nil }
+            let value = wholeValue * 1000 + (Int(fraction + String(repeating: "0", count: 3 - fraction.count)) ?? 0)
+            return value > 0 && value < 100_000 ? value : nil
+        }
     }
 
     /// How the measured value is compared with the limit.
@@ -67,6 +147,7 @@ public struct Threshold: Sendable, Equatable {
         let statisticText = named.map { String(left.dropFirst($0.count + 1)) } ?? left
         guard let statistic = Statistic(rawValue: statisticText) else {
             let known = Statistic.allCases.map(\.rawValue).joined(separator: " ")
+                + ", or any pNN.NNN from p0.001 to p99.999"
             if let dot = left.firstIndex(of: "."), Statistic(rawValue: String(left[left.index(after: dot)...])) != nil {
                 throw ThresholdError(
                     expression: text,
@@ -95,10 +176,14 @@ public struct Threshold: Sendable, Equatable {
         case .percentUnder:
             measured = summary.percentUnder
             measuredText = measured.map { Self.percentText($0) }
+        case .percentile(let thousandths):
+            let nanoseconds = summary.percentiles[thousandths]
+            measured = nanoseconds.map { Double($0) }
+            measuredText = nanoseconds.map { DurationText.display($0) }
         default:
             let nanoseconds = summary.time(of: statistic.rawValue)
             measured = nanoseconds
-            measuredText = nanoseconds.map { DurationText.format(UInt64(roundingClamped: $0)) }
+            measuredText = nanoseconds.map { DurationText.display(UInt64(roundingClamped: $0)) }
         }
         let limitValue: Double
         switch limit {
@@ -119,6 +204,19 @@ public struct Threshold: Sendable, Equatable {
         case .nanoseconds(let value): return DurationText.format(value)
         case .count(let value): return "\(value)"
         case .percent(let value): return Self.percentText(value)
+        }
+    }
+
+    /// The percentiles the thresholds among `expressions` read, for ``DistributionBuilder/summary(percentiles:)``
+    /// before the expressions can be checked against a run's metrics (`bench check` reads the run first). An
+    /// expression that is not a threshold asks for none.
+    public static func percentiles(in expressions: [String]) -> [Double] {
+        expressions.compactMap { text in
+            guard let range = operatorRange(in: text) else { return nil }
+            let left = text[..<range.lowerBound].trimmingSpaces
+            let statistic = Statistic(rawValue: left)
+                ?? left.firstIndex(of: ".").flatMap { Statistic(rawValue: String(left[left.index(after: $0)...])) }
+            return statistic?.percentile
         }
     }
 

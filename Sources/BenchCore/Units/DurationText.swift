@@ -1,22 +1,27 @@
-/// Durations as people write them on a command line: `250ns`, `10us`, `1.5ms`, `2s`.
+/// Durations as people write them on a command line: `250ns`, `10us`, `10µs`, `1.5ms`, `200 ms`, `2s`.
 public enum DurationText {
     private static let units: [(suffix: String, nanoseconds: UInt64)] = [
         ("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000),
     ]
+    /// What ``parse(_:)`` reads: the units, and microseconds as the reports write them, `µs` (the micro sign,
+    /// U+00B5, or the Greek mu, U+03BC), longest suffix first.
+    private static let spellings: [(suffix: String, nanoseconds: UInt64)] =
+        (units + [("\u{B5}s", 1_000), ("\u{3BC}s", 1_000)]).sorted { $0.suffix.count > $1.suffix.count }
 
     /// Reads a duration into nanoseconds.
     ///
-    /// A number (decimals allowed) followed by `ns`, `us`, `ms` or `s`; a bare `0` is also accepted. The result
-    /// must be a whole number of nanoseconds.
+    /// A number (decimals allowed) followed by `ns`, `us` (or `µs`), `ms` or `s`, with or without spaces between
+    /// them (`200 ms`); a bare `0` is also accepted. The result must be a whole number of nanoseconds.
     public static func parse(_ text: String) throws(UnitError) -> UInt64 {
         if text == "0" { return 0 }
-        guard let unit = units.sorted(by: { $0.suffix.count > $1.suffix.count }).first(where: { text.hasSuffix($0.suffix) })
+        guard let unit = spellings.first(where: { text.hasSuffix($0.suffix) })
         else {
             let reason = DecimalNumber(Substring(text)) != nil
                 ? "missing unit (ns, us, ms, s)" : "expected a number and a unit: ns, us, ms or s (e.g. 10ms)"
             throw UnitError(text: text, reason: reason)
         }
-        guard let number = DecimalNumber(text.dropLast(unit.suffix.count)) else {
+        let numberText = text.dropLast(unit.suffix.count)
+        guard let number = DecimalNumber(numberText.dropLast(numberText.reversed().prefix { $0 == " " }.count)) else {
             throw UnitError(text: text, reason: "expected a number and a unit: ns, us, ms or s (e.g. 10ms)")
         }
         guard let nanoseconds = number.scaled(by: unit.nanoseconds) else {
@@ -38,5 +43,17 @@ public enum DurationText {
             return "\(whole).\(digits)\(unit.suffix)"
         }
         return "\(nanoseconds)ns"
+    }
+
+    /// A duration for people, as the summary table shows it: three or four significant digits and the unit that
+    /// suits the size: `850ns`, `402.3µs`, `12.34ms`, `1.234s`.
+    public static func display(_ nanoseconds: UInt64) -> String {
+        let value = Double(nanoseconds)
+        switch value {
+        case ..<1_000: return "\(nanoseconds)ns"
+        case ..<1_000_000: return DecimalText.fixed(value / 1e3, fractionDigits: 1) + "\u{B5}s"
+        case ..<1_000_000_000: return DecimalText.fixed(value / 1e6, fractionDigits: 2) + "ms"
+        default: return DecimalText.fixed(value / 1e9, fractionDigits: 3) + "s"
+        }
     }
 }
