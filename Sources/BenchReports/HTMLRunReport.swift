@@ -1,27 +1,39 @@
 import BenchCore
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing fetched) with the settings,
-/// the summary, the thresholds, each metric's latency CDF (log axis, with the `--under` line) and histogram, and
-/// for fanout the spread of each broadcast over the run.
+/// the summary, the thresholds, each metric's percentile distribution (HdrHistogram's plot: latency on a log axis
+/// over 1/(1−p) on a log axis, with the `--under` line) and histogram on the same latency range, and for fanout the
+/// spread of each broadcast over the run.
 public enum HTMLRunReport {
     public static let fileName = "report.html"
 
     public static func render(_ results: RunResults) -> String {
         let scenario = results.setting("scenario") ?? "run"
         let under = results.setting("under_ns").flatMap { Double($0) } ?? 200_000_000
-        var body = "<h1>bench \(MarkupText.escape(scenario)): \(MarkupText.escape(results.setting("status") ?? ""))</h1>\n"
+        let name = runName(results)
+        var body = "<h1>\(MarkupText.escape(name)): \(MarkupText.escape(results.setting("status") ?? ""))</h1>\n"
         body += "<p class=\"meta\">\(MarkupText.escape(headline(results)))</p>\n"
+        if let detail = results.statusDetail { body += "<p class=\"meta\">\(MarkupText.escape(detail))</p>\n" }
         body += summaryTable(results, under: under)
         if !results.thresholds.isEmpty { body += thresholdList(results.thresholds) }
-        for (summary, histogram) in zip(results.summaries, results.histograms) where summary.metric != "lag" {
-            body += "<h2>\(MarkupText.escape(summary.metric))</h2>\n<div class=\"row\">\n"
-            body += figure(cdf(summary, histogram, under: under), caption: "share of all sent at or below a latency")
-            body += figure(bars(histogram), caption: "messages per bin (8 bins per doubling)")
+        for (summary, histogram) in zip(results.summaries, results.histograms) {
+            let noun = countNoun(metric: summary.metric, scenario: scenario)
+            body += "<h2>\(MarkupText.escape(summary.metric))</h2>\n"
+            guard let minimum = summary.min ?? histogram.min, let maximum = summary.max ?? histogram.max else {
+                body += "<p class=\"meta\">nothing measured (\(summary.lost) \(MarkupText.escape(noun)) lost)</p>\n"
+                continue
+            }
+            let axis = LatencyAxis(minimum: minimum, maximum: maximum, under: under)
+            body += "<div class=\"row\">\n"
+            var caption = "latency at each percentile (log scales); dots: the exact min, p50, p90, p95, p99, p99.9"
+            if summary.lost > 0 { caption += "; \(summary.lost) lost \(noun) not included" }
+            body += figure(percentilePlot(summary, histogram, axis: axis), caption: caption)
+            body += figure(bars(histogram, axis: axis, noun: noun), caption: "\(noun) per bin (8 bins per doubling)")
             body += "</div>\n"
         }
         if scenario == "fanout" && !results.broadcasts.isEmpty {
             body += "<h2>spread per broadcast</h2>\n"
-            body += figure(spreadOverTime(results.broadcasts, under: under),
+            body += figure(spreadOverTime(results.broadcasts),
                 caption: "each broadcast's spread at its start; red crosses: incomplete broadcasts (no spread)")
         }
         body += "<h2>settings</h2>\n" + settingsTable(results.settings)
@@ -30,7 +42,7 @@ public enum HTMLRunReport {
             <html lang="en">
             <head>
             <meta charset="utf-8"/>
-            <title>bench \(MarkupText.escape(scenario)) report</title>
+            <title>\(MarkupText.escape(name)) report</title>
             <style>
             body { font: 14px/1.4 system-ui, sans-serif; color: #1d2733; background: #fff; margin: 24px auto; max-width: 1180px; }
             h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 24px 0 6px; }
@@ -38,14 +50,15 @@ public enum HTMLRunReport {
             table { border-collapse: collapse; } td, th { padding: 3px 10px; border-bottom: 1px solid #dde3ea; }
             th { text-align: left; background: #f3f6f9; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
             .row { display: flex; flex-wrap: wrap; gap: 12px; } figure { margin: 0; }
-            figcaption { color: #566; font-size: 12px; }
+            figcaption { color: #566; font-size: 12px; max-width: 560px; }
             .held { color: #17803d; } .breached { color: #c0262d; font-weight: 600; }
             svg .area { fill: #fbfcfd; stroke: #c9d2dc; } svg .grid { stroke: #e7ecf1; }
             svg .tick { font-size: 11px; fill: #566; } svg .label { font-size: 12px; fill: #334; }
             svg .curve { fill: none; stroke: #1f6fb2; stroke-width: 2; } svg .bar { fill: #6aa3d5; }
             svg .under { stroke: #c0262d; stroke-dasharray: 5 4; stroke-width: 1.5; }
-            svg .under-label { font-size: 11px; fill: #c0262d; }
-            svg .dot { fill: #1f6fb2; } svg .lost { stroke: #c0262d; stroke-width: 1.5; fill: none; }
+            svg .under-label, svg .under-note { font-size: 11px; fill: #c0262d; stroke: #fff; stroke-width: 3px; paint-order: stroke; }
+            svg .dot { fill: #1f6fb2; } svg .exact { fill: #fff; stroke: #1f6fb2; stroke-width: 1.5; }
+            svg .lost { stroke: #c0262d; stroke-width: 1.5; fill: none; }
             </style>
             </head>
             <body>
@@ -55,11 +68,37 @@ public enum HTMLRunReport {
             """
     }
 
-    private static func headline(_ results: RunResults) -> String {
+    /// The run's name, for the page title and heading: `bench fanout 2026-11-23 12:53:43 UTC`.
+    static func runName(_ results: RunResults) -> String {
+        var name = "bench " + (results.setting("scenario") ?? "run")
+        if let start = results.setting("start_utc"), !start.isEmpty {
+            name += " " + start.replacingAll("T", with: " ").replacingAll("Z", with: " UTC")
+        }
+        return name
+    }
+
+    /// What one value of `metric` counts: a message, a broadcast (spread, completion and fanout's lag have one
+    /// value per broadcast) or a client (connect).
+    static func countNoun(metric: String, scenario: String) -> String {
+        switch metric {
+        case "spread", "completion": return "broadcasts"
+        case "lag": return scenario == "fanout" ? "broadcasts" : "messages"
+        case "connect": return "clients"
+        default: return "messages"
+        }
+    }
+
+    private static func plural(_ count: String, _ singular: String, _ plural: String) -> String {
+        "\(count) \(count == "1" ? singular : plural)"
+    }
+
+    static func headline(_ results: RunResults) -> String {
         let setting = { (key: String) in results.setting(key) ?? "-" }
-        let messages = results.setting("messages").map { "\($0) broadcasts" }
-            ?? results.setting("count").map { "\($0) messages per client" } ?? ""
-        return "\(setting("clients")) clients · \(messages) · every \(setting("interval")) (\(setting("arrival")))"
+        let messages = results.setting("messages").map { plural($0, "broadcast", "broadcasts") }
+            ?? results.setting("count").map { plural($0, "message", "messages") + " per client" } ?? ""
+        let closedLoop = results.setting("arrival") == "closed-loop" || results.setting("interval_ns") == "0"
+        let pace = closedLoop ? "closed loop" : "every \(setting("interval")) (\(setting("arrival")))"
+        return "\(plural(setting("clients"), "client", "clients")) · \(messages) · \(pace)"
             + " · \(setting("payload_bytes")) B · seed \(setting("seed")) · \(setting("start_utc"))"
             + " · server CPU \(setting("server_cpus")), clients CPU \(setting("client_cpus"))"
     }
@@ -93,55 +132,100 @@ public enum HTMLRunReport {
         "<figure>\n\(svg)\n<figcaption>\(MarkupText.escape(caption))</figcaption>\n</figure>\n"
     }
 
-    /// The x range of a latency plot: the data's, widened to whole decades and to include `under`.
-    private static func latencyRange(_ histogram: LatencyHistogram, under: Double) -> ClosedRange<Double> {
-        var low = 1.0
-        while low * 10 <= Double(max(histogram.min ?? 1, 1)) { low *= 10 }
-        var high = low * 10
-        while high < max(Double(histogram.max ?? 1), under) { high *= 10 }
-        return low...high
+    /// One point of a percentile plot.
+    struct PercentilePoint: Equatable {
+        /// 0...100.
+        let percentile: Double
+        /// Nanoseconds.
+        let value: UInt64
+        /// From the summary (every value kept, nearest rank), not the histogram.
+        let exact: Bool
     }
 
-    private static func cdf(_ summary: DistributionSummary, _ histogram: LatencyHistogram, under: Double) -> String {
-        let range = latencyRange(histogram, under: under)
-        var plot = SVGPlot(
-            x: .logarithmic(range), y: .linear(0...100), xLabel: "latency", yLabel: "% of sent",
-            xTicks: AxisTicks.latency(range), yTicks: AxisTicks.linear(upTo: 100) { "\(Int($0))%" })
-        let total = Double(summary.count + summary.lost)
-        var cumulative = 0.0
-        var points: [(Double, Double)] = []
-        for bin in histogram.bins(coarseSubBucketBits: 7) where total > 0 {
-            if points.isEmpty { points.append((Double(bin.low), 0)) }
-            cumulative += Double(bin.count)
-            points.append((Double(bin.high), 100 * cumulative / total))
+    /// The points of a metric's percentile plot: the summary's exact min, p50, p90, p95, p99 and p99.9, and between
+    /// them the histogram's percentile distribution (the `.hgrm` rows, each its bucket's highest value), kept
+    /// between its exact neighbours so the curve never runs backwards. The max comes last, at 100%.
+    static func percentilePoints(_ summary: DistributionSummary, _ histogram: LatencyHistogram) -> [PercentilePoint] {
+        guard let minimum = summary.min ?? histogram.min, let maximum = summary.max ?? histogram.max else { return [] }
+        let exact: [PercentilePoint] = [
+            (0.0, minimum), (50, summary.p50), (90, summary.p90), (95, summary.p95), (99, summary.p99),
+            (99.9, summary.p999),
+        ].compactMap { level, value in value.map { PercentilePoint(percentile: level, value: $0, exact: true) } }
+        let between = histogram.percentileDistribution(ticksPerHalfDistance: 5).filter { step in
+            step.percentile > 0 && step.percentile < 100
+                && !exact.contains { abs($0.percentile - step.percentile) < 1e-9 }
+        }.map { PercentilePoint(percentile: $0.percentile, value: $0.value, exact: false) }
+        var points = (exact + between).sorted { $0.percentile < $1.percentile }
+        for index in points.indices where !points[index].exact {
+            let below = points[..<index].last { $0.exact }?.value ?? minimum
+            let above = points[(index + 1)...].first { $0.exact }?.value ?? maximum
+            let value = min(max(points[index].value, below), max(above, below))
+            points[index] = PercentilePoint(percentile: points[index].percentile, value: value, exact: false)
         }
-        plot.line(points, cssClass: "curve")
-        plot.verticalLine(at: under, label: "--under " + AxisTicks.label(nanoseconds: under), cssClass: "under")
+        return points + [PercentilePoint(percentile: 100, value: maximum, exact: true)]
+    }
+
+    /// Latency (log, y) at each percentile (log of 1/(1−p), x), as HdrHistogram's plotter draws it, with the
+    /// `--under` line.
+    private static func percentilePlot(
+        _ summary: DistributionSummary, _ histogram: LatencyHistogram, axis: LatencyAxis
+    ) -> String {
+        let count = max(summary.count, Int(histogram.count))
+        let end = PercentileAxis.end(count: count)
+        var plot = SVGPlot(
+            x: .logarithmic(1...end), y: .logarithmic(axis.range), xLabel: "percentile", yLabel: "latency",
+            xTicks: PercentileAxis.ticks(upTo: end), yTicks: axis.ticks)
+        let points = percentilePoints(summary, histogram)
+        // The max holds for every percentile past the last one the count resolves: a flat line to the edge.
+        var curve = points.dropLast().map { (PercentileAxis.position($0.percentile), Double($0.value)) }
+            .filter { $0.0 <= end }
+        if let maximum = points.last { curve.append((end, Double(maximum.value))) }
+        plot.line(curve, cssClass: "curve")
+        plot.points(points.dropLast().filter(\.exact).compactMap { point in
+            let position = PercentileAxis.position(point.percentile)
+            guard position <= end else { return nil }
+            let name = point.percentile == 0 ? "min" : "p" + DecimalText.fixed(point.percentile, fractionDigits: 1)
+                .replacingAll(".0", with: "")
+            return (position, Double(point.value), "\(name) = \(DisplayDuration.text(nanoseconds: point.value))")
+        } + (points.last.map { [(end, Double($0.value), "max = \(DisplayDuration.text(nanoseconds: $0.value))")] } ?? []),
+            cssClass: "exact", radius: 3)
+        if let note = axis.underNote {
+            plot.note(note.replacingAll("→", with: "↑").replacingAll("←", with: "↓"),
+                at: axis.underPlacement == .beyondHigh ? .topLeft : .bottomRight, cssClass: "under-note")
+        } else {
+            plot.horizontalLine(at: axis.under, label: axis.underLabel, cssClass: "under")
+        }
         return plot.svg
     }
 
-    private static func bars(_ histogram: LatencyHistogram) -> String {
+    private static func bars(_ histogram: LatencyHistogram, axis: LatencyAxis, noun: String) -> String {
         let bins = histogram.bins(coarseSubBucketBits: 4)
-        let range = latencyRange(histogram, under: Double(histogram.max ?? 1))
         let tallest = Double(bins.map(\.count).max() ?? 1)
         var plot = SVGPlot(
-            x: .logarithmic(range), y: .linear(0...max(tallest, 1)), xLabel: "latency", yLabel: "messages",
-            xTicks: AxisTicks.latency(range), yTicks: AxisTicks.linear(upTo: tallest) { "\(Int($0))" })
+            x: .logarithmic(axis.range), y: .linear(0...max(tallest * 1.1, 1)), xLabel: "latency", yLabel: noun,
+            xTicks: axis.ticks, yTicks: AxisTicks.counts(upTo: max(tallest * 1.1, 1)))
         for bin in bins where bin.count > 0 {
             plot.bar(from: Double(bin.low), to: Double(bin.high), height: Double(bin.count), cssClass: "bar")
         }
+        if let note = axis.underNote {
+            plot.note(note, at: axis.underPlacement == .beyondHigh ? .topRight : .topLeft, cssClass: "under-note")
+        } else {
+            plot.verticalLine(at: axis.under, label: axis.underLabel, cssClass: "under")
+        }
         return plot.svg
     }
 
-    private static func spreadOverTime(_ broadcasts: [RunResults.Broadcast], under: Double) -> String {
+    private static func spreadOverTime(_ broadcasts: [RunResults.Broadcast]) -> String {
         let seconds = broadcasts.map { Double($0.start) / 1e9 }
         let lastSecond = max(seconds.max() ?? 1, 0.001)
         let highest = Double(broadcasts.compactMap(\.spread).max() ?? 1)
+        let top = max(highest * 1.1, 1)
+        let unit = LatencyUnit.fitting(upTo: top)
         var plot = SVGPlot(
-            x: .linear(0...lastSecond), y: .linear(0...max(highest * 1.1, 1)), xLabel: "time since start (s)",
+            x: .linear(0...lastSecond), y: .linear(0...top), xLabel: "time since start (s)",
             yLabel: "spread",
             xTicks: AxisTicks.linear(upTo: lastSecond) { DecimalText.fixed($0, fractionDigits: $0 < 10 ? 1 : 0) },
-            yTicks: AxisTicks.linear(upTo: highest * 1.1) { DisplayDuration.text(nanoseconds: UInt64(roundingClamped: $0)) })
+            yTicks: AxisTicks.linear(upTo: top) { unit.text(nanoseconds: $0) })
         plot.points(zip(broadcasts, seconds).compactMap { broadcast, second in
             broadcast.spread.map { (second, Double($0)) }
         }, cssClass: "dot")

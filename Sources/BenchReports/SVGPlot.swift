@@ -2,7 +2,7 @@ import BenchCore
 
 /// A small SVG chart: a plot area with axes, ticks and labels, and the marks drawn into it.
 ///
-/// The x axis is logarithmic (latencies) or linear (time); the y axis is linear. Coordinates given to the drawing
+/// Either axis is logarithmic (latencies, percentile positions) or linear (time, counts). Coordinates given to the drawing
 /// methods are data values; the plot maps them into its area.
 struct SVGPlot {
     enum Scale {
@@ -41,7 +41,12 @@ struct SVGPlot {
         for (value, label) in xTicks {
             let px = format(mapX(value))
             marks.append("<line x1=\"\(px)\" y1=\"\(top)\" x2=\"\(px)\" y2=\"\(plotBottom)\" class=\"grid\"/>")
-            marks.append("<text x=\"\(px)\" y=\"\(plotBottom + 14)\" class=\"tick\" text-anchor=\"middle\">\(MarkupText.escape(label))</text>")
+            // A label that would stick out of the picture is aligned with its edge instead of centred.
+            let halfWidth = Double(label.count) * 3.4
+            let (textX, anchor) =
+                mapX(value) + halfWidth > width ? (format(width - 1), "end")
+                : mapX(value) - halfWidth < 0 ? ("1", "start") : (px, "middle")
+            marks.append("<text x=\"\(textX)\" y=\"\(plotBottom + 14)\" class=\"tick\" text-anchor=\"\(anchor)\">\(MarkupText.escape(label))</text>")
         }
         for (value, label) in yTicks {
             let py = format(mapY(value))
@@ -93,6 +98,38 @@ struct SVGPlot {
         }
     }
 
+    /// A horizontal line across the plot at `value`, labelled above it at the left or right end.
+    mutating func horizontalLine(at value: Double, label: String, cssClass: String, labelAtRight: Bool = false) {
+        let py = format(mapY(value))
+        marks.append("<line x1=\"\(left)\" y1=\"\(py)\" x2=\"\(width - right)\" y2=\"\(py)\" class=\"\(cssClass)\"/>")
+        let px = labelAtRight ? width - right - 4 : left + 4
+        marks.append("<text x=\"\(format(px))\" y=\"\(py)\" dy=\"-4\" text-anchor=\"\(labelAtRight ? "end" : "start")\" "
+            + "class=\"\(cssClass)-label\">\(MarkupText.escape(label))</text>")
+    }
+
+    /// Where a ``note(_:at:cssClass:)`` goes: inside the plot area, by an edge.
+    enum NotePlace {
+        case topLeft, topRight, bottomLeft, bottomRight
+    }
+
+    /// A line of text inside the plot area, by an edge: for what lies off the axes.
+    mutating func note(_ text: String, at place: NotePlace, cssClass: String) {
+        let atRight = place == .topRight || place == .bottomRight
+        let atTop = place == .topLeft || place == .topRight
+        let px = atRight ? width - right - 4 : left + 4
+        let py = atTop ? top + 13 : height - bottom - 5
+        marks.append("<text x=\"\(format(px))\" y=\"\(format(py))\" text-anchor=\"\(atRight ? "end" : "start")\" "
+            + "class=\"\(cssClass)\">\(MarkupText.escape(text))</text>")
+    }
+
+    /// Circles of radius `radius` at the points, each with a tooltip.
+    mutating func points(_ points: [(Double, Double, String)], cssClass: String, radius: Double) {
+        for (x, y, title) in points {
+            marks.append("<circle cx=\"\(format(mapX(x)))\" cy=\"\(format(mapY(y)))\" r=\"\(format(radius))\" "
+                + "class=\"\(cssClass)\"><title>\(MarkupText.escape(title))</title></circle>")
+        }
+    }
+
     /// The SVG element.
     var svg: String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" "
@@ -125,6 +162,12 @@ enum AxisTicks {
             return "\(Int((value / size).rounded()))\(unit)"
         }
         return "\(Int(value.rounded()))ns"
+    }
+
+    /// Ticks for counts from 0 to `maximum`: like ``linear(upTo:count:label:)`` but whole numbers only, so a
+    /// plot whose tallest bar is 1 reads 0, 1 and not 0, 0, 1.
+    static func counts(upTo maximum: Double, count: Int = 5) -> [(Double, String)] {
+        linear(upTo: maximum, count: count) { "\(Int($0))" }.filter { $0.0 == $0.0.rounded() }
     }
 
     /// About `count` round ticks from 0 to `maximum`, labelled by `label`.

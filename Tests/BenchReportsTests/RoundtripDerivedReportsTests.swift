@@ -113,9 +113,9 @@ import Testing
         #expect(last[0] == Substring(DecimalText.microseconds(fromNanoseconds: try #require(histogram.max))))
     }
 
-    @Test func aRoundtripReportPlotsEachLatencyMetricAndHasNoSpreadPlot() throws {
+    @Test func aRoundtripReportPlotsEachMetricAndHasNoSpreadPlot() throws {
         let html = HTMLRunReport.render(results())
-        #expect(html.components(separatedBy: "<svg").count - 1 == 2, "rtt's CDF and histogram; lag is not plotted")
+        #expect(html.components(separatedBy: "<svg").count - 1 == 4, "rtt's and lag's percentile plot and histogram")
         #expect(html.contains("--under 1ms"))
         #expect(!html.contains("spread per broadcast"))
         #expect(!html.contains("<script"))
