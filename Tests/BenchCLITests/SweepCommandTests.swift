@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// Sweeps from the command line: comma lists make steps, `--repeat` repeats them, and the sweep's own files agree with
+/// the run folders they sum up.
+@Suite struct SweepCommandTests {
+    /// A CSV file as rows of fields (the files here hold no quoted commas).
+    private func rows(_ path: String) throws -> [[String]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n")
+            .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    @Test func aClientListMakesOneStepEachAndSweepCSVRowsEqualTheirSummaries() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "2,3", "--messages", "20", "--interval", "2ms", "--seed", "4", "--quiet", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let sweep = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+        #expect(Set(try #require(contents(of: sweep))) == [
+            "clients-2", "clients-3", "sweep.csv", "sweep.md", "sweep.html",
+        ])
+        let table = try rows(sweep + "/sweep.csv")
+        let header = table[0]
+        #expect(Array(header.prefix(3)) == ["clients", "metric", "repeats"])
+        for step in ["2", "3"] {
+            let summary = try rows("\(sweep)/clients-\(step)/summary.csv")
+            let columns = summary[0]
+            for metricRow in summary.dropFirst() {
+                let sweepRow = try #require(table.first { $0[0] == step && $0[1] == metricRow[0] })
+                for name in ["count", "lost", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "pct_under"] {
+                    let expected = metricRow[columns.firstIndex(of: name)!]
+                    let actual = sweepRow[header.firstIndex(of: name)!]
+                    #expect(Double(actual) == Double(expected), "clients \(step) \(metricRow[0]) \(name)")
+                }
+            }
+        }
+        let markdown = try String(contentsOfFile: sweep + "/sweep.md", encoding: .utf8)
+        #expect(markdown.contains("| clients | metric |") && markdown.contains("| 3 | spread |"))
+        let html = try String(contentsOfFile: sweep + "/sweep.html", encoding: .utf8)
+        #expect(html.contains("<svg") && html.contains("spread"))
+    }
+
+    @Test func repeatsMakeAFolderEachAndTheMediansRecompute() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--clients", "1,2,3", "--count", "30", "--interval", "1ms", "--repeat", "2", "--seed", "9",
+            "--quiet", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let sweep = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+        let folders = try #require(contents(of: sweep)).filter { $0.hasPrefix("clients-") }
+        #expect(folders.count == 6)
+        // Repeats run with different seeds derived from --seed: their run.csv says so.
+        let seeds = try Set(folders.map { folder in
+            try rows("\(sweep)/\(folder)/run.csv").first { $0[0] == "seed" }?[1] ?? ""
+        })
+        #expect(seeds.count == 2 && seeds.contains("9"))
+        let table = try rows(sweep + "/sweep.csv")
+        let header = table[0]
+        for clients in ["1", "2", "3"] {
+            let values = try (1...2).map { repeatIndex -> Double in
+                let summary = try rows("\(sweep)/clients-\(clients)-repeat-\(repeatIndex)/summary.csv")
+                let rtt = try #require(summary.first { $0[0] == "rtt" })
+                return try #require(Double(rtt[summary[0].firstIndex(of: "p50_us")!]))
+            }
+            let row = try #require(table.first { $0[0] == clients && $0[1] == "rtt" })
+            #expect(row[header.firstIndex(of: "repeats")!] == "2")
+            let median = try #require(Double(row[header.firstIndex(of: "p50_us")!]))
+            #expect(abs(median - (values[0] + values[1]) / 2) < 0.002, "the median of two is their mean")
+            #expect(Double(row[header.firstIndex(of: "p50_us_min")!]) == values.min())
+            #expect(Double(row[header.firstIndex(of: "p50_us_max")!]) == values.max())
+        }
+    }
+
+    @Test func aSweepWithJSONPrintsOneArray() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--payload", "64,128", "--count", "10", "--interval", "0", "--json", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        #expect(array.map { $0["payload_bytes"] as? Int } == [64, 128])
+        let lines = try BenchProcess.run([
+            "roundtrip", "--payload", "64,128", "--count", "10", "--interval", "0", "--json-lines", "--out", out,
+        ])
+        let objects = lines.standardOutput.split(separator: "\n")
+        #expect(objects.count == 2)
+        #expect(objects.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] })
+    }
+
+    @Test func twoSweepsCompareStepByStep() throws {
+        let out = temporaryFolderPath()
+        var sweeps: [String] = []
+        for _ in 0..<2 {
+            let result = try BenchProcess.run([
+                "roundtrip", "--clients", "1,2", "--count", "30", "--interval", "1ms", "--repeat", "2", "--seed", "3",
+                "--quiet", "--out", out,
+            ])
+            sweeps.append(try #require(result.standardOutput.split(separator: "\n").last.map(String.init)))
+        }
+        let compared = try BenchProcess.run(["compare", sweeps[0], sweeps[1], "--max-regression", "rtt.p50=+1000%"])
+        #expect(compared.exitCode == 0, "\(compared.standardOutput) \(compared.standardError)")
+        #expect(compared.standardOutput.contains("== clients-1 (medians of 2 and 2 repeats)"))
+        #expect(compared.standardOutput.contains("== clients-2 (medians of 2 and 2 repeats)"))
+        let other = try BenchProcess.run([
+            "roundtrip", "--clients", "1,3", "--count", "10", "--interval", "0", "--quiet", "--out", out,
+        ])
+        let third = try #require(other.standardOutput.split(separator: "\n").last.map(String.init))
+        let refused = try BenchProcess.run(["compare", sweeps[0], third])
+        #expect(refused.exitCode == 2 && refused.standardError.contains("do not hold the same steps"))
+    }
+}
