@@ -33,8 +33,16 @@ public enum HTMLRunReport {
         }
         if scenario == "fanout" && !results.broadcasts.isEmpty {
             body += "<h2>spread per broadcast</h2>\n"
-            body += figure(spreadOverTime(results.broadcasts),
+            body += figure(
+                overTime(results.broadcasts.map { (Double($0.start) / 1e9, $0.spread) }, yLabel: "spread"),
                 caption: "each broadcast's spread at its start; red crosses: incomplete broadcasts (no spread)")
+        }
+        if let roundTrips = results.roundTripsOverTime, !roundTrips.buckets.isEmpty {
+            body += "<h2>rtt over time</h2>\n"
+            body += figure(
+                overTime(roundTrips.buckets.map { (Double($0.start) / 1e9, $0.worst) }, yLabel: "rtt (worst)"),
+                caption: "the worst rtt of each slice of the run (at most \(OverTime.maximumBuckets)), by send time; "
+                    + "red crosses: slices where every message was lost")
         }
         body += "<h2>settings</h2>\n" + settingsTable(results.settings)
         return """
@@ -215,22 +223,20 @@ public enum HTMLRunReport {
         return plot.svg
     }
 
-    private static func spreadOverTime(_ broadcasts: [RunResults.Broadcast]) -> String {
-        let seconds = broadcasts.map { Double($0.start) / 1e9 }
+    /// Values (nil: lost) at times in seconds since the start: each broadcast's spread, each slice's worst rtt.
+    private static func overTime(_ points: [(second: Double, value: UInt64?)], yLabel: String) -> String {
+        let seconds = points.map(\.second)
         let lastSecond = max(seconds.max() ?? 1, 0.001)
-        let highest = Double(broadcasts.compactMap(\.spread).max() ?? 1)
+        let highest = Double(points.compactMap(\.value).max() ?? 1)
         let top = max(highest * 1.1, 1)
         let unit = LatencyUnit.fitting(upTo: top)
         var plot = SVGPlot(
             x: .linear(0...lastSecond), y: .linear(0...top), xLabel: "time since start (s)",
-            yLabel: "spread",
+            yLabel: yLabel,
             xTicks: AxisTicks.linear(upTo: lastSecond) { DecimalText.fixed($0, fractionDigits: $0 < 10 ? 1 : 0) },
             yTicks: AxisTicks.linear(upTo: top) { unit.text(nanoseconds: $0) })
-        plot.points(zip(broadcasts, seconds).compactMap { broadcast, second in
-            broadcast.spread.map { (second, Double($0)) }
-        }, cssClass: "dot")
-        plot.points(zip(broadcasts, seconds).filter { $0.0.spread == nil }.map { ($0.1, highest * 1.05) },
-            cssClass: "lost", cross: true)
+        plot.points(points.compactMap { point in point.value.map { (point.second, Double($0)) } }, cssClass: "dot")
+        plot.points(points.filter { $0.value == nil }.map { ($0.second, highest * 1.05) }, cssClass: "lost", cross: true)
         return plot.svg
     }
 }

@@ -30,16 +30,19 @@ public struct RunResults: Sendable {
     public let broadcasts: [Broadcast]
     /// The thresholds given for the run, checked; empty when none were given.
     public let thresholds: [ThresholdResult]
+    /// Roundtrip: the worst rtt of each slice of the run, by send time; nil for fanout.
+    public let roundTripsOverTime: OverTime?
 
     public init(
         settings: [(key: String, value: String)], summaries: [DistributionSummary], histograms: [LatencyHistogram],
-        broadcasts: [Broadcast], thresholds: [ThresholdResult]
+        broadcasts: [Broadcast], thresholds: [ThresholdResult], roundTripsOverTime: OverTime? = nil
     ) {
         self.settings = settings
         self.summaries = summaries
         self.histograms = histograms
         self.broadcasts = broadcasts
         self.thresholds = thresholds
+        self.roundTripsOverTime = roundTripsOverTime
     }
 
     /// The results of a run that just ended.
@@ -47,22 +50,38 @@ public struct RunResults: Sendable {
         let recording = analysis.recording
         let origin = recording.startNanoseconds
         let warmup = recording.configuration.warmup
+        let settings = RunSettingsCSV.rows(analysis, metadata: metadata)
         self.init(
-            settings: RunSettingsCSV.rows(analysis, metadata: metadata),
+            settings: settings,
             summaries: analysis.summaries,
             histograms: analysis.histograms,
             broadcasts: analysis.broadcasts.map { broadcast in
                 Broadcast(index: broadcast.sequence - warmup, start: broadcast.start - origin, spread: broadcast.spread)
             },
-            thresholds: thresholds
+            thresholds: thresholds,
+            roundTripsOverTime: Self.roundTripsOverTime(recording, settings: settings)
         )
+    }
+
+    /// Roundtrip: each measured message's rtt by its send time; nil for fanout.
+    private static func roundTripsOverTime(_ recording: RunRecording, settings: [(key: String, value: String)]) -> OverTime? {
+        guard recording.configuration.scenario == .roundtrip else { return nil }
+        let origin = recording.startNanoseconds
+        var overTime = OverTime(durationText: settings.first { $0.key == "duration_s" }?.value ?? "")
+        for index in recording.outcome.indices where recording.isMeasured(message: index) {
+            let sent = recording.written[index] == 0 ? 0 : recording.sendTime(ofMessage: index)
+            guard sent != 0 else { continue }  // never written: no send time (samples.csv's sent_ns is empty)
+            overTime.add(time: sent - min(origin, sent),
+                value: recording.roundTrip(ofMessage: index))
+        }
+        return overTime.finished()
     }
 
     /// The same results with `thresholds` checked against them.
     public func with(thresholds: [ThresholdResult]) -> RunResults {
         RunResults(
             settings: settings, summaries: summaries, histograms: histograms, broadcasts: broadcasts,
-            thresholds: thresholds)
+            thresholds: thresholds, roundTripsOverTime: roundTripsOverTime)
     }
 
     /// For a run that did not complete, why and how much of it was measured, from `run.csv`: "stopped on request;

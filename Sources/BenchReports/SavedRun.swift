@@ -63,6 +63,7 @@ public struct SavedRun: Sendable {
         }
 
         var builders: [DistributionBuilder]
+        var roundTrips: OverTime?
         var broadcasts: [RunResults.Broadcast] = []
         var stack = builder("stack")
         let hasStack = settings.contains { $0.key == "timestamps" && $0.value == "both" }
@@ -100,12 +101,17 @@ public struct SavedRun: Sendable {
             builders = [delivery, spread, completion] + (hasEchoes ? [rtt] : []) + [lag]
         case "roundtrip":
             var (rtt, lag) = (builder("rtt"), builder("lag"))
-            let columns = ["rtt_ns", "lag_ns", "lost"] + (hasStack ? ["stack_ns"] : [])
+            var overTime = OverTime(durationText: settings.first { $0.key == "duration_s" }?.value ?? "")
+            let columns = ["rtt_ns", "lag_ns", "lost", "sent_ns"] + (hasStack ? ["stack_ns"] : [])
             try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns) { row in
                 try recordSample(row, 0, "rtt_ns", lost: 2, into: &rtt)
                 if let value = try row.nanoseconds(1, named: "lag_ns") { lag.record(value) }
-                if hasStack, let value = try row.nanoseconds(3, named: "stack_ns") { stack.record(value) }
+                if let sent = try row.nanoseconds(3, named: "sent_ns") {
+                    overTime.add(time: sent, value: try row.nanoseconds(0, named: "rtt_ns"))
+                }
+                if hasStack, let value = try row.nanoseconds(4, named: "stack_ns") { stack.record(value) }
             }
+            roundTrips = overTime.finished()
             builders = [rtt, lag]
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
@@ -130,7 +136,7 @@ public struct SavedRun: Sendable {
         results = RunResults(
             settings: settings, summaries: builders.map { $0.summary(percentiles: requested) },
             histograms: builders.map(\.histogram),
-            broadcasts: broadcasts, thresholds: thresholds
+            broadcasts: broadcasts, thresholds: thresholds, roundTripsOverTime: roundTrips
         )
     }
 
