@@ -5,9 +5,11 @@ import BenchScenarios
 ///
 ///     {"scenario":"fanout","status":"complete","run_folder":"results/…","seed":1,"clients":50,…,
 ///      "metrics":[{"metric":"delivery","count":10000,"lost":0,"min_us":…,"pct_under":100.0},…],
-///      "thresholds":[{"expression":"spread.p99<200ms","measured":"412.3us","limit":"200ms","held":true}]}
+///      "thresholds":[{"expression":"spread.p99<200ms","measured":"412.3µs","limit":"200ms",
+///                     "measured_value":412.300,"limit_value":200000.000,"held":true}]}
 ///
-/// Times are microseconds, like `summary.csv`; a value never measured is `null`.
+/// Numbers are JSON numbers; times are microseconds, like `summary.csv` (a threshold's `measured_value` and
+/// `limit_value` too, or counts and percent); a value never measured is `null`.
 public enum SummaryJSON {
     /// The JSON text, without a trailing newline.
     public static func render(

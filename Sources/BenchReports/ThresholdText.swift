@@ -16,8 +16,16 @@ public enum ThresholdsJSON {
         let objects = results.map { result in
             "{\"expression\":\(SummaryJSON.string(result.expression)),"
                 + "\"measured\":\(result.measuredText.map(SummaryJSON.string) ?? "null"),"
-                + "\"limit\":\(SummaryJSON.string(result.limitText)),\"held\":\(result.held)}"
+                + "\"limit\":\(SummaryJSON.string(result.limitText)),"
+                + "\"measured_value\":\(number(result.measuredNumber)),\"limit_value\":\(number(result.limitNumber)),"
+                + "\"held\":\(result.held)}"
         }
         return "[" + objects.joined(separator: ",") + "]"
+    }
+
+    /// A JSON number with 3 decimals (µs, counts, percent), or null.
+    private static func number(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "null" }
+        return DecimalText.fixed(value, fractionDigits: 3)
     }
 }

@@ -186,15 +186,17 @@ public struct Threshold: Sendable, Equatable {
             measuredText = nanoseconds.map { DurationText.display(UInt64(roundingClamped: $0)) }
         }
         let limitValue: Double
+        let scale: Double
         switch limit {
-        case .nanoseconds(let value): limitValue = Double(value)
-        case .count(let value): limitValue = Double(value)
-        case .percent(let value): limitValue = value
+        case .nanoseconds(let value): (limitValue, scale) = (Double(value), 1e-3)  // numbers in µs, as summary.csv
+        case .count(let value): (limitValue, scale) = (Double(value), 1)
+        case .percent(let value): (limitValue, scale) = (value, 1)
         }
         return ThresholdResult(
             expression: expression, metric: metric, statistic: statistic.rawValue, comparison: comparison.rawValue,
             limitText: limitText, measuredText: measuredText,
-            held: measured.map { comparison.holds($0, limitValue) } ?? false
+            held: measured.map { comparison.holds($0, limitValue) } ?? false,
+            measuredNumber: measured.map { $0 * scale }, limitNumber: limitValue * scale
         )
     }
 

@@ -23,11 +23,18 @@ public struct ThresholdResult: Sendable, Equatable {
     public let held: Bool
     /// Whether the run was started with this threshold or a check added it afterwards.
     public let source: Source
+    /// The measured value and the limit as numbers, for JSON: microseconds for times, else counts or percent; nil
+    /// when not known (nothing measured, or a verdict read back from thresholds.csv).
+    public let measuredNumber: Double?
+    public let limitNumber: Double?
 
     public init(
         expression: String, metric: String, statistic: String, comparison: String, limitText: String,
-        measuredText: String?, held: Bool, source: Source = .run
+        measuredText: String?, held: Bool, source: Source = .run, measuredNumber: Double? = nil,
+        limitNumber: Double? = nil
     ) {
+        self.measuredNumber = measuredNumber
+        self.limitNumber = limitNumber
         self.expression = expression
         self.metric = metric
         self.statistic = statistic
@@ -42,7 +49,8 @@ public struct ThresholdResult: Sendable, Equatable {
     public func from(_ source: Source) -> ThresholdResult {
         ThresholdResult(
             expression: expression, metric: metric, statistic: statistic, comparison: comparison,
-            limitText: limitText, measuredText: measuredText, held: held, source: source)
+            limitText: limitText, measuredText: measuredText, held: held, source: source,
+            measuredNumber: measuredNumber, limitNumber: limitNumber)
     }
 
     /// The expression, marked `check:` when a check added it: how reports name the verdict.
