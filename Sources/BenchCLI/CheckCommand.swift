@@ -23,7 +23,7 @@ enum CheckCommand {
         ],
         notes: [
             "metric: rtt, delivery, spread, completion, lag (default: spread for fanout, rtt for roundtrip).",
-            "stat: p50 p90 p95 p99 p99.9 min max mean lost pct_under · OP: < <= > >= ==",
+            "stat: p50 p90 p95 p99 p99.9 (p999) min max mean lost pct_under, or any pNN.NNN (p99.99) · OP: < <= > >= ==",
         ]
     )
 

@@ -24,7 +24,7 @@ enum CompareCommand {
                 "noise-floor", value: "duration",
                 help: "Changes smaller than this never count as a regression.", default: "0"),
         ],
-        notes: ["stat: p50 p90 p95 p99 p99.9 min max mean. With GITHUB_STEP_SUMMARY set, the table is appended there."]
+        notes: ["stat: p50 p90 p95 p99 p99.9 (p999) min max mean. With GITHUB_STEP_SUMMARY set, the table is appended there."]
     )
 
     /// The settings two runs must share to be compared.

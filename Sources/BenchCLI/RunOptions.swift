@@ -32,11 +32,13 @@ struct RunOptions {
             ? OptionSpec("messages", value: "m", help: "Broadcasts to measure.", default: "\(defaults.messages)")
             : OptionSpec("count", value: "c", help: "Messages to measure per client.", default: "\(defaults.messages)")
         return [
-            OptionSpec("clients", value: "n", help: "Simulated clients, one connection each.", default: "\(defaults.clients)"),
+            OptionSpec(
+                "clients", value: "n", help: "Simulated clients, one connection each; a list (10,100,1000) sweeps.",
+                default: "\(defaults.clients)"),
             countOption,
             OptionSpec(
                 "interval", value: "duration",
-                help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes).",
+                help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
                 default: DurationText.format(defaults.interval)),
             OptionSpec(
                 "arrival", value: "kind", help: "Gaps between sends: poisson (random, mean --interval) or fixed.",
@@ -70,7 +72,7 @@ struct RunOptions {
             OptionSpec(
                 "transport", value: "kind",
                 help: "How the frames travel: tcp, ws (one frame per binary WebSocket message, RFC 6455; the heartbeat "
-                    + "is a WebSocket ping), tls or wss (WebSocket over TLS).",
+                    + "is a WebSocket ping), tls or wss (WebSocket over TLS); a list (tcp,ws) sweeps.",
                 default: defaults.transport.rawValue),
             OptionSpec("ws-path", value: "path", help: "The WebSocket path clients ask for.", default: defaults.webSocketPath),
             OptionSpec(
@@ -111,8 +113,9 @@ struct RunOptions {
             OptionSpec("out", value: "dir", help: "Folder the run folder is created in.", default: "results"),
             OptionSpec(
                 "threshold", value: "expr",
-                help: "[metric.]stat OP value, e.g. \(scenario == .fanout ? "spread" : "rtt").p99<200ms or lost==0; "
-                    + "repeatable; exit 1 when one is breached.",
+                help: "[metric.]stat OP value, e.g. \(scenario == .fanout ? "spread" : "rtt").p99<200ms, "
+                    + "\(scenario == .fanout ? "delivery" : "rtt").p99.99<1ms or lost==0 (any pNN.NNN; p999 = p99.9); "
+                    + "repeatable; exit 1 when one is breached (in any step of a sweep).",
                 repeatable: true),
             OptionSpec("quiet", help: "Print no summary table (the run folder's path still goes to stdout)."),
             OptionSpec(
