@@ -33,9 +33,16 @@ enum CompareCommand {
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let (baselineFolder, currentFolder) = (parsed.positionals[0], parsed.positionals[1])
         let noiseFloor = try self.noiseFloor(parsed)
-        if !Posix.fileExists(baselineFolder + "/run.csv"), let old = CompareGroups.steps(in: baselineFolder),
-            let new = CompareGroups.steps(in: currentFolder)
-        {
+        let (oldIsRun, newIsRun) = (Posix.fileExists(baselineFolder + "/run.csv"), Posix.fileExists(currentFolder + "/run.csv"))
+        let (oldSteps, newSteps) = (CompareGroups.steps(in: baselineFolder), CompareGroups.steps(in: currentFolder))
+        if oldIsRun != newIsRun && (oldIsRun ? newSteps : oldSteps) != nil {
+            let (group, run) = oldIsRun ? (currentFolder, baselineFolder) : (baselineFolder, currentFolder)
+            throw UsageError(
+                message: "'\(group)' is a sweep or suite folder and '\(run)' a single run: compare two sweeps (or two "
+                    + "suites), or two run folders",
+                command: spec.name)
+        }
+        if !oldIsRun, let old = oldSteps, let new = newSteps {
             return try CompareGroups.compare(
                 baseline: old, current: new, baselineFolder: baselineFolder, currentFolder: currentFolder,
                 limits: { metrics throws(UsageError) in try self.limits(parsed, metrics: metrics) },

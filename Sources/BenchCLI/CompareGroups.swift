@@ -6,14 +6,20 @@ import BenchReports
 /// medians of the repeats, never calling a change a regression while the current median lies within the baseline
 /// repeats' own range.
 enum CompareGroups {
-    /// The run folders in `folder` by step name (a repeat's `-repeat-N` taken off), or nil when it holds none.
+    /// The run folders in `folder` by step name (a repeat's `-repeat-N` taken off), or nil when it holds none. A
+    /// suite's entry that is itself a sweep is a folder of steps: its steps are `entry/step`.
     static func steps(in folder: String) -> [String: [String]]? {
         guard let names = try? Posix.directoryEntries(folder) else { return nil }
         var steps: [String: [String]] = [:]
-        for name in names.sorted() where Posix.fileExists(folder + "/" + name + "/run.csv") {
-            var step = name
-            if let range = name.firstRange(of: "-repeat-") { step = String(name[..<range.lowerBound]) }
-            steps[step, default: []].append(folder + "/" + name)
+        for name in names.sorted() {
+            let path = folder + "/" + name
+            if Posix.fileExists(path + "/run.csv") {
+                var step = name
+                if let range = name.firstRange(of: "-repeat-") { step = String(name[..<range.lowerBound]) }
+                steps[step, default: []].append(path)
+            } else if Posix.fileExists(path + "/" + SweepReport.csvFileName), let inner = self.steps(in: path) {
+                for (step, folders) in inner { steps[name + "/" + step, default: []] += folders }
+            }
         }
         return steps.isEmpty ? nil : steps
     }
@@ -32,8 +38,20 @@ enum CompareGroups {
         var regressed = false
         var markdown = ""
         for step in baseline.keys.sorted() {
-            let old = try load(baseline[step]!)
-            let new = try load(current[step]!)
+            let oldRuns = try load(baseline[step]!)
+            let newRuns = try load(current[step]!)
+            for run in oldRuns.dropFirst() + newRuns {
+                for key in CompareCommand.comparableSettings + ["transport", "count", "messages"]
+                where run.results.setting(key) != oldRuns[0].results.setting(key) {
+                    throw UsageError(
+                        message: "The folders are not comparable: in step \(step), \(key) is "
+                            + "\(oldRuns[0].results.setting(key) ?? "missing") in \(oldRuns[0].folder) and "
+                            + "\(run.results.setting(key) ?? "missing") in \(run.folder)",
+                        command: CompareCommand.spec.name)
+                }
+            }
+            let old = oldRuns.map(\.results.summaries)
+            let new = newRuns.map(\.results.summaries)
             let metrics = old[0].map(\.metric)
             let repeats = old.count > 1 || new.count > 1
             var notes: [String] = []
@@ -61,11 +79,9 @@ enum CompareGroups {
         return regressed ? .thresholdBreached : .success
     }
 
-    private static func load(_ folders: [String]) throws(UsageError) -> [[DistributionSummary]] {
-        var runs: [[DistributionSummary]] = []
-        for folder in folders {
-            runs.append(try SavedRun.argument(folder, of: CompareCommand.spec.name).results.summaries)
-        }
+    private static func load(_ folders: [String]) throws(UsageError) -> [SavedRun] {
+        var runs: [SavedRun] = []
+        for folder in folders { runs.append(try SavedRun.argument(folder, of: CompareCommand.spec.name)) }
         return runs
     }
 

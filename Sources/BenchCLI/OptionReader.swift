@@ -30,6 +30,7 @@ struct OptionReader {
                     name, placeholder, text, "expected \(what) from \(range.lowerBound) to \(range.upperBound)"
                         + (text.contains(",") ? ", comma-separated" : ""))
             }
+            guard !numbers.contains(number) else { throw invalid(name, placeholder, text, "each value once") }
             numbers.append(number)
         }
         return numbers
@@ -40,7 +41,9 @@ struct OptionReader {
         guard let text = parsed.value(name) else { return [value] }
         var values: [UInt64] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            values.append(try duration(name, String(part), allowZero: allowZero, in: text))
+            let value = try duration(name, String(part), allowZero: allowZero, in: text)
+            guard !values.contains(value) else { throw invalid(name, "duration", text, "each value once") }
+            values.append(value)
         }
         return values
     }
@@ -82,6 +85,7 @@ struct OptionReader {
                     "each size must be from \(WireFormat.minimumMessageSize)B (the message header) to "
                         + ByteSizeText.format(WireFormat.maximumFrameSize))
             }
+            guard !sizes.contains(size) else { throw invalid("payload", "bytes", text, "each size once") }
             sizes.append(size)
         }
         return sizes

@@ -117,9 +117,11 @@ enum RunCommand {
             return
         }
         StepSummary.append(report.markdown)
-        if options.quiet {
+        if options.json {
+            return  // stdout holds JSON only
+        } else if options.quiet {
             Console.out(folder + "\n")
-        } else if !options.json {
+        } else {
             Console.out("sweep folder: \(folder)\n")
         }
     }

@@ -213,6 +213,7 @@ struct RunOptions {
                 guard let transport = TransportKind(rawValue: String(part)) else {
                     throw reader.invalid("transport", "kind", text, "expected tcp, ws, tls or wss, comma-separated")
                 }
+                guard !transports.contains(transport) else { throw reader.invalid("transport", "kind", text, "each value once") }
                 transports.append(transport)
             }
             base.transport = transports.first { $0.usesTLS } ?? transports[0]

@@ -52,7 +52,10 @@ enum SuiteCommand {
             options.outputFolder = folder
             options.quiet = quiet
             options.runFolderName = entry.name  // suite-<UTC>/<entry>/ (a sweep: its steps inside)
-            for (outcome, step) in zip(RunCommand.run(options, commandLine: commandLine), options.steps) {
+            let outcomes = RunCommand.run(options, commandLine: commandLine)
+            for (index, step) in options.steps.enumerated() {
+                // A step after one that could not go on did not run: it is listed, not left out.
+                let outcome = index < outcomes.count ? outcomes[index] : RunCommand.Outcome(exitCode: .runFailed)
                 let name = options.isSweep ? "\(entry.name)@\(step.folderName)" : entry.name
                 results.append(SuiteSummary.Entry(
                     name: name, command: commandLine, folder: outcome.folder, status: outcome.status?.rawValue,

@@ -110,4 +110,31 @@ import Testing
         let refused = try BenchProcess.run(["compare", sweeps[0], third])
         #expect(refused.exitCode == 2 && refused.standardError.contains("do not hold the same steps"))
     }
+
+    @Test func aTransportSweepPlotsItsCategoriesAndJSONQuietStaysJSON() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--transport", "tcp,ws", "--count", "10", "--interval", "0", "--json", "--quiet", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        #expect(array.count == 2, "stdout holds the JSON array alone")
+        let sweep = try #require(contents(of: out)?.first { $0.hasPrefix("sweep-") })
+        let html = try String(contentsOfFile: "\(out)/\(sweep)/sweep.html", encoding: .utf8)
+        #expect(html.contains("<svg") && html.contains(">ws</text>") && html.contains(">tcp</text>"))
+    }
+
+    @Test func aSweepIsNotComparedWithASingleRunAndAValueTwiceIsRefused() throws {
+        let out = temporaryFolderPath()
+        let sweep = try BenchProcess.run(["roundtrip", "--clients", "1,2", "--count", "10", "--interval", "0", "--quiet", "--out", out])
+        let single = try BenchProcess.run(["roundtrip", "--count", "10", "--interval", "0", "--quiet", "--out", out])
+        let sweepFolder = try #require(sweep.standardOutput.split(separator: "\n").last.map(String.init))
+        let runFolder = try #require(single.standardOutput.split(separator: "\n").last.map(String.init))
+        let compared = try BenchProcess.run(["compare", sweepFolder, runFolder])
+        #expect(compared.exitCode == 2 && compared.standardError.contains("a sweep or suite folder"))
+        for list in [["--clients", "2,2"], ["--payload", "1024,1KiB"], ["--interval", "1ms,1000us"], ["--transport", "ws,ws"]] {
+            let twice = try BenchProcess.run(["roundtrip"] + list + ["--out", out])
+            #expect(twice.exitCode == 2 && twice.standardError.contains("once"), "\(list)")
+        }
+    }
 }

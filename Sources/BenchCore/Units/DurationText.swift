@@ -51,8 +51,9 @@ public enum DurationText {
         let value = Double(nanoseconds)
         switch value {
         case ..<1_000: return "\(nanoseconds)ns"
-        case ..<1_000_000: return DecimalText.fixed(value / 1e3, fractionDigits: 1) + "\u{B5}s"
-        case ..<1_000_000_000: return DecimalText.fixed(value / 1e6, fractionDigits: 2) + "ms"
+        // A value that would round up to 1000 of a unit is shown in the next one: 999.96µs is 1.00ms, not 1000.0µs.
+        case ..<999_950: return DecimalText.fixed(value / 1e3, fractionDigits: 1) + "\u{B5}s"
+        case ..<999_995_000: return DecimalText.fixed(value / 1e6, fractionDigits: 2) + "ms"
         default: return DecimalText.fixed(value / 1e9, fractionDigits: 3) + "s"
         }
     }

@@ -20,21 +20,26 @@ enum SweepHTML {
         for row in rows where !seriesOrder.contains(Array(row.settings.dropFirst().map(\.value))) {
             seriesOrder.append(Array(row.settings.dropFirst().map(\.value)))
         }
+        var categories: [String] = []
+        for row in rows where Double(row.settings[0].value) == nil && !categories.contains(row.settings[0].value) {
+            categories.append(row.settings[0].value)
+        }
         for series in seriesOrder {
             let title = zip(report.steps[0].settings.dropFirst().map(\.column), series)
                 .map { "\(label($0)): \(valueText($1, column: $0))" }.joined(separator: ", ")
             if !title.isEmpty { body += "<h2>\(MarkupText.escape(title))</h2>\n" }
             body += "<div class=\"row\">\n"
             for metric in metrics {
+                // A setting that is not a number (transport) goes on an axis of evenly spaced categories.
                 let points = rows.filter { $0.metric == metric && Array($0.settings.dropFirst().map(\.value)) == series }
-                    .compactMap { row -> (x: Double, values: [(median: Double, low: Double, high: Double)?])? in
-                        guard let x = Double(row.settings[0].value) else { return nil }
-                        return (x, row.values)
+                    .map { row -> (x: Double, values: [(median: Double, low: Double, high: Double)?]) in
+                        (Double(row.settings[0].value) ?? Double((categories.firstIndex(of: row.settings[0].value) ?? 0) + 1),
+                         row.values)
                     }
                 guard !points.isEmpty else { continue }
-                body += figure(latencyPlot(points, metric: metric, axis: axis, under: report.under),
+                body += figure(latencyPlot(points, metric: metric, axis: axis, under: report.under, categories: categories),
                     caption: "\(metric): p50 (blue), p99 (orange), max (grey) against \(label(axis)); dashed: under")
-                body += figure(percentPlot(points, axis: axis), caption: "\(metric): share of all sent under the threshold")
+                body += figure(percentPlot(points, axis: axis, categories: categories), caption: "\(metric): share of all sent under the threshold")
             }
             body += "</div>\n"
         }
@@ -62,7 +67,13 @@ enum SweepHTML {
         }
     }
 
-    private static func xScale(_ xs: [Double], axis: String) -> (SVGPlot.Scale, [(Double, String)]) {
+    private static func xScale(
+        _ xs: [Double], axis: String, categories: [String]
+    ) -> (SVGPlot.Scale, [(Double, String)]) {
+        if !categories.isEmpty {
+            let ticks = categories.enumerated().map { (Double($0.offset + 1), $0.element) }
+            return (.linear(0.5...Double(categories.count) + 0.5), ticks)
+        }
         let low = xs.min()!, high = xs.max()!
         let logarithmic = (axis == "clients" || axis == "payload_bytes") && low > 0 && high / low >= 4
         let range = low == high ? low * 0.5...high * 1.5 + 1 : low...high
@@ -72,7 +83,7 @@ enum SweepHTML {
 
     private static func latencyPlot(
         _ points: [(x: Double, values: [(median: Double, low: Double, high: Double)?])], metric: String, axis: String,
-        under: UInt64
+        under: UInt64, categories: [String]
     ) -> String {
         // Statistics' positions in SweepReport.statistics: p50 2, p99 4, max 6; values in µs.
         let series = [(2, "p50"), (4, "p99"), (6, "max")]
@@ -80,7 +91,7 @@ enum SweepHTML {
         values.append(Double(under))
         let low = max(1, values.min()! / 1.5)
         let high = max(low * 10, values.max()! * 1.5)
-        let (x, xTicks) = xScale(points.map(\.x), axis: axis)
+        let (x, xTicks) = xScale(points.map(\.x), axis: axis, categories: categories)
         var plot = SVGPlot(
             x: x, y: .logarithmic(low...high), xLabel: label(axis), yLabel: metric,
             xTicks: xTicks, yTicks: AxisTicks.latency(low...high))
@@ -95,9 +106,10 @@ enum SweepHTML {
     }
 
     private static func percentPlot(
-        _ points: [(x: Double, values: [(median: Double, low: Double, high: Double)?])], axis: String
+        _ points: [(x: Double, values: [(median: Double, low: Double, high: Double)?])], axis: String,
+        categories: [String]
     ) -> String {
-        let (x, xTicks) = xScale(points.map(\.x), axis: axis)
+        let (x, xTicks) = xScale(points.map(\.x), axis: axis, categories: categories)
         var plot = SVGPlot(
             x: x, y: .linear(0...100), xLabel: label(axis), yLabel: "% under",
             xTicks: xTicks, yTicks: AxisTicks.linear(upTo: 100) { "\(Int($0))%" })
