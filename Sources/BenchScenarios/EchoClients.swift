@@ -137,6 +137,7 @@ final class EchoClients<T: Transport> {
                     let position = Int(token - Token.firstConnection)
                     guard connections[position].isOpen else { continue }
                     if !handle(events, position: position) { close(position) }
+                    // isEstablished is false for a connection closed meanwhile: no hello on a closed socket.
                     guard !greeted[position] && connections[position].isEstablished else { continue }
                     guard sayHello(position: position), openMoreConnections() else { return report }
                 }
@@ -258,10 +259,15 @@ final class EchoClients<T: Transport> {
         }
     }
 
+    /// Closes a client's connection. One that ends before its hello ends the setup: the run cannot have all its
+    /// clients (and its place in the connect window is free again).
     private func close(_ position: Int) {
         guard connections[position].isOpen else { return }
         connections[position].close()
         openConnections -= 1
+        guard !greeted[position] else { return }
+        connecting -= 1
+        control.failSetup("client \(ids.lowerBound + position) could not connect to \(address): closed before its handshake ended")
     }
 
     /// A WebSocket ping where the transport has one (as SocketRocket's heartbeat), a heartbeat frame otherwise.

@@ -35,6 +35,7 @@ static struct {
     void *(*SSL_new)(void *);
     void (*SSL_free)(void *);
     void (*SSL_set_bio)(void *, void *, void *);
+    long (*SSL_ctrl)(void *, int, long, void *);
     void (*SSL_set_accept_state)(void *);
     void (*SSL_set_connect_state)(void *);
     int (*SSL_do_handshake)(void *);
@@ -105,7 +106,7 @@ int CBenchTLS_load(char *error, size_t size) {
     LOAD(ssl, TLS_server_method) LOAD(ssl, TLS_client_method) LOAD(ssl, SSL_CTX_new) LOAD(ssl, SSL_CTX_free)
     LOAD(ssl, SSL_CTX_use_certificate) LOAD(ssl, SSL_CTX_use_PrivateKey) LOAD(ssl, SSL_CTX_check_private_key)
     LOAD(ssl, SSL_CTX_set_verify) LOAD(ssl, SSL_CTX_ctrl) LOAD(ssl, SSL_new) LOAD(ssl, SSL_free)
-    LOAD(ssl, SSL_set_bio) LOAD(ssl, SSL_set_accept_state) LOAD(ssl, SSL_set_connect_state)
+    LOAD(ssl, SSL_set_bio) LOAD(ssl, SSL_ctrl) LOAD(ssl, SSL_set_accept_state) LOAD(ssl, SSL_set_connect_state)
     LOAD(ssl, SSL_do_handshake) LOAD(ssl, SSL_read) LOAD(ssl, SSL_write) LOAD(ssl, SSL_get_error)
     LOAD(ssl, SSL_shutdown) LOAD(ssl, SSL_get1_peer_certificate) LOAD(ssl, SSL_get_version)
     LOAD(crypto, BIO_new) LOAD(crypto, BIO_s_mem) LOAD(crypto, BIO_write) LOAD(crypto, BIO_ctrl)
@@ -239,6 +240,11 @@ void CBenchTLS_freeSession(void *opaque) {
     free(session);
 }
 
+int CBenchTLS_setServerName(void *opaque, const char *name) {
+    struct CBenchTLSSession *session = opaque;
+    return ossl.SSL_ctrl(session->ssl, 55 /* SSL_CTRL_SET_TLSEXT_HOSTNAME */, 0 /* host_name */, (void *)name) == 1 ? 0 : -1;
+}
+
 int CBenchTLS_feed(void *opaque, const void *bytes, int length) {
     struct CBenchTLSSession *session = opaque;
     return ossl.BIO_write(session->input, bytes, length) == length ? 0 : -1;
@@ -255,12 +261,14 @@ static int outcome(struct CBenchTLSSession *session, int result, char *error, si
 
 int CBenchTLS_handshake(void *opaque, char *error, size_t size) {
     struct CBenchTLSSession *session = opaque;
+    ossl.ERR_clear_error();  // SSL_get_error reads the thread's error queue: start each call with it empty
     int result = ossl.SSL_do_handshake(session->ssl);
     return result == 1 ? 1 : outcome(session, result, error, size);
 }
 
 long CBenchTLS_read(void *opaque, void *buffer, int capacity, char *error, size_t size) {
     struct CBenchTLSSession *session = opaque;
+    ossl.ERR_clear_error();
     int result = ossl.SSL_read(session->ssl, buffer, capacity);
     return result > 0 ? result : outcome(session, result, error, size);
 }
@@ -283,7 +291,11 @@ long CBenchTLS_write(void *opaque, const void *head, int headLength, const void 
         length = (int)total;
     }
     // Into a memory BIO a write is whole or fails: OpenSSL's rule to retry the same buffer never arises.
-    return length == 0 ? 0 : ossl.SSL_write(session->ssl, bytes, length) == length ? length : -1;
+    if (length == 0) return 0;
+    ossl.ERR_clear_error();
+    int written = ossl.SSL_write(session->ssl, bytes, length);
+    if (written != length) ossl.ERR_clear_error();  // leave no error behind for the next call on this thread
+    return written == length ? length : -1;
 }
 
 long CBenchTLS_output(void *opaque, const void **bytes) {

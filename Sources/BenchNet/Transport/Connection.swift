@@ -109,8 +109,8 @@ public final class Connection<T: Transport> {
     /// Bytes waiting to be written.
     public var queuedByteCount: Int { outbound.count }
 
-    /// True once every handshake is done: bench frames can flow.
-    public var isEstablished: Bool { state == .open }
+    /// True once every handshake is done, while the connection is open: bench frames can flow.
+    public var isEstablished: Bool { isOpen && state == .open }
 
     /// WebSocket pings the peer sent (each answered with a pong).
     public var pingsReceived: Int { framing.pingsReceived }
@@ -180,6 +180,7 @@ public final class Connection<T: Transport> {
             var offset = 0
             while let output = try framing.unwrap(plaintext, offset: &offset, reply: writeLayerBytes) {
                 try check()
+                try advanceHandshake()  // the Upgrade's answer and the first message may come in one read
                 let proceed: Bool
                 switch output {
                 case .data(let bytes): proceed = onBytes(bytes, false)
@@ -203,18 +204,24 @@ public final class Connection<T: Transport> {
     /// - Throws: ``SystemError`` when the peer is gone (`EPIPE`, `ECONNRESET`); the owner closes the connection.
     @inline(__always)
     public func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
+        guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
         guard outbound.isEmpty || outbound.count + frame.count <= maximumQueuedBytes else { return .dropped }
         let headSize = framing.head(for: frame, into: scratch)
         stampNextWrite = stamped
-        _ = stream.send(head: UnsafeRawBufferPointer(rebasing: scratch[0..<headSize]), body: UnsafeRawBufferPointer(frame), write: writeWire)
+        let sent = stream.send(
+            head: UnsafeRawBufferPointer(rebasing: scratch[0..<headSize]), body: UnsafeRawBufferPointer(frame),
+            write: writeWire)
         stampNextWrite = false
         if let writeFailure { throw writeFailure }
+        // The stream layer failed before any write (TLS could not encrypt): nothing went out.
+        guard sent else { throw SystemError("send (TLS could not encrypt the frame)", errno: EIO) }
         return lastOutcome
     }
 
     /// Sends the transport's own heartbeat (a WebSocket ping). False when it has none: bench framing sends heartbeat
     /// frames instead.
     public func sendPing() throws(SystemError) -> Bool {
+        guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
         let size = framing.ping(into: scratch)
         guard size > 0 else { return false }
         _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size]))

@@ -17,6 +17,9 @@ public struct TLSStream: StreamLayer {
         self.session = try TLSSession(context, server: role == .server)
         self.pinned = context.pinned
         self.role = role
+        if role == .client, let name = settings.tlsServerName {
+            guard CBenchTLS_setServerName(session.session, name) == 0 else { throw .tls("cannot send the server name \(name)") }
+        }
     }
 
     public mutating func start(_ write: WireWriter) throws(ConnectionError) {

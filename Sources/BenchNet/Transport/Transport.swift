@@ -53,6 +53,8 @@ public struct TransportSettings: @unchecked Sendable {
     public var webSocketHost: String
     /// TLS: this side's context (a server's certificate, or a client's pin); nil on plain transports.
     public var tls: TLSContext?
+    /// TLS clients: the server's name to send (SNI), when it is a name rather than an address.
+    public var tlsServerName: String?
     /// WebSocket messages are text (a user's server that speaks JSON): sent as text frames, and text accepted.
     public var webSocketText = false
 

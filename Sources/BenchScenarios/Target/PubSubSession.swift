@@ -95,16 +95,18 @@ final class PubSubSession {
             return 0
         case .redis, .nats:
             // Parsed in place where nothing is carried over, which is the rule; only an incomplete tail is kept.
+            // What is kept is bounded by the largest message: a tail longer than that is no message of this run.
             if buffer.isEmpty {
                 let (used, pongs) = try consumeProtocol(UnsafeRawBufferPointer(bytes), onEvent)
-                try append(UnsafeMutableRawBufferPointer(rebasing: bytes[used...]))
+                try keep(UnsafeRawBufferPointer(rebasing: bytes[used...]))
                 return pongs
             }
-            try append(bytes)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(bytes))
             let (used, pongs) = try buffer.withUnsafeBytes { carried in
                 Result { () throws(MessageFramingError) in try consumeProtocol(carried, onEvent) }
             }.get()
             buffer.removeFirst(used)
+            try checkTail()
             return pongs
         }
     }
@@ -119,10 +121,19 @@ final class PubSubSession {
     }
 
     private func append(_ bytes: UnsafeMutableRawBufferPointer) throws(MessageFramingError) {
-        guard buffer.count + bytes.count <= maximumMessageSize + 4096 else {
+        try keep(UnsafeRawBufferPointer(bytes))
+    }
+
+    /// Adds to the incomplete message kept for the next read, as long as it stays within a message's size.
+    private func keep(_ bytes: UnsafeRawBufferPointer) throws(MessageFramingError) {
+        buffer.append(contentsOf: bytes)
+        try checkTail()
+    }
+
+    private func checkTail() throws(MessageFramingError) {
+        guard buffer.count <= maximumMessageSize + 4096 else {
             throw MessageFramingError(description: "a message of more than \(maximumMessageSize) bytes")
         }
-        buffer.append(contentsOf: UnsafeRawBufferPointer(bytes))
     }
 
     // MARK: Redis (RESP 2)
@@ -273,6 +284,7 @@ enum RESPReply {
                     (range, position) = (value.range, value.end)
                 } else {
                     guard let end = PubSubSession.crlf(in: bytes, from: position) else { return nil }
+                    guard end > position else { throw MessageFramingError(description: "an empty RESP array element") }
                     (range, position) = (position + 1..<end, end + 2)
                 }
                 if element == 0 { kind = range }

@@ -179,7 +179,7 @@ final class TargetEchoClients<T: Transport> {
             close(client, reason: "\(error)")
             return nil
         }
-        if !wasEstablished && peer.connection.isEstablished {
+        if !wasEstablished && peer.connection.isEstablished {  // false for a connection closed meanwhile
             established += 1
             recording.connectTimes[client] = peer.connection.establishedAt - peer.connection.startedAt
         }
@@ -198,6 +198,7 @@ final class TargetEchoClients<T: Transport> {
         guard case .processed(let (count, _)) = result else { return }
         let now = MonotonicClock.now()
         guard count > 0 else {
+            if !running { throw .closedByPeer("\(target) closed the connection before the run began") }
             close(client, reason: "closed by \(target)")
             return
         }
@@ -260,15 +261,19 @@ final class TargetEchoClients<T: Transport> {
         }
     }
 
+    /// Closed loop: each ready client sends its next message. A client whose send failed (queue full, connection
+    /// closed) tries its next one on a later pass, not at once: one failure does not spend its whole series.
     private func sendClosedLoop() {
         let now = MonotonicClock.now()
+        var retry: [Int] = []
         while let client = ready.popLast() {
             let sequence = nextSequence[client]
             guard sequence < configuration.sequencesPerClient else { continue }
             nextSequence[client] = sequence + 1
             let index = recording.messageIndex(sequence: sequence, client: client)
-            if send(index, scheduled: now) { awaited[client] = index } else { ready.append(client) }
+            if send(index, scheduled: now) { awaited[client] = index } else { retry.append(client) }
         }
+        ready = retry
     }
 
     /// Sends message `index` to its client's connection; true when written.

@@ -11,9 +11,15 @@ enum TargetRunner {
         guard configuration.clients + 1 + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit)
         }
+        // The Host field and the TLS server name are the URL's, as a browser would send them (a proxy or CDN in front
+        // of the user's server routes by them), not the address they resolved to.
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         var settings = TransportSettings(
             maximumFrameSize: max(64 << 10, 4 * configuration.payload), webSocketPath: target.path,
-            webSocketHost: address.description)
+            webSocketHost: "\(host):\(target.port)")
+        if target.host.first.map({ !$0.isNumber }) == true && !target.host.contains(":") {
+            settings.tlsServerName = target.host
+        }
         settings.webSocketText = true
         if target.scheme == .wss {
             do throws(TLSError) {

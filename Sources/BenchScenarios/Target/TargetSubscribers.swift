@@ -43,6 +43,8 @@ final class TargetSubscribers<T: Transport> {
     private var lastDispatch: UInt64 = 0
     private var stopping = false
     private var running = false
+    /// Closed loop: after a publish the server did not take, the next waits until then.
+    private var publishingPausedUntil: UInt64 = 0
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
@@ -150,7 +152,7 @@ final class TargetSubscribers<T: Transport> {
         while true {
             let now = MonotonicClock.now()
             if plan == nil && !stopping && unresolvedInBroadcast == 0
-                && currentBroadcast + 1 < configuration.sequencesPerClient
+                && currentBroadcast + 1 < configuration.sequencesPerClient && now >= publishingPausedUntil
             {
                 broadcast(currentBroadcast + 1, scheduled: now)
             }
@@ -313,17 +315,25 @@ final class TargetSubscribers<T: Transport> {
         if case .custom(let framing?, _) = sessions[publisher].kind { framing.frame(outgoing) }  // stx: its CRC
         let time = MonotonicClock.now()
         recording.broadcastStart[sequence] = time
-        var sent = false
+        var outcome: Connection<T>.SendOutcome?
         if connections[publisher].isOpen {
             do {
-                sent = try connections[publisher].send(outgoing) != .dropped
+                outcome = try connections[publisher].send(outgoing)
             } catch {
                 close(publisher, reason: "publishing failed: \(error)")
             }
         }
+        if outcome == .dropped {
+            // The server does not take the publisher's bytes: this broadcast is lost to everyone, and closed loop
+            // waits for the next housekeeping tick before it tries the next one.
+            event(publisher, "the server took no more bytes (--max-queue full): broadcast \(sequence) was not published")
+            publishingPausedUntil = time + 50_000_000
+        }
         for client in 0..<clients {
             let index = recording.messageIndex(sequence: sequence, client: client)
-            if sent && connections[client].isOpen {
+            if outcome == .dropped {
+                settle(index, as: .droppedQueueFull)
+            } else if outcome != nil && connections[client].isOpen {
                 recording.written[index] = time
                 recording.outcome[index] = .written
                 unresolvedInBroadcast += 1

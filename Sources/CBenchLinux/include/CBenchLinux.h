@@ -87,6 +87,8 @@ void CBenchTLS_freeContext(void *context);
 /// A session reading from and writing to memory: the caller moves the bytes to and from the socket.
 void *CBenchTLS_newSession(void *context, int server);
 void CBenchTLS_freeSession(void *session);
+/// A client's server name (SNI), for servers that choose their certificate by it. Returns 0 or -1.
+int CBenchTLS_setServerName(void *session, const char *name);
 /// Gives the session bytes read from the socket. Returns 0 or -1.
 int CBenchTLS_feed(void *session, const void *bytes, int length);
 /// Advances the handshake: 1 done, 0 needs more input, -1 failed, -2 the peer closed.
