@@ -33,7 +33,7 @@ median() { python3 -c 'import sys, statistics; print(statistics.median(float(x) 
 builtin=(); target=()
 for _ in $(seq "$rounds"); do
     builtin+=("$("$bench" roundtrip --count 20000 --interval 0 --timestamps user --out "$work" --json | stats rtt.p50)")
-    target+=("$("$bench" roundtrip --count 20000 --interval 0 --target "tcp://127.0.0.1:$echo_port" --out "$work" --json |
+    target+=("$("$bench" roundtrip --count 20000 --interval 0 --timestamps user --target "tcp://127.0.0.1:$echo_port" --out "$work" --json |
         stats rtt.p50)")
 done
 b=$(median "${builtin[@]}"); t=$(median "${target[@]}")

@@ -148,6 +148,27 @@ import Testing
         #expect(files.settings["framing"] == framing.rawValue)
     }
 
+    /// With kernel stamps (the default of a roundtrip run), every send has its transmit stamp and every echo its receive
+    /// stamp, and the rows' rtt is the kernel's echo stamp − its send stamp.
+    @Test(.enabled(if: hasPython, "python3 is not installed: apt-get install -y python3"))
+    func roundtripThroughATargetTakesTheKernelsStamps() throws {
+        let server = try ExternalServer.python("framed_echo_server.py")
+        defer { server.stop() }
+        let target = "tcp://127.0.0.1:\(server.port)"
+        var configuration = try Self.roundtrip(target, clients: 2, messages: 30)
+        configuration.timestamps = .both
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
+        #expect(recording.missingKernelStamps.send == 0 && recording.missingKernelStamps.receive == 0)
+        let files = try RunFiles.write(recording)
+        for row in files.samples {
+            let (sent, echo, rtt) = (row.int("sent_ns")!, row.int("echo_ns")!, row.int("rtt_ns")!)
+            #expect(rtt == echo - sent, "\(row)")
+            #expect(row.int("user_sent_ns")! <= sent + 1_000 && row.int("user_echo_ns")! >= echo, "\(row)")
+        }
+        #expect(files.summary["stack"]?.int("count") == 60)
+    }
+
     /// The chat server greets every JOIN with a line without a marker: one event per subscriber, and the run goes on.
     @Test(.enabled(if: hasPython, "python3 is not installed: apt-get install -y python3"))
     func fanoutThroughALineChatServerReportsItsGreetingAndDeliversEveryBroadcast() throws {

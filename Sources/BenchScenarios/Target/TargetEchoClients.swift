@@ -18,6 +18,8 @@ final class TargetEchoClients<T: Transport> {
     private let settings: TransportSettings
     private let framing: MessageFraming?
     private let control: RunControl
+    /// The kernel's socket stamps, when the run uses them: a transmit stamp per message, a receive stamp per echo.
+    private let stamps: KernelTimestamps?
     private let epoll: Epoll
     private let sendTimer: MonotonicTimer
     private let housekeepingTimer: MonotonicTimer
@@ -40,7 +42,7 @@ final class TargetEchoClients<T: Transport> {
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
-        control: RunControl
+        control: RunControl, kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.configuration = configuration
         self.target = target
@@ -55,6 +57,8 @@ final class TargetEchoClients<T: Transport> {
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.recording = RunRecording(configuration: configuration)
         self.recording.serverAddress = target.description
+        self.recording.kernelClockAtStart = kernelClock
+        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.nextSequence = Array(repeating: 0, count: configuration.clients)
         self.awaited = Array(repeating: -1, count: configuration.clients)
         control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
@@ -105,11 +109,15 @@ final class TargetEchoClients<T: Transport> {
     private func open(client: Int) throws(RunError) {
         do {
             let descriptor = try TCPSocket.startConnecting(to: address)
+            // Before any byte, so that the kernel's offsets count from the first one (handshakes included). A socket
+            // the kernel will not stamp keeps the user-space times, counted as missing stamps.
+            try? stamps?.enable(on: descriptor, transmit: true)
             if configuration.busyPoll { TCPSocket.pollBusily(descriptor) }
             let connection = try Connection<T>(
                 descriptor: descriptor, token: Token.firstConnection + UInt64(client), epoll: epoll, role: .client,
                 settings: settings, maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
-            peers.append(try TargetPeer(connection: connection, configuration: configuration, framing: framing))
+            peers.append(try TargetPeer(
+                connection: connection, configuration: configuration, framing: framing, stampsTransmits: stamps != nil))
         } catch {
             throw .setupFailed("cannot connect to \(target): \(error)")
         }
@@ -170,6 +178,7 @@ final class TargetEchoClients<T: Transport> {
         guard peer.connection.isOpen else { return nil }
         let wasEstablished = peer.connection.isEstablished
         do {
+            if stamps != nil && events.contains(.error) { drainTransmitStamps(client) }
             if events.contains(.writable) { try peer.connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(client) }
         } catch {
@@ -191,11 +200,11 @@ final class TargetEchoClients<T: Transport> {
         let peer = peers[client]
         let result: IOResult<(count: Int, stamp: UInt64)>
         do {
-            result = try peer.connection.read(into: readBuffer)
+            result = try peer.connection.read(into: readBuffer, stamps: stamps)
         } catch {
             throw .system(error)
         }
-        guard case .processed(let (count, _)) = result else { return }
+        guard case .processed(let (count, kernelNow)) = result else { return }
         let now = MonotonicClock.now()
         guard count > 0 else {
             if !running { throw .closedByPeer("\(target) closed the connection before the run began") }
@@ -206,7 +215,7 @@ final class TargetEchoClients<T: Transport> {
         _ = try peer.connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do throws(MessageFramingError) {
                 try peer.messages(in: bytes, endsMessage: endsMessage) { message in
-                    self.settle(echo: message, client: client, at: now)
+                    self.settle(echo: message, client: client, at: now, kernel: kernelNow)
                 }
             } catch {
                 unreadable = error
@@ -218,7 +227,7 @@ final class TargetEchoClients<T: Transport> {
     }
 
     /// One reply from the target: its marker says which message it echoes.
-    private func settle(echo message: UnsafeRawBufferPointer, client: Int, at now: UInt64) {
+    private func settle(echo message: UnsafeRawBufferPointer, client: Int, at now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
             event(client, "sent a message without a bench marker (\(message.count) bytes)")
             return
@@ -236,6 +245,10 @@ final class TargetEchoClients<T: Transport> {
             let first = recording.outcome[index] == .written
             recording.received[index] = now
             recording.echoed[index] = now
+            if recording.usesKernelStamps {
+                recording.receivedKernel[index] = kernel
+                recording.echoedKernel[index] = kernel
+            }
             let inTime = first && now - recording.written[index] <= configuration.timeout
             if first { settle(index, as: inTime ? .echoed : .late) } else { recording.outcome[index] = .late }
             control.echoedMessages.add(1, ordering: .relaxed)
@@ -292,7 +305,7 @@ final class TargetEchoClients<T: Transport> {
         }
         let message = peer.prepare(Marker(run: configuration.token, client: UInt32(client), sequence: UInt32(index / clients)))
         do {
-            if try peer.connection.send(message) == .dropped {
+            if try peer.connection.send(message, stamped: stamps != nil) == .dropped {
                 recording.queueFullDrops[client] += 1
                 settle(index, as: .droppedQueueFull)
                 return false
@@ -304,7 +317,19 @@ final class TargetEchoClients<T: Transport> {
         }
         recording.written[index] = time
         recording.outcome[index] = .written
+        if stamps != nil { peer.expectTransmitStamp(ofMessage: index) }
         return true
+    }
+
+    /// Takes every transmit stamp waiting on `client`'s socket and gives each to the messages it stamps.
+    private func drainTransmitStamps(_ client: Int) {
+        guard let stamps else { return }
+        let peer = peers[client]
+        while let stamp = try? stamps.nextTransmitStamp(on: peer.connection.descriptor) {
+            peer.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { message, time in
+                recording.writtenKernel[message] = time
+            }
+        }
     }
 
     private func settle(_ index: Int, as outcome: MessageOutcome) {
@@ -354,6 +379,7 @@ final class TargetEchoClients<T: Transport> {
             recording.outcome[index] = .timedOut
         }
         if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
+        for client in peers.indices where peers[client].connection.isOpen { drainTransmitStamps(client) }
         if stopping {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"

@@ -12,9 +12,14 @@ final class TargetPeer<T: Transport> {
     /// A WebSocket message as its pieces arrive, until its end.
     private var assembly: [UInt8] = []
     private let maximumMessageSize: Int
+    /// With kernel stamps: the messages sent that wait for their transmit stamp.
+    var transmitStamps: TransmitStampQueue?
 
-    init(connection: Connection<T>, configuration: RunConfiguration, framing: MessageFraming?) throws(SystemError) {
+    init(
+        connection: Connection<T>, configuration: RunConfiguration, framing: MessageFraming?, stampsTransmits: Bool = false
+    ) throws(SystemError) {
         self.connection = connection
+        self.transmitStamps = stampsTransmits ? TransmitStampQueue() : nil
         self.framing = framing
         self.message = .allocate(byteCount: configuration.payload, alignment: 8)
         message.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "x"))
@@ -25,6 +30,11 @@ final class TargetPeer<T: Transport> {
 
     deinit {
         message.deallocate()
+    }
+
+    /// Message `index` was just sent (or queued); its transmit stamp will come keyed by the offset of its last byte.
+    func expectTransmitStamp(ofMessage index: Int) {
+        _ = transmitStamps?.expect(message: index, lastByte: connection.bytesTaken &- 1)
     }
 
     /// The message carrying `marker`, ready to send: marker, padding and framing rewritten (a WebSocket client

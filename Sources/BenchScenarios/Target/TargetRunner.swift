@@ -79,11 +79,15 @@ enum TargetRunner {
         _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
         _ settings: TransportSettings, _ control: RunControl
     ) throws(RunError) -> RunRecording {
-        try onOwnThread(configuration) { () throws(SystemError) in
+        let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
+        var recording = try onOwnThread(configuration) { () throws(SystemError) in
             try TargetEchoClients<T>(
-                configuration, target: target, address: address, transport: settings, control: control
+                configuration, target: target, address: address, transport: settings, control: control,
+                kernelClock: kernelClock
             ).run()
         }
+        recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
+        return recording
     }
 
     /// Runs the measuring role on a thread of its own, named like the built-in clients' (`bench-clients`) and placed
