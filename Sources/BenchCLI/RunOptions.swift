@@ -229,14 +229,6 @@ struct RunOptions {
             where parsed.value(option) != nil || parsed.has(option) {
                 throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
             }
-            // Roundtrip through a target takes the kernel's stamps as the built-in server does; fanout's subscribers
-            // stamp in user space for now.
-            if scenario == .fanout {
-                if let source = parsed.value("timestamps"), source != "user" {
-                    throw reader.invalid("timestamps", "source", source, "a fanout --target run stamps in user space (user)")
-                }
-                base.timestamps = .user
-            }
             base.subscribeText = parsed.value("subscribe")
             if let text = parsed.value("publish") {
                 do {

@@ -86,9 +86,6 @@ extension RunConfiguration {
                 "a message to \(target.scheme.rawValue)://\(framed ? " with --framing \(framing.rawValue)" : "") holds its "
                     + "\(Marker.size)-byte marker\(overhead > 0 ? " and \(overhead) bytes of framing" : ""): at least "
                     + "\(Marker.size + overhead)B\(framed && framing.maximumBodySize < 1 << 20 ? ", at most \(framing.maximumBodySize + overhead)B" : "")")
-            try check(
-                timestamps == .user || scenario == .roundtrip, "timestamps",
-                "a fanout --target run stamps in user space (user)")
             try check(clientThreads == 1 && serverThreads == 1, "client-threads", "a --target run has one thread")
         }
         if let range = localClientRange {

@@ -72,7 +72,8 @@ extension RunRecording {
     /// receive stamp at the server, and in fanout the client's.
     public func missingKernelStamps(ofMessage index: Int) -> (send: Int, receive: Int) {
         guard usesKernelStamps else { return (0, 0) }
-        let receive = (echoedKernel[index] == 0 ? 1 : 0)
+        let hasEchoes = configuration.scenario == .roundtrip || configuration.target == nil  // a fanout target echoes nothing
+        let receive = (hasEchoes && echoedKernel[index] == 0 ? 1 : 0)
             + (configuration.scenario == .fanout && receivedKernel[index] == 0 ? 1 : 0)
         return (configuration.scenario == .roundtrip && writtenKernel[index] == 0 ? 1 : 0, receive)
     }

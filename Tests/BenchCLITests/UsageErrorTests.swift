@@ -50,7 +50,6 @@ import Testing
         (["fanout", "--target", "ws://127.0.0.1:7/", "--publish", "{padding}"], "'--publish <template>': the template must hold {marker}"),
         (["roundtrip", "--target", "tcp://127.0.0.1:7", "--transport", "ws"], "Error: --transport is for the built-in server"),
         (["roundtrip", "--target", "tcp://127.0.0.1:7", "--framing", "stx", "--payload", "48"], "'--payload <bytes>': a message to tcp:// with --framing stx holds its 42-byte marker and 7 bytes of framing: at least 49B, at most 65542B"),
-        (["fanout", "--target", "redis://127.0.0.1:7/c", "--timestamps", "kernel"], "'--timestamps <source>': a fanout --target run stamps in user space"),
         (["fanout", "--target", "redis://127.0.0.1:6379/c", "--threshold", "rtt.p99<1s"], "unknown metric 'rtt'"),
         (["fanout", "--count", "5"], "Error: Unknown option '--count': fanout takes --messages (broadcasts)"),
         (["roundtrip", "--messages", "5"], "Error: Unknown option '--messages': roundtrip takes --count (messages per client)"),

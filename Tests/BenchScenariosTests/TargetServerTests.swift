@@ -148,6 +148,27 @@ import Testing
         #expect(files.settings["framing"] == framing.rawValue)
     }
 
+    /// A fanout through Redis with kernel stamps: every subscriber's receive and the publisher's send are stamped, so
+    /// the order this thread reads the subscribers in stays out of delivery and spread (stack shows how long they waited).
+    @Test(.enabled(if: hasRedis, "redis-server is not installed: apt-get install -y redis-server"))
+    func fanoutThroughRedisTakesTheKernelsStamps() throws {
+        let server = try ExternalServer.start(name: "redis") { port in
+            (Self.redisServer, ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        }
+        defer { server.stop() }
+        let target = "redis://127.0.0.1:\(server.port)/news"
+        var configuration = try Self.fanout(target, subscribers: 20, broadcasts: 20)
+        configuration.timestamps = .both
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
+        #expect(recording.missingKernelStamps.send == 0 && recording.missingKernelStamps.receive == 0)
+        let files = try Self.expectEveryBroadcastDelivered(recording, target: target)
+        #expect(files.summary["stack"]?.int("count") == 20 * 20)
+        for row in files.samples {
+            #expect(row.int("user_recv_ns")! >= row.int("recv_ns")!, "the read comes after the kernel's stamp: \(row)")
+        }
+    }
+
     /// With kernel stamps (the default of a roundtrip run), every send has its transmit stamp and every echo its receive
     /// stamp, and the rows' rtt is the kernel's echo stamp − its send stamp.
     @Test(.enabled(if: hasPython, "python3 is not installed: apt-get install -y python3"))

@@ -67,12 +67,15 @@ enum TargetRunner {
         _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
         _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl
     ) throws(RunError) -> RunRecording {
-        try onOwnThread(configuration) { () throws(SystemError) in
+        let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
+        var recording = try onOwnThread(configuration) { () throws(SystemError) in
             try TargetSubscribers<T>(
                 configuration, target: target, address: address, transport: settings, protocol: kind,
-                publish: configuration.publishTemplate, control: control
+                publish: configuration.publishTemplate, control: control, kernelClock: kernelClock
             ).run()
         }
+        recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
+        return recording
     }
 
     private static func roundtrip<T: Transport>(

@@ -17,6 +17,11 @@ final class TargetSubscribers<T: Transport> {
     private let address: SocketAddress
     private let settings: TransportSettings
     private let control: RunControl
+    /// The kernel's socket stamps, when the run uses them: each subscriber's receive stamp, the publisher's transmit
+    /// stamp (t0), so that the order in which this thread reads the subscribers does not enter the spread.
+    private let stamps: KernelTimestamps?
+    /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
+    private var publisherStamps: TransmitStampQueue?
     private let epoll: Epoll
     private let sendTimer: MonotonicTimer
     private let housekeepingTimer: MonotonicTimer
@@ -48,7 +53,8 @@ final class TargetSubscribers<T: Transport> {
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
-        protocol kind: PubSubSession.Speech, publish template: PublishTemplate, control: RunControl
+        protocol kind: PubSubSession.Speech, publish template: PublishTemplate, control: RunControl,
+        kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.configuration = configuration
         self.target = target
@@ -62,6 +68,9 @@ final class TargetSubscribers<T: Transport> {
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.recording = RunRecording(configuration: configuration)
         self.recording.serverAddress = target.description
+        self.recording.kernelClockAtStart = kernelClock
+        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
+        self.publisherStamps = kernelClock.map { _ in TransmitStampQueue() }
         let maximum = max(64 << 10, 4 * configuration.payload)
         for subscriber in 0...configuration.clients {
             sessions.append(PubSubSession(kind, subscriber: subscriber < configuration.clients, maximumMessageSize: maximum))
@@ -128,6 +137,8 @@ final class TargetSubscribers<T: Transport> {
     private func open(_ position: Int) throws(RunError) {
         do {
             let descriptor = try TCPSocket.startConnecting(to: address)
+            // Before any byte, so that the publisher's stamp offsets count from the first one.
+            try? stamps?.enable(on: descriptor, transmit: position == configuration.clients)
             connections.append(try Connection<T>(
                 descriptor: descriptor, token: Token.firstConnection + UInt64(position), epoll: epoll, role: .client,
                 settings: settings, maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true))
@@ -194,6 +205,7 @@ final class TargetSubscribers<T: Transport> {
         let connection = connections[position]
         guard connection.isOpen else { return nil }
         do {
+            if position == publisher && stamps != nil && events.contains(.error) { drainPublisherStamps() }
             if events.contains(.writable) { try connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(position) }
             if !established[position] && connection.isEstablished {
@@ -222,7 +234,7 @@ final class TargetSubscribers<T: Transport> {
     /// Reads once; a subscriber settles every broadcast whose marker it finds.
     private func read(_ position: Int) throws {
         let connection = connections[position]
-        guard case .processed(let (count, _)) = try connection.read(into: readBuffer) else { return }
+        guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else { return }
         let now = MonotonicClock.now()
         guard count > 0 else {
             if !running { throw RunError.setupFailed("\(target) closed the connection") }
@@ -239,7 +251,7 @@ final class TargetSubscribers<T: Transport> {
                 pongs += try session.consume(bytes, endsMessage: endsMessage) { event in
                     switch event {
                     case .message(let message):
-                        if position < self.configuration.clients { self.settle(message, subscriber: position, at: now) }
+                        if position < self.configuration.clients { self.settle(message, subscriber: position, at: now, kernel: kernelNow) }
                     case .ready:
                         break
                     case .error(let text):
@@ -263,7 +275,7 @@ final class TargetSubscribers<T: Transport> {
     }
 
     /// A relayed message at `subscriber`: its marker says which broadcast.
-    private func settle(_ message: UnsafeRawBufferPointer, subscriber: Int, at now: UInt64) {
+    private func settle(_ message: UnsafeRawBufferPointer, subscriber: Int, at now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
             event(subscriber, "received a message without a bench marker (\(message.count) bytes)")
             return
@@ -277,10 +289,12 @@ final class TargetSubscribers<T: Transport> {
         switch recording.outcome[index] {
         case .written:
             recording.received[index] = now
+            if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
             let inTime = now - recording.broadcastStart[sequence] <= configuration.timeout
             settle(index, as: inTime ? .echoed : .late)
         case .timedOut:
             recording.received[index] = now
+            if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
             recording.outcome[index] = .late
         case .echoed, .late:
             recording.duplicateEchoes += 1
@@ -318,7 +332,10 @@ final class TargetSubscribers<T: Transport> {
         var outcome: Connection<T>.SendOutcome?
         if connections[publisher].isOpen {
             do {
-                outcome = try connections[publisher].send(outgoing)
+                outcome = try connections[publisher].send(outgoing, stamped: stamps != nil)
+                if outcome != .dropped {
+                    _ = publisherStamps?.expect(message: sequence, lastByte: connections[publisher].bytesTaken &- 1)
+                }
             } catch {
                 close(publisher, reason: "publishing failed: \(error)")
             }
@@ -388,7 +405,22 @@ final class TargetSubscribers<T: Transport> {
         recording.record(ConnectionEvent(side: .clients, client: who, time: MonotonicClock.now(), reason: text))
     }
 
+    /// The publisher's transmit stamps: each is its broadcast's t0 as the kernel saw it (every subscriber's write
+    /// time, as the built-in server's first write of a broadcast).
+    private func drainPublisherStamps() {
+        guard let stamps else { return }
+        while let stamp = try? stamps.nextTransmitStamp(on: connections[publisher].descriptor) {
+            publisherStamps?.stamp(key: stamp.key, time: stamp.time) { sequence, time in
+                for client in 0..<configuration.clients {
+                    recording.writtenKernel[recording.messageIndex(sequence: sequence, client: client)] = time
+                }
+            }
+        }
+    }
+
     private func finish() {
+        if connections.count > publisher && connections[publisher].isOpen { drainPublisherStamps() }
+        recording.computeKernelBroadcastStarts()
         for index in recording.outcome.indices where recording.outcome[index] == .written {
             recording.outcome[index] = .timedOut
         }
