@@ -23,7 +23,7 @@ public final class Connection<T: Transport> {
         case dropped
     }
 
-    private enum State {
+    enum State {
         case connecting
         case handshaking
         case open
@@ -45,22 +45,22 @@ public final class Connection<T: Transport> {
     public private(set) var isOpen = true
     /// Wire bytes taken for sending, written or queued, since the connection began: the stream offset after the last
     /// byte sent so far, which is how the kernel keys transmit stamps.
-    public private(set) var bytesTaken: UInt64 = 0
+    public internal(set) var bytesTaken: UInt64 = 0
 
-    private let epoll: Epoll
-    private var stream: T.Stream
-    private var framing: T.Framing
-    private var state: State
-    private var framingStarted = false
-    private var outbound = OutboundQueue()
-    private var watchingWritable = false
+    let epoll: Epoll
+    var stream: T.Stream
+    var framing: T.Framing
+    var state: State
+    var framingStarted = false
+    var outbound = OutboundQueue()
+    var watchingWritable = false
     /// Room for a frame head, or a whole control frame of the transport's own.
-    private let scratch: UnsafeMutableRawBufferPointer
+    let scratch: UnsafeMutableRawBufferPointer
     /// Set for the one wire write that asks for a kernel transmit stamp.
-    private var stampNextWrite = false
+    var stampNextWrite = false
     /// What the last wire write did, and the error that stopped it, for the layer that asked for it.
-    private var lastOutcome = SendOutcome.written
-    private var writeFailure: SystemError?
+    var lastOutcome = SendOutcome.written
+    var writeFailure: SystemError?
 
     /// Takes ownership of a socket, connected or (with `connecting`) with a non-blocking connect under way, and
     /// registers it with `epoll`. Call ``start()`` once it is connected (a connecting one starts itself when
@@ -229,29 +229,6 @@ public final class Connection<T: Transport> {
         return true
     }
 
-    /// Writes what the queue holds, as far as the socket takes it; call on ``EpollEvents/writable``. While a client's
-    /// connect is under way, this is where it ends: the socket's error is checked and the handshakes start.
-    public func writeQueued() throws(ConnectionError) {
-        if state == .connecting {
-            try finishConnecting()
-            return
-        }
-        let descriptor = self.descriptor
-        let result = outbound.withWaitingBytes { bytes in
-            Result { () throws(SystemError) in
-                try Posix.nonBlockingCall("send") {
-                    Glibc.send(descriptor, bytes.baseAddress, bytes.count, CBenchMSG_NOSIGNAL)
-                }
-            }
-        }
-        do {
-            if case .processed(let count) = try result.get() { outbound.removeFirst(count) }
-            if outbound.isEmpty { try watchWritable(false) }
-        } catch {
-            throw .system(error)
-        }
-    }
-
     /// Closes the socket (which also removes it from the epoll), after the transport's orderly close (a WebSocket
     /// close frame with `code`) when the socket can take it at once. Safe to call twice.
     public func close(code: UInt16 = WebSocketCloseCode.normal) {
@@ -265,90 +242,9 @@ public final class Connection<T: Transport> {
         Posix.close(descriptor)
     }
 
-    /// Bytes of the framing layer's own (handshake, pong, close), sent through the stream layer. They are not sent
-    /// while the queue is full: a peer that floods pings without reading cannot grow it past its limit (RFC 6455
-    /// lets a pong answer only the latest ping).
-    private func writeLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard outbound.isEmpty || outbound.count + bytes.count <= maximumQueuedBytes else { return true }
-        return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
-    }
-
-    /// Writes wire bytes, `head` then `body`, in one call, queuing what the socket does not take. The queue limit is
-    /// not checked here: ``send(_:stamped:)`` did, for whole frames.
-    @inline(__always)
-    private func writeWire(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
-        guard writeFailure == nil else { return false }
-        let total = head.count + body.count
-        bytesTaken += UInt64(total)
-        guard outbound.isEmpty && state != .connecting else {
-            // Frames were checked against the limit; the transport's own bytes (TLS records it must answer with)
-            // were not: a peer that makes it answer without ever reading is cut off at twice the limit.
-            guard outbound.count + total <= 2 * maximumQueuedBytes + (64 << 10) else {
-                writeFailure = SystemError("send (the peer reads nothing; the queue is full)", errno: ENOBUFS)
-                return false
-            }
-            outbound.append(head)
-            outbound.append(body)
-            lastOutcome = .queued
-            return true
-        }
-        let descriptor = self.descriptor
-        let stamped = stampNextWrite
-        let result: IOResult<Int>
-        do {
-            result = try Posix.nonBlockingCall("send") {
-                head.isEmpty && !stamped
-                    ? Glibc.send(descriptor, body.baseAddress, body.count, CBenchMSG_NOSIGNAL)
-                    : CBench_sendPair(
-                        descriptor, head.baseAddress, UInt(head.count), body.baseAddress, UInt(body.count),
-                        stamped ? 1 : 0)
-            }
-        } catch {
-            writeFailure = error
-            return false
-        }
-        var written = 0
-        if case .processed(let count) = result {
-            if count == total {
-                lastOutcome = .written
-                return true
-            }
-            written = count
-        }
-        if written < head.count {
-            outbound.append(UnsafeRawBufferPointer(rebasing: head[written...]))
-            outbound.append(body)
-        } else {
-            outbound.append(UnsafeRawBufferPointer(rebasing: body[(written - head.count)...]))
-        }
-        lastOutcome = .queued
-        do {
-            try watchWritable(true)
-        } catch {
-            writeFailure = error
-            return false
-        }
-        return true
-    }
-
-    private func finishConnecting() throws(ConnectionError) {
-        var error: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        let result = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
-        if result != 0 { error = Glibc.errno }
-        guard error == 0 else { throw .system(SystemError("connect", errno: error)) }
-        state = .handshaking
-        do {
-            if outbound.isEmpty { try watchWritable(false) }
-        } catch {
-            throw .system(error)
-        }
-        try start()
-    }
-
     /// Starts the framing layer once the stream is established, and marks the connection open once both are.
     @inline(__always)
-    private func advanceHandshake() throws(ConnectionError) {
+    func advanceHandshake() throws(ConnectionError) {
         guard state == .handshaking, stream.isEstablished else { return }
         if !framingStarted {
             framingStarted = true
@@ -363,13 +259,8 @@ public final class Connection<T: Transport> {
 
     /// Throws the error a layer's write met.
     @inline(__always)
-    private func check() throws(ConnectionError) {
+    func check() throws(ConnectionError) {
         if let writeFailure { throw .system(writeFailure) }
     }
 
-    private func watchWritable(_ watch: Bool) throws(SystemError) {
-        guard watch != watchingWritable else { return }
-        watchingWritable = watch
-        try epoll.modify(descriptor, interest: watch ? [.readable, .writable] : .readable, token: token)
-    }
 }

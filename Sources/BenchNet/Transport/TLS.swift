@@ -16,7 +16,7 @@ public enum OpenSSL {
         var error = [CChar](repeating: 0, count: 512)
         guard CBenchTLS_load(&error, error.count) == 0 else {
             throw TLSError(
-                "TLS needs OpenSSL 3 (libssl.so.3), which could not be loaded: \(String(cString: error)); "
+                "TLS needs OpenSSL 3 (libssl.so.3), which could not be loaded: \(text(error)); "
                     + "on Debian or Ubuntu: apt-get install -y libssl3")
         }
     }
@@ -25,8 +25,13 @@ public enum OpenSSL {
     static func call<T>(_ what: String, _ body: (UnsafeMutablePointer<CChar>, Int) -> T?) throws(TLSError) -> T {
         var error = [CChar](repeating: 0, count: 512)
         let result = error.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
-        guard let result else { throw TLSError("\(what): \(String(cString: error))") }
+        guard let result else { throw TLSError("\(what): \(text(error))") }
         return result
+    }
+
+    /// The NUL-terminated message in `buffer`.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -10,35 +10,35 @@ import BenchNet
 /// in a ``RunRecording`` as the built-in server's would: written = the time before the send, echoed = received = the
 /// time the read returned, so the reports are the same.
 final class TargetEchoClients<T: Transport> {
-    private typealias Token = TargetToken
+    typealias Token = TargetToken
 
-    private let configuration: RunConfiguration
-    private let target: TargetURL
-    private let address: SocketAddress
-    private let settings: TransportSettings
-    private let framing: MessageFraming?
-    private let control: RunControl
+    let configuration: RunConfiguration
+    let target: TargetURL
+    let address: SocketAddress
+    let settings: TransportSettings
+    let framing: MessageFraming?
+    let control: RunControl
     /// The kernel's socket stamps, when the run uses them: a transmit stamp per message, a receive stamp per echo.
-    private let stamps: KernelTimestamps?
-    private let epoll: Epoll
-    private let sendTimer: MonotonicTimer
-    private let housekeepingTimer: MonotonicTimer
-    private let plan: SendPlan?
-    private let readBuffer: UnsafeMutableRawBufferPointer
-    private var recording: RunRecording
-    private var peers: [TargetPeer<T>] = []
-    private var established = 0
-    private var nextEvent = 0
-    private var dispatched = 0
-    private var resolved = 0
-    private var lastDispatch: UInt64 = 0
+    let stamps: KernelTimestamps?
+    let epoll: Epoll
+    let sendTimer: MonotonicTimer
+    let housekeepingTimer: MonotonicTimer
+    let plan: SendPlan?
+    let readBuffer: UnsafeMutableRawBufferPointer
+    var recording: RunRecording
+    var peers: [TargetPeer<T>] = []
+    var established = 0
+    var nextEvent = 0
+    var dispatched = 0
+    var resolved = 0
+    var lastDispatch: UInt64 = 0
     /// Closed loop: each client's next sequence number, the message it waits for (-1: none), and who may send.
-    private var nextSequence: [Int]
-    private var awaited: [Int]
-    private var ready: [Int] = []
-    private var stopping = false
+    var nextSequence: [Int]
+    var awaited: [Int]
+    var ready: [Int] = []
+    var stopping = false
     /// Sending has begun: a connection that fails now is lost, not a setup failure.
-    private var running = false
+    var running = false
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
@@ -89,7 +89,7 @@ final class TargetEchoClients<T: Transport> {
     }
 
     /// Opens every connection (at most ``EchoClients/connectWindow`` at a time) and waits for their handshakes.
-    private func connectAll() throws(RunError) {
+    func connectAll() throws(RunError) {
         let deadline = MonotonicClock.now() + configuration.setupTimeout
         while established < configuration.clients {
             while peers.count < configuration.clients && peers.count - established < EchoClients<T>.connectWindow {
@@ -106,7 +106,7 @@ final class TargetEchoClients<T: Transport> {
         }
     }
 
-    private func open(client: Int) throws(RunError) {
+    func open(client: Int) throws(RunError) {
         do {
             let descriptor = try TCPSocket.startConnecting(to: address)
             // Before any byte, so that the kernel's offsets count from the first one (handshakes included). A socket
@@ -123,7 +123,7 @@ final class TargetEchoClients<T: Transport> {
         }
     }
 
-    private func sendAndCollect() throws(RunError) {
+    func sendAndCollect() throws(RunError) {
         let now = MonotonicClock.now()
         recording.startNanoseconds = now
         recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
@@ -146,7 +146,7 @@ final class TargetEchoClients<T: Transport> {
         }
     }
 
-    private func waitForEvents(timeoutMilliseconds: Int32) throws(RunError) {
+    func waitForEvents(timeoutMilliseconds: Int32) throws(RunError) {
         let count: Int
         do {
             count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
@@ -173,7 +173,7 @@ final class TargetEchoClients<T: Transport> {
     }
 
     /// Handles epoll's events for one connection; a setup failure ends the run (exit 3), anything later closes only it.
-    private func handle(_ events: EpollEvents, client: Int) -> RunError? {
+    func handle(_ events: EpollEvents, client: Int) -> RunError? {
         let peer = peers[client]
         guard peer.connection.isOpen else { return nil }
         let wasEstablished = peer.connection.isEstablished
@@ -196,7 +196,7 @@ final class TargetEchoClients<T: Transport> {
     }
 
     /// Reads once and settles every echo in it.
-    private func read(_ client: Int) throws(ConnectionError) {
+    func read(_ client: Int) throws(ConnectionError) {
         let peer = peers[client]
         let result: IOResult<(count: Int, stamp: UInt64)>
         do {
@@ -227,7 +227,7 @@ final class TargetEchoClients<T: Transport> {
     }
 
     /// One reply from the target: its marker says which message it echoes.
-    private func settle(echo message: UnsafeRawBufferPointer, client: Int, at now: UInt64, kernel: UInt64) {
+    func settle(echo message: UnsafeRawBufferPointer, client: Int, at now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
             event(client, "sent a message without a bench marker (\(message.count) bytes)")
             return
@@ -259,108 +259,14 @@ final class TargetEchoClients<T: Transport> {
         }
     }
 
-    /// Open loop: sends what the timetable says is due, then arms the timer for the next.
-    private func dispatchDueEvents() {
-        guard let plan, !stopping else { return }
-        let start = recording.startNanoseconds
-        while nextEvent < plan.offsets.count {
-            let due = start + plan.offsets[nextEvent]
-            guard due <= MonotonicClock.now() else {
-                try? sendTimer.arm(at: due)
-                return
-            }
-            send(plan.targets[nextEvent], scheduled: due)
-            nextEvent += 1
-        }
-    }
-
-    /// Closed loop: each ready client sends its next message. A client whose send failed (queue full, connection
-    /// closed) tries its next one on a later pass, not at once: one failure does not spend its whole series.
-    private func sendClosedLoop() {
-        let now = MonotonicClock.now()
-        var retry: [Int] = []
-        while let client = ready.popLast() {
-            let sequence = nextSequence[client]
-            guard sequence < configuration.sequencesPerClient else { continue }
-            nextSequence[client] = sequence + 1
-            let index = recording.messageIndex(sequence: sequence, client: client)
-            if send(index, scheduled: now) { awaited[client] = index } else { retry.append(client) }
-        }
-        ready = retry
-    }
-
-    /// Sends message `index` to its client's connection; true when written.
-    @discardableResult
-    private func send(_ index: Int, scheduled: UInt64) -> Bool {
-        let clients = configuration.clients
-        let client = index % clients
-        recording.scheduled[index] = scheduled
-        dispatched += 1
-        let peer = peers[client]
-        let time = MonotonicClock.now()
-        lastDispatch = time
-        guard peer.connection.isOpen else {
-            settle(index, as: .droppedClosed)
-            return false
-        }
-        let message = peer.prepare(Marker(run: configuration.token, client: UInt32(client), sequence: UInt32(index / clients)))
-        do {
-            if try peer.connection.send(message, stamped: stamps != nil) == .dropped {
-                recording.queueFullDrops[client] += 1
-                settle(index, as: .droppedQueueFull)
-                return false
-            }
-        } catch {
-            settle(index, as: .droppedClosed)
-            close(client, reason: "write failed: \(error)")
-            return false
-        }
-        recording.written[index] = time
-        recording.outcome[index] = .written
-        if stamps != nil { peer.expectTransmitStamp(ofMessage: index) }
-        return true
-    }
-
-    /// Takes every transmit stamp waiting on `client`'s socket and gives each to the messages it stamps.
-    private func drainTransmitStamps(_ client: Int) {
-        guard let stamps else { return }
-        let peer = peers[client]
-        while let stamp = try? stamps.nextTransmitStamp(on: peer.connection.descriptor) {
-            peer.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { message, time in
-                recording.writtenKernel[message] = time
-            }
-        }
-    }
-
-    private func settle(_ index: Int, as outcome: MessageOutcome) {
-        let wasInFlight = recording.outcome[index] == .written
-        recording.outcome[index] = outcome
-        resolved += 1
-        let client = index % configuration.clients
-        if plan == nil && wasInFlight && awaited[client] == index {
-            awaited[client] = -1
-            ready.append(client)
-        }
-    }
-
-    private func housekeeping(at now: UInt64) {
-        if plan == nil {
-            for client in 0..<configuration.clients {
-                let index = awaited[client]
-                if index >= 0 && now >= recording.written[index] + configuration.timeout { settle(index, as: .timedOut) }
-            }
-        }
-        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
-    }
-
-    private func isFinished(at now: UInt64) -> Bool {
+    func isFinished(at now: UInt64) -> Bool {
         if peers.allSatisfy({ !$0.connection.isOpen }) { return true }
         guard stopping || dispatched == configuration.totalMessages else { return false }
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
     /// Closes a client's connection with the reason; what it still owed is lost.
-    private func close(_ client: Int, reason: String) {
+    func close(_ client: Int, reason: String) {
         guard peers[client].connection.isOpen else { return }
         peers[client].connection.close()
         event(client, reason)
@@ -370,11 +276,11 @@ final class TargetEchoClients<T: Transport> {
         }
     }
 
-    private func event(_ client: Int, _ reason: String) {
+    func event(_ client: Int, _ reason: String) {
         recording.record(ConnectionEvent(side: .server, client: client, time: MonotonicClock.now(), reason: reason))
     }
 
-    private func finish() {
+    func finish() {
         for index in recording.outcome.indices where recording.outcome[index] == .written {
             recording.outcome[index] = .timedOut
         }

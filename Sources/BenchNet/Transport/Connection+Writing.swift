@@ -1,0 +1,117 @@
+import BenchCore
+import CBenchLinux
+import Glibc
+
+/// Writing: wire bytes go out in one call when nothing waits, otherwise into the bounded queue, which epoll's
+/// writable events drain; a client's connect ends here too (its socket turns writable).
+extension Connection {
+    /// Writes what the queue holds, as far as the socket takes it; call on ``EpollEvents/writable``. While a client's
+    /// connect is under way, this is where it ends: the socket's error is checked and the handshakes start.
+    public func writeQueued() throws(ConnectionError) {
+        if state == .connecting {
+            try finishConnecting()
+            return
+        }
+        let descriptor = self.descriptor
+        let result = outbound.withWaitingBytes { bytes in
+            Result { () throws(SystemError) in
+                try Posix.nonBlockingCall("send") {
+                    Glibc.send(descriptor, bytes.baseAddress, bytes.count, CBenchMSG_NOSIGNAL)
+                }
+            }
+        }
+        do {
+            if case .processed(let count) = try result.get() { outbound.removeFirst(count) }
+            if outbound.isEmpty { try watchWritable(false) }
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Bytes of the framing layer's own (handshake, pong, close), sent through the stream layer. They are not sent
+    /// while the queue is full: a peer that floods pings without reading cannot grow it past its limit (RFC 6455
+    /// lets a pong answer only the latest ping).
+    func writeLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard outbound.isEmpty || outbound.count + bytes.count <= maximumQueuedBytes else { return true }
+        return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
+    }
+
+    /// Writes wire bytes, `head` then `body`, in one call, queuing what the socket does not take. The queue limit is
+    /// not checked here: ``send(_:stamped:)`` did, for whole frames.
+    @inline(__always)
+    func writeWire(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
+        guard writeFailure == nil else { return false }
+        let total = head.count + body.count
+        bytesTaken += UInt64(total)
+        guard outbound.isEmpty && state != .connecting else {
+            // Frames were checked against the limit; the transport's own bytes (TLS records it must answer with)
+            // were not: a peer that makes it answer without ever reading is cut off at twice the limit.
+            guard outbound.count + total <= 2 * maximumQueuedBytes + (64 << 10) else {
+                writeFailure = SystemError("send (the peer reads nothing; the queue is full)", errno: ENOBUFS)
+                return false
+            }
+            outbound.append(head)
+            outbound.append(body)
+            lastOutcome = .queued
+            return true
+        }
+        let descriptor = self.descriptor
+        let stamped = stampNextWrite
+        let result: IOResult<Int>
+        do {
+            result = try Posix.nonBlockingCall("send") {
+                head.isEmpty && !stamped
+                    ? Glibc.send(descriptor, body.baseAddress, body.count, CBenchMSG_NOSIGNAL)
+                    : CBench_sendPair(
+                        descriptor, head.baseAddress, UInt(head.count), body.baseAddress, UInt(body.count),
+                        stamped ? 1 : 0)
+            }
+        } catch {
+            writeFailure = error
+            return false
+        }
+        var written = 0
+        if case .processed(let count) = result {
+            if count == total {
+                lastOutcome = .written
+                return true
+            }
+            written = count
+        }
+        if written < head.count {
+            outbound.append(UnsafeRawBufferPointer(rebasing: head[written...]))
+            outbound.append(body)
+        } else {
+            outbound.append(UnsafeRawBufferPointer(rebasing: body[(written - head.count)...]))
+        }
+        lastOutcome = .queued
+        do {
+            try watchWritable(true)
+        } catch {
+            writeFailure = error
+            return false
+        }
+        return true
+    }
+
+    func finishConnecting() throws(ConnectionError) {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        let result = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
+        if result != 0 { error = Glibc.errno }
+        guard error == 0 else { throw .system(SystemError("connect", errno: error)) }
+        state = .handshaking
+        do {
+            if outbound.isEmpty { try watchWritable(false) }
+        } catch {
+            throw .system(error)
+        }
+        try start()
+    }
+
+    func watchWritable(_ watch: Bool) throws(SystemError) {
+        guard watch != watchingWritable else { return }
+        watchingWritable = watch
+        try epoll.modify(descriptor, interest: watch ? [.readable, .writable] : .readable, token: token)
+    }
+}

@@ -1,0 +1,95 @@
+import BenchCore
+import BenchNet
+
+/// The publisher: the timetable or closed loop, each broadcast's send and t0, and what is settled when.
+extension TargetSubscribers {
+    func dispatchDueEvents() {
+        guard let plan, running, !stopping else { return }
+        let start = recording.startNanoseconds
+        while nextEvent < plan.offsets.count {
+            let due = start + plan.offsets[nextEvent]
+            guard due <= MonotonicClock.now() else {
+                try? sendTimer.arm(at: due)
+                return
+            }
+            broadcast(plan.targets[nextEvent], scheduled: due)
+            nextEvent += 1
+        }
+    }
+
+    /// Publishes broadcast `sequence`; t0 is the time before the send.
+    func broadcast(_ sequence: Int, scheduled: UInt64) {
+        let clients = configuration.clients
+        recording.scheduled[sequence] = scheduled
+        currentBroadcast = sequence
+        unresolvedInBroadcast = 0
+        publication.withUnsafeBytes { outgoing.copyMemory(from: $0) }
+        Marker(run: configuration.token, client: UInt32(publisher), sequence: UInt32(sequence))
+            .write(into: UnsafeMutableRawBufferPointer(rebasing: outgoing[markerOffset...]))
+        if case .custom(let framing?, _) = sessions[publisher].kind { framing.frame(outgoing) }  // stx: its CRC
+        let time = MonotonicClock.now()
+        recording.broadcastStart[sequence] = time
+        var outcome: Connection<T>.SendOutcome?
+        if connections[publisher].isOpen {
+            do {
+                outcome = try connections[publisher].send(outgoing, stamped: stamps != nil)
+                if outcome != .dropped {
+                    _ = publisherStamps?.expect(message: sequence, lastByte: connections[publisher].bytesTaken &- 1)
+                }
+            } catch {
+                close(publisher, reason: "publishing failed: \(error)")
+            }
+        }
+        if outcome == .dropped {
+            // The server does not take the publisher's bytes: this broadcast is lost to everyone, and closed loop
+            // waits for the next housekeeping tick before it tries the next one.
+            event(publisher, "the server took no more bytes (--max-queue full): broadcast \(sequence) was not published")
+            publishingPausedUntil = time + 50_000_000
+        }
+        for client in 0..<clients {
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            if outcome == .dropped {
+                settle(index, as: .droppedQueueFull)
+            } else if outcome != nil && connections[client].isOpen {
+                recording.written[index] = time
+                recording.outcome[index] = .written
+                unresolvedInBroadcast += 1
+            } else {
+                settle(index, as: .droppedClosed)
+            }
+        }
+        dispatched += clients
+        lastDispatch = MonotonicClock.now()
+    }
+
+    func settle(_ index: Int, as outcome: MessageOutcome) {
+        let wasInFlight = recording.outcome[index] == .written
+        recording.outcome[index] = outcome
+        resolved += 1
+        if wasInFlight && index / configuration.clients == currentBroadcast { unresolvedInBroadcast -= 1 }
+        if outcome == .echoed { control.echoedMessages.add(1, ordering: .relaxed) }
+    }
+
+    func housekeeping(at now: UInt64) {
+        if plan == nil && unresolvedInBroadcast > 0 && now >= recording.broadcastStart[currentBroadcast] + configuration.timeout {
+            for client in 0..<configuration.clients {
+                let index = recording.messageIndex(sequence: currentBroadcast, client: client)
+                if recording.outcome[index] == .written { settle(index, as: .timedOut) }
+            }
+        }
+        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+    }
+
+    /// The publisher's transmit stamps: each is its broadcast's t0 as the kernel saw it (every subscriber's write
+    /// time, as the built-in server's first write of a broadcast).
+    func drainPublisherStamps() {
+        guard let stamps else { return }
+        while let stamp = try? stamps.nextTransmitStamp(on: connections[publisher].descriptor) {
+            publisherStamps?.stamp(key: stamp.key, time: stamp.time) { sequence, time in
+                for client in 0..<configuration.clients {
+                    recording.writtenKernel[recording.messageIndex(sequence: sequence, client: client)] = time
+                }
+            }
+        }
+    }
+}
