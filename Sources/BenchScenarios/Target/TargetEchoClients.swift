@@ -9,7 +9,7 @@ import BenchNet
 /// or with another run's or another client's, is an event, not a measurement, and the run goes on. Everything lands
 /// in a ``RunRecording`` as the built-in server's would: written = the time before the send, echoed = received = the
 /// time the read returned, so the reports are the same.
-final class TargetEchoClients<T: Transport> {
+final class TargetEchoClients<T: Transport>: TargetLoopRole {
     typealias Token = TargetToken
 
     let configuration: RunConfiguration
@@ -18,11 +18,14 @@ final class TargetEchoClients<T: Transport> {
     let settings: TransportSettings
     let framing: MessageFraming?
     let control: RunControl
+    /// The event loop: epoll, timers, stop and start.
+    let loop: TargetLoop
+    var epoll: Epoll { loop.epoll }
+    var sendTimer: MonotonicTimer { loop.sendTimer }
+    var stopping: Bool { loop.stopping }
+    var running: Bool { loop.running }
     /// The kernel's socket stamps, when the run uses them: a transmit stamp per message, a receive stamp per echo.
     let stamps: KernelTimestamps?
-    let epoll: Epoll
-    let sendTimer: MonotonicTimer
-    let housekeepingTimer: MonotonicTimer
     let plan: SendPlan?
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
@@ -36,9 +39,6 @@ final class TargetEchoClients<T: Transport> {
     var nextSequence: [Int]
     var awaited: [Int]
     var ready: [Int] = []
-    var stopping = false
-    /// Sending has begun: a connection that fails now is lost, not a setup failure.
-    var running = false
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
@@ -50,9 +50,7 @@ final class TargetEchoClients<T: Transport> {
         self.settings = transport
         self.framing = target.scheme == .tcp ? configuration.framing : nil
         self.control = control
-        self.epoll = try Epoll()
-        self.sendTimer = try MonotonicTimer()
-        self.housekeepingTimer = try MonotonicTimer()
+        self.loop = try TargetLoop(control: control)
         self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.recording = RunRecording(configuration: configuration)
@@ -72,13 +70,7 @@ final class TargetEchoClients<T: Transport> {
     func run() -> Result<RunRecording, RunError> {
         defer { for peer in peers { peer.connection.close() } }
         do throws(RunError) {
-            do {
-                try epoll.add(control.serverWake.descriptor, interest: .readable, token: Token.wake)
-                try epoll.add(sendTimer.descriptor, interest: .readable, token: Token.sendTimer)
-                try epoll.add(housekeepingTimer.descriptor, interest: .readable, token: Token.housekeeping)
-            } catch {
-                throw RunError.system(error)
-            }
+            try loop.register()
             try connectAll()
             if !stopping { try sendAndCollect() }
         } catch {
@@ -101,7 +93,7 @@ final class TargetEchoClients<T: Transport> {
                     "\(established) of \(configuration.clients) connections to \(target) were set up within "
                         + DurationText.format(configuration.setupTimeout))
             }
-            try waitForEvents(timeoutMilliseconds: Int32(min((deadline - now) / 1_000_000 + 1, 100)))
+            try loop.wait(for: self, timeoutMilliseconds: TargetLoop.setupWait(until: deadline, now: now))
             if stopping { return }
         }
     }
@@ -124,16 +116,7 @@ final class TargetEchoClients<T: Transport> {
     }
 
     func sendAndCollect() throws(RunError) {
-        let now = MonotonicClock.now()
-        recording.startNanoseconds = now
-        recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
-        control.isRunning.store(true, ordering: .relaxed)
-        running = true
-        do {
-            try housekeepingTimer.arm(at: now + 50_000_000, period: 50_000_000)
-        } catch {
-            throw .system(error)
-        }
+        try loop.start(&recording)
         if plan != nil { dispatchDueEvents() } else { ready = Array((0..<configuration.clients).reversed()) }
         while true {
             if plan == nil && !stopping { sendClosedLoop() }
@@ -142,38 +125,12 @@ final class TargetEchoClients<T: Transport> {
                 recording.endNanoseconds = now
                 return
             }
-            try waitForEvents(timeoutMilliseconds: configuration.busyPoll ? 0 : 100)
-        }
-    }
-
-    func waitForEvents(timeoutMilliseconds: Int32) throws(RunError) {
-        let count: Int
-        do {
-            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
-        } catch {
-            throw .system(error)
-        }
-        for index in 0..<count {
-            let (token, events) = epoll.event(at: index)
-            switch token {
-            case Token.wake:
-                control.serverWake.drain()
-                if control.isStopRequested { stopping = true }
-            case Token.sendTimer:
-                sendTimer.drain()
-                dispatchDueEvents()
-            case Token.housekeeping:
-                housekeepingTimer.drain()
-                housekeeping(at: MonotonicClock.now())
-            default:
-                let client = Int(token - Token.firstConnection)
-                if let failure = handle(events, client: client) { throw failure }
-            }
+            try loop.wait(for: self, timeoutMilliseconds: configuration.busyPoll ? 0 : 100)
         }
     }
 
     /// Handles epoll's events for one connection; a setup failure ends the run (exit 3), anything later closes only it.
-    func handle(_ events: EpollEvents, client: Int) -> RunError? {
+    func handle(_ events: EpollEvents, position client: Int) -> RunError? {
         let peer = peers[client]
         guard peer.connection.isOpen else { return nil }
         let wasEstablished = peer.connection.isEstablished
@@ -295,12 +252,4 @@ final class TargetEchoClients<T: Transport> {
         }
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
     }
-}
-
-/// epoll tokens of the target roles: the wake-up, the timers, then one per connection.
-enum TargetToken {
-    static let wake: UInt64 = 0
-    static let sendTimer: UInt64 = 1
-    static let housekeeping: UInt64 = 2
-    static let firstConnection: UInt64 = 3
 }

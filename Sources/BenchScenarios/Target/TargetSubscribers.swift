@@ -9,7 +9,7 @@ import BenchNet
 /// send. Each subscriber stamps the read that brought a broadcast's marker: delivery = that read − t0, and spread,
 /// completion and lost are as for the built-in server. A relayed message without a marker, or with another run's, is
 /// an event, not a measurement.
-final class TargetSubscribers<T: Transport> {
+final class TargetSubscribers<T: Transport>: TargetLoopRole {
     typealias Token = TargetToken
 
     let configuration: RunConfiguration
@@ -17,14 +17,17 @@ final class TargetSubscribers<T: Transport> {
     let address: SocketAddress
     let settings: TransportSettings
     let control: RunControl
+    /// The event loop: epoll, timers, stop and start.
+    let loop: TargetLoop
+    var epoll: Epoll { loop.epoll }
+    var sendTimer: MonotonicTimer { loop.sendTimer }
+    var stopping: Bool { loop.stopping }
+    var running: Bool { loop.running }
     /// The kernel's socket stamps, when the run uses them: each subscriber's receive stamp, the publisher's transmit
     /// stamp (t0), so that the order in which this thread reads the subscribers does not enter the spread.
     let stamps: KernelTimestamps?
     /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
     var publisherStamps: TransmitStampQueue?
-    let epoll: Epoll
-    let sendTimer: MonotonicTimer
-    let housekeepingTimer: MonotonicTimer
     let plan: SendPlan?
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
@@ -46,8 +49,6 @@ final class TargetSubscribers<T: Transport> {
     var dispatched = 0
     var resolved = 0
     var lastDispatch: UInt64 = 0
-    var stopping = false
-    var running = false
     /// Closed loop: after a publish the server did not take, the next waits until then.
     var publishingPausedUntil: UInt64 = 0
 
@@ -61,9 +62,7 @@ final class TargetSubscribers<T: Transport> {
         self.address = address
         self.settings = transport
         self.control = control
-        self.epoll = try Epoll()
-        self.sendTimer = try MonotonicTimer()
-        self.housekeepingTimer = try MonotonicTimer()
+        self.loop = try TargetLoop(control: control)
         self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.recording = RunRecording(configuration: configuration)
@@ -96,13 +95,7 @@ final class TargetSubscribers<T: Transport> {
     func run() -> Result<RunRecording, RunError> {
         defer { for connection in connections { connection.close() } }
         do throws(RunError) {
-            do {
-                try epoll.add(control.serverWake.descriptor, interest: .readable, token: Token.wake)
-                try epoll.add(sendTimer.descriptor, interest: .readable, token: Token.sendTimer)
-                try epoll.add(housekeepingTimer.descriptor, interest: .readable, token: Token.housekeeping)
-            } catch {
-                throw RunError.system(error)
-            }
+            try loop.register()
             try connectAll()
             if !stopping { try publishAndCollect() }
         } catch {
@@ -129,7 +122,7 @@ final class TargetSubscribers<T: Transport> {
                     "\(subscribers) of \(configuration.clients) subscribers\(publisher ? " and the publisher" : ", not the publisher,")"
                         + " were ready at \(target) within " + DurationText.format(configuration.setupTimeout))
             }
-            try waitForEvents(timeoutMilliseconds: Int32(min((deadline - now) / 1_000_000 + 1, 100)))
+            try loop.wait(for: self, timeoutMilliseconds: TargetLoop.setupWait(until: deadline, now: now))
             if stopping { return }
         }
     }
@@ -149,16 +142,7 @@ final class TargetSubscribers<T: Transport> {
     }
 
     func publishAndCollect() throws(RunError) {
-        let now = MonotonicClock.now()
-        recording.startNanoseconds = now
-        recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
-        control.isRunning.store(true, ordering: .relaxed)
-        running = true
-        do {
-            try housekeepingTimer.arm(at: now + 50_000_000, period: 50_000_000)
-        } catch {
-            throw .system(error)
-        }
+        try loop.start(&recording)
         dispatchDueEvents()
         while true {
             let now = MonotonicClock.now()
@@ -171,32 +155,7 @@ final class TargetSubscribers<T: Transport> {
                 recording.endNanoseconds = MonotonicClock.now()
                 return
             }
-            try waitForEvents(timeoutMilliseconds: 100)
-        }
-    }
-
-    func waitForEvents(timeoutMilliseconds: Int32) throws(RunError) {
-        let count: Int
-        do {
-            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
-        } catch {
-            throw .system(error)
-        }
-        for index in 0..<count {
-            let (token, events) = epoll.event(at: index)
-            switch token {
-            case Token.wake:
-                control.serverWake.drain()
-                if control.isStopRequested { stopping = true }
-            case Token.sendTimer:
-                sendTimer.drain()
-                dispatchDueEvents()
-            case Token.housekeeping:
-                housekeepingTimer.drain()
-                housekeeping(at: MonotonicClock.now())
-            default:
-                if let failure = handle(events, position: Int(token - Token.firstConnection)) { throw failure }
-            }
+            try loop.wait(for: self, timeoutMilliseconds: 100)
         }
     }
 

@@ -1,0 +1,98 @@
+import BenchCore
+import BenchNet
+
+/// What a measuring role for a user's server (``TargetEchoClients``, ``TargetSubscribers``) does in ``TargetLoop``.
+protocol TargetLoopRole: AnyObject {
+    /// The send timer fired: send what the timetable says is due.
+    func dispatchDueEvents()
+    /// Every 50 ms while the run goes on: closed-loop timeouts, progress.
+    func housekeeping(at now: UInt64)
+    /// epoll's events for the connection at `position`; a setup failure ends the run.
+    func handle(_ events: EpollEvents, position: Int) -> RunError?
+}
+
+/// The event loop the target roles share: one epoll with the run's wake-up, a send timer and a housekeeping timer,
+/// then one token per connection (from ``TargetToken/firstConnection``); and whether sending began or a stop was asked.
+final class TargetLoop {
+    let control: RunControl
+    let epoll: Epoll
+    let sendTimer: MonotonicTimer
+    let housekeepingTimer: MonotonicTimer
+    /// A stop was asked (Ctrl-C): no more sends.
+    private(set) var stopping = false
+    /// Sending has begun: a connection that fails now is lost, not a setup failure.
+    private(set) var running = false
+
+    static let housekeepingInterval: UInt64 = 50_000_000
+
+    init(control: RunControl) throws(SystemError) {
+        self.control = control
+        epoll = try Epoll()
+        sendTimer = try MonotonicTimer()
+        housekeepingTimer = try MonotonicTimer()
+    }
+
+    /// Watches the wake-up and the timers.
+    func register() throws(RunError) {
+        do {
+            try epoll.add(control.serverWake.descriptor, interest: .readable, token: TargetToken.wake)
+            try epoll.add(sendTimer.descriptor, interest: .readable, token: TargetToken.sendTimer)
+            try epoll.add(housekeepingTimer.descriptor, interest: .readable, token: TargetToken.housekeeping)
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Sending begins: offset 0 of the timetable is now.
+    func start(_ recording: inout RunRecording) throws(RunError) {
+        let now = MonotonicClock.now()
+        recording.startNanoseconds = now
+        recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
+        control.isRunning.store(true, ordering: .relaxed)
+        running = true
+        do {
+            try housekeepingTimer.arm(at: now + Self.housekeepingInterval, period: Self.housekeepingInterval)
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// During setup: how long to wait for events before checking the deadline again (at most 100 ms).
+    static func setupWait(until deadline: UInt64, now: UInt64) -> Int32 {
+        Int32(min((deadline - now) / 1_000_000 + 1, 100))
+    }
+
+    /// Waits for events, at most `timeoutMilliseconds`, and hands them to `role`.
+    func wait<Role: TargetLoopRole>(for role: Role, timeoutMilliseconds: Int32) throws(RunError) {
+        let count: Int
+        do {
+            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            throw .system(error)
+        }
+        for index in 0..<count {
+            let (token, events) = epoll.event(at: index)
+            switch token {
+            case TargetToken.wake:
+                control.serverWake.drain()
+                if control.isStopRequested { stopping = true }
+            case TargetToken.sendTimer:
+                sendTimer.drain()
+                role.dispatchDueEvents()
+            case TargetToken.housekeeping:
+                housekeepingTimer.drain()
+                role.housekeeping(at: MonotonicClock.now())
+            default:
+                if let failure = role.handle(events, position: Int(token - TargetToken.firstConnection)) { throw failure }
+            }
+        }
+    }
+}
+
+/// epoll tokens of the target roles: the wake-up, the timers, then one per connection.
+enum TargetToken {
+    static let wake: UInt64 = 0
+    static let sendTimer: UInt64 = 1
+    static let housekeeping: UInt64 = 2
+    static let firstConnection: UInt64 = 3
+}
