@@ -237,11 +237,8 @@ final class PubSubSession {
     private static func framed(_ body: [UInt8], _ framing: MessageFraming?) -> [UInt8] {
         guard let framing else { return body }
         var message = [UInt8](repeating: 0, count: framing.headerSize + body.count + framing.trailerSize)
-        message.withUnsafeMutableBytes { buffer in
-            UnsafeMutableRawBufferPointer(rebasing: buffer[framing.headerSize..<framing.headerSize + body.count])
-                .copyMemory(from: UnsafeRawBufferPointer(start: body, count: body.count))
-            framing.frame(buffer)
-        }
+        message.replaceSubrange(framing.headerSize..<framing.headerSize + body.count, with: body)
+        message.withUnsafeMutableBytes { framing.frame($0) }
         return message
     }
 }
