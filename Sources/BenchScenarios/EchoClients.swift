@@ -24,42 +24,42 @@ final class EchoClients<T: Transport> {
         var connectTimes: [(client: Int, nanoseconds: UInt64)] = []
     }
 
-    private typealias Token = EchoClientsToken
+    typealias Token = EchoClientsToken
 
     /// Heartbeats go out in slices on this tick (or on every heartbeat, if that is shorter), so that ten
     /// thousand clients do not all write at the same instant.
-    private static var heartbeatTick: UInt64 { 100_000_000 }
+    static var heartbeatTick: UInt64 { 100_000_000 }
 
     /// Connects under way at once: enough to keep the listen backlog busy, few enough that no SYN is dropped.
     static var connectWindow: Int { 128 }
 
-    private let address: SocketAddress
-    private let ids: Range<Int>
-    private let token: UInt64
-    private let heartbeat: UInt64
-    private let settings: TransportSettings
-    private let maximumQueuedBytes: Int
+    let address: SocketAddress
+    let ids: Range<Int>
+    let token: UInt64
+    let heartbeat: UInt64
+    let settings: TransportSettings
+    let maximumQueuedBytes: Int
     /// Spin on non-blocking reads instead of sleeping in epoll_wait or read.
-    private let busyPoll: Bool
-    private let control: RunControl
+    let busyPoll: Bool
+    let control: RunControl
     /// The kernel's receive stamps, when the run uses them.
-    private let stamps: KernelTimestamps?
-    private let epoll: Epoll
-    private let heartbeatTimer: MonotonicTimer
-    private let readBuffer: UnsafeMutableRawBufferPointer
+    let stamps: KernelTimestamps?
+    let epoll: Epoll
+    let heartbeatTimer: MonotonicTimer
+    let readBuffer: UnsafeMutableRawBufferPointer
     /// A heartbeat frame, rewritten with each sender's id.
-    private let heartbeatFrame: UnsafeMutableRawBufferPointer
-    private var connections: [Connection<T>] = []
+    let heartbeatFrame: UnsafeMutableRawBufferPointer
+    var connections: [Connection<T>] = []
     /// Per position: the client said hello (its handshakes are done).
-    private var greeted: [Bool] = []
+    var greeted: [Bool] = []
     /// Connections not closed yet; the loop ends when none is left and none is still to open.
-    private var openConnections = 0
+    var openConnections = 0
     /// Connections opened whose handshakes are not done yet.
-    private var connecting = 0
+    var connecting = 0
     /// A hello frame, rewritten with each client's id.
-    private let hello: UnsafeMutableRawBufferPointer
-    private var heartbeatCursor = 0
-    private var report = Report()
+    let hello: UnsafeMutableRawBufferPointer
+    var heartbeatCursor = 0
+    var report = Report()
 
     /// Clients `ids` of the run `configuration`, whose server listens at `address`, their transports set up with
     /// `transport`; `kernelClock` is given when the run uses kernel stamps.
@@ -148,7 +148,7 @@ final class EchoClients<T: Transport> {
 
     /// Starts connects until ``connectWindow`` are under way or every client has one. False (after telling the
     /// server) on failure.
-    private func openMoreConnections() -> Bool {
+    func openMoreConnections() -> Bool {
         while connecting < Self.connectWindow && connections.count < ids.count {
             if control.isStopRequested { return false }
             let position = connections.count
@@ -181,7 +181,7 @@ final class EchoClients<T: Transport> {
 
     /// The client at `position` finished its handshakes: keeps its connect time and sends its hello. False (after
     /// telling the server) on failure.
-    private func sayHello(position: Int) -> Bool {
+    func sayHello(position: Int) -> Bool {
         let connection = connections[position]
         let client = ids.lowerBound + position
         greeted[position] = true
@@ -199,7 +199,7 @@ final class EchoClients<T: Transport> {
 
     /// Handles epoll's events for one client's connection: the end of its connect, its handshakes, its echoes. False
     /// when the connection is done.
-    private func handle(_ events: EpollEvents, position: Int) -> Bool {
+    func handle(_ events: EpollEvents, position: Int) -> Bool {
         let connection = connections[position]
         let client = ids.lowerBound + position
         do {
@@ -218,7 +218,7 @@ final class EchoClients<T: Transport> {
 
     /// Echoes on the only client's socket made blocking, until the server closes it at the end of the run.
     /// A receive timeout of one heartbeat wakes it to send heartbeats when nothing arrives.
-    private func echoOnBlockingSocket(_ connection: Connection<T>) -> Report {
+    func echoOnBlockingSocket(_ connection: Connection<T>) -> Report {
         let client = ids.lowerBound
         do {
             var nextHeartbeat = UInt64.max
@@ -241,27 +241,9 @@ final class EchoClients<T: Transport> {
         return report
     }
 
-    /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat.
-    private func sendHeartbeatSlice() {
-        guard !connections.isEmpty else { return }
-        let tick = min(heartbeat, Self.heartbeatTick)
-        let share = (connections.count * Int(tick) + Int(heartbeat) - 1) / Int(heartbeat)
-        for _ in 0..<min(share, connections.count) {
-            let position = heartbeatCursor
-            heartbeatCursor = (heartbeatCursor + 1) % connections.count
-            guard connections[position].isOpen, greeted[position] else { continue }
-            do {
-                try sendHeartbeat(on: connections[position], client: ids.lowerBound + position)
-            } catch {
-                record(client: ids.lowerBound + position, reason: "\(error)")
-                close(position)
-            }
-        }
-    }
-
     /// Closes a client's connection. One that ends before its hello ends the setup: the run cannot have all its
     /// clients (and its place in the connect window is free again).
-    private func close(_ position: Int) {
+    func close(_ position: Int) {
         guard connections[position].isOpen else { return }
         connections[position].close()
         openConnections -= 1
@@ -270,20 +252,10 @@ final class EchoClients<T: Transport> {
         control.failSetup("client \(ids.lowerBound + position) could not connect to \(address): closed before its handshake ended")
     }
 
-    /// A WebSocket ping where the transport has one (as SocketRocket's heartbeat), a heartbeat frame otherwise.
-    private func sendHeartbeat(on connection: Connection<T>, client: Int) throws(SystemError) {
-        if try connection.sendPing() {
-            report.heartbeats += 1
-            return
-        }
-        Frame.encodeHeartbeat(into: heartbeatFrame, client: UInt32(client))
-        if try connection.send(heartbeatFrame) != .dropped { report.heartbeats += 1 }
-    }
-
     /// Reads once and echoes every data frame read, stamped with the time the read returned (and the kernel's
     /// receive stamp, with kernel stamps). False when the connection is done: the server closed it (the end of the
     /// run) or sent something that is not data.
-    private func echoWhatArrives(on connection: Connection<T>, client: Int) throws -> Bool {
+    func echoWhatArrives(on connection: Connection<T>, client: Int) throws -> Bool {
         guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else {
             return true
         }
@@ -313,7 +285,7 @@ final class EchoClients<T: Transport> {
         return proceed
     }
 
-    private func record(client: Int?, reason: String) {
+    func record(client: Int?, reason: String) {
         report.events.append(
             ConnectionEvent(side: .clients, client: client, time: MonotonicClock.now(), reason: reason))
     }

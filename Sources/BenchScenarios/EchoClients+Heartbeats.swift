@@ -1,0 +1,33 @@
+import BenchCore
+import BenchNet
+
+/// Heartbeats: a slice of the clients per tick, so that ten thousand clients do not all write at the same instant.
+extension EchoClients {
+    /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat.
+    func sendHeartbeatSlice() {
+        guard !connections.isEmpty else { return }
+        let tick = min(heartbeat, Self.heartbeatTick)
+        let share = (connections.count * Int(tick) + Int(heartbeat) - 1) / Int(heartbeat)
+        for _ in 0..<min(share, connections.count) {
+            let position = heartbeatCursor
+            heartbeatCursor = (heartbeatCursor + 1) % connections.count
+            guard connections[position].isOpen, greeted[position] else { continue }
+            do {
+                try sendHeartbeat(on: connections[position], client: ids.lowerBound + position)
+            } catch {
+                record(client: ids.lowerBound + position, reason: "\(error)")
+                close(position)
+            }
+        }
+    }
+
+    /// A WebSocket ping where the transport has one (as SocketRocket's heartbeat), a heartbeat frame otherwise.
+    func sendHeartbeat(on connection: Connection<T>, client: Int) throws(SystemError) {
+        if try connection.sendPing() {
+            report.heartbeats += 1
+            return
+        }
+        Frame.encodeHeartbeat(into: heartbeatFrame, client: UInt32(client))
+        if try connection.send(heartbeatFrame) != .dropped { report.heartbeats += 1 }
+    }
+}
