@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import BenchReports
 import BenchScenarios
 
@@ -6,13 +7,13 @@ import BenchScenarios
 enum CheckCommand {
     static let spec = CommandSpec(
         name: "check",
-        abstract: "Check thresholds on a saved run folder; exit 1 if one is breached.",
+        abstract: "Check thresholds on a saved run folder (or each run of a sweep); exit 1 if one is breached.",
         overview: "Evaluate thresholds on a run folder written by 'bench fanout' or 'bench roundtrip', from its CSV "
             + "files alone; nothing is run. With --threshold, the verdicts are added to the folder's thresholds.csv "
             + "(source 'check', replacing an earlier check's) next to the run's own, which stay, and junit.xml, "
             + "summary.md and report.html show both. Without --threshold, the thresholds the run was started with "
             + "are judged again. The exit code follows the thresholds judged now.",
-        arguments: [("run-folder", "A run folder, e.g. results/fanout-20261122-153000.")],
+        arguments: [("run-folder", "A run folder, e.g. results/fanout-20261122-153000, or a sweep or suite folder.")],
         options: [
             OptionSpec(
                 "threshold", value: "expr",
@@ -27,9 +28,45 @@ enum CheckCommand {
         ]
     )
 
-    /// Loads the run, judges the thresholds, writes them next to the run's own, prints the verdicts.
+    /// Loads the run, judges the thresholds, writes them next to the run's own, prints the verdicts. A sweep (or suite)
+    /// folder is checked step by step; the exit code is 1 if any step breaches.
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let folder = parsed.positionals[0]
+        guard !Posix.fileExists(folder + "/run.csv"), let steps = CompareGroups.steps(in: folder) else {
+            let (exitCode, judged) = try check(folder, parsed)
+            if exitCode == .runFailed { return exitCode }
+            print(judged, json: parsed.has("json"))
+            return exitCode
+        }
+        var exitCodes: [ExitCode] = []
+        var objects: [String] = []
+        for path in steps.keys.sorted().flatMap({ steps[$0]! }) {
+            let (exitCode, judged) = try check(path, parsed)
+            exitCodes.append(exitCode)
+            if exitCode == .runFailed { return exitCode }
+            if parsed.has("json") {
+                objects.append("{\"run_folder\":\(SummaryJSON.string(path)),\"thresholds\":\(ThresholdsJSON.render(judged))}")
+            } else {
+                Console.out("== \(path)\n")
+                print(judged, json: false)
+            }
+        }
+        if parsed.has("json") { Console.out("[" + objects.joined(separator: ",\n") + "]\n") }
+        return exitCodes.contains(.thresholdBreached) ? .thresholdBreached : .success
+    }
+
+    private static func print(_ judged: [ThresholdResult], json: Bool) {
+        if json {
+            Console.out(ThresholdsJSON.render(judged) + "\n")
+        } else {
+            for result in judged { Console.out(ThresholdText.line(result) + "\n") }
+        }
+    }
+
+    /// Checks one run folder: its exit code and the verdicts judged now.
+    private static func check(
+        _ folder: String, _ parsed: ParsedOptions
+    ) throws(UsageError) -> (ExitCode, [ThresholdResult]) {
         let run = try SavedRun.argument(
             folder, of: spec.name, percentiles: Threshold.percentiles(in: parsed.values["threshold"] ?? []))
         guard let scenario = Scenario(rawValue: run.scenario) else {
@@ -58,13 +95,8 @@ enum CheckCommand {
             try DerivedReports.write(run.results.with(thresholds: all), into: folder)
         } catch {
             Console.error("Error: could not write the verdicts into \(folder): \(error)\n")
-            return .runFailed
+            return (.runFailed, [])
         }
-        if parsed.has("json") {
-            Console.out(ThresholdsJSON.render(judged) + "\n")
-        } else {
-            for result in judged { Console.out(ThresholdText.line(result) + "\n") }
-        }
-        return judged.allSatisfy(\.held) ? .success : .thresholdBreached
+        return (judged.allSatisfy(\.held) ? .success : .thresholdBreached, judged)
     }
 }

@@ -70,7 +70,7 @@ public enum SummaryJSON {
     }
 
     /// A JSON string literal (RFC 8259 escaping).
-    static func string(_ text: String) -> String {
+    public static func string(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

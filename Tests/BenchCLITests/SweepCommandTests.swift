@@ -137,4 +137,19 @@ import Testing
             #expect(twice.exitCode == 2 && twice.standardError.contains("once"), "\(list)")
         }
     }
+
+    @Test func checkingASweepJudgesEveryStepAndFailsWhenOneBreaches() throws {
+        let out = temporaryFolderPath()
+        let sweep = try BenchProcess.run([
+            "roundtrip", "--clients", "1,2", "--count", "20", "--interval", "0", "--quiet", "--out", out,
+        ])
+        let folder = try #require(sweep.standardOutput.split(separator: "\n").last.map(String.init))
+        let held = try BenchProcess.run(["check", folder, "--threshold", "rtt.p99<10s"])
+        #expect(held.exitCode == 0, "\(held.standardOutput) \(held.standardError)")
+        #expect(held.standardOutput.contains("== \(folder)/clients-1") && held.standardOutput.contains("== \(folder)/clients-2"))
+        let breached = try BenchProcess.run(["check", folder, "--threshold", "rtt.min<1ns", "--json"])
+        #expect(breached.exitCode == 1)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(breached.standardOutput.utf8)) as? [[String: Any]])
+        #expect(array.count == 2 && array.allSatisfy { ($0["thresholds"] as? [[String: Any]])?.first?["held"] as? Bool == false })
+    }
 }
