@@ -143,7 +143,7 @@ final class PubSubSession {
         _ bytes: UnsafeRawBufferPointer, _ onEvent: (PubSubEvent) -> Void
     ) throws(MessageFramingError) -> Int {
         var start = 0
-        while let (end, parts) = try RESPReply.parse(bytes, from: start) {
+        while let (end, parts) = try RESPReply.parse(bytes, from: start, maximumSize: maximumMessageSize) {
             switch parts {
             case .error(let text): onEvent(.error(text))
             case .subscribed:

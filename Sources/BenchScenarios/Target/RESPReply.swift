@@ -9,10 +9,11 @@ enum RESPReply {
     case subscribed
     case other
 
-    /// The reply starting at `start` and where it ends, or nil while it is incomplete. Parsed on the bytes: no string
+    /// The reply starting at `start` and where it ends, or nil while it is incomplete; a bulk string over
+    /// `maximumSize` bytes is refused at once (it would never be complete within what a connection may hold). Parsed on the bytes: no string
     /// or array per message.
     static func parse(
-        _ bytes: UnsafeRawBufferPointer, from start: Int
+        _ bytes: UnsafeRawBufferPointer, from start: Int, maximumSize: Int
     ) throws(MessageFramingError) -> (end: Int, reply: RESPReply)? {
         guard start < bytes.count, let lineEnd = PubSubSession.crlf(in: bytes, from: start) else { return nil }
         switch bytes[start] {
@@ -21,7 +22,7 @@ enum RESPReply {
         case UInt8(ascii: "+"), UInt8(ascii: ":"):
             return (lineEnd + 2, .other)
         case UInt8(ascii: "$"):
-            guard let element = try bulk(bytes, at: start) else { return nil }
+            guard let element = try bulk(bytes, at: start, maximumSize: maximumSize) else { return nil }
             return (element.end, .other)
         case UInt8(ascii: "*"):
             guard let count = PubSubSession.decimal(bytes, start + 1, lineEnd), count <= 16 else {
@@ -34,7 +35,7 @@ enum RESPReply {
                 guard position < bytes.count else { return nil }
                 let range: Range<Int>
                 if bytes[position] == UInt8(ascii: "$") {
-                    guard let value = try bulk(bytes, at: position) else { return nil }
+                    guard let value = try bulk(bytes, at: position, maximumSize: maximumSize) else { return nil }
                     (range, position) = (value.range, value.end)
                 } else {
                     guard let end = PubSubSession.crlf(in: bytes, from: position) else { return nil }
@@ -61,12 +62,17 @@ enum RESPReply {
 
     /// The bulk string at `start` (`$<size>` CRLF bytes CRLF): its bytes and where it ends; nil while incomplete.
     private static func bulk(
-        _ bytes: UnsafeRawBufferPointer, at start: Int
+        _ bytes: UnsafeRawBufferPointer, at start: Int, maximumSize: Int
     ) throws(MessageFramingError) -> (range: Range<Int>, end: Int)? {
         guard let lineEnd = PubSubSession.crlf(in: bytes, from: start) else { return nil }
-        if bytes[start + 1] == UInt8(ascii: "-") { return (lineEnd..<lineEnd, lineEnd + 2) }  // $-1: null
+        if lineEnd == start + 3 && bytes[start + 1] == UInt8(ascii: "-") && bytes[start + 2] == UInt8(ascii: "1") {
+            return (lineEnd..<lineEnd, lineEnd + 2)  // $-1: null
+        }
         guard let size = PubSubSession.decimal(bytes, start + 1, lineEnd) else {
             throw MessageFramingError(description: "a RESP bulk string without a valid length")
+        }
+        guard size <= maximumSize else {
+            throw MessageFramingError(description: "a RESP bulk string of \(size) bytes; at most \(maximumSize)")
         }
         guard bytes.count >= lineEnd + 2 + size + 2 else { return nil }
         return (lineEnd + 2..<lineEnd + 2 + size, lineEnd + 2 + size + 2)

@@ -142,7 +142,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
             if !running {
                 return .setupFailed("\(target) refused the connection or its handshake: \(error)")
             }
-            close(client, reason: "\(error)")
+            close(client, reason: "\(error)", code: (error as? ConnectionError)?.closeCode ?? WebSocketCloseCode.normal)
             return nil
         }
         if !wasEstablished && peer.connection.isEstablished {  // false for a connection closed meanwhile
@@ -180,7 +180,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
             }
             return true
         }
-        if let unreadable { close(client, reason: "\(unreadable)") }
+        if let unreadable { close(client, reason: "\(unreadable)", code: WebSocketCloseCode.messageTooBig) }
     }
 
     /// One reply from the target: its marker says which message it echoes.
@@ -222,10 +222,10 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
-    /// Closes a client's connection with the reason; what it still owed is lost.
-    func close(_ client: Int, reason: String) {
+    /// Closes a client's connection with the reason (and on WebSocket, the status `code`); what it still owed is lost.
+    func close(_ client: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
         guard peers[client].connection.isOpen else { return }
-        peers[client].connection.close()
+        peers[client].connection.close(code: code)
         event(client, reason)
         for sequence in 0..<configuration.sequencesPerClient {
             let index = recording.messageIndex(sequence: sequence, client: client)
@@ -234,7 +234,8 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
     }
 
     func event(_ client: Int, _ reason: String) {
-        recording.record(ConnectionEvent(side: .server, client: client, time: MonotonicClock.now(), reason: reason))
+        // The measuring side here is the clients': what they saw is theirs (and not a connection the server closed).
+        recording.record(ConnectionEvent(side: .clients, client: client, time: MonotonicClock.now(), reason: reason))
     }
 
     func finish() {

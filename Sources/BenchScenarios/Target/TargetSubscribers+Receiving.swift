@@ -24,7 +24,9 @@ extension TargetSubscribers {
             return refusal
         } catch {
             if !running { return .setupFailed("\(target) refused the connection or its handshake: \(error)") }
-            close(position, reason: "\(error)")
+            let code = (error as? ConnectionError)?.closeCode
+                ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
+            close(position, reason: "\(error)", code: code)
         }
         return nil
     }

@@ -167,9 +167,10 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
-    func close(_ position: Int, reason: String) {
+    /// Closes a connection with the reason (and on WebSocket, the status `code`); what its subscriber still owed is lost.
+    func close(_ position: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
         guard connections[position].isOpen else { return }
-        connections[position].close()
+        connections[position].close(code: code)
         event(position, reason)
         guard position < configuration.clients else { return }
         for sequence in 0..<configuration.sequencesPerClient {
