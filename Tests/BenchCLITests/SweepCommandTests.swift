@@ -152,4 +152,20 @@ import Testing
         let array = try #require(try JSONSerialization.jsonObject(with: Data(breached.standardOutput.utf8)) as? [[String: Any]])
         #expect(array.count == 2 && array.allSatisfy { ($0["thresholds"] as? [[String: Any]])?.first?["held"] as? Bool == false })
     }
+
+    @Test func benchReportRebuildsASweepsOwnFilesByteForByte() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "roundtrip", "--clients", "3,1", "--count", "20", "--interval", "1ms", "--repeat", "2", "--quiet", "--out", out,
+        ])
+        let sweep = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+        let names = ["sweep.csv", "sweep.md", "sweep.html"]
+        let before = try names.map { try Data(contentsOf: URL(fileURLWithPath: "\(sweep)/\($0)")) }
+        for name in names { try FileManager.default.removeItem(atPath: "\(sweep)/\(name)") }
+        try Data("clients,metric\r\n3,rtt\r\n1,rtt\r\n".utf8).write(to: URL(fileURLWithPath: "\(sweep)/sweep.csv"))
+        let report = try BenchProcess.run(["report", sweep])
+        #expect(report.exitCode == 0, "\(report.standardError)")
+        let after = try names.map { try Data(contentsOf: URL(fileURLWithPath: "\(sweep)/\($0)")) }
+        #expect(after == before, "the sweep's files come back as they were, steps in the order they ran (3, then 1)")
+    }
 }

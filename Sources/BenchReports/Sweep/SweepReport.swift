@@ -24,7 +24,8 @@ public struct SweepReport {
             self.summaries = summaries
         }
 
-        var key: [String] { settings.map(\.value) }
+        /// The step's swept values: what its repeats share.
+        public var key: [String] { settings.map(\.value) }
     }
 
     /// A statistic of `sweep.csv`: its column and how to read it from a summary (µs for times, as in summary.csv).
