@@ -405,15 +405,10 @@ import Testing
 
     // MARK: Configurations
 
+    /// ``TargetServerTests/base(_:_:clients:messages:)`` with shorter timeouts: a hostile server is given up on fast.
     static func base(_ scenario: Scenario, _ target: String, clients: Int, messages: Int) throws -> RunConfiguration {
-        var configuration = RunConfiguration(scenario: scenario, seed: 131)
-        configuration.target = try TargetURL(target)
-        configuration.timestamps = .user
-        configuration.clientThreads = 1
-        configuration.clients = clients
-        configuration.messages = messages
-        configuration.warmup = 2
-        configuration.arrival = .fixed
+        var configuration = try TargetServerTests.base(scenario, target, clients: clients, messages: messages)
+        configuration.seed = 131
         configuration.timeout = 1_000_000_000
         configuration.setupTimeout = 3_000_000_000
         return configuration

@@ -82,20 +82,18 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
 
     /// Opens every connection (at most ``EchoClients/connectWindow`` at a time) and waits for their handshakes.
     func connectAll() throws(RunError) {
-        let deadline = MonotonicClock.now() + configuration.setupTimeout
-        while established < configuration.clients {
-            while peers.count < configuration.clients && peers.count - established < EchoClients<T>.connectWindow {
-                try open(client: peers.count)
-            }
-            let now = MonotonicClock.now()
-            guard now < deadline else {
-                throw .setupFailed(
+        try loop.setUp(
+            self, timeout: configuration.setupTimeout, isDone: { established >= configuration.clients },
+            openMore: { () throws(RunError) in
+                while peers.count < configuration.clients && peers.count - established < EchoClients<T>.connectWindow {
+                    try open(client: peers.count)
+                }
+            },
+            timedOut: {
+                .setupFailed(
                     "\(established) of \(configuration.clients) connections to \(target) were set up within "
                         + DurationText.format(configuration.setupTimeout))
-            }
-            try loop.wait(for: self, timeoutMilliseconds: TargetLoop.setupWait(until: deadline, now: now))
-            if stopping { return }
-        }
+            })
     }
 
     func open(client: Int) throws(RunError) {
@@ -142,7 +140,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
             if !running {
                 return .setupFailed("\(target) refused the connection or its handshake: \(error)")
             }
-            close(client, reason: "\(error)", code: (error as? ConnectionError)?.closeCode ?? WebSocketCloseCode.normal)
+            close(client, reason: "\(error)", code: error.closeCode)
             return nil
         }
         if !wasEstablished && peer.connection.isEstablished {  // false for a connection closed meanwhile

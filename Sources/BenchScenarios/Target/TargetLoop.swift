@@ -57,9 +57,21 @@ final class TargetLoop {
         }
     }
 
-    /// During setup: how long to wait for events before checking the deadline again (at most 100 ms).
-    static func setupWait(until deadline: UInt64, now: UInt64) -> Int32 {
-        Int32(min((deadline - now) / 1_000_000 + 1, 100))
+    /// Setup: until `isDone`, lets `openMore` start connects (a window at a time) and hands events to `role`; at the
+    /// end of `timeout`, throws what `timedOut` says. Returns early when a stop is asked.
+    func setUp<Role: TargetLoopRole>(
+        _ role: Role, timeout: UInt64, isDone: () -> Bool, openMore: () throws(RunError) -> Void,
+        timedOut: () -> RunError
+    ) throws(RunError) {
+        let deadline = MonotonicClock.now() + timeout
+        while !isDone() {
+            try openMore()
+            let now = MonotonicClock.now()
+            guard now < deadline else { throw timedOut() }
+            // At most 100 ms, so that the deadline is checked again.
+            try wait(for: role, timeoutMilliseconds: Int32(min((deadline - now) / 1_000_000 + 1, 100)))
+            if stopping { return }
+        }
     }
 
     /// Waits for events, at most `timeoutMilliseconds`, and hands them to `role`.

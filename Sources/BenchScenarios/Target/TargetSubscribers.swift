@@ -107,24 +107,22 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
 
     /// Opens every connection (a window at a time) and waits until every subscriber is subscribed.
     func connectAll() throws(RunError) {
-        let deadline = MonotonicClock.now() + configuration.setupTimeout
         let total = configuration.clients + 1
-        while ready < total {
-            let settingUp = connections.count - ready
-            for _ in 0..<max(0, min(EchoClients<T>.connectWindow - settingUp, total - connections.count)) {
-                try open(connections.count)
-            }
-            let now = MonotonicClock.now()
-            guard now < deadline else {
+        try loop.setUp(
+            self, timeout: configuration.setupTimeout, isDone: { ready >= total },
+            openMore: { () throws(RunError) in
+                let settingUp = connections.count - ready
+                for _ in 0..<max(0, min(EchoClients<T>.connectWindow - settingUp, total - connections.count)) {
+                    try open(connections.count)
+                }
+            },
+            timedOut: {
                 let subscribers = (0..<min(connections.count, configuration.clients)).filter { sessions[$0].isReady }.count
                 let publisher = connections.count > configuration.clients && sessions[configuration.clients].isReady
-                throw .setupFailed(
+                return .setupFailed(
                     "\(subscribers) of \(configuration.clients) subscribers\(publisher ? " and the publisher" : ", not the publisher,")"
                         + " were ready at \(target) within " + DurationText.format(configuration.setupTimeout))
-            }
-            try loop.wait(for: self, timeoutMilliseconds: TargetLoop.setupWait(until: deadline, now: now))
-            if stopping { return }
-        }
+            })
     }
 
     func open(_ position: Int) throws(RunError) {
