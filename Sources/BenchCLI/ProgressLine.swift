@@ -1,22 +1,28 @@
+import BenchCore
 import BenchNet
+import BenchReports
 import BenchScenarios
 import Synchronization
 
-/// The line a terminal shows while a run goes on, redrawn a few times a second on standard error. Only on a
-/// terminal: CI logs get none.
+/// What a run shows while it goes on, on standard error: a progress line redrawn a few times a second, only on a
+/// terminal (CI logs get none), and a line per report interval (`--report-every`), on a terminal and in logs alike.
 enum ProgressLine {
-    /// Runs `configuration` on a thread of its own and redraws the progress line until it ends.
+    /// Runs `configuration` on a thread of its own, streaming to `stream`, and shows its progress (with `show`) and the
+    /// lines of `writer`'s intervals (with `showIntervals`) until it ends.
     static func run(
         _ configuration: RunConfiguration,
         control: RunControl,
-        show: Bool
+        stream: SettledQueue?,
+        writer: RunStream.Running?,
+        show: Bool,
+        showIntervals: Bool
     ) -> Result<RunRecording, RunError> {
         let finished = Atomic<Bool>(false)
         let body: @Sendable () -> Result<RunRecording, RunError> = {
             defer { finished.store(true, ordering: .releasing) }
-            return Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control) }
+            return Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: stream) }
         }
-        guard show else { return body() }
+        guard show || (showIntervals && writer != nil) else { return body() }
         let runner: NativeThread<Result<RunRecording, RunError>>
         do {
             runner = try NativeThread.spawn(name: "bench-run", body)
@@ -24,12 +30,18 @@ enum ProgressLine {
             return .failure(.system(error))
         }
         let started = MonotonicClock.now()
+        func printIntervals() {
+            guard showIntervals, let writer else { return }
+            for line in writer.takeIntervalLines() { Console.error((show ? "\r\u{1B}[2K" : "") + line + "\n") }
+        }
         while !finished.load(ordering: .acquiring) {
-            Console.error("\r\u{1B}[2K" + text(configuration, control: control, since: started))
+            printIntervals()
+            if show { Console.error("\r\u{1B}[2K" + text(configuration, control: control, since: started)) }
             Posix.sleep(nanoseconds: 200_000_000)
         }
-        Console.error("\r\u{1B}[2K")
-        return runner.join()
+        if show { Console.error("\r\u{1B}[2K") }
+        let result = runner.join()
+        return result
     }
 
     private static func text(_ configuration: RunConfiguration, control: RunControl, since start: UInt64) -> String {
@@ -38,11 +50,15 @@ enum ProgressLine {
         guard control.isRunning.load(ordering: .relaxed) else {
             return "\(configuration.scenario.rawValue): connecting \(configuration.clients) clients… \(elapsed)"
         }
-        let total = control.totalMessages.load(ordering: .relaxed)
         let sent = control.dispatchedMessages.load(ordering: .relaxed)
         let echoed = control.echoedMessages.load(ordering: .relaxed)
-        let percent = total > 0 ? 100 * sent / total : 0
         let stopping = control.isStopRequested ? " · stopping" : ""
+        if let duration = configuration.duration {
+            return "\(configuration.scenario.rawValue): sent \(sent) · echoed \(echoed) · \(elapsed) of "
+                + "\(DurationText.format(duration))\(stopping)"
+        }
+        let total = control.totalMessages.load(ordering: .relaxed)
+        let percent = total > 0 ? 100 * sent / total : 0
         return "\(configuration.scenario.rawValue): sent \(sent)/\(total) (\(percent)%) · echoed \(echoed) · "
             + "\(elapsed)\(stopping)"
     }

@@ -144,10 +144,31 @@ enum RunCommand {
             Console.error("Error: \(error)\n")
             return Outcome(exitCode: .runFailed)
         }
+        // The streamed files start now: run.csv says `running` until the run's own replaces it, so a run killed
+        // outright leaves a folder `bench report` can read.
+        let queue = SettledQueue()
+        let writer: RunStream.Running
+        do {
+            try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) { csv in
+                try csv.row(["key", "value"])
+                for (key, value) in RunSettingsCSV.startRows(configuration, metadata: metadata) { try csv.row([key, value]) }
+            }
+            writer = try RunStream.start(
+                RunStream.Writer(configuration: configuration, folder: folder.temporaryPath), queue: queue,
+                mainMetric: configuration.scenario == .fanout ? "delivery" : "rtt")
+        } catch {
+            folder.discard()
+            Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
+            return Outcome(exitCode: .runFailed)
+        }
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
         SignalWatcher.shared?.watch(control)
-        let result = ProgressLine.run(configuration, control: control, show: showProgress)
+        let result = ProgressLine.run(
+            configuration, control: control, stream: queue, writer: writer, show: showProgress,
+            showIntervals: !options.quiet)
         SignalWatcher.shared?.watch(nil)
+        let collected = writer.join()
+        if !options.quiet { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }
 
         let recording: RunRecording
         switch result {
@@ -158,14 +179,24 @@ enum RunCommand {
             Console.error("Error: \(error)\n")
             return Outcome(exitCode: .runFailed)
         }
-        let analysis = RunAnalysis(
-            recording: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile))
+        let collector: RunCollector
+        switch collected {
+        case .success(let value):
+            collector = value
+        case .failure(let error):
+            folder.discard()
+            Console.error("Error: could not write the run folder: \(error)\n")
+            return Outcome(status: recording.status, exitCode: .runFailed)
+        }
+        let analysis = collector.analysis(
+            of: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile))
         let thresholds = options.thresholds.map { threshold in
             threshold.evaluate(analysis.summary(of: RunAnalysis.Metric(rawValue: threshold.metric)!)!)
         }
         let path: String
         do {
-            path = try RunReport.write(analysis, metadata: metadata, thresholds: thresholds, into: folder, name: name)
+            path = try RunReport.write(
+                analysis, metadata: metadata, thresholds: thresholds, into: folder, name: name, streamed: true)
         } catch {
             folder.discard()
             Console.error("Error: could not write the run folder: \(error)\n")

@@ -29,31 +29,38 @@ enum CSVFileRows {
     ///
     /// - Throws: ``SavedRun/LoadError`` naming the file and line when it cannot be read, is not CSV, lacks one of
     ///   `columns`, or has a row whose field count differs from the header's (a truncated or damaged file).
-    static func read(_ path: String, columns: [String], _ body: (Row) throws -> Void) throws {
+    ///
+    /// A column named `interval` may be missing (runs written before it existed): its value is then empty. With
+    /// `tolerant`, a last row without its line end (a file cut off by a kill) is not read.
+    static func read(_ path: String, columns: [String], tolerant: Bool = false, _ body: (Row) throws -> Void) throws {
         var parser = CSVParser()
         var positions: [Int]?
         var headerCount = 0
         var line = 1
+        var finishing = false
         func handle(_ fields: [String]) throws {
             defer { line += 1 }
             guard let positions else {
                 headerCount = fields.count
                 positions = try columns.map { column in
                     guard let position = fields.firstIndex(of: column) else {
+                        if column == "interval" { return -1 }
                         throw SavedRun.LoadError(description: "\(path) has no column \(column)")
                     }
                     return position
                 }
                 return
             }
+            if finishing && tolerant { return }
             guard fields.count == headerCount else {
                 throw SavedRun.LoadError(
                     description: "\(path) line \(line) has \(fields.count) fields, the header \(headerCount)")
             }
-            try body(Row(values: positions.map { fields[$0] }, line: line, path: path))
+            try body(Row(values: positions.map { $0 < 0 ? "" : fields[$0] }, line: line, path: path))
         }
         do {
             try Posix.forEachChunk(ofFile: path) { chunk in try parser.parse(chunk, handle) }
+            finishing = true
             try parser.finish(handle)
         } catch let error as CSVError {
             throw SavedRun.LoadError(description: "\(path): \(error)")

@@ -3,10 +3,11 @@ import BenchScenarios
 
 /// Writes every file of a run folder (SPEC §3) and publishes the folder.
 public enum RunReport {
-    /// Writes `run.csv`, `samples.csv`, `connections.csv`, `summary.csv`, `histogram.csv`, for fanout `broadcasts.csv`,
-    /// `events.csv` when connections closed early and `thresholds.csv` when thresholds were given, and the
-    /// ``DerivedReports`` into `folder`; then gives the folder its real name (`name`, in a sweep; otherwise the
-    /// scenario and the start time).
+    /// Writes `run.csv`, `connections.csv`, `summary.csv`, `histogram.csv`, `events.csv` when connections closed early
+    /// and `thresholds.csv` when thresholds were given, and the ``DerivedReports`` into `folder`; then gives the folder
+    /// its real name (`name`, in a sweep; otherwise the scenario and the start time). `samples.csv`, `broadcasts.csv` and
+    /// `timeline.csv` were written during the run (``RunStream``) when `streamed`; otherwise they are written now,
+    /// from the recording, which still holds every message.
     ///
     /// - Returns: The published folder's path.
     public static func write(
@@ -14,22 +15,19 @@ public enum RunReport {
         metadata: RunMetadata,
         thresholds: [ThresholdResult] = [],
         into folder: RunFolder,
-        name: String? = nil
+        name: String? = nil,
+        streamed: Bool = false
     ) throws -> String {
         let recording = analysis.recording
+        if !streamed {
+            var writer = try RunStream.Writer(configuration: recording.configuration, folder: folder.temporaryPath)
+            for entry in recording.remainingStream() { try writer.consume(entry) }
+        }
         try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) {
             try RunSettingsCSV.write(analysis, metadata: metadata, to: &$0)
         }
-        try AtomicFile.writeCSV(folder.path(of: SamplesCSV.fileName)) {
-            try SamplesCSV.write(recording, to: &$0)
-        }
         try AtomicFile.writeCSV(folder.path(of: ConnectionsCSV.fileName)) {
             try ConnectionsCSV.write(recording, to: &$0)
-        }
-        if recording.configuration.scenario == .fanout {
-            try AtomicFile.writeCSV(folder.path(of: BroadcastsCSV.fileName)) {
-                try BroadcastsCSV.write(analysis, to: &$0)
-            }
         }
         try AtomicFile.writeCSV(folder.path(of: SummaryCSV.fileName)) {
             try SummaryCSV.write(analysis.summaries, to: &$0)

@@ -32,11 +32,15 @@ public struct RunResults: Sendable {
     public let thresholds: [ThresholdResult]
     /// Roundtrip: the worst rtt of each slice of the run, by send time; nil for fanout.
     public let roundTripsOverTime: OverTime?
+    /// One row per report interval and metric (`timeline.csv`).
+    public let timeline: [TimelineRow]
 
     public init(
         settings: [(key: String, value: String)], summaries: [DistributionSummary], histograms: [LatencyHistogram],
-        broadcasts: [Broadcast], thresholds: [ThresholdResult], roundTripsOverTime: OverTime? = nil
+        broadcasts: [Broadcast], thresholds: [ThresholdResult], roundTripsOverTime: OverTime? = nil,
+        timeline: [TimelineRow] = []
     ) {
+        self.timeline = timeline
         self.settings = settings
         self.summaries = summaries
         self.histograms = histograms
@@ -50,38 +54,24 @@ public struct RunResults: Sendable {
         let recording = analysis.recording
         let origin = recording.startNanoseconds
         let warmup = recording.configuration.warmup
-        let settings = RunSettingsCSV.rows(analysis, metadata: metadata)
         self.init(
-            settings: settings,
+            settings: RunSettingsCSV.rows(analysis, metadata: metadata),
             summaries: analysis.summaries,
             histograms: analysis.histograms,
             broadcasts: analysis.broadcasts.map { broadcast in
                 Broadcast(index: broadcast.sequence - warmup, start: broadcast.start - origin, spread: broadcast.spread)
             },
             thresholds: thresholds,
-            roundTripsOverTime: Self.roundTripsOverTime(recording, settings: settings)
+            roundTripsOverTime: analysis.roundTripsOverTime,
+            timeline: analysis.timeline
         )
-    }
-
-    /// Roundtrip: each measured message's rtt by its send time; nil for fanout.
-    private static func roundTripsOverTime(_ recording: RunRecording, settings: [(key: String, value: String)]) -> OverTime? {
-        guard recording.configuration.scenario == .roundtrip else { return nil }
-        let origin = recording.startNanoseconds
-        var overTime = OverTime(durationText: settings.first { $0.key == "duration_s" }?.value ?? "")
-        for index in recording.outcome.indices where recording.isMeasured(message: index) {
-            let sent = recording.written[index] == 0 ? 0 : recording.sendTime(ofMessage: index)
-            guard sent != 0 else { continue }  // never written: no send time (samples.csv's sent_ns is empty)
-            overTime.add(time: sent - min(origin, sent),
-                value: recording.roundTrip(ofMessage: index))
-        }
-        return overTime.finished()
     }
 
     /// The same results with `thresholds` checked against them.
     public func with(thresholds: [ThresholdResult]) -> RunResults {
         RunResults(
             settings: settings, summaries: summaries, histograms: histograms, broadcasts: broadcasts,
-            thresholds: thresholds, roundTripsOverTime: roundTripsOverTime)
+            thresholds: thresholds, roundTripsOverTime: roundTripsOverTime, timeline: timeline)
     }
 
     /// For a run that did not complete, why and how much of it was measured, from `run.csv`: "stopped on request;

@@ -5,6 +5,26 @@ import BenchScenarios
 public enum RunSettingsCSV {
     public static let fileName = "run.csv"
 
+    /// The status in the `run.csv` written when a run starts, replaced when it ends: a folder that still says it was
+    /// cut off (killed, or the machine went down) and is read back as `incomplete`.
+    public static let runningStatus = "running"
+
+    /// The `run.csv` of a run that is starting: its settings, `status` ``runningStatus``.
+    public static func startRows(_ configuration: RunConfiguration, metadata: RunMetadata) -> [(key: String, value: String)] {
+        let recording = RunRecording(configuration: configuration, window: 1)
+        let analysis = RunCollector(configuration: configuration).analysis(of: recording)
+        let keep: Set<String> = [
+            "scenario", "command_line", "version", "seed", "clients", "messages", "count", "warmup", "run_for_ns",
+            "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
+            "dead_after_ns", "max_queue_bytes", "target", "framing", "transport", "ws_path", "timestamps",
+            "client_threads", "server_threads", "busy_poll", "host", "cpus", "kernel", "report_every_ns",
+            "exact_budget_bytes",
+        ]
+        return rows(analysis, metadata: metadata).compactMap { row in
+            row.key == "status" ? (key: "status", value: runningStatus) : keep.contains(row.key) ? row : nil
+        }
+    }
+
     /// The rows, in file order.
     public static func rows(_ analysis: RunAnalysis, metadata: RunMetadata) -> [(key: String, value: String)] {
         let recording = analysis.recording
@@ -21,6 +41,7 @@ public enum RunSettingsCSV {
             ("clients", "\(configuration.clients)"),
             (configuration.scenario == .fanout ? "messages" : "count", "\(configuration.messages)"),
             ("warmup", "\(configuration.warmup)"),
+            ("run_for_ns", configuration.duration.map { "\($0)" } ?? ""),
             ("interval", DurationText.format(configuration.interval)),
             ("interval_ns", "\(configuration.interval)"),
             ("arrival", configuration.isClosedLoop ? "closed-loop" : configuration.arrival.rawValue),
@@ -65,9 +86,15 @@ public enum RunSettingsCSV {
             ("slow_client_ids", recording.slowClients.map { String($0.client) }.joined(separator: " ")),
             ("messages_dropped_queue_full", "\(recording.queueFullDrops.reduce(0, +))"),
             ("peak_queue_bytes", "\(recording.peakQueuedBytes)"),
+            ("report_every_ns", "\(configuration.reportEvery)"),
+            ("exact_budget_bytes", "\(configuration.exactBudget)"),
+            ("window_sequences", "\(recording.window)"),
+            ("window_waits", "\(recording.windowWaits)"),
+            ("writer_waits", "\(recording.writerWaits)"),
+            ("echoes_after_hand_on", "\(recording.echoesAfterHandOn)"),
         ]
         if configuration.timestamps.usesKernel {
-            let missing = recording.missingKernelStamps
+            let missing = analysis.missingKernelStamps
             let start = recording.kernelClockAtStart, end = recording.kernelClockAtEnd
             let drift = start.flatMap { start in end.map { Int64($0.offset) &- Int64(start.offset) } }
             rows.append(contentsOf: [
@@ -79,7 +106,7 @@ public enum RunSettingsCSV {
             ])
         }
         if configuration.scenario == .fanout {
-            rows.append(("broadcasts_incomplete", "\(analysis.broadcasts.filter { !$0.isComplete }.count)"))
+            rows.append(("broadcasts_incomplete", "\(analysis.summary(of: .spread)?.lost ?? 0)"))
         }
         return rows
     }

@@ -1,7 +1,8 @@
 import BenchCore
 import BenchScenarios
 
-/// `samples.csv`: one row per measured message, delivered or lost, streamed straight from the recording.
+/// `samples.csv`: one row per measured message, delivered or lost, written as the run goes, in the order the messages
+/// settled (``RunStream``); `interval` is the report interval (`timeline.csv`) it settled in.
 ///
 /// Times are nanoseconds after the run's start (`clock_origin_ns` in `run.csv`); an empty time never happened.
 /// Sequence numbers count measured messages from 0 (warmup messages are not in the file). With kernel stamps the
@@ -27,74 +28,59 @@ public enum SamplesCSV {
             header.append("kernel_stamps_missing")
         }
         if timestamps == .both { header.append("stack_ns") }
+        header.append("interval")
         return header
     }
 
-    /// Writes `samples.csv`: roundtrip by client then sequence, fanout by broadcast then client.
-    public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
-        let configuration = recording.configuration
-        let origin = recording.startNanoseconds
-        let measured = configuration.warmup..<configuration.sequencesPerClient
-        let kernel = configuration.timestamps.usesKernel
-        try writer.row(header(configuration.scenario, timestamps: configuration.timestamps))
-        /// The user-space times (already written) are followed by the count of kernel stamps the row's times lack.
-        func writeStampColumns(_ index: Int) throws {
-            if kernel {
-                let echoed = recording.outcome[index] == .echoed || recording.outcome[index] == .late
-                let missing = recording.missingKernelStamps(ofMessage: index)
-                writer.field(echoed ? missing.send + missing.receive : 0)
-            }
-            if configuration.timestamps == .both { writer.nanoseconds(recording.stack(ofMessage: index)) }
-            try writer.endRow()
-        }
-        switch configuration.scenario {
+    /// Writes the row of message `m`, settled in report interval `interval`, of a run that started at `origin` (the
+    /// header is the caller's, once). Allocates nothing.
+    public static func writeRow<Sink: ByteSink>(
+        _ m: SettledMessage, reader: SettledMessageReader, origin: UInt64, warmup: Int, interval: Int,
+        to writer: inout CSVWriter<Sink>
+    ) throws {
+        let kernel = reader.timestamps.usesKernel
+        switch reader.scenario {
         case .roundtrip:
-            for client in 0..<configuration.clients {
-                for sequence in measured {
-                    let index = recording.messageIndex(sequence: sequence, client: client)
-                    guard recording.isMeasured(message: index) else { continue }
-                    let rtt = recording.roundTrip(ofMessage: index)
-                    writer.field(client)
-                    writer.field(sequence - configuration.warmup)
-                    writer.time(recording.scheduled[index], since: origin)
-                    writer.time(recording.written[index] == 0 ? 0 : recording.sendTime(ofMessage: index), since: origin)
-                    writer.time(recording.echoed[index] == 0 ? 0 : recording.echoTime(ofMessage: index), since: origin)
-                    writer.nanoseconds(rtt)
-                    writer.nanoseconds(recording.sendLag(ofScheduledSend: index))
-                    writer.flag(rtt == nil)
-                    writer.field(recording.outcome[index].name)
-                    if kernel {
-                        writer.time(recording.written[index], since: origin)
-                        writer.time(recording.echoed[index], since: origin)
-                    }
-                    try writeStampColumns(index)
-                }
+            let rtt = reader.roundTrip(m)
+            writer.field(m.client)
+            writer.field(m.sequence - warmup)
+            writer.time(m.scheduled, since: origin)
+            writer.time(m.written == 0 ? 0 : reader.sendTime(m), since: origin)
+            writer.time(m.echoed == 0 ? 0 : reader.echoTime(m), since: origin)
+            writer.nanoseconds(rtt)
+            writer.nanoseconds(reader.sendLag(m))
+            writer.flag(rtt == nil)
+            writer.field(m.outcome.name)
+            if kernel {
+                writer.time(m.written, since: origin)
+                writer.time(m.echoed, since: origin)
             }
         case .fanout:
-            for sequence in measured {
-                for client in 0..<configuration.clients {
-                    let index = recording.messageIndex(sequence: sequence, client: client)
-                    guard recording.isMeasured(message: index) else { continue }
-                    let delivery = recording.delivery(ofMessage: index)
-                    writer.field(sequence - configuration.warmup)
-                    writer.field(client)
-                    writer.time(recording.broadcastStartTime(sequence), since: origin)
-                    writer.time(recording.written[index] == 0 ? 0 : recording.sendTime(ofMessage: index), since: origin)
-                    writer.time(recording.received[index] == 0 ? 0 : recording.receiveTime(ofMessage: index), since: origin)
-                    writer.time(recording.echoed[index] == 0 ? 0 : recording.echoTime(ofMessage: index), since: origin)
-                    writer.nanoseconds(delivery)
-                    writer.nanoseconds(recording.roundTrip(ofMessage: index))
-                    writer.flag(delivery == nil)
-                    writer.field(recording.outcome[index].name)
-                    if kernel {
-                        writer.time(recording.broadcastStart[sequence], since: origin)
-                        writer.time(recording.written[index], since: origin)
-                        writer.time(recording.received[index], since: origin)
-                        writer.time(recording.echoed[index], since: origin)
-                    }
-                    try writeStampColumns(index)
-                }
+            let delivery = reader.delivery(m)
+            writer.field(m.sequence - warmup)
+            writer.field(m.client)
+            writer.time(reader.broadcastStartTime(m), since: origin)
+            writer.time(m.written == 0 ? 0 : reader.sendTime(m), since: origin)
+            writer.time(m.received == 0 ? 0 : reader.receiveTime(m), since: origin)
+            writer.time(m.echoed == 0 ? 0 : reader.echoTime(m), since: origin)
+            writer.nanoseconds(delivery)
+            writer.nanoseconds(reader.roundTrip(m))
+            writer.flag(delivery == nil)
+            writer.field(m.outcome.name)
+            if kernel {
+                writer.time(m.broadcastStart, since: origin)
+                writer.time(m.written, since: origin)
+                writer.time(m.received, since: origin)
+                writer.time(m.echoed, since: origin)
             }
         }
+        if kernel {
+            let missing = reader.missingKernelStamps(m)
+            let echoed = m.outcome == .echoed || m.outcome == .late
+            writer.field(echoed ? missing.send + missing.receive : 0)
+        }
+        if reader.timestamps == .both { writer.nanoseconds(reader.stack(m)) }
+        writer.field(interval)
+        try writer.endRow()
     }
 }

@@ -40,6 +40,19 @@ public struct SavedRun: Sendable {
         } catch {
             throw LoadError(description: "\(folder) is not a run folder: \(error)")
         }
+        // A run killed outright left run.csv as it was at the start: `running`. It is read as `incomplete`, its
+        // files up to where they end (a row cut off by the kill is not read).
+        let cutOff = settings.contains { $0.key == "status" && $0.value == RunSettingsCSV.runningStatus }
+        if cutOff {
+            settings = settings.map { $0.key == "status" ? (key: "status", value: "incomplete") : $0 }
+            if !settings.contains(where: { $0.key == "status_reason" }) {
+                settings.append((key: "status_reason", value: ""))
+            }
+            settings = settings.map {
+                $0.key == "status_reason"
+                    ? (key: "status_reason", value: "the run was cut off; what it wrote up to then was read back") : $0
+            }
+        }
         self.settings = settings
         func setting(_ key: String) throws -> String {
             guard let value = settings.first(where: { $0.key == key })?.value else {
@@ -51,40 +64,77 @@ public struct SavedRun: Sendable {
         else {
             throw LoadError(description: "\(folder)/\(RunSettingsCSV.fileName): under_ns is not a duration a run takes")
         }
-        func builder(_ metric: String) -> DistributionBuilder { DistributionBuilder(metric: metric, under: under) }
+        // Percentiles are exact as the run's were: summary.csv says which; a run cut off before writing one is read like
+        // a live run, exact until its values pass the budget.
+        var exact = true
+        if let text = try? FileText.read(path(SummaryCSV.fileName)) {
+            exact = !text.contains(SummaryCSV.histogramPrecision)
+        }
+        let budgetValues = max(0, Int(settings.first { $0.key == "exact_budget_bytes" }?.value ?? "") ?? .max) / 8
+        func builder(_ metric: String) -> DistributionBuilder {
+            DistributionBuilder(metric: metric, under: under, keepsValues: exact)
+        }
+        var keptValues = 0
+        var timeline = SavedTimeline(scenario: try setting("scenario"), settings: settings)
         /// A sample's latency, which must be there exactly when the sample is not lost.
-        func recordSample(_ row: CSVFileRows.Row, _ column: Int, _ name: String, lost: Int, into builder: inout DistributionBuilder) throws {
+        func sample(_ row: CSVFileRows.Row, _ column: Int, _ name: String, lost: Int) throws -> UInt64? {
             let value = try row.nanoseconds(column, named: name)
             guard (value == nil) == (row[lost] == "1"), row[lost] == "0" || row[lost] == "1" else {
                 throw LoadError(description: "\(row.path) line \(row.line): lost is '\(row[lost].prefix(10))' and \(name) "
                     + (value == nil ? "is empty" : "is not"))
             }
-            if let value { builder.record(value) } else { builder.recordLost() }
+            return value
+        }
+        /// Values kept for exact percentiles so far: past the budget, every builder keeps its histogram only.
+        func kept(_ builders: inout [DistributionBuilder]) {
+            keptValues += 1
+            if keptValues > budgetValues { for index in builders.indices { builders[index].dropValues() } }
         }
 
-        var builders: [DistributionBuilder]
+        var builders: [DistributionBuilder] = []
         var roundTrips: OverTime?
         var broadcasts: [RunResults.Broadcast] = []
-        var stack = builder("stack")
         let hasStack = settings.contains { $0.key == "timestamps" && $0.value == "both" }
+        func record(_ value: UInt64?, _ metric: Int) {
+            if let value {
+                builders[metric].record(value)
+                if builders[metric].keepsValues { kept(&builders) }
+            } else {
+                builders[metric].recordLost()
+            }
+        }
+        let tolerant = cutOff
         switch try setting("scenario") {
         case "fanout":
-            var (delivery, spread, completion, rtt, lag) = (
-                builder("delivery"), builder("spread"), builder("completion"), builder("rtt"), builder("lag")
-            )
             // A fanout through a user's server has no echoes: no rtt.
             let hasEchoes = (settings.first { $0.key == "target" }?.value ?? "").isEmpty
-            let columns = ["delivery_ns", "rtt_ns", "lost"] + (hasStack ? ["stack_ns"] : [])
-            try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns) { row in
-                try recordSample(row, 0, "delivery_ns", lost: 2, into: &delivery)
-                if hasEchoes { try recordSample(row, 1, "rtt_ns", lost: 2, into: &rtt) }
-                if hasStack, let value = try row.nanoseconds(3, named: "stack_ns") { stack.record(value) }
+            let names = ["delivery", "spread", "completion"] + (hasEchoes ? ["rtt"] : []) + ["lag"] + (hasStack ? ["stack"] : [])
+            builders = names.map(builder)
+            let (delivery, spread, completion, lag) = (0, 1, 2, hasEchoes ? 4 : 3)
+            let rtt = hasEchoes ? 3 : nil
+            let stack = hasStack ? names.count - 1 : nil
+            let columns = ["delivery_ns", "rtt_ns", "lost", "interval"] + (hasStack ? ["stack_ns"] : [])
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns, tolerant: tolerant) { row in
+                let interval = try timeline.interval(row, 3)
+                let value = try sample(row, 0, "delivery_ns", lost: 2)
+                record(value, delivery)
+                timeline.add(value, "delivery", interval: interval)
+                if let rtt {
+                    let value = try sample(row, 1, "rtt_ns", lost: 2)
+                    record(value, rtt)
+                    timeline.add(value, "rtt", interval: interval)
+                }
+                if let stack, let value = try row.nanoseconds(4, named: "stack_ns") {
+                    record(value, stack)
+                    timeline.add(value, "stack", interval: interval)
+                }
             }
-            let broadcastColumns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete"]
-            try CSVFileRows.read(path(BroadcastsCSV.fileName), columns: broadcastColumns) { row in
+            let broadcastColumns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete", "interval"]
+            try CSVFileRows.read(path(BroadcastsCSV.fileName), columns: broadcastColumns, tolerant: tolerant) { row in
                 guard let index = Int(row[0]), index >= 0, row[5] == "0" || row[5] == "1" else {
                     throw LoadError(description: "\(row.path) line \(row.line): not a broadcast row")
                 }
+                let interval = try timeline.interval(row, 6)
                 let complete = row[5] == "1"
                 let spreadValue = try row.nanoseconds(3, named: "spread_ns")
                 let completionValue = try row.nanoseconds(4, named: "completion_ns")
@@ -92,30 +142,46 @@ public struct SavedRun: Sendable {
                     throw LoadError(description: "\(row.path) line \(row.line): complete is \(row[5]) but spread_ns and "
                         + "completion_ns say otherwise")
                 }
-                if let value = spreadValue { spread.record(value) } else { spread.recordLost() }
-                if let value = completionValue { completion.record(value) } else { completion.recordLost() }
-                if let value = try row.nanoseconds(2, named: "lag_ns") { lag.record(value) }
-                broadcasts.append(RunResults.Broadcast(
-                    index: index, start: try row.nanoseconds(1, named: "t0_ns") ?? 0, spread: spreadValue))
-            }
-            builders = [delivery, spread, completion] + (hasEchoes ? [rtt] : []) + [lag]
-        case "roundtrip":
-            var (rtt, lag) = (builder("rtt"), builder("lag"))
-            var overTime = OverTime(durationText: settings.first { $0.key == "duration_s" }?.value ?? "")
-            let columns = ["rtt_ns", "lag_ns", "lost", "sent_ns"] + (hasStack ? ["stack_ns"] : [])
-            try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns) { row in
-                try recordSample(row, 0, "rtt_ns", lost: 2, into: &rtt)
-                if let value = try row.nanoseconds(1, named: "lag_ns") { lag.record(value) }
-                if let sent = try row.nanoseconds(3, named: "sent_ns") {
-                    overTime.add(time: sent, value: try row.nanoseconds(0, named: "rtt_ns"))
+                record(spreadValue, spread)
+                record(completionValue, completion)
+                timeline.add(spreadValue, "spread", interval: interval)
+                timeline.add(completionValue, "completion", interval: interval)
+                if let value = try row.nanoseconds(2, named: "lag_ns") {
+                    record(value, lag)
+                    timeline.add(value, "lag", interval: interval)
                 }
-                if hasStack, let value = try row.nanoseconds(4, named: "stack_ns") { stack.record(value) }
+                if broadcasts.count < RunCollector.maximumPlottedBroadcasts && index == broadcasts.count {
+                    broadcasts.append(RunResults.Broadcast(
+                        index: index, start: try row.nanoseconds(1, named: "t0_ns") ?? 0, spread: spreadValue))
+                } else {
+                    broadcasts.removeAll()
+                }
+            }
+        case "roundtrip":
+            let names = ["rtt", "lag"] + (hasStack ? ["stack"] : [])
+            builders = names.map(builder)
+            var overTime = OverTime()
+            let columns = ["rtt_ns", "lag_ns", "lost", "sent_ns", "interval"] + (hasStack ? ["stack_ns"] : [])
+            try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns, tolerant: tolerant) { row in
+                let interval = try timeline.interval(row, 4)
+                let rtt = try sample(row, 0, "rtt_ns", lost: 2)
+                record(rtt, 0)
+                timeline.add(rtt, "rtt", interval: interval)
+                if let value = try row.nanoseconds(1, named: "lag_ns") {
+                    record(value, 1)
+                    timeline.add(value, "lag", interval: interval)
+                }
+                if let sent = try row.nanoseconds(3, named: "sent_ns") { overTime.add(time: sent, value: rtt) }
+                if hasStack, let value = try row.nanoseconds(5, named: "stack_ns") {
+                    record(value, 2)
+                    timeline.add(value, "stack", interval: interval)
+                }
             }
             roundTrips = overTime.finished()
-            builders = [rtt, lag]
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
         }
+        let stack = hasStack ? builders.removeLast() : nil
         // The connect metric, in runs written since it exists.
         if Posix.fileExists(path(ConnectionsCSV.fileName)) {
             var connect = builder("connect")
@@ -127,16 +193,17 @@ public struct SavedRun: Sendable {
             }
             builders.append(connect)
         }
-        if hasStack { builders.append(stack) }
+        if let stack { builders.append(stack) }
         var thresholds: [ThresholdResult] = []
         if let text = try? FileText.read(path(ThresholdsCSV.fileName)) {
             thresholds = try ThresholdsCSV.read(text)
         }
         let requested = percentiles + Threshold.percentiles(in: thresholds.map(\.expression))
         results = RunResults(
-            settings: settings, summaries: builders.map { $0.summary(percentiles: requested) },
+            settings: self.settings, summaries: builders.map { $0.summary(percentiles: requested) },
             histograms: builders.map(\.histogram),
-            broadcasts: broadcasts, thresholds: thresholds, roundTripsOverTime: roundTrips
+            broadcasts: broadcasts, thresholds: thresholds, roundTripsOverTime: roundTrips,
+            timeline: timeline.rows(metrics: builders.map(\.metric))
         )
     }
 

@@ -1,14 +1,19 @@
 import BenchCore
 import BenchScenarios
 
-/// `summary.csv`: one row per metric, times in microseconds.
+/// `summary.csv`: one row per metric, times in microseconds. `precision` says how the percentiles were found: `exact`
+/// (nearest rank over every value) or read from the histogram, within its relative error, for a run whose values did
+/// not fit `--exact-budget`; thresholds read the same figures.
 public enum SummaryCSV {
     public static let fileName = "summary.csv"
 
     public static let header = [
         "metric", "count", "lost", "min_us", "mean_us", "stddev_us", "p50_us", "p90_us", "p95_us", "p99_us",
-        "p999_us", "max_us", "under_us", "pct_under",
+        "p999_us", "max_us", "under_us", "pct_under", "precision",
     ]
+
+    /// The `precision` of percentiles read from a histogram (``LatencyHistogram/relativeError``, 1/2048).
+    public static let histogramPrecision = "histogram ±0.049%"
 
     /// Writes `summary.csv`. Empty fields: no value was measured.
     public static func write<Sink: ByteSink>(_ summaries: [DistributionSummary], to writer: inout CSVWriter<Sink>) throws {
@@ -28,6 +33,7 @@ public enum SummaryCSV {
             writer.microseconds(summary.max)
             writer.field(microsecondsFromNanoseconds: summary.under)
             if let percent = summary.percentUnder { writer.field(percent, fractionDigits: 3) } else { writer.emptyField() }
+            writer.field(summary.isExact ? "exact" : histogramPrecision)
             try writer.endRow()
         }
     }

@@ -11,7 +11,7 @@ public enum SummaryTable {
     ) -> String {
         let recording = analysis.recording
         let configuration = recording.configuration
-        var lines: [String] = [headline(recording), placement(recording), ""]
+        var lines: [String] = [headline(recording), placement(analysis), ""]
 
         let header = SummaryRow.header(under: configuration.under)
         let rows = [header] + analysis.summaries.map(SummaryRow.cells)
@@ -45,14 +45,15 @@ public enum SummaryTable {
             + "\(recording.status.rawValue) in \(duration)s"
     }
 
-    private static func placement(_ recording: RunRecording) -> String {
+    private static func placement(_ analysis: RunAnalysis) -> String {
+        let recording = analysis.recording
         let configuration = recording.configuration
         let threads = configuration.clientThreads == 1 ? "" : " (\(configuration.clientThreads) threads)"
         let writers = configuration.serverThreads == 1 ? "" : " (\(configuration.serverThreads) threads)"
         let stamps = configuration.timestamps == .user ? "user-space" : "kernel"
         var line = "server ran on CPU \(recording.serverCPUs)\(writers), clients on CPU \(recording.clientCPUs)\(threads); "
             + "\(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
-        let missing = recording.missingKernelStamps
+        let missing = analysis.missingKernelStamps
         if missing.send + missing.receive > 0 {
             line += " (\(missing.send + missing.receive) missing: user-space times stood in)"
         }

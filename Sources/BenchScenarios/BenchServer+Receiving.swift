@@ -204,10 +204,14 @@ extension BenchServer {
     /// echo of a message is a duplicate and changes nothing.
     private func handleEcho(_ frame: Frame, from client: Int, slot: Int, at now: UInt64, kernel: UInt64) -> Bool {
         let sequence = Int(frame.sequence)
-        guard Int(frame.client) == client, sequence < configuration.sequencesPerClient else {
+        guard Int(frame.client) == client, sequence < recording.flushedUpTo + recording.window else {
             let reason = "echoed message \(frame.sequence) of client \(frame.client), never sent on this connection"
             closePeer(slot: slot, reason: reason, at: now)
             return false
+        }
+        guard sequence >= recording.flushedUpTo else {
+            recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes
+            return true
         }
         let index = recording.messageIndex(sequence: sequence, client: client)
         let outcome = recording.outcome[index]
@@ -264,7 +268,8 @@ extension BenchServer {
             return
         }
         liveClients -= 1
-        for sequence in 0..<configuration.sequencesPerClient {
+        let held = recording.flushedUpTo..<min(recording.flushedUpTo + recording.window, configuration.sequencesPerClient)
+        for sequence in held {
             let index = recording.messageIndex(sequence: sequence, client: client)
             if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
         }

@@ -6,47 +6,86 @@ extension BenchServer {
     ///
     /// When the harness has fallen behind, it sends for at most ``catchUpBudget`` before going back to its
     /// event loop (the timer, armed in the past, fires again at once): echoes keep being read and a stop request
-    /// is heard, however far behind the timetable is. The lateness shows as lag.
+    /// is heard, however far behind the timetable is. The lateness shows as lag. A send whose row of the ring is
+    /// still taken (``RunRecording/canWrite(sequence:)``) waits for it, a millisecond at a time.
     func dispatchDueEvents() throws(SystemError) {
-        guard let plan, running, !stopping else { return }
+        guard plan != nil, running, !stopping else { return }
         let start = recording.startNanoseconds
         let began = MonotonicClock.now()
         var sent = 0
-        while nextEvent < plan.offsets.count {
-            let due = start + plan.offsets[nextEvent]
+        while let event = plan!.next {
+            let due = start + event.offset
             let now = MonotonicClock.now()
             guard due <= now, sent == 0 || now - began < Self.catchUpBudget else { break }
+            guard makeRoom(for: event.sequence, at: now) else {
+                try sendTimer.arm(at: now + 1_000_000)
+                return
+            }
             sent += 1
             switch configuration.scenario {
-            case .fanout: dispatchBroadcast(plan.targets[nextEvent], scheduled: due)
-            case .roundtrip: dispatchMessage(plan.targets[nextEvent], scheduled: due)
+            case .fanout: dispatchBroadcast(event.sequence, scheduled: due)
+            case .roundtrip:
+                let index = recording.messageIndex(sequence: event.sequence, client: event.client)
+                dispatchMessage(index, sequence: event.sequence, scheduled: due)
             }
-            nextEvent += 1
+            plan!.advance()
         }
-        if nextEvent < plan.offsets.count {
-            try sendTimer.arm(at: start + plan.offsets[nextEvent])
+        if let event = plan!.next {
+            try sendTimer.arm(at: start + event.offset)
         }
+    }
+
+    /// True when `sequence` may be written: its row of the ring is free, now or after handing on what is settled.
+    func makeRoom(for sequence: Int, at now: UInt64) -> Bool {
+        if recording.canWrite(sequence: sequence) { return true }
+        handOnSettled(at: now)
+        if recording.canWrite(sequence: sequence) { return true }
+        recording.windowWaits += 1
+        return false
+    }
+
+    /// Streams the settled rows and the report intervals that ended to the run's writer.
+    func handOnSettled(at now: UInt64) {
+        guard let stream else { return }
+        recording.flush(at: now, ending: false) { stream.push($0) }
+        recording.endIntervals(at: now) { stream.push($0) }
+    }
+
+    /// True when nothing more will be sent: stopped, the timetable or the messages are spent, or the duration passed.
+    func isSendingOver(at now: UInt64) -> Bool {
+        if stopping { return true }
+        if let duration = configuration.duration, running, now >= recording.startNanoseconds &+ duration { return true }
+        if plan != nil { return plan!.next == nil }
+        return dispatched == configuration.totalMessages
     }
 
     /// Closed loop: sends the next broadcast once the last one is settled, or each ready client's next message.
     func sendClosedLoop(at now: UInt64) {
+        if let duration = configuration.duration, now >= recording.startNanoseconds &+ duration { return }
         switch configuration.scenario {
         case .fanout:
-            if unresolvedInBroadcast == 0 && currentBroadcast + 1 < configuration.sequencesPerClient {
-                dispatchBroadcast(currentBroadcast + 1, scheduled: now)
+            let next = currentBroadcast + 1
+            if unresolvedInBroadcast == 0 && next < configuration.sequencesPerClient && makeRoom(for: next, at: now) {
+                dispatchBroadcast(next, scheduled: now)
             }
         case .roundtrip:
             while let client = readyClients.popLast() {
                 let sequence = nextSequence[client]
                 guard sequence < configuration.sequencesPerClient else { continue }
+                guard makeRoom(for: sequence, at: now) else {
+                    waitingClients.append(client)
+                    continue
+                }
                 nextSequence[client] = sequence + 1
                 let index = recording.messageIndex(sequence: sequence, client: client)
-                if dispatchMessage(index, scheduled: now) {
+                if dispatchMessage(index, sequence: sequence, scheduled: now) {
                     awaitedMessage[client] = index
                 } else {
                     readyClients.append(client)
                 }
             }
+            readyClients.append(contentsOf: waitingClients)
+            waitingClients.removeAll(keepingCapacity: true)
         }
     }
 
@@ -55,7 +94,8 @@ extension BenchServer {
         let timeout = configuration.timeout
         switch configuration.scenario {
         case .fanout:
-            guard unresolvedInBroadcast > 0, now >= recording.broadcastStart[currentBroadcast] + timeout else { return }
+            guard unresolvedInBroadcast > 0, now >= recording.broadcastStart[recording.row(of: currentBroadcast)] + timeout
+            else { return }
             for client in 0..<configuration.clients {
                 let index = recording.messageIndex(sequence: currentBroadcast, client: client)
                 if recording.outcome[index] == .written { settle(index, as: .timedOut) }
@@ -73,7 +113,8 @@ extension BenchServer {
     /// t0 is the time taken before the first write; each write has its own time, taken right before it.
     func dispatchBroadcast(_ sequence: Int, scheduled: UInt64) {
         let clients = configuration.clients
-        recording.scheduled[sequence] = scheduled
+        let row = recording.row(of: sequence)
+        recording.scheduled[row] = scheduled
         currentBroadcast = sequence
         unresolvedInBroadcast = 0
         broadcastOrderRandom.shuffle(broadcastOrder)
@@ -89,7 +130,7 @@ extension BenchServer {
             let index = recording.messageIndex(sequence: sequence, client: client)
             let slot = slotOfClient[client]
             let time = MonotonicClock.now()
-            if position == 0 { recording.broadcastStart[sequence] = time }
+            if position == 0 { recording.broadcastStart[row] = time }
             if slot >= 0 && peers[slot].connection.isOpen {
                 frame.setMessageFields(sequence: UInt32(sequence), client: UInt32(client), sentNanoseconds: time)
                 if write(index, to: slot, at: time, stamped: position == 0) { unresolvedInBroadcast += 1 }
@@ -118,7 +159,7 @@ extension BenchServer {
         writers.writeBroadcast(frame: message)
         var start = UInt64.max
         for position in 0..<min(writers.threads, clients) { start = min(start, writers.times[position]) }
-        recording.broadcastStart[sequence] = start
+        recording.broadcastStart[recording.row(of: sequence)] = start
         for position in 0..<clients {
             let client = Int(broadcastOrder[position])
             let index = recording.messageIndex(sequence: sequence, client: client)
@@ -130,9 +171,9 @@ extension BenchServer {
         }
     }
 
-    /// Roundtrip: writes message `index` to its client. Returns true when it was written.
+    /// Roundtrip: writes message `index` (`sequence` of its client) to its client. Returns true when it was written.
     @discardableResult
-    func dispatchMessage(_ index: Int, scheduled: UInt64) -> Bool {
+    func dispatchMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool {
         let clients = configuration.clients
         let client = index % clients
         recording.scheduled[index] = scheduled
@@ -145,7 +186,7 @@ extension BenchServer {
             return false
         }
         Frame(kind: .data, bytes: message).setMessageFields(
-            sequence: UInt32(index / clients),
+            sequence: UInt32(truncatingIfNeeded: sequence),
             client: UInt32(client),
             sentNanoseconds: time
         )
@@ -211,7 +252,7 @@ extension BenchServer {
         guard plan == nil, wasInFlight else { return }
         switch configuration.scenario {
         case .fanout:
-            if index / configuration.clients == currentBroadcast { unresolvedInBroadcast -= 1 }
+            if index / configuration.clients == recording.row(of: currentBroadcast) { unresolvedInBroadcast -= 1 }
         case .roundtrip:
             let client = index % configuration.clients
             if awaitedMessage[client] == index {

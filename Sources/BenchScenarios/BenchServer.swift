@@ -39,8 +39,10 @@ final class BenchServer<T: Transport> {
     /// Fires every ``housekeepingInterval`` while the run goes on.
     let housekeepingTimer: MonotonicTimer
     /// The open-loop timetable; nil in closed loop.
-    let plan: SendPlan?
+    var plan: SendPlan?
     var recording: RunRecording
+    /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
+    let stream: SettledQueue?
     /// The kernel's socket stamps, when the run uses them.
     let stamps: KernelTimestamps?
     /// Fanout with `--server-threads` above 1: the threads writing their share of each broadcast.
@@ -75,8 +77,6 @@ final class BenchServer<T: Transport> {
     var acceptResumeTime: UInt64?
     /// True from a failed accept to the next successful one (the series is reported once).
     var acceptIsFailing = false
-    /// Open loop: the next event of `plan`.
-    var nextEvent = 0
     /// Closed-loop fanout: the broadcast being answered, and how many of its messages still wait for echoes.
     var currentBroadcast = -1
     var unresolvedInBroadcast = 0
@@ -85,6 +85,8 @@ final class BenchServer<T: Transport> {
     var nextSequence: [Int]
     var awaitedMessage: [Int]
     var readyClients: [Int] = []
+    /// Closed-loop roundtrip: ready clients whose next message waits for its row of the ring.
+    var waitingClients: [Int] = []
 
     /// Messages whose turn came, and those settled (echoed, dropped, lost with their connection, timed out).
     var dispatched = 0
@@ -97,7 +99,7 @@ final class BenchServer<T: Transport> {
     /// `kernelClock` is given when the run uses kernel stamps.
     init(
         configuration: RunConfiguration, listener: Int32, transport: TransportSettings, control: RunControl,
-        kernelClock: KernelClockMapping?
+        kernelClock: KernelClockMapping?, stream: SettledQueue? = nil
     ) throws(SystemError) {
         self.configuration = configuration
         self.control = control
@@ -106,7 +108,9 @@ final class BenchServer<T: Transport> {
         self.sendTimer = try MonotonicTimer()
         self.housekeepingTimer = try MonotonicTimer()
         self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
-        self.recording = RunRecording(configuration: configuration)
+        self.stream = stream
+        self.recording = RunRecording(
+            configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
@@ -123,6 +127,7 @@ final class BenchServer<T: Transport> {
         self.nextSequence = Array(repeating: 0, count: configuration.scenario == .roundtrip ? clients : 0)
         self.awaitedMessage = Array(repeating: -1, count: configuration.scenario == .roundtrip ? clients : 0)
         self.readyClients.reserveCapacity(clients)
+        self.waitingClients.reserveCapacity(clients)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.message = .allocate(byteCount: configuration.payload, alignment: 8)
         Frame.encodeMessage(into: message, sequence: 0, client: 0, sentNanoseconds: 0)
@@ -188,6 +193,7 @@ final class BenchServer<T: Transport> {
         let now = MonotonicClock.now()
         recording.startNanoseconds = now
         recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
+        stream?.push(recording.startEntry)
         do {
             try housekeepingTimer.arm(at: now + Self.housekeepingInterval, period: Self.housekeepingInterval)
             if plan != nil { try dispatchDueEvents() }
@@ -249,6 +255,7 @@ final class BenchServer<T: Transport> {
     func housekeeping(at now: UInt64) {
         resumeAcceptingIfDue(at: now)
         if plan == nil { expireClosedLoopMessages(at: now) }
+        if running { handOnSettled(at: now) }
         if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)
@@ -269,7 +276,7 @@ final class BenchServer<T: Transport> {
 
     func isFinished(at now: UInt64) -> Bool {
         if liveClients == 0 { return true }
-        guard stopping || dispatched == configuration.totalMessages else { return false }
+        guard isSendingOver(at: now) else { return false }
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
@@ -279,7 +286,6 @@ final class BenchServer<T: Transport> {
             recording.outcome[index] = .timedOut
         }
         if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
-        recording.computeKernelBroadcastStarts()
         if stopping {
             recording.status = .interrupted
             recording.statusReason = running ? "stopped on request" : "stopped on request before sending began"
@@ -291,6 +297,11 @@ final class BenchServer<T: Transport> {
         for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
+        if let stream {
+            if recording.startNanoseconds == 0 { stream.push(recording.startEntry) }
+            recording.finishStream { stream.push($0) }
+            recording.writerWaits = stream.producerWaits
+        }
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)
     }

@@ -13,6 +13,22 @@ public struct BroadcastResult: Sendable, Equatable {
     /// The earliest and latest client read among those that got it; nil when none did.
     public let firstReceived: UInt64?
     public let lastReceived: UInt64?
+    /// Its first write − when it was due: how far the harness was behind.
+    public let lag: UInt64?
+
+    public init(
+        sequence: Int, scheduled: UInt64, start: UInt64, delivered: Int, lost: Int, firstReceived: UInt64?,
+        lastReceived: UInt64?, lag: UInt64?
+    ) {
+        self.sequence = sequence
+        self.scheduled = scheduled
+        self.start = start
+        self.delivered = delivered
+        self.lost = lost
+        self.firstReceived = firstReceived
+        self.lastReceived = lastReceived
+        self.lag = lag
+    }
 
     /// True when every client got it in time: only then are spread and completion defined.
     public var isComplete: Bool { lost == 0 && delivered > 0 }

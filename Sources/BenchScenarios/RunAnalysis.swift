@@ -37,112 +37,53 @@ public struct RunAnalysis: Sendable {
         }
     }
 
-    /// What was measured.
+    /// What was measured: the run's counters, connect times and events (its messages went to the collector).
     public let recording: RunRecording
     /// One summary per reported metric, in ``Metric/reported(by:)`` order.
     public let summaries: [DistributionSummary]
     /// The histogram of each summary, same order.
     public let histograms: [LatencyHistogram]
-    /// Fanout: one row per measured broadcast; empty for roundtrip.
+    /// Fanout: one row per measured broadcast, up to ``RunCollector/maximumPlottedBroadcasts`` (none beyond);
+    /// empty for roundtrip.
     public let broadcasts: [BroadcastResult]
+    /// Fanout: measured broadcasts sent.
+    public let broadcastCount: Int
+    /// Measured messages (warmup excluded) that had their turn.
+    public let measuredMessages: Int
+    /// Kernel stamps the metrics of measured, echoed messages needed and did not get (the user-space time stood in).
+    public let missingKernelStamps: (send: Int, receive: Int)
+    /// One row per report interval and metric.
+    public let timeline: [TimelineRow]
+    /// Roundtrip: the worst rtt of each slice of the run, by send time; nil for fanout.
+    public let roundTripsOverTime: OverTime?
 
-    /// Analyses a recording; every summary also holds the other `percentiles` thresholds ask for (`[99.99]`).
-    public init(recording: RunRecording, percentiles: [Double] = []) {
+    /// What a ``RunCollector`` made of a run's stream.
+    init(
+        recording: RunRecording, summaries: [DistributionSummary], histograms: [LatencyHistogram],
+        broadcasts: [BroadcastResult], broadcastCount: Int, measuredMessages: Int,
+        missingKernelStamps: (send: Int, receive: Int), timeline: [TimelineRow], roundTripsOverTime: OverTime?
+    ) {
         self.recording = recording
-        let configuration = recording.configuration
-        let under = configuration.under
-        func builder(_ metric: Metric) -> DistributionBuilder {
-            DistributionBuilder(metric: metric.rawValue, under: under)
-        }
-        var delivery = builder(.delivery)
-        var spread = builder(.spread)
-        var completion = builder(.completion)
-        var rtt = builder(.rtt)
-        var lag = builder(.lag)
-        var stack = builder(.stack)
-        var connect = builder(.connect)
-        for time in recording.connectTimes where time > 0 { connect.record(time) }
-        var broadcasts: [BroadcastResult] = []
-
-        let clients = configuration.clients
-        for sequence in configuration.warmup..<configuration.sequencesPerClient {
-            var delivered = 0
-            var lost = 0
-            var first = UInt64.max
-            var last = UInt64.min
-            for client in 0..<clients {
-                let index = recording.messageIndex(sequence: sequence, client: client)
-                guard recording.isMeasured(message: index) else { continue }
-                if let value = recording.roundTrip(ofMessage: index) {
-                    rtt.record(value)
-                } else {
-                    rtt.recordLost()
-                }
-                if let value = recording.stack(ofMessage: index) { stack.record(value) }
-                guard configuration.scenario == .fanout else { continue }
-                if let value = recording.delivery(ofMessage: index) {
-                    delivery.record(value)
-                    delivered += 1
-                    first = min(first, recording.receiveTime(ofMessage: index))
-                    last = max(last, recording.receiveTime(ofMessage: index))
-                } else {
-                    delivery.recordLost()
-                    lost += 1
-                }
-            }
-            switch configuration.scenario {
-            case .fanout:
-                guard recording.broadcastStart[sequence] != 0 else { continue }  // never sent
-                let row = BroadcastResult(
-                    sequence: sequence,
-                    scheduled: recording.scheduled[sequence],
-                    start: recording.broadcastStartTime(sequence),
-                    delivered: delivered,
-                    lost: lost,
-                    firstReceived: delivered > 0 ? first : nil,
-                    lastReceived: delivered > 0 ? last : nil
-                )
-                broadcasts.append(row)
-                if let spreadValue = row.spread, let completionValue = row.completion {
-                    spread.record(spreadValue)
-                    completion.record(completionValue)
-                } else {
-                    spread.recordLost()
-                    completion.recordLost()
-                }
-                if let value = recording.sendLag(ofScheduledSend: sequence) { lag.record(value) }
-            case .roundtrip:
-                for client in 0..<clients {
-                    let index = recording.messageIndex(sequence: sequence, client: client)
-                    if recording.isMeasured(message: index), let value = recording.sendLag(ofScheduledSend: index) {
-                        lag.record(value)
-                    }
-                }
-            }
-        }
-        let reported = Metric.reported(by: configuration).map { metric in
-            switch metric {
-            case .delivery: return delivery
-            case .spread: return spread
-            case .completion: return completion
-            case .rtt: return rtt
-            case .lag: return lag
-            case .connect: return connect
-            case .stack: return stack
-            }
-        }
-        self.summaries = reported.map { $0.summary(percentiles: percentiles) }
-        self.histograms = reported.map { $0.histogram }
+        self.summaries = summaries
+        self.histograms = histograms
         self.broadcasts = broadcasts
+        self.broadcastCount = broadcastCount
+        self.measuredMessages = measuredMessages
+        self.missingKernelStamps = missingKernelStamps
+        self.timeline = timeline
+        self.roundTripsOverTime = roundTripsOverTime
+    }
+
+    /// Analyses a recording that still holds its messages (nothing was streamed during the run): every row goes
+    /// through a ``RunCollector`` now. Every summary also holds the other `percentiles` thresholds ask for (`[99.99]`).
+    public init(recording: RunRecording, percentiles: [Double] = []) {
+        var collector = RunCollector(configuration: recording.configuration)
+        for entry in recording.remainingStream() { _ = collector.add(entry) }
+        self = collector.analysis(of: recording, percentiles: percentiles)
     }
 
     /// The summary of `metric`, if this scenario reports it.
     public func summary(of metric: Metric) -> DistributionSummary? {
         summaries.first { $0.metric == metric.rawValue }
-    }
-
-    /// Measured messages (warmup excluded) that had their turn.
-    public var measuredMessages: Int {
-        recording.outcome.indices.reduce(0) { $0 + (recording.isMeasured(message: $1) ? 1 : 0) }
     }
 }

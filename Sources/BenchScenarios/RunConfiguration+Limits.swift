@@ -28,6 +28,10 @@ extension RunConfiguration {
         public static let longestDuration: UInt64 = 86_400 * 1_000_000_000
         /// The longest timetable: (warmup + messages) × interval.
         public static let longestTimetable: UInt64 = 366 * 86_400 * 1_000_000_000
+        /// The longest `--duration`: a week.
+        public static let longestRun: UInt64 = 7 * 86_400 * 1_000_000_000
+        /// The largest `--exact-budget`: 1 TiB.
+        public static let largestExactBudget = 1 << 40
         /// The largest write queue of one connection.
         public static let largestQueue = 1 << 30
         /// Threads for the clients of one process, and for the server's writes.
@@ -55,7 +59,16 @@ extension RunConfiguration {
         }
         try check(deadAfter <= 3 * Limits.longestDuration, "dead-after", "must be at most \(DurationText.format(3 * Limits.longestDuration)) (3 days)")
         try check(setupTimeout > 0 && setupTimeout <= Limits.longestDuration, "setup-timeout", "must be from 1ns to \(longest)")
-        let (timetable, overflow) = UInt64(sequencesPerClient).multipliedReportingOverflow(by: interval)
+        if let duration {
+            try check(
+                duration > 0 && duration <= Limits.longestRun, "duration",
+                "must be from 1ns to \(DurationText.format(Limits.longestRun)) (a week)")
+        }
+        try check(reportEvery <= Limits.longestDuration, "report-every", "must be at most \(longest)")
+        try check(
+            exactBudget >= 0 && exactBudget <= Limits.largestExactBudget, "exact-budget",
+            "expected 0B to \(ByteSizeText.format(Limits.largestExactBudget))")
+        let (timetable, overflow) = UInt64(duration == nil ? sequencesPerClient : 0).multipliedReportingOverflow(by: interval)
         try check(
             !overflow && timetable <= Limits.longestTimetable, "interval",
             "\(sequencesPerClient) sends (--\(countOption) plus --warmup) every \(DurationText.format(interval)) "
@@ -87,6 +100,7 @@ extension RunConfiguration {
                     + "\(Marker.size)-byte marker\(overhead > 0 ? " and \(overhead) bytes of framing" : ""): at least "
                     + "\(Marker.size + overhead)B\(framed && framing.maximumBodySize < 1 << 20 ? ", at most \(framing.maximumBodySize + overhead)B" : "")")
             try check(clientThreads == 1 && serverThreads == 1, "client-threads", "a --target run has one thread")
+            try check(duration == nil, "duration", "not yet with --target: give --messages or --count")
         }
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")

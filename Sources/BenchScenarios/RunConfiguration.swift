@@ -8,6 +8,14 @@ public struct RunConfiguration: Sendable, Equatable {
     public var clients: Int
     /// Measured messages: broadcasts in fanout, messages per client in roundtrip.
     public var messages: Int
+    /// Send by the timetable (or closed loop) until this long after the start, instead of a number of messages;
+    /// nil: `messages`. The warmup messages come first, inside it.
+    public var duration: UInt64?
+    /// How often the run's results so far are written out (`timeline.csv`, the samples streamed, a line on the
+    /// terminal); 0: only at the end.
+    public var reportEvery: UInt64
+    /// Bytes of memory for exact percentiles (8 per value); a run with more values reads them from histograms.
+    public var exactBudget: Int
     /// Messages sent first and then discarded, counted like ``messages``.
     public var warmup: Int
     /// Mean time between sends; 0 is closed loop (the next send waits for the last one's echoes).
@@ -79,6 +87,9 @@ public struct RunConfiguration: Sendable, Equatable {
         self.clients = scenario == .fanout ? 50 : 1
         self.messages = 200
         self.warmup = 10
+        self.duration = nil
+        self.reportEvery = 10_000_000_000
+        self.exactBudget = 64 << 20
         self.interval = scenario == .fanout ? 50_000_000 : 10_000_000
         self.arrival = .poisson
         self.payload = 64
@@ -110,11 +121,20 @@ public struct RunConfiguration: Sendable, Equatable {
         self.publishTemplate = .bare
     }
 
-    /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip.
-    public var sequencesPerClient: Int { warmup + messages }
+    /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip. A `--duration` run
+    /// has as many as the wire's 32 bits number; its time ends it first.
+    public var sequencesPerClient: Int { duration == nil ? warmup + messages : Int(UInt32.max) }
 
-    /// Messages in the whole run, warmup included: one per client and sequence number.
+    /// Messages in the whole run, warmup included: one per client and sequence number (a `--duration` run's bound).
     public var totalMessages: Int { clients * sequencesPerClient }
+
+    /// Messages the run is expected to send, warmup included: exact for a count, the timetable's mean for an open-loop
+    /// `--duration`, 0 (unknown) for a closed-loop one.
+    public var expectedMessages: Int {
+        guard let duration else { return totalMessages }
+        guard interval > 0 else { return 0 }
+        return clients * Int(min(duration / interval + 1, UInt64(UInt32.max)))
+    }
 
     /// The clients this process simulates.
     public var localClients: Range<Int> { localClientRange ?? 0..<clients }

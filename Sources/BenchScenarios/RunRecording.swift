@@ -1,11 +1,15 @@
 import BenchNet
 
-/// The raw record of a run: every timestamp the server took or received, per message, in preallocated arrays.
+/// The raw record of a run's messages in flight: every timestamp the server took or received, per message, in
+/// arrays allocated once, before the run.
 ///
-/// Message `(sequence, client)` is at index `sequence * clients + client` of the per-message arrays; its
-/// sequence number is its broadcast in fanout and its place in the client's series in roundtrip. A time of
-/// 0 means "never happened". Warmup messages are included (they are the first `warmup` sequence numbers);
-/// ``RunAnalysis`` leaves them out.
+/// The arrays are a ring of ``window`` rows, one row per sequence number (its broadcast in fanout, its place in the
+/// client's series in roundtrip), one column per client: message `(sequence, client)` is at index
+/// `(sequence % window) * clients + client`. Rows are handed on in order once every message in them is settled
+/// (`RunRecording+Window.swift`: ``flush(at:ending:emit:)``), as ``SettledMessage``s, and reused; so memory is set by
+/// the timeout and the send rate, not by the run's length. A window of every sequence keeps the whole run (tests that
+/// build a recording by hand). A time of 0 means "never happened". Warmup messages are included (they are the first
+/// `warmup` sequence numbers); they are never streamed.
 public struct RunRecording: Sendable {
     /// What was run.
     public var configuration: RunConfiguration
@@ -23,6 +27,22 @@ public struct RunRecording: Sendable {
     public var endNanoseconds: UInt64 = 0
     /// Wall-clock time at ``startNanoseconds``, in nanoseconds since the Unix epoch.
     public var startUnixNanoseconds: UInt64 = 0
+    /// Rows in the ring: sequence numbers in flight at once.
+    public let window: Int
+    /// The first sequence number not yet handed on: rows hold `flushedUpTo ..< flushedUpTo + window`.
+    public internal(set) var flushedUpTo = 0
+    /// Report intervals ended so far (``SettledMessage/Kind/intervalEnd`` entries emitted).
+    public internal(set) var intervalsEnded = 0
+    /// True once the stream's end was emitted (``finishStream(emit:)``).
+    public internal(set) var streamEnded = false
+    /// Measured messages handed on (warmup and never-dispatched ones are not).
+    public internal(set) var messagesHandedOn = 0
+    /// Echoes that came after their row was handed on (long after their timeout): counted, nothing else.
+    public var echoesAfterHandOn = 0
+    /// Times a send waited because its row of the ring still held an unsettled message (shows as lag).
+    public var windowWaits = 0
+    /// Times the measuring thread found the stream to the writer full and waited for it (shows as lag).
+    public var writerWaits = 0
     /// When each send was due: per broadcast in fanout, per message in roundtrip (monotonic ns).
     public var scheduled: [UInt64]
     /// Fanout only: the time before the first write of each broadcast, t0(k).
@@ -41,9 +61,6 @@ public struct RunRecording: Sendable {
     public var writtenKernel: [UInt64]
     public var receivedKernel: [UInt64]
     public var echoedKernel: [UInt64]
-    /// Fanout with kernel stamps: t0 as the kernel saw it, the earliest send stamp of each broadcast (the
-    /// user-space write time standing in for a missing stamp). Filled when the run ends.
-    public var broadcastStartKernel: [UInt64]
     /// How kernel stamps (CLOCK_REALTIME) were put on the run's clock, read before the run and again after it.
     public var kernelClockAtStart: KernelClockMapping?
     public var kernelClockAtEnd: KernelClockMapping?
@@ -83,11 +100,12 @@ public struct RunRecording: Sendable {
     /// CPUs the clients' thread was allowed to run on.
     public var clientAllowedCPUs = CPUSet()
 
-    /// Empty storage for every message of `configuration`, allocated once, before the run.
-    public init(configuration: RunConfiguration) {
+    /// Empty storage for `window` sequence numbers of `configuration` (nil: all of them), allocated once, before the run.
+    public init(configuration: RunConfiguration, window: Int? = nil) {
         self.configuration = configuration
-        let messages = configuration.totalMessages
-        let sequences = configuration.sequencesPerClient
+        let sequences = max(1, min(window ?? configuration.sequencesPerClient, configuration.sequencesPerClient))
+        self.window = sequences
+        let messages = sequences * configuration.clients
         self.scheduled = Array(repeating: 0, count: configuration.scenario == .fanout ? sequences : messages)
         self.broadcastStart = Array(repeating: 0, count: configuration.scenario == .fanout ? sequences : 0)
         self.written = Array(repeating: 0, count: messages)
@@ -98,7 +116,6 @@ public struct RunRecording: Sendable {
         self.writtenKernel = Array(repeating: 0, count: kernel ? messages : 0)
         self.receivedKernel = Array(repeating: 0, count: kernel ? messages : 0)
         self.echoedKernel = Array(repeating: 0, count: kernel ? messages : 0)
-        self.broadcastStartKernel = Array(repeating: 0, count: kernel && configuration.scenario == .fanout ? sequences : 0)
         self.queueFullDrops = Array(repeating: 0, count: configuration.clients)
         self.connectTimes = Array(repeating: 0, count: configuration.clients)
     }
@@ -121,7 +138,25 @@ public struct RunRecording: Sendable {
     /// Index of message `(sequence, client)` in the per-message arrays.
     @inline(__always)
     public func messageIndex(sequence: Int, client: Int) -> Int {
-        sequence * configuration.clients + client
+        row(of: sequence) * configuration.clients + client
+    }
+
+    /// The row of `sequence` in the ring: its index in the per-sequence arrays (`scheduled` in fanout,
+    /// `broadcastStart`, `broadcastStartKernel`).
+    @inline(__always)
+    public func row(of sequence: Int) -> Int {
+        sequence % window
+    }
+
+    /// The sequence number row `row` holds now.
+    public func sequence(ofRow row: Int) -> Int {
+        flushedUpTo + (row - flushedUpTo % window + window) % window
+    }
+
+    /// True when `sequence` is in the ring now: not handed on yet, and its row is free of older ones.
+    @inline(__always)
+    public func holds(sequence: Int) -> Bool {
+        sequence >= flushedUpTo && sequence < flushedUpTo + window
     }
 
     /// When message `index` was due: its own schedule in roundtrip, its broadcast's in fanout.

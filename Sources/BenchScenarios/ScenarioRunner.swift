@@ -6,12 +6,38 @@ import BenchNet
 public enum ScenarioRunner {
     /// Runs `configuration` to its end (or until `control` asks it to stop) and returns what was measured.
     ///
+    /// With a `stream`, the messages go to it as they settle (``SettledMessage``), through a ring of messages in
+    /// flight sized by the timeout and the send rate (``RunRecording/window(for:)``), and the stream ends with
+    /// ``SettledMessage/Kind/end`` however the run ends; the recording returned holds the run's counters and events.
+    /// Without one (a `--duration` run needs one), the recording keeps every message, for ``RunAnalysis``.
+    ///
     /// Everything that can make the run impossible is checked before any client connects: the host, the
     /// CPUs, the descriptor limit, the listening socket.
     ///
     /// - Throws: ``RunError`` when the run could not be done; nothing was measured then.
-    public static func run(_ configuration: RunConfiguration, control: RunControl) throws(RunError) -> RunRecording {
+    public static func run(
+        _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue? = nil
+    ) throws(RunError) -> RunRecording {
+        do {
+            var recording = try runUnstreamed(configuration, control: control, stream: stream)
+            if let stream, !recording.streamEnded {
+                stream.push(recording.startEntry)
+                recording.finishStream { stream.push($0) }
+            }
+            return recording
+        } catch {
+            stream?.push(SettledMessage(kind: .end))
+            throw error
+        }
+    }
+
+    private static func runUnstreamed(
+        _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
+    ) throws(RunError) -> RunRecording {
         do { try configuration.validate() } catch { throw .invalidConfiguration(error) }
+        guard stream != nil || configuration.duration == nil else {
+            throw .invalidConfiguration(ConfigurationError(option: "duration", reason: "a --duration run streams its results"))
+        }
         if let target = configuration.target {
             return try TargetRunner.run(configuration, target: target, control: control)
         }
@@ -20,9 +46,10 @@ public enum ScenarioRunner {
         }
         try checkCPUs(configuration)
         let memory = Posix.physicalMemory
-        let needed = configuration.totalMessages * RunError.bytesPerMessage(configuration.timestamps)
+        let held = configuration.clients * (stream == nil ? configuration.sequencesPerClient : RunRecording.window(for: configuration))
+        let needed = held * RunError.bytesPerMessage(configuration.timestamps)
         guard needed <= memory / 2 else {
-            throw .tooManyMessages(messages: configuration.totalMessages, bytesNeeded: needed, bytesAvailable: memory)
+            throw .tooManyMessages(messages: held, bytesNeeded: needed, bytesAvailable: memory)
         }
         let limit = DescriptorLimit.raiseToHardLimit()
         guard 2 * configuration.clients + RunError.reservedDescriptors <= limit else {
@@ -54,10 +81,10 @@ public enum ScenarioRunner {
         let sides = (server: server, clients: clients)
         var recording: RunRecording
         switch configuration.transport {
-        case .tcp: recording = try run(configuration, control, listener, bound, sides, over: TCP.self)
-        case .ws: recording = try run(configuration, control, listener, bound, sides, over: WebSocket.self)
-        case .tls: recording = try run(configuration, control, listener, bound, sides, over: TLS.self)
-        case .wss: recording = try run(configuration, control, listener, bound, sides, over: SecureWebSocket.self)
+        case .tcp: recording = try run(configuration, control, listener, bound, sides, stream, over: TCP.self)
+        case .ws: recording = try run(configuration, control, listener, bound, sides, stream, over: WebSocket.self)
+        case .tls: recording = try run(configuration, control, listener, bound, sides, stream, over: TLS.self)
+        case .wss: recording = try run(configuration, control, listener, bound, sides, stream, over: SecureWebSocket.self)
         }
         recording.tlsCertificateFingerprint = fingerprint
         return recording
@@ -66,7 +93,7 @@ public enum ScenarioRunner {
     /// The run itself, over transport `T`: the server's thread and the clients' threads, compiled for `T`.
     private static func run<T: Transport>(
         _ configuration: RunConfiguration, _ control: RunControl, _ listener: Int32, _ bound: SocketAddress,
-        _ settings: (server: TransportSettings, clients: TransportSettings), over: T.Type
+        _ settings: (server: TransportSettings, clients: TransportSettings), _ stream: SettledQueue?, over: T.Type
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         let server: NativeThread<Result<RunRecording, RunError>>
@@ -77,7 +104,7 @@ public enum ScenarioRunner {
                     try placeCurrentThread(on: configuration.serverCPU)
                     server = try BenchServer<T>(
                         configuration: configuration, listener: listener, transport: settings.server, control: control,
-                        kernelClock: kernelClock)
+                        kernelClock: kernelClock, stream: stream)
                 } catch {
                     Posix.close(listener)
                     control.failSetup("the server's thread could not start: \(error)")

@@ -1,57 +1,87 @@
 import BenchCore
 
-/// When every send of an open-loop run is due, fixed before the run from `--interval`, `--arrival` and
-/// `--seed`, so that the same seed repeats the same run.
+/// When every send of an open-loop run is due, from `--interval`, `--arrival` and `--seed`, so that the same seed
+/// repeats the same run. Drawn one send at a time, so that an hour-long timetable takes no more memory than a short one.
 ///
 /// Fanout has one timetable of broadcasts. Roundtrip gives each client its own timetable, shifted by a random
-/// phase in `[0, interval)` so that clients do not all send at the same instant, and merges them in time
-/// order. Closed-loop runs (`interval` 0) have no timetable: each send follows the previous echo.
+/// phase in `[0, interval)` so that clients do not all send at the same instant, and merges them in time order
+/// (ties by sequence, then client) with a heap of the clients' next sends. Closed-loop runs (`interval` 0) have no
+/// timetable: each send follows the previous echo. A `--duration` timetable ends with the last send due before it.
 struct SendPlan {
-    /// Due times in nanoseconds after the start of the run, ascending.
-    let offsets: [UInt64]
-    /// What is due: a broadcast's sequence number in fanout, a message index in roundtrip.
-    let targets: [Int]
-
     /// The random stream of client `client`'s timetable in roundtrip, and of the broadcasts in fanout (0).
     static func scheduleStream(client: Int) -> UInt64 { UInt64(client) }
 
     /// The random stream that orders the clients of each broadcast in fanout.
     static let broadcastOrderStream = UInt64.max
 
+    private let interval: UInt64
+    private let arrival: Arrival
+    private let sequences: Int
+    private let end: UInt64
+    private let clients: Int
+    /// Per timetable (one in fanout, one per client in roundtrip): the next send's offset, sequence and random stream.
+    private var offsets: [UInt64]
+    private var nextSequences: [Int]
+    private var randoms: [SplitMix64]
+    /// Roundtrip: the timetables by their next send, a binary min-heap.
+    private var heap: [Int]
+
     /// The timetable of an open-loop run.
     init(configuration: RunConfiguration) {
         precondition(!configuration.isClosedLoop, "closed-loop runs have no timetable")
-        let sequences = configuration.sequencesPerClient
-        switch configuration.scenario {
-        case .fanout:
-            var random = SplitMix64(seed: configuration.seed, stream: Self.scheduleStream(client: 0))
-            offsets = SendSchedule.offsets(
-                count: sequences,
-                meanInterval: configuration.interval,
-                arrival: configuration.arrival,
-                rng: &random
-            )
-            targets = Array(0..<sequences)
-        case .roundtrip:
-            let clients = configuration.clients
-            var events: [(offset: UInt64, index: Int)] = []
-            events.reserveCapacity(configuration.totalMessages)
-            for client in 0..<clients {
-                var random = SplitMix64(seed: configuration.seed, stream: Self.scheduleStream(client: client))
-                let phase = clients == 1 ? 0 : random.nextBounded(configuration.interval)
-                let series = SendSchedule.offsets(
-                    count: sequences,
-                    meanInterval: configuration.interval,
-                    arrival: configuration.arrival,
-                    rng: &random
-                )
-                for (sequence, offset) in series.enumerated() {
-                    events.append((phase + offset, sequence * clients + client))
-                }
-            }
-            events.sort { ($0.offset, $0.index) < ($1.offset, $1.index) }
-            offsets = events.map(\.offset)
-            targets = events.map(\.index)
+        interval = configuration.interval
+        arrival = configuration.arrival
+        sequences = configuration.sequencesPerClient
+        end = configuration.duration ?? .max
+        let timetables = configuration.scenario == .fanout ? 1 : configuration.clients
+        clients = timetables
+        randoms = (0..<timetables).map { SplitMix64(seed: configuration.seed, stream: Self.scheduleStream(client: $0)) }
+        offsets = Array(repeating: 0, count: timetables)
+        nextSequences = Array(repeating: 0, count: timetables)
+        if timetables > 1 {
+            for client in 0..<timetables { offsets[client] = randoms[client].nextBounded(interval) }
+        }
+        heap = Array(0..<timetables)
+        let sorted = heap.sorted { isEarlier($0, $1) }
+        heap = sorted  // a sorted array is a heap
+    }
+
+    /// The next send: when it is due (ns after the start), its sequence number and client (0 in fanout); nil when
+    /// the timetable is over.
+    var next: (offset: UInt64, sequence: Int, client: Int)? {
+        let client = heap[0]
+        let sequence = nextSequences[client]
+        guard sequence < sequences, offsets[client] < end else { return nil }
+        return (offsets[client], sequence, client)
+    }
+
+    /// Moves past ``next``.
+    mutating func advance() {
+        let client = heap[0]
+        nextSequences[client] += 1
+        offsets[client] = SendSchedule.next(after: offsets[client], meanInterval: interval, arrival: arrival, rng: &randoms[client])
+        siftDown()
+    }
+
+    /// True when timetable `a`'s next send comes before `b`'s: by time, then sequence, then client (the order of
+    /// the message index `sequence × clients + client`).
+    private func isEarlier(_ a: Int, _ b: Int) -> Bool {
+        let (sa, sb) = (nextSequences[a] >= sequences || offsets[a] >= end, nextSequences[b] >= sequences || offsets[b] >= end)
+        if sa != sb { return sb }  // finished timetables sink
+        return (offsets[a], nextSequences[a], a) < (offsets[b], nextSequences[b], b)
+    }
+
+    private mutating func siftDown() {
+        var parent = 0
+        let count = heap.count
+        while true {
+            let left = 2 * parent + 1
+            guard left < count else { return }
+            var child = left
+            if left + 1 < count && isEarlier(heap[left + 1], heap[left]) { child = left + 1 }
+            guard isEarlier(heap[child], heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            parent = child
         }
     }
 }

@@ -23,7 +23,7 @@ import Testing
         #expect(folder.hasPrefix(out + "/roundtrip-"))
         #expect(contents(of: folder) == [
             "connect.hgrm", "connections.csv", "histogram.csv", "junit.xml", "lag.hgrm", "report.html", "rtt.hgrm",
-            "run.csv", "samples.csv", "summary.csv", "summary.md",
+            "run.csv", "samples.csv", "summary.csv", "summary.md", "timeline.csv",
         ])
         // Each client's connect time: a row each, and the connect metric counting them.
         let connections = try String(contentsOfFile: folder + "/connections.csv", encoding: .utf8)
@@ -63,7 +63,7 @@ import Testing
         let samples = try String(contentsOfFile: folder + "/samples.csv", encoding: .utf8)
         #expect(samples.hasPrefix(
             "broadcast,client,t0_ns,write_ns,recv_ns,echo_ns,delivery_ns,rtt_ns,lost,outcome,"
-                + "user_t0_ns,user_write_ns,user_recv_ns,user_echo_ns,kernel_stamps_missing,stack_ns\r\n"))
+                + "user_t0_ns,user_write_ns,user_recv_ns,user_echo_ns,kernel_stamps_missing,stack_ns,interval\r\n"))
         let summary = try String(contentsOfFile: folder + "/summary.csv", encoding: .utf8)
         #expect(summary.contains("\r\nstack,120,0,"))
         let report = try BenchProcess.run(["report", folder])
@@ -95,12 +95,6 @@ import Testing
         #expect(result.exitCode == 3)
         #expect(result.standardError.contains("file descriptors"))
         #expect(contents(of: out) == [], "the folder was made, but no run folder is left in it")
-    }
-
-    @Test func moreMessagesThanMemoryFailsBeforeAnyLoadWithExitThree() throws {
-        let result = try BenchProcess.run(["roundtrip", "--clients", "1000", "--count", "100000000", "--out", temporaryFolderPath()])
-        #expect(result.exitCode == 3)
-        #expect(result.standardError.contains("more than half of this machine's memory"))
     }
 
     @Test func aPortInUseFailsWithExitThree() throws {

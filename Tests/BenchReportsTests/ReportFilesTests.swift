@@ -35,14 +35,23 @@ import Testing
         return writer.sink.string
     }
 
-    @Test func samplesAreWrittenPerClientWithTimesFromTheStartAndLossesMarked() throws {
-        let text = try csv { try SamplesCSV.write(recording(), to: &$0) }
+    @Test func samplesAreWrittenInTheOrderTheySettleWithTimesFromTheStartAndLossesMarked() throws {
+        let recording = recording()
+        let reader = SettledMessageReader(recording.configuration)
+        let text = try csv { writer in
+            try writer.row(SamplesCSV.header(.roundtrip, timestamps: .user))
+            for entry in recording.remainingStream() where entry.kind == .message {
+                try SamplesCSV.writeRow(
+                    entry, reader: reader, origin: recording.startNanoseconds, warmup: recording.configuration.warmup,
+                    interval: 0, to: &writer)
+            }
+        }
         #expect(text == """
-            client,seq,scheduled_ns,sent_ns,echo_ns,rtt_ns,lag_ns,lost,outcome\r
-            0,0,1000,1010,1510,500,10,0,echoed\r
-            0,1,2000,2005,3005,1000,5,0,echoed\r
-            1,0,1000,1020,,,20,1,timed_out\r
-            1,1,2000,2007,4007,2000,7,0,echoed\r
+            client,seq,scheduled_ns,sent_ns,echo_ns,rtt_ns,lag_ns,lost,outcome,interval\r
+            0,0,1000,1010,1510,500,10,0,echoed,0\r
+            1,0,1000,1020,,,20,1,timed_out,0\r
+            0,1,2000,2005,3005,1000,5,0,echoed,0\r
+            1,1,2000,2007,4007,2000,7,0,echoed,0\r
 
             """)
     }
@@ -52,8 +61,8 @@ import Testing
         lostOnly.recordLost(3)
         let text = try csv { try SummaryCSV.write([lostOnly.summary()], to: &$0) }
         #expect(text == """
-            metric,count,lost,min_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,p999_us,max_us,under_us,pct_under\r
-            rtt,0,3,,,,,,,,,,200000.000,0.000\r
+            metric,count,lost,min_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,p999_us,max_us,under_us,pct_under,precision\r
+            rtt,0,3,,,,,,,,,,200000.000,0.000,exact\r
 
             """)
     }

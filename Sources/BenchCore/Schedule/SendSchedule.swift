@@ -21,17 +21,25 @@ public enum SendSchedule {
         precondition(meanInterval > 0, "a closed-loop run has no schedule")
         var offsets = [UInt64](repeating: 0, count: count)
         for index in offsets.indices.dropFirst() {
-            let gap: UInt64
-            switch arrival {
-            case .fixed:
-                gap = meanInterval
-            case .poisson:
-                let exact = (-portableNaturalLog(rng.nextUnitInterval()) * Double(meanInterval)).rounded()
-                gap = exact < 0x1p64 ? UInt64(exact) : .max
-            }
-            let (sum, overflow) = offsets[index - 1].addingReportingOverflow(gap)
-            offsets[index] = overflow ? .max : sum
+            offsets[index] = next(after: offsets[index - 1], meanInterval: meanInterval, arrival: arrival, rng: &rng)
         }
         return offsets
+    }
+
+    /// The send time after `offset`: one gap later (saturating at `UInt64.max`), one draw of `rng` for
+    /// ``Arrival/poisson``. ``offsets(count:meanInterval:arrival:rng:)`` one at a time, for timetables too long to
+    /// hold.
+    @inline(__always)
+    public static func next(after offset: UInt64, meanInterval: UInt64, arrival: Arrival, rng: inout SplitMix64) -> UInt64 {
+        let gap: UInt64
+        switch arrival {
+        case .fixed:
+            gap = meanInterval
+        case .poisson:
+            let exact = (-portableNaturalLog(rng.nextUnitInterval()) * Double(meanInterval)).rounded()
+            gap = exact < 0x1p64 ? UInt64(exact) : .max
+        }
+        let (sum, overflow) = offset.addingReportingOverflow(gap)
+        return overflow ? .max : sum
     }
 }

@@ -26,12 +26,17 @@ public struct DistributionSummary: Sendable, Equatable {
     /// 100 × values strictly under ``under`` / (count + lost): a lost message counts against it. Nil when
     /// nothing was sent.
     public let percentUnder: Double?
+    /// True when the percentiles are exact (nearest rank over every value); false when they were read from the
+    /// histogram (a run whose values did not fit `--exact-budget`), within ``LatencyHistogram/relativeError``.
+    /// Count, lost, min, max and percent-under are exact either way.
+    public let isExact: Bool
 
     public init(
         metric: String, count: Int, lost: Int, min: UInt64?, max: UInt64?, mean: Double?, standardDeviation: Double?,
         p50: UInt64?, p90: UInt64?, p95: UInt64?, p99: UInt64?, p999: UInt64?, under: UInt64, percentUnder: Double?,
-        percentiles: [Int: UInt64] = [:]
+        percentiles: [Int: UInt64] = [:], isExact: Bool = true
     ) {
+        self.isExact = isExact
         self.metric = metric
         self.count = count
         self.lost = lost
@@ -85,9 +90,11 @@ extension DistributionSummary {
 
 /// Collects one metric's values (and losses), and summarizes them.
 ///
-/// Every value is kept, so percentiles are exact (nearest rank over the sorted values, not read from a
-/// histogram): a threshold like `rtt.p50<=2ms` is judged on the true median. The histogram, with its 0.1%
-/// buckets, is kept alongside for the reports that plot or bin the distribution.
+/// While ``keepsValues``, every value is kept, so percentiles are exact (nearest rank over the sorted values, not
+/// read from a histogram): a threshold like `rtt.p50<=2ms` is judged on the true median. The histogram, with its
+/// 0.1% buckets, is kept alongside for the reports that plot or bin the distribution, and is all that is left once
+/// ``dropValues()`` was called (a run too long for its memory budget): percentiles then come from it, within
+/// ``LatencyHistogram/relativeError``; count, lost, min, max and percent-under stay exact.
 public struct DistributionBuilder: Sendable {
     /// The metric's name.
     public let metric: String
@@ -95,20 +102,38 @@ public struct DistributionBuilder: Sendable {
     public let under: UInt64
     /// Every value recorded, binned.
     public private(set) var histogram = LatencyHistogram()
+    /// True while every value is kept.
+    public private(set) var keepsValues: Bool
     private var values: [UInt64] = []
+    private var recorded = 0
+    private var smallest = UInt64.max
+    private var largest = UInt64.min
     private var lost = 0
     private var belowThreshold = 0
 
-    public init(metric: String, under: UInt64) {
+    public init(metric: String, under: UInt64, keepsValues: Bool = true) {
         self.metric = metric
         self.under = under
+        self.keepsValues = keepsValues
     }
 
     /// Counts one measured value.
     public mutating func record(_ value: UInt64) {
-        values.append(value)
-        histogram.record(value)
+        if keepsValues { values.append(value) }
+        histogram.record(Swift.min(value, histogram.highestTrackableValue))
+        recorded += 1
+        smallest = Swift.min(smallest, value)
+        largest = Swift.max(largest, value)
         if value < under { belowThreshold += 1 }
+    }
+
+    /// Values kept for exact percentiles.
+    public var keptValues: Int { values.count }
+
+    /// Forgets the values (their memory too): percentiles come from the histogram from now on.
+    public mutating func dropValues() {
+        keepsValues = false
+        values = []
     }
 
     /// Counts `count` values that were sent but never measured.
@@ -120,6 +145,7 @@ public struct DistributionBuilder: Sendable {
     /// `percentiles` asked for (e.g. `[99.99]` for a threshold on `p99.99`; to the thousandth of a percent, above 0
     /// and below 100), all by nearest rank over the measured values: the value at rank ⌈p/100 × count⌉.
     public func summary(percentiles: [Double] = []) -> DistributionSummary {
+        guard keepsValues else { return histogramSummary(percentiles: percentiles) }
         let sorted = values.sorted()
         let total = sorted.count + lost
         func percentile(_ p: Double) -> UInt64? {
@@ -158,5 +184,24 @@ public struct DistributionBuilder: Sendable {
                     return (thousandths, value)
                 }, uniquingKeysWith: { first, _ in first })
         )
+    }
+
+    /// The summary once the values were dropped: percentiles from the histogram, the rest exact.
+    private func histogramSummary(percentiles: [Double]) -> DistributionSummary {
+        let total = recorded + lost
+        func percentile(_ p: Double) -> UInt64? { histogram.value(atPercentile: p) }
+        return DistributionSummary(
+            metric: metric, count: recorded, lost: lost, min: recorded > 0 ? smallest : nil,
+            max: recorded > 0 ? largest : nil, mean: histogram.mean, standardDeviation: histogram.standardDeviation,
+            p50: percentile(50), p90: percentile(90), p95: percentile(95), p99: percentile(99), p999: percentile(99.9),
+            under: under, percentUnder: total > 0 ? 100 * Double(belowThreshold) / Double(total) : nil,
+            percentiles: Dictionary(
+                percentiles.compactMap { p -> (Int, UInt64)? in
+                    let thousandths = Int((p * 1000).rounded())
+                    guard thousandths > 0, thousandths < 100_000, let value = percentile(Double(thousandths) / 1000)
+                    else { return nil }
+                    return (thousandths, value)
+                }, uniquingKeysWith: { first, _ in first }),
+            isExact: false)
     }
 }

@@ -5,16 +5,16 @@ import BenchNet
 extension TargetEchoClients {
     /// Open loop: sends what the timetable says is due, then arms the timer for the next.
     func dispatchDueEvents() {
-        guard let plan, !stopping else { return }
+        guard plan != nil, !stopping else { return }
         let start = recording.startNanoseconds
-        while nextEvent < plan.offsets.count {
-            let due = start + plan.offsets[nextEvent]
+        while let event = plan!.next {
+            let due = start + event.offset
             guard due <= MonotonicClock.now() else {
                 try? sendTimer.arm(at: due)
                 return
             }
-            send(plan.targets[nextEvent], scheduled: due)
-            nextEvent += 1
+            send(recording.messageIndex(sequence: event.sequence, client: event.client), scheduled: due)
+            plan!.advance()
         }
     }
 

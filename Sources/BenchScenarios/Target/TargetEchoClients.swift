@@ -26,12 +26,11 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
     var running: Bool { loop.running }
     /// The kernel's socket stamps, when the run uses them: a transmit stamp per message, a receive stamp per echo.
     let stamps: KernelTimestamps?
-    let plan: SendPlan?
+    var plan: SendPlan?
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
     var peers: [TargetPeer<T>] = []
     var established = 0
-    var nextEvent = 0
     var dispatched = 0
     var resolved = 0
     var lastDispatch: UInt64 = 0

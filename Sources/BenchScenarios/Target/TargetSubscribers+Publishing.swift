@@ -4,16 +4,16 @@ import BenchNet
 /// The publisher: the timetable or closed loop, each broadcast's send and t0, and what is settled when.
 extension TargetSubscribers {
     func dispatchDueEvents() {
-        guard let plan, running, !stopping else { return }
+        guard plan != nil, running, !stopping else { return }
         let start = recording.startNanoseconds
-        while nextEvent < plan.offsets.count {
-            let due = start + plan.offsets[nextEvent]
+        while let event = plan!.next {
+            let due = start + event.offset
             guard due <= MonotonicClock.now() else {
                 try? sendTimer.arm(at: due)
                 return
             }
-            broadcast(plan.targets[nextEvent], scheduled: due)
-            nextEvent += 1
+            broadcast(event.sequence, scheduled: due)
+            plan!.advance()
         }
     }
 

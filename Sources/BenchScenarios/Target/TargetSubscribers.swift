@@ -28,7 +28,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
     let stamps: KernelTimestamps?
     /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
     var publisherStamps: TransmitStampQueue?
-    let plan: SendPlan?
+    var plan: SendPlan?
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
     /// The subscribers (0..<clients), then the publisher.
@@ -43,7 +43,6 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
     /// NATS's answer to the server's `PING`, sent from a buffer made once.
     static var pong: StaticString { "PONG\r\n" }
     let pongBuffer: UnsafeMutableRawBufferPointer
-    var nextEvent = 0
     var currentBroadcast = -1
     var unresolvedInBroadcast = 0
     var dispatched = 0
@@ -185,7 +184,6 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
 
     func finish() {
         if connections.count > publisher && connections[publisher].isOpen { drainPublisherStamps() }
-        recording.computeKernelBroadcastStarts()
         for index in recording.outcome.indices where recording.outcome[index] == .written {
             recording.outcome[index] = .timedOut
         }

@@ -1,0 +1,156 @@
+import BenchCore
+import BenchNet
+import BenchScenarios
+import Synchronization
+
+/// Writes a run's streamed files as its messages settle: `samples.csv`, for fanout `broadcasts.csv`, and
+/// `timeline.csv`, from the ``SettledMessage``s of the run's ``SettledQueue``, while a ``RunCollector`` keeps the
+/// statistics. At the end of each report interval the files are handed to the kernel and synced to disk, so that a
+/// run killed outright leaves its folder readable up to its last interval.
+///
+/// ``Writer`` does the work on whichever thread calls it (a recording analysed after the fact); ``start(_:)`` runs it
+/// on a thread of its own (`bench-writer`) during a run, polling the queue.
+public enum RunStream {
+    /// The files and the collector of one run.
+    public struct Writer {
+        public private(set) var collector: RunCollector
+        private let reader: SettledMessageReader
+        private let warmup: Int
+        private var samples: CSVWriter<FileSink>
+        private var broadcasts: CSVWriter<FileSink>?
+        private var timeline: CSVWriter<FileSink>
+        private var interval = 0
+        /// True once ``SettledMessage/Kind/end`` came.
+        public private(set) var isFinished = false
+
+        /// Creates the streamed files in `folder` (their headers written) for a run of `configuration`.
+        public init(configuration: RunConfiguration, folder: String) throws {
+            collector = RunCollector(configuration: configuration)
+            reader = collector.reader
+            warmup = configuration.warmup
+            samples = CSVWriter(sink: try FileSink(creating: "\(folder)/\(SamplesCSV.fileName)"))
+            try samples.row(SamplesCSV.header(configuration.scenario, timestamps: configuration.timestamps))
+            if configuration.scenario == .fanout {
+                var writer = CSVWriter(sink: try FileSink(creating: "\(folder)/\(BroadcastsCSV.fileName)"))
+                try writer.row(BroadcastsCSV.header)
+                broadcasts = writer
+            }
+            timeline = CSVWriter(sink: try FileSink(creating: "\(folder)/\(TimelineCSV.fileName)"))
+            try timeline.row(TimelineCSV.header)
+        }
+
+        /// Takes one entry; returns the rows of a report interval that just ended (empty otherwise).
+        @discardableResult
+        public mutating func consume(_ entry: SettledMessage) throws -> [TimelineRow] {
+            if entry.kind == .message {
+                try SamplesCSV.writeRow(
+                    entry, reader: reader, origin: collector.origin, warmup: warmup, interval: interval, to: &samples)
+            }
+            switch collector.add(entry) {
+            case .nothing:
+                if entry.kind == .end { try finish() }
+                return []
+            case .broadcast(let broadcast):
+                try broadcasts.map { _ in
+                    try BroadcastsCSV.writeRow(
+                        broadcast, origin: collector.origin, warmup: warmup, interval: interval, to: &broadcasts!)
+                }
+                return []
+            case .interval(let rows):
+                for row in rows { try TimelineCSV.writeRow(row, to: &timeline) }
+                interval += 1
+                try sync()
+                return rows
+            }
+        }
+
+        /// Hands everything written to the kernel and on to disk.
+        private mutating func sync() throws {
+            try samples.flush()
+            try samples.sink.sync()
+            if broadcasts != nil {
+                try broadcasts!.flush()
+                try broadcasts!.sink.sync()
+            }
+            try timeline.flush()
+            try timeline.sink.sync()
+        }
+
+        private mutating func finish() throws {
+            try sync()
+            isFinished = true
+        }
+    }
+
+    /// A writer running on its own thread during a run.
+    public final class Running: Sendable {
+        private let thread: NativeThread<Result<RunCollector, StreamError>>
+        private let lines: IntervalLines
+
+        fileprivate init(thread: NativeThread<Result<RunCollector, StreamError>>, lines: IntervalLines) {
+            self.thread = thread
+            self.lines = lines
+        }
+
+        /// The terminal lines of the intervals that ended since the last call.
+        public func takeIntervalLines() -> [String] {
+            lines.lines.withLock { lines in
+                defer { lines.removeAll() }
+                return lines
+            }
+        }
+
+        /// Waits for the end of the stream; the collector, or why the files could not be written.
+        public func join() -> Result<RunCollector, StreamError> { thread.join() }
+    }
+
+    /// Why the streamed files could not be written.
+    public struct StreamError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts `writer` on its own thread, taking entries from `queue` until the stream's end. The run goes on if a
+    /// file cannot be written (the entries are still taken, so the run never waits for a writer that failed); the
+    /// error comes back from ``Running/join()``.
+    public static func start(_ writer: Writer, queue: SettledQueue, mainMetric: String) throws -> Running {
+        let every = writer.collector.configuration.reportEvery
+        let lines = IntervalLines()
+        let box = WriterBox(writer)
+        let thread = try NativeThread.spawn(name: "bench-writer") { () -> Result<RunCollector, StreamError> in
+            var failure: String?
+            while true {
+                guard let entry = queue.pop() else {
+                    Posix.sleep(nanoseconds: 2_000_000)
+                    continue
+                }
+                if failure == nil {
+                    do {
+                        let rows = try box.writer.consume(entry)
+                        // A run shorter than one interval has its summary table, not a line that repeats it.
+                        let wholeRun = rows.first.map { $0.interval == 0 && $0.end - $0.start < every } ?? true
+                        if !wholeRun, let line = TimelineCSV.line(rows, metric: mainMetric) {
+                            lines.lines.withLock { $0.append(line) }
+                        }
+                    } catch {
+                        failure = "\(error)"
+                    }
+                }
+                if entry.kind == .end { break }
+            }
+            if let failure { return .failure(StreamError(description: failure)) }
+            return .success(box.writer.collector)
+        }
+        return Running(thread: thread, lines: lines)
+    }
+
+    /// The lines of the intervals that ended, from the writer's thread to whoever shows them.
+    fileprivate final class IntervalLines: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+
+    /// The writer, handed to its thread, which alone uses it from then on.
+    private final class WriterBox: @unchecked Sendable {
+        var writer: Writer
+        init(_ writer: Writer) { self.writer = writer }
+    }
+}

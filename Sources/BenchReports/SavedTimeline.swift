@@ -1,0 +1,59 @@
+import BenchCore
+import BenchScenarios
+
+/// `timeline.csv`'s rows rebuilt from a saved run's `samples.csv` and `broadcasts.csv`, whose rows carry the report
+/// interval they settled in: one file at a time, one interval at a time (the files are in interval order), so memory
+/// holds one interval's histograms, not the run's.
+struct SavedTimeline {
+    private static let names = ["delivery", "spread", "completion", "rtt", "lag", "stack"]
+    private let every: UInt64
+    private let runEnd: UInt64?
+    private var current = -1
+    private var statistics = IntervalStatistics(metrics: names)
+    private var collected: [TimelineRow] = []
+
+    init(scenario: String, settings: [(key: String, value: String)]) {
+        func setting(_ key: String) -> String? { settings.first { $0.key == key }?.value }
+        every = setting("report_every_ns").flatMap { UInt64($0) } ?? 0
+        runEnd = setting("duration_s").flatMap { Double($0) }.map { UInt64(($0 * 1000).rounded()) * 1_000_000 }
+    }
+
+    /// The interval of `row` (its `interval` column at `column`; empty in runs written before there was one: 0).
+    /// Moving on to another interval closes the one before.
+    mutating func interval(_ row: CSVFileRows.Row, _ column: Int) throws -> Int {
+        let text = row[column]
+        guard let interval = text.isEmpty ? 0 : Int(text), interval >= 0 else {
+            throw SavedRun.LoadError(description: "\(row.path) line \(row.line): interval '\(text.prefix(12))' is not one")
+        }
+        if interval != current { close() }
+        current = interval
+        return interval
+    }
+
+    /// Counts `value` (nil: lost) of `metric` in the current interval.
+    mutating func add(_ value: UInt64?, _ metric: String, interval: Int) {
+        statistics.add(value, at: Self.names.firstIndex(of: metric)!)
+    }
+
+    /// Closes the interval being read (at the end of a file).
+    private mutating func close() {
+        guard current >= 0 else { return }
+        let start = UInt64(current) &* every
+        collected += statistics.close(interval: current, start: start, end: start &+ every)
+        current = -1
+    }
+
+    /// Every interval's rows, by interval then in the order of `metrics`; the last interval ends with the run.
+    mutating func rows(metrics: [String]) -> [TimelineRow] {
+        close()
+        let last = collected.map(\.interval).max()
+        return collected.filter { metrics.contains($0.metric) }
+            .sorted { ($0.interval, metrics.firstIndex(of: $0.metric)!) < ($1.interval, metrics.firstIndex(of: $1.metric)!) }
+            .map { row in
+                guard row.interval == last, let runEnd else { return row }
+                return TimelineRow(
+                    interval: row.interval, start: row.start, end: max(row.start, runEnd), metric: row.metric,
+                    count: row.count, lost: row.lost, p50: row.p50, p90: row.p90, p99: row.p99, max: row.max)
+            }
+    }
+}

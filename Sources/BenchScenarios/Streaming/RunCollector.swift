@@ -1,0 +1,176 @@
+import BenchCore
+
+/// Turns a run's stream of ``SettledMessage``s into what SPEC §2 defines, as they come: one distribution per metric,
+/// one ``BroadcastResult`` per fanout broadcast, one set of ``TimelineRow``s per report interval.
+///
+/// Its memory is set by the run's settings, not its length: percentiles are exact while every value fits
+/// `exactBudget` bytes (8 per value), and come from each metric's histogram beyond it (decided at the start when the
+/// run's own settings say it will not fit, else the moment it stops fitting). Used on the writer's thread during a
+/// run, and at once for a recording made whole (``RunAnalysis/init(recording:percentiles:)``).
+public struct RunCollector: Sendable {
+    /// What each stream entry meant to the reports.
+    public enum Output {
+        case nothing
+        /// A fanout broadcast is complete.
+        case broadcast(BroadcastResult)
+        /// A report interval ended: its rows (one per metric with anything in it).
+        case interval([TimelineRow])
+    }
+
+    /// The most broadcasts kept for the spread-over-time plot; a longer run plots its timeline instead.
+    public static let maximumPlottedBroadcasts = 10_000
+
+    public let configuration: RunConfiguration
+    public let reader: SettledMessageReader
+    /// Monotonic time of the run's start (schedule offset 0), from the stream's ``SettledMessage/Kind/start``.
+    public private(set) var origin: UInt64
+    private let metrics: [RunAnalysis.Metric]
+    private var builders: [DistributionBuilder]
+    private var interval: IntervalStatistics
+    private var intervalStart: UInt64 = 0
+    private let budgetValues: Int
+    private var keptValues = 0
+    private let slots: (delivery: Int?, spread: Int?, completion: Int?, rtt: Int?, lag: Int?, stack: Int?)
+    /// For each interval slot, its metric's builder.
+    private let builderOfSlot: [Int]
+    // The fanout broadcast being collected.
+    private var delivered = 0
+    private var undelivered = 0
+    private var firstReceived = UInt64.max
+    private var lastReceived = UInt64.min
+
+    /// Every report interval's rows, in order.
+    public private(set) var timeline: [TimelineRow] = []
+    /// Fanout: the first ``maximumPlottedBroadcasts`` broadcasts; none when there were more.
+    public private(set) var broadcasts: [BroadcastResult] = []
+    /// Fanout: broadcasts collected.
+    public private(set) var broadcastCount = 0
+    /// Measured messages that had their turn.
+    public private(set) var measuredMessages = 0
+    /// Kernel stamps the metrics needed and did not get.
+    public private(set) var missingKernelStamps = (send: 0, receive: 0)
+    /// Roundtrip: the worst rtt per slice of the run.
+    public private(set) var roundTripsOverTime: OverTime?
+
+    /// A collector for a run of `configuration` that started at `origin`, keeping exact values up to `exactBudget`
+    /// bytes (default: the configuration's).
+    public init(configuration: RunConfiguration, origin: UInt64 = 0, exactBudget: Int? = nil) {
+        self.configuration = configuration
+        self.reader = SettledMessageReader(configuration)
+        self.origin = origin
+        let metrics = RunAnalysis.Metric.reported(by: configuration)
+        self.metrics = metrics
+        self.budgetValues = max(0, exactBudget ?? configuration.exactBudget) / 8
+        let expected = configuration.expectedMessages.multipliedReportingOverflow(by: 2)
+        let fits = !expected.overflow && expected.partialValue <= budgetValues
+        builders = metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: fits) }
+        let timed = metrics.filter { $0 != .connect }
+        interval = IntervalStatistics(metrics: timed.map(\.rawValue))
+        func slot(_ metric: RunAnalysis.Metric) -> Int? { timed.firstIndex(of: metric) }
+        slots = (slot(.delivery), slot(.spread), slot(.completion), slot(.rtt), slot(.lag), slot(.stack))
+        builderOfSlot = timed.map { metric in metrics.firstIndex(of: metric)! }
+        roundTripsOverTime = configuration.scenario == .roundtrip ? OverTime() : nil
+    }
+
+    /// Takes the next entry of the stream.
+    public mutating func add(_ entry: SettledMessage) -> Output {
+        switch entry.kind {
+        case .message:
+            addMessage(entry)
+            return .nothing
+        case .broadcast:
+            return .broadcast(addBroadcast(entry))
+        case .intervalEnd:
+            let end = entry.scheduled
+            let rows = interval.close(interval: entry.sequence, start: intervalStart, end: end)
+            intervalStart = end
+            timeline += rows
+            return .interval(rows)
+        case .start:
+            origin = entry.scheduled
+            return .nothing
+        case .end:
+            return .nothing
+        }
+    }
+
+    private mutating func addMessage(_ m: SettledMessage) {
+        measuredMessages += 1
+        if m.outcome.isMeasurement {
+            let missing = reader.missingKernelStamps(m)
+            missingKernelStamps = (missingKernelStamps.send + missing.send, missingKernelStamps.receive + missing.receive)
+        }
+        if let slot = slots.rtt {
+            let value = reader.roundTrip(m)
+            record(value, slot)
+            if configuration.scenario == .roundtrip, m.written != 0 {
+                let sent = reader.sendTime(m)
+                roundTripsOverTime?.add(time: sent - min(origin, sent), value: value)
+            }
+        }
+        if let slot = slots.stack, let value = reader.stack(m) { record(value, slot) }
+        switch configuration.scenario {
+        case .fanout:
+            let value = reader.delivery(m)
+            record(value, slots.delivery!)
+            if value != nil {
+                delivered += 1
+                firstReceived = min(firstReceived, reader.receiveTime(m))
+                lastReceived = max(lastReceived, reader.receiveTime(m))
+            } else {
+                undelivered += 1
+            }
+        case .roundtrip:
+            if let value = reader.sendLag(m) { record(value, slots.lag!) }
+        }
+    }
+
+    private mutating func addBroadcast(_ b: SettledMessage) -> BroadcastResult {
+        let result = BroadcastResult(
+            sequence: b.sequence, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,
+            lost: undelivered, firstReceived: delivered > 0 ? firstReceived : nil,
+            lastReceived: delivered > 0 ? lastReceived : nil, lag: reader.broadcastLag(b))
+        (delivered, undelivered, firstReceived, lastReceived) = (0, 0, .max, .min)
+        record(result.spread, slots.spread!)
+        record(result.completion, slots.completion!)
+        if let lag = result.lag { record(lag, slots.lag!) }
+        if reader.usesKernel && b.broadcastStart != 0 && b.broadcastStartKernel == 0 { missingKernelStamps.send += 1 }
+        broadcastCount += 1
+        if broadcastCount <= Self.maximumPlottedBroadcasts {
+            broadcasts.append(result)
+        } else if !broadcasts.isEmpty {
+            broadcasts = []
+        }
+        return result
+    }
+
+    /// Counts `value` (nil: a loss) for the metric in interval slot `slot` (the metrics in report order, minus
+    /// connect, which happens before the run and is not streamed).
+    private mutating func record(_ value: UInt64?, _ slot: Int) {
+        let builder = builderOfSlot[slot]
+        interval.add(value, at: slot)
+        guard let value else {
+            builders[builder].recordLost()
+            return
+        }
+        builders[builder].record(value)
+        guard builders[builder].keepsValues else { return }
+        keptValues += 1
+        if keptValues > budgetValues {
+            for index in builders.indices { builders[index].dropValues() }
+        }
+    }
+
+    /// The analysis of everything collected, for `recording` (its counters, connect times and events).
+    public func analysis(of recording: RunRecording, percentiles: [Double] = []) -> RunAnalysis {
+        var builders = builders
+        if let connect = metrics.firstIndex(of: .connect) {
+            for time in recording.connectTimes where time > 0 { builders[connect].record(time) }
+        }
+        return RunAnalysis(
+            recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles) },
+            histograms: builders.map(\.histogram), broadcasts: broadcasts, broadcastCount: broadcastCount,
+            measuredMessages: measuredMessages, missingKernelStamps: missingKernelStamps, timeline: timeline,
+            roundTripsOverTime: roundTripsOverTime?.finished())
+    }
+}
