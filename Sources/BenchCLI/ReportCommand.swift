@@ -15,10 +15,16 @@ enum ReportCommand {
     )
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
-        let folder = parsed.positionals[0]
+        var folder = parsed.positionals[0]
         if Posix.fileExists(folder + "/" + SweepReport.csvFileName) { return try sweep(folder) }
         let run = try SavedRun.argument(folder, of: spec.name)
         do {
+            if run.wasCutOff {
+                try run.writeRebuiltFiles()
+                folder = try RunFolder.publishCutOff(folder, scenario: run.scenario)
+                Console.out("\(folder): the run was cut off; rebuilt \(RunSettingsCSV.fileName) (status incomplete), "
+                    + "\(SummaryCSV.fileName), \(HistogramCSV.fileName) and \(TimelineCSV.fileName) from what it wrote\n")
+            }
             try DerivedReports.write(run.results, into: folder)
         } catch {
             Console.error("Error: could not write the reports into \(folder): \(error)\n")

@@ -69,6 +69,9 @@ enum RunCommand {
     /// sweep folder, named by their settings, with the sweep's own reports (`sweep.csv`, `sweep.md`, `sweep.html`).
     static func run(_ options: RunOptions, commandLine: String) -> [Outcome] {
         let metadata = RunMetadata(commandLine: commandLine, version: BenchCommandLine.version, cpus: CPUPlacement.onlineCount)
+        for path in RunFolder.cutOffRuns(in: options.outputFolder) {
+            Console.error("Note: \(path) holds a run that was cut off; 'bench report \(path)' rebuilds its reports.\n")
+        }
         var parent = options.outputFolder
         var sweepFolder: String?
         if options.isSweep {

@@ -37,6 +37,19 @@ struct RunOptions {
                 default: "\(defaults.clients)"),
             countOption,
             OptionSpec(
+                "duration", value: "duration",
+                help: "Send for this long (5m, 1h; warmup included) instead of --\(countOption.name); memory stays "
+                    + "flat however long.",
+                default: "none"),
+            OptionSpec(
+                "report-every", value: "duration",
+                help: "Write results so far (timeline.csv, samples streamed) and print a line this often; 0 = at the end.",
+                default: DurationText.format(defaults.reportEvery)),
+            OptionSpec(
+                "exact-budget", value: "bytes",
+                help: "Memory for exact percentiles (8 B per value); beyond, percentiles come from histograms (±0.05%).",
+                default: ByteSizeText.format(defaults.exactBudget)),
+            OptionSpec(
                 "interval", value: "duration",
                 help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
                 default: DurationText.format(defaults.interval)),
@@ -183,6 +196,7 @@ struct RunOptions {
             scenario == .fanout ? "messages" : "count", placeholder: scenario == .fanout ? "m" : "c",
             in: Limits.messages, default: base.messages)
         base.warmup = try reader.integer("warmup", placeholder: "n", in: Limits.warmup, default: base.warmup)
+        try Self.readLength(into: &base, reader: reader, parsed: parsed, command: command)
         let intervals = try reader.durations("interval", allowZero: true, default: base.interval)
         base.under = try reader.duration("under", allowZero: false, default: base.under)
         base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)

@@ -102,7 +102,7 @@ public enum HTMLRunReport {
 
     static func headline(_ results: RunResults) -> String {
         let setting = { (key: String) in results.setting(key) ?? "-" }
-        let messages = results.setting("messages").map { plural($0, "broadcast", "broadcasts") }
+        let messages = results.durationText ?? results.setting("messages").map { plural($0, "broadcast", "broadcasts") }
             ?? results.setting("count").map { plural($0, "message", "messages") + " per client" } ?? ""
         let closedLoop = results.setting("arrival") == "closed-loop" || results.setting("interval_ns") == "0"
         let pace = closedLoop ? "closed loop" : "every \(setting("interval")) (\(setting("arrival")))"

@@ -6,7 +6,7 @@ public enum MarkdownSummary {
 
     public static func render(_ results: RunResults) -> String {
         let setting = { (key: String) in results.setting(key) ?? "-" }
-        let messages = results.setting("messages").map { "\($0) broadcasts" }
+        let messages = results.durationText ?? results.setting("messages").map { "\($0) broadcasts" }
             ?? results.setting("count").map { "\($0) messages per client" } ?? "-"
         let under = results.setting("under_ns").flatMap { UInt64($0) } ?? 0
         var text = "### bench \(setting("scenario")): \(setting("status"))\n\n"

@@ -73,6 +73,31 @@ public struct RunFolder: Sendable {
         }
     }
 
+    /// The temporary folders in `parent` of runs that were cut off (killed outright): their `run.csv` still says
+    /// `running`, and the process that wrote it is gone.
+    public static func cutOffRuns(in parent: String) -> [String] {
+        ((try? Posix.directoryEntries(parent)) ?? []).sorted().compactMap { name in
+            guard name.hasPrefix(".bench-run-") else { return nil }
+            let path = "\(parent)/\(name)"
+            guard let text = try? FileText.read("\(path)/\(RunSettingsCSV.fileName)"),
+                text.contains("\r\nstatus,\(RunSettingsCSV.runningStatus)\r\n")
+            else { return nil }
+            let pid = text.split(separator: "\r\n").first { $0.hasPrefix("pid,") }.map { $0.dropFirst(4) } ?? ""
+            return !pid.isEmpty && Posix.fileExists("/proc/\(pid)") ? nil : path
+        }
+    }
+
+    /// A cut-off run's hidden temporary folder `<parent>/.bench-run-<id>` renamed to `<parent>/<scenario>-incomplete-<id>`
+    /// once its reports were rebuilt; any other folder keeps its name. Returns the path.
+    public static func publishCutOff(_ path: String, scenario: String) throws(SystemError) -> String {
+        let slash = path.lastIndex(of: "/")
+        let parent = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard name.hasPrefix(".bench-run-") else { return path }
+        let target = "\(parent)/\(scenario)-incomplete-\(name.dropFirst(".bench-run-".count))"
+        return try Posix.renameUnlessTaken(path, to: target) ? target : path
+    }
+
     /// Removes the temporary folder and what is in it (nothing is published). Best effort: what cannot be
     /// removed stays, hidden.
     public func discard() {

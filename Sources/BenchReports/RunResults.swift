@@ -88,6 +88,12 @@ public struct RunResults: Sendable {
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
+    /// A `--duration` run's length, for headlines: "for 5m" (`5m`, not `300s`); nil for a run of a number of messages.
+    public var durationText: String? {
+        guard let text = setting("run_for_ns"), let nanoseconds = UInt64(text) else { return nil }
+        return "for " + DurationText.format(nanoseconds)
+    }
+
     /// The value of a `run.csv` key, e.g. `scenario`, `under_ns`.
     public func setting(_ key: String) -> String? {
         settings.first { $0.key == key }?.value

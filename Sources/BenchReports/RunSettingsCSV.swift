@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import BenchScenarios
 
 /// `run.csv`: one `key,value` row per setting of the run and fact about where and how it ran.
@@ -22,7 +23,7 @@ public enum RunSettingsCSV {
         ]
         return rows(analysis, metadata: metadata).compactMap { row in
             row.key == "status" ? (key: "status", value: runningStatus) : keep.contains(row.key) ? row : nil
-        }
+        } + [(key: "pid", value: "\(Posix.processID)")]
     }
 
     /// The rows, in file order.
@@ -39,7 +40,7 @@ public enum RunSettingsCSV {
             ("status_reason", recording.statusReason ?? ""),
             ("seed", "\(configuration.seed)"),
             ("clients", "\(configuration.clients)"),
-            (configuration.scenario == .fanout ? "messages" : "count", "\(configuration.messages)"),
+            (configuration.scenario == .fanout ? "messages" : "count", configuration.duration == nil ? "\(configuration.messages)" : ""),
             ("warmup", "\(configuration.warmup)"),
             ("run_for_ns", configuration.duration.map { "\($0)" } ?? ""),
             ("interval", DurationText.format(configuration.interval)),

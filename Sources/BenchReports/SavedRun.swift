@@ -12,6 +12,9 @@ public struct SavedRun: Sendable {
     public let settings: [(key: String, value: String)]
     /// The distributions, in report order, with their histograms and (fanout) broadcasts.
     public let results: RunResults
+    /// True when the run was cut off (killed, or the machine went down): its `run.csv` still says `running`, and
+    /// what it streamed was read up to where it ends.
+    public let wasCutOff: Bool
 
     /// Why a folder could not be read as a run.
     public struct LoadError: Error, CustomStringConvertible {
@@ -43,6 +46,7 @@ public struct SavedRun: Sendable {
         // A run killed outright left run.csv as it was at the start: `running`. It is read as `incomplete`, its
         // files up to where they end (a row cut off by the kill is not read).
         let cutOff = settings.contains { $0.key == "status" && $0.value == RunSettingsCSV.runningStatus }
+        wasCutOff = cutOff
         if cutOff {
             settings = settings.map { $0.key == "status" ? (key: "status", value: "incomplete") : $0 }
             if !settings.contains(where: { $0.key == "status_reason" }) {
@@ -209,4 +213,22 @@ public struct SavedRun: Sendable {
 
     /// `fanout` or `roundtrip`.
     public var scenario: String { results.setting("scenario") ?? "" }
+
+    /// Writes what a cut-off run never wrote, from what was read back: `run.csv` (status `incomplete`), `summary.csv`,
+    /// `histogram.csv` and `timeline.csv`, each atomically.
+    public func writeRebuiltFiles() throws {
+        func path(_ name: String) -> String { folder + "/" + name }
+        try AtomicFile.writeCSV(path(RunSettingsCSV.fileName)) { writer in
+            try writer.row(["key", "value"])
+            for (key, value) in settings { try writer.row([key, value]) }
+        }
+        try AtomicFile.writeCSV(path(SummaryCSV.fileName)) { try SummaryCSV.write(results.summaries, to: &$0) }
+        try AtomicFile.writeCSV(path(HistogramCSV.fileName)) {
+            try HistogramCSV.write(results.summaries, results.histograms, to: &$0)
+        }
+        try AtomicFile.writeCSV(path(TimelineCSV.fileName)) { writer in
+            try writer.row(TimelineCSV.header)
+            for row in results.timeline { try TimelineCSV.writeRow(row, to: &writer) }
+        }
+    }
 }

@@ -33,8 +33,9 @@ public enum SummaryTable {
     private static func headline(_ recording: RunRecording) -> String {
         let configuration = recording.configuration
         let clients = configuration.clients == 1 ? "1 client" : "\(configuration.clients) clients"
-        let messages = configuration.scenario == .fanout
-            ? "\(configuration.messages) broadcasts" : "\(configuration.messages) messages each"
+        let messages = configuration.duration.map { "for \(DurationText.format($0))" }
+            ?? (configuration.scenario == .fanout
+                ? "\(configuration.messages) broadcasts" : "\(configuration.messages) messages each")
         let pace = configuration.isClosedLoop
             ? "closed loop" : "every \(DurationText.format(configuration.interval)) (\(configuration.arrival.rawValue))"
         let duration = DecimalText.fixed(

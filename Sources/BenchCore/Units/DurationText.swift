@@ -30,6 +30,27 @@ public enum DurationText {
         return nanoseconds
     }
 
+    /// Reads the length of a whole run (`--duration`): what ``parse(_:)`` reads, and minutes and hours, `5m`, `90min`,
+    /// `1.5h`. Only there: anywhere else `10m` is more likely a mistyped `10ms` than ten minutes.
+    public static func parseRunLength(_ text: String) throws(UnitError) -> UInt64 {
+        for (suffix, nanoseconds) in [("min", 60_000_000_000), ("h", 3_600_000_000_000), ("m", 60_000_000_000)] as [(String, UInt64)]
+        where text.hasSuffix(suffix) && !text.hasSuffix("ms") {
+            let numberText = text.dropLast(suffix.count)
+            guard let number = DecimalNumber(numberText.dropLast(numberText.reversed().prefix { $0 == " " }.count)),
+                let value = number.scaled(by: nanoseconds)
+            else {
+                throw UnitError(text: text, reason: "expected a number and a unit: s, m, h (e.g. 5m)")
+            }
+            return value
+        }
+        do {
+            return try parse(text)
+        } catch {
+            guard error.reason.hasPrefix("expected") || error.reason.hasPrefix("missing") else { throw error }
+            throw UnitError(text: text, reason: "expected a number and a unit: ns, us, ms, s, m or h (e.g. 5m)")
+        }
+    }
+
     /// The shortest exact form: `0`, `250ns`, `1us`, `1.5ms`, `10ms`, `2s`. It parses back to the same value.
     public static func format(_ nanoseconds: UInt64) -> String {
         if nanoseconds == 0 { return "0" }
