@@ -44,6 +44,7 @@ public enum HTMLRunReport {
                 caption: "the worst rtt of each slice of the run (at most \(OverTime.maximumBuckets)), by send time; "
                     + "red crosses: slices where every message was lost")
         }
+        body += timelineSection(results)
         body += "<h2>settings</h2>\n" + settingsTable(results.settings)
         return """
             <!DOCTYPE html>
@@ -67,6 +68,8 @@ public enum HTMLRunReport {
             svg .under-label, svg .under-note { font-size: 11px; fill: #c0262d; stroke: #fff; stroke-width: 3px; paint-order: stroke; }
             svg .dot { fill: #1f6fb2; } svg .exact { fill: #fff; stroke: #1f6fb2; stroke-width: 1.5; }
             svg .lost { stroke: #c0262d; stroke-width: 1.5; fill: none; }
+            svg .p50 { fill: none; stroke: #1f6fb2; stroke-width: 2; } svg .p99 { fill: none; stroke: #e08a1e; stroke-width: 2; }
+            svg .max { fill: none; stroke: #c0262d; stroke-width: 1.5; stroke-dasharray: 4 3; }
             </style>
             </head>
             <body>
@@ -136,7 +139,7 @@ public enum HTMLRunReport {
             .joined(separator: "\n") + "\n</table>\n"
     }
 
-    private static func figure(_ svg: String, caption: String) -> String {
+    static func figure(_ svg: String, caption: String) -> String {
         "<figure>\n\(svg)\n<figcaption>\(MarkupText.escape(caption))</figcaption>\n</figure>\n"
     }
 

@@ -63,8 +63,20 @@ public struct RunResults: Sendable {
             },
             thresholds: thresholds,
             roundTripsOverTime: analysis.roundTripsOverTime,
-            timeline: analysis.timeline
+            timeline: analysis.timeline.map { row in
+                row.interval == analysis.timeline.last?.interval ? Self.toTheMillisecond(row) : row
+            }
         )
+    }
+
+    /// `row` (of the last interval, which ends with the run) with its end to the millisecond, as `run.csv`'s
+    /// `duration_s` gives it back to a saved run's reader: a run's pages and its saved folder's are the same, byte for
+    /// byte.
+    private static func toTheMillisecond(_ row: TimelineRow) -> TimelineRow {
+        let end = UInt64(((Double(DecimalText.fixed(Double(row.end) / 1e9, fractionDigits: 3)) ?? 0) * 1000).rounded()) * 1_000_000
+        return TimelineRow(
+            interval: row.interval, start: row.start, end: end, metric: row.metric, count: row.count, lost: row.lost,
+            p50: row.p50, p90: row.p90, p99: row.p99, max: row.max)
     }
 
     /// The same results with `thresholds` checked against them.

@@ -114,3 +114,27 @@ extension DistributionBuilderTests {
         #expect(first != second && builder.summary() == second)
     }
 }
+
+@Suite struct DistributionBuilderBudgetTests {
+    @Test func droppingTheValuesKeepsCountsAndExtremesExactAndReadsPercentilesWithinTheHistogramsError() {
+        var exact = DistributionBuilder(metric: "rtt", under: 50_000)
+        var dropped = DistributionBuilder(metric: "rtt", under: 50_000)
+        var random = SplitMix64(seed: 9, stream: 0)
+        for step in 0..<20_000 {
+            let value = 1_000 + random.nextBounded(99_000) * (step % 100 == 0 ? 50 : 1)
+            exact.record(value)
+            dropped.record(value)
+            if step == 5_000 { dropped.dropValues() }
+        }
+        exact.recordLost(7)
+        dropped.recordLost(7)
+        #expect(dropped.keptValues == 0 && !dropped.keepsValues)
+        let (a, b) = (exact.summary(percentiles: [99.99]), dropped.summary(percentiles: [99.99]))
+        #expect(a.isExact && !b.isExact)
+        #expect((a.count, a.lost, a.min, a.max, a.percentUnder) == (b.count, b.lost, b.min, b.max, b.percentUnder))
+        for (x, y) in [(a.p50, b.p50), (a.p90, b.p90), (a.p99, b.p99), (a.p999, b.p999), (a.percentile(99.99), b.percentile(99.99))] {
+            let (truth, read) = (Double(x!), Double(y!))
+            #expect(abs(read - truth) <= truth / 2048 + 1, "\(read) vs \(truth)")
+        }
+    }
+}

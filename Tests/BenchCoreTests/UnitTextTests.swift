@@ -54,3 +54,17 @@ import Testing
         #expect(try ByteSizeText.parse(text) == bytes)
     }
 }
+
+@Suite struct RunLengthTextTests {
+    @Test(arguments: [("5m", 300_000_000_000), ("90min", 5_400_000_000_000), ("1.5h", 5_400_000_000_000),
+        ("250ms", 250_000_000), ("2s", 2_000_000_000)] as [(String, UInt64)])
+    func aRunsLengthTakesMinutesAndHours(text: String, nanoseconds: UInt64) throws {
+        #expect(try DurationText.parseRunLength(text) == nanoseconds)
+    }
+
+    @Test func onlyARunsLengthDoes() {
+        #expect(throws: UnitError.self) { try DurationText.parse("5m") }
+        #expect(throws: UnitError.self) { try DurationText.parseRunLength("5d") }
+        #expect(throws: UnitError.self) { try DurationText.parseRunLength("m") }
+    }
+}

@@ -1,0 +1,154 @@
+import BenchCore
+import BenchNet
+import Synchronization
+import Testing
+
+@testable import BenchScenarios
+
+/// The pieces that keep a long run's memory flat: the lazily drawn timetable, the ring of messages in flight, and the
+/// queue to the writer.
+@Suite struct StreamingTests {
+    // MARK: The timetable, one send at a time
+
+    @Test(arguments: [Scenario.fanout, .roundtrip], [Arrival.poisson, .fixed])
+    func theTimetableDrawnOneSendAtATimeIsTheOneDrawnWhole(scenario: Scenario, arrival: Arrival) {
+        var configuration = RunConfiguration(scenario: scenario, seed: 42)
+        configuration.clients = scenario == .fanout ? 7 : 5
+        configuration.messages = 300
+        configuration.arrival = arrival
+        // The timetable as it was drawn before: every client's series whole, merged by (time, message index).
+        var expected: [(UInt64, Int, Int)] = []
+        for client in 0..<(scenario == .fanout ? 1 : configuration.clients) {
+            var random = SplitMix64(seed: 42, stream: SendPlan.scheduleStream(client: client))
+            let phase = scenario == .roundtrip ? random.nextBounded(configuration.interval) : 0
+            let series = SendSchedule.offsets(
+                count: configuration.sequencesPerClient, meanInterval: configuration.interval, arrival: arrival,
+                rng: &random)
+            for (sequence, offset) in series.enumerated() { expected.append((phase + offset, sequence, client)) }
+        }
+        expected.sort { ($0.0, $0.1 * configuration.clients + $0.2) < ($1.0, $1.1 * configuration.clients + $1.2) }
+        var plan = SendPlan(configuration: configuration)
+        var drawn: [(UInt64, Int, Int)] = []
+        while let next = plan.next {
+            drawn.append((next.offset, next.sequence, next.client))
+            plan.advance()
+        }
+        #expect(drawn.count == expected.count)
+        #expect(zip(drawn, expected).allSatisfy { $0 == $1 }, "the same seed repeats the same run")
+    }
+
+    @Test func aDurationEndsTheTimetableAtTheLastSendDueBeforeIt() {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.arrival = .fixed
+        configuration.interval = 10_000_000
+        configuration.duration = 1_000_000_000
+        var plan = SendPlan(configuration: configuration)
+        var count = 0
+        while let next = plan.next {
+            #expect(next.offset < 1_000_000_000)
+            count += 1
+            plan.advance()
+        }
+        #expect(count == 100, "0, 10 ms, … 990 ms")
+    }
+
+    // MARK: The ring of messages in flight
+
+    /// A fanout recording of 2 clients with a ring of 3 rows, open loop, 10 broadcasts, 1 warmup.
+    private func ring() -> RunRecording {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.clients = 2
+        configuration.messages = 9
+        configuration.warmup = 1
+        configuration.interval = 1_000
+        configuration.timeout = 10_000
+        configuration.timestamps = .user
+        var recording = RunRecording(configuration: configuration, window: 3)
+        recording.startNanoseconds = 1
+        return recording
+    }
+
+    private func broadcast(_ sequence: Int, at time: UInt64, echoed: Bool, in recording: inout RunRecording) {
+        let row = recording.row(of: sequence)
+        recording.scheduled[row] = time
+        recording.broadcastStart[row] = time
+        for client in 0..<2 {
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            recording.written[index] = time
+            recording.outcome[index] = echoed ? .echoed : .written
+            if echoed { (recording.received[index], recording.echoed[index]) = (time + 10, time + 20) }
+        }
+    }
+
+    @Test func rowsAreHandedOnInOrderOnceSettledAndThenReused() {
+        var recording = ring()
+        var entries: [SettledMessage] = []
+        for sequence in 0..<3 { broadcast(sequence, at: UInt64(1_000 * (sequence + 1)), echoed: sequence != 1, in: &recording) }
+        #expect(!recording.canWrite(sequence: 3), "three rows, all taken")
+        recording.flush(at: 5_000, ending: false) { entries.append($0) }
+        #expect(recording.flushedUpTo == 1, "the warmup row went (unstreamed); row 1 still waits for its echoes")
+        #expect(entries.isEmpty)
+        #expect(recording.canWrite(sequence: 3) && !recording.canWrite(sequence: 4))
+        // Its timeout passes: open loop settles it as timed out, and row 2 follows.
+        recording.flush(at: 2_000 + 10_000, ending: false) { entries.append($0) }
+        #expect(recording.flushedUpTo == 3)
+        #expect(entries.map(\.kind) == [.message, .message, .broadcast, .message, .message, .broadcast])
+        #expect(entries.prefix(2).allSatisfy { $0.outcome == .timedOut && $0.sequence == 1 })
+        #expect(entries[3].outcome == .echoed && entries[3].sequence == 2 && entries[3].received == 3_010)
+        // The rows were cleared: sequence 4 finds an empty row.
+        broadcast(3, at: 13_000, echoed: true, in: &recording)
+        let index = recording.messageIndex(sequence: 4, client: 1)
+        #expect(recording.outcome[index] == .notDispatched && recording.written[index] == 0)
+        #expect(recording.sequence(ofRow: recording.row(of: 4)) == 4)
+    }
+
+    @Test func aRowNotYetSentWaitsAndTheEndHandsOnWhatIsLeft() {
+        var recording = ring()
+        var entries: [SettledMessage] = []
+        broadcast(0, at: 1_000, echoed: true, in: &recording)
+        broadcast(1, at: 2_000, echoed: true, in: &recording)
+        recording.flush(at: .max, ending: false) { entries.append($0) }
+        #expect(recording.flushedUpTo == 2, "row 2 was never sent: it waits")
+        recording.endNanoseconds = 3_000
+        recording.finishStream { entries.append($0) }
+        #expect(entries.map(\.kind) == [.message, .message, .broadcast, .intervalEnd, .end])
+        #expect(recording.streamEnded)
+    }
+
+    @Test func aLiveRunsRingIsSizedByItsTimeoutAndRateNotItsLength() {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.clients = 1_000
+        configuration.interval = 50_000_000
+        configuration.duration = 7 * 86_400 * 1_000_000_000
+        let window = RunRecording.window(for: configuration)
+        #expect(window >= 100 && window <= 200, "5 s timeout / 50 ms, with room: \(window)")
+        configuration.interval = 1_000
+        #expect(RunRecording.window(for: configuration) * configuration.clients <= RunRecording.maximumMessagesInFlight)
+        configuration.duration = nil
+        configuration.messages = 20
+        #expect(RunRecording.window(for: configuration) == 30, "never more than the run's own sequences")
+    }
+
+    // MARK: The queue to the writer
+
+    @Test func theQueueKeepsOrderAcrossItsWrapAndTheProducerWaitsWhenItIsFull() throws {
+        let queue = SettledQueue(capacity: 4)
+        #expect(queue.capacity == 4)
+        for sequence in 0..<3 { queue.push(SettledMessage(kind: .message, sequence: sequence)) }
+        #expect(queue.pop()?.sequence == 0 && queue.pop()?.sequence == 1)
+        for sequence in 3..<6 { queue.push(SettledMessage(kind: .message, sequence: sequence)) }  // wraps around
+        let consumer = try NativeThread.spawn(name: "test-consumer") { () -> [Int] in
+            var seen: [Int] = []
+            let deadline = MonotonicClock.now() + 10_000_000_000
+            Posix.sleep(nanoseconds: 50_000_000)  // the producer finds the ring full meanwhile
+            while seen.last != 99 && MonotonicClock.now() < deadline {
+                if let entry = queue.pop() { seen.append(entry.sequence) }
+            }
+            return seen
+        }
+        for sequence in 6..<100 { queue.push(SettledMessage(kind: .message, sequence: sequence)) }
+        #expect(consumer.join() == Array(2..<100), "nothing lost, nothing reordered")
+        #expect(queue.producerWaits >= 1)
+        #expect(queue.pop() == nil)
+    }
+}
