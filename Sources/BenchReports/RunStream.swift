@@ -9,7 +9,7 @@ import Synchronization
 /// run killed outright leaves its folder readable up to its last interval.
 ///
 /// ``Writer`` does the work on whichever thread calls it (a recording analysed after the fact); ``start(_:)`` runs it
-/// on a thread of its own (`bench-writer`) during a run, polling the queue.
+/// on a thread of its own (`bench-results`) during a run, polling the queue.
 public enum RunStream {
     /// The files and the collector of one run.
     public struct Writer {
@@ -116,7 +116,7 @@ public enum RunStream {
         let every = writer.collector.configuration.reportEvery
         let lines = IntervalLines()
         let box = WriterBox(writer)
-        let thread = try NativeThread.spawn(name: "bench-writer") { () -> Result<RunCollector, StreamError> in
+        let thread = try NativeThread.spawn(name: "bench-results") { () -> Result<RunCollector, StreamError> in
             var failure: String?
             while true {
                 guard let entry = queue.pop() else {

@@ -49,6 +49,7 @@ public enum SummaryJSON {
                 ("max_us", microseconds(summary.max)),
                 ("under_us", microseconds(summary.under)),
                 ("pct_under", summary.percentUnder.map { DecimalText.fixed($0, fractionDigits: 3) } ?? "null"),
+                ("precision", summary.isExact ? "\"exact\"" : "\"\(SummaryCSV.histogramPrecision)\""),
             ]
             return object(values)
         }
