@@ -87,10 +87,7 @@ extension RunRecording {
         let t0Kernel = kernelBroadcastStart(row: row)
         for index in row * clients..<(row + 1) * clients {
             if outcome[index] == .written { outcome[index] = .timedOut }
-            if measured && outcome[index].wasDispatched {
-                emit(settledMessage(at: index, t0Kernel: t0Kernel))
-                messagesHandedOn += 1
-            }
+            if isMeasured(message: index) { emit(settledMessage(at: index, t0Kernel: t0Kernel)) }
             (written[index], received[index], echoed[index], outcome[index]) = (0, 0, 0, .notDispatched)
             if usesKernelStamps { (writtenKernel[index], receivedKernel[index], echoedKernel[index]) = (0, 0, 0) }
             if !fanout { scheduled[index] = 0 }

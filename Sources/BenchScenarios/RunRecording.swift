@@ -35,8 +35,6 @@ public struct RunRecording: Sendable {
     public internal(set) var intervalsEnded = 0
     /// True once the stream's end was emitted (``finishStream(emit:)``).
     public internal(set) var streamEnded = false
-    /// Measured messages handed on (warmup and never-dispatched ones are not).
-    public internal(set) var messagesHandedOn = 0
     /// Echoes that came after their row was handed on (long after their timeout): counted, nothing else.
     public var echoesAfterHandOn = 0
     /// Times a send waited because its row of the ring still held an unsettled message (shows as lag).
@@ -142,7 +140,7 @@ public struct RunRecording: Sendable {
     }
 
     /// The row of `sequence` in the ring: its index in the per-sequence arrays (`scheduled` in fanout,
-    /// `broadcastStart`, `broadcastStartKernel`).
+    /// `broadcastStart`).
     @inline(__always)
     public func row(of sequence: Int) -> Int {
         sequence % window
@@ -151,16 +149,5 @@ public struct RunRecording: Sendable {
     /// The sequence number row `row` holds now.
     public func sequence(ofRow row: Int) -> Int {
         flushedUpTo + (row - flushedUpTo % window + window) % window
-    }
-
-    /// True when `sequence` is in the ring now: not handed on yet, and its row is free of older ones.
-    @inline(__always)
-    public func holds(sequence: Int) -> Bool {
-        sequence >= flushedUpTo && sequence < flushedUpTo + window
-    }
-
-    /// When message `index` was due: its own schedule in roundtrip, its broadcast's in fanout.
-    public func scheduledTime(ofMessage index: Int) -> UInt64 {
-        configuration.scenario == .fanout ? scheduled[index / configuration.clients] : scheduled[index]
     }
 }
