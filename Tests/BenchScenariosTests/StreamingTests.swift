@@ -151,4 +151,51 @@ import Testing
         #expect(queue.producerWaits >= 1)
         #expect(queue.pop() == nil)
     }
+
+    // MARK: The stream always ends
+
+    @Test func aRunThatCannotStartStillEndsItsStream() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.host = "192.0.2.1"  // not on this machine: listening fails
+        let queue = SettledQueue(capacity: 16)
+        #expect(throws: RunError.self) { try ScenarioRunner.run(configuration, control: RunControl(), stream: queue) }
+        #expect(queue.pop()?.kind == .end, "the writer is not left waiting")
+    }
+
+    @Test func aDurationRunWithoutAStreamIsRefused() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.duration = 1_000_000_000
+        #expect(throws: RunError.self) { try ScenarioRunner.run(configuration, control: RunControl()) }
+    }
+
+    @Test func aStreamedRunHandsOnEveryMessageOnceInOrder() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 3)
+        configuration.clients = 3
+        configuration.messages = 1_500
+        configuration.warmup = 5
+        configuration.interval = 1_000_000
+        configuration.timeout = 20_000_000
+        configuration.reportEvery = 200_000_000
+        let queue = SettledQueue()
+        let consumer = try NativeThread.spawn(name: "test-consumer") { () -> [SettledMessage] in
+            var entries: [SettledMessage] = []
+            let deadline = MonotonicClock.now() + 30_000_000_000
+            while entries.last?.kind != .end && MonotonicClock.now() < deadline {
+                if let entry = queue.pop() { entries.append(entry) } else { Posix.sleep(nanoseconds: 1_000_000) }
+            }
+            return entries
+        }
+        let recording = try ScenarioRunner.run(configuration, control: RunControl(), stream: queue)
+        let entries = consumer.join()
+        #expect(recording.status == .complete && recording.streamEnded)
+        #expect(recording.window < configuration.sequencesPerClient, "the ring went round")
+        #expect(entries.first?.kind == .start && entries.last?.kind == .end)
+        let messages = entries.filter { $0.kind == .message }
+        #expect(messages.count == 3 * 1_500, "every measured message once, no warmup")
+        #expect(Set(messages.map { $0.sequence * 3 + $0.client }).count == messages.count)
+        #expect(messages.map(\.sequence) == messages.map(\.sequence).sorted(), "rows in order")
+        #expect(messages.allSatisfy { $0.outcome == .echoed && $0.written != 0 && $0.echoed > $0.written })
+        let intervals = entries.filter { $0.kind == .intervalEnd }.map(\.sequence)
+        #expect(intervals == Array(0..<intervals.count) && intervals.count >= 7, "every 200 ms of a 1.5 s run")
+    }
 }
