@@ -268,8 +268,7 @@ extension BenchServer {
             return
         }
         liveClients -= 1
-        let held = recording.flushedUpTo..<min(recording.flushedUpTo + recording.window, configuration.sequencesPerClient)
-        for sequence in held {
+        for sequence in recording.heldSequences {
             let index = recording.messageIndex(sequence: sequence, client: client)
             if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
         }

@@ -37,31 +37,19 @@ extension BenchServer {
 
     /// True when `sequence` may be written: its row of the ring is free, now or after handing on what is settled.
     func makeRoom(for sequence: Int, at now: UInt64) -> Bool {
-        if recording.canWrite(sequence: sequence) { return true }
-        handOnSettled(at: now)
-        if recording.canWrite(sequence: sequence) { return true }
-        recording.windowWaits += 1
-        return false
-    }
-
-    /// Streams the settled rows and the report intervals that ended to the run's writer.
-    func handOnSettled(at now: UInt64) {
-        guard let stream else { return }
-        recording.flush(at: now, ending: false) { stream.push($0) }
-        recording.endIntervals(at: now) { stream.push($0) }
+        recording.makeRoom(for: sequence, at: now, streamingTo: stream)
     }
 
     /// True when nothing more will be sent: stopped, the timetable or the messages are spent, or the duration passed.
     func isSendingOver(at now: UInt64) -> Bool {
-        if stopping { return true }
-        if let duration = configuration.duration, running, now >= recording.startNanoseconds &+ duration { return true }
+        if stopping || recording.isDurationOver(at: now) { return true }
         if plan != nil { return plan!.next == nil }
         return dispatched == configuration.totalMessages
     }
 
     /// Closed loop: sends the next broadcast once the last one is settled, or each ready client's next message.
     func sendClosedLoop(at now: UInt64) {
-        if let duration = configuration.duration, now >= recording.startNanoseconds &+ duration { return }
+        if recording.isDurationOver(at: now) { return }
         switch configuration.scenario {
         case .fanout:
             let next = currentBroadcast + 1

@@ -191,9 +191,7 @@ final class BenchServer<T: Transport> {
         running = true
         control.isRunning.store(true, ordering: .relaxed)
         let now = MonotonicClock.now()
-        recording.startNanoseconds = now
-        recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
-        stream?.push(recording.startEntry)
+        recording.start(at: now, streamingTo: stream)
         do {
             try housekeepingTimer.arm(at: now + Self.housekeepingInterval, period: Self.housekeepingInterval)
             if plan != nil { try dispatchDueEvents() }
@@ -255,7 +253,7 @@ final class BenchServer<T: Transport> {
     func housekeeping(at now: UInt64) {
         resumeAcceptingIfDue(at: now)
         if plan == nil { expireClosedLoopMessages(at: now) }
-        if running { handOnSettled(at: now) }
+        recording.handOnSettled(at: now, to: stream)
         if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)
@@ -297,11 +295,7 @@ final class BenchServer<T: Transport> {
         for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
-        if let stream {
-            if recording.startNanoseconds == 0 { stream.push(recording.startEntry) }
-            recording.finishStream { stream.push($0) }
-            recording.writerWaits = stream.producerWaits
-        }
+        recording.finishStream(to: stream)
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)
     }

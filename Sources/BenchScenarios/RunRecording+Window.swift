@@ -34,6 +34,49 @@ extension RunRecording {
         sequence < flushedUpTo + window
     }
 
+    /// True when `sequence` may be written: its row is free, now or once what is settled was handed on to `stream`
+    /// (without a stream the ring holds the whole run). Counts a send that must wait in ``windowWaits``.
+    mutating func makeRoom(for sequence: Int, at now: UInt64, streamingTo stream: SettledQueue?) -> Bool {
+        if canWrite(sequence: sequence) { return true }
+        handOnSettled(at: now, to: stream)
+        if canWrite(sequence: sequence) { return true }
+        windowWaits += 1
+        return false
+    }
+
+    /// Streams the settled rows and the report intervals that ended to the run's writer.
+    mutating func handOnSettled(at now: UInt64, to stream: SettledQueue?) {
+        guard let stream, startNanoseconds != 0 else { return }
+        flush(at: now, ending: false) { stream.push($0) }
+        endIntervals(at: now) { stream.push($0) }
+    }
+
+    /// Sending began at `now`: the run's time origin, and the stream's first entry.
+    mutating func start(at now: UInt64, streamingTo stream: SettledQueue?) {
+        startNanoseconds = now
+        startUnixNanoseconds = WallClock.nowUnixNanoseconds()
+        stream?.push(startEntry)
+    }
+
+    /// The stream's end, however the run ended (`stream`'s first entry too, if sending never began).
+    mutating func finishStream(to stream: SettledQueue?) {
+        guard let stream else { return }
+        if startNanoseconds == 0 { stream.push(startEntry) }
+        finishStream { stream.push($0) }
+        writerWaits = stream.producerWaits
+    }
+
+    /// The sequence numbers whose rows are in the ring now (up to the run's last).
+    var heldSequences: Range<Int> {
+        flushedUpTo..<min(flushedUpTo + window, configuration.sequencesPerClient)
+    }
+
+    /// True once `--duration` has passed since the start.
+    func isDurationOver(at now: UInt64) -> Bool {
+        guard let duration = configuration.duration, startNanoseconds != 0 else { return false }
+        return now >= startNanoseconds &+ duration
+    }
+
     /// The stream's first entry: sending began at ``startNanoseconds``.
     public var startEntry: SettledMessage {
         SettledMessage(kind: .start, scheduled: startNanoseconds)
