@@ -41,9 +41,12 @@ extension BenchServer {
     }
 
     /// True when nothing more will be sent: stopped, the timetable or the messages are spent, or the duration passed.
+    /// An open-loop timetable ends with its last send due before the duration; sends still owed when the duration
+    /// passes go late, as in a run of a given count (their lateness is lag), not dropped unseen.
     func isSendingOver(at now: UInt64) -> Bool {
-        if stopping || recording.isDurationOver(at: now) { return true }
-        if plan != nil { return plan!.next == nil }
+        if stopping { return true }
+        if plan != nil { return plan!.next == nil && (configuration.duration == nil || recording.isDurationOver(at: now)) }
+        if recording.isDurationOver(at: now) { return true }
         return dispatched == configuration.totalMessages
     }
 
