@@ -30,6 +30,9 @@ extension RunConfiguration {
         public static let longestTimetable: UInt64 = 366 * 86_400 * 1_000_000_000
         /// The longest `--duration`: a week.
         public static let longestRun: UInt64 = 7 * 86_400 * 1_000_000_000
+        /// The shortest `--report-every` but 0: a housekeeping tick (50 ms) ends intervals, and each interval's end
+        /// syncs the streamed files to disk; shorter intervals only stall the run behind its writer.
+        public static let shortestReportInterval: UInt64 = 50_000_000
         /// The largest `--exact-budget`: 1 TiB.
         public static let largestExactBudget = 1 << 40
         /// The largest write queue of one connection.
@@ -65,6 +68,9 @@ extension RunConfiguration {
                 "must be from 1ns to \(DurationText.format(Limits.longestRun)) (a week)")
         }
         try check(reportEvery <= Limits.longestDuration, "report-every", "must be at most \(longest)")
+        try check(
+            reportEvery == 0 || reportEvery >= Limits.shortestReportInterval, "report-every",
+            "must be 0 or at least \(DurationText.format(Limits.shortestReportInterval))")
         try check(
             exactBudget >= 0 && exactBudget <= Limits.largestExactBudget, "exact-budget",
             "expected 0B to \(ByteSizeText.format(Limits.largestExactBudget))")

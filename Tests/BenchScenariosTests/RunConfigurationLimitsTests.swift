@@ -25,6 +25,8 @@ import Testing
         ("payload", configuration { $0.payload = 16 }),
         ("max-queue", configuration { $0.maximumQueuedBytes = .max }),
         ("clients", configuration { $0.localClientRange = 0..<51 }),
+        // An interval end per 10 µs, each syncing three files: a 1 s run took 28 s, its server waiting on its writer.
+        ("report-every", configuration { $0.reportEvery = 10_000 }),
     ])
     func aSettingPastItsLimitIsRefusedWithItsOptionNamed(option: String, configuration: RunConfiguration) {
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
