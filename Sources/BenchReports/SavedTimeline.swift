@@ -43,7 +43,8 @@ struct SavedTimeline {
         current = -1
     }
 
-    /// Every interval's rows, by interval then in the order of `metrics`; the last interval ends with the run.
+    /// Every interval's rows, by interval then in the order of `metrics`; the last interval ends with the run, or at its
+    /// own end when the run went on past it (its final interval, after it, had nothing settle in it).
     mutating func rows(metrics: [String]) -> [TimelineRow] {
         close()
         let last = collected.map(\.interval).max()
@@ -51,8 +52,9 @@ struct SavedTimeline {
             .sorted { ($0.interval, metrics.firstIndex(of: $0.metric)!) < ($1.interval, metrics.firstIndex(of: $1.metric)!) }
             .map { row in
                 guard row.interval == last, let runEnd else { return row }
+                let end = every > 0 ? min(row.end, max(row.start, runEnd)) : max(row.start, runEnd)
                 return TimelineRow(
-                    interval: row.interval, start: row.start, end: max(row.start, runEnd), metric: row.metric,
+                    interval: row.interval, start: row.start, end: end, metric: row.metric,
                     count: row.count, lost: row.lost, p50: row.p50, p90: row.p90, p99: row.p99, max: row.max)
             }
     }
