@@ -106,7 +106,6 @@ extension RunConfiguration {
                     + "\(Marker.size)-byte marker\(overhead > 0 ? " and \(overhead) bytes of framing" : ""): at least "
                     + "\(Marker.size + overhead)B\(framed && framing.maximumBodySize < 1 << 20 ? ", at most \(framing.maximumBodySize + overhead)B" : "")")
             try check(clientThreads == 1 && serverThreads == 1, "client-threads", "a --target run has one thread")
-            try check(duration == nil, "duration", "not yet with --target: give --messages or --count")
         }
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")

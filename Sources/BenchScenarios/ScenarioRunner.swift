@@ -39,7 +39,7 @@ public enum ScenarioRunner {
             throw .invalidConfiguration(ConfigurationError(option: "duration", reason: "a --duration run streams its results"))
         }
         if let target = configuration.target {
-            return try TargetRunner.run(configuration, target: target, control: control)
+            return try TargetRunner.run(configuration, target: target, control: control, stream: stream)
         }
         guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw .invalidHost(configuration.host)

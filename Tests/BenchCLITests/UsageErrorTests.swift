@@ -18,7 +18,6 @@ import Testing
         (["fanout", "--duration", "0"], "'--duration <duration>': must be more than 0"),
         (["fanout", "--report-every", "2d"], "'--report-every <duration>'"),
         (["fanout", "--exact-budget", "2TiB"], "'--exact-budget <bytes>'"),
-        (["fanout", "--target", "redis://127.0.0.1:6379/c", "--duration", "1m"], "not yet with --target"),
         (["fanout", "--under", "0"], "Error: The value '0' is invalid for '--under <duration>': must be more than 0"),
         (["fanout", "--payload", "16"], "Error: The value '16' is invalid for '--payload <bytes>'"),
         (["fanout", "--payload", "64,1KB"], "Error: The value '64,1KB' is invalid for '--payload <bytes>'"),

@@ -176,17 +176,7 @@ import Testing
         configuration.interval = 1_000_000
         configuration.timeout = 20_000_000
         configuration.reportEvery = 200_000_000
-        let queue = SettledQueue()
-        let consumer = try NativeThread.spawn(name: "test-consumer") { () -> [SettledMessage] in
-            var entries: [SettledMessage] = []
-            let deadline = MonotonicClock.now() + 30_000_000_000
-            while entries.last?.kind != .end && MonotonicClock.now() < deadline {
-                if let entry = queue.pop() { entries.append(entry) } else { Posix.sleep(nanoseconds: 1_000_000) }
-            }
-            return entries
-        }
-        let recording = try ScenarioRunner.run(configuration, control: RunControl(), stream: queue)
-        let entries = consumer.join()
+        let (recording, entries) = try streamedRun(configuration)
         #expect(recording.status == .complete && recording.streamEnded)
         #expect(recording.window < configuration.sequencesPerClient, "the ring went round")
         #expect(entries.first?.kind == .start && entries.last?.kind == .end)
@@ -197,5 +187,64 @@ import Testing
         #expect(messages.allSatisfy { $0.outcome == .echoed && $0.written != 0 && $0.echoed > $0.written })
         let intervals = entries.filter { $0.kind == .intervalEnd }.map(\.sequence)
         #expect(intervals == Array(0..<intervals.count) && intervals.count >= 7, "every 200 ms of a 1.5 s run")
+    }
+
+    // MARK: Users' servers stream too
+
+    @Test(.enabled(if: TargetServerTests.hasPython, "python3 is not installed: apt-get install -y python3"))
+    func aDurationRunThroughATargetStreamsThroughItsRing() throws {
+        let server = try ExternalServer.python("framed_echo_server.py")
+        defer { server.stop() }
+        var configuration = try TargetServerTests.roundtrip("tcp://127.0.0.1:\(server.port)", clients: 2, messages: 1)
+        configuration.interval = 1_000_000
+        configuration.timeout = 20_000_000
+        configuration.duration = 1_500_000_000
+        configuration.reportEvery = 500_000_000
+        let (recording, entries) = try streamedRun(configuration)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
+        #expect(recording.window < 1_000, "the ring (\(recording.window) rows) went round")
+        let messages = entries.filter { $0.kind == .message }
+        #expect(messages.count >= 2 * (1_400 - 2) && messages.count <= 2 * 1_500, "a send every ms for 1.5 s")
+        #expect(messages.allSatisfy { $0.outcome == .echoed }, "\(Set(messages.map(\.outcome)))")
+        #expect(entries.filter { $0.kind == .intervalEnd }.count >= 3)
+    }
+
+    @Test(.enabled(if: TargetServerTests.hasRedis, "redis-server is not installed: apt-get install -y redis-server"))
+    func aDurationFanoutThroughRedisStreamsEveryBroadcast() throws {
+        let server = try ExternalServer.start(name: "redis") { port in
+            (TargetServerTests.redisServer, ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        }
+        defer { server.stop() }
+        var configuration = try TargetServerTests.fanout("redis://127.0.0.1:\(server.port)/news", subscribers: 20, broadcasts: 1)
+        configuration.interval = 2_000_000
+        configuration.timeout = 50_000_000
+        configuration.duration = 1_500_000_000
+        let (recording, entries) = try streamedRun(configuration)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
+        let broadcasts = entries.filter { $0.kind == .broadcast }
+        #expect(recording.window < broadcasts.count, "the ring (\(recording.window) rows) went round")
+        let messages = entries.filter { $0.kind == .message }
+        #expect(messages.count == 20 * broadcasts.count && messages.allSatisfy { $0.outcome == .echoed })
+    }
+
+    /// Runs `configuration` streaming to a queue that a thread of the test drains; the recording and every entry.
+    private func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [SettledMessage]) {
+        let queue = SettledQueue()
+        let consumer = try NativeThread.spawn(name: "test-consumer") { () -> [SettledMessage] in
+            var entries: [SettledMessage] = []
+            let deadline = MonotonicClock.now() + 60_000_000_000
+            while entries.last?.kind != .end && MonotonicClock.now() < deadline {
+                if let entry = queue.pop() { entries.append(entry) } else { Posix.sleep(nanoseconds: 1_000_000) }
+            }
+            return entries
+        }
+        let recording: RunRecording
+        do {
+            recording = try ScenarioRunner.run(configuration, control: RunControl(), stream: queue)
+        } catch {
+            _ = consumer.join()
+            throw error
+        }
+        return (recording, consumer.join())
     }
 }

@@ -9,11 +9,16 @@ extension TargetEchoClients {
         let start = recording.startNanoseconds
         while let event = plan!.next {
             let due = start + event.offset
-            guard due <= MonotonicClock.now() else {
+            let now = MonotonicClock.now()
+            guard due <= now else {
                 try? sendTimer.arm(at: due)
                 return
             }
-            send(recording.messageIndex(sequence: event.sequence, client: event.client), scheduled: due)
+            guard recording.makeRoom(for: event.sequence, at: now, streamingTo: stream) else {
+                try? sendTimer.arm(at: now + 1_000_000)  // its row is still taken: wait for it
+                return
+            }
+            send(recording.messageIndex(sequence: event.sequence, client: event.client), sequence: event.sequence, scheduled: due)
             plan!.advance()
         }
     }
@@ -22,20 +27,25 @@ extension TargetEchoClients {
     /// closed) tries its next one on a later pass, not at once: one failure does not spend its whole series.
     func sendClosedLoop() {
         let now = MonotonicClock.now()
+        guard !recording.isDurationOver(at: now) else { return }
         var retry: [Int] = []
         while let client = ready.popLast() {
             let sequence = nextSequence[client]
             guard sequence < configuration.sequencesPerClient else { continue }
+            guard recording.makeRoom(for: sequence, at: now, streamingTo: stream) else {
+                retry.append(client)  // its row is still taken: a later pass
+                continue
+            }
             nextSequence[client] = sequence + 1
             let index = recording.messageIndex(sequence: sequence, client: client)
-            if send(index, scheduled: now) { awaited[client] = index } else { retry.append(client) }
+            if send(index, sequence: sequence, scheduled: now) { awaited[client] = index } else { retry.append(client) }
         }
         ready = retry
     }
 
     /// Sends message `index` to its client's connection; true when written.
     @discardableResult
-    func send(_ index: Int, scheduled: UInt64) -> Bool {
+    func send(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool {
         let clients = configuration.clients
         let client = index % clients
         recording.scheduled[index] = scheduled
@@ -47,7 +57,7 @@ extension TargetEchoClients {
             settle(index, as: .droppedClosed)
             return false
         }
-        let message = peer.prepare(Marker(run: configuration.token, client: UInt32(client), sequence: UInt32(index / clients)))
+        let message = peer.prepare(Marker(run: configuration.token, client: UInt32(client), sequence: UInt32(truncatingIfNeeded: sequence)))
         do {
             if try peer.connection.send(message, stamped: stamps != nil) == .dropped {
                 recording.queueFullDrops[client] += 1
@@ -94,6 +104,7 @@ extension TargetEchoClients {
                 if index >= 0 && now >= recording.written[index] + configuration.timeout { settle(index, as: .timedOut) }
             }
         }
+        recording.handOnSettled(at: now, to: stream)
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
     }
 }

@@ -29,6 +29,8 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
     var plan: SendPlan?
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
+    /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
+    let stream: SettledQueue?
     var peers: [TargetPeer<T>] = []
     var established = 0
     var dispatched = 0
@@ -41,7 +43,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
-        control: RunControl, kernelClock: KernelClockMapping?
+        control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?
     ) throws(SystemError) {
         self.configuration = configuration
         self.target = target
@@ -52,7 +54,9 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         self.loop = try TargetLoop(control: control)
         self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
-        self.recording = RunRecording(configuration: configuration)
+        self.stream = stream
+        self.recording = RunRecording(
+            configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
         self.recording.serverAddress = target.description
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
@@ -113,7 +117,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
     }
 
     func sendAndCollect() throws(RunError) {
-        try loop.start(&recording)
+        try loop.start(&recording, streamingTo: stream)
         if plan != nil { dispatchDueEvents() } else { ready = Array((0..<configuration.clients).reversed()) }
         while true {
             if plan == nil && !stopping { sendClosedLoop() }
@@ -188,9 +192,13 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         }
         let sequence = Int(marker.sequence)
         guard marker.run == configuration.token, Int(marker.client) == client,
-            sequence < configuration.sequencesPerClient
+            sequence < recording.heldSequences.upperBound
         else {
             event(client, "sent a marker of another run or client (client \(marker.client), message \(marker.sequence))")
+            return
+        }
+        guard sequence >= recording.flushedUpTo else {
+            recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes
             return
         }
         let index = recording.messageIndex(sequence: sequence, client: client)
@@ -215,8 +223,16 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
 
     func isFinished(at now: UInt64) -> Bool {
         if peers.allSatisfy({ !$0.connection.isOpen }) { return true }
-        guard stopping || dispatched == configuration.totalMessages else { return false }
+        guard isSendingOver(at: now) else { return false }
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
+    }
+
+    /// True when nothing more will be sent: stopped, the timetable or the messages are spent, or the duration passed
+    /// (an open-loop timetable is sent whole, late if need be).
+    func isSendingOver(at now: UInt64) -> Bool {
+        if stopping { return true }
+        if plan != nil { return plan!.next == nil && (configuration.duration == nil || recording.isDurationOver(at: now)) }
+        return recording.isDurationOver(at: now) || dispatched == configuration.totalMessages
     }
 
     /// Closes a client's connection with the reason (and on WebSocket, the status `code`); what it still owed is lost.
@@ -224,7 +240,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         guard peers[client].connection.isOpen else { return }
         peers[client].connection.close(code: code)
         event(client, reason)
-        for sequence in 0..<configuration.sequencesPerClient {
+        for sequence in recording.heldSequences {
             let index = recording.messageIndex(sequence: sequence, client: client)
             if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
         }
@@ -248,6 +264,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
             recording.status = .failed
             recording.statusReason = "\(target) closed every connection"
         }
+        recording.finishStream(to: stream)
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
     }
 }

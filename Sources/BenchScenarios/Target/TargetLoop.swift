@@ -43,11 +43,10 @@ final class TargetLoop {
         }
     }
 
-    /// Sending begins: offset 0 of the timetable is now.
-    func start(_ recording: inout RunRecording) throws(RunError) {
+    /// Sending begins: offset 0 of the timetable is now (the first entry of `stream`, if the run streams).
+    func start(_ recording: inout RunRecording, streamingTo stream: SettledQueue?) throws(RunError) {
         let now = MonotonicClock.now()
-        recording.startNanoseconds = now
-        recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()
+        recording.start(at: now, streamingTo: stream)
         control.isRunning.store(true, ordering: .relaxed)
         running = true
         do {

@@ -3,7 +3,11 @@ import BenchNet
 
 /// Runs a scenario against a user's server (`--target`) instead of the built-in one.
 enum TargetRunner {
-    static func run(_ configuration: RunConfiguration, target: TargetURL, control: RunControl) throws(RunError) -> RunRecording {
+    /// Runs `configuration` against `target`, streaming its settled messages to `stream` when given (as
+    /// ``ScenarioRunner/run(_:control:stream:)`` does for the built-in server).
+    static func run(
+        _ configuration: RunConfiguration, target: TargetURL, control: RunControl, stream: SettledQueue?
+    ) throws(RunError) -> RunRecording {
         guard let address = SocketAddress(host: target.host, port: target.port) else {
             throw .invalidHost(target.host)
         }
@@ -49,15 +53,15 @@ enum TargetRunner {
             case .ws, .wss: kind = .custom(framing: nil, subscribe: configuration.subscribeText)
             }
             switch target.scheme {
-            case .ws: return try fanout(WebSocket.self, configuration, target, address, settings, kind, control)
-            case .wss: return try fanout(SecureWebSocket.self, configuration, target, address, settings, kind, control)
-            default: return try fanout(TCP.self, configuration, target, address, settings, kind, control)
+            case .ws: return try fanout(WebSocket.self, configuration, target, address, settings, kind, control, stream)
+            case .wss: return try fanout(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
+            default: return try fanout(TCP.self, configuration, target, address, settings, kind, control, stream)
             }
         }
         switch target.scheme {
-        case .tcp: return try roundtrip(TCP.self, configuration, target, address, settings, control)
-        case .ws: return try roundtrip(WebSocket.self, configuration, target, address, settings, control)
-        case .wss: return try roundtrip(SecureWebSocket.self, configuration, target, address, settings, control)
+        case .tcp: return try roundtrip(TCP.self, configuration, target, address, settings, control, stream)
+        case .ws: return try roundtrip(WebSocket.self, configuration, target, address, settings, control, stream)
+        case .wss: return try roundtrip(SecureWebSocket.self, configuration, target, address, settings, control, stream)
         case .redis, .nats:
             throw .setupFailed("\(target.scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
         }
@@ -65,13 +69,13 @@ enum TargetRunner {
 
     private static func fanout<T: Transport>(
         _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
-        _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl
+        _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl, _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         var recording = try onOwnThread(configuration) { () throws(SystemError) in
             try TargetSubscribers<T>(
                 configuration, target: target, address: address, transport: settings, protocol: kind,
-                publish: configuration.publishTemplate, control: control, kernelClock: kernelClock
+                publish: configuration.publishTemplate, control: control, kernelClock: kernelClock, stream: stream
             ).run()
         }
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
@@ -80,13 +84,13 @@ enum TargetRunner {
 
     private static func roundtrip<T: Transport>(
         _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
-        _ settings: TransportSettings, _ control: RunControl
+        _ settings: TransportSettings, _ control: RunControl, _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         var recording = try onOwnThread(configuration) { () throws(SystemError) in
             try TargetEchoClients<T>(
                 configuration, target: target, address: address, transport: settings, control: control,
-                kernelClock: kernelClock
+                kernelClock: kernelClock, stream: stream
             ).run()
         }
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }

@@ -8,8 +8,13 @@ extension TargetSubscribers {
         let start = recording.startNanoseconds
         while let event = plan!.next {
             let due = start + event.offset
-            guard due <= MonotonicClock.now() else {
+            let now = MonotonicClock.now()
+            guard due <= now else {
                 try? sendTimer.arm(at: due)
+                return
+            }
+            guard recording.makeRoom(for: event.sequence, at: now, streamingTo: stream) else {
+                try? sendTimer.arm(at: now + 1_000_000)  // its row is still taken: wait for it
                 return
             }
             broadcast(event.sequence, scheduled: due)
@@ -20,7 +25,8 @@ extension TargetSubscribers {
     /// Publishes broadcast `sequence`; t0 is the time before the send.
     func broadcast(_ sequence: Int, scheduled: UInt64) {
         let clients = configuration.clients
-        recording.scheduled[sequence] = scheduled
+        let row = recording.row(of: sequence)
+        recording.scheduled[row] = scheduled
         currentBroadcast = sequence
         unresolvedInBroadcast = 0
         publication.withUnsafeBytes { outgoing.copyMemory(from: $0) }
@@ -28,7 +34,7 @@ extension TargetSubscribers {
             .write(into: UnsafeMutableRawBufferPointer(rebasing: outgoing[markerOffset...]))
         if case .custom(let framing?, _) = sessions[publisher].kind { framing.frame(outgoing) }  // stx: its CRC
         let time = MonotonicClock.now()
-        recording.broadcastStart[sequence] = time
+        recording.broadcastStart[row] = time
         var outcome: Connection<T>.SendOutcome?
         if connections[publisher].isOpen {
             do {
@@ -66,17 +72,20 @@ extension TargetSubscribers {
         let wasInFlight = recording.outcome[index] == .written
         recording.outcome[index] = outcome
         resolved += 1
-        if wasInFlight && index / configuration.clients == currentBroadcast { unresolvedInBroadcast -= 1 }
+        if wasInFlight && index / configuration.clients == recording.row(of: currentBroadcast) { unresolvedInBroadcast -= 1 }
         if outcome == .echoed { control.echoedMessages.add(1, ordering: .relaxed) }
     }
 
     func housekeeping(at now: UInt64) {
-        if plan == nil && unresolvedInBroadcast > 0 && now >= recording.broadcastStart[currentBroadcast] + configuration.timeout {
+        if plan == nil && unresolvedInBroadcast > 0
+            && now >= recording.broadcastStart[recording.row(of: currentBroadcast)] + configuration.timeout
+        {
             for client in 0..<configuration.clients {
                 let index = recording.messageIndex(sequence: currentBroadcast, client: client)
                 if recording.outcome[index] == .written { settle(index, as: .timedOut) }
             }
         }
+        recording.handOnSettled(at: now, to: stream)
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
     }
 
@@ -86,6 +95,7 @@ extension TargetSubscribers {
         guard let stamps else { return }
         while let stamp = try? stamps.nextTransmitStamp(on: connections[publisher].descriptor) {
             publisherStamps?.stamp(key: stamp.key, time: stamp.time) { sequence, time in
+                guard recording.heldSequences.contains(sequence) else { return }  // handed on without it, long ago
                 for client in 0..<configuration.clients {
                     recording.writtenKernel[recording.messageIndex(sequence: sequence, client: client)] = time
                 }

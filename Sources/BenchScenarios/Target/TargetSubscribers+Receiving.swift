@@ -90,12 +90,16 @@ extension TargetSubscribers {
             event(subscriber, "received a marker of another run (message \(marker.sequence))")
             return
         }
+        guard sequence >= recording.flushedUpTo else {
+            recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes
+            return
+        }
         let index = recording.messageIndex(sequence: sequence, client: subscriber)
         switch recording.outcome[index] {
         case .written:
             recording.received[index] = now
             if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
-            let inTime = now - recording.broadcastStart[sequence] <= configuration.timeout
+            let inTime = now - recording.broadcastStart[recording.row(of: sequence)] <= configuration.timeout
             settle(index, as: inTime ? .echoed : .late)
         case .timedOut:
             recording.received[index] = now

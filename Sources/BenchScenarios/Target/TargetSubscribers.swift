@@ -31,6 +31,8 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
     var plan: SendPlan?
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
+    /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
+    let stream: SettledQueue?
     /// The subscribers (0..<clients), then the publisher.
     var connections: [Connection<T>] = []
     var sessions: [PubSubSession] = []
@@ -54,7 +56,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
         protocol kind: PubSubSession.Speech, publish template: PublishTemplate, control: RunControl,
-        kernelClock: KernelClockMapping?
+        kernelClock: KernelClockMapping?, stream: SettledQueue?
     ) throws(SystemError) {
         self.configuration = configuration
         self.target = target
@@ -64,7 +66,9 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         self.loop = try TargetLoop(control: control)
         self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
-        self.recording = RunRecording(configuration: configuration)
+        self.stream = stream
+        self.recording = RunRecording(
+            configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
         self.recording.serverAddress = target.description
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
@@ -139,12 +143,13 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
     }
 
     func publishAndCollect() throws(RunError) {
-        try loop.start(&recording)
+        try loop.start(&recording, streamingTo: stream)
         dispatchDueEvents()
         while true {
             let now = MonotonicClock.now()
-            if plan == nil && !stopping && unresolvedInBroadcast == 0
+            if plan == nil && !stopping && unresolvedInBroadcast == 0 && !recording.isDurationOver(at: now)
                 && currentBroadcast + 1 < configuration.sequencesPerClient && now >= publishingPausedUntil
+                && recording.makeRoom(for: currentBroadcast + 1, at: now, streamingTo: stream)
             {
                 broadcast(currentBroadcast + 1, scheduled: now)
             }
@@ -160,7 +165,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         if !connections[publisher].isOpen || connections.prefix(configuration.clients).allSatisfy({ !$0.isOpen }) {
             return true
         }
-        guard stopping || dispatched == configuration.totalMessages else { return false }
+        guard isSendingOver(at: now) else { return false }
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
@@ -170,7 +175,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         connections[position].close(code: code)
         event(position, reason)
         guard position < configuration.clients else { return }
-        for sequence in 0..<configuration.sequencesPerClient {
+        for sequence in recording.heldSequences {
             let index = recording.messageIndex(sequence: sequence, client: position)
             if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
         }
@@ -195,6 +200,15 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
             recording.status = .failed
             recording.statusReason = "the publisher's connection to \(target) closed"
         }
+        recording.finishStream(to: stream)
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+    }
+
+    /// True when nothing more will be published: stopped, the timetable or the broadcasts are spent, or the duration
+    /// passed (an open-loop timetable is published whole, late if need be).
+    func isSendingOver(at now: UInt64) -> Bool {
+        if stopping { return true }
+        if plan != nil { return plan!.next == nil && (configuration.duration == nil || recording.isDurationOver(at: now)) }
+        return recording.isDurationOver(at: now) || dispatched == configuration.totalMessages
     }
 }
