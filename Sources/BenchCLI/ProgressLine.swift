@@ -27,6 +27,7 @@ enum ProgressLine {
         do {
             runner = try NativeThread.spawn(name: "bench-run", body)
         } catch {
+            stream?.push(SettledMessage(kind: .end))  // the run never began: its writer must not wait for it
             return .failure(.system(error))
         }
         let started = MonotonicClock.now()

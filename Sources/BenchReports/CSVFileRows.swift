@@ -69,4 +69,20 @@ enum CSVFileRows {
         }
         guard positions != nil else { throw SavedRun.LoadError(description: "\(path) is empty") }
     }
+
+    /// The header's fields: the file is read only as far as its first row.
+    static func header(of path: String) throws -> [String] {
+        struct Read: Error {}
+        var parser = CSVParser()
+        var header: [String] = []
+        do {
+            try Posix.forEachChunk(ofFile: path) { chunk in
+                try parser.parse(chunk) { fields in
+                    header = fields
+                    throw Read()
+                }
+            }
+        } catch is Read {}
+        return header
+    }
 }

@@ -15,6 +15,8 @@ public struct SavedRun: Sendable {
     /// True when the run was cut off (killed, or the machine went down): its `run.csv` still says `running`, and
     /// what it streamed was read up to where it ends.
     public let wasCutOff: Bool
+    /// A cut-off run's last report interval whose files were synced whole (-1: none); rows past it were not read.
+    public let lastSyncedInterval: Int?
 
     /// Why a folder could not be read as a run.
     public struct LoadError: Error, CustomStringConvertible {
@@ -79,7 +81,8 @@ public struct SavedRun: Sendable {
             DistributionBuilder(metric: metric, under: under, keepsValues: exact)
         }
         var keptValues = 0
-        var timeline = SavedTimeline(scenario: try setting("scenario"), settings: settings)
+        var timeline = try SavedTimeline(
+            scenario: try setting("scenario"), settings: settings, cutOffFolder: cutOff ? folder : nil)
         /// A sample's latency, which must be there exactly when the sample is not lost.
         func sample(_ row: CSVFileRows.Row, _ column: Int, _ name: String, lost: Int) throws -> UInt64? {
             let value = try row.nanoseconds(column, named: name)
@@ -119,7 +122,7 @@ public struct SavedRun: Sendable {
             let stack = hasStack ? names.count - 1 : nil
             let columns = ["delivery_ns", "rtt_ns", "lost", "interval"] + (hasStack ? ["stack_ns"] : [])
             try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns, tolerant: tolerant) { row in
-                let interval = try timeline.interval(row, 3)
+                guard let interval = try timeline.interval(row, 3) else { return }
                 let value = try sample(row, 0, "delivery_ns", lost: 2)
                 record(value, delivery)
                 timeline.add(value, "delivery", interval: interval)
@@ -138,7 +141,7 @@ public struct SavedRun: Sendable {
                 guard let index = Int(row[0]), index >= 0, row[5] == "0" || row[5] == "1" else {
                     throw LoadError(description: "\(row.path) line \(row.line): not a broadcast row")
                 }
-                let interval = try timeline.interval(row, 6)
+                guard let interval = try timeline.interval(row, 6) else { return }
                 let complete = row[5] == "1"
                 let spreadValue = try row.nanoseconds(3, named: "spread_ns")
                 let completionValue = try row.nanoseconds(4, named: "completion_ns")
@@ -167,7 +170,7 @@ public struct SavedRun: Sendable {
             var overTime = OverTime()
             let columns = ["rtt_ns", "lag_ns", "lost", "sent_ns", "interval"] + (hasStack ? ["stack_ns"] : [])
             try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns, tolerant: tolerant) { row in
-                let interval = try timeline.interval(row, 4)
+                guard let interval = try timeline.interval(row, 4) else { return }
                 let rtt = try sample(row, 0, "rtt_ns", lost: 2)
                 record(rtt, 0)
                 timeline.add(rtt, "rtt", interval: interval)
@@ -185,6 +188,7 @@ public struct SavedRun: Sendable {
         case let other:
             throw LoadError(description: "\(folder): unknown scenario '\(other)'")
         }
+        lastSyncedInterval = timeline.lastSynced
         let stack = hasStack ? builders.removeLast() : nil
         // The connect metric, in runs written since it exists.
         if Posix.fileExists(path(ConnectionsCSV.fileName)) {
@@ -216,8 +220,13 @@ public struct SavedRun: Sendable {
 
     /// Writes what a cut-off run never wrote, from what was read back: `run.csv` (status `incomplete`), `summary.csv`,
     /// `histogram.csv` and `timeline.csv`, each atomically.
+    /// `samples.csv` and `broadcasts.csv` keep the rows up to the last synced interval, so that the folder reads back
+    /// the same from now on.
     public func writeRebuiltFiles() throws {
         func path(_ name: String) -> String { folder + "/" + name }
+        for file in [SamplesCSV.fileName, BroadcastsCSV.fileName] where Posix.fileExists(path(file)) {
+            try Self.keepRows(of: path(file), throughInterval: lastSyncedInterval ?? .max)
+        }
         try AtomicFile.writeCSV(path(RunSettingsCSV.fileName)) { writer in
             try writer.row(["key", "value"])
             for (key, value) in settings { try writer.row([key, value]) }
@@ -230,5 +239,20 @@ public struct SavedRun: Sendable {
             try writer.row(TimelineCSV.header)
             for row in results.timeline { try TimelineCSV.writeRow(row, to: &writer) }
         }
+    }
+
+    /// Rewrites the CSV file at `path` (atomically, a row at a time) with only its whole rows whose `interval` is at most
+    /// `last`.
+    private static func keepRows(of path: String, throughInterval last: Int) throws {
+        let header = try CSVFileRows.header(of: path)
+        guard let intervalColumn = header.firstIndex(of: "interval") else { return }
+        try AtomicFile.writeCSV(path + ".kept") { writer in
+            try writer.row(header)
+            try CSVFileRows.read(path, columns: header, tolerant: true) { row in
+                guard let interval = Int(row[intervalColumn]), interval <= last else { return }
+                try writer.row(header.indices.map { row[$0] })
+            }
+        }
+        try Posix.rename(path + ".kept", to: path)
     }
 }

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import BenchScenarios
 
 /// `timeline.csv`'s rows rebuilt from a saved run's `samples.csv` and `broadcasts.csv`, whose rows carry the report
@@ -11,20 +12,37 @@ struct SavedTimeline {
     private var current = -1
     private var statistics = IntervalStatistics(metrics: names)
     private var collected: [TimelineRow] = []
+    /// A cut-off run's last interval synced to disk (the last in its `timeline.csv`; -1: none): rows past it were
+    /// written in part, some files further than others, and are not read.
+    let lastSynced: Int?
 
-    init(scenario: String, settings: [(key: String, value: String)]) {
+    /// `cutOffFolder`: the folder of a run that was cut off, whose `timeline.csv` says how far its files are whole.
+    init(scenario: String, settings: [(key: String, value: String)], cutOffFolder: String? = nil) throws {
         func setting(_ key: String) -> String? { settings.first { $0.key == key }?.value }
         every = setting("report_every_ns").flatMap { UInt64($0) } ?? 0
         runEnd = setting("duration_s").flatMap { Double($0) }.map { UInt64(($0 * 1000).rounded()) * 1_000_000 }
+        if let folder = cutOffFolder {
+            var last = -1
+            let path = "\(folder)/\(TimelineCSV.fileName)"
+            if Posix.fileExists(path) {
+                try CSVFileRows.read(path, columns: ["interval"], tolerant: true) { row in
+                    last = max(last, Int(row[0]) ?? last)
+                }
+            }
+            lastSynced = last
+        } else {
+            lastSynced = nil
+        }
     }
 
-    /// The interval of `row` (its `interval` column at `column`; empty in runs written before there was one: 0).
-    /// Moving on to another interval closes the one before.
-    mutating func interval(_ row: CSVFileRows.Row, _ column: Int) throws -> Int {
+    /// The interval of `row` (its `interval` column at `column`; empty in runs written before there was one: 0), or
+    /// nil for a row of a cut-off run past its last synced interval. Moving on to another interval closes the one before.
+    mutating func interval(_ row: CSVFileRows.Row, _ column: Int) throws -> Int? {
         let text = row[column]
         guard let interval = text.isEmpty ? 0 : Int(text), interval >= 0 else {
             throw SavedRun.LoadError(description: "\(row.path) line \(row.line): interval '\(text.prefix(12))' is not one")
         }
+        if let lastSynced, interval > lastSynced { return nil }
         if interval != current { close() }
         current = interval
         return interval

@@ -120,12 +120,24 @@ import Testing
         let rebuilt = out + "/" + name
         let run = try settings(rebuilt)
         #expect(run["status"] == "incomplete")
-        let samples = try table(rebuilt + "/samples.csv").filter { $0.count > 1 }
+        // What was read back is what its files held whole: the rows up to its last synced interval, kept, and no more.
+        let timeline = try table(rebuilt + "/timeline.csv")
+        let lastInterval = try #require(timeline.map { Int($0["interval"]!)! }.max())
+        #expect(lastInterval >= 2)
+        let samples = try table(rebuilt + "/samples.csv")
+        #expect(samples.allSatisfy { $0.count == samples[0].count && Int($0["interval"]!)! <= lastInterval })
+        let broadcasts = try table(rebuilt + "/broadcasts.csv")
+        #expect(broadcasts.allSatisfy { Int($0["interval"]!)! <= lastInterval })
         let summary = Dictionary(uniqueKeysWithValues: try table(rebuilt + "/summary.csv").map { ($0["metric"]!, $0) })
         let delivery = try #require(summary["delivery"])
-        #expect(Int(delivery["count"]!)! + Int(delivery["lost"]!)! >= samples.count - 1, "every whole row read back")
+        #expect(Int(delivery["count"]!)! + Int(delivery["lost"]!)! == samples.count, "every row read back")
+        #expect(Int(summary["spread"]!["count"]!)! + Int(summary["spread"]!["lost"]!)! == broadcasts.count)
         #expect(Int(delivery["count"]!)! >= 10 * 50, "at least the first 600 ms of broadcasts")
-        let timeline = try table(rebuilt + "/timeline.csv")
+        // Read back again, the folder gives the same pages.
+        let page = try String(contentsOfFile: rebuilt + "/report.html", encoding: .utf8)
+        let again = try BenchProcess.run(["report", rebuilt])
+        #expect(again.exitCode == 0 && !again.standardOutput.contains("cut off"))
+        #expect(try String(contentsOfFile: rebuilt + "/report.html", encoding: .utf8) == page)
         let timelineCount = timeline.filter { $0["metric"] == "delivery" }.reduce(0) { $0 + Int($1["count"]!)! }
         #expect(timelineCount == Int(delivery["count"]!))
         for page in ["report.html", "summary.md", "delivery.hgrm"] {
