@@ -23,7 +23,7 @@ let package = Package(
         .executableTarget(name: "bench", dependencies: ["BenchCLI"]),
         .executableTarget(
             name: "bench-micro",
-            dependencies: ["BenchCore", "BenchNet"],
+            dependencies: ["BenchCore", "BenchNet", "BenchScenarios", "BenchReports"],
             path: "Benchmarks/Micro"
         ),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),

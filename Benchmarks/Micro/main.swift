@@ -6,6 +6,8 @@
 // (the least disturbed run on a shared machine). Exits 1 when a target is missed.
 import BenchCore
 import BenchNet
+import BenchReports
+import BenchScenarios
 
 /// Runs `body` (which performs `operations` operations) `repetitions` times; returns the best ns per operation.
 func bestNanosecondsPerOperation(operations: Int, repetitions: Int = 7, _ body: () -> Void) -> Double {
@@ -95,6 +97,49 @@ do {
     }
     consume(writer.sink.bytes.count)
     results.append(Result(name: "CSVWriter row (10 fields)", nanoseconds: perRow, target: nil))
+}
+
+// Handing a settled message from the measuring thread to the writer's: a push and a pop of the queue between them.
+do {
+    let queue = SettledQueue(capacity: 1 << 16)
+    let entry = SettledMessage(kind: .message, outcome: .echoed, sequence: 1, client: 2, written: 3, received: 4, echoed: 5)
+    var sum = 0
+    let rounds = 1_000
+    let perEntry = bestNanosecondsPerOperation(operations: rounds * 1_024) {
+        for _ in 0..<rounds {
+            for _ in 0..<1_024 { queue.push(entry) }
+            for _ in 0..<1_024 { sum &+= queue.pop()!.client }
+        }
+    }
+    consume(sum)
+    results.append(Result(name: "SettledQueue push + pop", nanoseconds: perEntry, target: 100))
+}
+
+// The writer's work per fanout message: its samples.csv row (kernel stamps) and the collector's statistics. One
+// writer thread must keep up with any rate the harness sends at (a 1,000-client fanout every 50 ms is 20,000/s).
+do {
+    var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+    configuration.clients = 1_000
+    configuration.exactBudget = 0  // as a long run: histograms only
+    var collector = RunCollector(configuration: configuration, origin: 1_000)
+    let reader = collector.reader
+    var writer = CSVWriter(sink: ByteArraySink())
+    let messages = 200_000
+    let perMessage = bestNanosecondsPerOperation(operations: messages, repetitions: 3) {
+        for index in 0..<messages {
+            let time = UInt64(1_000_000 + index * 1_000)
+            let entry = SettledMessage(
+                kind: .message, outcome: .echoed, sequence: index / 1_000, client: index % 1_000, scheduled: time,
+                written: time + 10_000, received: time + 90_000 + UInt64(index % 777), echoed: time + 200_000,
+                writtenKernel: time + 11_000, receivedKernel: time + 80_000, echoedKernel: time + 190_000,
+                broadcastStart: time, broadcastStartKernel: time + 1_000)
+            try! SamplesCSV.writeRow(entry, reader: reader, origin: 1_000, warmup: 0, interval: 0, to: &writer)
+            _ = collector.add(entry)
+            if writer.sink.bytes.count > 1 << 24 { writer = CSVWriter(sink: ByteArraySink()) }
+        }
+    }
+    consume(collector.measuredMessages)
+    results.append(Result(name: "writer per message (row + stats)", nanoseconds: perMessage, target: 2_000))
 }
 
 var missed = false
