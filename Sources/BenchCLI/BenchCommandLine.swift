@@ -17,10 +17,17 @@ public enum BenchCommandLine {
     }
 
     private static func dispatch(_ arguments: [String]) throws(UsageError) -> ExitCode {
-        guard let command = arguments.first else {
+        guard var command = arguments.first else {
             throw UsageError(message: "Missing command (\(Commands.all.map(\.name).joined(separator: ", ")))", command: nil)
         }
-        let rest = Array(arguments.dropFirst())
+        var rest = Array(arguments.dropFirst())
+        if command == "serve" {  // two words: `bench serve fanout`
+            guard let scenario = rest.first, scenario == "fanout" || scenario == "roundtrip" else {
+                throw UsageError(message: "bench serve needs its scenario: bench serve fanout or bench serve roundtrip", command: nil)
+            }
+            command += " " + scenario
+            rest.removeFirst()
+        }
         switch command {
         case "-h", "--help", "help":
             if let topic = rest.first {

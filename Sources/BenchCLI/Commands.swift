@@ -5,7 +5,8 @@ enum Commands {
     /// The commands in help order.
     static let all: [CommandSpec] = [
         RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), CheckCommand.spec, CompareCommand.spec,
-        ReportCommand.spec, SuiteCommand.spec,
+        ReportCommand.spec, SuiteCommand.spec, ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip),
+        ClientsCommand.spec,
     ]
 
     /// The command called `name`.
@@ -21,6 +22,13 @@ enum Commands {
             let options = try RunOptions(parsed, scenario: scenario)
             let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
             return RunCommand.execute(options, commandLine: commandLine)
+        case "serve fanout", "serve roundtrip":
+            let scenario = Scenario(rawValue: String(spec.name.dropFirst("serve ".count)))!
+            let options = try ServeCommand.options(parsed, scenario: scenario, command: spec.name)
+            let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
+            return RunCommand.execute(options, commandLine: commandLine)
+        case "clients":
+            return try ClientsCommand.execute(parsed)
         case "check":
             return try CheckCommand.execute(parsed)
         case "compare":

@@ -8,7 +8,8 @@ import Synchronization
 /// terminal (CI logs get none), and a line per report interval (`--report-every`), on a terminal and in logs alike.
 enum ProgressLine {
     /// Runs `configuration` on a thread of its own, streaming to `stream`, and shows its progress (with `show`) and the
-    /// lines of `writer`'s intervals (with `showIntervals`) until it ends.
+    /// lines of `writer`'s intervals (with `showIntervals`) until it ends. A run that waits for agents (`bench serve`)
+    /// says where it listens, once it does, whatever the other settings.
     static func run(
         _ configuration: RunConfiguration,
         control: RunControl,
@@ -22,7 +23,8 @@ enum ProgressLine {
             defer { finished.store(true, ordering: .releasing) }
             return Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: stream) }
         }
-        guard show || (showIntervals && writer != nil) else { return body() }
+        let waitsForAgents = configuration.agentToken != nil
+        guard show || (showIntervals && writer != nil) || waitsForAgents else { return body() }
         let runner: NativeThread<Result<RunRecording, RunError>>
         do {
             runner = try NativeThread.spawn(name: "bench-run", body)
@@ -31,14 +33,24 @@ enum ProgressLine {
             return .failure(.system(error))
         }
         let started = MonotonicClock.now()
+        var announced = false
+        func announce() {
+            let port = control.serverPort.load(ordering: .acquiring)
+            guard waitsForAgents, !announced, port > 0 else { return }
+            announced = true
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            Console.error((show ? "\r\u{1B}[2K" : "") + "serve: listening on \(host):\(port); waiting for "
+                + "\(configuration.clients) clients from agents (bench clients --connect \(host):\(port) --token …)\n")
+        }
         func printIntervals() {
             guard showIntervals, let writer else { return }
             for line in writer.takeIntervalLines() { Console.error((show ? "\r\u{1B}[2K" : "") + line + "\n") }
         }
         while !finished.load(ordering: .acquiring) {
+            announce()
             printIntervals()
             if show { Console.error("\r\u{1B}[2K" + text(configuration, control: control, since: started)) }
-            Posix.sleep(nanoseconds: 200_000_000)
+            Posix.sleep(nanoseconds: waitsForAgents && !announced ? 10_000_000 : 200_000_000)
         }
         if show { Console.error("\r\u{1B}[2K") }
         let result = runner.join()

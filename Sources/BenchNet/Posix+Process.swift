@@ -57,4 +57,25 @@ extension Posix {
 
     /// This process's id.
     public static var processID: Int32 { getpid() }
+
+    /// This machine's host name; empty if it cannot be read.
+    public static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// This boot's identifier (`/proc/sys/kernel/random/boot_id`): the same for every process that shares this
+    /// machine's monotonic clock since it booted; empty if it cannot be read.
+    public static var bootIdentifier: String {
+        let bytes = (try? readFile("/proc/sys/kernel/random/boot_id", limit: 4096)) ?? []
+        return String(decoding: bytes, as: UTF8.self).trimmingSpaces
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and line ends.
+    fileprivate var trimmingSpaces: String {
+        String(self.drop { $0 == " " || $0 == "\n" }.reversed().drop { $0 == " " || $0 == "\n" }.reversed())
+    }
 }

@@ -143,14 +143,21 @@ extension BenchServer {
     /// when the connection was closed for it.
     private func handle(_ frame: Frame, slot: Int, at now: UInt64, kernel: UInt64) -> Bool {
         if frame.kind == .hello { return handleHello(frame, slot: slot, at: now) }
+        if frame.kind == .agentHello { return handleAgentHello(frame, slot: slot, at: now) }
         guard let client = peers[slot].client else {
-            closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame before its hello", at: now)
+            let reason = peers[slot].isAgent
+                ? "an agent sent \(frame.kind.withArticle) frame on its control connection"
+                : "sent \(frame.kind.withArticle) frame before its hello"
+            closePeer(slot: slot, reason: reason, at: now)
             return false
         }
         lastHeard[client] = now
         switch frame.kind {
-        case .hello:
+        case .hello, .agentHello:
             preconditionFailure("handled above")
+        case .agentWelcome:
+            closePeer(slot: slot, reason: "sent an agent welcome frame; clients send only hello and echo frames", at: now)
+            return false
         case .echo:
             return handleEcho(frame, from: client, slot: slot, at: now, kernel: kernel)
         case .heartbeat:
@@ -169,7 +176,7 @@ extension BenchServer {
     private func handleHello(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
         let client = Int(frame.helloClient)
         let refusal: String?
-        if peers[slot].client != nil {
+        if peers[slot].client != nil || peers[slot].isAgent {
             refusal = "said hello twice"
         } else if frame.helloVersion != WireFormat.version {
             refusal = "speaks protocol version \(frame.helloVersion); this server speaks \(WireFormat.version)"

@@ -19,6 +19,8 @@ final class BenchServer<T: Transport> {
         var client: Int?
         /// With kernel stamps: the messages written to it that wait for their transmit stamp.
         var transmitStamps: TransmitStampQueue?
+        /// True for an agent's control connection (`bench clients`), once the agent was welcomed.
+        var isAgent = false
     }
 
     /// How often timeouts are checked and progress is published while the run goes on.
@@ -59,6 +61,8 @@ final class BenchServer<T: Transport> {
     /// Slot in `peers` of each client id, -1 until its hello.
     var slotOfClient: [Int]
     var helloCount = 0
+    /// Client ids given to agents so far; the next agent's start after the local clients' and these.
+    var agentClients = 0
     var liveClients = 0
     /// When the server last heard anything from each client (monotonic ns).
     var lastHeard: [UInt64]
@@ -179,7 +183,7 @@ final class BenchServer<T: Transport> {
             guard now < deadline else {
                 throw .setupFailed(
                     "\(helloCount) of \(configuration.clients) clients connected and said hello within "
-                        + DurationText.format(configuration.setupTimeout))
+                        + DurationText.format(configuration.setupTimeout) + agentsSummary)
             }
             resumeAcceptingIfDue(at: now)
             try waitForEvents(timeout: min(deadline - now, 100_000_000))

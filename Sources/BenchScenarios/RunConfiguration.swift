@@ -77,6 +77,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Fan-out targets: what each subscriber sends first (`--subscribe`), and the publisher's message (`--publish`).
     public var subscribeText: String?
     public var publishTemplate: PublishTemplate
+    /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
+    /// given client ids; nil: the run takes no agents.
+    public var agentToken: UInt64?
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -106,6 +109,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.localClientRange = nil
         self.setupTimeout = 30_000_000_000
         self.token = UInt64.random(in: 1...UInt64.max)
+        self.agentToken = nil
         self.timestamps = .kernel
         self.clientThreads = 1
         self.busyPoll = false

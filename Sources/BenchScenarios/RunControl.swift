@@ -25,9 +25,14 @@ public final class RunControl: Sendable {
     public let serverPort = Atomic<Int>(0)
 
     /// Creates a control for one run.
-    public init() throws(SystemError) {
+    /// An agent's clients (`bench clients`) stop on a request too: they have no server of their own to end the run.
+    private let clientsStopOnRequest: Bool
+
+    /// Creates a control for one run; `clientsStopOnRequest` for an agent's, whose clients end with a stop request.
+    public init(clientsStopOnRequest: Bool = false) throws(SystemError) {
         serverWake = try EventNotifier()
         clientsWake = try EventNotifier()
+        self.clientsStopOnRequest = clientsStopOnRequest
     }
 
     /// Asks the run to stop sending; messages in flight still get their timeout, then the run ends as
@@ -35,6 +40,7 @@ public final class RunControl: Sendable {
     public func requestStop() {
         stopRequested.store(true, ordering: .releasing)
         serverWake.notify()
+        if clientsStopOnRequest { clientsWake.notify() }
     }
 
     /// True once ``requestStop()`` was called.

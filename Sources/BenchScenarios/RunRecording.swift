@@ -70,6 +70,8 @@ public struct RunRecording: Sendable {
     public private(set) var connectionsClosedEarly = 0
     /// The most events a run keeps, so that a flood of connections cannot grow its memory without bound.
     public static let maximumEvents = 10_000
+    /// `bench serve`: the agents that joined, in the order they did.
+    public var agents: [AgentRecord] = []
     /// Echoes the clients could not send because their write queue was full.
     public var droppedEchoes = 0
     /// Heartbeats the clients of this process sent.

@@ -117,7 +117,7 @@ public enum ScenarioRunner {
             throw .system(error)
         }
         var clientThreads: [NativeThread<EchoClients<T>.Report>] = []
-        for ids in split(configuration.localClients, into: configuration.clientThreads) {
+        for ids in split(configuration.localClients, into: configuration.clientThreads) where !ids.isEmpty {
             do {
                 clientThreads.append(try NativeThread.spawn(name: "bench-clients") {
                     do {

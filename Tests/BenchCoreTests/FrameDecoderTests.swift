@@ -270,3 +270,37 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
         #expect(frames == 1)
     }
 }
+
+@Suite struct AgentFrameTests {
+    @Test func anAgentsHelloAndTheWelcomeReadBackAsWritten() throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
+        defer { buffer.deallocate() }
+        let hello = AgentHello(clients: 10_000, token: AgentToken.hash("s3cret"), pid: 4242, host: "a-rather-long-host-name", boot: 7)
+        hello.encode(into: buffer)
+        var decoder = FrameDecoder(maximumFrameSize: 64)
+        var seen: [AgentHello] = []
+        // Byte by byte, as a slow network hands it over.
+        for index in 0..<buffer.count {
+            try decoder.decode(UnsafeMutableRawBufferPointer(rebasing: buffer[index...index])) { frame in
+                #expect(frame.kind == .agentHello)
+                seen.append(AgentHello(frame))
+                return true
+            }
+        }
+        #expect(seen == [AgentHello(clients: 10_000, token: hello.token, pid: 4242, host: "a-rather-long-ho", boot: 7)])
+        let welcome = AgentWelcome(
+            scenario: 1, timestamps: 2, firstClient: 3, clients: 4, runToken: .max, payload: 64, totalClients: 9,
+            heartbeat: 5_000_000_000)
+        welcome.encode(into: buffer)
+        #expect(AgentWelcome(Frame(kind: .agentWelcome, bytes: buffer)) == welcome)
+        #expect(AgentToken.hash("s3cret") != AgentToken.hash("s3cret "))
+    }
+
+    @Test func anAgentFrameOfAnotherSizeIsRefusedBeforeItsBody() {
+        var decoder = FrameDecoder(maximumFrameSize: 1 << 20)
+        var header: [UInt8] = [0, 0, 1, 0, 5]  // announces 256 bytes of an agent hello
+        #expect(throws: FrameError.self) {
+            try header.withUnsafeMutableBytes { bytes in try decoder.decode(bytes) { _ in true } }
+        }
+    }
+}

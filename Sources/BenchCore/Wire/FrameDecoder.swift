@@ -99,6 +99,10 @@ public struct FrameDecoder {
         case .hello, .heartbeat:
             let expected = kind == .hello ? WireFormat.helloFrameSize : WireFormat.heartbeatFrameSize
             guard size == expected else { throw .wrongSize(kind: kind, announced: size, expected: expected) }
+        case .agentHello, .agentWelcome:
+            guard size == WireFormat.agentFrameSize else {
+                throw .wrongSize(kind: kind, announced: size, expected: WireFormat.agentFrameSize)
+            }
         case .data, .echo:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)

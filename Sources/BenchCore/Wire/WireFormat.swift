@@ -10,7 +10,15 @@
 ///     echo    (same as data, kind=3): the client's copy of a data frame, with recv_ns (when its read returned)
 ///                          and recv_kernel_ns (the kernel's receive stamp, 0 without) filled in
 ///     heartbeat (12 bytes) length=8 | kind=4 | reserved:u8 | reserved:u16 | client:u32
+///     agent hello (48 bytes) length=44 | kind=5 | version:u8 | reserved:u16 | clients:u32 | token:u64
+///                          | pid:u32 | boot:u64 | host:16 bytes (UTF-8, zero-padded)
+///     agent welcome (48 bytes) length=44 | kind=6 | scenario:u8 | timestamps:u8 | reserved:u8 | first_client:u32
+///                          | clients:u32 | run_token:u64 | payload:u32 | total_clients:u32 | heartbeat_ns:u64
+///                          | reserved:u64
 ///
+/// The agent frames go over an agent's control connection (`bench clients`): it asks for a number of client ids
+/// with the token given to `bench serve` (a hash of it), and the server answers with the ids it gets and what its
+/// clients need to know of the run (its own random token among them); a wrong token gets the connection closed.
 /// Data and echo frames have the same size, so `--payload` is the size of a message on the wire in
 /// both directions, header included. The hello's token is the run's own random number: a connection that
 /// does not know it (a stray process, a client of another run) cannot take a client id.
@@ -23,6 +31,8 @@ public enum WireFormat {
     public static let helloFrameSize = 20
     /// Size of a heartbeat frame, length field included.
     public static let heartbeatFrameSize = 12
+    /// Size of an agent's hello and of the server's welcome, length field included.
+    public static let agentFrameSize = 48
     /// Size of the smallest data or echo frame (no padding), length field included.
     public static let minimumMessageSize = 40
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
@@ -39,11 +49,20 @@ public enum FrameKind: UInt8, Sendable {
     case echo = 3
     /// A client saying it is alive, every `--heartbeat`; never a latency sample.
     case heartbeat = 4
+    /// An agent (`bench clients`) asks `bench serve` for client ids: its first frame on its control connection.
+    case agentHello = 5
+    /// The server's answer to an agent: the ids it got and the run's settings its clients need.
+    case agentWelcome = 6
 }
 
 extension FrameKind {
     /// The kind's name with its article, for messages: "a hello", "an echo".
     public var withArticle: String {
-        self == .echo ? "an echo" : "a \(self)"
+        switch self {
+        case .echo: return "an echo"
+        case .agentHello: return "an agent hello"
+        case .agentWelcome: return "an agent welcome"
+        default: return "a \(self)"
+        }
     }
 }

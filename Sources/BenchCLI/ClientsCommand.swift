@@ -1,0 +1,65 @@
+import BenchCore
+import BenchNet
+import BenchScenarios
+import Glibc
+
+/// `bench clients`: an agent that brings some of a `bench serve` run's clients.
+enum ClientsCommand {
+    static let spec = CommandSpec(
+        name: "clients",
+        abstract: "An agent: join a bench serve run with some of its clients, echo until the server ends the run.",
+        overview: "Connect to a bench serve run, ask for --clients client ids with its --token, then simulate those "
+            + "clients (they connect, say hello, echo every message) until the server ends the run. Exit 0 then; exit 3 "
+            + "when the server cannot be reached, refuses the agent (a wrong token, no ids left, the run already began) "
+            + "or the clients cannot connect.",
+        options: [
+            OptionSpec("connect", value: "host:port", help: "The address bench serve listens on (required)."),
+            OptionSpec("clients", value: "n", help: "Clients this agent simulates.", default: "1"),
+            OptionSpec("token", value: "text", help: "The secret given to bench serve (required)."),
+            OptionSpec("client-threads", value: "k", help: "Threads the clients are split over.", default: "1"),
+            OptionSpec("join-timeout", value: "duration", help: "How long to wait for the server's welcome.", default: "60s"),
+        ])
+
+    static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
+        let reader = OptionReader(parsed: parsed, command: spec.name)
+        guard let text = parsed.value("connect") else {
+            throw UsageError(message: "--connect is required: the address bench serve listens on", command: spec.name)
+        }
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0,
+            let address = SocketAddress(host: String(text[..<colon]), port: port)
+        else {
+            throw reader.invalid("connect", "host:port", text, "expected a numeric address and a port, e.g. 127.0.0.1:7000")
+        }
+        guard let token = parsed.value("token"), !token.isEmpty else {
+            throw UsageError(message: "--token is required: the secret given to bench serve", command: spec.name)
+        }
+        let clients = try reader.integer("clients", placeholder: "n", in: RunConfiguration.Limits.clients, default: 1)
+        let threads = try reader.integer(
+            "client-threads", placeholder: "k", in: 1...min(RunConfiguration.Limits.clientThreads, clients), default: 1)
+        let joinTimeout = try reader.duration("join-timeout", allowZero: false, default: 60_000_000_000)
+        let control: RunControl
+        do {
+            control = try RunControl(clientsStopOnRequest: true)
+        } catch {
+            Console.error("Error: \(error)\n")
+            return .runFailed
+        }
+        Console.error("agent: joining the run at \(address) with \(clients) clients…\n")
+        SignalWatcher.shared?.watch(control)
+        defer { SignalWatcher.shared?.watch(nil) }
+        do {
+            let outcome = try AgentRunner.run(
+                server: address, clients: clients, token: token, clientThreads: threads, joinTimeout: joinTimeout,
+                control: control)
+            let first = Int(outcome.welcome.firstClient)
+            Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
+                + "\(outcome.welcome.totalClients)" + (outcome.events.isEmpty ? "" : ", \(outcome.events.count) events")
+                + "\n")
+        } catch {
+            Console.error("Error: \(error)\n")
+            return .runFailed
+        }
+        if let signal = SignalWatcher.shared?.signal { return signal == SIGTERM ? .terminated : .interrupted }
+        return .success
+    }
+}

@@ -1,0 +1,55 @@
+import BenchCore
+import BenchNet
+import BenchScenarios
+
+/// `bench serve fanout|roundtrip`: the server and collector of a run whose clients come from agents (`bench clients`),
+/// in other processes: the scenario's options, plus where to listen and the token agents must show.
+enum ServeCommand {
+    /// The command line of `bench serve SCENARIO`.
+    static func spec(for scenario: Scenario) -> CommandSpec {
+        let run = RunCommand.spec(for: scenario)
+        return CommandSpec(
+            name: "serve \(scenario.rawValue)",
+            abstract: "The \(scenario.rawValue) server and collector alone; agents (bench clients) bring the clients.",
+            overview: "Listen, wait until agents (bench clients --connect ADDRESS --token TOKEN) totalling --clients "
+                + "have joined, then run the \(scenario.rawValue) scenario as bench \(scenario.rawValue) does and write "
+                + "the same run folder, plus agents.csv. Agents run on this machine for now (they must share its clock).",
+            options: run.options + [
+                OptionSpec("listen", value: "host:port", help: "Where agents and their clients connect.", default: "127.0.0.1:0"),
+                OptionSpec("token", value: "text", help: "The secret agents must give to take client ids (required)."),
+                OptionSpec(
+                    "join-timeout", value: "duration", help: "How long agents may take to bring every client.",
+                    default: "60s"),
+            ],
+            notes: run.notes)
+    }
+
+    /// The runs of `parsed`, set up to wait for agents.
+    static func options(_ parsed: ParsedOptions, scenario: Scenario, command: String) throws(UsageError) -> RunOptions {
+        var options = try RunOptions(parsed, scenario: scenario)
+        let reader = OptionReader(parsed: parsed, command: command)
+        guard let token = parsed.value("token"), !token.isEmpty else {
+            throw UsageError(message: "--token is required: the secret agents must give (bench clients --token)", command: command)
+        }
+        let joinTimeout = try reader.duration("join-timeout", allowZero: false, default: 60_000_000_000)
+        var host = "127.0.0.1"
+        var port: UInt16 = 0
+        if let text = parsed.value("listen") {
+            guard let colon = text.lastIndex(of: ":"), let value = UInt16(text[text.index(after: colon)...]),
+                SocketAddress(host: String(text[..<colon]), port: value) != nil
+            else {
+                throw reader.invalid("listen", "host:port", text, "expected a numeric address and a port, e.g. 0.0.0.0:7000")
+            }
+            (host, port) = (String(text[..<colon]), value)
+        }
+        for index in options.steps.indices {
+            options.steps[index].configuration.localClientRange = 0..<0
+            options.steps[index].configuration.clientThreads = 1
+            options.steps[index].configuration.agentToken = AgentToken.hash(token)
+            options.steps[index].configuration.setupTimeout = joinTimeout
+            options.steps[index].configuration.host = host
+            options.steps[index].configuration.port = port
+        }
+        return options
+    }
+}

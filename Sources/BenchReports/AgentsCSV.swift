@@ -1,0 +1,21 @@
+import BenchCore
+import BenchScenarios
+
+/// `agents.csv` (`bench serve`): one row per agent (`bench clients`) that joined, in the order they did.
+public enum AgentsCSV {
+    public static let fileName = "agents.csv"
+
+    public static let header = ["agent", "host", "pid", "first_client", "clients"]
+
+    public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
+        try writer.row(header)
+        for (index, agent) in recording.agents.enumerated() {
+            writer.field(index)
+            writer.field(agent.host)
+            writer.field(agent.pid)
+            writer.field(agent.firstClient)
+            writer.field(agent.clients)
+            try writer.endRow()
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import BenchCore
+import BenchNet
+import Glibc
+
+/// `bench clients`: an agent that simulates some of a `bench serve` run's clients in this process.
+///
+/// It opens a control connection to the server, asks for `clients` client ids with the run's `--token`, and from the
+/// server's welcome learns its ids and what its clients need of the run (scenario, payload, heartbeat, timestamps,
+/// the run's own token); then its echo clients connect like the built-in ones and echo until the server ends the
+/// run by closing their connections. The control connection stays open meanwhile: closing it is how the server sees
+/// an agent go. The agent shares the server's monotonic clock (the server refuses agents from other machines for now).
+public enum AgentRunner {
+    /// What an agent did.
+    public struct Outcome: Sendable {
+        /// The server's welcome: its ids and the run's settings.
+        public let welcome: AgentWelcome
+        /// Connections of its clients that closed early, with the reason (the server closing them all is the end).
+        public let events: [ConnectionEvent]
+    }
+
+    /// Joins the run served at `address` with `clients` clients, waiting at most `joinTimeout` for the welcome.
+    ///
+    /// - Throws: ``RunError/setupFailed(_:)`` when the server cannot be reached, refuses the agent, or the clients
+    ///   cannot connect.
+    public static func run(
+        server address: SocketAddress, clients: Int, token: String, clientThreads: Int, joinTimeout: UInt64,
+        control: RunControl
+    ) throws(RunError) -> Outcome {
+        let limit = DescriptorLimit.raiseToHardLimit()
+        guard clients + 1 + RunError.reservedDescriptors <= limit else {
+            throw .tooManyClients(requested: clients, descriptorLimit: limit)
+        }
+        let welcome: AgentWelcome
+        let controlSocket: Int32
+        do {
+            (controlSocket, welcome) = try join(address, clients: clients, token: token, timeout: joinTimeout)
+        } catch {
+            throw .setupFailed("cannot join the run at \(address): \(error)")
+        }
+        defer { Posix.close(controlSocket) }
+        guard welcome.clients == UInt32(clients), welcome.scenario <= 1, welcome.timestamps <= 2,
+            Int(welcome.firstClient) + clients <= Int(welcome.totalClients), welcome.payload >= WireFormat.minimumMessageSize
+        else {
+            throw .setupFailed("the server at \(address) answered with a welcome that does not fit: \(welcome)")
+        }
+        var configuration = RunConfiguration(scenario: welcome.scenario == 0 ? .fanout : .roundtrip, seed: 0)
+        configuration.clients = Int(welcome.totalClients)
+        configuration.localClientRange = Int(welcome.firstClient)..<Int(welcome.firstClient) + clients
+        configuration.payload = Int(welcome.payload)
+        configuration.heartbeat = welcome.heartbeat
+        configuration.timestamps = [TimestampSource.user, .kernel, .both][Int(welcome.timestamps)]
+        configuration.token = welcome.runToken
+        configuration.clientThreads = max(1, min(clientThreads, clients))
+        let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
+        let run = configuration
+        let settings = TransportSettings(
+            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize), webSocketPath: "/",
+            webSocketHost: address.description)
+        var threads: [NativeThread<EchoClients<TCP>.Report>] = []
+        for ids in ScenarioRunner.split(configuration.localClients, into: configuration.clientThreads) {
+            do {
+                threads.append(try NativeThread.spawn(name: "bench-clients") {
+                    do {
+                        return try EchoClients<TCP>(
+                            run, ids: ids, address: address, transport: settings, control: control,
+                            kernelClock: kernelClock
+                        ).run()
+                    } catch {
+                        control.failSetup("the clients' thread could not start: \(error)")
+                        return EchoClients<TCP>.Report()
+                    }
+                })
+            } catch {
+                control.failSetup("the clients' thread could not start: \(error)")
+            }
+        }
+        let reports = threads.map { $0.join() }
+        if let reason = control.setupFailureReason { throw .setupFailed(reason) }
+        return Outcome(welcome: welcome, events: reports.flatMap(\.events))
+    }
+
+    /// Connects the control connection, says the agent's hello and reads the server's welcome.
+    private static func join(
+        _ address: SocketAddress, clients: Int, token: String, timeout: UInt64
+    ) throws(SystemError) -> (Int32, AgentWelcome) {
+        let socket = try TCPSocket.connect(to: address)
+        do throws(SystemError) {
+            try Posix.setNonBlocking(socket, false)
+            try Posix.setReceiveTimeout(socket, nanoseconds: timeout)
+            let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
+            defer { frame.deallocate() }
+            AgentHello(
+                clients: UInt32(clients), token: AgentToken.hash(token), pid: UInt32(Posix.processID),
+                host: Posix.hostName, boot: AgentToken.hash(Posix.bootIdentifier)
+            ).encode(into: frame)
+            try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send the agent's hello")
+            var received = 0
+            while received < frame.count {
+                let rest = UnsafeMutableRawBufferPointer(rebasing: frame[received...])
+                guard case .processed(let count) = try Posix.read(socket, into: rest) else {
+                    throw SystemError("no welcome within \(DurationText.format(timeout))", errno: ETIMEDOUT)
+                }
+                guard count > 0 else {
+                    throw SystemError(
+                        "the server closed the connection instead of welcoming this agent: a wrong --token, more "
+                            + "clients than the run has left, another machine, or the run already began (the "
+                            + "server's events say which)", errno: ECONNREFUSED)
+                }
+                received += count
+            }
+            guard frame[4] == FrameKind.agentWelcome.rawValue,
+                UInt32(bigEndian: frame.loadUnaligned(as: UInt32.self)) == UInt32(WireFormat.agentFrameSize - 4)
+            else {
+                throw SystemError("the server's answer is not a welcome (kind \(frame[4]))", errno: EPROTO)
+            }
+            return (socket, AgentWelcome(Frame(kind: .agentWelcome, bytes: frame)))
+        } catch {
+            Posix.close(socket)
+            throw error
+        }
+    }
+}
