@@ -31,7 +31,8 @@ enum CSVFileRows {
     ///   `columns`, or has a row whose field count differs from the header's (a truncated or damaged file).
     ///
     /// A column named `interval` may be missing (runs written before it existed): its value is then empty. With
-    /// `tolerant`, a last row without its line end (a file cut off by a kill) is not read.
+    /// `tolerant`, a last row without its line end (a file cut off by a kill) is not read, and a file without a whole
+    /// header has no rows.
     static func read(_ path: String, columns: [String], tolerant: Bool = false, _ body: (Row) throws -> Void) throws {
         var parser = CSVParser()
         var positions: [Int]?
@@ -40,6 +41,7 @@ enum CSVFileRows {
         var finishing = false
         func handle(_ fields: [String]) throws {
             defer { line += 1 }
+            if finishing && tolerant { return }
             guard let positions else {
                 headerCount = fields.count
                 positions = try columns.map { column in
@@ -51,7 +53,6 @@ enum CSVFileRows {
                 }
                 return
             }
-            if finishing && tolerant { return }
             guard fields.count == headerCount else {
                 throw SavedRun.LoadError(
                     description: "\(path) line \(line) has \(fields.count) fields, the header \(headerCount)")
@@ -67,7 +68,8 @@ enum CSVFileRows {
         } catch let error as SystemError {
             throw SavedRun.LoadError(description: "cannot read \(path) (\(error))")
         }
-        guard positions != nil else { throw SavedRun.LoadError(description: "\(path) is empty") }
+        // A file cut off by a kill before its header was whole holds nothing whole: no rows.
+        guard positions != nil || tolerant else { throw SavedRun.LoadError(description: "\(path) is empty") }
     }
 
     /// The header's fields: the file is read only as far as its first row.
