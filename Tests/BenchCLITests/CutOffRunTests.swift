@@ -28,6 +28,21 @@ import Testing
         return (out, folder)
     }
 
+    /// The folder of a run still going (its process alive) is not cut off: `bench report` leaves it alone. It used to
+    /// truncate its files and rename the folder under the run, which then failed at its end (exit 3) with nothing saved.
+    @Test func benchReportLeavesTheFolderOfARunStillGoingAlone() throws {
+        let samples = Self.samplesHeader + "0,0,57291729,57291729,58175433,,883704,,0,echoed,57276106,57276106,58297003,,0,5\r\n"
+        let (out, folder) = try cutOffFolder(["samples.csv": samples, "broadcasts.csv": "", "timeline.csv": ""])
+        let live = Self.startingRunCSV.replacingOccurrences(of: "pid,2147483646", with: "pid,\(getpid())")
+        try live.write(toFile: folder + "/run.csv", atomically: true, encoding: .utf8)
+        let report = try BenchProcess.run(["report", folder])
+        #expect(report.exitCode != 0, "stdout: \(report.standardOutput)")
+        #expect(report.standardError.contains("still"), "stderr: \(report.standardError)")
+        #expect(contents(of: out) == [".bench-run-cutoff1"])
+        #expect(try String(contentsOfFile: folder + "/samples.csv", encoding: .utf8) == samples)
+        #expect(try String(contentsOfFile: folder + "/run.csv", encoding: .utf8) == live)
+    }
+
     private func rebuiltFolder(in out: String) throws -> String {
         out + "/" + (try #require(contents(of: out)?.first { $0.hasPrefix("fanout-incomplete-") }))
     }
