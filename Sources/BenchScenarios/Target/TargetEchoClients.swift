@@ -58,6 +58,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         self.recording = RunRecording(
             configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
         self.recording.serverAddress = target.description
+        self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.nextSequence = Array(repeating: 0, count: configuration.clients)
