@@ -32,8 +32,9 @@ enum CSVFileRows {
     ///
     /// A column named `interval` may be missing (runs written before it existed): its value is then empty. With
     /// `tolerant`, a last row without its line end (a file cut off by a kill) is not read, and a file without a whole
-    /// header has no rows.
+    /// header (or no file at all) has no rows.
     static func read(_ path: String, columns: [String], tolerant: Bool = false, _ body: (Row) throws -> Void) throws {
+        if tolerant && !Posix.fileExists(path) { return }  // killed before it was created: no rows
         var parser = CSVParser()
         var positions: [Int]?
         var headerCount = 0

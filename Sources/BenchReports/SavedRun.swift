@@ -224,13 +224,14 @@ public struct SavedRun: Sendable {
     /// the same from now on.
     public func writeRebuiltFiles() throws {
         func path(_ name: String) -> String { folder + "/" + name }
-        // A file the kill cut off before its header was whole gets the header the run would have written.
+        // A file the kill cut off before its header was whole (or before it was created) gets the header the run
+        // would have written.
         let scenario = Scenario(rawValue: self.scenario) ?? .fanout
         let timestamps = settings.first { $0.key == "timestamps" }.flatMap { TimestampSource(rawValue: $0.value) } ?? .user
         for (file, header) in [
             (SamplesCSV.fileName, SamplesCSV.header(scenario, timestamps: timestamps)),
             (BroadcastsCSV.fileName, BroadcastsCSV.header),
-        ] where Posix.fileExists(path(file)) {
+        ] where file == SamplesCSV.fileName || scenario == .fanout {
             try Self.keepRows(of: path(file), throughInterval: lastSyncedInterval ?? .max, header: header)
         }
         try AtomicFile.writeCSV(path(RunSettingsCSV.fileName)) { writer in
@@ -250,7 +251,7 @@ public struct SavedRun: Sendable {
     /// Rewrites the CSV file at `path` (atomically, a row at a time) with only its whole rows whose `interval` is at most
     /// `last`; a file without a whole header gets `header`, and no rows.
     private static func keepRows(of path: String, throughInterval last: Int, header whole: [String]) throws {
-        let written = try CSVFileRows.header(of: path)
+        let written = Posix.fileExists(path) ? try CSVFileRows.header(of: path) : []
         let header = written.isEmpty ? whole : written
         guard let intervalColumn = header.firstIndex(of: "interval") else { return }
         try AtomicFile.writeCSV(path + ".kept") { writer in

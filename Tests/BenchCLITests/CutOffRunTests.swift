@@ -74,6 +74,16 @@ import Testing
         #expect(again.exitCode == 0, "stderr: \(again.standardError)")
     }
 
+    /// Killed between writing run.csv and creating the streamed files: run.csv alone.
+    @Test func aRunKilledBeforeItsStreamedFilesExistedIsRebuiltEmpty() throws {
+        let (out, folder) = try cutOffFolder([:])
+        let report = try BenchProcess.run(["report", folder])
+        #expect(report.exitCode == 0, "stderr: \(report.standardError)")
+        let rebuilt = try rebuiltFolder(in: out)
+        let again = try BenchProcess.run(["report", rebuilt])
+        #expect(again.exitCode == 0, "stderr: \(again.standardError)")
+    }
+
     /// A header cut off by the kill (no line end) is no header: the file holds nothing whole.
     @Test func aHeaderCutOffByTheKillReadsAsAnEmptyFile() throws {
         let (out, folder) = try cutOffFolder([
