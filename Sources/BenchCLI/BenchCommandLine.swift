@@ -31,6 +31,7 @@ public enum BenchCommandLine {
         switch command {
         case "-h", "--help", "help":
             if let topic = rest.first {
+                let topic = topic == "serve" ? (["serve"] + rest.dropFirst().prefix(1)).joined(separator: " ") : topic
                 guard let spec = Commands.named(topic) else {
                     throw UsageError(message: "Unknown command '\(topic)'", command: nil)
                 }
