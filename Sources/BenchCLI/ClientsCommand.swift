@@ -53,8 +53,7 @@ enum ClientsCommand {
                 control: control)
             let first = Int(outcome.welcome.firstClient)
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
-                + "\(outcome.welcome.totalClients)" + (outcome.events.isEmpty ? "" : ", \(outcome.events.count) events")
-                + "\n")
+                + "\(outcome.welcome.totalClients)\n")
         } catch {
             Console.error("Error: \(error)\n")
             return .runFailed

@@ -28,7 +28,7 @@ public enum AgentRunner {
     ) throws(RunError) -> Outcome {
         let limit = DescriptorLimit.raiseToHardLimit()
         guard clients + 1 + RunError.reservedDescriptors <= limit else {
-            throw .tooManyClients(requested: clients, descriptorLimit: limit)
+            throw .tooManyClients(requested: clients, descriptorLimit: limit, perClient: 1)
         }
         let welcome: AgentWelcome
         let controlSocket: Int32

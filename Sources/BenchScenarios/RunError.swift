@@ -5,7 +5,7 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
     /// A setting is outside what a run can do (the command line refuses these before: exit 2).
     case invalidConfiguration(ConfigurationError)
     /// More clients than this process has file descriptors for (each costs two: its socket and the server's).
-    case tooManyClients(requested: Int, descriptorLimit: Int)
+    case tooManyClients(requested: Int, descriptorLimit: Int, perClient: Int = 2)
     /// The run's raw timestamps would not fit comfortably in memory.
     case tooManyMessages(messages: Int, bytesNeeded: Int, bytesAvailable: Int)
     /// `--host` is not a numeric IPv4 or IPv6 address.
@@ -25,9 +25,9 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .invalidConfiguration(let error):
             return "\(error)"
-        case .tooManyClients(let requested, let limit):
-            let most = max(0, (limit - RunError.reservedDescriptors) / 2)
-            return "\(requested) clients need \(2 * requested + RunError.reservedDescriptors) file descriptors, "
+        case .tooManyClients(let requested, let limit, let perClient):
+            let most = max(0, (limit - RunError.reservedDescriptors) / perClient)
+            return "\(requested) clients need \(perClient * requested + RunError.reservedDescriptors) file descriptors, "
                 + "but this process may open \(limit) (RLIMIT_NOFILE hard limit); at most \(most) clients fit"
         case .tooManyMessages(let messages, let needed, let available):
             return "\(messages) messages need about \(needed >> 20) MiB for their timestamps and statistics, more "

@@ -52,8 +52,10 @@ public enum ScenarioRunner {
             throw .tooManyMessages(messages: held, bytesNeeded: needed, bytesAvailable: memory)
         }
         let limit = DescriptorLimit.raiseToHardLimit()
-        guard 2 * configuration.clients + RunError.reservedDescriptors <= limit else {
-            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit)
+        // The server's end of every client, and this process's own clients' ends (agents hold theirs).
+        let perClient = configuration.localClients.count == configuration.clients ? 2 : 1
+        guard configuration.clients + configuration.localClients.count + RunError.reservedDescriptors <= limit else {
+            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
         let listener: Int32
         let bound: SocketAddress

@@ -13,7 +13,7 @@ enum TargetRunner {
         }
         let limit = DescriptorLimit.raiseToHardLimit()
         guard configuration.clients + 1 + RunError.reservedDescriptors <= limit else {
-            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit)
+            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
         // The Host field and the TLS server name are the URL's, as a browser would send them (a proxy or CDN in front
         // of the user's server routes by them), not the address they resolved to.
