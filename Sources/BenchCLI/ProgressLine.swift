@@ -8,15 +8,16 @@ import Synchronization
 /// terminal (CI logs get none), and a line per report interval (`--report-every`), on a terminal and in logs alike.
 enum ProgressLine {
     /// Runs `configuration` on a thread of its own, streaming to `stream`, and shows its progress (with `show`) and the
-    /// lines of `writer`'s intervals (with `showIntervals`) until it ends. A run that waits for agents (`bench serve`)
-    /// says where it listens, once it does, whatever the other settings.
+    /// lines of `writer`'s intervals (with `showIntervals`) until it ends. A run that waits for agents (`bench serve`,
+    /// `--client-procs`) hands the port it listens on to `onListening`, once it does, whatever the other settings.
     static func run(
         _ configuration: RunConfiguration,
         control: RunControl,
         stream: SettledQueue?,
         writer: RunStream.Running?,
         show: Bool,
-        showIntervals: Bool
+        showIntervals: Bool,
+        onListening: (Int) -> Void = { _ in }
     ) -> Result<RunRecording, RunError> {
         let finished = Atomic<Bool>(false)
         let body: @Sendable () -> Result<RunRecording, RunError> = {
@@ -38,9 +39,8 @@ enum ProgressLine {
             let port = control.serverPort.load(ordering: .acquiring)
             guard waitsForAgents, !announced, port > 0 else { return }
             announced = true
-            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            Console.error((show ? "\r\u{1B}[2K" : "") + "serve: listening on \(host):\(port); waiting for "
-                + "\(configuration.clients) clients from agents (bench clients --connect \(host):\(port) --token …)\n")
+            if show { Console.error("\r\u{1B}[2K") }
+            onListening(port)
         }
         func printIntervals() {
             guard showIntervals, let writer else { return }

@@ -132,6 +132,14 @@ enum RunCommand {
     private static func runStep(
         _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
     ) -> Outcome {
+        var configuration = configuration
+        var children: ChildAgents?
+        let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
+        if processes > 0 && configuration.agentToken == nil && configuration.target == nil {
+            let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+            configuration = ClientProcesses.serverSide(of: configuration, token: token)
+            children = ChildAgents(shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token)
+        }
         let folder: RunFolder
         let control: RunControl
         do {
@@ -166,9 +174,24 @@ enum RunCommand {
         }
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
         SignalWatcher.shared?.watch(control)
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let result = ProgressLine.run(
             configuration, control: control, stream: queue, writer: writer, show: showProgress,
-            showIntervals: !options.quiet)
+            showIntervals: !options.quiet
+        ) { port in
+            guard let children else {
+                Console.error("serve: listening on \(host):\(port); waiting for \(configuration.clients) clients from "
+                    + "agents (bench clients --connect \(host):\(port) --token …)\n")
+                return
+            }
+            do {
+                try children.start(port: port, host: host, log: folder.path(of: ChildAgents.logName))
+            } catch {
+                Console.error("Error: the client processes could not start: \(error)\n")
+                control.requestStop()
+            }
+        }
+        children?.reap()
         SignalWatcher.shared?.watch(nil)
         let collected = writer.join()
         if !options.quiet { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }

@@ -2,6 +2,30 @@ import BenchCore
 import BenchScenarios
 
 extension RunOptions {
+    /// The options of long runs and of runs too large for one process.
+    static func lengthOptions(defaults: RunConfiguration, countOption: String) -> [OptionSpec] {
+        [
+            OptionSpec(
+                "duration", value: "duration",
+                help: "Send for this long (5m, 1h; warmup included) instead of --\(countOption); memory stays "
+                    + "flat however long.",
+                default: "none"),
+            OptionSpec(
+                "report-every", value: "duration",
+                help: "Write results so far (timeline.csv, samples streamed) and print a line this often; 0 = at the end.",
+                default: DurationText.format(defaults.reportEvery)),
+            OptionSpec(
+                "exact-budget", value: "bytes",
+                help: "Memory for exact percentiles (8 B per value); beyond, percentiles come from histograms (±0.05%).",
+                default: ByteSizeText.format(defaults.exactBudget)),
+            OptionSpec(
+                "client-procs", value: "k",
+                help: "Run the clients in k child processes (bench clients), so that more fit than one process's "
+                    + "descriptors allow; 0 = in this process.",
+                default: "as many as the descriptor limit needs"),
+        ]
+    }
+
     /// `--duration`, `--report-every` and `--exact-budget`: how long a run goes and how its results are kept.
     static func readLength(
         into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
@@ -28,6 +52,11 @@ extension RunOptions {
             configuration.duration = duration
         }
         configuration.reportEvery = try reader.duration("report-every", allowZero: true, default: configuration.reportEvery)
+        if parsed.value("client-procs") != nil {
+            guard configuration.target == nil else {
+                throw UsageError(message: "--client-procs is for the built-in server's clients, not --target", command: command)
+            }
+        }
         if let text = parsed.value("exact-budget") {
             do {
                 configuration.exactBudget = try ByteSizeText.parse(text)

@@ -20,6 +20,8 @@ struct RunOptions {
     var quiet: Bool
     /// The summary as JSON on stdout.
     var json: Bool
+    /// `--client-procs`: child processes for the clients; nil: as many as the descriptor limit needs (often 0).
+    var clientProcesses: Int?
     /// True when `--seed` was not given (the random seed is printed so the run can be repeated).
     var seedWasRandom: Bool
     /// The conditions every run must meet (`--threshold`, repeatable).
@@ -36,19 +38,7 @@ struct RunOptions {
                 "clients", value: "n", help: "Simulated clients, one connection each; a list (10,100,1000) sweeps.",
                 default: "\(defaults.clients)"),
             countOption,
-            OptionSpec(
-                "duration", value: "duration",
-                help: "Send for this long (5m, 1h; warmup included) instead of --\(countOption.name); memory stays "
-                    + "flat however long.",
-                default: "none"),
-            OptionSpec(
-                "report-every", value: "duration",
-                help: "Write results so far (timeline.csv, samples streamed) and print a line this often; 0 = at the end.",
-                default: DurationText.format(defaults.reportEvery)),
-            OptionSpec(
-                "exact-budget", value: "bytes",
-                help: "Memory for exact percentiles (8 B per value); beyond, percentiles come from histograms (±0.05%).",
-                default: ByteSizeText.format(defaults.exactBudget)),
+            ] + lengthOptions(defaults: defaults, countOption: countOption.name) + [
             OptionSpec(
                 "interval", value: "duration",
                 help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
@@ -197,6 +187,9 @@ struct RunOptions {
             in: Limits.messages, default: base.messages)
         base.warmup = try reader.integer("warmup", placeholder: "n", in: Limits.warmup, default: base.warmup)
         try Self.readLength(into: &base, reader: reader, parsed: parsed, command: command)
+        if parsed.value("client-procs") != nil {
+            clientProcesses = try reader.integer("client-procs", placeholder: "k", in: 0...1_000, default: 0)
+        }
         let intervals = try reader.durations("interval", allowZero: true, default: base.interval)
         base.under = try reader.duration("under", allowZero: false, default: base.under)
         base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)

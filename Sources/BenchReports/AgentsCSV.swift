@@ -5,7 +5,7 @@ import BenchScenarios
 public enum AgentsCSV {
     public static let fileName = "agents.csv"
 
-    public static let header = ["agent", "host", "pid", "first_client", "clients"]
+    public static let header = ["agent", "host", "pid", "first_client", "clients", "messages", "lost"]
 
     public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
         try writer.row(header)
@@ -15,6 +15,9 @@ public enum AgentsCSV {
             writer.field(agent.pid)
             writer.field(agent.firstClient)
             writer.field(agent.clients)
+            let clients = agent.firstClient..<agent.firstClient + agent.clients
+            writer.field(recording.measuredPerClient.isEmpty ? 0 : recording.measuredPerClient[clients].reduce(0, +))
+            writer.field(recording.lostPerClient.isEmpty ? 0 : recording.lostPerClient[clients].reduce(0, +))
             try writer.endRow()
         }
     }

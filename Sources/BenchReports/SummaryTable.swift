@@ -52,7 +52,10 @@ public enum SummaryTable {
         let threads = configuration.clientThreads == 1 ? "" : " (\(configuration.clientThreads) threads)"
         let writers = configuration.serverThreads == 1 ? "" : " (\(configuration.serverThreads) threads)"
         let stamps = configuration.timestamps == .user ? "user-space" : "kernel"
-        var line = "server ran on CPU \(recording.serverCPUs)\(writers), clients on CPU \(recording.clientCPUs)\(threads); "
+        let clients = recording.agents.isEmpty
+            ? "clients on CPU \(recording.clientCPUs)\(threads)"
+            : "clients in \(recording.agents.count) agent process\(recording.agents.count == 1 ? "" : "es")"
+        var line = "server ran on CPU \(recording.serverCPUs)\(writers), \(clients); "
             + "\(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
         let missing = analysis.missingKernelStamps
         if missing.send + missing.receive > 0 {

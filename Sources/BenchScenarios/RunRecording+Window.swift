@@ -130,7 +130,14 @@ extension RunRecording {
         let t0Kernel = kernelBroadcastStart(row: row)
         for index in row * clients..<(row + 1) * clients {
             if outcome[index] == .written { outcome[index] = .timedOut }
-            if isMeasured(message: index) { emit(settledMessage(at: index, t0Kernel: t0Kernel)) }
+            if isMeasured(message: index) {
+                emit(settledMessage(at: index, t0Kernel: t0Kernel))
+                if !measuredPerClient.isEmpty {
+                    let client = index - row * clients
+                    measuredPerClient[client] += 1
+                    if !outcome[index].isMeasurement { lostPerClient[client] += 1 }
+                }
+            }
             (written[index], received[index], echoed[index], outcome[index]) = (0, 0, 0, .notDispatched)
             if usesKernelStamps { (writtenKernel[index], receivedKernel[index], echoedKernel[index]) = (0, 0, 0) }
             if !fanout { scheduled[index] = 0 }

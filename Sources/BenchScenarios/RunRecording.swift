@@ -72,6 +72,9 @@ public struct RunRecording: Sendable {
     public static let maximumEvents = 10_000
     /// `bench serve`: the agents that joined, in the order they did.
     public var agents: [AgentRecord] = []
+    /// With agents: per client, measured messages handed on and how many of them were lost (for `agents.csv`).
+    public internal(set) var measuredPerClient: [Int] = []
+    public internal(set) var lostPerClient: [Int] = []
     /// Echoes the clients could not send because their write queue was full.
     public var droppedEchoes = 0
     /// Heartbeats the clients of this process sent.

@@ -85,3 +85,54 @@ import Testing
         #expect(result.standardError.contains(message), "\(result.standardError)")
     }
 }
+
+/// `--client-procs`: the clients in child processes of the run itself.
+@Suite struct ClientProcessesTests {
+    /// The pids of `parent`'s children, from /proc.
+    private func children(of parent: Int32) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
+            guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == parent ? pid : nil
+        }
+    }
+
+    private func rows(_ path: String) throws -> [[String: String]] {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+    }
+
+    @Test func aFanoutsClientsInTwoChildProcessesAndOneKilledMidRun() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.start([
+            "fanout", "--clients", "6", "--client-procs", "2", "--messages", "150", "--interval", "10ms",
+            "--timeout", "200ms", "--quiet", "--out", out,
+        ])
+        var agents: [Int32] = []
+        let deadline = Date().addingTimeInterval(20)
+        while agents.count < 2 && Date() < deadline {
+            agents = children(of: run.processIdentifier)
+            usleep(20_000)
+        }
+        #expect(agents.count == 2, "two bench clients children")
+        usleep(700_000)  // well into the run
+        if let victim = agents.first { kill(victim, SIGKILL) }
+        let result = try BenchProcess.finish(run, timeout: 60)
+        #expect(result.exitCode == 0, "the run completes: \(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let joined = try rows(folder + "/agents.csv")
+        #expect(joined.count == 2 && joined.allSatisfy { $0["messages"] == "450" })
+        let killed = try #require(joined.first { Int32($0["pid"]!) == agents.first })
+        let survivor = try #require(joined.first { Int32($0["pid"]!) != agents.first })
+        #expect(Int(killed["lost"]!)! > 0 && survivor["lost"] == "0", "the losses are the killed child's: \(joined)")
+        let summary = try rows(folder + "/summary.csv").first { $0["metric"] == "delivery" }!
+        #expect(summary["lost"] == killed["lost"])
+        let events = try String(contentsOfFile: folder + "/events.csv", encoding: .utf8)  // reasons are quoted: read whole
+        #expect(events.contains("(a client of agent \(killed["agent"]!), pid \(killed["pid"]!))"), "\(events)")
+        #expect(children(of: run.processIdentifier).isEmpty, "no child left behind")
+    }
+}

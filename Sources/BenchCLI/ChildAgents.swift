@@ -1,0 +1,48 @@
+import BenchNet
+import Glibc
+
+/// `--client-procs`: the child processes (`bench clients`, this same executable) that bring a run's clients. Started
+/// once the run's server listens, each with its share of the clients; they end when the server ends the run, and are
+/// reaped then (a child still there after a grace period is killed). Their output goes to the run folder's
+/// `agents.log`.
+final class ChildAgents {
+    static let logName = "agents.log"
+    /// How long the children may take to go once the run ended.
+    static var grace: UInt64 { 10_000_000_000 }
+
+    let shares: [Int]
+    let token: String
+    private(set) var pids: [pid_t] = []
+
+    init(shares: [Int], token: String) {
+        self.shares = shares
+        self.token = token
+    }
+
+    /// Starts one child per share, connecting to `host:port`.
+    func start(port: Int, host: String, log: String) throws(SystemError) {
+        let executable = Posix.ownExecutable
+        for clients in shares {
+            pids.append(try Posix.spawn(
+                executable,
+                arguments: [
+                    "bench", "clients", "--connect", "\(host):\(port)", "--clients", "\(clients)", "--token", token,
+                ],
+                logPath: log))
+        }
+    }
+
+    /// Waits for every child to end (at most ``grace``), then kills those left.
+    func reap() {
+        var running = Set(pids)
+        let deadline = MonotonicClock.now() + Self.grace
+        while !running.isEmpty && MonotonicClock.now() < deadline {
+            for pid in running where Posix.exitStatus(of: pid) != nil { running.remove(pid) }
+            if !running.isEmpty { Posix.sleep(nanoseconds: 20_000_000) }
+        }
+        for pid in running {
+            Posix.signal(pid, SIGKILL)
+            while Posix.exitStatus(of: pid) == nil { Posix.sleep(nanoseconds: 1_000_000) }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import BenchCore
+import BenchNet
+
+/// `--client-procs`: a run's clients in child processes (agents, `bench clients`) so that no process runs out of
+/// descriptors. The server's process keeps one descriptor per client, each child one per client of its share.
+public enum ClientProcesses {
+    /// Children a run of `configuration` needs: 0 when one process holds the server and every client (two descriptors
+    /// a client), else as many as split the clients within the descriptor limit.
+    public static func needed(for configuration: RunConfiguration) -> Int {
+        let limit = DescriptorLimit.raiseToHardLimit()
+        let room = limit - RunError.reservedDescriptors
+        guard 2 * configuration.clients > room else { return 0 }
+        let perChild = max(1, room - 1)
+        return (configuration.clients + perChild - 1) / perChild
+    }
+
+    /// `configuration` as the server's side of a run whose clients come from children that give `token`.
+    public static func serverSide(of configuration: RunConfiguration, token: String) -> RunConfiguration {
+        var server = configuration
+        server.localClientRange = 0..<0
+        server.clientThreads = 1
+        server.agentToken = AgentToken.hash(token)
+        return server
+    }
+
+    /// The clients of each of `count` children: consecutive shares differing by at most one.
+    public static func shares(of clients: Int, among count: Int) -> [Int] {
+        ScenarioRunner.split(0..<clients, into: count).map(\.count)
+    }
+}
