@@ -39,7 +39,10 @@ public enum AgentRunner {
         }
         defer { Posix.close(controlSocket) }
         guard welcome.clients == UInt32(clients), welcome.scenario <= 1, welcome.timestamps <= 2,
-            Int(welcome.firstClient) + clients <= Int(welcome.totalClients), welcome.payload >= WireFormat.minimumMessageSize
+            Int(welcome.firstClient) + clients <= Int(welcome.totalClients),
+            RunConfiguration.Limits.clients.contains(Int(welcome.totalClients)),
+            welcome.payload >= WireFormat.minimumMessageSize, welcome.payload <= WireFormat.maximumFrameSize,
+            welcome.heartbeat <= RunConfiguration.Limits.longestDuration
         else {
             throw .setupFailed("the server at \(address) answered with a welcome that does not fit: \(welcome)")
         }
