@@ -13,6 +13,8 @@ final class ChildAgents {
     let shares: [Int]
     let token: String
     private(set) var pids: [pid_t] = []
+    /// The children that ended, and how (an exit code, 128 + a signal).
+    private var ended: [pid_t: Int32] = [:]
 
     init(shares: [Int], token: String) {
         self.shares = shares
@@ -32,9 +34,21 @@ final class ChildAgents {
         }
     }
 
+    /// The first child that ended, as a reason for people; nil while all run.
+    func endedChild() -> String? {
+        for pid in pids where ended[pid] == nil {
+            if let status = Posix.exitStatus(of: pid) { ended[pid] = status }
+        }
+        guard let (index, pid) = pids.enumerated().first(where: { ended[$0.element] != nil }) else { return nil }
+        let status = ended[pid]!
+        let how = status > 128 ? "was killed by signal \(status - 128)" : "exited with code \(status)"
+        return "client process \(index) (pid \(pid)) \(how) before the run began (its output: \(Self.logName) in the "
+            + "run folder)"
+    }
+
     /// Waits for every child to end (at most ``grace``), then kills those left.
     func reap() {
-        var running = Set(pids)
+        var running = Set(pids).subtracting(ended.keys)
         let deadline = MonotonicClock.now() + Self.grace
         while !running.isEmpty && MonotonicClock.now() < deadline {
             for pid in running where Posix.exitStatus(of: pid) != nil { running.remove(pid) }

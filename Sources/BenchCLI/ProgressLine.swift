@@ -17,7 +17,8 @@ enum ProgressLine {
         writer: RunStream.Running?,
         show: Bool,
         showIntervals: Bool,
-        onListening: (Int) -> Void = { _ in }
+        onListening: (Int) -> Void = { _ in },
+        onTick: () -> Void = {}
     ) -> Result<RunRecording, RunError> {
         let finished = Atomic<Bool>(false)
         let body: @Sendable () -> Result<RunRecording, RunError> = {
@@ -48,6 +49,7 @@ enum ProgressLine {
         }
         while !finished.load(ordering: .acquiring) {
             announce()
+            onTick()
             printIntervals()
             if show { Console.error("\r\u{1B}[2K" + text(configuration, control: control, since: started)) }
             Posix.sleep(nanoseconds: waitsForAgents && !announced ? 10_000_000 : 200_000_000)

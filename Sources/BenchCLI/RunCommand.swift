@@ -187,8 +187,11 @@ enum RunCommand {
             do {
                 try children.start(port: port, host: host, log: folder.path(of: ChildAgents.logName))
             } catch {
-                Console.error("Error: the client processes could not start: \(error)\n")
-                control.requestStop()
+                control.failSetup("the client processes could not start: \(error)")
+            }
+        } onTick: {
+            if let children, !control.isRunning.load(ordering: .relaxed), let reason = children.endedChild() {
+                control.failSetup(reason)
             }
         }
         children?.reap()

@@ -44,7 +44,8 @@ extension BenchServer {
         let welcome = AgentWelcome(
             scenario: configuration.scenario == .fanout ? 0 : 1,
             timestamps: configuration.timestamps == .user ? 0 : configuration.timestamps == .kernel ? 1 : 2,
-            firstClient: UInt32(first), clients: hello.clients, runToken: configuration.token,
+            firstClient: UInt32(first), clients: hello.clients,
+            runToken: AgentToken.clients(ofRun: configuration.token, from: first),
             payload: UInt32(configuration.payload), totalClients: UInt32(configuration.clients),
             heartbeat: configuration.heartbeat)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
@@ -56,11 +57,32 @@ extension BenchServer {
             closePeer(slot: slot, reason: "\(who): its welcome could not be sent: \(error)", at: now)
             return false
         }
-        peers[slot].isAgent = true
+        peers[slot].agent = recording.agents.count
         agentClients += Int(hello.clients)
         recording.agents.append(
             AgentRecord(host: hello.host, pid: Int(hello.pid), firstClient: first, clients: Int(hello.clients)))
         return true
+    }
+
+    /// The token client `client`'s hello must carry: the run's own for this process's clients (and for every client
+    /// of a run without agents: tests bring some of their own), its agent's for an agent's; nil for an id no agent
+    /// was given (yet).
+    func helloToken(ofClient client: Int) -> UInt64? {
+        if configuration.agentToken == nil || configuration.localClients.contains(client) { return configuration.token }
+        guard let agent = recording.agents.first(where: { (0..<$0.clients).contains(client - $0.firstClient) }) else {
+            return nil
+        }
+        return AgentToken.clients(ofRun: configuration.token, from: agent.firstClient)
+    }
+
+    /// An agent's control connection closed: before the run began, its clients will not all come, so the setup fails
+    /// at once, naming it (rather than at the join timeout).
+    func agentLeft(slot: Int) {
+        guard !running, let agent = peers[slot].agent else { return }
+        let record = recording.agents[agent]
+        control.failSetup(
+            "agent \(record.host) (pid \(record.pid)) left before the run began; it had clients \(record.firstClient) to "
+                + "\(record.firstClient + record.clients - 1)")
     }
 
     /// This boot's identifier, hashed as agents send theirs.

@@ -180,8 +180,10 @@ extension BenchServer {
             refusal = "said hello twice"
         } else if frame.helloVersion != WireFormat.version {
             refusal = "speaks protocol version \(frame.helloVersion); this server speaks \(WireFormat.version)"
-        } else if frame.helloToken != configuration.token {
-            refusal = "said hello as client \(client) without this run's token"
+        } else if client < configuration.clients, frame.helloToken != helloToken(ofClient: client) {
+            refusal = helloToken(ofClient: client) == nil
+                ? "said hello as client \(client), which no agent was given"
+                : "said hello as client \(client) without this run's token"
         } else if client >= configuration.clients {
             refusal = "said hello as client \(client); this run has clients 0 to \(configuration.clients - 1)"
         } else if slotOfClient[client] >= 0 {
@@ -270,6 +272,7 @@ extension BenchServer {
         guard peer.connection.isOpen else { return }
         peer.connection.close(code: code)
         record(client: peer.client, reason: reason, at: now)
+        agentLeft(slot: slot)
         guard let client = peer.client else {
             freeSlots.append(slot)
             return

@@ -19,8 +19,10 @@ final class BenchServer<T: Transport> {
         var client: Int?
         /// With kernel stamps: the messages written to it that wait for their transmit stamp.
         var transmitStamps: TransmitStampQueue?
-        /// True for an agent's control connection (`bench clients`), once the agent was welcomed.
-        var isAgent = false
+        /// For an agent's control connection (`bench clients`), once the agent was welcomed: its place in
+        /// `recording.agents`.
+        var agent: Int?
+        var isAgent: Bool { agent != nil }
     }
 
     /// How often timeouts are checked and progress is published while the run goes on.

@@ -46,8 +46,9 @@ public final class RunControl: Sendable {
     /// True once ``requestStop()`` was called.
     public var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
 
-    /// Called by the clients' thread when it cannot connect: the server stops waiting for them.
-    func failSetup(_ reason: String) {
+    /// Called when clients cannot come (a clients' thread cannot connect, a client process ended before the run): the
+    /// server stops waiting for them and the run fails with `reason`.
+    public func failSetup(_ reason: String) {
         setupFailure.withLock { $0 = $0 ?? reason }
         serverWake.notify()
     }

@@ -71,6 +71,44 @@ import Testing
         #expect(contents(of: out)?.filter { !$0.hasPrefix(".") } ?? [] == [], "no run folder")
     }
 
+    /// An agent that tries a client id it was not given is turned away; when it then leaves before the run, the setup
+    /// fails at once, naming it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func anAgentCannotTakeIdsItWasNotGivenAndLeavingFailsTheSetupAtOnce() throws {
+        let (server, port) = try serve([
+            "fanout", "--clients", "4", "--messages", "5", "--token", "t", "--join-timeout", "20s", "--quiet",
+            "--out", temporaryFolderPath(),
+        ])
+        let rogue = Process()
+        rogue.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        rogue.arguments = ["-c", """
+            import hashlib, os, socket, struct, sys
+            h = lambda text: int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "big")
+            boot = open("/proc/sys/kernel/random/boot_id").read().strip()
+            control = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            control.sendall(struct.pack(">IBBHIQIQ16s", 44, 5, 2, 0, 2, h("t"), os.getpid(), h(boot), b"rogue"))
+            welcome = b""
+            while len(welcome) < 48: welcome += control.recv(48 - len(welcome))
+            first, count, token = struct.unpack(">IIQ", welcome[8:24])
+            client = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            client.sendall(struct.pack(">IBBHIQ", 16, 1, 2, 0, first + count, token))  # an id it was not given
+            client.settimeout(5)
+            print("refused" if client.recv(100) == b"" else "accepted", flush=True)
+            control.close()
+            """, "\(port)"]
+        let output = Pipe()
+        rogue.standardOutput = output
+        try rogue.run()
+        rogue.waitUntilExit()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("refused"), "\(said)")
+        let started = Date()
+        let served = try BenchProcess.finish(server, timeout: 30)
+        #expect(served.exitCode == 3)
+        #expect(served.standardError.contains("left before the run began; it had clients 0 to 1"), "\(served.standardError)")
+        #expect(Date().timeIntervalSince(started) < 10, "at once, not at the join timeout")
+    }
+
     @Test(arguments: [
         (["serve"], "bench serve needs its scenario"),
         (["serve", "fanout", "--clients", "4"], "--token is required"),

@@ -102,6 +102,12 @@ public enum AgentToken {
     public static func hash(_ text: String) -> UInt64 {
         SHA1.digest(Array(text.utf8)).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
+
+    /// The token the clients of the agent given ids from `firstClient` carry in their hellos: derived from the run's
+    /// own token, one way, so that an agent cannot say hello for another agent's ids (nor learn the run's token).
+    public static func clients(ofRun run: UInt64, from firstClient: Int) -> UInt64 {
+        hash("\(run)/\(firstClient)") | 1
+    }
 }
 
 private enum AgentFrame {
