@@ -19,7 +19,7 @@ extension BenchServer {
         let who = "agent \(hello.host) (pid \(hello.pid))"
         let left = configuration.clients - configuration.localClients.count - agentClients
         let refusal: String?
-        if peers[slot].client != nil || peers[slot].isAgent {
+        if peers[slot].client != nil || peers[slot].agent != nil {
             refusal = "\(who) said hello twice"
         } else if frame.bytes[5] != WireFormat.version {
             refusal = "\(who) speaks protocol version \(frame.bytes[5]); this server speaks \(WireFormat.version)"

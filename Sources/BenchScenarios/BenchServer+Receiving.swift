@@ -145,7 +145,7 @@ extension BenchServer {
         if frame.kind == .hello { return handleHello(frame, slot: slot, at: now) }
         if frame.kind == .agentHello { return handleAgentHello(frame, slot: slot, at: now) }
         guard let client = peers[slot].client else {
-            let reason = peers[slot].isAgent
+            let reason = peers[slot].agent != nil
                 ? "an agent sent \(frame.kind.withArticle) frame on its control connection"
                 : "sent \(frame.kind.withArticle) frame before its hello"
             closePeer(slot: slot, reason: reason, at: now)
@@ -176,7 +176,7 @@ extension BenchServer {
     private func handleHello(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
         let client = Int(frame.helloClient)
         let refusal: String?
-        if peers[slot].client != nil || peers[slot].isAgent {
+        if peers[slot].client != nil || peers[slot].agent != nil {
             refusal = "said hello twice"
         } else if frame.helloVersion != WireFormat.version {
             refusal = "speaks protocol version \(frame.helloVersion); this server speaks \(WireFormat.version)"

@@ -22,7 +22,6 @@ final class BenchServer<T: Transport> {
         /// For an agent's control connection (`bench clients`), once the agent was welcomed: its place in
         /// `recording.agents`.
         var agent: Int?
-        var isAgent: Bool { agent != nil }
     }
 
     /// How often timeouts are checked and progress is published while the run goes on.
