@@ -53,7 +53,8 @@ enum ClientsCommand {
                 control: control)
             let first = Int(outcome.welcome.firstClient)
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
-                + "\(outcome.welcome.totalClients)\n")
+                + "\(outcome.welcome.totalClients); its clock was put on the server's with an offset of "
+                + "\(outcome.clock.offset) ns ± \(outcome.clock.error) ns\n")
         } catch {
             Console.error("Error: \(error)\n")
             return .runFailed

@@ -5,7 +5,10 @@ import BenchScenarios
 public enum AgentsCSV {
     public static let fileName = "agents.csv"
 
-    public static let header = ["agent", "host", "pid", "first_client", "clients", "messages", "lost"]
+    public static let header = [
+        "agent", "host", "pid", "first_client", "clients", "messages", "lost", "same_boot", "clock_offset_ns",
+        "clock_error_ns",
+    ]
 
     public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
         try writer.row(header)
@@ -18,6 +21,9 @@ public enum AgentsCSV {
             let clients = agent.firstClient..<agent.firstClient + agent.clients
             writer.field(recording.measuredPerClient.isEmpty ? 0 : recording.measuredPerClient[clients].reduce(0, +))
             writer.field(recording.lostPerClient.isEmpty ? 0 : recording.lostPerClient[clients].reduce(0, +))
+            writer.flag(agent.sameBoot)
+            if let clock = agent.clock { writer.field(String(clock.offset)) } else { writer.emptyField() }
+            if let clock = agent.clock { writer.field(clock.error) } else { writer.emptyField() }
             try writer.endRow()
         }
     }

@@ -93,6 +93,7 @@ public enum RunSettingsCSV {
             ("window_waits", "\(recording.windowWaits)"),
             ("writer_waits", "\(recording.writerWaits)"),
             ("echoes_after_hand_on", "\(recording.echoesAfterHandOn)"),
+            ("clock_error_ns", recording.agents.compactMap(\.clock?.error).max().map { "\($0)" } ?? ""),
         ]
         if configuration.timestamps.usesKernel {
             let missing = analysis.missingKernelStamps

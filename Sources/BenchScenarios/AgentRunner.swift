@@ -14,6 +14,8 @@ public enum AgentRunner {
     public struct Outcome: Sendable {
         /// The server's welcome: its ids and the run's settings.
         public let welcome: AgentWelcome
+        /// What it found of the server's clock; its clients' stamps were corrected by it.
+        public let clock: ClockEstimate
         /// Connections of its clients that closed early, with the reason (the server closing them all is the end).
         public let events: [ConnectionEvent]
     }
@@ -54,6 +56,13 @@ public enum AgentRunner {
         configuration.timestamps = [TimestampSource.user, .kernel, .both][Int(welcome.timestamps)]
         configuration.token = welcome.runToken
         configuration.clientThreads = max(1, min(clientThreads, clients))
+        let clock: ClockEstimate
+        do {
+            clock = try measureClock(on: controlSocket)
+        } catch {
+            throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
+        }
+        configuration.clockOffset = clock.offset
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         let run = configuration
         let settings = TransportSettings(
@@ -79,7 +88,46 @@ public enum AgentRunner {
         }
         let reports = threads.map { $0.join() }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
-        return Outcome(welcome: welcome, events: reports.flatMap(\.events))
+        return Outcome(welcome: welcome, clock: clock, events: reports.flatMap(\.events))
+    }
+
+    /// Probes to measure the server's clock with: the shortest round trip of them sets the estimate.
+    static var clockProbes: Int { 32 }
+
+    /// NTP-style: ``clockProbes`` probes on the (blocking) control connection, the best kept (``ClockEstimate``) and
+    /// reported to the server.
+    private static func measureClock(on socket: Int32) throws(SystemError) -> ClockEstimate {
+        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
+        defer { frame.deallocate() }
+        var exchanges: [(reply: ClockProbe, t4: UInt64)] = []
+        for _ in 0..<clockProbes {
+            ClockProbe(t1: MonotonicClock.now()).encode(.clockProbe, into: frame)
+            try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send a clock probe")
+            try readExactly(socket, into: frame, what: "a clock reply")
+            let t4 = MonotonicClock.now()
+            guard frame[4] == FrameKind.clockReply.rawValue else {
+                throw SystemError("the server's answer is not a clock reply (kind \(frame[4]))", errno: EPROTO)
+            }
+            exchanges.append((ClockProbe(Frame(kind: .clockReply, bytes: frame)), t4))
+        }
+        guard let estimate = ClockEstimate.best(of: exchanges) else {
+            throw SystemError("no clock reply of the server's could be true", errno: EPROTO)
+        }
+        estimate.encode(into: frame)
+        try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send the clock report")
+        return estimate
+    }
+
+    /// Reads exactly `buffer.count` bytes from the blocking `socket` (its receive timeout bounds the wait).
+    private static func readExactly(_ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String) throws(SystemError) {
+        var received = 0
+        while received < buffer.count {
+            guard case .processed(let count) = try Posix.read(socket, into: UnsafeMutableRawBufferPointer(rebasing: buffer[received...])) else {
+                throw SystemError("no \(what) in time", errno: ETIMEDOUT)
+            }
+            guard count > 0 else { throw SystemError("the server closed the connection instead of sending \(what)", errno: ECONNRESET) }
+            received += count
+        }
     }
 
     /// Connects the control connection, says the agent's hello and reads the server's welcome.

@@ -7,12 +7,15 @@ public struct AgentRecord: Sendable, Equatable {
     public let pid: Int
     public let firstClient: Int
     public let clients: Int
+    /// True when it runs on the server's machine, since the same boot (a clock namespace may still shift its clock).
+    public let sameBoot: Bool
+    /// What it found of the server's clock (its stamps were corrected by the offset), once it reported.
+    public var clock: ClockEstimate?
 }
 
 extension BenchServer {
-    /// An agent (`bench clients`) asks for client ids on its control connection: with the run's `--token`, from this
-    /// machine (its monotonic clock is the server's: offsets between hosts are not estimated yet), before the run,
-    /// for no more ids than are left. It is welcomed with its ids and the settings its clients need; anything else
+    /// An agent (`bench clients`) asks for client ids on its control connection: with the run's `--token`, before the
+    /// run, for no more ids than are left (then it measures the server's clock: ``handleAgentFrame``). It is welcomed with its ids and the settings its clients need; anything else
     /// closes the connection with the reason, and the run goes on waiting for the others.
     func handleAgentHello(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
         let hello = AgentHello(frame)
@@ -27,8 +30,6 @@ extension BenchServer {
             refusal = "\(who): this run takes no agents (bench serve does)"
         } else if hello.token != configuration.agentToken {
             refusal = "\(who) does not know this run's --token"
-        } else if hello.boot != Self.bootHash {
-            refusal = "\(who) runs on another machine: agents must share the server's clock (its host) for now"
         } else if running {
             refusal = "\(who) came after the run started"
         } else if hello.clients == 0 || Int(hello.clients) > left {
@@ -60,8 +61,49 @@ extension BenchServer {
         peers[slot].agent = recording.agents.count
         agentClients += Int(hello.clients)
         recording.agents.append(
-            AgentRecord(host: hello.host, pid: Int(hello.pid), firstClient: first, clients: Int(hello.clients)))
+            AgentRecord(
+                host: hello.host, pid: Int(hello.pid), firstClient: first, clients: Int(hello.clients),
+                sameBoot: hello.boot == Self.bootHash))
         return true
+    }
+
+    /// A frame on a welcomed agent's control connection: a clock probe is answered at once (t2: the read's return,
+    /// t3: right before the write), a clock report kept for `agents.csv`; anything else closes it.
+    func handleAgentFrame(_ frame: Frame, agent: Int, slot: Int, at now: UInt64) -> Bool {
+        switch frame.kind {
+        case .clockProbe:
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
+            defer { buffer.deallocate() }
+            var reply = ClockProbe(frame)
+            reply.t2 = now
+            reply.t3 = MonotonicClock.now()
+            reply.encode(.clockReply, into: buffer)
+            do {
+                _ = try peers[slot].connection.send(buffer, stamped: false)
+            } catch {
+                closePeer(slot: slot, reason: "agent \(agent): its clock reply could not be sent: \(error)", at: now)
+                return false
+            }
+            return true
+        case .clockReport:
+            recording.agents[agent].clock = ClockEstimate(frame)
+            return true
+        default:
+            closePeer(slot: slot, reason: "agent \(agent) sent \(frame.kind.withArticle) frame on its control connection", at: now)
+            return false
+        }
+    }
+
+    /// A stamp of an agent's client, on the server's clock since its agent's offset was added: one that falls outside
+    /// `low...high` by no more than the agent's error bound is taken as `low` or `high` (the estimate's uncertainty,
+    /// not a lie); anything further stays as it is, for the plausibility checks to refuse.
+    func withinClockError(_ stamp: UInt64, ofClient client: Int, between low: UInt64, and high: UInt64) -> UInt64 {
+        guard stamp < low || stamp > high,
+            let error = recording.agents.first(where: { (0..<$0.clients).contains(client - $0.firstClient) })?.clock?.error
+        else { return stamp }
+        if stamp < low && low - stamp <= error { return low }
+        if stamp > high && stamp - high <= error { return high }
+        return stamp
     }
 
     /// The token client `client`'s hello must carry: the run's own for this process's clients (and for every client

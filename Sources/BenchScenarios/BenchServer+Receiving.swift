@@ -144,19 +144,17 @@ extension BenchServer {
     private func handle(_ frame: Frame, slot: Int, at now: UInt64, kernel: UInt64) -> Bool {
         if frame.kind == .hello { return handleHello(frame, slot: slot, at: now) }
         if frame.kind == .agentHello { return handleAgentHello(frame, slot: slot, at: now) }
+        if let agent = peers[slot].agent { return handleAgentFrame(frame, agent: agent, slot: slot, at: now) }
         guard let client = peers[slot].client else {
-            let reason = peers[slot].agent != nil
-                ? "an agent sent \(frame.kind.withArticle) frame on its control connection"
-                : "sent \(frame.kind.withArticle) frame before its hello"
-            closePeer(slot: slot, reason: reason, at: now)
+            closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame before its hello", at: now)
             return false
         }
         lastHeard[client] = now
         switch frame.kind {
         case .hello, .agentHello:
             preconditionFailure("handled above")
-        case .agentWelcome:
-            closePeer(slot: slot, reason: "sent an agent welcome frame; clients send only hello and echo frames", at: now)
+        case .agentWelcome, .clockProbe, .clockReply, .clockReport:
+            closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame; clients send only hello and echo frames", at: now)
             return false
         case .echo:
             return handleEcho(frame, from: client, slot: slot, at: now, kernel: kernel)
@@ -230,8 +228,13 @@ extension BenchServer {
             func conclude(_ fate: MessageOutcome) {
                 if outcome == .written { settle(index, as: fate) } else { recording.outcome[index] = fate }
             }
-            let received = frame.receivedNanoseconds
-            let receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
+            var received = frame.receivedNanoseconds
+            var receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
+            if configuration.agentToken != nil {  // an agent's client: its clock was put on ours within a bound
+                received = withinClockError(received, ofClient: client, between: recording.written[index], and: now)
+                receivedKernel = receivedKernel == 0
+                    ? 0 : withinClockError(receivedKernel, ofClient: client, between: recording.written[index], and: received)
+            }
             guard recording.isPlausible(received: received, forMessage: index, echoedAt: now),
                 receivedKernel == 0
                     || recording.isPlausible(

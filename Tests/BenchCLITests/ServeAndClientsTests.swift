@@ -174,3 +174,76 @@ import Testing
         #expect(children(of: run.processIdentifier).isEmpty, "no child left behind")
     }
 }
+
+/// Agents whose monotonic clock is not the server's: a Linux time namespace shifts it per process, as another host's
+/// would be (`unshare --time --monotonic`). The agent finds the offset over its control connection and corrects its
+/// clients' stamps.
+@Suite struct AgentClockTests {
+    static let canShiftClocks: Bool = {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        probe.arguments = ["--fork", "--time", "--monotonic", "1", "true"]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }()
+
+    @Test(.enabled(if: canShiftClocks, "unshare --time is not available here (needs Linux 5.6+ and CAP_SYS_ADMIN)"))
+    func anAgentWithAShiftedClockFindsTheOffsetWithinItsBoundAndItsDeliveriesAgree() throws {
+        let out = temporaryFolderPath()
+        let server = try BenchProcess.start([
+            "serve", "fanout", "--clients", "4", "--messages", "200", "--interval", "5ms", "--token", "t", "--quiet",
+            "--out", out,
+        ])
+        var port = 0
+        let deadline = Date().addingTimeInterval(20)
+        while port == 0 && Date() < deadline {
+            let text = (try? String(contentsOfFile: server.outputBase + ".err", encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"listening on 127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                port = Int(text[range].split(separator: ":").last!)!
+            }
+            usleep(20_000)
+        }
+        let shifted = Process()
+        shifted.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        shifted.arguments = [
+            "--fork", "--time", "--monotonic", "7777", BenchProcess.executable.path, "clients", "--connect",
+            "127.0.0.1:\(port)", "--clients", "2", "--token", "t",
+        ]
+        shifted.standardError = FileHandle.nullDevice
+        try shifted.run()
+        let plain = try BenchProcess.run(["clients", "--connect", "127.0.0.1:\(port)", "--clients", "2", "--token", "t"])
+        shifted.waitUntilExit()
+        let served = try BenchProcess.finish(server, timeout: 60)
+        #expect(served.exitCode == 0 && plain.exitCode == 0 && shifted.terminationStatus == 0, "\(served.standardError)")
+        let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        func rows(_ name: String) throws -> [[String: String]] {
+            let lines = try String(contentsOfFile: folder + "/" + name, encoding: .utf8).split(separator: "\r\n").map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
+            return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+        }
+        let agents = try rows("agents.csv")
+        #expect(agents.count == 2 && agents.allSatisfy { $0["lost"] == "0" && $0["same_boot"] == "1" })
+        for agent in agents {
+            let offset = try #require(Int64(agent["clock_offset_ns"]!))
+            let error = try #require(Int64(agent["clock_error_ns"]!))
+            let injected: Int64 = abs(offset) > 1_000_000_000 ? -7_777_000_000_000 : 0
+            #expect(abs(offset - injected) <= error, "offset \(offset) ns, error bound \(error) ns, injected \(injected) ns")
+            #expect(error < 5_000_000, "a bound of loopback round trips, not of the shift")
+        }
+        // Each agent's clients' deliveries, corrected, agree: their medians within a couple of milliseconds.
+        let shiftedAgent = try #require(agents.first { abs(Int64($0["clock_offset_ns"]!)!) > 1_000_000_000 })
+        let first = Int(shiftedAgent["first_client"]!)!
+        let samples = try rows("samples.csv")
+        func median(_ rows: [[String: String]]) -> Int {
+            let values = rows.compactMap { Int($0["delivery_ns"]!) }.sorted()
+            return values[values.count / 2]
+        }
+        let ofShifted = samples.filter { (first..<first + 2).contains(Int($0["client"]!)!) }
+        let ofPlain = samples.filter { !(first..<first + 2).contains(Int($0["client"]!)!) }
+        #expect(ofShifted.count == 400 && ofPlain.count == 400)
+        #expect(abs(median(ofShifted) - median(ofPlain)) < 2_000_000, "\(median(ofShifted)) vs \(median(ofPlain)) ns")
+    }
+}

@@ -304,3 +304,22 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
         }
     }
 }
+
+@Suite struct ClockEstimateTests {
+    @Test func theProbeWithTheShortestRoundTripSetsTheOffsetAndItsBound() throws {
+        // The server's clock is 1,000,000 ns ahead; one-way delays differ per probe.
+        let exchanges: [(reply: ClockProbe, t4: UInt64)] = [
+            (ClockProbe(t1: 100, t2: 100 + 1_000_000 + 900, t3: 100 + 1_000_000 + 950), 100 + 950 + 50),
+            (ClockProbe(t1: 5_000, t2: 5_000 + 1_000_000 + 20, t3: 5_000 + 1_000_000 + 30), 5_000 + 30 + 40),
+            (ClockProbe(t1: 9_000, t2: 1, t3: 0), 9_100),  // a reply whose times cannot be true: not used
+        ]
+        let estimate = try #require(ClockEstimate.best(of: exchanges))
+        #expect(estimate.error == 30 && estimate.probes == 3)
+        #expect(abs(estimate.offset - 1_000_000) <= Int64(estimate.error))
+        #expect(ClockEstimate.best(of: [exchanges[2]]) == nil)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
+        defer { buffer.deallocate() }
+        ClockEstimate(offset: -7_777_000_000_000, error: 12, probes: 32).encode(into: buffer)
+        #expect(ClockEstimate(Frame(kind: .clockReport, bytes: buffer)) == ClockEstimate(offset: -7_777_000_000_000, error: 12, probes: 32))
+    }
+}

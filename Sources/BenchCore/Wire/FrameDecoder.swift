@@ -103,6 +103,10 @@ public struct FrameDecoder {
             guard size == WireFormat.agentFrameSize else {
                 throw .wrongSize(kind: kind, announced: size, expected: WireFormat.agentFrameSize)
             }
+        case .clockProbe, .clockReply, .clockReport:
+            guard size == WireFormat.clockFrameSize else {
+                throw .wrongSize(kind: kind, announced: size, expected: WireFormat.clockFrameSize)
+            }
         case .data, .echo:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)

@@ -15,6 +15,9 @@
 ///     agent welcome (48 bytes) length=44 | kind=6 | scenario:u8 | timestamps:u8 | reserved:u8 | first_client:u32
 ///                          | clients:u32 | run_token:u64 | payload:u32 | total_clients:u32 | heartbeat_ns:u64
 ///                          | reserved:u64
+///     clock probe (32 bytes) length=28 | kind=7 | reserved:3 | t1:u64 | t2:u64 | t3:u64
+///     clock reply (32 bytes) the probe with kind=8, t2 (the server's read) and t3 (before its write) filled in
+///     clock report (32 bytes) length=28 | kind=9 | reserved:3 | offset_ns:i64 | error_ns:u64 | probes:u64
 ///
 /// The agent frames go over an agent's control connection (`bench clients`): it asks for a number of client ids
 /// with the token given to `bench serve` (a hash of it), and the server answers with the ids it gets and what its
@@ -33,6 +36,8 @@ public enum WireFormat {
     public static let heartbeatFrameSize = 12
     /// Size of an agent's hello and of the server's welcome, length field included.
     public static let agentFrameSize = 48
+    /// Size of a clock probe, reply or report, length field included.
+    public static let clockFrameSize = 32
     /// Size of the smallest data or echo frame (no padding), length field included.
     public static let minimumMessageSize = 40
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
@@ -53,6 +58,12 @@ public enum FrameKind: UInt8, Sendable {
     case agentHello = 5
     /// The server's answer to an agent: the ids it got and the run's settings its clients need.
     case agentWelcome = 6
+    /// An agent asks the server's clock (NTP-style: its send time t1).
+    case clockProbe = 7
+    /// The server's answer: t1, and its own receive (t2) and send (t3) times.
+    case clockReply = 8
+    /// An agent tells the server the offset it found between their clocks and its error bound.
+    case clockReport = 9
 }
 
 extension FrameKind {
@@ -62,6 +73,9 @@ extension FrameKind {
         case .echo: return "an echo"
         case .agentHello: return "an agent hello"
         case .agentWelcome: return "an agent welcome"
+        case .clockProbe: return "a clock probe"
+        case .clockReply: return "a clock reply"
+        case .clockReport: return "a clock report"
         default: return "a \(self)"
         }
     }
