@@ -13,7 +13,8 @@ enum ServeCommand {
             abstract: "The \(scenario.rawValue) server and collector alone; agents (bench clients) bring the clients.",
             overview: "Listen, wait until agents (bench clients --connect ADDRESS --token TOKEN) totalling --clients "
                 + "have joined, then run the \(scenario.rawValue) scenario as bench \(scenario.rawValue) does and write "
-                + "the same run folder, plus agents.csv. Agents run on this machine for now (they must share its clock).",
+                + "the same run folder, plus agents.csv. Agents may run on other hosts: each measures the server's clock and "
+                + "corrects its clients' stamps (agents.csv: clock_offset_ns, clock_error_ns).",
             options: run.options + [
                 OptionSpec("listen", value: "host:port", help: "Where agents and their clients connect.", default: "127.0.0.1:0"),
                 OptionSpec("token", value: "text", help: "The secret agents must give to take client ids (required)."),

@@ -8,7 +8,8 @@ import Glibc
 /// server's welcome learns its ids and what its clients need of the run (scenario, payload, heartbeat, timestamps,
 /// the run's own token); then its echo clients connect like the built-in ones and echo until the server ends the
 /// run by closing their connections. The control connection stays open meanwhile: closing it is how the server sees
-/// an agent go. The agent shares the server's monotonic clock (the server refuses agents from other machines for now).
+/// an agent go. Before its clients connect, it measures the server's clock over it (`measureClock`) and its clients add
+/// the offset to every stamp they echo.
 public enum AgentRunner {
     /// What an agent did.
     public struct Outcome: Sendable {
