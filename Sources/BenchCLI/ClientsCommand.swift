@@ -13,7 +13,7 @@ enum ClientsCommand {
             + "when the server cannot be reached, refuses the agent (a wrong token, no ids left, the run already began) "
             + "or the clients cannot connect.",
         options: [
-            OptionSpec("connect", value: "host:port", help: "The address bench serve listens on (required)."),
+            OptionSpec("connect", value: "host:port", help: "Where bench serve listens: an address or a host name (required)."),
             OptionSpec("clients", value: "n", help: "Clients this agent simulates.", default: "1"),
             OptionSpec("token", value: "text", help: "The secret given to bench serve (required)."),
             OptionSpec("client-threads", value: "k", help: "Threads the clients are split over.", default: "1"),
@@ -26,9 +26,10 @@ enum ClientsCommand {
             throw UsageError(message: "--connect is required: the address bench serve listens on", command: spec.name)
         }
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0,
-            let address = SocketAddress(host: String(text[..<colon]), port: port)
+            let address = SocketAddress(resolving: String(text[..<colon]), port: port)
         else {
-            throw reader.invalid("connect", "host:port", text, "expected a numeric address and a port, e.g. 127.0.0.1:7000")
+            throw reader.invalid(
+                "connect", "host:port", text, "expected an address or a host name that resolves, and a port, e.g. 127.0.0.1:7000")
         }
         guard let token = parsed.value("token"), !token.isEmpty else {
             throw UsageError(message: "--token is required: the secret given to bench serve", command: spec.name)

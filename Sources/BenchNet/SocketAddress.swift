@@ -27,6 +27,25 @@ public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// A numeric address as ``init(host:port:)`` reads it, or else the first IPv4 address of the host name `host`
+    /// (`getaddrinfo`: a Kubernetes Service's name, say); nil when it does not resolve.
+    public init?(resolving host: String, port: UInt16) {
+        if let numeric = SocketAddress(host: host, port: port) {
+            self = numeric
+            return
+        }
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result, let address = first.pointee.ai_addr else {
+            return nil
+        }
+        defer { freeaddrinfo(result) }
+        let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+        storage = .v4(address: v4.s_addr, port: port.bigEndian)
+    }
+
     /// Reads the address a socket is bound to (`getsockname`).
     public init(boundTo fd: Int32) throws(SystemError) {
         var raw = sockaddr_storage()
