@@ -30,7 +30,8 @@ public enum RunReport {
             try ConnectionsCSV.write(recording, to: &$0)
         }
         try AtomicFile.writeCSV(folder.path(of: SummaryCSV.fileName)) {
-            try SummaryCSV.write(analysis.summaries, to: &$0)
+            try SummaryCSV.write(
+                analysis.summaries, clockError: recording.agents.compactMap(\.clock?.error).max(), to: &$0)
         }
         try AtomicFile.writeCSV(folder.path(of: HistogramCSV.fileName)) {
             try HistogramCSV.write(analysis.summaries, analysis.histograms, to: &$0)

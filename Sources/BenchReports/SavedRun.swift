@@ -238,7 +238,10 @@ public struct SavedRun: Sendable {
             try writer.row(["key", "value"])
             for (key, value) in settings { try writer.row([key, value]) }
         }
-        try AtomicFile.writeCSV(path(SummaryCSV.fileName)) { try SummaryCSV.write(results.summaries, to: &$0) }
+        let clockError = results.setting("clock_error_ns").flatMap { UInt64($0) }
+        try AtomicFile.writeCSV(path(SummaryCSV.fileName)) {
+            try SummaryCSV.write(results.summaries, clockError: clockError, to: &$0)
+        }
         try AtomicFile.writeCSV(path(HistogramCSV.fileName)) {
             try HistogramCSV.write(results.summaries, results.histograms, to: &$0)
         }

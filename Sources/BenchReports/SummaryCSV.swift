@@ -9,14 +9,21 @@ public enum SummaryCSV {
 
     public static let header = [
         "metric", "count", "lost", "min_us", "mean_us", "stddev_us", "p50_us", "p90_us", "p95_us", "p99_us",
-        "p999_us", "max_us", "under_us", "pct_under", "precision",
+        "p999_us", "max_us", "under_us", "pct_under", "precision", "clock_error_us",
     ]
+
+    /// The metrics whose values compare a client's receive stamp with the server's clock: with agents on other clocks
+    /// (`bench serve`), they carry the agents' clock error bound.
+    static let clockDependentMetrics: Set<String> = ["delivery", "spread", "completion", "stack"]
 
     /// The `precision` of percentiles read from a histogram (``LatencyHistogram/relativeError``, 1/2048).
     public static let histogramPrecision = "histogram ±0.049%"
 
-    /// Writes `summary.csv`. Empty fields: no value was measured.
-    public static func write<Sink: ByteSink>(_ summaries: [DistributionSummary], to writer: inout CSVWriter<Sink>) throws {
+    /// Writes `summary.csv`. Empty fields: no value was measured. `clockError`: the largest error bound of the agents'
+    /// clocks (`bench serve`), given for the metrics it bears on; nil (empty) without agents.
+    public static func write<Sink: ByteSink>(
+        _ summaries: [DistributionSummary], clockError: UInt64? = nil, to writer: inout CSVWriter<Sink>
+    ) throws {
         try writer.row(header)
         for summary in summaries {
             writer.field(summary.metric)
@@ -34,6 +41,7 @@ public enum SummaryCSV {
             writer.field(microsecondsFromNanoseconds: summary.under)
             if let percent = summary.percentUnder { writer.field(percent, fractionDigits: 3) } else { writer.emptyField() }
             writer.field(summary.isExact ? "exact" : histogramPrecision)
+            writer.microseconds(clockDependentMetrics.contains(summary.metric) ? clockError : nil)
             try writer.endRow()
         }
     }

@@ -245,5 +245,10 @@ import Testing
         let ofPlain = samples.filter { !(first..<first + 2).contains(Int($0["client"]!)!) }
         #expect(ofShifted.count == 400 && ofPlain.count == 400)
         #expect(abs(median(ofShifted) - median(ofPlain)) < 2_000_000, "\(median(ofShifted)) vs \(median(ofPlain)) ns")
+        // summary.csv carries the largest bound beside the metrics that compare the agents' stamps with the server's.
+        let summary = try rows("summary.csv")
+        let bound = agents.map { Int($0["clock_error_ns"]!)! }.max()!
+        #expect(summary.first { $0["metric"] == "delivery" }?["clock_error_us"].flatMap(Double.init) == Double(bound) / 1000)
+        #expect(summary.first { $0["metric"] == "rtt" }?["clock_error_us"] == "")
     }
 }
