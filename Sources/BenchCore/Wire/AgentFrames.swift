@@ -21,23 +21,22 @@ public struct AgentHello: Equatable, Sendable {
 
     /// Reads an agent hello frame (the decoder checked its kind and size).
     public init(_ frame: Frame) {
-        let bytes = UnsafeRawBufferPointer(frame.bytes)
-        clients = bytes.bigEndian(at: 8)
-        token = bytes.bigEndian(at: 12)
-        pid = bytes.bigEndian(at: 20)
-        boot = bytes.bigEndian(at: 24)
-        host = String(decoding: bytes[32..<48].prefix { $0 != 0 }, as: UTF8.self)
+        clients = frame.load(UInt32.self, at: 8)
+        token = frame.load(UInt64.self, at: 12)
+        pid = frame.load(UInt32.self, at: 20)
+        boot = frame.load(UInt64.self, at: 24)
+        host = String(decoding: frame.bytes[32..<48].prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// Writes the frame into the first ``WireFormat/agentFrameSize`` bytes of `buffer`.
     public func encode(into buffer: UnsafeMutableRawBufferPointer) {
-        let bytes = AgentFrame.start(.agentHello, in: buffer)
-        bytes[5] = WireFormat.version
-        bytes.storeBigEndian(clients, at: 8)
-        bytes.storeBigEndian(token, at: 12)
-        bytes.storeBigEndian(pid, at: 20)
-        bytes.storeBigEndian(boot, at: 24)
-        for (offset, byte) in host.utf8.prefix(16).enumerated() { bytes[32 + offset] = byte }
+        let frame = Frame.encodeFixed(.agentHello, size: WireFormat.agentFrameSize, into: buffer)
+        frame.bytes[5] = WireFormat.version
+        frame.store(clients, at: 8)
+        frame.store(token, at: 12)
+        frame.store(pid, at: 20)
+        frame.store(boot, at: 24)
+        for (offset, byte) in host.utf8.prefix(16).enumerated() { frame.bytes[32 + offset] = byte }
     }
 }
 
@@ -71,28 +70,27 @@ public struct AgentWelcome: Equatable, Sendable {
 
     /// Reads a welcome frame (the decoder checked its kind and size).
     public init(_ frame: Frame) {
-        let bytes = UnsafeRawBufferPointer(frame.bytes)
-        scenario = bytes[5]
-        timestamps = bytes[6]
-        firstClient = bytes.bigEndian(at: 8)
-        clients = bytes.bigEndian(at: 12)
-        runToken = bytes.bigEndian(at: 16)
-        payload = bytes.bigEndian(at: 24)
-        totalClients = bytes.bigEndian(at: 28)
-        heartbeat = bytes.bigEndian(at: 32)
+        scenario = frame.bytes[5]
+        timestamps = frame.bytes[6]
+        firstClient = frame.load(UInt32.self, at: 8)
+        clients = frame.load(UInt32.self, at: 12)
+        runToken = frame.load(UInt64.self, at: 16)
+        payload = frame.load(UInt32.self, at: 24)
+        totalClients = frame.load(UInt32.self, at: 28)
+        heartbeat = frame.load(UInt64.self, at: 32)
     }
 
     /// Writes the frame into the first ``WireFormat/agentFrameSize`` bytes of `buffer`.
     public func encode(into buffer: UnsafeMutableRawBufferPointer) {
-        let bytes = AgentFrame.start(.agentWelcome, in: buffer)
-        bytes[5] = scenario
-        bytes[6] = timestamps
-        bytes.storeBigEndian(firstClient, at: 8)
-        bytes.storeBigEndian(clients, at: 12)
-        bytes.storeBigEndian(runToken, at: 16)
-        bytes.storeBigEndian(payload, at: 24)
-        bytes.storeBigEndian(totalClients, at: 28)
-        bytes.storeBigEndian(heartbeat, at: 32)
+        let frame = Frame.encodeFixed(.agentWelcome, size: WireFormat.agentFrameSize, into: buffer)
+        frame.bytes[5] = scenario
+        frame.bytes[6] = timestamps
+        frame.store(firstClient, at: 8)
+        frame.store(clients, at: 12)
+        frame.store(runToken, at: 16)
+        frame.store(payload, at: 24)
+        frame.store(totalClients, at: 28)
+        frame.store(heartbeat, at: 32)
     }
 }
 
@@ -107,29 +105,5 @@ public enum AgentToken {
     /// own token, one way, so that an agent cannot say hello for another agent's ids (nor learn the run's token).
     public static func clients(ofRun run: UInt64, from firstClient: Int) -> UInt64 {
         hash("\(run)/\(firstClient)") | 1
-    }
-}
-
-private enum AgentFrame {
-    /// Zeroes the frame's bytes and writes its length and kind.
-    static func start(_ kind: FrameKind, in buffer: UnsafeMutableRawBufferPointer) -> UnsafeMutableRawBufferPointer {
-        precondition(buffer.count >= WireFormat.agentFrameSize)
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<WireFormat.agentFrameSize])
-        bytes.initializeMemory(as: UInt8.self, repeating: 0)
-        bytes.storeBigEndian(UInt32(WireFormat.agentFrameSize - WireFormat.lengthFieldSize), at: 0)
-        bytes[4] = kind.rawValue
-        return bytes
-    }
-}
-
-extension UnsafeRawBufferPointer {
-    fileprivate func bigEndian<T: FixedWidthInteger>(at offset: Int) -> T {
-        T(bigEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
-    }
-}
-
-extension UnsafeMutableRawBufferPointer {
-    fileprivate func storeBigEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-        storeBytes(of: value.bigEndian, toByteOffset: offset, as: T.self)
     }
 }

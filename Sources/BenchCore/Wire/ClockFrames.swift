@@ -13,15 +13,13 @@ public struct ClockProbe: Equatable, Sendable {
 
     /// Reads a probe or reply frame (the decoder checked its kind and size).
     public init(_ frame: Frame) {
-        let bytes = UnsafeRawBufferPointer(frame.bytes)
-        func load(_ offset: Int) -> UInt64 { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-        (t1, t2, t3) = (load(8), load(16), load(24))
+        (t1, t2, t3) = (frame.load(UInt64.self, at: 8), frame.load(UInt64.self, at: 16), frame.load(UInt64.self, at: 24))
     }
 
     /// Writes it as a frame of `kind` (``FrameKind/clockProbe`` or ``FrameKind/clockReply``) into the first
     /// ``WireFormat/clockFrameSize`` bytes of `buffer`.
     public func encode(_ kind: FrameKind, into buffer: UnsafeMutableRawBufferPointer) {
-        ClockFrame.write(kind, [t1, t2, t3], into: buffer)
+        writeClockFrame(kind, [t1, t2, t3], into: buffer)
     }
 }
 
@@ -58,26 +56,19 @@ public struct ClockEstimate: Equatable, Sendable {
 
     /// Reads a clock report frame.
     public init(_ frame: Frame) {
-        let bytes = UnsafeRawBufferPointer(frame.bytes)
-        func load(_ offset: Int) -> UInt64 { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-        offset = Int64(bitPattern: load(8))
-        error = load(16)
-        probes = Int(min(load(24), UInt64(Int.max)))
+        offset = Int64(bitPattern: frame.load(UInt64.self, at: 8))
+        error = frame.load(UInt64.self, at: 16)
+        probes = Int(min(frame.load(UInt64.self, at: 24), UInt64(Int.max)))
     }
 
     /// Writes a clock report frame into the first ``WireFormat/clockFrameSize`` bytes of `buffer`.
     public func encode(into buffer: UnsafeMutableRawBufferPointer) {
-        ClockFrame.write(.clockReport, [UInt64(bitPattern: offset), error, UInt64(probes)], into: buffer)
+        writeClockFrame(.clockReport, [UInt64(bitPattern: offset), error, UInt64(probes)], into: buffer)
     }
 }
 
-private enum ClockFrame {
-    static func write(_ kind: FrameKind, _ values: [UInt64], into buffer: UnsafeMutableRawBufferPointer) {
-        precondition(buffer.count >= WireFormat.clockFrameSize)
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<WireFormat.clockFrameSize])
-        bytes.initializeMemory(as: UInt8.self, repeating: 0)
-        bytes.storeBytes(of: UInt32(WireFormat.clockFrameSize - WireFormat.lengthFieldSize).bigEndian, toByteOffset: 0, as: UInt32.self)
-        bytes[4] = kind.rawValue
-        for (index, value) in values.enumerated() { bytes.storeBytes(of: value.bigEndian, toByteOffset: 8 + 8 * index, as: UInt64.self) }
-    }
+/// Writes a clock frame of `kind` whose body is `values`, big-endian from offset 8.
+private func writeClockFrame(_ kind: FrameKind, _ values: [UInt64], into buffer: UnsafeMutableRawBufferPointer) {
+    let frame = Frame.encodeFixed(kind, size: WireFormat.clockFrameSize, into: buffer)
+    for (index, value) in values.enumerated() { frame.store(value, at: 8 + 8 * index) }
 }

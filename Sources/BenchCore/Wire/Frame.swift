@@ -127,23 +127,32 @@ extension Frame {
         into buffer: UnsafeMutableRawBufferPointer,
         client: UInt32
     ) -> Frame {
+        let frame = encodeFixed(kind, size: size, into: buffer)
+        frame.store(client, at: Offset.controlClient)
+        return frame
+    }
+
+    /// A zeroed frame of `kind` and a fixed `size` at the start of `buffer`, its length and kind written: the body is
+    /// the caller's (hello, heartbeat, the agent and clock frames).
+    static func encodeFixed(_ kind: FrameKind, size: Int, into buffer: UnsafeMutableRawBufferPointer) -> Frame {
         precondition(buffer.count >= size)
         let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size])
         bytes.initializeMemory(as: UInt8.self, repeating: 0)
         let frame = Frame(kind: kind, bytes: bytes)
         frame.store(UInt32(size - WireFormat.lengthFieldSize), at: Offset.length)
         bytes[Offset.kind] = kind.rawValue
-        frame.store(client, at: Offset.controlClient)
         return frame
     }
 
+    /// The big-endian integer at `offset`.
     @inline(__always)
-    private func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+    func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
         T(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 
+    /// Writes `value` big-endian at `offset`.
     @inline(__always)
-    private func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+    func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         bytes.storeBytes(of: value.bigEndian, toByteOffset: offset, as: T.self)
     }
 }
