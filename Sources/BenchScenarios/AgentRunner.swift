@@ -104,7 +104,9 @@ public enum AgentRunner {
         for _ in 0..<clockProbes {
             ClockProbe(t1: MonotonicClock.now()).encode(.clockProbe, into: frame)
             try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send a clock probe")
-            try readExactly(socket, into: frame, what: "a clock reply")
+            try readExactly(
+                socket, into: frame, what: "clock reply in time",
+                whenClosed: "the server closed the connection instead of sending a clock reply")
             let t4 = MonotonicClock.now()
             guard frame[4] == FrameKind.clockReply.rawValue else {
                 throw SystemError("the server's answer is not a clock reply (kind \(frame[4]))", errno: EPROTO)
@@ -119,14 +121,18 @@ public enum AgentRunner {
         return estimate
     }
 
-    /// Reads exactly `buffer.count` bytes from the blocking `socket` (its receive timeout bounds the wait).
-    private static func readExactly(_ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String) throws(SystemError) {
+    /// Reads exactly `buffer.count` bytes from the blocking `socket` (its receive timeout bounds the wait): "no
+    /// `what`" when it passes, `whenClosed` when the server closes first.
+    private static func readExactly(
+        _ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String, whenClosed: String
+    ) throws(SystemError) {
         var received = 0
         while received < buffer.count {
-            guard case .processed(let count) = try Posix.read(socket, into: UnsafeMutableRawBufferPointer(rebasing: buffer[received...])) else {
-                throw SystemError("no \(what) in time", errno: ETIMEDOUT)
+            let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[received...])
+            guard case .processed(let count) = try Posix.read(socket, into: rest) else {
+                throw SystemError("no \(what)", errno: ETIMEDOUT)
             }
-            guard count > 0 else { throw SystemError("the server closed the connection instead of sending \(what)", errno: ECONNRESET) }
+            guard count > 0 else { throw SystemError(whenClosed, errno: ECONNREFUSED) }
             received += count
         }
     }
@@ -146,20 +152,10 @@ public enum AgentRunner {
                 host: Posix.hostName, boot: AgentToken.hash(Posix.bootIdentifier)
             ).encode(into: frame)
             try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send the agent's hello")
-            var received = 0
-            while received < frame.count {
-                let rest = UnsafeMutableRawBufferPointer(rebasing: frame[received...])
-                guard case .processed(let count) = try Posix.read(socket, into: rest) else {
-                    throw SystemError("no welcome within \(DurationText.format(timeout))", errno: ETIMEDOUT)
-                }
-                guard count > 0 else {
-                    throw SystemError(
-                        "the server closed the connection instead of welcoming this agent: a wrong --token, more "
-                            + "clients than the run has left, another machine, or the run already began (the "
-                            + "server's events say which)", errno: ECONNREFUSED)
-                }
-                received += count
-            }
+            try readExactly(
+                socket, into: frame, what: "welcome within \(DurationText.format(timeout))",
+                whenClosed: "the server closed the connection instead of welcoming this agent: a wrong --token, more "
+                    + "clients than the run has left, or the run already began (the server's events say which)")
             guard frame[4] == FrameKind.agentWelcome.rawValue,
                 UInt32(bigEndian: frame.loadUnaligned(as: UInt32.self)) == UInt32(WireFormat.agentFrameSize - 4)
             else {

@@ -98,8 +98,8 @@ extension BenchServer {
     /// `low...high` by no more than the agent's error bound is taken as `low` or `high` (the estimate's uncertainty,
     /// not a lie); anything further stays as it is, for the plausibility checks to refuse.
     func withinClockError(_ stamp: UInt64, ofClient client: Int, between low: UInt64, and high: UInt64) -> UInt64 {
-        guard stamp < low || stamp > high,
-            let error = recording.agents.first(where: { (0..<$0.clients).contains(client - $0.firstClient) })?.clock?.error
+        guard stamp < low || stamp > high, let agent = agent(ofClient: client),
+            let error = recording.agents[agent].clock?.error
         else { return stamp }
         if stamp < low && low - stamp <= error { return low }
         if stamp > high && stamp - high <= error { return high }
@@ -111,10 +111,13 @@ extension BenchServer {
     /// was given (yet).
     func helloToken(ofClient client: Int) -> UInt64? {
         if configuration.agentToken == nil || configuration.localClients.contains(client) { return configuration.token }
-        guard let agent = recording.agents.first(where: { (0..<$0.clients).contains(client - $0.firstClient) }) else {
-            return nil
-        }
-        return AgentToken.clients(ofRun: configuration.token, from: agent.firstClient)
+        guard let agent = agent(ofClient: client) else { return nil }
+        return AgentToken.clients(ofRun: configuration.token, from: recording.agents[agent].firstClient)
+    }
+
+    /// The agent (its place in `recording.agents`) that was given client id `client`; nil for none.
+    func agent(ofClient client: Int) -> Int? {
+        recording.agents.firstIndex { (0..<$0.clients).contains(client - $0.firstClient) }
     }
 
     /// An agent's control connection closed: before the run began, its clients will not all come, so the setup fails

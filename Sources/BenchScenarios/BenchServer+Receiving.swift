@@ -288,7 +288,7 @@ extension BenchServer {
     }
 
     private func record(client: Int?, reason: String, at now: UInt64 = MonotonicClock.now()) {
-        let agent = client.flatMap { client in recording.agents.firstIndex { $0.firstClient...($0.firstClient + $0.clients - 1) ~= client } }
+        let agent = client.flatMap { self.agent(ofClient: $0) }
         let reason = agent.map { "\(reason) (a client of agent \($0), pid \(recording.agents[$0].pid))" } ?? reason
         recording.record(ConnectionEvent(side: .server, client: client, time: now, reason: reason))
     }
