@@ -25,8 +25,8 @@ enum ClientsCommand {
         guard let text = parsed.value("connect") else {
             throw UsageError(message: "--connect is required: the address bench serve listens on", command: spec.name)
         }
-        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0,
-            let address = SocketAddress(resolving: String(text[..<colon]), port: port)
+        guard let server = OptionReader.hostAndPort(text), server.port > 0,
+            let address = SocketAddress(resolving: server.host, port: server.port)
         else {
             throw reader.invalid(
                 "connect", "host:port", text, "expected an address or a host name that resolves, and a port, e.g. 127.0.0.1:7000")

@@ -120,4 +120,10 @@ struct OptionReader {
         }
         return (server, client)
     }
+
+    /// `host:port` split at its last colon (so `::1:7000` works too); nil without a colon or a port number.
+    static func hostAndPort(_ text: String) -> (host: String, port: UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }
+        return (String(text[..<colon]), port)
+    }
 }

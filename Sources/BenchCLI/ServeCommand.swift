@@ -36,12 +36,10 @@ enum ServeCommand {
         var host = "127.0.0.1"
         var port: UInt16 = 0
         if let text = parsed.value("listen") {
-            guard let colon = text.lastIndex(of: ":"), let value = UInt16(text[text.index(after: colon)...]),
-                SocketAddress(host: String(text[..<colon]), port: value) != nil
-            else {
+            guard let listen = OptionReader.hostAndPort(text), SocketAddress(host: listen.host, port: listen.port) != nil else {
                 throw reader.invalid("listen", "host:port", text, "expected a numeric address and a port, e.g. 0.0.0.0:7000")
             }
-            (host, port) = (String(text[..<colon]), value)
+            (host, port) = listen
         }
         for index in options.steps.indices {
             options.steps[index].configuration.localClientRange = 0..<0
