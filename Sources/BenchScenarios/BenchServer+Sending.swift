@@ -40,14 +40,15 @@ extension BenchServer {
         recording.makeRoom(for: sequence, at: now, streamingTo: stream)
     }
 
-    /// True when nothing more will be sent: stopped, the timetable or the messages are spent, or the duration passed.
-    /// An open-loop timetable ends with its last send due before the duration; sends still owed when the duration
-    /// passes go late, as in a run of a given count (their lateness is lag), not dropped unseen.
-    func isSendingOver(at now: UInt64) -> Bool {
-        if stopping { return true }
-        if plan != nil { return plan!.next == nil && (configuration.duration == nil || recording.isDurationOver(at: now)) }
-        if recording.isDurationOver(at: now) { return true }
-        return dispatched == configuration.totalMessages
+
+    /// True when the run is over: no client left, or nothing more to send and every message settled (or the last
+    /// one's timeout passed).
+    func isFinished(at now: UInt64) -> Bool {
+        if liveClients == 0 { return true }
+        let timetableSpent = plan == nil ? nil : plan!.next == nil
+        guard recording.isSendingOver(at: now, stopping: stopping, timetableSpent: timetableSpent, dispatched: dispatched)
+        else { return false }
+        return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
     /// Closed loop: sends the next broadcast once the last one is settled, or each ready client's next message.

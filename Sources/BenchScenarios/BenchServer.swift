@@ -281,12 +281,6 @@ final class BenchServer<T: Transport> {
         }
     }
 
-    func isFinished(at now: UInt64) -> Bool {
-        if liveClients == 0 { return true }
-        guard isSendingOver(at: now) else { return false }
-        return resolved == dispatched || now >= lastDispatch + configuration.timeout
-    }
-
     /// Settles what is left and records how the run ended.
     private func finish() {
         for index in recording.outcome.indices where recording.outcome[index] == .written {

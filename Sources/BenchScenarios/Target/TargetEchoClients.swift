@@ -224,17 +224,12 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
 
     func isFinished(at now: UInt64) -> Bool {
         if peers.allSatisfy({ !$0.connection.isOpen }) { return true }
-        guard isSendingOver(at: now) else { return false }
+        let timetableSpent = plan == nil ? nil : plan!.next == nil
+        guard recording.isSendingOver(at: now, stopping: stopping, timetableSpent: timetableSpent, dispatched: dispatched)
+        else { return false }
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
-    /// True when nothing more will be sent: stopped, the timetable or the messages are spent, or the duration passed
-    /// (an open-loop timetable is sent whole, late if need be).
-    func isSendingOver(at now: UInt64) -> Bool {
-        if stopping { return true }
-        if plan != nil { return plan!.next == nil && (configuration.duration == nil || recording.isDurationOver(at: now)) }
-        return recording.isDurationOver(at: now) || dispatched == configuration.totalMessages
-    }
 
     /// Closes a client's connection with the reason (and on WebSocket, the status `code`); what it still owed is lost.
     func close(_ client: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {

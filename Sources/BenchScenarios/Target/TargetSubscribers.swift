@@ -166,7 +166,9 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         if !connections[publisher].isOpen || connections.prefix(configuration.clients).allSatisfy({ !$0.isOpen }) {
             return true
         }
-        guard isSendingOver(at: now) else { return false }
+        let timetableSpent = plan == nil ? nil : plan!.next == nil
+        guard recording.isSendingOver(at: now, stopping: stopping, timetableSpent: timetableSpent, dispatched: dispatched)
+        else { return false }
         return resolved == dispatched || now >= lastDispatch + configuration.timeout
     }
 
@@ -205,11 +207,4 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
     }
 
-    /// True when nothing more will be published: stopped, the timetable or the broadcasts are spent, or the duration
-    /// passed (an open-loop timetable is published whole, late if need be).
-    func isSendingOver(at now: UInt64) -> Bool {
-        if stopping { return true }
-        if plan != nil { return plan!.next == nil && (configuration.duration == nil || recording.isDurationOver(at: now)) }
-        return recording.isDurationOver(at: now) || dispatched == configuration.totalMessages
-    }
 }
