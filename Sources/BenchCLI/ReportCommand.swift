@@ -19,9 +19,7 @@ enum ReportCommand {
         if Posix.fileExists(folder + "/" + SweepReport.csvFileName) { return try sweep(folder) }
         let run = try SavedRun.argument(folder, of: spec.name)
         // `running` with its process alive is a run still going, not one cut off: its files are not ours to rewrite.
-        if run.wasCutOff, let pid = run.settings.first(where: { $0.key == "pid" })?.value, !pid.isEmpty,
-            Posix.fileExists("/proc/\(pid)")
-        {
+        if run.wasCutOff, let pid = run.settings.first(where: { $0.key == "pid" })?.value, RunFolder.isAlive(pid: pid) {
             throw UsageError(
                 message: "\(folder) is the folder of a run still going (process \(pid)): report on it once it ended",
                 command: spec.name)

@@ -82,9 +82,14 @@ public struct RunFolder: Sendable {
             guard let text = try? FileText.read("\(path)/\(RunSettingsCSV.fileName)"),
                 text.contains("\r\nstatus,\(RunSettingsCSV.runningStatus)\r\n")
             else { return nil }
-            let pid = text.split(separator: "\r\n").first { $0.hasPrefix("pid,") }.map { $0.dropFirst(4) } ?? ""
-            return !pid.isEmpty && Posix.fileExists("/proc/\(pid)") ? nil : path
+            let pid = text.split(separator: "\r\n").first { $0.hasPrefix("pid,") }.map { String($0.dropFirst(4)) } ?? ""
+            return isAlive(pid: pid) ? nil : path
         }
+    }
+
+    /// True when the process `pid` (run.csv's, as text) is still there: its run folder is being written, not cut off.
+    public static func isAlive(pid: String) -> Bool {
+        !pid.isEmpty && Posix.fileExists("/proc/\(pid)")
     }
 
     /// A cut-off run's hidden temporary folder `<parent>/.bench-run-<id>` renamed to `<parent>/<scenario>-incomplete-<id>`
