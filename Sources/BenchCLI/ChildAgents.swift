@@ -12,13 +12,16 @@ final class ChildAgents {
 
     let shares: [Int]
     let token: String
+    /// Options every child gets besides its share: `--reconnect` and its backoff.
+    let extraArguments: [String]
     private(set) var pids: [pid_t] = []
     /// The children that ended, and how (an exit code, 128 + a signal).
     private var ended: [pid_t: Int32] = [:]
 
-    init(shares: [Int], token: String) {
+    init(shares: [Int], token: String, extraArguments: [String] = []) {
         self.shares = shares
         self.token = token
+        self.extraArguments = extraArguments
     }
 
     /// Starts one child per share, connecting to `host:port`.
@@ -29,7 +32,7 @@ final class ChildAgents {
                 executable,
                 arguments: [
                     "bench", "clients", "--connect", "\(host):\(port)", "--clients", "\(clients)", "--token", token,
-                ],
+                ] + extraArguments,
                 logPath: log))
         }
     }

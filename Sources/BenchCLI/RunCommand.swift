@@ -138,7 +138,9 @@ enum RunCommand {
         if processes > 0 && configuration.agentToken == nil && configuration.target == nil {
             let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
             configuration = ClientProcesses.serverSide(of: configuration, token: token)
-            children = ChildAgents(shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token)
+            children = ChildAgents(
+                shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token,
+                extraArguments: RunOptions.arguments(of: configuration.reconnect))
         }
         let folder: RunFolder
         let control: RunControl

@@ -38,7 +38,7 @@ struct RunOptions {
                 "clients", value: "n", help: "Simulated clients, one connection each; a list (10,100,1000) sweeps.",
                 default: "\(defaults.clients)"),
             countOption,
-            ] + lengthOptions(defaults: defaults, countOption: countOption.name) + [
+            ] + lengthOptions(defaults: defaults, countOption: countOption.name) + reconnectOptions + [
             OptionSpec(
                 "interval", value: "duration",
                 help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
@@ -277,6 +277,7 @@ struct RunOptions {
         let clientThreads = try reader.integer(
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 0)
         base.busyPoll = parsed.has("busy-poll")
+        try Self.readReconnect(into: &base, reader: reader, parsed: parsed, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")

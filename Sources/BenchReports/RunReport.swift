@@ -36,6 +36,9 @@ public enum RunReport {
         try AtomicFile.writeCSV(folder.path(of: HistogramCSV.fileName)) {
             try HistogramCSV.write(analysis.summaries, analysis.histograms, to: &$0)
         }
+        if recording.configuration.expectsReconnects {
+            try AtomicFile.writeCSV(folder.path(of: ReconnectsCSV.fileName)) { try ReconnectsCSV.write(recording, to: &$0) }
+        }
         if !recording.agents.isEmpty {
             try AtomicFile.writeCSV(folder.path(of: AgentsCSV.fileName)) { try AgentsCSV.write(recording, to: &$0) }
         }

@@ -19,7 +19,7 @@ public enum RunSettingsCSV {
             "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
             "dead_after_ns", "max_queue_bytes", "target", "framing", "transport", "ws_path", "timestamps",
             "client_threads", "server_threads", "busy_poll", "host", "cpus", "kernel", "report_every_ns",
-            "exact_budget_bytes",
+            "exact_budget_bytes", "reconnect_base_ns", "reconnect_max_ns", "reconnect_tries", "drop_connections_at_ns",
         ]
         return rows(analysis, metadata: metadata).compactMap { row in
             row.key == "status" ? (key: "status", value: runningStatus) : keep.contains(row.key) ? row : nil
@@ -94,6 +94,15 @@ public enum RunSettingsCSV {
             ("writer_waits", "\(recording.writerWaits)"),
             ("echoes_after_hand_on", "\(recording.echoesAfterHandOn)"),
             ("clock_error_ns", recording.agents.compactMap(\.clock?.error).max().map { "\($0)" } ?? ""),
+            ("reconnect_base_ns", configuration.reconnect.map { "\($0.base)" } ?? ""),
+            ("reconnect_max_ns", configuration.reconnect.map { "\($0.maximum)" } ?? ""),
+            ("reconnect_tries", configuration.reconnect.map { "\($0.tries)" } ?? ""),
+            ("drop_connections_at_ns", configuration.dropConnectionsAt.map { "\($0)" } ?? ""),
+            ("connections_dropped", recording.connectionsDroppedAt == 0 ? "0" : "1"),
+            ("client_outages", "\(recording.outages.count)"),
+            ("client_outages_back", "\(recording.outages.filter { $0.back != 0 }.count)"),
+            ("client_reconnects", "\(recording.clientReconnects)"),
+            ("clients_gave_up", "\(recording.clientsGaveUp)"),
         ]
         if configuration.timestamps.usesKernel {
             let missing = analysis.missingKernelStamps

@@ -201,6 +201,14 @@ public struct SavedRun: Sendable {
             }
             builders.append(connect)
         }
+        // The reconnect metric, in runs that expected reconnects.
+        if Posix.fileExists(path(ReconnectsCSV.fileName)) {
+            var reconnect = builder("reconnect")
+            try CSVFileRows.read(path(ReconnectsCSV.fileName), columns: ["client", "reconnect_ns"]) { row in
+                if let value = try row.nanoseconds(1, named: "reconnect_ns") { reconnect.record(value) } else { reconnect.recordLost() }
+            }
+            builders.append(reconnect)
+        }
         if let stack { builders.append(stack) }
         var thresholds: [ThresholdResult] = []
         if let text = try? FileText.read(path(ThresholdsCSV.fileName)) {

@@ -75,6 +75,16 @@ public enum SummaryTable {
                 + "more than 10% of the \(analysis.summary(of: .spread) != nil ? "spread" : "rtt") p50 "
                 + "(\(DurationText.display(spread))): compare these numbers with that in mind")
         }
+        if !recording.outages.isEmpty {
+            let back = recording.outages.filter { $0.back != 0 }.count
+            let dropped = recording.connectionsDroppedAt == 0 ? "" : " (every connection closed by --drop-connections-at)"
+            let times = analysis.summary(of: .reconnect).map { summary in
+                summary.p50.map { "; reconnect p50 \(DurationText.display($0)), max \(DurationText.display(summary.max ?? $0))" } ?? ""
+            } ?? ""
+            lines.append("outages: \(recording.outages.count) connections closed during the run\(dropped); \(back) came back"
+                + "\(times), \(recording.outages.count - back) did not"
+                + (recording.configuration.expectsReconnects ? "; see \(ReconnectsCSV.fileName)" : ""))
+        }
         let incomplete = analysis.broadcasts.filter { !$0.isComplete }.count
         if incomplete > 0 { lines.append("incomplete broadcasts: \(incomplete) (counted over the threshold)") }
         let slow = recording.slowClients

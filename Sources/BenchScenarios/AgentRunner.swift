@@ -1,6 +1,7 @@
 import BenchCore
 import BenchNet
 import Glibc
+import Synchronization
 
 /// `bench clients`: an agent that simulates some of a `bench serve` run's clients in this process.
 ///
@@ -27,7 +28,7 @@ public enum AgentRunner {
     ///   cannot connect.
     public static func run(
         server address: SocketAddress, clients: Int, token: String, clientThreads: Int, joinTimeout: UInt64,
-        control: RunControl
+        reconnect: ReconnectBackoff? = nil, control: RunControl
     ) throws(RunError) -> Outcome {
         let limit = DescriptorLimit.raiseToHardLimit()
         guard clients + 1 + RunError.reservedDescriptors <= limit else {
@@ -57,6 +58,8 @@ public enum AgentRunner {
         configuration.timestamps = [TimestampSource.user, .kernel, .both][Int(welcome.timestamps)]
         configuration.token = welcome.runToken
         configuration.clientThreads = max(1, min(clientThreads, clients))
+        configuration.reconnect = reconnect
+        configuration.seed = UInt64(truncatingIfNeeded: Posix.processID)  // the reconnects' jitter differs per agent
         let clock: ClockEstimate
         do {
             clock = try measureClock(on: controlSocket)
@@ -70,9 +73,11 @@ public enum AgentRunner {
             maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize), webSocketPath: "/",
             webSocketHost: address.description)
         var threads: [NativeThread<EchoClients<TCP>.Report>] = []
+        let finished = FinishedThreads()
         for ids in ScenarioRunner.split(configuration.localClients, into: configuration.clientThreads) {
             do {
                 threads.append(try NativeThread.spawn(name: "bench-clients") {
+                    defer { finished.count.add(1, ordering: .releasing) }
                     do {
                         return try EchoClients<TCP>(
                             run, ids: ids, address: address, transport: settings, control: control,
@@ -87,9 +92,27 @@ public enum AgentRunner {
                 control.failSetup("the clients' thread could not start: \(error)")
             }
         }
+        watchControlConnection(controlSocket, until: { finished.count.load(ordering: .acquiring) == threads.count }, control: control)
         let reports = threads.map { $0.join() }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
         return Outcome(welcome: welcome, clock: clock, events: reports.flatMap(\.events))
+    }
+
+    /// How often the agent looks at its control connection while its clients run.
+    static var controlPollInterval: UInt64 { 200_000_000 }
+
+    /// While the clients run: the control connection closing (or anything arriving on it) is the server ending the run
+    /// (or going): the clients stop then, even those waiting to reconnect. Returns when `finished` or on a stop request.
+    private static func watchControlConnection(_ socket: Int32, until finished: () -> Bool, control: RunControl) {
+        let byte = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+        defer { byte.deallocate() }
+        try? Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
+        while !finished() && !control.isStopRequested {
+            if case .processed = (try? Posix.read(socket, into: byte)) ?? .processed(0) {
+                control.clientsWake.notify()
+                return
+            }
+        }
     }
 
     /// Probes to measure the server's clock with: the shortest round trip of them sets the estimate.
@@ -167,4 +190,9 @@ public enum AgentRunner {
             throw error
         }
     }
+}
+
+/// How many of an agent's client threads have ended.
+private final class FinishedThreads: Sendable {
+    let count = Atomic<Int>(0)
 }

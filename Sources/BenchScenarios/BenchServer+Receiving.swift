@@ -153,7 +153,7 @@ extension BenchServer {
         switch frame.kind {
         case .hello, .agentHello:
             preconditionFailure("handled above")
-        case .agentWelcome, .clockProbe, .clockReply, .clockReport:
+        case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye:
             closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame; clients send only hello and echo frames", at: now)
             return false
         case .echo:
@@ -184,10 +184,8 @@ extension BenchServer {
                 : "said hello as client \(client) without this run's token"
         } else if client >= configuration.clients {
             refusal = "said hello as client \(client); this run has clients 0 to \(configuration.clients - 1)"
-        } else if slotOfClient[client] >= 0 {
+        } else if isConnected(client) {
             refusal = "said hello as client \(client), which is already connected"
-        } else if running {
-            refusal = "said hello as client \(client) after the run started"
         } else {
             refusal = nil
         }
@@ -195,11 +193,13 @@ extension BenchServer {
             closePeer(slot: slot, reason: refusal, at: now)
             return false
         }
+        let returning = slotOfClient[client] >= 0
+        if returning { freeSlots.append(slotOfClient[client]) }  // its old connection's, closed
         peers[slot].client = client
         slotOfClient[client] = slot
         lastHeard[client] = now
-        helloCount += 1
         liveClients += 1
+        if returning { clientReturned(client, at: now) } else { helloCount += 1 }
         return true
     }
 
@@ -285,6 +285,7 @@ extension BenchServer {
             let index = recording.messageIndex(sequence: sequence, client: client)
             if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
         }
+        clientLeft(client, at: now)
     }
 
     private func record(client: Int?, reason: String, at now: UInt64 = MonotonicClock.now()) {

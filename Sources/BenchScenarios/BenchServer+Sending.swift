@@ -41,10 +41,10 @@ extension BenchServer {
     }
 
 
-    /// True when the run is over: no client left, or nothing more to send and every message settled (or the last
+    /// True when the run is over: no client left (and, when they may come back, none came back in time), or nothing more to send and every message settled (or the last
     /// one's timeout passed).
     func isFinished(at now: UInt64) -> Bool {
-        if liveClients == 0 { return true }
+        if liveClients == 0 && !isWaitingForReturns(at: now) { return true }
         let timetableSpent = plan == nil ? nil : plan!.next == nil
         guard recording.isSendingOver(at: now, stopping: stopping, timetableSpent: timetableSpent, dispatched: dispatched)
         else { return false }
@@ -64,6 +64,10 @@ extension BenchServer {
             while let client = readyClients.popLast() {
                 let sequence = nextSequence[client]
                 guard sequence < configuration.sequencesPerClient else { continue }
+                if configuration.expectsReconnects && !isConnected(client) {
+                    parkedClients[client] = true  // until it is back (``clientReturned``)
+                    continue
+                }
                 guard makeRoom(for: sequence, at: now) else {
                     waitingClients.append(client)
                     continue

@@ -92,6 +92,12 @@ final class BenchServer<T: Transport> {
     var readyClients: [Int] = []
     /// Closed-loop roundtrip: ready clients whose next message waits for its row of the ring.
     var waitingClients: [Int] = []
+    /// Closed-loop roundtrip in a run that expects reconnects: clients whose next message waits for them to be back.
+    var parkedClients: [Bool]
+    /// Per client, its place in `recording.outages` while it is away during the run; -1 otherwise.
+    var outageOfClient: [Int]
+    /// When the last client left, in a run that expects reconnects (0 while one is connected).
+    var emptySince: UInt64 = 0
 
     /// Messages whose turn came, and those settled (echoed, dropped, lost with their connection, timed out).
     var dispatched = 0
@@ -135,6 +141,8 @@ final class BenchServer<T: Transport> {
         self.lastHeard = Array(repeating: 0, count: clients)
         self.nextSequence = Array(repeating: 0, count: configuration.scenario == .roundtrip ? clients : 0)
         self.awaitedMessage = Array(repeating: -1, count: configuration.scenario == .roundtrip ? clients : 0)
+        self.parkedClients = Array(repeating: false, count: configuration.scenario == .roundtrip ? clients : 0)
+        self.outageOfClient = Array(repeating: -1, count: clients)
         self.readyClients.reserveCapacity(clients)
         self.waitingClients.reserveCapacity(clients)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
@@ -214,7 +222,7 @@ final class BenchServer<T: Transport> {
 
     /// The loop of the run proper, until every message is settled or the last one's timeout passed.
     private func sendAndCollect() throws(RunError) {
-        if plan == nil && configuration.clients == 1 && peers.count == 1 {
+        if plan == nil && configuration.clients == 1 && peers.count == 1 && !configuration.expectsReconnects {
             try pingPongOnBlockingSocket()
             return
         }
@@ -264,21 +272,9 @@ final class BenchServer<T: Transport> {
         if plan == nil { expireClosedLoopMessages(at: now) }
         recording.handOnSettled(at: now, to: stream)
         if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
+        dropConnectionsIfDue(at: now)
         control.dispatchedMessages.store(dispatched, ordering: .relaxed)
         control.echoedMessages.store(echoes, ordering: .relaxed)
-    }
-
-    /// Disconnects clients the server has heard nothing from for `deadAfter`: their owed messages are lost.
-    private func disconnectSilentClients(at now: UInt64) {
-        for client in 0..<configuration.clients {
-            let slot = slotOfClient[client]
-            guard slot >= 0, peers[slot].connection.isOpen, now - lastHeard[client] > configuration.deadAfter else {
-                continue
-            }
-            recording.deadClients.append(client)
-            let silence = DurationText.format((now - lastHeard[client]) / 1_000_000 * 1_000_000)
-            closePeer(slot: slot, reason: "silent for \(silence) (no echo, no heartbeat): taken for dead", at: now)
-        }
     }
 
     /// Settles what is left and records how the run ended.
@@ -295,6 +291,7 @@ final class BenchServer<T: Transport> {
             recording.statusReason = "every client disconnected"
         }
         if let writers { observedCPUs.formUnion(writers.stop()) }
+        sayGoodbye()
         for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()

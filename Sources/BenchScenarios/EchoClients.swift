@@ -22,6 +22,9 @@ final class EchoClients<T: Transport> {
         var heartbeats = 0
         /// Per client of this thread, in order: from the start of its connect to the end of its handshakes (ns).
         var connectTimes: [(client: Int, nanoseconds: UInt64)] = []
+        /// `--reconnect`: hellos said again after a drop, and clients that gave up after their last try.
+        var reconnects = 0
+        var gaveUp = 0
     }
 
     typealias Token = EchoClientsToken
@@ -52,8 +55,23 @@ final class EchoClients<T: Transport> {
     /// A heartbeat frame, rewritten with each sender's id.
     let heartbeatFrame: UnsafeMutableRawBufferPointer
     var connections: [Connection<T>] = []
-    /// Per position: the client said hello (its handshakes are done).
+    /// Per position: the client said hello on its current connection (its handshakes are done).
     var greeted: [Bool] = []
+    /// Per position: the client said hello once; a connect of one that did is a reconnect, whose failure is not the
+    /// setup's.
+    var joined: [Bool] = []
+    /// `--reconnect`: how a dropped client tries again; nil: it does not.
+    let backoff: ReconnectBackoff?
+    /// The jitter of the reconnects' backoff.
+    var backoffRandom: SplitMix64
+    /// Fires when the earliest reconnect is due.
+    let reconnectTimer: MonotonicTimer
+    /// Clients waiting to reconnect: when, and the attempt (from 0) it will be.
+    var pendingReconnects: [(due: UInt64, position: Int, attempt: Int)] = []
+    /// Per position, the attempt its current connect is (0 for a first connect or the first try after a drop).
+    var attempts: [Int] = []
+    /// The server said goodbye (the run is over) or the run's control woke the clients: no reconnect any more.
+    var runIsOver = false
     /// Connections not closed yet; the loop ends when none is left and none is still to open.
     var openConnections = 0
     /// Connections opened whose handshakes are not done yet.
@@ -85,11 +103,16 @@ final class EchoClients<T: Transport> {
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.epoll = try Epoll()
         self.heartbeatTimer = try MonotonicTimer()
+        self.reconnectTimer = try MonotonicTimer()
+        self.backoff = configuration.reconnect
+        self.backoffRandom = SplitMix64(seed: configuration.seed, stream: Self.backoffStream &+ UInt64(ids.lowerBound))
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * settings.maximumFrameSize), alignment: 8)
         self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
         self.hello = .allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
         connections.reserveCapacity(ids.count)
         greeted.reserveCapacity(ids.count)
+        joined = Array(repeating: false, count: ids.count)
+        attempts = Array(repeating: 0, count: ids.count)
     }
 
     deinit {
@@ -107,6 +130,7 @@ final class EchoClients<T: Transport> {
         do {
             try epoll.add(control.clientsWake.descriptor, interest: .readable, token: Token.wake)
             try epoll.add(heartbeatTimer.descriptor, interest: .readable, token: Token.heartbeatTimer)
+            try epoll.add(reconnectTimer.descriptor, interest: .readable, token: Token.reconnectTimer)
         } catch {
             control.failSetup("the clients' event loop could not start: \(error)")
             return report
@@ -116,8 +140,8 @@ final class EchoClients<T: Transport> {
             let tick = min(heartbeat, Self.heartbeatTick)
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
-        while openConnections > 0 || connections.count < ids.count {
-            if ids.count == 1 && greeted[0] && connections[0].isOpen {
+        while openConnections > 0 || connections.count < ids.count || !pendingReconnects.isEmpty {
+            if ids.count == 1 && greeted[0] && connections[0].isOpen && backoff == nil {
                 return echoOnBlockingSocket(connections[0])
             }
             let count: Int
@@ -136,6 +160,9 @@ final class EchoClients<T: Transport> {
                 case Token.heartbeatTimer:
                     heartbeatTimer.drain()
                     sendHeartbeatSlice()
+                case Token.reconnectTimer:
+                    reconnectTimer.drain()
+                    startDueReconnects()
                 default:
                     let position = Int(token - Token.firstConnection)
                     guard connections[position].isOpen else { continue }
@@ -143,6 +170,7 @@ final class EchoClients<T: Transport> {
                     // isEstablished is false for a connection closed meanwhile: no hello on a closed socket.
                     guard !greeted[position] && connections[position].isEstablished else { continue }
                     guard sayHello(position: position), openMoreConnections() else { return report }
+                    startDueReconnects()
                 }
             }
         }
@@ -156,21 +184,8 @@ final class EchoClients<T: Transport> {
             if control.isStopRequested { return false }
             let position = connections.count
             let client = ids.lowerBound + position
-            let started = MonotonicClock.now()
             do {
-                let descriptor = try TCPSocket.startConnecting(to: address)
-                try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
-                if busyPoll { TCPSocket.pollBusily(descriptor) }
-                connections.append(try Connection<T>(
-                    descriptor: descriptor,
-                    token: Token.firstConnection + UInt64(position),
-                    epoll: epoll,
-                    role: .client,
-                    settings: settings,
-                    maximumQueuedBytes: maximumQueuedBytes,
-                    connecting: true,
-                    startedAt: started
-                ))
+                connections.append(try startConnect(position: position))
                 greeted.append(false)
                 openConnections += 1
                 connecting += 1
@@ -182,19 +197,48 @@ final class EchoClients<T: Transport> {
         return true
     }
 
-    /// The client at `position` finished its handshakes: keeps its connect time and sends its hello. False (after
-    /// telling the server) on failure.
+    /// A new connection for the client at `position`, its connect under way (not counted yet).
+    func startConnect(position: Int) throws -> Connection<T> {
+        let started = MonotonicClock.now()
+        let descriptor = try TCPSocket.startConnecting(to: address)
+        try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
+        if busyPoll { TCPSocket.pollBusily(descriptor) }
+        return try Connection<T>(
+            descriptor: descriptor,
+            token: Token.firstConnection + UInt64(position),
+            epoll: epoll,
+            role: .client,
+            settings: settings,
+            maximumQueuedBytes: maximumQueuedBytes,
+            connecting: true,
+            startedAt: started
+        )
+    }
+
+    /// The client at `position` finished its handshakes: keeps its connect time (the first time) and sends its hello.
+    /// False (after telling the server) when a first hello fails; a reconnect's that fails is a drop.
     func sayHello(position: Int) -> Bool {
         let connection = connections[position]
         let client = ids.lowerBound + position
         greeted[position] = true
         connecting -= 1
-        report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
+        let isReconnect = joined[position]
+        if isReconnect {
+            report.reconnects += 1
+        } else {
+            joined[position] = true
+            report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
+        }
         Frame.encodeHello(into: hello, client: UInt32(client), token: token)
         do {
             _ = try connection.send(hello)
             return true
         } catch {
+            guard !isReconnect else {
+                record(client: client, reason: "could not say hello again: \(error)")
+                close(position)
+                return true
+            }
             control.failSetup("client \(client) could not say hello to \(address): \(error)")
             return false
         }
@@ -210,12 +254,12 @@ final class EchoClients<T: Transport> {
             guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return true }
             return try echoWhatArrives(on: connection, client: client)
         } catch {
-            if !greeted[position] {
-                // Before the hello, a failure is the setup's: the run cannot have all its clients.
+            if !joined[position] {
+                // Before the first hello, a failure is the setup's: the run cannot have all its clients.
                 control.failSetup("client \(client) could not connect to \(address): \(error)")
             }
-            record(client: client, reason: "\(error)")
-            return false
+            if greeted[position] || !joined[position] { record(client: client, reason: "\(error)") }
+            return false  // a reconnect that failed is tried again (``close(_:)``), unreported
         }
     }
 
@@ -244,14 +288,23 @@ final class EchoClients<T: Transport> {
         return report
     }
 
-    /// Closes a client's connection. One that ends before its hello ends the setup: the run cannot have all its
-    /// clients (and its place in the connect window is free again).
+    /// Closes a client's connection. One that ends before its first hello ends the setup: the run cannot have all its
+    /// clients (and its place in the connect window is free again). With `--reconnect`, a drop after a hello, and a
+    /// reconnect that failed, are tried again (``scheduleReconnect(position:attempt:)``).
     func close(_ position: Int) {
         guard connections[position].isOpen else { return }
         connections[position].close()
         openConnections -= 1
-        guard !greeted[position] else { return }
+        if greeted[position] {
+            scheduleReconnect(position: position, attempt: 0)
+            return
+        }
         connecting -= 1
+        if joined[position] {
+            scheduleReconnect(position: position, attempt: attempts[position] + 1)
+            startDueReconnects()  // its place in the connect window is free
+            return
+        }
         control.failSetup("client \(ids.lowerBound + position) could not connect to \(address): closed before its handshake ended")
     }
 
@@ -268,6 +321,10 @@ final class EchoClients<T: Transport> {
         let proceed: Bool
         do {
             proceed = try connection.receive(readBuffer, count: count) { frame in
+                if frame.kind == .goodbye {
+                    self.runIsOver = true  // the close that follows is the end, not a drop
+                    return false
+                }
                 guard frame.kind == .data else {
                     self.record(client: client, reason: "the server sent \(frame.kind.withArticle) frame")
                     return false
@@ -296,9 +353,10 @@ final class EchoClients<T: Transport> {
     }
 }
 
-/// epoll tokens of ``EchoClients``: the wake-up, the heartbeat timer, then one per connection.
+/// epoll tokens of ``EchoClients``: the wake-up, the heartbeat and reconnect timers, then one per connection.
 enum EchoClientsToken {
     static let wake: UInt64 = 0
     static let heartbeatTimer: UInt64 = 1
-    static let firstConnection: UInt64 = 2
+    static let reconnectTimer: UInt64 = 2
+    static let firstConnection: UInt64 = 3
 }

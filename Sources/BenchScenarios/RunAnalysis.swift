@@ -17,23 +17,28 @@ public struct RunAnalysis: Sendable {
         case lag
         /// Per client: from the start of its connect to the end of its transport's handshakes (TCP, TLS, WebSocket).
         case connect
+        /// Per client whose connection closed during a run that expects reconnects: from the close to the server
+        /// accepting its next hello; one that never came back is lost.
+        case reconnect
         /// With `--timestamps both`: user-space read − kernel receive stamp on the measuring side.
         case stack
 
         /// The metrics a scenario reports, in order. A fanout through a user's server (`--target`) has no echo, so
-        /// no `rtt`.
+        /// no `rtt`; only a run whose clients may come back (`--reconnect`, `--drop-connections-at`) has `reconnect`.
         public static func reported(
-            by scenario: Scenario, timestamps: TimestampSource = .user, hasEchoes: Bool = true
+            by scenario: Scenario, timestamps: TimestampSource = .user, hasEchoes: Bool = true,
+            reconnects: Bool = false
         ) -> [Metric] {
             (scenario == .fanout ? [.delivery, .spread, .completion] + (hasEchoes ? [.rtt] : []) + [.lag] : [.rtt, .lag])
-                + [.connect] + (timestamps == .both ? [.stack] : [])
+                + [.connect] + (reconnects ? [.reconnect] : []) + (timestamps == .both ? [.stack] : [])
         }
 
         /// The metrics a run of `configuration` reports, in order.
         public static func reported(by configuration: RunConfiguration) -> [Metric] {
             reported(
                 by: configuration.scenario, timestamps: configuration.timestamps,
-                hasEchoes: configuration.scenario == .roundtrip || configuration.target == nil)
+                hasEchoes: configuration.scenario == .roundtrip || configuration.target == nil,
+                reconnects: configuration.target == nil && configuration.expectsReconnects)
         }
     }
 

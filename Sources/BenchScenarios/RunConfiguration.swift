@@ -83,6 +83,12 @@ public struct RunConfiguration: Sendable, Equatable {
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
     /// given client ids; nil: the run takes no agents.
     public var agentToken: UInt64?
+    /// The clients try again after a connection of theirs drops (not after the server's goodbye), with this backoff;
+    /// nil: a dropped client is gone for the rest of the run.
+    public var reconnect: ReconnectBackoff?
+    /// The server closes every client's connection once, this long after sending began (`--drop-connections-at`):
+    /// an outage to measure the reconnects by; nil: never.
+    public var dropConnectionsAt: UInt64?
     /// The run's own random number, which every client's hello must carry: a connection that does not know it
     /// (a stray process, a client of another run) cannot take a client id. Never written to a report.
     public var token: UInt64
@@ -127,6 +133,8 @@ public struct RunConfiguration: Sendable, Equatable {
         self.framing = .length32
         self.subscribeText = nil
         self.publishTemplate = .bare
+        self.reconnect = nil
+        self.dropConnectionsAt = nil
     }
 
     /// Sequence numbers per client, warmup included: broadcasts in fanout, messages in roundtrip. A `--duration` run
@@ -146,6 +154,10 @@ public struct RunConfiguration: Sendable, Equatable {
 
     /// The clients this process simulates.
     public var localClients: Range<Int> { localClientRange ?? 0..<clients }
+
+    /// True when clients may come back after their connection closed: the server then accepts a client's hello during
+    /// the run, and a run with no client left waits (up to ``deadAfter``) for one to return instead of ending.
+    public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
     /// True when each send waits for the previous one's echoes instead of following a timetable.
     public var isClosedLoop: Bool { interval == 0 }

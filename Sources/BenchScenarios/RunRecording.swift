@@ -88,6 +88,16 @@ public struct RunRecording: Sendable {
     /// Per client of this process, from the start of its connect to the end of its transport's handshakes (ns); 0 for
     /// clients of other processes, whose connects were not seen here.
     public var connectTimes: [UInt64]
+    /// Each time a client's connection closed during the run: when, and when its next hello was accepted (0: it never
+    /// came back). The `reconnect` metric of runs that expect reconnects (``RunConfiguration/expectsReconnects``).
+    /// At most ``maximumOutages`` are kept (24 MiB): clients that come and go without end cannot grow memory further.
+    public var outages: [ClientOutage] = []
+    public static var maximumOutages: Int { 1 << 20 }
+    /// `--reconnect`, as this process's clients saw it: hellos they said again after a drop, and clients that gave up.
+    public var clientReconnects = 0
+    public var clientsGaveUp = 0
+    /// When the server closed every client's connection for `--drop-connections-at` (monotonic ns); 0: it did not.
+    public var connectionsDroppedAt: UInt64 = 0
     /// The most bytes any one connection had waiting in its write queue.
     public var peakQueuedBytes = 0
     /// Times accept(2) failed on the listening socket (the connection skipped, or accepting paused).

@@ -153,6 +153,8 @@ public enum ScenarioRunner {
             recording.clientAllowedCPUs.formUnion(report.allowedCPUs)
             recording.droppedEchoes += report.droppedEchoes
             recording.heartbeatsSent += report.heartbeats
+            recording.clientReconnects += report.reconnects
+            recording.clientsGaveUp += report.gaveUp
             for (client, time) in report.connectTimes { recording.connectTimes[client] = time }
             // What the clients saw after the server ended the run (resets of connections closed with echoes still
             // unread) is the teardown, not something that happened to the run.

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Glibc
 import Testing
@@ -30,7 +31,7 @@ import Testing
         usleep(300_000)
         let late = try #require(connectTo(port))
         defer { close(late) }
-        var hello: [UInt8] = [0, 0, 0, 16, 1, 2, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0xEE, count: 8)
+        var hello: [UInt8] = [0, 0, 0, 16, 1, WireFormat.version, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0xEE, count: 8)
         _ = send(late, &hello, hello.count, Int32(MSG_NOSIGNAL))
 
         let result = try BenchProcess.finish(process, timeout: 60)

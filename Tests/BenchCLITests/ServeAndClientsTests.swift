@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Glibc
 import Testing
@@ -85,17 +86,21 @@ import Testing
             import hashlib, os, socket, struct, sys
             h = lambda text: int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "big")
             boot = open("/proc/sys/kernel/random/boot_id").read().strip()
-            control = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-            control.sendall(struct.pack(">IBBHIQIQ16s", 44, 5, 2, 0, 2, h("t"), os.getpid(), h(boot), b"rogue"))
+            version = int(sys.argv[2])
+            control = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+            control.sendall(struct.pack(">IBBHIQIQ16s", 44, 5, version, 0, 2, h("t"), os.getpid(), h(boot), b"rogue"))
             welcome = b""
-            while len(welcome) < 48: welcome += control.recv(48 - len(welcome))
+            while len(welcome) < 48:
+                part = control.recv(48 - len(welcome))
+                if not part: sys.exit("no welcome: the server closed")
+                welcome += part
             first, count, token = struct.unpack(">IIQ", welcome[8:24])
             client = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-            client.sendall(struct.pack(">IBBHIQ", 16, 1, 2, 0, first + count, token))  # an id it was not given
+            client.sendall(struct.pack(">IBBHIQ", 16, 1, version, 0, first + count, token))  # an id it was not given
             client.settimeout(5)
             print("refused" if client.recv(100) == b"" else "accepted", flush=True)
             control.close()
-            """, "\(port)"]
+            """, "\(port)", "\(WireFormat.version)"]
         let output = Pipe()
         rogue.standardOutput = output
         try rogue.run()
@@ -113,6 +118,8 @@ import Testing
         (["serve"], "bench serve needs its scenario"),
         (["serve", "fanout", "--clients", "4"], "--token is required"),
         (["serve", "fanout", "--token", "t", "--listen", "nowhere"], "'--listen <host:port>'"),
+        (["clients", "--connect", "127.0.0.1:1", "--token", "t", "--reconnect-max", "1s"], "--reconnect-max does nothing without --reconnect"),
+        (["clients", "--connect", "127.0.0.1:1", "--token", "t", "--drop-connections-at", "1s"], "Unknown option '--drop-connections-at'"),
         (["clients", "--token", "t"], "--connect is required"),
         (["clients", "--connect", "127.0.0.1:7000"], "--token is required"),
         (["clients", "--connect", "127.0.0.1", "--token", "t"], "'--connect <host:port>'"),

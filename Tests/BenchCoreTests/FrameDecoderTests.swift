@@ -183,6 +183,14 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
         #expect(Array(bytes[12..<20]) == [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88])
     }
 
+    @Test func aGoodbyeHasAHeartbeatsLayoutAndDecodesWholeOrNotAtAll() throws {
+        var bytes = [UInt8](repeating: 0xAA, count: WireFormat.heartbeatFrameSize)
+        bytes.withUnsafeMutableBytes { _ = Frame.encodeGoodbye(into: $0, client: 0x0102_0304) }
+        #expect(bytes == [0, 0, 0, 8, 10, 0, 0, 0, 0x01, 0x02, 0x03, 0x04])
+        let frames = try decode([Array(bytes[0..<5]), Array(bytes[5...])])
+        #expect(frames.map(\.kind) == [.goodbye])
+    }
+
     @Test func convertingToEchoKeepsEverythingButKindAndReceiveTimes() throws {
         var bytes = stream.frames[3].bytes  // 300-byte data frame
         let original = bytes
@@ -245,6 +253,7 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
     @Test func aHelloOfTheWrongSizeIsRefused() {
         #expect(firstError([0, 0, 0, 9, FrameKind.hello.rawValue]) == .wrongSize(kind: .hello, announced: 13, expected: WireFormat.helloFrameSize))
         #expect(firstError([0, 0, 0, 4, FrameKind.heartbeat.rawValue]) == .wrongSize(kind: .heartbeat, announced: 8, expected: WireFormat.heartbeatFrameSize))
+        #expect(firstError([0, 0, 0, 28, FrameKind.goodbye.rawValue]) == .wrongSize(kind: .goodbye, announced: 32, expected: WireFormat.heartbeatFrameSize))
     }
 
     @Test func aMessageShorterThanItsHeaderIsRefused() {

@@ -29,19 +29,26 @@ struct RunFiles {
 
     init(folder: String) throws {
         self.folder = folder
-        func table(_ name: String) throws -> [[String: String]] {
-            let path = folder + "/" + name
-            guard FileManager.default.fileExists(atPath: path) else { return [] }
-            let rows = try CSVReader.rows(String(contentsOfFile: path, encoding: .utf8))
-            let header = rows[0]
-            return rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
-        }
+        func table(_ name: String) throws -> [[String: String]] { try Self.table(name, in: folder) }
         settings = Dictionary(uniqueKeysWithValues: try table("run.csv").map { ($0["key"]!, $0["value"]!) })
         samples = try table("samples.csv")
         broadcasts = try table("broadcasts.csv")
         summary = Dictionary(uniqueKeysWithValues: try table("summary.csv").map { ($0["metric"]!, $0) })
         histogram = try table("histogram.csv")
         events = try table("events.csv")
+    }
+}
+
+extension RunFiles {
+    /// Another file of the run folder, as rows keyed by column name; empty when it does not exist.
+    func table(_ name: String) throws -> [[String: String]] { try Self.table(name, in: folder) }
+
+    static func table(_ name: String, in folder: String) throws -> [[String: String]] {
+        let path = folder + "/" + name
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let rows = try CSVReader.rows(String(contentsOfFile: path, encoding: .utf8))
+        let header = rows[0]
+        return rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
     }
 }
 

@@ -14,8 +14,8 @@ import time
 
 import websockets
 
-KIND_HELLO, KIND_DATA, KIND_ECHO = 1, 2, 3
-WIRE_VERSION = 2  # WireFormat.version; the Swift test passes its own as argv[5]
+KIND_HELLO, KIND_DATA, KIND_ECHO, KIND_GOODBYE = 1, 2, 3, 10
+WIRE_VERSION = 3  # WireFormat.version; the Swift test passes its own as argv[5]
 HELLO_SIZE = 20
 
 
@@ -47,6 +47,8 @@ async def main() -> int:
                 if isinstance(message, str):
                     print(f"unexpected text message: {message[:80]!r}", file=sys.stderr)
                     return 2
+                if len(message) >= 5 and message[4] == KIND_GOODBYE:
+                    continue  # the run is over; the server closes next
                 await socket.send(echo(message))
                 echoed += 1
         except websockets.exceptions.ConnectionClosedError as error:

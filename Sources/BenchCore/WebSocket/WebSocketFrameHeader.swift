@@ -14,6 +14,8 @@ public enum WebSocketOpcode: UInt8, Sendable {
 /// The status codes of a close frame that this harness sends (RFC 6455, 7.4.1).
 public enum WebSocketCloseCode {
     public static let normal: UInt16 = 1000
+    /// The endpoint is going away: a server going down (RFC 6455 §7.4.1).
+    public static let goingAway: UInt16 = 1001
     public static let protocolError: UInt16 = 1002
     public static let unsupportedData: UInt16 = 1003
     public static let messageTooBig: UInt16 = 1009

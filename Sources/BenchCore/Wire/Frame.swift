@@ -120,7 +120,14 @@ extension Frame {
         encodeControl(.heartbeat, size: WireFormat.heartbeatFrameSize, into: buffer, client: client)
     }
 
-    /// A zeroed frame of a fixed size carrying a client id at offset 8: hello and heartbeat.
+    /// Writes the goodbye the server sends client `client` at the end of the run into the first
+    /// ``WireFormat/heartbeatFrameSize`` bytes of `buffer` (it has a heartbeat's layout).
+    @discardableResult
+    public static func encodeGoodbye(into buffer: UnsafeMutableRawBufferPointer, client: UInt32) -> Frame {
+        encodeControl(.goodbye, size: WireFormat.heartbeatFrameSize, into: buffer, client: client)
+    }
+
+    /// A zeroed frame of a fixed size carrying a client id at offset 8: hello, heartbeat and goodbye.
     private static func encodeControl(
         _ kind: FrameKind,
         size: Int,

@@ -10,6 +10,7 @@
 ///     echo    (same as data, kind=3): the client's copy of a data frame, with recv_ns (when its read returned)
 ///                          and recv_kernel_ns (the kernel's receive stamp, 0 without) filled in
 ///     heartbeat (12 bytes) length=8 | kind=4 | reserved:u8 | reserved:u16 | client:u32
+///     goodbye (12 bytes)   length=8 | kind=10 | reserved:u8 | reserved:u16 | client:u32 (the server's, at the end)
 ///     agent hello (48 bytes) length=44 | kind=5 | version:u8 | reserved:u16 | clients:u32 | token:u64
 ///                          | pid:u32 | boot:u64 | host:16 bytes (UTF-8, zero-padded)
 ///     agent welcome (48 bytes) length=44 | kind=6 | scenario:u8 | timestamps:u8 | reserved:u8 | first_client:u32
@@ -27,7 +28,8 @@
 /// does not know it (a stray process, a client of another run) cannot take a client id.
 public enum WireFormat {
     /// The protocol version a client announces in its hello; a server refuses any other.
-    public static let version: UInt8 = 2
+    /// 3: the server's goodbye (kind 10) ends the run; a client of version 2 would take it for garbage.
+    public static let version: UInt8 = 3
     /// Size of the length field that starts every frame.
     public static let lengthFieldSize = 4
     /// Size of a hello frame, length field included.
@@ -64,6 +66,9 @@ public enum FrameKind: UInt8, Sendable {
     case clockReply = 8
     /// An agent tells the server the offset it found between their clocks and its error bound.
     case clockReport = 9
+    /// The server ends the run on this connection: the close that follows is deliberate, and a client that would
+    /// reconnect after a drop (`--reconnect`) does not.
+    case goodbye = 10
 }
 
 extension FrameKind {

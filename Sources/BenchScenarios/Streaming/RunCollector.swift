@@ -64,7 +64,7 @@ public struct RunCollector: Sendable {
         let expected = configuration.expectedMessages.multipliedReportingOverflow(by: 2)
         let fits = !expected.overflow && expected.partialValue <= budgetValues
         builders = metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: fits) }
-        let timed = metrics.filter { $0 != .connect }
+        let timed = metrics.filter { $0 != .connect && $0 != .reconnect }
         interval = IntervalStatistics(metrics: timed.map(\.rawValue))
         func slot(_ metric: RunAnalysis.Metric) -> Int? { timed.firstIndex(of: metric) }
         slots = (slot(.delivery), slot(.spread), slot(.completion), slot(.rtt), slot(.lag), slot(.stack))
@@ -166,6 +166,11 @@ public struct RunCollector: Sendable {
         var builders = builders
         if let connect = metrics.firstIndex(of: .connect) {
             for time in recording.connectTimes where time > 0 { builders[connect].record(time) }
+        }
+        if let reconnect = metrics.firstIndex(of: .reconnect) {
+            for outage in recording.outages {
+                if let time = outage.reconnectTime { builders[reconnect].record(time) } else { builders[reconnect].recordLost() }
+            }
         }
         return RunAnalysis(
             recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles) },

@@ -1,0 +1,76 @@
+import BenchCore
+import BenchScenarios
+
+extension RunOptions {
+    /// The defaults of `--reconnect`: 100 ms doubling up to 5 s, 10 tries.
+    static var defaultBackoff: ReconnectBackoff { ReconnectBackoff(base: 100_000_000, maximum: 5_000_000_000, tries: 10) }
+
+    /// The options of clients that come back after a drop, and of the outage that makes them.
+    static var reconnectOptions: [OptionSpec] {
+        let defaults = defaultBackoff
+        return [
+            OptionSpec(
+                "reconnect",
+                help: "A client whose connection drops (not at the run's end) connects again and says hello again, "
+                    + "with exponential backoff and jitter; the reconnect metric is close → hello accepted. On bench "
+                    + "serve: its agents' clients come back (give bench clients --reconnect)."),
+            OptionSpec(
+                "reconnect-base", value: "duration", help: "The first wait; it doubles with each try (plus up to as much "
+                    + "again of jitter on its second half).", default: DurationText.format(defaults.base)),
+            OptionSpec(
+                "reconnect-max", value: "duration", help: "The longest wait between tries.",
+                default: DurationText.format(defaults.maximum)),
+            OptionSpec("reconnect-tries", value: "n", help: "Tries after a drop before a client gives up.", default: "\(defaults.tries)"),
+            OptionSpec(
+                "drop-connections-at", value: "duration",
+                help: "The server closes every client's connection once, this long after sending began (an outage: "
+                    + "what was in flight is lost, the report shows who came back and when).",
+                default: "never"),
+        ]
+    }
+
+    /// `--reconnect` and its backoff into `configuration.reconnect`, `--drop-connections-at` into
+    /// `configuration.dropConnectionsAt`.
+    static func readReconnect(
+        into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
+    ) throws(UsageError) {
+        if parsed.has("reconnect") || parsed.value("drop-connections-at") != nil, configuration.target != nil {
+            throw UsageError(
+                message: "--reconnect and --drop-connections-at are for the built-in server and its clients, not --target",
+                command: command)
+        }
+        if parsed.value("drop-connections-at") != nil {
+            configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
+        }
+        configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
+    }
+
+    /// `--reconnect` with `--reconnect-base`, `--reconnect-max` and `--reconnect-tries`; nil without `--reconnect`
+    /// (the other three alone are a usage error: they would do nothing).
+    static func readBackoff(reader: OptionReader, parsed: ParsedOptions, command: String) throws(UsageError) -> ReconnectBackoff? {
+        guard parsed.has("reconnect") else {
+            for name in ["reconnect-base", "reconnect-max", "reconnect-tries"] where parsed.value(name) != nil {
+                throw UsageError(message: "--\(name) does nothing without --reconnect", command: command)
+            }
+            return nil
+        }
+        var backoff = defaultBackoff
+        backoff.base = try reader.duration("reconnect-base", allowZero: false, default: backoff.base)
+        backoff.maximum = try reader.duration("reconnect-max", allowZero: false, default: max(backoff.maximum, backoff.base))
+        guard backoff.maximum >= backoff.base else {
+            throw reader.invalid(
+                "reconnect-max", "duration", parsed.value("reconnect-max") ?? "", "must be at least --reconnect-base")
+        }
+        backoff.tries = try reader.integer("reconnect-tries", placeholder: "n", in: 1...1_000_000, default: backoff.tries)
+        return backoff
+    }
+
+    /// The arguments that give a `bench clients` child the same backoff.
+    static func arguments(of backoff: ReconnectBackoff?) -> [String] {
+        guard let backoff else { return [] }
+        return [
+            "--reconnect", "--reconnect-base", DurationText.format(backoff.base), "--reconnect-max",
+            DurationText.format(backoff.maximum), "--reconnect-tries", "\(backoff.tries)",
+        ]
+    }
+}

@@ -1,0 +1,22 @@
+import BenchCore
+import BenchScenarios
+
+/// `reconnects.csv`, in runs that expect reconnects (`--reconnect`, `--drop-connections-at`): one row per time a
+/// client's connection closed during the run, in order, with how long until the server accepted its hello again (the
+/// `reconnect` metric; empty: it never came back, counted as lost).
+public enum ReconnectsCSV {
+    public static let fileName = "reconnects.csv"
+
+    public static let header = ["client", "closed_ns", "reconnect_ns"]
+
+    /// Writes `reconnects.csv`; `closed_ns` counts from the start of sending.
+    public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
+        try writer.row(header)
+        for outage in recording.outages {
+            writer.field(outage.client)
+            writer.field(outage.closed &- min(outage.closed, recording.startNanoseconds))
+            if let time = outage.reconnectTime { writer.field(time) } else { writer.field("") }
+            try writer.endRow()
+        }
+    }
+}
