@@ -1,0 +1,93 @@
+import BenchCore
+import BenchNet
+
+/// Connections coming and going: the first connects (``EchoClients/connectWindow`` at a time), the hellos, the
+/// closes, and what a close means (the setup failing, or, with `--reconnect`, a try again).
+extension EchoClients {
+    /// Starts connects until ``connectWindow`` are under way or every client has one. False (after telling the
+    /// server) on failure.
+    func openMoreConnections() -> Bool {
+        while connecting < Self.connectWindow && connections.count < ids.count {
+            if control.isStopRequested { return false }
+            let position = connections.count
+            let client = ids.lowerBound + position
+            do {
+                connections.append(try startConnect(position: position))
+                greeted.append(false)
+                openConnections += 1
+                connecting += 1
+            } catch {
+                control.failSetup("client \(client) could not connect to \(address): \(error)")
+                return false
+            }
+        }
+        return true
+    }
+
+    /// A new connection for the client at `position`, its connect under way (not counted yet).
+    func startConnect(position: Int) throws -> Connection<T> {
+        let started = MonotonicClock.now()
+        let descriptor = try TCPSocket.startConnecting(to: address)
+        try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
+        if busyPoll { TCPSocket.pollBusily(descriptor) }
+        return try Connection<T>(
+            descriptor: descriptor,
+            token: Token.firstConnection + UInt64(position),
+            epoll: epoll,
+            role: .client,
+            settings: settings,
+            maximumQueuedBytes: maximumQueuedBytes,
+            connecting: true,
+            startedAt: started
+        )
+    }
+
+    /// The client at `position` finished its handshakes: keeps its connect time (the first time) and sends its hello.
+    /// False (after telling the server) when a first hello fails; a reconnect's that fails is a drop.
+    func sayHello(position: Int) -> Bool {
+        let connection = connections[position]
+        let client = ids.lowerBound + position
+        greeted[position] = true
+        connecting -= 1
+        let isReconnect = joined[position]
+        if isReconnect {
+            report.reconnects += 1
+        } else {
+            joined[position] = true
+            report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
+        }
+        Frame.encodeHello(into: hello, client: UInt32(client), token: token)
+        do {
+            _ = try connection.send(hello)
+            return true
+        } catch {
+            guard !isReconnect else {
+                record(client: client, reason: "could not say hello again: \(error)")
+                close(position)
+                return true
+            }
+            control.failSetup("client \(client) could not say hello to \(address): \(error)")
+            return false
+        }
+    }
+
+    /// Closes a client's connection. One that ends before its first hello ends the setup: the run cannot have all its
+    /// clients (and its place in the connect window is free again). With `--reconnect`, a drop after a hello, and a
+    /// reconnect that failed, are tried again (``scheduleReconnect(position:attempt:)``).
+    func close(_ position: Int) {
+        guard connections[position].isOpen else { return }
+        connections[position].close()
+        openConnections -= 1
+        if greeted[position] {
+            scheduleReconnect(position: position, attempt: 0)
+            return
+        }
+        connecting -= 1
+        if joined[position] {
+            scheduleReconnect(position: position, attempt: attempts[position] + 1)
+            startDueReconnects()  // its place in the connect window is free
+            return
+        }
+        control.failSetup("client \(ids.lowerBound + position) could not connect to \(address): closed before its handshake ended")
+    }
+}
