@@ -7,7 +7,7 @@ public enum AgentsCSV {
 
     public static let header = [
         "agent", "host", "pid", "first_client", "clients", "messages", "lost", "same_boot", "clock_offset_ns",
-        "clock_error_ns",
+        "clock_error_ns", "clock_rounds", "clock_drift_ppm", "clock_offset_end_ns",
     ]
 
     public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
@@ -22,8 +22,12 @@ public enum AgentsCSV {
             writer.field(recording.measuredPerClient.isEmpty ? 0 : recording.measuredPerClient[clients].reduce(0, +))
             writer.field(recording.lostPerClient.isEmpty ? 0 : recording.lostPerClient[clients].reduce(0, +))
             writer.flag(agent.sameBoot)
-            if let clock = agent.clock { writer.field(String(clock.offset)) } else { writer.emptyField() }
-            if let clock = agent.clock { writer.field(clock.error) } else { writer.emptyField() }
+            let clock = agent.clock
+            if let first = clock.first { writer.field(String(first.offset)) } else { writer.emptyField() }
+            if let error = clock.error { writer.field(error) } else { writer.emptyField() }
+            writer.field(clock.rounds)
+            if clock.measuresDrift { writer.field(clock.driftPPM, fractionDigits: 3) } else { writer.emptyField() }
+            if let latest = clock.latest { writer.field(String(latest.offset)) } else { writer.emptyField() }
             try writer.endRow()
         }
     }

@@ -31,7 +31,7 @@ public enum RunReport {
         }
         try AtomicFile.writeCSV(folder.path(of: SummaryCSV.fileName)) {
             try SummaryCSV.write(
-                analysis.summaries, clockError: recording.agents.compactMap(\.clock?.error).max(), to: &$0)
+                analysis.summaries, clockError: recording.agents.compactMap(\.clock.error).max(), to: &$0)
         }
         try AtomicFile.writeCSV(folder.path(of: HistogramCSV.fileName)) {
             try HistogramCSV.write(analysis.summaries, analysis.histograms, to: &$0)

@@ -93,7 +93,7 @@ public enum RunSettingsCSV {
             ("window_waits", "\(recording.windowWaits)"),
             ("writer_waits", "\(recording.writerWaits)"),
             ("echoes_after_hand_on", "\(recording.echoesAfterHandOn)"),
-            ("clock_error_ns", recording.agents.compactMap(\.clock?.error).max().map { "\($0)" } ?? ""),
+            ("clock_error_ns", recording.agents.compactMap(\.clock.error).max().map { "\($0)" } ?? ""),
             ("reconnect_base_ns", configuration.reconnect.map { "\($0.base)" } ?? ""),
             ("reconnect_max_ns", configuration.reconnect.map { "\($0.maximum)" } ?? ""),
             ("reconnect_tries", configuration.reconnect.map { "\($0.tries)" } ?? ""),

@@ -69,7 +69,7 @@ public enum SummaryTable {
         let recording = analysis.recording
         var lines: [String] = []
         if let reason = recording.statusReason { lines.append("status: \(recording.status.rawValue) (\(reason))") }
-        let clockError = recording.agents.compactMap(\.clock?.error).max() ?? 0
+        let clockError = recording.agents.compactMap(\.clock.error).max() ?? 0
         if let spread = analysis.summary(of: .spread)?.p50 ?? analysis.summary(of: .rtt)?.p50, clockError > spread / 10 {
             lines.append("clock error: agents' stamps are put on the server's clock within ±\(DurationText.display(clockError)), "
                 + "more than 10% of the \(analysis.summary(of: .spread) != nil ? "spread" : "rtt") p50 "

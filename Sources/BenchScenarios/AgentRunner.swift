@@ -66,7 +66,6 @@ public enum AgentRunner {
         } catch {
             throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
         }
-        configuration.clockOffset = clock.offset
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         let run = configuration
         let settings = TransportSettings(
@@ -101,17 +100,29 @@ public enum AgentRunner {
     /// How often the agent looks at its control connection while its clients run.
     static var controlPollInterval: UInt64 { 200_000_000 }
 
-    /// While the clients run: the control connection closing (or anything arriving on it) is the server ending the run
-    /// (or going): the clients stop then, even those waiting to reconnect. Returns when `finished` or on a stop request.
+    /// How often the agent measures the server's clock again while its clients run: the server corrects its stamps
+    /// for the drift between the first round and the latest (``ClockModel``).
+    static var clockRoundInterval: UInt64 { 5_000_000_000 }
+
+    /// While the clients run: a clock round every ``clockRoundInterval``; the control connection closing (or anything
+    /// arriving on it) is the server ending the run (or going): the clients stop then, even those waiting to reconnect.
+    /// Returns when `finished` or on a stop request.
     private static func watchControlConnection(_ socket: Int32, until finished: () -> Bool, control: RunControl) {
-        let byte = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
-        defer { byte.deallocate() }
-        try? Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+        defer { buffer.deallocate() }
+        var nextRound = MonotonicClock.now() + clockRoundInterval
         while !finished() && !control.isStopRequested {
-            if case .processed = (try? Posix.read(socket, into: byte)) ?? .processed(0) {
-                control.clientsWake.notify()
-                return
-            }
+            do {
+                if MonotonicClock.now() >= nextRound {
+                    try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
+                    _ = try measureClock(on: socket)
+                    nextRound = MonotonicClock.now() + clockRoundInterval
+                }
+                try Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
+                guard case .processed = try Posix.read(socket, into: buffer) else { continue }
+            } catch {}
+            control.clientsWake.notify()  // the server closed (or broke) the control connection: the run is over
+            return
         }
     }
 

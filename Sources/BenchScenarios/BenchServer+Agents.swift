@@ -9,8 +9,8 @@ public struct AgentRecord: Sendable, Equatable {
     public let clients: Int
     /// True when it runs on the server's machine, since the same boot (a clock namespace may still shift its clock).
     public let sameBoot: Bool
-    /// What it found of the server's clock (its stamps were corrected by the offset), once it reported.
-    public var clock: ClockEstimate?
+    /// Its clock put on the server's: the rounds it measured and reported, the drift between them.
+    public var clock = ClockModel()
 }
 
 extension BenchServer {
@@ -86,7 +86,7 @@ extension BenchServer {
             }
             return true
         case .clockReport:
-            recording.agents[agent].clock = ClockEstimate(frame)
+            recording.agents[agent].clock.add(ClockEstimate(frame), at: now)
             return true
         default:
             closePeer(slot: slot, reason: "agent \(agent) sent \(frame.kind.withArticle) frame on its control connection", at: now)
@@ -94,13 +94,12 @@ extension BenchServer {
         }
     }
 
-    /// A stamp of an agent's client, on the server's clock since its agent's offset was added: one that falls outside
-    /// `low...high` by no more than the agent's error bound is taken as `low` or `high` (the estimate's uncertainty,
-    /// not a lie); anything further stays as it is, for the plausibility checks to refuse.
-    func withinClockError(_ stamp: UInt64, ofClient client: Int, between low: UInt64, and high: UInt64) -> UInt64 {
-        guard stamp < low || stamp > high, let agent = agent(ofClient: client),
-            let error = recording.agents[agent].clock?.error
-        else { return stamp }
+    /// A stamp of an agent's client put on the server's clock by its agent's `clock`: one that then falls outside
+    /// `low...high` by no more than the clock's error bound is taken as `low` or `high` (the estimate's uncertainty,
+    /// not a lie); anything further stays as it is, for the plausibility checks to refuse (and report).
+    func onServerClock(_ stamp: UInt64, of clock: ClockModel, between low: UInt64, and high: UInt64) -> UInt64 {
+        let stamp = clock.serverTime(ofAgentStamp: stamp)
+        guard stamp < low || stamp > high, let error = clock.error else { return stamp }
         if stamp < low && low - stamp <= error { return low }
         if stamp > high && stamp - high <= error { return high }
         return stamp

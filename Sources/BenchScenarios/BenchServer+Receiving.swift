@@ -230,10 +230,12 @@ extension BenchServer {
             }
             var received = frame.receivedNanoseconds
             var receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
-            if configuration.agentToken != nil {  // an agent's client: its clock was put on ours within a bound
-                received = withinClockError(received, ofClient: client, between: recording.written[index], and: now)
+            if configuration.agentToken != nil, let agent = agent(ofClient: client) {
+                // An agent's client: its stamps are on its agent's clock, put on ours within a bound.
+                let clock = recording.agents[agent].clock
+                received = onServerClock(received, of: clock, between: recording.written[index], and: now)
                 receivedKernel = receivedKernel == 0
-                    ? 0 : withinClockError(receivedKernel, ofClient: client, between: recording.written[index], and: received)
+                    ? 0 : onServerClock(receivedKernel, of: clock, between: recording.written[index], and: received)
             }
             guard recording.isPlausible(received: received, forMessage: index, echoedAt: now),
                 receivedKernel == 0

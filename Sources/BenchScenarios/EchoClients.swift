@@ -39,8 +39,6 @@ final class EchoClients<T: Transport> {
     let address: SocketAddress
     let ids: Range<Int>
     let token: UInt64
-    /// Added to every receive stamp echoed: the server's clock − this process's (an agent's; 0 otherwise).
-    let clockOffset: UInt64
     let heartbeat: UInt64
     let settings: TransportSettings
     let maximumQueuedBytes: Int
@@ -94,7 +92,6 @@ final class EchoClients<T: Transport> {
         self.address = address
         self.ids = ids
         self.token = configuration.token
-        self.clockOffset = UInt64(bitPattern: configuration.clockOffset)
         self.heartbeat = configuration.heartbeat
         self.settings = transport
         self.maximumQueuedBytes = configuration.maximumQueuedBytes
@@ -242,9 +239,7 @@ final class EchoClients<T: Transport> {
                     self.record(client: client, reason: "the server sent \(frame.kind.withArticle) frame")
                     return false
                 }
-                frame.convertToEcho(
-                    receivedNanoseconds: now &+ self.clockOffset,
-                    receivedKernelNanoseconds: kernelNow == 0 ? 0 : kernelNow &+ self.clockOffset)
+                frame.convertToEcho(receivedNanoseconds: now, receivedKernelNanoseconds: kernelNow)
                 do throws(SystemError) {
                     if try connection.send(frame.bytes) == .dropped { self.report.droppedEchoes += 1 }
                 } catch {

@@ -77,9 +77,6 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Fan-out targets: what each subscriber sends first (`--subscribe`), and the publisher's message (`--publish`).
     public var subscribeText: String?
     public var publishTemplate: PublishTemplate
-    /// An agent's clients: the server's clock − this process's monotonic clock (``ClockEstimate``), added to every
-    /// receive stamp they echo, so that the server compares times on its own clock; 0 in the server's process.
-    public var clockOffset: Int64
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
     /// given client ids; nil: the run takes no agents.
     public var agentToken: UInt64?
@@ -119,7 +116,6 @@ public struct RunConfiguration: Sendable, Equatable {
         self.setupTimeout = 30_000_000_000
         self.token = UInt64.random(in: 1...UInt64.max)
         self.agentToken = nil
-        self.clockOffset = 0
         self.timestamps = .kernel
         self.clientThreads = 1
         self.busyPoll = false

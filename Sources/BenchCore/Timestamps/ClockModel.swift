@@ -1,0 +1,84 @@
+/// An agent's clock put on the server's: its offset measured in rounds during the run (``ClockEstimate``s), with the
+/// linear drift between the first and the latest round, so that a run of an hour on clocks that drift apart by
+/// 10 ppm (36 ms an hour) still compares its stamps within the measurements' bounds.
+///
+/// A stamp `s` of the agent's clock is on the server's at `s + offset(s)`, where `offset` is the latest round's offset
+/// plus the drift times the time since that round. With one round there is no drift to correct (a run shorter than
+/// one round interval). The drift is kept within ±``largestDrift`` (500 ppm, the most NTP ever slews a clock): a
+/// larger one is a measurement (or an agent) not to be trusted.
+public struct ClockModel: Sendable, Equatable {
+    /// One measurement: when (the server's clock), the offset found, and its bound.
+    public struct Round: Sendable, Equatable {
+        public let at: UInt64
+        public let offset: Int64
+        public let error: UInt64
+
+        public init(at: UInt64, offset: Int64, error: UInt64) {
+            (self.at, self.offset, self.error) = (at, offset, error)
+        }
+    }
+
+    /// The largest drift believed: 500 ppm.
+    public static let largestDrift = 500e-6
+    /// Rounds closer than this to the first do not set the drift: two measurements a moment apart say nothing of it.
+    public static let shortestDriftBase: UInt64 = 1_000_000_000
+
+    /// The first round (before the run) and the latest; nil before any.
+    public private(set) var first: Round?
+    public private(set) var latest: Round?
+    /// Rounds so far.
+    public private(set) var rounds = 0
+    /// d(offset)/dt: how fast the server's clock gains on the agent's (1e-6 = 1 ppm); 0 until two rounds are far enough
+    /// apart.
+    public private(set) var drift = 0.0
+    /// True once two rounds were far enough apart to measure the drift (even if it is 0).
+    public private(set) var measuresDrift = false
+    /// How far apart the latest two rounds were: how far past the latest a stamp is expected to be before the next.
+    public private(set) var spacing: UInt64 = 0
+
+    public init() {}
+
+    /// Takes a round measured at `at` on the server's clock.
+    public mutating func add(_ estimate: ClockEstimate, at: UInt64) {
+        let round = Round(at: at, offset: estimate.offset, error: estimate.error)
+        rounds += 1
+        if let previous = latest, at > previous.at { spacing = at - previous.at }
+        latest = round
+        guard let first else {
+            self.first = round
+            return
+        }
+        guard at > first.at, at - first.at >= Self.shortestDriftBase else { return }
+        measuresDrift = true
+        let change = Double(round.offset) - Double(first.offset)
+        drift = min(max(change / Double(at - first.at), -Self.largestDrift), Self.largestDrift)
+    }
+
+    /// The agent's stamp `stamp` on the server's clock (wrapping, as stamps from the network may be anything).
+    @inline(__always)
+    public func serverTime(ofAgentStamp stamp: UInt64) -> UInt64 {
+        guard let latest else { return stamp }
+        let approximate = stamp &+ UInt64(bitPattern: latest.offset)
+        guard drift != 0 else { return approximate }
+        // The server's time T solves T = stamp + offset + drift × (T − at): T − approximate = drift × (approximate − at)
+        // / (1 − drift). At most 2^63 ns × 5e-4 / (1 − 5e-4): far inside Int64.
+        let since = Double(Int64(bitPattern: approximate &- latest.at))
+        return approximate &+ UInt64(bitPattern: Int64((since * drift / (1 - drift)).rounded()))
+    }
+
+    /// How far a converted stamp may be from the truth: the latest round's bound, and with a drift, the uncertainty of
+    /// the drift ((e₀ + eₖ) / (tₖ − t₀)) over one ``spacing`` past the latest round (the next round comes by then,
+    /// or the run ends), with 0.1% more for the drift applied to that uncertainty; nil before any round. Two rounds:
+    /// 2eₖ + e₀; an hour of rounds every 5 s: eₖ and 0.14% of e₀ + eₖ.
+    public var error: UInt64? {
+        guard let first, let latest else { return nil }
+        guard measuresDrift else { return latest.error }
+        let base = Double(latest.at - first.at)
+        let drift = (Double(first.error) + Double(latest.error)) * min(1, Double(spacing) / base)
+        let bound = (Double(latest.error) + drift) * 1.001 + 1
+        return bound >= 1.8e19 ? .max : UInt64(bound.rounded(.up))
+    }
+
+    /// The drift in parts per million.
+    public var driftPPM: Double { drift * 1e6 }
+}
