@@ -56,6 +56,9 @@ extension BenchServer {
         if recording.isDurationOver(at: now) { return }
         switch configuration.scenario {
         case .fanout:
+            // With every client away (they may come back), a broadcast would go to nobody and wait for nothing: the
+            // next one waits for a client to be back, as closed-loop roundtrip's parked clients do.
+            if configuration.expectsReconnects && liveClients == 0 { return }
             let next = currentBroadcast + 1
             if unresolvedInBroadcast == 0 && next < configuration.sequencesPerClient && makeRoom(for: next, at: now) {
                 dispatchBroadcast(next, scheduled: now)
