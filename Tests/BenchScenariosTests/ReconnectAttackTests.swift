@@ -35,3 +35,48 @@ import Testing
         #expect(sentToNobody == 0, "\(sentToNobody) broadcasts went out while no client was connected")
     }
 }
+
+/// One client with `--reconnect` against a hand-driven listener that takes every returning connection, reads its hello
+/// and closes it at once (a server that refuses the hello: its id taken over meanwhile, a proxy in front of a server
+/// that is down). Each refusal was counted as a fresh drop: the attempt went back to 0, so the backoff never grew and
+/// `--reconnect-tries` never ran out: the client hammered the server every `--reconnect-base` for the rest of the run.
+/// A returning hello counts as a success only once the server sends something on that connection.
+@Suite struct EchoClientRefusedHelloTests {
+    @Test func aClientWhoseReturningHelloIsRefusedGivesUpAfterItsTries() throws {
+        let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
+        defer { Posix.close(listener) }
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.clients = 1
+        configuration.heartbeat = 0
+        configuration.reconnect = ReconnectBackoff(base: 5_000_000, maximum: 5_000_000, tries: 3)
+        let run = configuration
+        let control = try RunControl()
+        let thread = try NativeThread.spawn(name: "test-clients") { () -> EchoClients<TCP>.Report? in
+            let settings = TransportSettings(maximumFrameSize: 64, webSocketPath: "/", webSocketHost: "test")
+            let clients = try? EchoClients<TCP>(
+                run, ids: 0..<1, address: address, transport: settings, control: control, kernelClock: nil)
+            return clients?.run()
+        }
+        // Accept and close every connection for 1.5 s (its hello read first, when it comes).
+        var hellos = 0
+        let deadline = MonotonicClock.now() + 1_500_000_000
+        while MonotonicClock.now() < deadline {
+            guard case .processed(let fd) = try TCPSocket.accept(from: listener) else {
+                usleep(1_000)
+                continue
+            }
+            try Posix.setNonBlocking(fd, false)
+            var timeout = timeval(tv_sec: 1, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var hello = [UInt8](repeating: 0, count: WireFormat.helloFrameSize)
+            let count = hello.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_WAITALL)) }
+            if count == hello.count { hellos += 1 }
+            Posix.close(fd)
+        }
+        control.clientsWake.notify()
+        let report = try #require(thread.join())
+        // The first hello, then at most 3 tries (each at most 5 ms apart): not one every few milliseconds for 1.5 s.
+        #expect(hellos <= 4, "\(hellos) hellos in 1.5 s with --reconnect-tries 3")
+        #expect(report.gaveUp == 1)
+    }
+}
