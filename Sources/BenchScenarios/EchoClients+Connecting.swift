@@ -50,6 +50,7 @@ extension EchoClients {
         greeted[position] = true
         connecting -= 1
         let isReconnect = joined[position]
+        returnUnconfirmed[position] = isReconnect
         if isReconnect {
             report.reconnects += 1
         } else {
@@ -79,7 +80,9 @@ extension EchoClients {
         connections[position].close()
         openConnections -= 1
         if greeted[position] {
-            scheduleReconnect(position: position, attempt: 0)
+            // A return closed before the server sent anything is its attempt failing (a refused hello); a drop of a
+            // connection the server used starts the tries again.
+            scheduleReconnect(position: position, attempt: returnUnconfirmed[position] ? attempts[position] + 1 : 0)
             return
         }
         connecting -= 1

@@ -68,6 +68,9 @@ final class EchoClients<T: Transport> {
     var pendingReconnects: [(due: UInt64, position: Int, attempt: Int)] = []
     /// Per position, the attempt its current connect is (0 for a first connect or the first try after a drop).
     var attempts: [Int] = []
+    /// Per position: its current connection is a reconnect whose hello the server has not shown it took yet (nothing
+    /// came on it since): a close then is the attempt failing, not a new drop (the backoff goes on growing).
+    var returnUnconfirmed: [Bool] = []
     /// The server said goodbye (the run is over) or the run's control woke the clients: no reconnect any more.
     var runIsOver = false
     /// Connections not closed yet; the loop ends when none is left and none is still to open.
@@ -110,6 +113,7 @@ final class EchoClients<T: Transport> {
         greeted.reserveCapacity(ids.count)
         joined = Array(repeating: false, count: ids.count)
         attempts = Array(repeating: 0, count: ids.count)
+        returnUnconfirmed = Array(repeating: false, count: ids.count)
     }
 
     deinit {
@@ -231,6 +235,7 @@ final class EchoClients<T: Transport> {
         let proceed: Bool
         do {
             proceed = try connection.receive(readBuffer, count: count) { frame in
+                self.returnUnconfirmed[client - self.ids.lowerBound] = false  // the server took its hello
                 if frame.kind == .goodbye {
                     self.runIsOver = true  // the close that follows is the end, not a drop
                     return false
