@@ -39,10 +39,11 @@ extension BenchServer {
     /// Client `client`'s connection closed during the run: its outage begins (it may come back: a client that knows
     /// the run's token may say hello again).
     func clientLeft(_ client: Int, at now: UInt64) {
-        guard running, recording.outages.count < RunRecording.maximumOutages else { return }
+        guard running else { return }
+        if liveClients == 0 { emptySince = now }
+        guard recording.outages.count < RunRecording.maximumOutages else { return }
         outageOfClient[client] = recording.outages.count
         recording.outages.append(ClientOutage(client: client, closed: now))
-        if liveClients == 0 { emptySince = now }
     }
 
     /// Client `client` said hello again during the run: its outage ends, and in closed-loop roundtrip its next message

@@ -44,7 +44,9 @@ extension BenchServer {
     /// True when the run is over: no client left (and, when they may come back, none came back in time), or nothing more to send and every message settled (or the last
     /// one's timeout passed).
     func isFinished(at now: UInt64) -> Bool {
-        if liveClients == 0 && !isWaitingForReturns(at: now) { return true }
+        // With no client left, a run whose clients may come back waits for them, even past its last send: their
+        // outages are measured too.
+        if liveClients == 0 { return !isWaitingForReturns(at: now) }
         let timetableSpent = plan == nil ? nil : plan!.next == nil
         guard recording.isSendingOver(at: now, stopping: stopping, timetableSpent: timetableSpent, dispatched: dispatched)
         else { return false }

@@ -37,7 +37,8 @@ extension EchoClients {
                 index += 1
                 continue
             }
-            let (_, position, attempt) = pendingReconnects.remove(at: index)
+            pendingReconnects.swapAt(index, pendingReconnects.count - 1)  // the order does not matter: O(1)
+            let (_, position, attempt) = pendingReconnects.removeLast()
             reconnect(position: position, attempt: attempt)
         }
         armReconnectTimer()
