@@ -18,6 +18,7 @@ enum ClientsCommand {
             OptionSpec("token", value: "text", help: "The secret given to bench serve (required)."),
             OptionSpec("client-threads", value: "k", help: "Threads the clients are split over.", default: "1"),
             OptionSpec("join-timeout", value: "duration", help: "How long to wait for the server's welcome.", default: "60s"),
+            RunOptions.sourceAddressesOption,
         ] + RunOptions.reconnectOptions.filter { $0.name != "drop-connections-at" })
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
@@ -39,6 +40,7 @@ enum ClientsCommand {
             "client-threads", placeholder: "k", in: 1...min(RunConfiguration.Limits.clientThreads, clients), default: 1)
         let joinTimeout = try reader.duration("join-timeout", allowZero: false, default: 60_000_000_000)
         let reconnect = try RunOptions.readBackoff(reader: reader, parsed: parsed, command: spec.name)
+        let sources = try RunOptions.readSourceAddresses(reader: reader, parsed: parsed)
         let control: RunControl
         do {
             control = try RunControl(clientsStopOnRequest: true)
@@ -52,7 +54,7 @@ enum ClientsCommand {
         do {
             let outcome = try AgentRunner.run(
                 server: address, clients: clients, token: token, clientThreads: threads, joinTimeout: joinTimeout,
-                reconnect: reconnect, control: control)
+                reconnect: reconnect, sourceAddresses: sources, control: control)
             let first = Int(outcome.welcome.firstClient)
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
                 + "\(outcome.welcome.totalClients); its clock was put on the server's with an offset of "

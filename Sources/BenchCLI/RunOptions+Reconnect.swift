@@ -29,9 +29,10 @@ extension RunOptions {
         ]
     }
 
-    /// `--reconnect` and its backoff into `configuration.reconnect`, `--drop-connections-at` into
-    /// `configuration.dropConnectionsAt`.
-    static func readReconnect(
+    /// How the built-in clients connect (after `--target` is read): `--reconnect` and its backoff into
+    /// `configuration.reconnect`, `--drop-connections-at` into `configuration.dropConnectionsAt`, `--source-addresses`
+    /// into `configuration.sourceAddresses`.
+    static func readConnectionOptions(
         into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
         if parsed.has("reconnect") || parsed.value("drop-connections-at") != nil, configuration.target != nil {
@@ -39,6 +40,10 @@ extension RunOptions {
                 message: "--reconnect and --drop-connections-at are for the built-in server and its clients, not --target",
                 command: command)
         }
+        if parsed.value("source-addresses") != nil && configuration.target != nil {
+            throw UsageError(message: "--source-addresses is for the built-in server's clients, not --target", command: command)
+        }
+        configuration.sourceAddresses = try readSourceAddresses(reader: reader, parsed: parsed)
         if parsed.value("drop-connections-at") != nil {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }

@@ -277,7 +277,7 @@ struct RunOptions {
         let clientThreads = try reader.integer(
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 0)
         base.busyPoll = parsed.has("busy-poll")
-        try Self.readReconnect(into: &base, reader: reader, parsed: parsed, command: command)
+        try Self.readConnectionOptions(into: &base, reader: reader, parsed: parsed, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")

@@ -58,10 +58,21 @@ public enum TCPSocket {
 
     /// Starts a non-blocking connect to `address` and returns the socket (with `TCP_NODELAY`) at once; the connect
     /// ends when the socket turns writable, and its outcome is then in `SO_ERROR` (``Connection`` reads it).
-    public static func startConnecting(to address: SocketAddress) throws(SystemError) -> Int32 {
+    /// With a `source`, the connection leaves from that address (its port still chosen by the kernel at connect
+    /// time, `IP_BIND_ADDRESS_NO_PORT`, so that the ephemeral ports are shared per destination): several source
+    /// addresses multiply the connections one machine can open to one server beyond its ephemeral port range.
+    public static func startConnecting(to address: SocketAddress, from source: SocketAddress? = nil) throws(SystemError) -> Int32 {
         let fd = try makeSocket(family: address.family)
         do throws(SystemError) {
             try disableNagle(fd)
+            if let source {
+                if source.family == AF_INET {
+                    try Posix.setSocketOption(fd, level: Int32(IPPROTO_IP), name: IP_BIND_ADDRESS_NO_PORT, value: 1)
+                }
+                _ = try source.withSockAddr { pointer, length throws(SystemError) in
+                    try Posix.call("bind") { bind(fd, pointer, length) }
+                }
+            }
             let result = try address.withSockAddr { pointer, length throws(SystemError) in Glibc.connect(fd, pointer, length) }
             if result != 0 && Glibc.errno != EINPROGRESS && Glibc.errno != EINTR {
                 throw SystemError("connect", errno: Glibc.errno)

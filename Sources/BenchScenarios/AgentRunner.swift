@@ -28,7 +28,7 @@ public enum AgentRunner {
     ///   cannot connect.
     public static func run(
         server address: SocketAddress, clients: Int, token: String, clientThreads: Int, joinTimeout: UInt64,
-        reconnect: ReconnectBackoff? = nil, control: RunControl
+        reconnect: ReconnectBackoff? = nil, sourceAddresses: [String] = [], control: RunControl
     ) throws(RunError) -> Outcome {
         let limit = DescriptorLimit.raiseToHardLimit()
         guard clients + 1 + RunError.reservedDescriptors <= limit else {
@@ -59,6 +59,7 @@ public enum AgentRunner {
         configuration.token = welcome.runToken
         configuration.clientThreads = max(1, min(clientThreads, clients))
         configuration.reconnect = reconnect
+        configuration.sourceAddresses = sourceAddresses
         configuration.seed = UInt64(truncatingIfNeeded: Posix.processID)  // the reconnects' jitter differs per agent
         let clock: ClockEstimate
         do {

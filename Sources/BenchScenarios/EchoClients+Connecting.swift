@@ -27,7 +27,9 @@ extension EchoClients {
     /// A new connection for the client at `position`, its connect under way (not counted yet).
     func startConnect(position: Int) throws -> Connection<T> {
         let started = MonotonicClock.now()
-        let descriptor = try TCPSocket.startConnecting(to: address)
+        let client = ids.lowerBound + position
+        let descriptor = try TCPSocket.startConnecting(
+            to: address, from: sources.isEmpty ? nil : sources[client % sources.count])
         try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
         if busyPoll { TCPSocket.pollBusily(descriptor) }
         return try Connection<T>(

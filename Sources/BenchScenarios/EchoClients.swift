@@ -37,6 +37,8 @@ final class EchoClients<T: Transport> {
     static var connectWindow: Int { 128 }
 
     let address: SocketAddress
+    /// The addresses its connections leave from, client `i` from the `i % count`th; empty: the kernel's choice.
+    let sources: [SocketAddress]
     let ids: Range<Int>
     let token: UInt64
     let heartbeat: UInt64
@@ -93,6 +95,9 @@ final class EchoClients<T: Transport> {
         kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.address = address
+        self.sources = configuration.sourceAddresses.isEmpty
+            ? SourceAddresses.automatic(clients: configuration.clients, server: address)
+            : configuration.sourceAddresses.compactMap { SocketAddress(host: $0, port: 0) }
         self.ids = ids
         self.token = configuration.token
         self.heartbeat = configuration.heartbeat

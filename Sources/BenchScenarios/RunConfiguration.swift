@@ -80,6 +80,10 @@ public struct RunConfiguration: Sendable, Equatable {
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
     /// given client ids; nil: the run takes no agents.
     public var agentToken: UInt64?
+    /// The addresses the clients connect from, client `i` from the `i % count`th (`--source-addresses`); empty: one
+    /// address, or when the run's clients would need more ephemeral ports than one has, loopback addresses enough
+    /// for them (``SourceAddresses/automatic(clients:server:ports:)``, only towards a server on loopback).
+    public var sourceAddresses: [String]
     /// The clients try again after a connection of theirs drops (not after the server's goodbye), with this backoff;
     /// nil: a dropped client is gone for the rest of the run.
     public var reconnect: ReconnectBackoff?
@@ -130,6 +134,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.subscribeText = nil
         self.publishTemplate = .bare
         self.reconnect = nil
+        self.sourceAddresses = []
         self.dropConnectionsAt = nil
     }
 

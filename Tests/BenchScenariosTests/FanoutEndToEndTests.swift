@@ -93,6 +93,16 @@ import Testing
         #expect(deliveryBins.last?.double("cumulative_pct") == 100)
     }
 
+    /// `--source-addresses`: the clients leave from 127.0.0.2 and 127.0.0.3 in turn, and are measured like any.
+    @Test func clientsFromSeveralSourceAddressesAreMeasuredLikeAny() throws {
+        var configuration = Self.configuration()
+        configuration.sourceAddresses = ["127.0.0.2", "127.0.0.3"]
+        configuration.clientThreads = 2
+        let files = try RunFiles.run(configuration)
+        #expect(files.settings["status"] == "complete")
+        #expect(files.samples.count == Self.clients * Self.messages && files.samples.allSatisfy { $0["lost"] == "0" })
+    }
+
     @Test func aTimeoutShorterThanAnyRoundTripCountsEveryMessageLost() throws {
         var configuration = Self.configuration()
         configuration.timeout = 1_000  // 1 µs: nothing on a real socket is this fast
