@@ -19,7 +19,7 @@ enum ClientsCommand {
             OptionSpec("client-threads", value: "k", help: "Threads the clients are split over.", default: "1"),
             OptionSpec("join-timeout", value: "duration", help: "How long to wait for the server's welcome.", default: "60s"),
             RunOptions.sourceAddressesOption,
-        ] + RunOptions.reconnectOptions.filter { $0.name != "drop-connections-at" })
+        ] + RunOptions.reconnectOptions.filter { !["drop-connections-at", "offline-queue"].contains($0.name) })
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let reader = OptionReader(parsed: parsed, command: spec.name)

@@ -22,6 +22,10 @@ extension RunOptions {
                 default: DurationText.format(defaults.maximum)),
             OptionSpec("reconnect-tries", value: "n", help: "Tries after a drop before a client gives up.", default: "\(defaults.tries)"),
             OptionSpec(
+                "offline-queue",
+                help: "Roundtrip, open loop: a message due while its client is away waits and goes when it is back "
+                    + "(its rtt includes the wait; past --timeout it is lost) instead of being lost at once."),
+            OptionSpec(
                 "drop-connections-at", value: "duration",
                 help: "The server closes every client's connection once, this long after sending began (an outage: "
                     + "what was in flight is lost, the report shows who came back and when).",
@@ -48,6 +52,7 @@ extension RunOptions {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
+        configuration.offlineQueue = parsed.has("offline-queue")
     }
 
     /// `--reconnect` with `--reconnect-base`, `--reconnect-max` and `--reconnect-tries`; nil without `--reconnect`

@@ -297,7 +297,10 @@ struct RunOptions {
             do {
                 try configuration.validate()
             } catch {
-                let placeholder = Self.options(for: scenario).first { $0.name == error.option }?.valueName ?? "value"
+                let spec = Self.options(for: scenario).first { $0.name == error.option }
+                guard let placeholder = spec?.valueName ?? (spec == nil ? "value" : nil) else {  // a flag
+                    throw UsageError(message: "--\(error.option) \(error.reason)", command: command)
+                }
                 throw reader.invalid(error.option, placeholder, parsed.value(error.option) ?? "(default)", error.reason)
             }
         }

@@ -55,10 +55,33 @@ extension BenchServer {
             outageOfClient[client] = -1
         }
         emptySince = 0
+        if configuration.offlineQueue { sendHeldMessages(of: client) }
         if plan == nil && configuration.scenario == .roundtrip && parkedClients[client] {
             parkedClients[client] = false
             readyClients.append(client)
         }
+    }
+
+    /// `--offline-queue`: message `index` fell due while its client was away: it is in flight from `due` on (its rtt
+    /// will count the wait; its timeout runs), and goes when the client is back.
+    func holdUntilBack(_ index: Int, sequence: Int, client: Int, due: UInt64) {
+        recording.outcome[index] = .written
+        recording.written[index] = due
+        offlineMessages[client].append((sequence, index))
+    }
+
+    /// `--offline-queue`: the client is back: the messages held for it that are still in flight (not timed out, their
+    /// row not handed on) go now, in order, each stamped with when it fell due.
+    private func sendHeldMessages(of client: Int) {
+        let slot = slotOfClient[client]
+        let frame = Frame(kind: .data, bytes: message)
+        for (sequence, index) in offlineMessages[client]
+        where sequence >= recording.flushedUpTo && recording.outcome[index] == .written && isConnected(client) {
+            let due = recording.written[index]
+            frame.setMessageFields(sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(client), sentNanoseconds: due)
+            _ = record(Self.send(message, on: peers[slot].connection, stamped: false), ofMessage: index, slot: slot, at: due, stamped: false)
+        }
+        offlineMessages[client].removeAll(keepingCapacity: true)
     }
 
     /// With no client left: true while they may still come back, in a run that expects reconnects, until `deadAfter`

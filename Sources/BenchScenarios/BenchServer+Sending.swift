@@ -183,6 +183,10 @@ extension BenchServer {
         let time = MonotonicClock.now()
         lastDispatch = time
         guard slot >= 0 && peers[slot].connection.isOpen else {
+            if configuration.offlineQueue {
+                holdUntilBack(index, sequence: sequence, client: client, due: scheduled)
+                return true
+            }
             settle(index, as: .droppedClosed)
             return false
         }

@@ -96,6 +96,9 @@ final class BenchServer<T: Transport> {
     var parkedClients: [Bool]
     /// Per client, its place in `recording.outages` while it is away during the run; -1 otherwise.
     var outageOfClient: [Int]
+    /// `--offline-queue`: per client, the messages that fell due while it was away (sequence, index), sent when it is
+    /// back.
+    var offlineMessages: [[(sequence: Int, index: Int)]]
     /// When the last client left, in a run that expects reconnects (0 while one is connected).
     var emptySince: UInt64 = 0
 
@@ -143,6 +146,7 @@ final class BenchServer<T: Transport> {
         self.awaitedMessage = Array(repeating: -1, count: configuration.scenario == .roundtrip ? clients : 0)
         self.parkedClients = Array(repeating: false, count: configuration.scenario == .roundtrip ? clients : 0)
         self.outageOfClient = Array(repeating: -1, count: clients)
+        self.offlineMessages = Array(repeating: [], count: configuration.offlineQueue ? clients : 0)
         self.readyClients.reserveCapacity(clients)
         self.waitingClients.reserveCapacity(clients)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)

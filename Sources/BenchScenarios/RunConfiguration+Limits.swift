@@ -68,6 +68,12 @@ extension RunConfiguration {
                 "must be from 1ns to \(DurationText.format(Limits.longestRun)) (a week)")
         }
         try check(reportEvery <= Limits.longestDuration, "report-every", "must be at most \(longest)")
+        if offlineQueue {
+            try check(
+                scenario == .roundtrip && interval > 0 && expectsReconnects, "offline-queue",
+                "is for open-loop roundtrip (--interval above 0) whose clients come back (--reconnect or "
+                    + "--drop-connections-at): in fanout a message missed is lost, in closed loop none falls due while away")
+        }
         try check(
             reportEvery == 0 || reportEvery >= Limits.shortestReportInterval, "report-every",
             "must be 0 or at least \(DurationText.format(Limits.shortestReportInterval))")

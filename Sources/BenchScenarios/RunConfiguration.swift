@@ -87,6 +87,10 @@ public struct RunConfiguration: Sendable, Equatable {
     /// The clients try again after a connection of theirs drops (not after the server's goodbye), with this backoff;
     /// nil: a dropped client is gone for the rest of the run.
     public var reconnect: ReconnectBackoff?
+    /// Open-loop roundtrip with reconnects (`--offline-queue`): a message due while its client is away waits for it
+    /// and goes when it is back (its rtt counts from when it was due, the wait included), instead of being lost; past
+    /// `timeout` it is lost as timed out all the same.
+    public var offlineQueue: Bool
     /// The server closes every client's connection once, this long after sending began (`--drop-connections-at`):
     /// an outage to measure the reconnects by; nil: never.
     public var dropConnectionsAt: UInt64?
@@ -135,6 +139,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.publishTemplate = .bare
         self.reconnect = nil
         self.sourceAddresses = []
+        self.offlineQueue = false
         self.dropConnectionsAt = nil
     }
 

@@ -107,6 +107,46 @@ import Testing
         #expect(messages.filter { $0.outcome != .echoed }.count <= 3)
     }
 
+    /// Open-loop roundtrip: without `--offline-queue` the messages due while a client is away are lost; with it they
+    /// wait, go when it is back, and their rtt counts from when they fell due (the wait included).
+    @Test(arguments: [false, true])
+    func messagesDueWhileAwayAreLostOrWaitWithTheOfflineQueue(offlineQueue: Bool) throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 9)
+        configuration.clients = 3
+        configuration.messages = 200
+        configuration.warmup = 0
+        configuration.interval = 5_000_000
+        configuration.arrival = .fixed
+        configuration.dropConnectionsAt = 300_000_000
+        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 200_000_000, tries: 10)
+        configuration.offlineQueue = offlineQueue
+        let files = try RunFiles.run(configuration)
+        #expect(files.settings["status"] == "complete")
+        let outages = try files.table("reconnects.csv")
+        try #require(outages.count == 3)
+        var away = 0
+        for outage in outages {
+            let client = outage.int("client")!
+            let closed = outage.int("closed_ns")!, back = closed + outage.int("reconnect_ns")!
+            let due = files.samples.filter {
+                $0.int("client") == client && $0.int("scheduled_ns")! > closed + 1_000_000 && $0.int("scheduled_ns")! < back
+            }
+            away += due.count
+            for row in due {
+                if offlineQueue {
+                    #expect(row["lost"] == "0", "\(row)")
+                    // Sent once the client was back, stamped with when it fell due: the rtt holds the wait.
+                    #expect(row.int("sent_ns") == row.int("scheduled_ns"))
+                    #expect(row.int("rtt_ns")! >= back - row.int("scheduled_ns")!)
+                } else {
+                    #expect(row["lost"] == "1" && row["outcome"] == "dropped_closed", "\(row)")
+                }
+            }
+        }
+        #expect(away >= 3 * 4, "each client missed at least its 20 ms of 5 ms sends")
+        #expect(files.samples.count == 3 * 200)
+    }
+
     /// Runs `configuration` with a stream and returns the recording and every entry the writer would have taken.
     private func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [SettledMessage]) {
         let queue = SettledQueue()
