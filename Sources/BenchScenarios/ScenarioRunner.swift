@@ -65,8 +65,11 @@ public enum ScenarioRunner {
             throw .cannotListen(address: address.description, error)
         }
         control.serverPort.store(Int(bound.port), ordering: .releasing)
+        // A run that takes agents reads their 48-byte control frames too, whatever its payload.
         var server = TransportSettings(
-            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+            maximumFrameSize: max(
+                configuration.payload, WireFormat.minimumMessageSize,
+                configuration.agentToken == nil ? 0 : WireFormat.agentFrameSize),
             webSocketPath: configuration.webSocketPath, webSocketHost: bound.description)
         var clients = server
         var fingerprint = ""

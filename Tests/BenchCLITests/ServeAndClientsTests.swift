@@ -57,6 +57,18 @@ import Testing
         #expect(events.contains { $0["reason"]!.contains("does not know this run's --token") })
     }
 
+    /// The agent frames are 48 bytes: a run of the smallest payload (40) still reads them (it refused every agent).
+    @Test func aRunOfTheSmallestPayloadTakesItsAgents() throws {
+        let (server, port) = try serve([
+            "fanout", "--clients", "2", "--messages", "20", "--interval", "5ms", "--payload", "40", "--token", "t",
+            "--quiet", "--out", temporaryFolderPath(),
+        ])
+        let agent = try BenchProcess.run(["clients", "--connect", "127.0.0.1:\(port)", "--clients", "2", "--token", "t"])
+        let served = try BenchProcess.finish(server, timeout: 30)
+        #expect(agent.exitCode == 0, "\(agent.standardError)")
+        #expect(served.exitCode == 0, "\(served.standardError)")
+    }
+
     @Test func aServerWhoseAgentsDoNotAllComeSaysWhoIsMissingAndExitsThree() throws {
         let out = temporaryFolderPath()
         let (server, port) = try serve([
