@@ -99,7 +99,7 @@ extension BenchServer {
     /// not a lie); anything further stays as it is, for the plausibility checks to refuse (and report).
     func onServerClock(_ stamp: UInt64, of clock: ClockModel, between low: UInt64, and high: UInt64) -> UInt64 {
         let stamp = clock.serverTime(ofAgentStamp: stamp)
-        guard stamp < low || stamp > high, let error = clock.error else { return stamp }
+        guard stamp < low || stamp > high, let error = clock.error(forTimesBetween: low, and: high) else { return stamp }
         if stamp < low && low - stamp <= error { return low }
         if stamp > high && stamp - high <= error { return high }
         return stamp

@@ -71,10 +71,26 @@ public struct ClockModel: Sendable, Equatable {
     /// or the run ends), with 0.1% more for the drift applied to that uncertainty; nil before any round. Two rounds:
     /// 2eₖ + e₀; an hour of rounds every 5 s: eₖ and 0.14% of e₀ + eₖ.
     public var error: UInt64? {
+        guard let latest else { return nil }
+        return bound(reaching: spacing, latest: latest)
+    }
+
+    /// The bound for a stamp whose true time (on the server's clock) is between `low` and `high`: the drift's
+    /// uncertainty grows with the distance from the latest round, which rounds at irregular times (or a late next
+    /// round) make longer than ``spacing``; nil before any round.
+    public func error(forTimesBetween low: UInt64, and high: UInt64) -> UInt64? {
         guard let first, let latest else { return nil }
-        guard measuresDrift else { return latest.error }
+        let after = high > latest.at ? high - latest.at : 0
+        // Before the latest round the line is between two measured points: never further than the first.
+        let before = low < latest.at ? min(latest.at - low, latest.at - first.at) : 0
+        return bound(reaching: max(after, before), latest: latest)
+    }
+
+    /// The latest round's bound and, with a drift, the drift's uncertainty over `reach` from the latest round.
+    private func bound(reaching reach: UInt64, latest: Round) -> UInt64 {
+        guard let first, measuresDrift else { return latest.error }
         let base = Double(latest.at - first.at)
-        let drift = (Double(first.error) + Double(latest.error)) * min(1, Double(spacing) / base)
+        let drift = (Double(first.error) + Double(latest.error)) * (Double(reach) / base)
         let bound = (Double(latest.error) + drift) * 1.001 + 1
         return bound >= 1.8e19 ? .max : UInt64(bound.rounded(.up))
     }
