@@ -69,8 +69,15 @@ public enum TCPSocket {
                 if source.family == AF_INET {
                     try Posix.setSocketOption(fd, level: Int32(IPPROTO_IP), name: IP_BIND_ADDRESS_NO_PORT, value: 1)
                 }
-                _ = try source.withSockAddr { pointer, length throws(SystemError) in
-                    try Posix.call("bind") { bind(fd, pointer, length) }
+                guard source.family == address.family else {
+                    throw SystemError("connect from source address \(source.host) to \(address)", errno: EAFNOSUPPORT)
+                }
+                do throws(SystemError) {
+                    _ = try source.withSockAddr { pointer, length throws(SystemError) in
+                        try Posix.call("bind") { bind(fd, pointer, length) }
+                    }
+                } catch {
+                    throw SystemError("bind to source address \(source.host)", errno: error.errno)
                 }
             }
             let result = try address.withSockAddr { pointer, length throws(SystemError) in Glibc.connect(fd, pointer, length) }
