@@ -105,22 +105,28 @@ public enum AgentRunner {
     /// for the drift between the first round and the latest (``ClockModel``).
     static var clockRoundInterval: UInt64 { 5_000_000_000 }
 
-    /// While the clients run: a clock round every ``clockRoundInterval``; the control connection closing (or anything
-    /// arriving on it) is the server ending the run (or going): the clients stop then, even those waiting to reconnect.
-    /// Returns when `finished` or on a stop request.
+    /// While the clients run: a clock round every ``clockRoundInterval``; the control connection closing is the server
+    /// ending the run (or going): the clients stop then, even those waiting to reconnect. A round whose replies are
+    /// late (a server busy for seconds) is given up, not taken for the end: its replies, when they come, are read and
+    /// dropped here, or taken by the next round, where their long round trips lose to its own. Returns when `finished`
+    /// or on a stop request.
     private static func watchControlConnection(_ socket: Int32, until finished: () -> Bool, control: RunControl) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         defer { buffer.deallocate() }
         var nextRound = MonotonicClock.now() + clockRoundInterval
         while !finished() && !control.isStopRequested {
             do {
                 if MonotonicClock.now() >= nextRound {
-                    try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
-                    _ = try measureClock(on: socket)
                     nextRound = MonotonicClock.now() + clockRoundInterval
+                    try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
+                    do {
+                        _ = try measureClock(on: socket)
+                    } catch where error.errno == ETIMEDOUT {
+                        continue  // a busy server: this round is given up, the next one comes
+                    }
                 }
                 try Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
-                guard case .processed = try Posix.read(socket, into: buffer) else { continue }
+                guard case .processed(let count) = try Posix.read(socket, into: buffer), count == 0 else { continue }
             } catch {}
             control.clientsWake.notify()  // the server closed (or broke) the control connection: the run is over
             return

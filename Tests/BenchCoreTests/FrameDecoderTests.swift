@@ -315,6 +315,16 @@ private func decode(_ chunks: [[UInt8]], maximumFrameSize: Int = 1024) throws ->
 }
 
 @Suite struct ClockEstimateTests {
+    /// A server that answers with t2 and t3 near 2^63 (each difference fits, their sum does not) is not believed, and
+    /// traps nothing: the agent asks again every 5 s during a run.
+    @Test func aReplyWhoseOffsetCannotBeComputedIsSkipped() {
+        let big = UInt64(Int64.max)
+        let lying = ClockProbe(t1: 0, t2: big, t3: big)
+        #expect(ClockEstimate.best(of: [(lying, 10)]) == nil)
+        let honest = ClockProbe(t1: 100, t2: 150, t3: 160)
+        #expect(ClockEstimate.best(of: [(lying, 10), (honest, 200)])?.offset == 5)
+    }
+
     @Test func theProbeWithTheShortestRoundTripSetsTheOffsetAndItsBound() throws {
         // The server's clock is 1,000,000 ns ahead; one-way delays differ per probe.
         let exchanges: [(reply: ClockProbe, t4: UInt64)] = [

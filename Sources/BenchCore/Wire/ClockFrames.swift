@@ -45,8 +45,11 @@ public struct ClockEstimate: Equatable, Sendable {
                 let t1 = Int64(exactly: reply.t1), let t2 = Int64(exactly: reply.t2), let t3 = Int64(exactly: reply.t3),
                 let t4 = Int64(exactly: t4)
             else { continue }
+            // Each difference fits (all four are 0...Int64.max); their sum may not, from a server that lies: skipped.
+            let (sum, overflow) = (t2 - t1).addingReportingOverflow(t3 - t4)
+            guard !overflow else { continue }
             let roundTrip = UInt64((t4 - t1) - (t3 - t2))
-            let offset = ((t2 - t1) + (t3 - t4)) / 2
+            let offset = sum / 2
             if best == nil || roundTrip / 2 < best!.error {
                 best = ClockEstimate(offset: offset, error: roundTrip / 2 + roundTrip % 2, probes: exchanges.count)
             }
