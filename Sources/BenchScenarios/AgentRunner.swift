@@ -74,15 +74,17 @@ public enum AgentRunner {
             webSocketHost: address.description)
         var threads: [NativeThread<EchoClients<TCP>.Report>] = []
         let finished = FinishedThreads()
+        let connectTimes = ConnectTimesMailbox()
         for ids in ScenarioRunner.split(configuration.localClients, into: configuration.clientThreads) {
             do {
                 threads.append(try NativeThread.spawn(name: "bench-clients") {
                     defer { finished.count.add(1, ordering: .releasing) }
                     do {
-                        return try EchoClients<TCP>(
+                        let clients = try EchoClients<TCP>(
                             run, ids: ids, address: address, transport: settings, control: control,
-                            kernelClock: kernelClock
-                        ).run()
+                            kernelClock: kernelClock)
+                        clients.connectTimesOut = connectTimes
+                        return clients.run()
                     } catch {
                         control.failSetup("the clients' thread could not start: \(error)")
                         return EchoClients<TCP>.Report()
@@ -92,14 +94,16 @@ public enum AgentRunner {
                 control.failSetup("the clients' thread could not start: \(error)")
             }
         }
-        watchControlConnection(controlSocket, until: { finished.count.load(ordering: .acquiring) == threads.count }, control: control)
+        watchControlConnection(
+            controlSocket, until: { finished.count.load(ordering: .acquiring) == threads.count }, connectTimes: connectTimes,
+            control: control)
         let reports = threads.map { $0.join() }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
         return Outcome(welcome: welcome, clock: clock, events: reports.flatMap(\.events))
     }
 
     /// How often the agent looks at its control connection while its clients run.
-    static var controlPollInterval: UInt64 { 200_000_000 }
+    static var controlPollInterval: UInt64 { 50_000_000 }
 
     /// How often the agent measures the server's clock again while its clients run: the server corrects its stamps
     /// for the drift between the first round and the latest (``ClockModel``).
@@ -110,12 +114,15 @@ public enum AgentRunner {
     /// late (a server busy for seconds) is given up, not taken for the end: its replies, when they come, are read and
     /// dropped here, or taken by the next round, where their long round trips lose to its own. Returns when `finished`
     /// or on a stop request.
-    private static func watchControlConnection(_ socket: Int32, until finished: () -> Bool, control: RunControl) {
+    private static func watchControlConnection(
+        _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, control: RunControl
+    ) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         defer { buffer.deallocate() }
         var nextRound = MonotonicClock.now() + clockRoundInterval
         while !finished() && !control.isStopRequested {
             do {
+                try send(connectTimes.take(), on: socket)
                 if MonotonicClock.now() >= nextRound {
                     nextRound = MonotonicClock.now() + clockRoundInterval
                     try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
@@ -130,6 +137,18 @@ public enum AgentRunner {
             } catch {}
             control.clientsWake.notify()  // the server closed (or broke) the control connection: the run is over
             return
+        }
+    }
+
+    /// Sends the clients' connect times, ``AgentConnectTimes/capacity`` to a frame.
+    private static func send(_ times: [(client: Int, nanoseconds: UInt64)], on socket: Int32) throws(SystemError) {
+        guard !times.isEmpty else { return }
+        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
+        defer { frame.deallocate() }
+        for start in stride(from: 0, to: times.count, by: AgentConnectTimes.capacity) {
+            let chunk = times[start..<min(start + AgentConnectTimes.capacity, times.count)]
+            AgentConnectTimes(chunk.map { (UInt32($0.client), max(1, $0.nanoseconds)) }).encode(into: frame)
+            try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send connect times")
         }
     }
 
@@ -206,6 +225,20 @@ public enum AgentRunner {
         } catch {
             Posix.close(socket)
             throw error
+        }
+    }
+}
+
+/// An agent's client threads hand their connect times to its main thread here (once each, not per message).
+final class ConnectTimesMailbox: Sendable {
+    private let pending = Mutex<[(client: Int, nanoseconds: UInt64)]>([])
+
+    func add(_ times: [(client: Int, nanoseconds: UInt64)]) { pending.withLock { $0.append(contentsOf: times) } }
+
+    func take() -> [(client: Int, nanoseconds: UInt64)] {
+        pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
         }
     }
 }

@@ -88,6 +88,19 @@ extension BenchServer {
         case .clockReport:
             recording.agents[agent].clock.add(ClockEstimate(frame), at: now)
             return true
+        case .connectTimes:
+            let record = recording.agents[agent]
+            guard let report = AgentConnectTimes(frame),
+                report.entries.allSatisfy({
+                    (record.firstClient..<record.firstClient + record.clients).contains(Int($0.client))
+                        && (1...RunConfiguration.Limits.longestDuration).contains($0.nanoseconds)
+                })
+            else {
+                closePeer(slot: slot, reason: "agent \(agent) sent connect times of clients not its own, or of no time", at: now)
+                return false
+            }
+            for entry in report.entries { recording.connectTimes[Int(entry.client)] = entry.nanoseconds }
+            return true
         default:
             closePeer(slot: slot, reason: "agent \(agent) sent \(frame.kind.withArticle) frame on its control connection", at: now)
             return false

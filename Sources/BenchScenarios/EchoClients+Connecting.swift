@@ -58,6 +58,7 @@ extension EchoClients {
         } else {
             joined[position] = true
             report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
+            if report.connectTimes.count == ids.count { connectTimesOut?.add(report.connectTimes) }
         }
         Frame.encodeHello(into: hello, client: UInt32(client), token: token)
         do {

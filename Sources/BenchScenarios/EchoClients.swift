@@ -75,6 +75,9 @@ final class EchoClients<T: Transport> {
     var returnUnconfirmed: [Bool] = []
     /// The server said goodbye (the run is over) or the run's control woke the clients: no reconnect any more.
     var runIsOver = false
+    /// An agent's: where the connect times go once every client of this thread has said hello, for the agent to send
+    /// to the server (whose `connect` metric they are).
+    var connectTimesOut: ConnectTimesMailbox?
     /// Connections not closed yet; the loop ends when none is left and none is still to open.
     var openConnections = 0
     /// Connections opened whose handshakes are not done yet.

@@ -53,6 +53,10 @@ import Testing
         let samples = try rows(folder + "/samples.csv")
         #expect(samples.count == 6 * 30 && samples.allSatisfy { $0["lost"] == "0" }, "every client of both agents echoed")
         #expect(Set(samples.map { $0["client"]! }).count == 6)
+        // The agents measured their clients' connects and sent them: the connect metric has all six.
+        let connects = try rows(folder + "/connections.csv")
+        #expect(connects.map { $0["client"]! }.sorted() == ["0", "1", "2", "3", "4", "5"])
+        #expect(connects.allSatisfy { Int($0["connect_ns"]!)! > 0 })
         let events = try rows(folder + "/events.csv")
         #expect(events.contains { $0["reason"]!.contains("does not know this run's --token") })
     }

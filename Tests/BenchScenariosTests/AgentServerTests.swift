@@ -23,6 +23,53 @@ import Testing
     }
 }
 
+/// An agent's connect times: kept for its own clients, and an agent that sends others' (or no time) is cut off.
+@Suite struct AgentConnectTimesTests {
+    private func frame(_ entries: [(client: UInt32, nanoseconds: UInt64)]) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
+        bytes.withUnsafeMutableBytes { AgentConnectTimes(entries).encode(into: $0) }
+        return bytes
+    }
+
+    @Test func connectTimesOfClientsNotItsOwnCloseTheAgentsControlConnection() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.clients = 4
+        configuration.localClientRange = 0..<0
+        configuration.agentToken = AgentToken.hash("t")
+        configuration.setupTimeout = 10_000_000_000
+        let run = try BackgroundRun(configuration)
+        let agent = try RawPeer(port: run.port())
+        var hello = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
+        hello.withUnsafeMutableBytes {
+            AgentHello(clients: 2, token: AgentToken.hash("t"), pid: 1, host: "test", boot: 0).encode(into: $0)
+        }
+        agent.send(hello)
+        let welcome = try #require(agent.receiveFrame(size: WireFormat.agentFrameSize))
+        #expect(welcome[4] == FrameKind.agentWelcome.rawValue)
+        agent.send(frame([(0, 1_000), (1, 2_000)]))  // its own: kept
+        #expect(!agent.serverCloses(within: 1))
+        agent.send(frame([(2, 1_000)]))  // another agent's id
+        #expect(agent.serverCloses())
+        agent.close()
+        #expect {
+            try run.finish()
+        } throws: { error in
+            guard case .setupFailed(let reason) = error as? RunError else { return false }
+            return reason.contains("left before the run began")
+        }
+    }
+
+    @Test func aConnectTimesFrameRoundTripsAndACountPastThreeIsRefused() {
+        var bytes = frame([(7, 123), (8, UInt64.max), (9, 1)])
+        let read = bytes.withUnsafeMutableBytes { AgentConnectTimes(Frame(kind: .connectTimes, bytes: $0)) }
+        #expect(read == AgentConnectTimes([(7, 123), (8, .max), (9, 1)]))
+        for count: UInt8 in [0, 4, 255] {
+            bytes[5] = count
+            #expect(bytes.withUnsafeMutableBytes { AgentConnectTimes(Frame(kind: .connectTimes, bytes: $0)) } == nil)
+        }
+    }
+}
+
 /// `bench clients` against a server whose welcome is out of every run's bounds: the agent refuses it (setup fails),
 /// it does not trap on the heartbeat deadline or allocate the payload's read buffers.
 @Suite struct AgentWelcomeBoundsTests {

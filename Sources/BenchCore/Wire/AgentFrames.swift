@@ -94,6 +94,43 @@ public struct AgentWelcome: Equatable, Sendable {
     }
 }
 
+/// An agent's report of its clients' connect times (from the start of the connect to the end of the handshakes), up
+/// to ``capacity`` in one ``WireFormat/agentFrameSize`` frame: the `connect` metric is measured where the connects
+/// happen, and the server keeps it with the others.
+public struct AgentConnectTimes: Equatable, Sendable {
+    /// Entries one frame holds.
+    public static let capacity = 3
+
+    public var entries: [(client: UInt32, nanoseconds: UInt64)]
+
+    public init(_ entries: [(client: UInt32, nanoseconds: UInt64)]) {
+        precondition(entries.count <= Self.capacity)
+        self.entries = entries
+    }
+
+    /// Reads a connect times frame (the decoder checked its kind and size); a count past ``capacity`` is read as
+    /// ``capacity`` entries and the caller told (nil).
+    public init?(_ frame: Frame) {
+        let count = Int(frame.bytes[5])
+        guard (1...Self.capacity).contains(count) else { return nil }
+        entries = (0..<count).map { (frame.load(UInt32.self, at: 8 + 12 * $0), frame.load(UInt64.self, at: 12 + 12 * $0)) }
+    }
+
+    /// Writes the frame into the first ``WireFormat/agentFrameSize`` bytes of `buffer`.
+    public func encode(into buffer: UnsafeMutableRawBufferPointer) {
+        let frame = Frame.encodeFixed(.connectTimes, size: WireFormat.agentFrameSize, into: buffer)
+        frame.bytes[5] = UInt8(entries.count)
+        for (index, entry) in entries.enumerated() {
+            frame.store(entry.client, at: 8 + 12 * index)
+            frame.store(entry.nanoseconds, at: 12 + 12 * index)
+        }
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.entries.elementsEqual(rhs.entries) { $0.client == $1.client && $0.nanoseconds == $1.nanoseconds }
+    }
+}
+
 /// The token both sides are given (`--token`), as the frames carry it: the first 8 bytes of its SHA-1, so that a
 /// token of any length fits and is never sent as it is.
 public enum AgentToken {

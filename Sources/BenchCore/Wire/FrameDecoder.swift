@@ -99,7 +99,7 @@ public struct FrameDecoder {
         case .hello, .heartbeat, .goodbye:
             let expected = kind == .hello ? WireFormat.helloFrameSize : WireFormat.heartbeatFrameSize
             guard size == expected else { throw .wrongSize(kind: kind, announced: size, expected: expected) }
-        case .agentHello, .agentWelcome:
+        case .agentHello, .agentWelcome, .connectTimes:
             guard size == WireFormat.agentFrameSize else {
                 throw .wrongSize(kind: kind, announced: size, expected: WireFormat.agentFrameSize)
             }

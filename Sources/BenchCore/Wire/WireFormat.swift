@@ -11,6 +11,8 @@
 ///                          and recv_kernel_ns (the kernel's receive stamp, 0 without) filled in
 ///     heartbeat (12 bytes) length=8 | kind=4 | reserved:u8 | reserved:u16 | client:u32
 ///     goodbye (12 bytes)   length=8 | kind=10 | reserved:u8 | reserved:u16 | client:u32 (the server's, at the end)
+///     connect times (48 bytes) length=44 | kind=11 | count:u8 (1 to 3) | reserved:u16 | 3 × (client:u32 | ns:u64)
+///                          | reserved:u32
 ///     agent hello (48 bytes) length=44 | kind=5 | version:u8 | reserved:u16 | clients:u32 | token:u64
 ///                          | pid:u32 | boot:u64 | host:16 bytes (UTF-8, zero-padded)
 ///     agent welcome (48 bytes) length=44 | kind=6 | scenario:u8 | timestamps:u8 | reserved:u8 | first_client:u32
@@ -69,6 +71,9 @@ public enum FrameKind: UInt8, Sendable {
     /// The server ends the run on this connection: the close that follows is deliberate, and a client that would
     /// reconnect after a drop (`--reconnect`) does not.
     case goodbye = 10
+    /// An agent tells the server the connect times of up to three of its clients (`connect` is measured where the
+    /// connect happens).
+    case connectTimes = 11
 }
 
 extension FrameKind {
@@ -78,6 +83,7 @@ extension FrameKind {
         case .echo: return "an echo"
         case .agentHello: return "an agent hello"
         case .agentWelcome: return "an agent welcome"
+        case .connectTimes: return "a connect times"
         case .clockProbe: return "a clock probe"
         case .clockReply: return "a clock reply"
         case .clockReport: return "a clock report"
