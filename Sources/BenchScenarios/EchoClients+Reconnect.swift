@@ -32,7 +32,7 @@ extension EchoClients {
         }
         let now = MonotonicClock.now()
         var index = 0
-        while index < pendingReconnects.count && connecting < Self.connectWindow {
+        while index < pendingReconnects.count && connecting < Self.reconnectWindow {
             guard pendingReconnects[index].due <= now else {
                 index += 1
                 continue
