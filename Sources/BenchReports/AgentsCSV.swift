@@ -7,7 +7,7 @@ public enum AgentsCSV {
 
     public static let header = [
         "agent", "host", "pid", "first_client", "clients", "messages", "lost", "same_boot", "clock_offset_ns",
-        "clock_error_ns", "clock_rounds", "clock_drift_ppm", "clock_offset_end_ns",
+        "clock_error_ns", "clock_rounds", "clock_rounds_left_out", "clock_drift_ppm", "clock_offset_end_ns",
     ]
 
     public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
@@ -26,6 +26,7 @@ public enum AgentsCSV {
             if let first = clock.first { writer.field(String(first.offset)) } else { writer.emptyField() }
             if let error = clock.error { writer.field(error) } else { writer.emptyField() }
             writer.field(clock.rounds)
+            writer.field(clock.roundsLeftOut)
             if clock.measuresDrift { writer.field(clock.driftPPM, fractionDigits: 3) } else { writer.emptyField() }
             if let latest = clock.latest { writer.field(String(latest.offset)) } else { writer.emptyField() }
             try writer.endRow()

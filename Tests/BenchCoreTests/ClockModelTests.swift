@@ -56,6 +56,26 @@ import Testing
         #expect(abs(model.driftPPM - 10) < 0.01)
     }
 
+    /// A server too busy to answer at once (19,000 clients, seconds behind) gives rounds of 200 ms bounds: they would
+    /// blur the line (a drift from one of them is 2%), so they are left out; a first round much worse than a later one
+    /// gives way to it.
+    @Test func roundsMuchWorseThanTheBestAreLeftOutAndAMuchBetterOneStartsTheLineAgain() throws {
+        let clocks = TrueClocks(ppm: 0)
+        var model = ClockModel()
+        let start: UInt64 = 10_000_000_000_000
+        model.add(ClockEstimate(offset: clocks.offset(atServer: start), error: 20_000, probes: 32), at: start)
+        model.add(ClockEstimate(offset: clocks.offset(atServer: start) + 150_000_000, error: 200_000_000, probes: 32), at: start + 5_000_000_000)
+        #expect(model.rounds == 1 && model.roundsLeftOut == 1 && model.error == 20_000 && model.drift == 0)
+        model.add(ClockEstimate(offset: clocks.offset(atServer: start) + 30_000, error: 45_000, probes: 32), at: start + 10_000_000_000)
+        #expect(model.rounds == 2 && model.measuresDrift, "within twice the best and 10 µs: kept")
+
+        var late = ClockModel()
+        late.add(ClockEstimate(offset: 5_000_000, error: 4_000_000, probes: 32), at: start)  // measured while busy
+        late.add(ClockEstimate(offset: 7_000, error: 9_000, probes: 32), at: start + 5_000_000_000)
+        #expect(late.first == late.latest && late.first?.error == 9_000 && !late.measuresDrift)
+        #expect(late.serverTime(ofAgentStamp: 1_000) == 8_000 && late.error == 9_000)
+    }
+
     @Test func oneRoundCorrectsTheOffsetOnlyWithItsOwnBound() {
         var model = ClockModel()
         #expect(model.error == nil && model.serverTime(ofAgentStamp: 123) == 123)

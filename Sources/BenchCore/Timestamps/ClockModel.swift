@@ -26,8 +26,14 @@ public struct ClockModel: Sendable, Equatable {
     /// The first round (before the run) and the latest; nil before any.
     public private(set) var first: Round?
     public private(set) var latest: Round?
-    /// Rounds so far.
+    /// Rounds the model kept.
     public private(set) var rounds = 0
+    /// Rounds left out: their bound was more than twice the best's (and ``errorSlack``): a server too busy to answer
+    /// at once (a fanout of 19,000 clients falling seconds behind its timetable made bounds of 200 ms) would only blur
+    /// the offset and the drift.
+    public private(set) var roundsLeftOut = 0
+    /// What a round's bound may exceed twice the best's by and still be kept.
+    public static let errorSlack: UInt64 = 10_000
     /// d(offset)/dt: how fast the server's clock gains on the agent's (1e-6 = 1 ppm); 0 until two rounds are far enough
     /// apart.
     public private(set) var drift = 0.0
@@ -39,15 +45,28 @@ public struct ClockModel: Sendable, Equatable {
     public init() {}
 
     /// Takes a round measured at `at` on the server's clock.
+    /// A round much worse than the best so far is left out; one much better than the first (a first round measured
+    /// while the server was busy) starts the line again from it.
     public mutating func add(_ estimate: ClockEstimate, at: UInt64) {
         let round = Round(at: at, offset: estimate.offset, error: estimate.error)
-        rounds += 1
-        if let previous = latest, at > previous.at { spacing = at - previous.at }
-        latest = round
-        guard let first else {
-            self.first = round
+        guard let first, let latest else {
+            (self.first, self.latest, rounds) = (round, round, 1)
             return
         }
+        let best = min(first.error, latest.error)
+        let (twice, overflow) = best.multipliedReportingOverflow(by: 2)
+        guard overflow || round.error <= twice &+ min(Self.errorSlack, .max - twice) else {
+            roundsLeftOut += 1
+            return
+        }
+        if round.error < first.error / 4 {
+            (self.first, self.latest, spacing, drift, measuresDrift) = (round, round, 0, 0, false)
+            rounds += 1
+            return
+        }
+        rounds += 1
+        if at > latest.at { spacing = at - latest.at }
+        self.latest = round
         guard at > first.at, at - first.at >= Self.shortestDriftBase else { return }
         measuresDrift = true
         let change = Double(round.offset) - Double(first.offset)
