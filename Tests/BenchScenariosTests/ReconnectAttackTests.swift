@@ -51,12 +51,7 @@ import Testing
         configuration.reconnect = ReconnectBackoff(base: 5_000_000, maximum: 5_000_000, tries: 3)
         let run = configuration
         let control = try RunControl()
-        let thread = try NativeThread.spawn(name: "test-clients") { () -> EchoClients<TCP>.Report? in
-            let settings = TransportSettings(maximumFrameSize: 64, webSocketPath: "/", webSocketHost: "test")
-            let clients = try? EchoClients<TCP>(
-                run, ids: 0..<1, address: address, transport: settings, control: control, kernelClock: nil)
-            return clients?.run()
-        }
+        let thread = try startEchoClients(configuration, address: address, control: control)
         // Accept and close every connection for 1.5 s (its hello read first, when it comes).
         var hellos = 0
         let deadline = MonotonicClock.now() + 1_500_000_000

@@ -147,26 +147,6 @@ import Testing
         #expect(files.samples.count == 3 * 200)
     }
 
-    /// Runs `configuration` with a stream and returns the recording and every entry the writer would have taken.
-    private func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [SettledMessage]) {
-        let queue = SettledQueue()
-        let consumer = try NativeThread.spawn(name: "test-writer") { () -> [SettledMessage] in
-            var entries: [SettledMessage] = []
-            let deadline = MonotonicClock.now() + 60_000_000_000
-            while MonotonicClock.now() < deadline {
-                guard let entry = queue.pop() else {
-                    Posix.sleep(nanoseconds: 1_000_000)
-                    continue
-                }
-                entries.append(entry)
-                if entry.kind == .end { break }
-            }
-            return entries
-        }
-        let recording = try ScenarioRunner.run(configuration, control: RunControl(), stream: queue)
-        return (recording, consumer.join())
-    }
-
     @Test func aReturningClientMustShowTheTokenAndCannotTakeAnIdStillConnected() throws {
         var configuration = RunConfiguration(scenario: .fanout, seed: 5)
         configuration.clients = 2
@@ -235,12 +215,7 @@ import Testing
         configuration.reconnect = ReconnectBackoff(base: 10_000_000, maximum: 10_000_000, tries: 3)
         let run = configuration
         let control = try RunControl()
-        let thread = try NativeThread.spawn(name: "test-clients") { () -> Int in
-            let settings = TransportSettings(maximumFrameSize: 64, webSocketPath: "/", webSocketHost: "test")
-            let clients = try? EchoClients<TCP>(
-                run, ids: 0..<1, address: address, transport: settings, control: control, kernelClock: nil)
-            return clients?.run().reconnects ?? -1
-        }
+        let thread = try startEchoClients(configuration, address: address, control: control)
         let (first, hello) = try #require(try acceptHello(on: listener, within: 5))
         #expect(hello == Frame.Hello(client: 0, token: configuration.token))
         if saysGoodbye {
@@ -256,7 +231,7 @@ import Testing
         }
         #expect((again != nil) == !saysGoodbye)
         control.clientsWake.notify()
-        let reconnects = thread.join()
+        let reconnects = thread.join()?.reconnects ?? -1
         #expect(saysGoodbye ? reconnects == 0 : reconnects >= 1)
     }
 }

@@ -8,27 +8,6 @@ import Testing
 
 /// Streamed runs pushed where the ring and the timetable meet their edges.
 @Suite struct StreamingAttackTests {
-    /// Runs `configuration` with a stream and returns the recording and every entry the writer would have taken.
-    private func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [SettledMessage]) {
-        let queue = SettledQueue()
-        let consumer = try NativeThread.spawn(name: "test-writer") { () -> [SettledMessage] in
-            var entries: [SettledMessage] = []
-            let deadline = MonotonicClock.now() + 60_000_000_000
-            while MonotonicClock.now() < deadline {
-                guard let entry = queue.pop() else {
-                    Posix.sleep(nanoseconds: 1_000_000)
-                    continue
-                }
-                entries.append(entry)
-                if entry.kind == .end { break }
-            }
-            return entries
-        }
-        let control = try RunControl()
-        let recording = try ScenarioRunner.run(configuration, control: control, stream: queue)
-        return (recording, consumer.join())
-    }
-
     /// An open-loop `--duration` run that falls behind its timetable sends every send the timetable has (all due
     /// before the duration), late, as a `--count` run does: the lateness shows as lag. It used to stop at the first
     /// moment after the duration when nothing was in flight, dropping the backlog silently (neither sent nor lost),

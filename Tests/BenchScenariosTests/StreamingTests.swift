@@ -226,25 +226,4 @@ import Testing
         let messages = entries.filter { $0.kind == .message }
         #expect(messages.count == 20 * broadcasts.count && messages.allSatisfy { $0.outcome == .echoed })
     }
-
-    /// Runs `configuration` streaming to a queue that a thread of the test drains; the recording and every entry.
-    private func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [SettledMessage]) {
-        let queue = SettledQueue()
-        let consumer = try NativeThread.spawn(name: "test-consumer") { () -> [SettledMessage] in
-            var entries: [SettledMessage] = []
-            let deadline = MonotonicClock.now() + 60_000_000_000
-            while entries.last?.kind != .end && MonotonicClock.now() < deadline {
-                if let entry = queue.pop() { entries.append(entry) } else { Posix.sleep(nanoseconds: 1_000_000) }
-            }
-            return entries
-        }
-        let recording: RunRecording
-        do {
-            recording = try ScenarioRunner.run(configuration, control: RunControl(), stream: queue)
-        } catch {
-            _ = consumer.join()
-            throw error
-        }
-        return (recording, consumer.join())
-    }
 }

@@ -1,0 +1,38 @@
+import BenchCore
+import BenchNet
+
+@testable import BenchScenarios
+
+/// Runs `configuration` streaming to a queue that a thread of the test drains; the recording and every entry.
+func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [SettledMessage]) {
+    let queue = SettledQueue()
+    let consumer = try NativeThread.spawn(name: "test-consumer") { () -> [SettledMessage] in
+        var entries: [SettledMessage] = []
+        let deadline = MonotonicClock.now() + 60_000_000_000
+        while entries.last?.kind != .end && MonotonicClock.now() < deadline {
+            if let entry = queue.pop() { entries.append(entry) } else { Posix.sleep(nanoseconds: 1_000_000) }
+        }
+        return entries
+    }
+    let recording: RunRecording
+    do {
+        recording = try ScenarioRunner.run(configuration, control: RunControl(), stream: queue)
+    } catch {
+        _ = consumer.join()
+        throw error
+    }
+    return (recording, consumer.join())
+}
+
+/// The clients `ids` of `configuration` on a thread of their own, connecting to `address` (a test's own listener);
+/// their report once they end (nil if they could not start).
+func startEchoClients(
+    _ configuration: RunConfiguration, ids: Range<Int> = 0..<1, address: SocketAddress, control: RunControl
+) throws -> NativeThread<EchoClients<TCP>.Report?> {
+    try NativeThread.spawn(name: "test-clients") { () -> EchoClients<TCP>.Report? in
+        let settings = TransportSettings(maximumFrameSize: 64, webSocketPath: "/", webSocketHost: "test")
+        let clients = try? EchoClients<TCP>(
+            configuration, ids: ids, address: address, transport: settings, control: control, kernelClock: nil)
+        return clients?.run()
+    }
+}
