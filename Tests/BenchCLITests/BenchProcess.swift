@@ -78,3 +78,11 @@ func temporaryFolderPath() -> String {
 func contents(of folder: String) -> [String]? {
     try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()
 }
+
+/// A CSV file of a run folder (CRLF lines, no quoted commas in the files read this way) as rows keyed by column name.
+func csvRows(_ path: String) throws -> [[String: String]] {
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map {
+        $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
+    return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+}

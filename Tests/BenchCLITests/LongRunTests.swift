@@ -5,13 +5,7 @@ import Testing
 /// Runs sized by time, whose results stream while they run: `--duration`, `timeline.csv`, `--exact-budget`, and a
 /// folder that survives the process being killed outright.
 @Suite struct LongRunTests {
-    /// A CSV file of a run folder as rows keyed by column name.
-    private func table(_ path: String) throws -> [[String: String]] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map {
-            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        }
-        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
-    }
+    private func table(_ path: String) throws -> [[String: String]] { try csvRows(path) }
 
     private func settings(_ folder: String) throws -> [String: String] {
         Dictionary(uniqueKeysWithValues: try table(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })

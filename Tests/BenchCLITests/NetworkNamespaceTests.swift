@@ -39,12 +39,7 @@ import Testing
         return runTool(ip, ["netns", "exec", name, unshare, "--fork", "--time", "--monotonic", "1", "true"]).0 == 0
     }()
 
-    private func rows(_ path: String) throws -> [[String: String]] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map {
-            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        }
-        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
-    }
+    private func rows(_ path: String) throws -> [[String: String]] { try csvRows(path) }
 
     private func packets(_ link: String, _ direction: String) throws -> Int {
         let text = try String(contentsOfFile: "/sys/class/net/\(link)/statistics/\(direction)_packets", encoding: .utf8)

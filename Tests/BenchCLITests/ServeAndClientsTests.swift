@@ -20,12 +20,7 @@ import Testing
         throw POSIXError(.ETIMEDOUT)
     }
 
-    private func rows(_ path: String) throws -> [[String: String]] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map {
-            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        }
-        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
-    }
+    private func rows(_ path: String) throws -> [[String: String]] { try csvRows(path) }
 
     @Test func twoAgentsBringTheClientsOfAFanoutAndAWrongTokenIsTurnedAway() throws {
         let out = temporaryFolderPath()
@@ -160,12 +155,7 @@ import Testing
         }
     }
 
-    private func rows(_ path: String) throws -> [[String: String]] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map {
-            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        }
-        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
-    }
+    private func rows(_ path: String) throws -> [[String: String]] { try csvRows(path) }
 
     @Test func aFanoutsClientsInTwoChildProcessesAndOneKilledMidRun() throws {
         let out = temporaryFolderPath()
@@ -243,12 +233,7 @@ import Testing
         let served = try BenchProcess.finish(server, timeout: 60)
         #expect(served.exitCode == 0 && plain.exitCode == 0 && shifted.terminationStatus == 0, "\(served.standardError)")
         let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        func rows(_ name: String) throws -> [[String: String]] {
-            let lines = try String(contentsOfFile: folder + "/" + name, encoding: .utf8).split(separator: "\r\n").map {
-                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            }
-            return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
-        }
+        func rows(_ name: String) throws -> [[String: String]] { try csvRows(folder + "/" + name) }
         let agents = try rows("agents.csv")
         #expect(agents.count == 2 && agents.allSatisfy { $0["lost"] == "0" && $0["same_boot"] == "1" })
         for agent in agents {
