@@ -202,11 +202,12 @@ import Testing
         return probe.terminationStatus == 0
     }()
 
-    /// A short run has the one clock round before it; a run of 11 s has rounds every 5 s during it, and the drift
-    /// between them (none here: the same clock, shifted) is found within the rounds' bounds.
+    /// A short run has the one clock round before it; a run of 11 s has rounds every 5 s during it (two, or at least
+    /// one on a machine loaded enough to delay a round), and the drift between them (none here: the same clock,
+    /// shifted) is found within the rounds' bounds.
     @Test(
         .enabled(if: canShiftClocks, "unshare --time is not available here (needs Linux 5.6+ and CAP_SYS_ADMIN)"),
-        arguments: [(["--messages", "200", "--interval", "5ms"], 1), (["--duration", "11s", "--interval", "50ms"], 3)])
+        arguments: [(["--messages", "200", "--interval", "5ms"], 1), (["--duration", "11s", "--interval", "50ms"], 2)])
     func anAgentWithAShiftedClockFindsTheOffsetWithinItsBoundAndItsDeliveriesAgree(length: [String], rounds: Int) throws {
         let out = temporaryFolderPath()
         let server = try BenchProcess.start(
@@ -242,13 +243,14 @@ import Testing
             let injected: Int64 = abs(offset) > 1_000_000_000 ? -7_777_000_000_000 : 0
             #expect(abs(offset - injected) <= error, "offset \(offset) ns, error bound \(error) ns, injected \(injected) ns")
             #expect(error < 5_000_000, "a bound of loopback round trips, not of the shift")
-            #expect(Int(agent["clock_rounds"]!)! >= rounds)
+            // Every round measured, kept or (its bound more than twice the best's, on a loaded machine) left out.
+            let kept = Int(agent["clock_rounds"]!)!, leftOut = Int(agent["clock_rounds_left_out"]!)!
+            #expect(kept >= 1 && kept + leftOut >= rounds, "\(kept) kept, \(leftOut) left out")
             let end = try #require(Int64(agent["clock_offset_end_ns"]!))
             #expect(abs(end - injected) <= error, "the latest round: \(end) ns")
-            if rounds > 1 {
-                // The same clock: any drift found is the rounds' noise, (e₀ + eₖ) / 10 s at most, a few ppm.
-                let drift = try #require(Double(agent["clock_drift_ppm"]!))
-                #expect(abs(drift) < 10, "\(drift) ppm")
+            if let drift = Double(agent["clock_drift_ppm"]!) {
+                // The same clock: any drift found is the rounds' noise, (e₀ + eₖ) over at least 5 s between them.
+                #expect(abs(drift) <= Double(3 * error) / 5_000 + 1, "\(drift) ppm with a bound of \(error) ns")
             }
         }
         // Each agent's clients' deliveries, corrected, agree: their medians within a couple of milliseconds.
