@@ -15,8 +15,8 @@ extension RunOptions {
                     + "with exponential backoff and jitter; the reconnect metric is close → hello accepted. On bench "
                     + "serve: its agents' clients come back (give bench clients --reconnect)."),
             OptionSpec(
-                "reconnect-base", value: "duration", help: "The first wait; it doubles with each try (plus up to as much "
-                    + "again of jitter on its second half).", default: DurationText.format(defaults.base)),
+                "reconnect-base", value: "duration", help: "The first wait; it doubles with each try. Each wait is half "
+                    + "of it and a random part of the other half (jitter).", default: DurationText.format(defaults.base)),
             OptionSpec(
                 "reconnect-max", value: "duration", help: "The longest wait between tries.",
                 default: DurationText.format(defaults.maximum)),

@@ -38,7 +38,8 @@ struct RunOptions {
                 "clients", value: "n", help: "Simulated clients, one connection each; a list (10,100,1000) sweeps.",
                 default: "\(defaults.clients)"),
             countOption,
-            ] + lengthOptions(defaults: defaults, countOption: countOption.name) + reconnectOptions + [
+            ] + lengthOptions(defaults: defaults, countOption: countOption.name)
+            + reconnectOptions.filter { scenario == .roundtrip || $0.name != "offline-queue" } + [
             OptionSpec(
                 "interval", value: "duration",
                 help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
@@ -312,6 +313,6 @@ struct RunOptions {
         runFolderName = nil
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: scenario == .roundtrip || base.target == nil,
-            command: command)
+            reconnects: base.target == nil && base.expectsReconnects, command: command)
     }
 }

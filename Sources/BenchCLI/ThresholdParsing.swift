@@ -3,12 +3,14 @@ import BenchScenarios
 
 /// `--threshold` values read for a scenario, or a usage error that names the bad one.
 enum ThresholdParsing {
-    /// `metrics` are those the run reports (by default, what `scenario` reports with echoes and without stack).
+    /// `metrics` are those the run reports (by default, what `scenario` reports with echoes, with `reconnect` when its
+    /// clients may come back, and without stack).
     static func parse(
-        _ expressions: [String], for scenario: Scenario, hasEchoes: Bool = true, metrics: [String]? = nil,
-        command: String
+        _ expressions: [String], for scenario: Scenario, hasEchoes: Bool = true, reconnects: Bool = false,
+        metrics: [String]? = nil, command: String
     ) throws(UsageError) -> [Threshold] {
-        let metrics = metrics ?? RunAnalysis.Metric.reported(by: scenario, hasEchoes: hasEchoes).map(\.rawValue)
+        let metrics = metrics
+            ?? RunAnalysis.Metric.reported(by: scenario, hasEchoes: hasEchoes, reconnects: reconnects).map(\.rawValue)
         var thresholds: [Threshold] = []
         for text in expressions {
             do {
