@@ -89,12 +89,13 @@ public enum HTMLRunReport {
     }
 
     /// What one value of `metric` counts: a message, a broadcast (spread, completion and fanout's lag have one
-    /// value per broadcast) or a client (connect).
+    /// value per broadcast), a client (connect) or a client's outage (reconnect).
     static func countNoun(metric: String, scenario: String) -> String {
         switch metric {
         case "spread", "completion": return "broadcasts"
         case "lag": return scenario == "fanout" ? "broadcasts" : "messages"
         case "connect": return "clients"
+        case "reconnect": return "outages"
         default: return "messages"
         }
     }

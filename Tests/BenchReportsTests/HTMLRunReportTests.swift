@@ -101,6 +101,7 @@ import Testing
         #expect(html.components(separatedBy: "broadcasts per bin").count - 1 == 3, "spread, completion, lag")
         #expect(html.contains("messages per bin") && html.contains("clients per bin"))
         #expect(HTMLRunReport.countNoun(metric: "lag", scenario: "roundtrip") == "messages")
+        #expect(HTMLRunReport.countNoun(metric: "reconnect", scenario: "fanout") == "outages")
     }
 
     @Test func countTicksAreWholeNumbers() {
