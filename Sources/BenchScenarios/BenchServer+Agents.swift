@@ -142,6 +142,32 @@ extension BenchServer {
                 + "\(record.firstClient + record.clients - 1)")
     }
 
+    /// How long the end of a run waits for agents' connect times still on their way.
+    static var connectTimesGrace: UInt64 { 1_000_000_000 }
+
+    /// The end of the run: agents send their clients' connect times a moment after their clients said hello, so a run
+    /// of a few milliseconds can end before they arrive. While an agent still connected has clients without one, the
+    /// server reads its control connections (nothing else: no sending, no accepting), up to ``connectTimesGrace``.
+    func awaitAgentsConnectTimes() {
+        guard !recording.agents.isEmpty, !stopping, isWaitingForConnectTimes else { return }
+        for descriptor in [listener, sendTimer.descriptor, housekeepingTimer.descriptor] { try? epoll.remove(descriptor) }
+        let deadline = MonotonicClock.now() + Self.connectTimesGrace
+        while isWaitingForConnectTimes && !stopping {
+            let now = MonotonicClock.now()
+            guard now < deadline else { return }
+            do { try waitForEvents(timeout: min(deadline - now, 20_000_000)) } catch { return }
+        }
+    }
+
+    /// True while an agent whose control connection is open has a client whose connect time has not come.
+    private var isWaitingForConnectTimes: Bool {
+        peers.contains { peer in
+            guard let agent = peer.agent, peer.connection.isOpen else { return false }
+            let record = recording.agents[agent]
+            return recording.connectTimes[record.firstClient..<record.firstClient + record.clients].contains(0)
+        }
+    }
+
     /// This boot's identifier, hashed as agents send theirs.
     static var bootHash: UInt64 { AgentToken.hash(Posix.bootIdentifier) }
 

@@ -242,7 +242,7 @@ final class BenchServer<T: Transport> {
     }
 
     /// Waits for events, at most `timeout` nanoseconds if given, and handles them.
-    private func waitForEvents(timeout: UInt64?) throws(RunError) {
+    func waitForEvents(timeout: UInt64?) throws(RunError) {
         let count: Int
         do {
             count = try epoll.wait(timeoutMilliseconds: timeout.map { Int32(($0 + 999_999) / 1_000_000) } ?? -1)
@@ -295,6 +295,7 @@ final class BenchServer<T: Transport> {
             recording.statusReason = "every client disconnected"
         }
         if let writers { observedCPUs.formUnion(writers.stop()) }
+        awaitAgentsConnectTimes()
         sayGoodbye()
         for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
