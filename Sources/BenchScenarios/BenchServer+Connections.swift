@@ -67,16 +67,22 @@ extension BenchServer {
     func holdUntilBack(_ index: Int, sequence: Int, client: Int, due: UInt64) {
         recording.outcome[index] = .written
         recording.written[index] = due
+        if offlineMessages[client].count >= recording.window {
+            // A client away for longer than the ring holds: its oldest held messages were handed on (timed out).
+            offlineMessages[client].removeAll { $0.sequence < recording.flushedUpTo }
+        }
         offlineMessages[client].append((sequence, index))
     }
 
-    /// `--offline-queue`: the client is back: the messages held for it that are still in flight (not timed out, their
-    /// row not handed on) go now, in order, each stamped with when it fell due.
+    /// `--offline-queue`: the client is back: the messages held for it that are still in flight (not past their
+    /// timeout, their row not handed on) go now, in order, each stamped with when it fell due.
     private func sendHeldMessages(of client: Int) {
         let slot = slotOfClient[client]
         let frame = Frame(kind: .data, bytes: message)
+        let now = MonotonicClock.now()
         for (sequence, index) in offlineMessages[client]
-        where sequence >= recording.flushedUpTo && recording.outcome[index] == .written && isConnected(client) {
+        where sequence >= recording.flushedUpTo && recording.outcome[index] == .written && isConnected(client)
+            && now < recording.written[index] &+ configuration.timeout {
             let due = recording.written[index]
             frame.setMessageFields(sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(client), sentNanoseconds: due)
             _ = record(Self.send(message, on: peers[slot].connection, stamped: false), ofMessage: index, slot: slot, at: due, stamped: false)
