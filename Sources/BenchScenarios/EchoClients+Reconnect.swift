@@ -22,8 +22,8 @@ extension EchoClients {
         armReconnectTimer()
     }
 
-    /// Starts the reconnects that are due, as many as the connect window takes; the rest wait for the timer or a free
-    /// place in the window.
+    /// Starts the reconnects that are due, as many as ``EchoClients/reconnectWindow`` takes; the rest wait for the timer
+    /// or a free place in the window.
     func startDueReconnects() {
         guard !pendingReconnects.isEmpty else { return }
         if runIsOver || control.isStopRequested {
@@ -57,7 +57,8 @@ extension EchoClients {
         }
     }
 
-    /// Arms the timer for the earliest pending reconnect (disarmed while there is none).
+    /// Arms the timer for the earliest pending reconnect; with none pending it is left as it is (firing once more does
+    /// nothing).
     private func armReconnectTimer() {
         guard let earliest = pendingReconnects.lazy.map(\.due).min() else { return }
         try? reconnectTimer.arm(at: max(earliest, 1))
