@@ -127,9 +127,17 @@ extension BenchServer {
         return AgentToken.clients(ofRun: configuration.token, from: recording.agents[agent].firstClient)
     }
 
-    /// The agent (its place in `recording.agents`) that was given client id `client`; nil for none.
+    /// The agent (its place in `recording.agents`) that was given client id `client`; nil for none. Agents are given
+    /// consecutive ids in the order they join, so a binary search finds it (this runs for every echo of an agent's
+    /// client).
     func agent(ofClient client: Int) -> Int? {
-        recording.agents.firstIndex { (0..<$0.clients).contains(client - $0.firstClient) }
+        var (low, high) = (0, recording.agents.count)
+        while low < high {  // the first agent whose ids start after `client`
+            let middle = (low + high) / 2
+            if recording.agents[middle].firstClient <= client { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, client - recording.agents[low - 1].firstClient < recording.agents[low - 1].clients else { return nil }
+        return low - 1
     }
 
     /// An agent's control connection closed: before the run began, its clients will not all come, so the setup fails
