@@ -100,7 +100,7 @@ public enum RunSettingsCSV {
             ("drop_connections_at_ns", configuration.dropConnectionsAt.map { "\($0)" } ?? ""),
             ("connections_dropped", recording.connectionsDroppedAt == 0 ? "0" : "1"),
             ("client_outages", "\(recording.outages.count)"),
-            ("client_outages_back", "\(recording.outages.filter { $0.back != 0 }.count)"),
+            ("client_outages_back", "\(recording.outagesBack)"),
             ("client_reconnects", "\(recording.clientReconnects)"),
             ("clients_gave_up", "\(recording.clientsGaveUp)"),
         ]

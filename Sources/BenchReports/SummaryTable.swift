@@ -76,7 +76,7 @@ public enum SummaryTable {
                 + "(\(DurationText.display(spread))): compare these numbers with that in mind")
         }
         if !recording.outages.isEmpty {
-            let back = recording.outages.filter { $0.back != 0 }.count
+            let back = recording.outagesBack
             let dropped = recording.connectionsDroppedAt == 0 ? "" : " (every connection closed by --drop-connections-at)"
             let times = analysis.summary(of: .reconnect).map { summary in
                 summary.p50.map { "; reconnect p50 \(DurationText.display($0)), max \(DurationText.display(summary.max ?? $0))" } ?? ""

@@ -93,6 +93,8 @@ public struct RunRecording: Sendable {
     /// At most ``maximumOutages`` are kept (24 MiB): clients that come and go without end cannot grow memory further.
     public var outages: [ClientOutage] = []
     public static var maximumOutages: Int { 1 << 20 }
+    /// The outages whose client came back.
+    public var outagesBack: Int { outages.count { $0.back != 0 } }
     /// `--reconnect`, as this process's clients saw it: hellos they said again after a drop, and clients that gave up.
     public var clientReconnects = 0
     public var clientsGaveUp = 0
