@@ -45,11 +45,7 @@ import Testing
     @Test func aClientWhoseReturningHelloIsRefusedGivesUpAfterItsTries() throws {
         let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         defer { Posix.close(listener) }
-        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
-        configuration.clients = 1
-        configuration.heartbeat = 0
-        configuration.reconnect = ReconnectBackoff(base: 5_000_000, maximum: 5_000_000, tries: 3)
-        let run = configuration
+        let configuration = oneReconnectingClient(every: 5_000_000, tries: 3)
         let control = try RunControl()
         let thread = try startEchoClients(configuration, address: address, control: control)
         // Accept and close every connection for 1.5 s (its hello read first, when it comes).

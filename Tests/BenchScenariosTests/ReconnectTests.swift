@@ -209,11 +209,7 @@ import Testing
     func aClientComesBackAfterADropButNotAfterTheServersGoodbye(saysGoodbye: Bool) throws {
         let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         defer { Posix.close(listener) }
-        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
-        configuration.clients = 1
-        configuration.heartbeat = 0
-        configuration.reconnect = ReconnectBackoff(base: 10_000_000, maximum: 10_000_000, tries: 3)
-        let run = configuration
+        let configuration = oneReconnectingClient(every: 10_000_000, tries: 3)
         let control = try RunControl()
         let thread = try startEchoClients(configuration, address: address, control: control)
         let (first, hello) = try #require(try acceptHello(on: listener, within: 5))

@@ -24,6 +24,16 @@ func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [Se
     return (recording, consumer.join())
 }
 
+/// A fanout of one client, without heartbeats, that reconnects after a drop every `wait` (no doubling), `tries` times:
+/// for ``startEchoClients(_:ids:address:control:)`` against a test's own listener.
+func oneReconnectingClient(every wait: UInt64, tries: Int) -> RunConfiguration {
+    var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+    configuration.clients = 1
+    configuration.heartbeat = 0
+    configuration.reconnect = ReconnectBackoff(base: wait, maximum: wait, tries: tries)
+    return configuration
+}
+
 /// The clients `ids` of `configuration` on a thread of their own, connecting to `address` (a test's own listener);
 /// their report once they end (nil if they could not start).
 func startEchoClients(
