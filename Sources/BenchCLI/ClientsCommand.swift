@@ -18,8 +18,7 @@ enum ClientsCommand {
             OptionSpec("token", value: "text", help: "The secret given to bench serve (required)."),
             OptionSpec("client-threads", value: "k", help: "Threads the clients are split over.", default: "1"),
             OptionSpec("join-timeout", value: "duration", help: "How long to wait for the server's welcome.", default: "60s"),
-            RunOptions.sourceAddressesOption,
-        ] + RunOptions.reconnectOptions.filter { !["drop-connections-at", "offline-queue"].contains($0.name) })
+        ] + RunOptions.connectionOptions.filter { !["drop-connections-at", "offline-queue"].contains($0.name) })
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let reader = OptionReader(parsed: parsed, command: spec.name)

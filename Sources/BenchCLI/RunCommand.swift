@@ -140,9 +140,7 @@ enum RunCommand {
             configuration = ClientProcesses.serverSide(of: configuration, token: token)
             children = ChildAgents(
                 shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token,
-                extraArguments: RunOptions.arguments(of: configuration.reconnect)
-                    + (configuration.sourceAddresses.isEmpty
-                        ? [] : ["--source-addresses", configuration.sourceAddresses.joined(separator: ",")]))
+                extraArguments: RunOptions.childArguments(of: configuration))
         }
         let folder: RunFolder
         let control: RunControl

@@ -1,14 +1,16 @@
 import BenchCore
+import BenchNet
 import BenchScenarios
 
 extension RunOptions {
     /// The defaults of `--reconnect`: 100 ms doubling up to 5 s, 10 tries.
     static var defaultBackoff: ReconnectBackoff { ReconnectBackoff(base: 100_000_000, maximum: 5_000_000_000, tries: 10) }
 
-    /// The options of clients that come back after a drop, and of the outage that makes them.
-    static var reconnectOptions: [OptionSpec] {
+    /// How the built-in clients connect: from which addresses, coming back after a drop, and the outage that makes them.
+    static var connectionOptions: [OptionSpec] {
         let defaults = defaultBackoff
         return [
+            sourceAddressesOption,
             OptionSpec(
                 "reconnect",
                 help: "A client whose connection drops (not at the run's end) connects again and says hello again, "
@@ -75,12 +77,41 @@ extension RunOptions {
         return backoff
     }
 
-    /// The arguments that give a `bench clients` child the same backoff.
-    static func arguments(of backoff: ReconnectBackoff?) -> [String] {
-        guard let backoff else { return [] }
-        return [
-            "--reconnect", "--reconnect-base", DurationText.format(backoff.base), "--reconnect-max",
-            DurationText.format(backoff.maximum), "--reconnect-tries", "\(backoff.tries)",
-        ]
+    /// The arguments that make a `bench clients` child's clients connect as the run's own would: the same backoff and
+    /// source addresses.
+    static func childArguments(of configuration: RunConfiguration) -> [String] {
+        var arguments: [String] = []
+        if let backoff = configuration.reconnect {
+            arguments += [
+                "--reconnect", "--reconnect-base", DurationText.format(backoff.base), "--reconnect-max",
+                DurationText.format(backoff.maximum), "--reconnect-tries", "\(backoff.tries)",
+            ]
+        }
+        if !configuration.sourceAddresses.isEmpty {
+            arguments += ["--source-addresses", configuration.sourceAddresses.joined(separator: ",")]
+        }
+        return arguments
+    }
+
+    /// `--source-addresses`, for the run's clients and for `bench clients`.
+    static var sourceAddressesOption: OptionSpec {
+        OptionSpec(
+            "source-addresses", value: "list",
+            help: "Addresses the clients connect from, in turn (127.0.0.2,127.0.0.3): each gives another "
+                + "net.ipv4.ip_local_port_range of connections to one server.",
+            default: "one; on loopback, as many as the clients need")
+    }
+
+    /// The addresses of `--source-addresses`: numeric, each once, at most 250.
+    static func readSourceAddresses(reader: OptionReader, parsed: ParsedOptions) throws(UsageError) -> [String] {
+        guard let text = parsed.value("source-addresses") else { return [] }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count <= 250, Set(parts).count == parts.count else {
+            throw reader.invalid("source-addresses", "list", text, "at most 250 addresses, each once")
+        }
+        for part in parts where SocketAddress(host: part, port: 0) == nil {
+            throw reader.invalid("source-addresses", "list", text, "'\(part)' is not a numeric IPv4 or IPv6 address")
+        }
+        return parts
     }
 }

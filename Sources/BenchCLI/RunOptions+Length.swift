@@ -1,5 +1,4 @@
 import BenchCore
-import BenchNet
 import BenchScenarios
 
 extension RunOptions {
@@ -24,7 +23,6 @@ extension RunOptions {
                 help: "Run the clients in k child processes (bench clients), so that more fit than one process's "
                     + "descriptors allow; 0 = in this process.",
                 default: "as many as the descriptor limit needs"),
-            sourceAddressesOption,
         ]
     }
 
@@ -66,27 +64,5 @@ extension RunOptions {
                 throw reader.invalid("exact-budget", "bytes", text, error.reason)
             }
         }
-    }
-
-    /// `--source-addresses`, for the run's clients and for `bench clients`.
-    static var sourceAddressesOption: OptionSpec {
-        OptionSpec(
-            "source-addresses", value: "list",
-            help: "Addresses the clients connect from, in turn (127.0.0.2,127.0.0.3): each gives another "
-                + "net.ipv4.ip_local_port_range of connections to one server.",
-            default: "one; on loopback, as many as the clients need")
-    }
-
-    /// The addresses of `--source-addresses`: numeric, each once, at most 250.
-    static func readSourceAddresses(reader: OptionReader, parsed: ParsedOptions) throws(UsageError) -> [String] {
-        guard let text = parsed.value("source-addresses") else { return [] }
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count <= 250, Set(parts).count == parts.count else {
-            throw reader.invalid("source-addresses", "list", text, "at most 250 addresses, each once")
-        }
-        for part in parts where SocketAddress(host: part, port: 0) == nil {
-            throw reader.invalid("source-addresses", "list", text, "'\(part)' is not a numeric IPv4 or IPv6 address")
-        }
-        return parts
     }
 }

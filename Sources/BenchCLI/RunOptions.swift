@@ -39,7 +39,7 @@ struct RunOptions {
                 default: "\(defaults.clients)"),
             countOption,
             ] + lengthOptions(defaults: defaults, countOption: countOption.name)
-            + reconnectOptions.filter { scenario == .roundtrip || $0.name != "offline-queue" } + [
+            + connectionOptions.filter { scenario == .roundtrip || $0.name != "offline-queue" } + [
             OptionSpec(
                 "interval", value: "duration",
                 help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
