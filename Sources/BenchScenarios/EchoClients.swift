@@ -244,11 +244,11 @@ final class EchoClients<T: Transport> {
         }
         let now = MonotonicClock.now()
         guard count > 0 else { return false }  // the server closed: the run is over
+        returnUnconfirmed[client - ids.lowerBound] = false  // the server sent something: it took its hello
         var sendError: SystemError?
         let proceed: Bool
         do {
             proceed = try connection.receive(readBuffer, count: count) { frame in
-                self.returnUnconfirmed[client - self.ids.lowerBound] = false  // the server took its hello
                 if frame.kind == .goodbye {
                     self.runIsOver = true  // the close that follows is the end, not a drop
                     return false
