@@ -120,24 +120,30 @@ public enum AgentRunner {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         defer { buffer.deallocate() }
         var nextRound = MonotonicClock.now() + clockRoundInterval
+        try? Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
         while !finished() && !control.isStopRequested {
             do {
                 try send(connectTimes.take(), on: socket)
                 if MonotonicClock.now() >= nextRound {
                     nextRound = MonotonicClock.now() + clockRoundInterval
-                    try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
-                    do {
-                        _ = try measureClock(on: socket)
-                    } catch where error.errno == ETIMEDOUT {
-                        continue  // a busy server: this round is given up, the next one comes
-                    }
+                    try measureClockDuringRun(on: socket)
                 }
-                try Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
                 guard case .processed(let count) = try Posix.read(socket, into: buffer), count == 0 else { continue }
             } catch {}
             control.clientsWake.notify()  // the server closed (or broke) the control connection: the run is over
             return
         }
+    }
+
+    /// A clock round while the clients run, its replies awaited up to ``clockRoundInterval`` each; then the control
+    /// connection is polled every ``controlPollInterval`` again. A round whose replies are late (a busy server) is given
+    /// up: the next one comes.
+    private static func measureClockDuringRun(on socket: Int32) throws(SystemError) {
+        try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
+        do {
+            _ = try measureClock(on: socket)
+        } catch where error.errno == ETIMEDOUT {}
+        try Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
     }
 
     /// Sends the clients' connect times, ``AgentConnectTimes/capacity`` to a frame.
