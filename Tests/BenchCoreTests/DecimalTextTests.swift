@@ -54,9 +54,9 @@ import Testing
         #expect(field == text)
     }
 
-    /// Seeded random doubles with `|value| · 10^digits` below 2^30, where rounding that product to a double
-    /// cannot reach a tie by accident (see the known issue below): random bits of every magnitude from 2^-30
-    /// up, and exact ties j / 2^(digits+1), j odd.
+    /// Seeded random doubles with `|value| · 10^digits` below 2^30 (where even rounding that product to a double
+    /// first could not reach a tie by accident; see the tests below for where it could): random bits of every
+    /// magnitude from 2^-30 up, and exact ties j / 2^(digits+1), j odd.
     private static func randomValues(count: Int, seed: UInt64) -> [(Double, Int)] {
         var random = SplitMix64(seed: seed)
         var values: [(Double, Int)] = []
@@ -130,17 +130,33 @@ import Testing
         (1.8e16, 3, "18000000000000000.000"),
     ] as [(Double, Int, String)])
     func valuesTooLargeForSixtyFourBitsOnceScaledAreStillFixedPoint(value: Double, digits: Int, text: String) {
+        // |value| · 10^digits ≥ 1.8e19 overflows 64 bits: still all the digits and exactly `digits` decimals,
+        // not `Double.description` ("1e+20", or "20000.0" with one decimal).
         #expect(Self.exactFixed(value, digits) == text, "the test's own oracle agrees")
-        // DecimalText.swift, appendFixed: when |value| · 10^digits ≥ 1.8e19 it writes `value.rounded().description`,
-        // which is "1e+20" (exponent notation) or "20000.0" (one decimal instead of `digits`).
-        withKnownIssue("appendFixed falls back to Double.description beyond 1.8e19 after scaling") {
-            #expect(DecimalText.fixed(value, fractionDigits: digits) == text)
-        }
+        #expect(DecimalText.fixed(value, fractionDigits: digits) == text)
+    }
+
+    @Test func hugeValuesAreWrittenAsTheirExactIntegerDigits() throws {
+        // Beyond the oracle's 2^70: the expected digits come from Python's exact `'%.2f' % 1e300` and
+        // `'%.0f' % -sys.float_info.max` (the double's binary value, not the decimal literal 1e300).
+        let e300 = "1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864"
+            + "043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953"
+            + "234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160"
+        #expect(DecimalText.fixed(1e300, fractionDigits: 2) == e300 + ".00")
+        let greatest = "-17976931348623157081452742373170435679807056752584499659891747680315726078002853876058955863276687"
+            + "817154045895351438246423432132688946418276846754670353751698604991057655128207624549009038932894407586"
+            + "850845513394230458323690322294816580855933212334827479782620414472316873817718091929988125040402618412"
+            + "4858368"
+        #expect(DecimalText.fixed(-.greatestFiniteMagnitude, fractionDigits: 0) == greatest)
+        #expect(try Self.csvField { writer in writer.field(-.greatestFiniteMagnitude, fractionDigits: 0) } == greatest)
+        #expect(DecimalText.fixed(0x1p53, fractionDigits: 1) == "9007199254740992.0")
+        #expect(DecimalText.fixed(-0x1p64, fractionDigits: 3) == "-18446744073709551616.000")
     }
 
     @Test func sixteenSignificantDigitsAreRoundedFromTheExactValue() {
-        // Where |value| · 10^digits is near 2^50 its double has a spacing of 1/8, so the product often lands on
-        // an exact .5 that the true value does not reach (or passes): the last digit is then one unit off.
+        // Near 2^50 after scaling, a double has a spacing of 1/8, so value · 10^digits rounded to a double would
+        // often land on an exact .5 that the true value does not reach (or passes): the last digit would be one
+        // unit off. Rounding the exact binary value matches the oracle every time.
         var random = SplitMix64(seed: 0x16D)
         var mismatches: [String] = []
         for _ in 0..<2_000 {
@@ -150,9 +166,7 @@ import Testing
             let text = DecimalText.fixed(value, fractionDigits: digits)
             if text != Self.exactFixed(value, digits) { mismatches.append("\(value) to \(digits): \(text)") }
         }
-        withKnownIssue("appendFixed rounds twice: value · 10^digits to a double, then to an integer") {
-            #expect(mismatches.count == 0, "\(mismatches.count) of 2000 off in the last digit: \(mismatches.prefix(3))")
-        }
+        #expect(mismatches.count == 0, "\(mismatches.count) of 2000 off in the last digit: \(mismatches.prefix(3))")
     }
 
     @Test(arguments: [
@@ -163,12 +177,9 @@ import Testing
         value: Double, digits: Int, text: String
     ) {
         // 2.675 is stored as 2.67499999999999982236431605997495353221893310546875, so rounded to 2 decimals it
-        // is 2.67 (printf's %.2f agrees). appendFixed rounds value · 10^digits to a double first (267.5 exactly),
-        // then rounds that half away from zero: 2.68. Yet 1.005 (stored just below 1.005 too) gives "1.00", so
-        // neither the binary value nor the decimal spelling decides consistently.
+        // is 2.67 (printf's %.2f agrees), even though 2.675 · 100 rounded to a double is exactly 267.5, which
+        // would round up to 2.68. The stored value decides, as it does for 1.005 → "1.00".
         #expect(Self.exactFixed(value, digits) == text, "the test's own oracle agrees")
-        withKnownIssue("appendFixed rounds twice: value · 10^digits to a double, then to an integer") {
-            #expect(DecimalText.fixed(value, fractionDigits: digits) == text)
-        }
+        #expect(DecimalText.fixed(value, fractionDigits: digits) == text)
     }
 }

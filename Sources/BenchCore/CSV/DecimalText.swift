@@ -39,23 +39,47 @@ public enum DecimalText {
         bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
     }
 
+    /// Appends `value` rounded half away from zero to `fractionDigits` (0...15) decimals, rounding the double's
+    /// exact binary value `significand · 2^exponent` once (never `value · 10^digits` as a double first). No
+    /// exponent notation at any magnitude; non-finite values append nothing; `-` only if the rounded value is
+    /// non-zero. Allocates nothing beyond `bytes` below 2^53, where the work fits a `UInt128`.
     static func appendFixed(_ value: Double, fractionDigits: Int, to bytes: inout [UInt8]) {
         precondition(fractionDigits >= 0 && fractionDigits <= 15)
         guard value.isFinite else { return }
-        var scale: UInt64 = 1
-        for _ in 0..<fractionDigits { scale *= 10 }
-        let magnitude = (value.magnitude * Double(scale)).rounded(.toNearestOrAwayFromZero)
-        guard magnitude < 1.8e19 else {
-            // Beyond what an integer holds: the digits of the whole part are all that is meaningful anyway.
-            bytes.append(contentsOf: value.rounded().description.utf8)
+        let magnitude = value.magnitude
+        let significand = magnitude.significandBitPattern | (magnitude.isNormal ? 1 << 52 : 0)
+        let exponent = magnitude.isNormal ? Int(magnitude.exponentBitPattern) - 1075 : -1074
+        guard exponent <= 0 else {
+            // |value| ≥ 2^53 is a whole number: its exact digits, then zero decimals.
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            appendInteger(significand: significand, shiftedLeftBy: exponent, to: &bytes)
+            if fractionDigits > 0 {
+                bytes.append(UInt8(ascii: "."))
+                bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: fractionDigits))
+            }
             return
         }
-        let scaled = UInt64(magnitude)
+        var scale: UInt64 = 1
+        for _ in 0..<fractionDigits { scale *= 10 }
+        // magnitude · 10^digits = significand · scale / 2^shift, with significand · scale < 2^53 · 10^15 < 2^103:
+        // for shift ≥ 104 that is below one half and rounds to 0, so stopping at 128 bits loses nothing.
+        let shift = -exponent
+        let numerator = UInt128(significand) * UInt128(scale)
+        var scaled: UInt128 = 0
+        if shift == 0 {
+            scaled = numerator
+        } else if shift < 128 {
+            scaled = numerator >> shift
+            let remainder = numerator - (scaled << shift)
+            if remainder >= (1 as UInt128) << (shift - 1) { scaled += 1 }  // the exact remainder is ≥ one half
+        }
+        // scaled ≤ 2^53 · scale, so the whole part fits 64 bits.
+        let whole = UInt64(scaled / UInt128(scale))
         if value < 0 && scaled != 0 { bytes.append(UInt8(ascii: "-")) }
-        appendInteger(scaled / scale, to: &bytes)
+        appendInteger(whole, to: &bytes)
         guard fractionDigits > 0 else { return }
         bytes.append(UInt8(ascii: "."))
-        var fraction = scaled % scale
+        var fraction = UInt64(scaled % UInt128(scale))
         var divisor = scale / 10
         while divisor > 0 {
             bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor))
