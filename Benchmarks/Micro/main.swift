@@ -34,11 +34,25 @@ struct Result {
 
 var results: [Result] = []
 
+/// Latencies from 10 µs to 10 ms, uniform, for the histogram's case.
+func latencies(_ count: Int) -> [UInt64] {
+    var random = SplitMix64(seed: 1)
+    return (0..<count).map { _ in UInt64(10_000 * (1 + Double(random.nextBounded(1000)) * 0.999)) }
+}
+
+// `bench-micro record COUNT`: only COUNT records into one histogram, once, and nothing else; a small run to count
+// instructions with `valgrind --tool=callgrind` (the difference between two counts, per record, is the loop's cost).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "record", let count = Int(CommandLine.arguments[2]) {
+    let values = latencies(1_000)
+    var histogram = LatencyHistogram()
+    for index in 0..<count { histogram.record(values[index % values.count]) }
+    consume(histogram.standardDeviation)
+    exit(0)
+}
+
 // Recording one latency into the histogram: the collector does this for every message and metric.
 do {
-    var random = SplitMix64(seed: 1)
-    // Latencies from 10 µs to 10 ms, log-uniform, as a real run has them.
-    let values = (0..<1_000_000).map { _ in UInt64(10_000 * (1 + Double(random.nextBounded(1000)) * 0.999)) }
+    let values = latencies(1_000_000)
     var histogram = LatencyHistogram()
     let perRecord = bestNanosecondsPerOperation(operations: values.count) {
         for value in values { histogram.record(value) }

@@ -97,8 +97,9 @@ extension LatencyHistogramTests {
     }
 
     @Test func theStandardDeviationStaysExactWhenTheFirstValueIsFarFromTheRest() throws {
-        // LatencyHistogram.swift keeps Σ(x − first) and Σ(x − first)²; when the first value is far from the
-        // others (a warm-up outlier), variance = (Σd² − (Σd)²/n)/n cancels almost all digits.
+        // A warm-up outlier first, then 200,000 values within ±5 of 1e9: sums of (x − first) and (x − first)² would
+        // cancel almost all digits in (Σd² − (Σd)²/n)/n (1e-8 off). Welford's M2 adds only non-negative terms, so the
+        // mean and the standard deviation must match the exact 128-bit integer moments to 1e-9 relative.
         var random = SplitMix64(seed: 0xFA7)
         let values = [0] + (0..<200_000).map { _ in 1_000_000_000 - 5 + random.nextBounded(11) }
         var histogram = LatencyHistogram()
@@ -106,9 +107,33 @@ extension LatencyHistogramTests {
         let truth = exactMoments(values)
         let standardDeviation = try #require(histogram.standardDeviation)
         #expect(relativeError(try #require(histogram.mean), truth.mean) <= 1e-9)
-        withKnownIssue("the shifted-sums variance loses ~1e-7 of its value when the first value is an outlier") {
+        #expect(relativeError(standardDeviation, truth.standardDeviation) <= 1e-9,
+                "\(standardDeviation) vs \(truth.standardDeviation)")
+    }
+
+    @Test func mergingHistogramsWhoseFirstValuesAreFarApartKeepsTheExactStandardDeviation() throws {
+        // Each part opens with an outlier on its own side (0, and 2^44) and then holds 100,000 values within ±5 of
+        // 1e9: the first values are 2^44 apart while the means are close. Merged either way round (Chan et al.'s
+        // combination), the moments must match the exact integer ones of all the values, and each other.
+        var random = SplitMix64(seed: 0xC4A)
+        let low: [UInt64] = [0] + (0..<100_000).map { _ in 1_000_000_000 - 5 + random.nextBounded(11) }
+        let high: [UInt64] = [1 << 44] + (0..<100_000).map { _ in 1_000_000_000 - 5 + random.nextBounded(11) }
+        var first = LatencyHistogram()
+        for value in low { first.record(value) }
+        var second = LatencyHistogram()
+        for value in high { second.record(value) }
+        var lowThenHigh = first
+        lowThenHigh.add(second)
+        var highThenLow = second
+        highThenLow.add(first)
+        let truth = exactMoments(low + high)
+        for merged in [lowThenHigh, highThenLow] {
+            let mean = try #require(merged.mean)
+            let standardDeviation = try #require(merged.standardDeviation)
+            #expect(merged.count == UInt64(low.count + high.count) && merged.min == 0 && merged.max == 1 << 44)
+            #expect(relativeError(mean, truth.mean) <= 1e-9, "mean \(mean) vs \(truth.mean)")
             #expect(relativeError(standardDeviation, truth.standardDeviation) <= 1e-9,
-                    "\(standardDeviation) vs \(truth.standardDeviation)")
+                    "standard deviation \(standardDeviation) vs \(truth.standardDeviation)")
         }
     }
 
