@@ -11,10 +11,12 @@ public final class KernelTimestamps {
     public let clock: KernelClockMapping
     private let control: UnsafeMutableRawBufferPointer
 
-    /// Stamps converted with `clock`.
+    /// Stamps converted with `clock`. The process's first one waits (up to 2 s, once) until the kernel stamps what
+    /// arrives: see ``ReceiveStamping``.
     public init(clock: KernelClockMapping) {
         self.clock = clock
         control = .allocate(byteCount: 512, alignment: 8)
+        _ = ReceiveStamping.switchOn()
     }
 
     deinit {
