@@ -69,6 +69,23 @@ struct BenchProcess {
     }
 }
 
+/// Waits until the run folder that `bench` is writing under `out` (its only entry) holds a `file` of at least `lines`
+/// lines, up to 60 s (a bound only a hang reaches), and tells whether it did. A run syncs its files at the end of each
+/// `--report-every` interval, so this is the event "the run has measured this much", not a guess of how long it takes.
+func waitForLines(_ lines: Int, in file: String, under out: String) -> Bool {
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline {
+        if let run = contents(of: out)?.first,
+            let text = try? String(contentsOfFile: "\(out)/\(run)/\(file)", encoding: .utf8),
+            text.split(whereSeparator: \.isNewline).count >= lines
+        {
+            return true
+        }
+        usleep(20_000)
+    }
+    return false
+}
+
 /// A fresh folder name under the temporary directory, not created.
 func temporaryFolderPath() -> String {
     NSTemporaryDirectory() + "bench-cli-\(UUID().uuidString)"

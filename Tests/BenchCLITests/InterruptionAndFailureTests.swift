@@ -2,13 +2,14 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite struct InterruptionAndFailureTests {
+@Suite(.timeLimit(.minutes(3))) struct InterruptionAndFailureTests {
     @Test func sigtermStopsTheRunWritesWhatWasMeasuredAndExits143() throws {
         let out = temporaryFolderPath()
         let process = try BenchProcess.start([
-            "roundtrip", "--clients", "2", "--count", "100000", "--interval", "2ms", "--quiet", "--out", out,
+            "roundtrip", "--clients", "2", "--count", "100000", "--interval", "2ms", "--report-every", "100ms",
+            "--quiet", "--out", out,
         ])
-        usleep(1_000_000)
+        #expect(waitForLines(2, in: "samples.csv", under: out), "the run measured something")
         kill(process.processIdentifier, SIGTERM)
         let result = try BenchProcess.finish(process, timeout: 30)
         #expect(result.exitCode == 143, "stderr: \(result.standardError)")

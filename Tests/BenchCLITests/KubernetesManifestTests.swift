@@ -4,7 +4,7 @@ import Testing
 /// `docs/deploy/kubernetes/`: the manifests parse, and the command lines their containers run are the CLI's own: a
 /// test runs exactly those (the token from the Secret, the Service's name resolved to this machine, the results volume
 /// a temporary folder) as processes, one server and as many agents as the Job's parallelism.
-@Suite struct KubernetesManifestTests {
+@Suite(.timeLimit(.minutes(3))) struct KubernetesManifestTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/deploy/kubernetes").path
 

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// `bench serve` and `bench clients`: the server and collector in one process, the clients in agents.
-@Suite struct ServeAndClientsTests {
+@Suite(.timeLimit(.minutes(3))) struct ServeAndClientsTests {
     /// Starts `bench serve` with `arguments` and returns it with the port it listens on, once it says.
     private func serve(_ arguments: [String]) throws -> (BenchProcess.Running, Int) {
         let server = try BenchProcess.start(["serve"] + arguments)
@@ -143,7 +143,7 @@ import Testing
 }
 
 /// `--client-procs`: the clients in child processes of the run itself.
-@Suite struct ClientProcessesTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientProcessesTests {
     /// The pids of `parent`'s children, from /proc.
     private func children(of parent: Int32) -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
@@ -160,8 +160,8 @@ import Testing
     @Test func aFanoutsClientsInTwoChildProcessesAndOneKilledMidRun() throws {
         let out = temporaryFolderPath()
         let run = try BenchProcess.start([
-            "fanout", "--clients", "6", "--client-procs", "2", "--messages", "150", "--interval", "10ms",
-            "--timeout", "200ms", "--quiet", "--out", out,
+            "fanout", "--clients", "6", "--client-procs", "2", "--messages", "300", "--interval", "10ms",
+            "--timeout", "30s", "--report-every", "100ms", "--quiet", "--out", out,
         ])
         var agents: [Int32] = []
         let deadline = Date().addingTimeInterval(20)
@@ -170,13 +170,13 @@ import Testing
             usleep(20_000)
         }
         #expect(agents.count == 2, "two bench clients children")
-        usleep(700_000)  // well into the run
+        #expect(waitForLines(1 + 6 * 10, in: "samples.csv", under: out), "10 broadcasts measured: well into the run")
         if let victim = agents.first { kill(victim, SIGKILL) }
         let result = try BenchProcess.finish(run, timeout: 60)
         #expect(result.exitCode == 0, "the run completes: \(result.standardError)")
         let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let joined = try rows(folder + "/agents.csv")
-        #expect(joined.count == 2 && joined.allSatisfy { $0["messages"] == "450" })
+        #expect(joined.count == 2 && joined.allSatisfy { $0["messages"] == "900" })
         let killed = try #require(joined.first { Int32($0["pid"]!) == agents.first })
         let survivor = try #require(joined.first { Int32($0["pid"]!) != agents.first })
         #expect(Int(killed["lost"]!)! > 0 && survivor["lost"] == "0", "the losses are the killed child's: \(joined)")
@@ -191,7 +191,7 @@ import Testing
 /// Agents whose monotonic clock is not the server's: a Linux time namespace shifts it per process, as another host's
 /// would be (`unshare --time --monotonic`). The agent finds the offset over its control connection and corrects its
 /// clients' stamps.
-@Suite struct AgentClockTests {
+@Suite(.timeLimit(.minutes(3))) struct AgentClockTests {
     static let canShiftClocks: Bool = {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")

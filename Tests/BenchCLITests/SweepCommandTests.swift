@@ -3,7 +3,7 @@ import Testing
 
 /// Sweeps from the command line: comma lists make steps, `--repeat` repeats them, and the sweep's own files agree with
 /// the run folders they sum up.
-@Suite struct SweepCommandTests {
+@Suite(.timeLimit(.minutes(3))) struct SweepCommandTests {
     /// A CSV file as rows of fields (the files here hold no quoted commas).
     private func rows(_ path: String) throws -> [[String]] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n")
@@ -99,7 +99,11 @@ import Testing
             ])
             sweeps.append(try #require(result.standardOutput.split(separator: "\n").last.map(String.init)))
         }
-        let compared = try BenchProcess.run(["compare", sweeps[0], sweeps[1], "--max-regression", "rtt.p50=+1000%"])
+        // The two sweeps ran on a machine that may be busy (a 10 ms median against 24 µs was seen): this test is about
+        // the step-by-step layout, so no change short of a minute counts as a regression.
+        let compared = try BenchProcess.run([
+            "compare", sweeps[0], sweeps[1], "--max-regression", "rtt.p50=+1000%", "--noise-floor", "60s",
+        ])
         #expect(compared.exitCode == 0, "\(compared.standardOutput) \(compared.standardError)")
         #expect(compared.standardOutput.contains("== clients-1 (medians of 2 and 2 repeats)"))
         #expect(compared.standardOutput.contains("== clients-2 (medians of 2 and 2 repeats)"))

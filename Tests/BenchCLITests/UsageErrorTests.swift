@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Bad command lines: a clear message and the usage on stderr, exit 2, nothing run and nothing written.
-@Suite struct UsageErrorTests {
+@Suite(.timeLimit(.minutes(3))) struct UsageErrorTests {
     @Test(arguments: [
         (["fanout", "--frobnicate"], "Error: Unknown option '--frobnicate'"),
         (["fanout", "--clients", "0"], "Error: The value '0' is invalid for '--clients <n>'"),

@@ -46,8 +46,9 @@ import Testing
         }
     }
 
-    /// Anything a hostile agent may report (or its clients stamp) converts without trapping.
-    @Test func hostileReportsAndStampsDoNotTrap() {
+    /// Anything a hostile agent may report (or its clients stamp) converts without trapping, and the model keeps its
+    /// own promises: both rounds accounted for, the drift within ±500 ppm, a bound no tighter than the latest round's.
+    @Test func hostileReportsAndStampsDoNotTrapAndKeepTheModelsPromises() {
         let offsets: [Int64] = [.min, .max, 0, -1]
         let errors: [UInt64] = [0, .max, .max - 1, 1 << 63]
         let ats: [UInt64] = [0, 1, Self.second, .max / 2, .max - 1, .max]
@@ -59,9 +60,14 @@ import Testing
                 for stamp in [UInt64(0), 1, .max, .max / 2, 1 << 63] {
                     _ = model.serverTime(ofAgentStamp: stamp)
                 }
-                _ = model.error
-                for at in ats { _ = model.error(forTimesBetween: 0, and: at); _ = model.error(forTimesBetween: at, and: .max) }
-                _ = model.driftPPM
+                #expect(model.rounds + model.roundsLeftOut == 2)
+                #expect(model.driftPPM.isFinite && abs(model.drift) <= ClockModel.largestDrift, "drift \(model.drift)")
+                let latest = model.latest?.error ?? 0
+                #expect((model.error ?? 0) >= latest, "the bound covers the latest round's")
+                for at in ats {
+                    #expect((model.error(forTimesBetween: 0, and: at) ?? 0) >= latest)
+                    #expect((model.error(forTimesBetween: at, and: .max) ?? 0) >= latest)
+                }
             }
         } } } }
     }

@@ -31,6 +31,15 @@ struct BackgroundRun {
         for _ in 0..<10_000 where !control.isRunning.load(ordering: .acquiring) { usleep(1_000) }
     }
 
+    /// Waits until the server has dispatched at least `count` messages (it says so at each housekeeping tick), up to
+    /// 60 s: a bound only a hang reaches.
+    func waitUntilDispatched(_ count: Int) {
+        let deadline = MonotonicClock.now() + 60_000_000_000
+        while control.dispatchedMessages.load(ordering: .relaxed) < count && MonotonicClock.now() < deadline {
+            usleep(1_000)
+        }
+    }
+
     /// Waits for the run to end and returns what it measured.
     func finish() throws -> RunRecording {
         try thread.join().get()

@@ -4,7 +4,7 @@ import Testing
 @testable import BenchScenarios
 
 /// Redis and NATS as a subscriber reads them, fed the way reads come: split anywhere, coalesced, hostile.
-@Suite struct PubSubSessionTests {
+@Suite(.timeLimit(.minutes(3))) struct PubSubSessionTests {
     private func feed(_ session: PubSubSession, _ chunks: [[UInt8]]) throws(MessageFramingError) -> [[UInt8]] {
         var messages: [[UInt8]] = []
         for var chunk in chunks {

@@ -4,7 +4,7 @@ import Glibc
 import BenchScenarios
 import Testing
 
-@Suite struct RoundtripEndToEndTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundtripEndToEndTests {
     @Test func closedLoopEchoesEveryMessageInOrder() throws {
         var configuration = RunConfiguration(scenario: .roundtrip, seed: 1)
         configuration.clients = 3
@@ -51,7 +51,7 @@ import Testing
 }
 
 /// The single-client closed loop, where both ends block in read instead of epoll_wait.
-@Suite struct PingPongEndToEndTests {
+@Suite(.timeLimit(.minutes(3))) struct PingPongEndToEndTests {
     @Test func aSingleClientPingPongEchoesEveryMessage() throws {
         var configuration = RunConfiguration(scenario: .roundtrip, seed: 2)
         configuration.messages = 2_000
@@ -64,18 +64,19 @@ import Testing
         #expect(recording.clientCPUs.isEmpty == false, "the blocking single client records its CPU too")
     }
 
+    /// Small on purpose: each case spins two threads for its whole run (100 × 2 ms at most), beside other suites.
     @Test(arguments: [(Scenario.roundtrip, 1, UInt64(0)), (.roundtrip, 3, 1_000_000), (.fanout, 4, 2_000_000)])
     func busyPollingSpinsWithoutLosingAnything(scenario: Scenario, clients: Int, interval: UInt64) throws {
         var configuration = RunConfiguration(scenario: scenario, seed: 9)
         configuration.clients = clients
-        configuration.messages = 200
+        configuration.messages = 100
         configuration.interval = interval
         configuration.busyPoll = true
         configuration.heartbeat = 100_000_000
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
         #expect(recording.status == .complete)
-        #expect((rtt.count, rtt.lost) == (200 * clients, 0))
+        #expect((rtt.count, rtt.lost) == (100 * clients, 0))
     }
 
     @Test func aStopRequestEndsAPingPongPromptly() throws {
@@ -85,13 +86,11 @@ import Testing
         let run = try BackgroundRun(configuration)
         run.waitUntilRunning()
         for _ in 0..<1_000 where run.control.echoedMessages.load(ordering: .relaxed) < 1_000 { usleep(10_000) }
-        let asked = MonotonicClock.now()
         run.control.requestStop()
         let recording = try run.finish()
-        #expect(MonotonicClock.now() - asked < 5_000_000_000, "stopped at the next housekeeping, not at the end")
-        #expect(recording.status == .interrupted)
+        #expect(recording.status == .interrupted, "stopped at the next housekeeping, not at the end")
         let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
-        #expect(rtt.count >= 1_000)
+        #expect(rtt.count >= 1_000 && rtt.count < configuration.messages)
         #expect(rtt.lost == 0, "the message in flight got its echo")
     }
 }
