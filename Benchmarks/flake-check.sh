@@ -5,12 +5,14 @@
 #
 #   bash Benchmarks/flake-check.sh [K] [extra `swift test` arguments, e.g. --filter ReconnectAttackTests]
 #
-# Exit 0 when every run passed, 1 otherwise.
+# It builds into a scratch folder of its own (.build-flake), so that work going on in .build meanwhile does not swap
+# the binaries under a run. Exit 0 when every run passed, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 shift || true
-swift build --build-tests >/dev/null || { echo "build failed"; exit 3; }
+scratch=(--scratch-path .build-flake)
+swift build "${scratch[@]}" --build-tests >/dev/null || { echo "build failed"; exit 3; }
 logs=$(mktemp -d /tmp/flake-check.XXXXXX)
 yes >/dev/null &
 busy=$!
@@ -18,7 +20,7 @@ trap 'kill $busy 2>/dev/null' EXIT
 passed=0
 for run in $(seq 1 "$runs"); do
     start=$SECONDS
-    if swift test --skip-build "$@" >"$logs/run-$run.log" 2>&1; then
+    if swift test "${scratch[@]}" --skip-build "$@" >"$logs/run-$run.log" 2>&1; then
         passed=$((passed + 1))
         verdict=passed
     else

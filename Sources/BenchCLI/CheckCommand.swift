@@ -7,13 +7,17 @@ import BenchScenarios
 enum CheckCommand {
     static let spec = CommandSpec(
         name: "check",
-        abstract: "Check thresholds on a saved run folder (or each run of a sweep); exit 1 if one is breached.",
+        abstract: "Check thresholds on a saved run folder (or each run in a folder of runs); exit 1 on a breach.",
         overview: "Evaluate thresholds on a run folder written by 'bench fanout' or 'bench roundtrip', from its CSV "
             + "files alone; nothing is run. With --threshold, the verdicts are added to the folder's thresholds.csv "
             + "(source 'check', replacing an earlier check's) next to the run's own, which stay, and junit.xml, "
             + "summary.md and report.html show both. Without --threshold, the thresholds the run was started with "
-            + "are judged again. The exit code follows the thresholds judged now.",
-        arguments: [("run-folder", "A run folder, e.g. results/fanout-20261122-153000, or a sweep or suite folder.")],
+            + "are judged again. The exit code follows the thresholds judged now. In a folder of runs (a sweep, a "
+            + "suite, results/) every run is read and judged before anything is written; a run the thresholds do not "
+            + "apply to (a roundtrip has no spread) is skipped and named on stderr.",
+        arguments: [
+            ("run-folder", "A run folder, e.g. results/fanout-20261122-153000, or a sweep, suite or results folder.")
+        ],
         options: [
             OptionSpec(
                 "threshold", value: "expr",
@@ -23,36 +27,57 @@ enum CheckCommand {
             OptionSpec("json", help: "Print the verdicts as JSON on stdout."),
         ],
         notes: [
-            "metric: rtt, delivery, spread, completion, lag (default: spread for fanout, rtt for roundtrip).",
+            "metric: rtt, delivery, spread, completion, lag, connect, reconnect (default: spread for fanout, rtt for "
+                + "roundtrip).",
             "stat: p50 p90 p95 p99 p99.9 (p999) min max mean lost pct_under, or any pNN.NNN (p99.99) · OP: < <= > >= ==",
         ]
     )
 
-    /// Loads the run, judges the thresholds, writes them next to the run's own, prints the verdicts. A sweep (or suite)
-    /// folder is checked step by step; the exit code is 1 if any step breaches.
+    /// Loads every run, judges the thresholds, and only then writes them next to each run's own and prints the
+    /// verdicts: a usage error (a folder that does not read, a threshold no run can take) leaves every folder as is.
+    /// A sweep, suite or any folder of runs (`results/`) is checked run by run; a run whose scenario lacks a
+    /// threshold's metric (a roundtrip's spread), or that has no thresholds of its own to judge again, is skipped and
+    /// named on stderr. The exit code is 1 if any run judged breaches.
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let folder = parsed.positionals[0]
+        let expressions = parsed.values["threshold"] ?? []
+        // The expressions' syntax is the same for every run: a typo is a usage error, not a reason to skip one.
+        _ = try ThresholdParsing.parse(
+            expressions, for: .fanout, metrics: RunAnalysis.Metric.allCases.map(\.rawValue), command: spec.name)
         guard !Posix.fileExists(folder + "/run.csv"), let steps = CompareGroups.steps(in: folder) else {
-            let (exitCode, judged) = try check(folder, parsed)
-            if exitCode == .runFailed { return exitCode }
-            print(judged, json: parsed.has("json"))
-            return exitCode
+            let verdict = try judge(try load(folder, expressions), expressions)
+            guard verdict.write() else { return .runFailed }
+            print(verdict.judged, json: parsed.has("json"))
+            return verdict.exitCode
         }
-        var exitCodes: [ExitCode] = []
-        var objects: [String] = []
+        var verdicts: [Verdict] = []
+        var skipped: [String] = []
         for path in steps.keys.sorted().flatMap({ steps[$0]! }) {
-            let (exitCode, judged) = try check(path, parsed)
-            exitCodes.append(exitCode)
-            if exitCode == .runFailed { return exitCode }
-            if parsed.has("json") {
-                objects.append("{\"run_folder\":\(SummaryJSON.string(path)),\"thresholds\":\(ThresholdsJSON.render(judged))}")
-            } else {
-                Console.out("== \(path)\n")
-                print(judged, json: false)
+            let run = try load(path, expressions)  // a folder that does not read refuses the whole check
+            do {
+                verdicts.append(try judge(run, expressions))
+            } catch {
+                skipped.append("\(path): \(error.message)")
             }
         }
-        if parsed.has("json") { Console.out("[" + objects.joined(separator: ",\n") + "]\n") }
-        return exitCodes.contains(.thresholdBreached) ? .thresholdBreached : .success
+        guard !verdicts.isEmpty else {
+            throw UsageError(
+                message: "no run in '\(folder)' can be judged: " + skipped.joined(separator: "; "), command: spec.name)
+        }
+        for verdict in verdicts where !verdict.write() { return .runFailed }
+        for note in skipped { Console.error("skipped \(note)\n") }
+        if parsed.has("json") {
+            let objects = verdicts.map {
+                "{\"run_folder\":\(SummaryJSON.string($0.folder)),\"thresholds\":\(ThresholdsJSON.render($0.judged))}"
+            }
+            Console.out("[" + objects.joined(separator: ",\n") + "]\n")
+        } else {
+            for verdict in verdicts {
+                Console.out("== \(verdict.folder)\n")
+                print(verdict.judged, json: false)
+            }
+        }
+        return verdicts.contains { $0.exitCode == .thresholdBreached } ? .thresholdBreached : .success
     }
 
     private static func print(_ judged: [ThresholdResult], json: Bool) {
@@ -63,18 +88,41 @@ enum CheckCommand {
         }
     }
 
-    /// Checks one run folder: its exit code and the verdicts judged now.
-    private static func check(
-        _ folder: String, _ parsed: ParsedOptions
-    ) throws(UsageError) -> (ExitCode, [ThresholdResult]) {
-        let run = try SavedRun.argument(
-            folder, of: spec.name, percentiles: Threshold.percentiles(in: parsed.values["threshold"] ?? []))
+    /// One run judged, not yet written: the verdicts of now and every verdict its thresholds.csv will hold.
+    private struct Verdict {
+        let folder: String
+        let run: SavedRun
+        let judged: [ThresholdResult]
+        let all: [ThresholdResult]
+
+        var exitCode: ExitCode { judged.allSatisfy(\.held) ? .success : .thresholdBreached }
+
+        /// Writes thresholds.csv and the reports that show the verdicts; false (said on stderr) when it could not.
+        func write() -> Bool {
+            do {
+                try AtomicFile.writeCSV(folder + "/" + ThresholdsCSV.fileName) { try ThresholdsCSV.write(all, to: &$0) }
+                try DerivedReports.write(run.results.with(thresholds: all), into: folder)
+                return true
+            } catch {
+                Console.error("Error: could not write the verdicts into \(folder): \(error)\n")
+                return false
+            }
+        }
+    }
+
+    /// Reads a run folder, with the extra percentiles the thresholds ask for.
+    private static func load(_ folder: String, _ expressions: [String]) throws(UsageError) -> SavedRun {
+        try SavedRun.argument(folder, of: spec.name, percentiles: Threshold.percentiles(in: expressions))
+    }
+
+    /// Judges `expressions` (none: the run's own thresholds again) on a run, writing nothing.
+    private static func judge(_ run: SavedRun, _ expressions: [String]) throws(UsageError) -> Verdict {
+        let folder = run.folder
         guard let scenario = Scenario(rawValue: run.scenario) else {
             throw UsageError(message: "'\(folder)' holds an unknown scenario '\(run.scenario)'", command: spec.name)
         }
         let saved = run.results.thresholds
         let own = saved.filter { $0.source == .run }
-        let expressions = parsed.values["threshold"] ?? []
         let source: ThresholdResult.Source = expressions.isEmpty ? .run : .check
         if expressions.isEmpty && own.isEmpty {
             throw UsageError(
@@ -89,14 +137,6 @@ enum CheckCommand {
         }
         // The run's own verdicts stay (or are replaced by their re-judging); a check replaces an earlier check's.
         let kept = source == .run ? saved.filter { $0.source == .check } : own
-        let all = source == .run ? judged + kept : kept + judged
-        do {
-            try AtomicFile.writeCSV(folder + "/" + ThresholdsCSV.fileName) { try ThresholdsCSV.write(all, to: &$0) }
-            try DerivedReports.write(run.results.with(thresholds: all), into: folder)
-        } catch {
-            Console.error("Error: could not write the verdicts into \(folder): \(error)\n")
-            return (.runFailed, [])
-        }
-        return (judged.allSatisfy(\.held) ? .success : .thresholdBreached, judged)
+        return Verdict(folder: folder, run: run, judged: judged, all: source == .run ? judged + kept : kept + judged)
     }
 }

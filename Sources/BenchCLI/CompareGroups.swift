@@ -35,8 +35,8 @@ enum CompareGroups {
                 message: "The folders do not hold the same steps (only in one of them: \(missing))",
                 command: CompareCommand.spec.name)
         }
-        var regressed = false
-        var markdown = ""
+        // Every step is read and checked before any table is printed: a usage error comes alone.
+        var loaded: [LoadedStep] = []
         for step in baseline.keys.sorted() {
             let oldRuns = try load(baseline[step]!)
             let newRuns = try load(current[step]!)
@@ -51,12 +51,17 @@ enum CompareGroups {
                 }
             }
             let old = oldRuns.map(\.results.summaries)
-            let new = newRuns.map(\.results.summaries)
-            let metrics = old[0].map(\.metric)
+            loaded.append(LoadedStep(
+                step: step, old: old, new: newRuns.map(\.results.summaries), limits: try limits(old[0].map(\.metric))))
+        }
+        var regressed = false
+        var markdown = ""
+        for loadedStep in loaded {
+            let (step, old, new, limits) = (loadedStep.step, loadedStep.old, loadedStep.new, loadedStep.limits)
             let repeats = old.count > 1 || new.count > 1
             var notes: [String] = []
             let comparison = RunComparison(
-                baseline: median(old), current: median(new), limits: try limits(metrics), noiseFloor: noiseFloor
+                baseline: median(old), current: median(new), limits: limits, noiseFloor: noiseFloor
             ).excluding { regression in
                 guard repeats, let range = range(of: regression.limit, in: old), let now = regression.row.current,
                     range.contains(now)
@@ -77,6 +82,14 @@ enum CompareGroups {
         }
         StepSummary.append(markdown)
         return regressed ? .thresholdBreached : .success
+    }
+
+    /// A step's summaries on both sides, read and checked, with the limits that judge it.
+    private struct LoadedStep {
+        let step: String
+        let old: [[DistributionSummary]]
+        let new: [[DistributionSummary]]
+        let limits: [RegressionLimit]
     }
 
     private static func load(_ folders: [String]) throws(UsageError) -> [SavedRun] {

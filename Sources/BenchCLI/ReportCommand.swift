@@ -58,13 +58,18 @@ enum ReportCommand {
         for row in rows.dropFirst() where !order.contains(Array(row.prefix(swept.count))) {
             order.append(Array(row.prefix(swept.count)))
         }
-        var steps: [SweepReport.Step] = []
-        var repeats = 1
         let folders = ((try? Posix.directoryEntries(folder)) ?? []).sorted().filter {
             Posix.fileExists(folder + "/" + $0 + "/run.csv")
         }
-        for name in folders {
-            let run = try SavedRun.argument(folder + "/" + name, of: spec.name)
+        guard !folders.isEmpty else {
+            throw UsageError(message: "'\(folder)' holds no run folders", command: spec.name)
+        }
+        // Every step is read before any is written: a step that does not read leaves the whole sweep as it was.
+        var runs: [(name: String, run: SavedRun)] = []
+        for name in folders { runs.append((name, try SavedRun.argument(folder + "/" + name, of: spec.name))) }
+        var steps: [SweepReport.Step] = []
+        var repeats = 1
+        for (name, run) in runs {
             do {
                 try DerivedReports.write(run.results, into: folder + "/" + name)
             } catch {
@@ -81,10 +86,7 @@ enum ReportCommand {
             let (a, b) = (order.firstIndex(of: left.key) ?? .max, order.firstIndex(of: right.key) ?? .max)
             return a != b ? a < b : left.repeatIndex < right.repeatIndex
         }
-        guard let first = folders.first else {
-            throw UsageError(message: "'\(folder)' holds no run folders", command: spec.name)
-        }
-        let run = try SavedRun.argument(folder + "/" + first, of: spec.name)
+        let run = runs[0].run
         let report = SweepReport(
             scenario: run.scenario, under: run.results.setting("under_ns").flatMap { UInt64($0) } ?? 0,
             repeats: repeats, steps: steps)
