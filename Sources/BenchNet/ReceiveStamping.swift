@@ -19,7 +19,7 @@ enum ReceiveStamping {
     /// Sends one byte to itself over loopback until it comes back with a receive stamp, or `nanoseconds` pass.
     /// The socket is left open on success: it is what holds the kernel's switch on.
     private static func probe(within nanoseconds: UInt64) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_INET, CBenchSOCK_DGRAM | CBenchSOCK_CLOEXEC, 0)
         guard fd >= 0 else { return false }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
