@@ -56,17 +56,13 @@ extension BenchServer {
         }
         emptySince = 0
         if configuration.offlineQueue { sendHeldMessages(of: client) }
-        if plan == nil && configuration.scenario == .roundtrip && parkedClients[client] {
-            parkedClients[client] = false
-            readyClients.append(client)
-        }
+        _ = driver.unpark(client)
     }
 
     /// `--offline-queue`: message `index` fell due while its client was away: it is in flight from `due` on (its rtt
     /// will count the wait; its timeout runs), and goes when the client is back.
     func holdUntilBack(_ index: Int, sequence: Int, client: Int, due: UInt64) {
-        recording.outcome[index] = .written
-        recording.written[index] = due
+        recording.markWritten(index, at: due)
         if offlineMessages[client].count >= recording.window {
             // A client away for longer than the ring holds: its oldest held messages were handed on (timed out).
             offlineMessages[client].removeAll { $0.sequence < recording.flushedUpTo }

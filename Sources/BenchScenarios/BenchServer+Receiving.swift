@@ -226,7 +226,7 @@ extension BenchServer {
         case .written, .timedOut:
             // A message that timed out in closed loop was settled then; its fate can still change, not its count.
             func conclude(_ fate: MessageOutcome) {
-                if outcome == .written { settle(index, as: fate) } else { recording.outcome[index] = fate }
+                if outcome == .written { settle(index, as: fate) } else { recording.changeTimedOut(index, to: fate) }
             }
             var received = frame.receivedNanoseconds
             var receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
@@ -257,7 +257,7 @@ extension BenchServer {
                 recording.receivedKernel[index] = receivedKernel
                 recording.echoedKernel[index] = kernel
             }
-            echoes += 1
+            driver.countEcho()
             let inTime = outcome == .written && recording.isInTime(message: index, received: received, echoedAt: now)
             conclude(inTime ? .echoed : .late)
         case .echoed, .late, .invalidTimestamp:

@@ -10,7 +10,7 @@ import BenchNet
 /// (``pingPongOnBlockingSocket()``, in `BenchServer+PingPong.swift`). The send logic is in
 /// `BenchServer+Sending.swift`, what it does with incoming frames in `BenchServer+Receiving.swift`, kernel
 /// transmit stamps in `BenchServer+KernelStamps.swift`.
-final class BenchServer<T: Transport> {
+final class BenchServer<T: Transport>: MeasuringRole {
     typealias Token = BenchServerToken
 
     /// An accepted connection and, once it said hello, its client id.
@@ -30,9 +30,6 @@ final class BenchServer<T: Transport> {
     /// How long accepting pauses after accept failed for want of descriptors or memory.
     static var acceptRetryInterval: UInt64 { 100_000_000 }
 
-    /// The longest the server keeps sending late events before it reads what arrived in the meantime.
-    static var catchUpBudget: UInt64 { 1_000_000 }
-
     let configuration: RunConfiguration
     let control: RunControl
     let listener: Int32
@@ -41,8 +38,8 @@ final class BenchServer<T: Transport> {
     let sendTimer: MonotonicTimer
     /// Fires every ``housekeepingInterval`` while the run goes on.
     let housekeepingTimer: MonotonicTimer
-    /// The open-loop timetable; nil in closed loop.
-    var plan: SendPlan?
+    /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
+    var driver: SendDriver
     var recording: RunRecording
     /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
     let stream: SettledQueue?
@@ -82,18 +79,6 @@ final class BenchServer<T: Transport> {
     var acceptResumeTime: UInt64?
     /// True from a failed accept to the next successful one (the series is reported once).
     var acceptIsFailing = false
-    /// Closed-loop fanout: the broadcast being answered, and how many of its messages still wait for echoes.
-    var currentBroadcast = -1
-    var unresolvedInBroadcast = 0
-    /// Closed-loop roundtrip: next sequence number per client, the message each one waits for (-1: none),
-    /// and the clients whose next message can go.
-    var nextSequence: [Int]
-    var awaitedMessage: [Int]
-    var readyClients: [Int] = []
-    /// Closed-loop roundtrip: ready clients whose next message waits for its row of the ring.
-    var waitingClients: [Int] = []
-    /// Closed-loop roundtrip in a run that expects reconnects: clients whose next message waits for them to be back.
-    var parkedClients: [Bool]
     /// Per client, its place in `recording.outages` while it is away during the run; -1 otherwise.
     var outageOfClient: [Int]
     /// `--offline-queue`: per client, the messages that fell due while it was away (sequence, index), sent when it is
@@ -102,11 +87,6 @@ final class BenchServer<T: Transport> {
     /// When the last client left, in a run that expects reconnects (0 while one is connected).
     var emptySince: UInt64 = 0
 
-    /// Messages whose turn came, and those settled (echoed, dropped, lost with their connection, timed out).
-    var dispatched = 0
-    var resolved = 0
-    var echoes = 0
-    var lastDispatch: UInt64 = 0
     var observedCPUs = CPUSet()
 
     /// Takes ownership of the listening socket `listener`; its connections' transports are set up with `transport`;
@@ -121,7 +101,7 @@ final class BenchServer<T: Transport> {
         self.epoll = try Epoll()
         self.sendTimer = try MonotonicTimer()
         self.housekeepingTimer = try MonotonicTimer()
-        self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
+        self.driver = SendDriver(configuration: configuration)
         self.stream = stream
         self.recording = RunRecording(
             configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
@@ -142,13 +122,8 @@ final class BenchServer<T: Transport> {
         let clients = configuration.clients
         self.slotOfClient = Array(repeating: -1, count: clients)
         self.lastHeard = Array(repeating: 0, count: clients)
-        self.nextSequence = Array(repeating: 0, count: configuration.scenario == .roundtrip ? clients : 0)
-        self.awaitedMessage = Array(repeating: -1, count: configuration.scenario == .roundtrip ? clients : 0)
-        self.parkedClients = Array(repeating: false, count: configuration.scenario == .roundtrip ? clients : 0)
         self.outageOfClient = Array(repeating: -1, count: clients)
         self.offlineMessages = Array(repeating: [], count: configuration.offlineQueue ? clients : 0)
-        self.readyClients.reserveCapacity(clients)
-        self.waitingClients.reserveCapacity(clients)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.message = .allocate(byteCount: configuration.payload, alignment: 8)
         Frame.encodeMessage(into: message, sequence: 0, client: 0, sentNanoseconds: 0)
@@ -215,25 +190,23 @@ final class BenchServer<T: Transport> {
         recording.start(at: now, streamingTo: stream)
         do {
             try housekeepingTimer.arm(at: now + Self.housekeepingInterval, period: Self.housekeepingInterval)
-            if plan != nil { try dispatchDueEvents() }
+            try dispatchDueEvents()
         } catch {
             throw .system(error)
         }
-        if plan == nil && configuration.scenario == .roundtrip {
-            readyClients.append(contentsOf: (0..<configuration.clients).reversed())
-        }
+        driver.allClientsReady()
     }
 
     /// The loop of the run proper, until every message is settled or the last one's timeout passed.
     private func sendAndCollect() throws(RunError) {
-        if plan == nil && configuration.clients == 1 && peers.count == 1 && !configuration.expectsReconnects {
+        if driver.plan == nil && configuration.clients == 1 && peers.count == 1 && !configuration.expectsReconnects {
             try pingPongOnBlockingSocket()
             return
         }
         while true {
             try waitForEvents(timeout: configuration.busyPoll ? 0 : nil)
             let now = MonotonicClock.now()
-            if plan == nil && !stopping { sendClosedLoop(at: now) }
+            sendClosedLoop(at: now)
             if isFinished(at: now) {
                 recording.endNanoseconds = now
                 return
@@ -273,20 +246,14 @@ final class BenchServer<T: Transport> {
     /// Checks closed-loop timeouts and silent clients, and publishes progress.
     func housekeeping(at now: UInt64) {
         resumeAcceptingIfDue(at: now)
-        if plan == nil { expireClosedLoopMessages(at: now) }
-        recording.handOnSettled(at: now, to: stream)
         if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
         dropConnectionsIfDue(at: now)
-        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
-        control.echoedMessages.store(echoes, ordering: .relaxed)
+        measuringHousekeeping(at: now)
     }
 
     /// Settles what is left and records how the run ended.
     private func finish() {
-        for index in recording.outcome.indices where recording.outcome[index] == .written {
-            recording.outcome[index] = .timedOut
-        }
-        if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
+        finishMeasuring()
         if stopping {
             recording.status = .interrupted
             recording.statusReason = running ? "stopped on request" : "stopped on request before sending began"
@@ -301,8 +268,22 @@ final class BenchServer<T: Transport> {
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
         recording.finishStream(to: stream)
-        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
-        control.echoedMessages.store(echoes, ordering: .relaxed)
+    }
+
+    // MARK: MeasuringRole
+
+    var isRunning: Bool { running }
+    var isStopping: Bool { stopping }
+
+    /// With every client away (they may come back), a broadcast would go to nobody and wait for nothing: the next one
+    /// waits for a client to be back, as closed-loop roundtrip's parked clients do.
+    func mayBroadcast(at now: UInt64) -> Bool {
+        !(configuration.expectsReconnects && liveClients == 0)
+    }
+
+    /// No client left and, when they may come back, none came back in time.
+    func isEveryoneGone(at now: UInt64) -> Bool {
+        liveClients == 0 && !isWaitingForReturns(at: now)
     }
 }
 

@@ -138,7 +138,7 @@ extension RunRecording {
         let fanout = configuration.scenario == .fanout
         let t0Kernel = kernelBroadcastStart(row: row)
         for index in row * clients..<(row + 1) * clients {
-            if outcome[index] == .written { outcome[index] = .timedOut }
+            if outcome[index] == .written { settle(index, as: .timedOut) }
             if isMeasured(message: index) {
                 emit(settledMessage(at: index, t0Kernel: t0Kernel))
                 if !measuredPerClient.isEmpty {
@@ -147,7 +147,7 @@ extension RunRecording {
                     if !outcome[index].isMeasurement { lostPerClient[client] += 1 }
                 }
             }
-            (written[index], received[index], echoed[index], outcome[index]) = (0, 0, 0, .notDispatched)
+            clear(message: index)
             if usesKernelStamps { (writtenKernel[index], receivedKernel[index], echoedKernel[index]) = (0, 0, 0) }
             if !fanout { scheduled[index] = 0 }
         }

@@ -51,8 +51,10 @@ public struct RunRecording: Sendable {
     public var received: [UInt64]
     /// Per message: the time right after the server's read returned its echo.
     public var echoed: [UInt64]
-    /// Per message: what became of it.
-    public var outcome: [MessageOutcome]
+    /// Per message: what became of it. It changes only through the ring's methods (``markWritten(_:at:)``,
+    /// ``settle(_:as:)``, ``changeTimedOut(_:to:)``, ``timeOutWhatIsInFlight()``), so written → settled holds by
+    /// construction.
+    public private(set) var outcome: [MessageOutcome]
     /// With kernel stamps (`timestamps` kernel or both; empty arrays otherwise), per message, monotonic ns, 0 when
     /// the kernel gave none: when the kernel handed the server's write on, when the segment reached the client,
     /// and when the echo reached the server.
@@ -134,6 +136,44 @@ public struct RunRecording: Sendable {
         self.queueFullDrops = Array(repeating: 0, count: configuration.clients)
         self.connectTimes = Array(repeating: 0, count: configuration.clients)
     }
+
+    // MARK: A message's outcome, which only these change
+
+    /// Message `index` went out at `time` (the time before the write): it waits for its echo.
+    @inline(__always)
+    public mutating func markWritten(_ index: Int, at time: UInt64) {
+        outcome[index] = .written
+        written[index] = time
+    }
+
+    /// Message `index` is settled as `outcome` (echoed, late, dropped, lost with its connection, timed out); true when
+    /// it was waiting for its echo, false when it never went out.
+    @inline(__always) @discardableResult
+    public mutating func settle(_ index: Int, as outcome: MessageOutcome) -> Bool {
+        let wasInFlight = self.outcome[index] == .written
+        self.outcome[index] = outcome
+        return wasInFlight
+    }
+
+    /// An echo of message `index` came after it was settled as timed out: its fate can still change (to late, or to
+    /// an invalid timestamp), not its count.
+    @inline(__always)
+    public mutating func changeTimedOut(_ index: Int, to outcome: MessageOutcome) {
+        if self.outcome[index] == .timedOut { self.outcome[index] = outcome }
+    }
+
+    /// The end of a run: every message still waiting for its echo timed out.
+    public mutating func timeOutWhatIsInFlight() {
+        for index in outcome.indices where outcome[index] == .written { outcome[index] = .timedOut }
+    }
+
+    /// Empties message `index`'s place in the ring for the sequence that takes its row next.
+    @inline(__always)
+    mutating func clear(message index: Int) {
+        (written[index], received[index], echoed[index], outcome[index]) = (0, 0, 0, .notDispatched)
+    }
+
+    // MARK: Events
 
     /// Records an event, or only counts it once ``maximumEvents`` are kept.
     public mutating func record(_ event: ConnectionEvent) {

@@ -29,9 +29,10 @@ import Testing
             recording.broadcastStart[sequence] = broadcast.1
             for (client, times) in broadcast.2.enumerated() {
                 let index = recording.messageIndex(sequence: sequence, client: client)
-                (recording.written[index], recording.received[index], recording.echoed[index]) = times
+                recording.markWritten(index, at: times.0)
+                (recording.received[index], recording.echoed[index]) = (times.1, times.2)
                 // As the server decides: no echo is a timeout, an echo more than 1 ms after the write is late.
-                recording.outcome[index] = times.2 == 0 ? .timedOut : times.2 - times.0 > 1_000_000 ? .late : .echoed
+                recording.settle(index, as: times.2 == 0 ? .timedOut : times.2 - times.0 > 1_000_000 ? .late : .echoed)
             }
         }
         return recording
@@ -92,9 +93,11 @@ import Testing
         configuration.warmup = 0
         var recording = RunRecording(configuration: configuration)
         recording.scheduled = [10, 20, 30, 40]
-        recording.written = [11, 0, 0, 0]
+        recording.markWritten(0, at: 11)
         recording.echoed = [111, 0, 0, 0]
-        recording.outcome = [.echoed, .droppedQueueFull, .droppedClosed, .notDispatched]
+        recording.settle(0, as: .echoed)
+        recording.settle(1, as: .droppedQueueFull)
+        recording.settle(2, as: .droppedClosed)
         let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
         #expect(rtt.count == 1)
         #expect(rtt.lost == 2)

@@ -55,10 +55,10 @@ import Testing
             let index = recording.messageIndex(sequence: sequence, client: 0)
             let due = start + UInt64(offset) * 1_000_000
             recording.scheduled[index] = due
-            recording.written[index] = due + 1_000
+            recording.markWritten(index, at: due + 1_000)
             recording.received[index] = due + 20_000
             recording.echoed[index] = sequence == 4 ? 0 : due + 40_000
-            recording.outcome[index] = sequence == 4 ? .written : .echoed
+            if sequence != 4 { recording.settle(index, as: .echoed) }
         }
         // Ticks every 50 ms: the first three rows go at 50 ms (interval 0), the fourth at 200 ms (interval 2, 150–225
         // ms); the last message times out at 205 ms and its row goes at the 250 ms tick, still in interval 2, which that

@@ -74,8 +74,8 @@ import Testing
         recording.broadcastStart[row] = time
         for client in 0..<2 {
             let index = recording.messageIndex(sequence: sequence, client: client)
-            recording.written[index] = time
-            recording.outcome[index] = echoed ? .echoed : .written
+            recording.markWritten(index, at: time)
+            if echoed { recording.settle(index, as: .echoed) }
             if echoed { (recording.received[index], recording.echoed[index]) = (time + 10, time + 20) }
         }
     }

@@ -9,7 +9,7 @@ import BenchNet
 /// or with another run's or another client's, is an event, not a measurement, and the run goes on. Everything lands
 /// in a ``RunRecording`` as the built-in server's would: written = the time before the send, echoed = received = the
 /// time the read returned, so the reports are the same.
-final class TargetEchoClients<T: Transport>: TargetLoopRole {
+final class TargetEchoClients<T: Transport>: TargetLoopRole, MeasuringRole {
     typealias Token = TargetToken
 
     let configuration: RunConfiguration
@@ -22,24 +22,20 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
     let loop: TargetLoop
     var epoll: Epoll { loop.epoll }
     var sendTimer: MonotonicTimer { loop.sendTimer }
-    var stopping: Bool { loop.stopping }
-    var running: Bool { loop.running }
+    var isStopping: Bool { loop.stopping }
+    var isRunning: Bool { loop.running }
     /// The kernel's socket stamps, when the run uses them: a transmit stamp per message, a receive stamp per echo.
     let stamps: KernelTimestamps?
-    var plan: SendPlan?
+    /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
+    var driver: SendDriver
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
     /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
     let stream: SettledQueue?
     var peers: [TargetPeer<T>] = []
     var established = 0
-    var dispatched = 0
-    var resolved = 0
-    var lastDispatch: UInt64 = 0
-    /// Closed loop: each client's next sequence number, the message it waits for (-1: none), and who may send.
-    var nextSequence: [Int]
-    var awaited: [Int]
-    var ready: [Int] = []
+    /// Connections still open (counted, so that the loop does not look at every connection on each pass).
+    var openConnections = 0
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
@@ -52,7 +48,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         self.framing = target.scheme == .tcp ? configuration.framing : nil
         self.control = control
         self.loop = try TargetLoop(control: control)
-        self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
+        self.driver = SendDriver(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.stream = stream
         self.recording = RunRecording(
@@ -61,8 +57,6 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
-        self.nextSequence = Array(repeating: 0, count: configuration.clients)
-        self.awaited = Array(repeating: -1, count: configuration.clients)
         control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
     }
 
@@ -76,7 +70,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         do throws(RunError) {
             try loop.register()
             try connectAll()
-            if !stopping { try sendAndCollect() }
+            if !isStopping { try sendAndCollect() }
         } catch {
             return .failure(error)
         }
@@ -112,6 +106,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
                 settings: settings, maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
             peers.append(try TargetPeer(
                 connection: connection, configuration: configuration, framing: framing, stampsTransmits: stamps != nil))
+            openConnections += 1
         } catch {
             throw .setupFailed("cannot connect to \(target): \(error)")
         }
@@ -119,9 +114,10 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
 
     func sendAndCollect() throws(RunError) {
         try loop.start(&recording, streamingTo: stream)
-        if plan != nil { dispatchDueEvents() } else { ready = Array((0..<configuration.clients).reversed()) }
+        sendTimerFired()
+        driver.allClientsReady()
         while true {
-            if plan == nil && !stopping { sendClosedLoop() }
+            sendClosedLoop(at: MonotonicClock.now())
             let now = MonotonicClock.now()
             if isFinished(at: now) {
                 recording.endNanoseconds = now
@@ -141,7 +137,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
             if events.contains(.writable) { try peer.connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(client) }
         } catch {
-            if !running {
+            if !isRunning {
                 return .setupFailed("\(target) refused the connection or its handshake: \(error)")
             }
             close(client, reason: "\(error)", code: error.closeCode)
@@ -166,7 +162,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         guard case .processed(let (count, kernelNow)) = result else { return }
         let now = MonotonicClock.now()
         guard count > 0 else {
-            if !running { throw .closedByPeer("\(target) closed the connection before the run began") }
+            if !isRunning { throw .closedByPeer("\(target) closed the connection before the run began") }
             close(client, reason: "closed by \(target)")
             return
         }
@@ -213,8 +209,8 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
                 recording.echoedKernel[index] = kernel
             }
             let inTime = first && now - recording.written[index] <= configuration.timeout
-            if first { settle(index, as: inTime ? .echoed : .late) } else { recording.outcome[index] = .late }
-            control.echoedMessages.add(1, ordering: .relaxed)
+            if first { settle(index, as: inTime ? .echoed : .late) } else { recording.changeTimedOut(index, to: .late) }
+            driver.countEcho()
         case .echoed, .late:
             recording.duplicateEchoes += 1
         default:
@@ -222,19 +218,12 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
         }
     }
 
-    func isFinished(at now: UInt64) -> Bool {
-        if peers.allSatisfy({ !$0.connection.isOpen }) { return true }
-        let timetableSpent = plan == nil ? nil : plan!.next == nil
-        guard recording.isSendingOver(at: now, stopping: stopping, timetableSpent: timetableSpent, dispatched: dispatched)
-        else { return false }
-        return resolved == dispatched || now >= lastDispatch + configuration.timeout
-    }
-
 
     /// Closes a client's connection with the reason (and on WebSocket, the status `code`); what it still owed is lost.
     func close(_ client: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
         guard peers[client].connection.isOpen else { return }
         peers[client].connection.close(code: code)
+        openConnections -= 1
         event(client, reason)
         for sequence in recording.heldSequences {
             let index = recording.messageIndex(sequence: sequence, client: client)
@@ -248,19 +237,28 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole {
     }
 
     func finish() {
-        for index in recording.outcome.indices where recording.outcome[index] == .written {
-            recording.outcome[index] = .timedOut
-        }
-        if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
         for client in peers.indices where peers[client].connection.isOpen { drainTransmitStamps(client) }
-        if stopping {
+        finishMeasuring()
+        if isStopping {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"
-        } else if peers.allSatisfy({ !$0.connection.isOpen }) {
+        } else if openConnections == 0 {
             recording.status = .failed
             recording.statusReason = "\(target) closed every connection"
         }
         recording.finishStream(to: stream)
-        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
     }
+
+    // MARK: MeasuringRole
+
+    func isConnected(_ client: Int) -> Bool { peers[client].connection.isOpen }
+
+    /// Fanout is the subscribers' role, not this one's.
+    func mayBroadcast(at now: UInt64) -> Bool { false }
+
+    func sendBroadcast(_ sequence: Int, scheduled: UInt64) {
+        preconditionFailure("the echo clients measure roundtrip only")
+    }
+
+    func isEveryoneGone(at now: UInt64) -> Bool { openConnections == 0 }
 }

@@ -4,7 +4,7 @@ import BenchNet
 /// What a measuring role for a user's server (``TargetEchoClients``, ``TargetSubscribers``) does in ``TargetLoop``.
 protocol TargetLoopRole: AnyObject {
     /// The send timer fired: send what the timetable says is due.
-    func dispatchDueEvents()
+    func sendTimerFired()
     /// Every 50 ms while the run goes on: closed-loop timeouts, progress.
     func housekeeping(at now: UInt64)
     /// epoll's events for the connection at `position`; a setup failure ends the run.
@@ -89,7 +89,7 @@ final class TargetLoop {
                 if control.isStopRequested { stopping = true }
             case TargetToken.sendTimer:
                 sendTimer.drain()
-                role.dispatchDueEvents()
+                role.sendTimerFired()
             case TargetToken.housekeeping:
                 housekeepingTimer.drain()
                 role.housekeeping(at: MonotonicClock.now())

@@ -3,32 +3,17 @@ import BenchNet
 
 /// The publisher: the timetable or closed loop, each broadcast's send and t0, and what is settled when.
 extension TargetSubscribers {
-    func dispatchDueEvents() {
-        guard plan != nil, running, !stopping else { return }
-        let start = recording.startNanoseconds
-        while let event = plan!.next {
-            let due = start + event.offset
-            let now = MonotonicClock.now()
-            guard due <= now else {
-                try? sendTimer.arm(at: due)
-                return
-            }
-            guard recording.makeRoom(for: event.sequence, at: now, streamingTo: stream) else {
-                try? sendTimer.arm(at: now + 1_000_000)  // its row is still taken: wait for it
-                return
-            }
-            broadcast(event.sequence, scheduled: due)
-            plan!.advance()
-        }
+    /// The send timer fired: the timetable's due broadcasts go.
+    func sendTimerFired() {
+        try? dispatchDueEvents()
     }
 
     /// Publishes broadcast `sequence`; t0 is the time before the send.
-    func broadcast(_ sequence: Int, scheduled: UInt64) {
+    func sendBroadcast(_ sequence: Int, scheduled: UInt64) {
         let clients = configuration.clients
         let row = recording.row(of: sequence)
         recording.scheduled[row] = scheduled
-        currentBroadcast = sequence
-        unresolvedInBroadcast = 0
+        driver.beginBroadcast(sequence)
         publication.withUnsafeBytes { outgoing.copyMemory(from: $0) }
         Marker(run: configuration.token, client: UInt32(publisher), sequence: UInt32(sequence))
             .write(into: UnsafeMutableRawBufferPointer(rebasing: outgoing[markerOffset...]))
@@ -57,36 +42,17 @@ extension TargetSubscribers {
             if outcome == .dropped {
                 settle(index, as: .droppedQueueFull)
             } else if outcome != nil && connections[client].isOpen {
-                recording.written[index] = time
-                recording.outcome[index] = .written
-                unresolvedInBroadcast += 1
+                recording.markWritten(index, at: time)
+                driver.broadcastMessageWritten()
             } else {
                 settle(index, as: .droppedClosed)
             }
         }
-        dispatched += clients
-        lastDispatch = MonotonicClock.now()
-    }
-
-    func settle(_ index: Int, as outcome: MessageOutcome) {
-        let wasInFlight = recording.outcome[index] == .written
-        recording.outcome[index] = outcome
-        resolved += 1
-        if wasInFlight && index / configuration.clients == recording.row(of: currentBroadcast) { unresolvedInBroadcast -= 1 }
-        if outcome == .echoed { control.echoedMessages.add(1, ordering: .relaxed) }
+        driver.dispatched(clients, at: MonotonicClock.now())
     }
 
     func housekeeping(at now: UInt64) {
-        if plan == nil && unresolvedInBroadcast > 0
-            && now >= recording.broadcastStart[recording.row(of: currentBroadcast)] + configuration.timeout
-        {
-            for client in 0..<configuration.clients {
-                let index = recording.messageIndex(sequence: currentBroadcast, client: client)
-                if recording.outcome[index] == .written { settle(index, as: .timedOut) }
-            }
-        }
-        recording.handOnSettled(at: now, to: stream)
-        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+        measuringHousekeeping(at: now)
     }
 
     /// The publisher's transmit stamps: each is its broadcast's t0 as the kernel saw it (every subscriber's write

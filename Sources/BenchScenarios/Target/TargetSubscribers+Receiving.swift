@@ -23,7 +23,7 @@ extension TargetSubscribers {
         } catch let refusal as RunError {
             return refusal
         } catch {
-            if !running { return .setupFailed("\(target) refused the connection or its handshake: \(error)") }
+            if !isRunning { return .setupFailed("\(target) refused the connection or its handshake: \(error)") }
             let code = (error as? ConnectionError)?.closeCode
                 ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
             close(position, reason: "\(error)", code: code)
@@ -42,7 +42,7 @@ extension TargetSubscribers {
         guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else { return }
         let now = MonotonicClock.now()
         guard count > 0 else {
-            if !running { throw RunError.setupFailed("\(target) closed the connection") }
+            if !isRunning { throw RunError.setupFailed("\(target) closed the connection") }
             close(position, reason: "closed by \(target)")
             return
         }
@@ -60,7 +60,7 @@ extension TargetSubscribers {
                     case .ready:
                         break
                     case .error(let text):
-                        if !self.running { refusal = text }
+                        if !self.isRunning { refusal = text }
                         self.event(position, "the server said \(text)")
                     }
                 }
@@ -86,7 +86,7 @@ extension TargetSubscribers {
             return
         }
         let sequence = Int(marker.sequence)
-        guard marker.run == configuration.token, sequence <= currentBroadcast else {
+        guard marker.run == configuration.token, sequence <= driver.currentBroadcast else {
             event(subscriber, "received a marker of another run (message \(marker.sequence))")
             return
         }
@@ -101,10 +101,11 @@ extension TargetSubscribers {
             if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
             let inTime = now - recording.broadcastStart[recording.row(of: sequence)] <= configuration.timeout
             settle(index, as: inTime ? .echoed : .late)
+            if inTime { driver.countEcho() }
         case .timedOut:
             recording.received[index] = now
             if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
-            recording.outcome[index] = .late
+            recording.changeTimedOut(index, to: .late)
         case .echoed, .late:
             recording.duplicateEchoes += 1
         default:

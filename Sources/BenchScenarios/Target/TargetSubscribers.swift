@@ -9,7 +9,7 @@ import BenchNet
 /// send. Each subscriber stamps the read that brought a broadcast's marker: delivery = that read − t0, and spread,
 /// completion and lost are as for the built-in server. A relayed message without a marker, or with another run's, is
 /// an event, not a measurement.
-final class TargetSubscribers<T: Transport>: TargetLoopRole {
+final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     typealias Token = TargetToken
 
     let configuration: RunConfiguration
@@ -21,14 +21,15 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
     let loop: TargetLoop
     var epoll: Epoll { loop.epoll }
     var sendTimer: MonotonicTimer { loop.sendTimer }
-    var stopping: Bool { loop.stopping }
-    var running: Bool { loop.running }
+    var isStopping: Bool { loop.stopping }
+    var isRunning: Bool { loop.running }
     /// The kernel's socket stamps, when the run uses them: each subscriber's receive stamp, the publisher's transmit
     /// stamp (t0), so that the order in which this thread reads the subscribers does not enter the spread.
     let stamps: KernelTimestamps?
     /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
     var publisherStamps: TransmitStampQueue?
-    var plan: SendPlan?
+    /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
+    var driver: SendDriver
     let readBuffer: UnsafeMutableRawBufferPointer
     var recording: RunRecording
     /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
@@ -45,11 +46,8 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
     /// NATS's answer to the server's `PING`, sent from a buffer made once.
     static var pong: StaticString { "PONG\r\n" }
     let pongBuffer: UnsafeMutableRawBufferPointer
-    var currentBroadcast = -1
-    var unresolvedInBroadcast = 0
-    var dispatched = 0
-    var resolved = 0
-    var lastDispatch: UInt64 = 0
+    /// Subscribers whose connection is still open (counted, so that the loop does not look at each on every pass).
+    var openSubscribers = 0
     /// Closed loop: after a publish the server did not take, the next waits until then.
     var publishingPausedUntil: UInt64 = 0
 
@@ -64,7 +62,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         self.settings = transport
         self.control = control
         self.loop = try TargetLoop(control: control)
-        self.plan = configuration.isClosedLoop ? nil : SendPlan(configuration: configuration)
+        self.driver = SendDriver(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.stream = stream
         self.recording = RunRecording(
@@ -101,7 +99,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         do throws(RunError) {
             try loop.register()
             try connectAll()
-            if !stopping { try publishAndCollect() }
+            if !isStopping { try publishAndCollect() }
         } catch {
             return .failure(error)
         }
@@ -138,6 +136,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
                 descriptor: descriptor, token: Token.firstConnection + UInt64(position), epoll: epoll, role: .client,
                 settings: settings, maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true))
             established.append(false)
+            if position < configuration.clients { openSubscribers += 1 }
         } catch {
             throw .setupFailed("cannot connect to \(target): \(error)")
         }
@@ -145,15 +144,9 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
 
     func publishAndCollect() throws(RunError) {
         try loop.start(&recording, streamingTo: stream)
-        dispatchDueEvents()
+        sendTimerFired()
         while true {
-            let now = MonotonicClock.now()
-            if plan == nil && !stopping && unresolvedInBroadcast == 0 && !recording.isDurationOver(at: now)
-                && currentBroadcast + 1 < configuration.sequencesPerClient && now >= publishingPausedUntil
-                && recording.makeRoom(for: currentBroadcast + 1, at: now, streamingTo: stream)
-            {
-                broadcast(currentBroadcast + 1, scheduled: now)
-            }
+            sendClosedLoop(at: MonotonicClock.now())
             if isFinished(at: MonotonicClock.now()) {
                 recording.endNanoseconds = MonotonicClock.now()
                 return
@@ -162,14 +155,18 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         }
     }
 
-    func isFinished(at now: UInt64) -> Bool {
-        if !connections[publisher].isOpen || connections.prefix(configuration.clients).allSatisfy({ !$0.isOpen }) {
-            return true
-        }
-        let timetableSpent = plan == nil ? nil : plan!.next == nil
-        guard recording.isSendingOver(at: now, stopping: stopping, timetableSpent: timetableSpent, dispatched: dispatched)
-        else { return false }
-        return resolved == dispatched || now >= lastDispatch + configuration.timeout
+    /// The publisher's connection closed, or every subscriber's.
+    func isEveryoneGone(at now: UInt64) -> Bool {
+        !connections[publisher].isOpen || openSubscribers == 0
+    }
+
+    /// Closed loop: after a publish the server did not take, the next waits a moment.
+    func mayBroadcast(at now: UInt64) -> Bool { now >= publishingPausedUntil }
+
+    func isConnected(_ client: Int) -> Bool { connections[client].isOpen }
+
+    func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool {
+        preconditionFailure("the subscribers measure fanout only")
     }
 
     /// Closes a connection with the reason (and on WebSocket, the status `code`); what its subscriber still owed is lost.
@@ -178,6 +175,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
         connections[position].close(code: code)
         event(position, reason)
         guard position < configuration.clients else { return }
+        openSubscribers -= 1
         for sequence in recording.heldSequences {
             let index = recording.messageIndex(sequence: sequence, client: position)
             if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
@@ -192,11 +190,8 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
 
     func finish() {
         if connections.count > publisher && connections[publisher].isOpen { drainPublisherStamps() }
-        for index in recording.outcome.indices where recording.outcome[index] == .written {
-            recording.outcome[index] = .timedOut
-        }
-        if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
-        if stopping {
+        finishMeasuring()
+        if isStopping {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"
         } else if !connections[publisher].isOpen {
@@ -204,7 +199,6 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole {
             recording.statusReason = "the publisher's connection to \(target) closed"
         }
         recording.finishStream(to: stream)
-        control.dispatchedMessages.store(dispatched, ordering: .relaxed)
     }
 
 }

@@ -1,0 +1,173 @@
+import BenchCore
+import BenchNet
+
+/// A role that measures: the built-in server (``BenchServer``), and for a user's server the echo clients
+/// (``TargetEchoClients``) and the subscribers with their publisher (``TargetSubscribers``).
+///
+/// The measuring core is written once, in this protocol's extension: the open-loop timetable with its catch-up
+/// budget, the closed loop's turns, settling a message, closed-loop timeouts, handing settled rows on, and when the
+/// run is over. A role supplies the piece that is its own: how a broadcast or a message is written, whether a client
+/// is connected, whether anyone is left. Everything is generic over the concrete role, so nothing here is an
+/// existential on the per-message path.
+protocol MeasuringRole: AnyObject {
+    var configuration: RunConfiguration { get }
+    var control: RunControl { get }
+    var recording: RunRecording { get set }
+    var driver: SendDriver { get set }
+    /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
+    var stream: SettledQueue? { get }
+    /// Fires when the next open-loop send is due.
+    var sendTimer: MonotonicTimer { get }
+    /// Sending has begun.
+    var isRunning: Bool { get }
+    /// A stop was asked: nothing more is sent.
+    var isStopping: Bool { get }
+
+    /// Fanout: writes broadcast `sequence`, due at `scheduled`, to every client: ``SendDriver/beginBroadcast(_:)``,
+    /// then per client ``RunRecording/markWritten(_:at:)`` and ``SendDriver/broadcastMessageWritten()``, or
+    /// ``settle(_:as:)``; then ``SendDriver/dispatched(_:at:)``.
+    func sendBroadcast(_ sequence: Int, scheduled: UInt64)
+    /// Roundtrip: writes message `index` (`sequence` of its client), due at `scheduled`; true when it went out (and
+    /// waits for its echo), false when it was settled as lost at once.
+    func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool
+    /// True while `client`'s connection is open.
+    func isConnected(_ client: Int) -> Bool
+    /// Closed-loop fanout: true when the next broadcast may go now (someone is there to receive it).
+    func mayBroadcast(at now: UInt64) -> Bool
+    /// True when nobody is left to measure: the run is over whatever is left to send.
+    func isEveryoneGone(at now: UInt64) -> Bool
+}
+
+extension MeasuringRole {
+    // MARK: Settling
+
+    /// Message `index` is settled as `outcome`; in closed loop, that may let the next message go.
+    @inline(__always)
+    func settle(_ index: Int, as outcome: MessageOutcome) {
+        let wasInFlight = recording.settle(index, as: outcome)
+        driver.settled(index, clients: configuration.clients, window: recording.window, wasInFlight: wasInFlight)
+    }
+
+    // MARK: Open loop
+
+    /// Sends the events of the timetable that are due, then arms the timer for the next one.
+    ///
+    /// When the harness has fallen behind, it sends for at most ``SendDriver/catchUpBudget`` before going back to
+    /// its event loop (the timer, armed in the past, fires again at once): echoes keep being read and a stop request
+    /// is heard, however far behind the timetable is. The lateness shows as lag. A send whose row of the ring is
+    /// still taken (``RunRecording/canWrite(sequence:)``) waits for it, a millisecond at a time.
+    func dispatchDueEvents() throws(SystemError) {
+        guard driver.plan != nil, isRunning, !isStopping else { return }
+        let start = recording.startNanoseconds
+        let began = MonotonicClock.now()
+        var sent = 0
+        while let event = driver.plan!.next {
+            let due = start + event.offset
+            let now = MonotonicClock.now()
+            guard due <= now, sent == 0 || now - began < SendDriver.catchUpBudget else { break }
+            guard recording.makeRoom(for: event.sequence, at: now, streamingTo: stream) else {
+                try sendTimer.arm(at: now + 1_000_000)
+                return
+            }
+            sent += 1
+            switch configuration.scenario {
+            case .fanout: sendBroadcast(event.sequence, scheduled: due)
+            case .roundtrip:
+                let index = recording.messageIndex(sequence: event.sequence, client: event.client)
+                _ = sendMessage(index, sequence: event.sequence, scheduled: due)
+            }
+            driver.advancePlan()
+        }
+        if let event = driver.plan!.next {
+            try sendTimer.arm(at: start + event.offset)
+        }
+    }
+
+    // MARK: Closed loop
+
+    /// Sends the next broadcast once the last one is settled, or each ready client's next message.
+    func sendClosedLoop(at now: UInt64) {
+        guard driver.plan == nil, !isStopping, !recording.isDurationOver(at: now) else { return }
+        switch configuration.scenario {
+        case .fanout:
+            let next = driver.currentBroadcast + 1
+            if driver.unresolvedInBroadcast == 0 && next < configuration.sequencesPerClient && mayBroadcast(at: now)
+                && recording.makeRoom(for: next, at: now, streamingTo: stream)
+            {
+                sendBroadcast(next, scheduled: now)
+            }
+        case .roundtrip:
+            while let (client, sequence) = driver.nextReadyClient() {
+                guard sequence < configuration.sequencesPerClient else { continue }
+                if configuration.expectsReconnects && !isConnected(client) {
+                    driver.park(client)  // until it is back (``SendDriver/unpark(_:)``)
+                    continue
+                }
+                guard recording.makeRoom(for: sequence, at: now, streamingTo: stream) else {
+                    driver.retryLater(client, advancing: false)
+                    continue
+                }
+                let index = recording.messageIndex(sequence: sequence, client: client)
+                if sendMessage(index, sequence: sequence, scheduled: now) {
+                    driver.took(client, awaiting: index)
+                } else if isConnected(client) {
+                    driver.retryLater(client, advancing: true)  // its queue was full: one failure, one message
+                } else {
+                    driver.tookAndLost(client)  // gone: the rest of its series is lost at once
+                }
+            }
+            driver.endPass()
+        }
+    }
+
+    /// Closed loop: gives up on messages whose timeout passed, so that the next ones can go.
+    func expireClosedLoopMessages(at now: UInt64) {
+        guard driver.plan == nil else { return }
+        let timeout = configuration.timeout
+        switch configuration.scenario {
+        case .fanout:
+            let sequence = driver.currentBroadcast
+            guard driver.unresolvedInBroadcast > 0, now >= recording.broadcastStart[recording.row(of: sequence)] + timeout
+            else { return }
+            for client in 0..<configuration.clients {
+                let index = recording.messageIndex(sequence: sequence, client: client)
+                if recording.outcome[index] == .written { settle(index, as: .timedOut) }
+            }
+        case .roundtrip:
+            for client in 0..<configuration.clients {
+                let index = driver.awaited[client]
+                if index >= 0 && now >= recording.written[index] + timeout { settle(index, as: .timedOut) }
+            }
+        }
+    }
+
+    // MARK: Housekeeping and the end
+
+    /// Every housekeeping tick: closed-loop timeouts, settled rows handed on, progress published.
+    func measuringHousekeeping(at now: UInt64) {
+        expireClosedLoopMessages(at: now)
+        recording.handOnSettled(at: now, to: stream)
+        control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)
+        control.echoedMessages.store(driver.echoes, ordering: .relaxed)
+    }
+
+    /// True when the run is over: nobody is left, or nothing more will be sent and every message is settled (or the
+    /// last one's timeout passed).
+    func isFinished(at now: UInt64) -> Bool {
+        if isEveryoneGone(at: now) { return true }
+        let timetableSpent = driver.plan.map { $0.next == nil }
+        guard recording.isSendingOver(
+            at: now, stopping: isStopping, timetableSpent: timetableSpent, dispatched: driver.dispatched)
+        else { return false }
+        return driver.resolved == driver.dispatched || now >= driver.lastDispatch + configuration.timeout
+    }
+
+    /// The end of the run's measuring: what still waits for its echo timed out, the end time is set, and the
+    /// progress counters are final.
+    func finishMeasuring() {
+        recording.timeOutWhatIsInFlight()
+        if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
+        control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)
+        control.echoedMessages.store(driver.echoes, ordering: .relaxed)
+    }
+}
