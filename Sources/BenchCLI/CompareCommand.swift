@@ -8,7 +8,9 @@ enum CompareCommand {
         name: "compare",
         abstract: "Compare a run against a baseline run; exit 1 on a regression beyond --max-regression.",
         overview: "Print, per metric and statistic, the baseline and current values and their absolute and relative "
-            + "change. Runs of different scenarios, client counts, payloads, intervals or arrivals are refused. Two "
+            + "change. Runs of different scenarios, transports or targets measure different things and are refused; "
+            + "runs that differ in clients, payload, interval, arrival, timestamps or placement are compared, and the "
+            + "differences are said above the table. Two "
             + "sweep folders (or suite folders) with the same steps are compared step by step; with --repeat, by the "
             + "medians of the repeats, and a change within the baseline repeats' own range is not a regression.",
         arguments: [
@@ -27,8 +29,13 @@ enum CompareCommand {
         notes: ["stat: p50 p90 p95 p99 p99.9 (p999) min max mean. With GITHUB_STEP_SUMMARY set, the table is appended there."]
     )
 
-    /// The settings two runs must share to be compared.
-    static let comparableSettings = ["scenario", "clients", "payload_bytes", "interval_ns", "arrival"]
+    /// The settings two runs must share: another scenario, transport or server is another measurement, not a change.
+    static let requiredSettings = ["scenario", "transport", "target"]
+    /// The settings two runs may differ in and still be compared; each difference is said above the table.
+    static let notedSettings = [
+        "clients", "payload_bytes", "interval_ns", "arrival", "timestamps", "client_threads", "server_threads",
+        "busy_poll",
+    ]
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let (baselineFolder, currentFolder) = (parsed.positionals[0], parsed.positionals[1])
@@ -50,19 +57,34 @@ enum CompareCommand {
         }
         let baseline = try SavedRun.argument(baselineFolder, of: spec.name)
         let current = try SavedRun.argument(currentFolder, of: spec.name)
-        for key in comparableSettings where baseline.results.setting(key) != current.results.setting(key) {
+        for key in requiredSettings where baseline.results.setting(key) != current.results.setting(key) {
             throw UsageError(
-                message: "The runs are not comparable: \(key) is \(baseline.results.setting(key) ?? "missing") in the "
-                    + "baseline and \(current.results.setting(key) ?? "missing") in the current run",
+                message: "The runs are not comparable: \(key) is \(shown(key, baseline.results.setting(key))) in the "
+                    + "baseline and \(shown(key, current.results.setting(key))) in the current run",
                 command: spec.name)
+        }
+        let differences = notedSettings.filter { baseline.results.setting($0) != current.results.setting($0) }.map {
+            "\($0) \(shown($0, baseline.results.setting($0))) → \(shown($0, current.results.setting($0)))"
         }
         let limits = try self.limits(parsed, metrics: baseline.results.summaries.map(\.metric))
         let comparison = RunComparison(
             baseline: baseline.results.summaries, current: current.results.summaries, limits: limits,
             noiseFloor: noiseFloor)
-        Console.out(ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder))
-        StepSummary.append(ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder))
+        let note = differences.isEmpty ? "" : "note: the runs differ in " + differences.joined(separator: ", ") + "\n"
+        Console.out(note + ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder))
+        StepSummary.append(
+            (note.isEmpty ? "" : "> " + note + "\n")
+                + ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder))
         return comparison.regressions.isEmpty ? .success : .thresholdBreached
+    }
+
+    /// A setting's value as a person reads it: durations and sizes in units, an empty target as the built-in server.
+    static func shown(_ key: String, _ value: String?) -> String {
+        guard let value else { return "missing" }
+        if key.hasSuffix("_ns"), let nanoseconds = UInt64(value) { return DurationText.format(nanoseconds) }
+        if key.hasSuffix("_bytes"), let bytes = Int(value) { return ByteSizeText.format(bytes) }
+        if key == "target" && value.isEmpty { return "the built-in server" }
+        return value.isEmpty ? "none" : value
     }
 
     private static func limits(_ parsed: ParsedOptions, metrics: [String]) throws(UsageError) -> [RegressionLimit] {

@@ -6,6 +6,10 @@ import BenchReports
 /// medians of the repeats, never calling a change a regression while the current median lies within the baseline
 /// repeats' own range.
 enum CompareGroups {
+    /// The settings every run of a step shares, on both sides and across repeats.
+    static let stepSettings = CompareCommand.requiredSettings
+        + ["clients", "payload_bytes", "interval_ns", "arrival", "count", "messages"]
+
     /// The run folders in `folder` by step name (a repeat's `-repeat-N` taken off), or nil when it holds none. A
     /// suite's entry that is itself a sweep is a folder of steps: its steps are `entry/step`.
     static func steps(in folder: String) -> [String: [String]]? {
@@ -41,7 +45,7 @@ enum CompareGroups {
             let oldRuns = try load(baseline[step]!)
             let newRuns = try load(current[step]!)
             for run in oldRuns.dropFirst() + newRuns {
-                for key in CompareCommand.comparableSettings + ["transport", "count", "messages"]
+                for key in Self.stepSettings
                 where run.results.setting(key) != oldRuns[0].results.setting(key) {
                     throw UsageError(
                         message: "The folders are not comparable: in step \(step), \(key) is "

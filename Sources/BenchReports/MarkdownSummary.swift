@@ -9,9 +9,12 @@ public enum MarkdownSummary {
         let messages = results.durationText ?? results.setting("messages").map { "\($0) broadcasts" }
             ?? results.setting("count").map { "\($0) messages per client" } ?? "-"
         let under = results.setting("under_ns").flatMap { UInt64($0) } ?? 0
-        var text = "### bench \(setting("scenario")): \(setting("status"))\n\n"
+        let target = results.setting("target").flatMap { $0.isEmpty ? nil : $0 }
+        let server = target.map { "through `\(escape($0))`" } ?? "over \(setting("transport"))"
+        var text = "### bench \(setting("scenario")) \(server): \(setting("status"))\n\n"
         text += "\(setting("clients")) clients · \(messages) · every \(setting("interval")) (\(setting("arrival")))"
-            + " · \(setting("payload_bytes")) B · seed \(setting("seed")) · server CPU \(setting("server_cpus"))"
+            + " · \(setting("payload_bytes")) B · seed \(setting("seed"))"
+            + (target == nil ? " · server CPU \(setting("server_cpus"))" : "")
             + " · clients CPU \(setting("client_cpus")) · \(setting("start_utc"))\n\n"
         if let reason = results.setting("status_reason"), !reason.isEmpty { text += "Status: \(escape(reason))\n\n" }
         text += "| " + SummaryRow.header(under: under).joined(separator: " | ") + " |\n"

@@ -41,7 +41,9 @@ public enum SummaryTable {
         let duration = DecimalText.fixed(
             Double(recording.endNanoseconds - min(recording.startNanoseconds, recording.endNanoseconds)) / 1e9,
             fractionDigits: 1)
-        return "\(configuration.scenario.rawValue): \(clients), \(messages), \(pace), "
+        // What was measured: the built-in server over its transport, or the user's server at its URL.
+        let server = configuration.target.map { "through \($0)" } ?? "over \(configuration.transport.rawValue)"
+        return "\(configuration.scenario.rawValue) \(server): \(clients), \(messages), \(pace), "
             + "\(ByteSizeText.format(configuration.payload)), seed \(configuration.seed): "
             + "\(recording.status.rawValue) in \(duration)s"
     }
@@ -55,8 +57,9 @@ public enum SummaryTable {
         let clients = recording.agents.isEmpty
             ? "clients on CPU \(recording.clientCPUs)\(threads)"
             : "clients in \(recording.agents.count) agent process\(recording.agents.count == 1 ? "" : "es")"
-        var line = "server ran on CPU \(recording.serverCPUs)\(writers), \(clients); "
-            + "\(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
+        // A user's server runs wherever it runs: only the measuring clients' CPUs are known.
+        let server = configuration.target == nil ? "server ran on CPU \(recording.serverCPUs)\(writers), " : ""
+        var line = server + "\(clients); \(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
         let missing = analysis.missingKernelStamps
         if missing.send + missing.receive > 0 {
             line += " (\(missing.send + missing.receive) missing: user-space times stood in)"

@@ -43,11 +43,26 @@ import Testing
         #expect(quiet.exitCode == 0, "a change under the noise floor never fails")
     }
 
-    @Test func runsWithDifferentSettingsAreRefused() throws {
+    @Test func runsWithOtherClientsAreComparedAndTheDifferenceIsSaidAboveTheTable() throws {
         let (first, _, other) = try runs()
-        let result = try BenchProcess.run(["compare", first, other])
+        let result = try BenchProcess.run(["compare", first, other, "--noise-floor", "60s"])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("note: the runs differ in clients 3 → 4\nbaseline: \(first)\n"))
+    }
+
+    @Test func runsOfAnotherTransportAreRefusedNamingIt() throws {
+        let (first, _, _) = try runs()
+        let out = temporaryFolderPath()
+        let ws = try BenchProcess.run([
+            "fanout", "--clients", "3", "--messages", "15", "--interval", "1ms", "--arrival", "fixed", "--transport",
+            "ws", "--quiet", "--out", out,
+        ])
+        try #require(ws.exitCode == 0, "\(ws.standardError)")
+        let result = try BenchProcess.run(["compare", first, ws.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)])
         #expect(result.exitCode == 2)
-        #expect(result.standardError.contains("not comparable: clients is 3 in the baseline and 4 in the current run"))
+        #expect(result.standardError.contains("not comparable: transport is tcp in the baseline and ws in the current run"),
+                "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty, "no table")
     }
 
     @Test(arguments: ["spread.p99=25%", "spread.p99<25%", "spread.p98=+1%", "spred.p99=+1%", "lost=+1", "p99=+1%", "rtt.p99=+inf%", "rtt.p99=+1e400%", "rtt.p99=+nan%"])

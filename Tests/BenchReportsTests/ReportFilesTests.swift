@@ -20,9 +20,13 @@ import Testing
         recording.startUnixNanoseconds = 1_795_000_000_000_000_000  // 2026-11-18T11:06:40Z
         // Messages (sequence, client): warmup (0, *), then (1, 0) echoed, (1, 1) lost, (2, 0) echoed, (2, 1) echoed.
         recording.scheduled = [1_000, 1_000, 2_000, 2_000, 3_000, 3_000]
-        recording.written = [1_100, 1_200, 2_010, 2_020, 3_005, 3_007]
+        for (index, written) in [1_100, 1_200, 2_010, 2_020, 3_005, 3_007].enumerated() {
+            recording.markWritten(index, at: UInt64(written))
+        }
         recording.echoed = [1_500, 1_600, 2_510, 0, 4_005, 5_007]
-        recording.outcome = [.echoed, .echoed, .echoed, .timedOut, .echoed, .echoed]
+        for (index, outcome) in [MessageOutcome.echoed, .echoed, .echoed, .timedOut, .echoed, .echoed].enumerated() {
+            recording.settle(index, as: outcome)
+        }
         recording.serverCPUs = CPUSet([0])
         recording.record(ConnectionEvent(side: .server, client: nil, time: 1_500, reason: "unknown frame kind 71, \"GET\""))
         return recording
@@ -104,7 +108,7 @@ import Testing
 
     @Test func theTerminalTableShowsEveryMetricAndTheFolder() {
         let table = SummaryTable.render(RunAnalysis(recording: recording()), runFolder: "results/x")
-        #expect(table.contains("roundtrip: 2 clients, 2 messages each, every 10ms (poisson), 64B, seed 3"))
+        #expect(table.contains("roundtrip over tcp: 2 clients, 2 messages each, every 10ms (poisson), 64B, seed 3"))
         #expect(table.contains("\nrtt "))
         #expect(table.contains("\nlag "))
         #expect(table.contains("<200ms"))
