@@ -10,8 +10,10 @@ public enum MarkdownSummary {
             ?? results.setting("count").map { "\($0) messages per client" } ?? "-"
         let under = results.setting("under_ns").flatMap { UInt64($0) } ?? 0
         let target = results.setting("target").flatMap { $0.isEmpty ? nil : $0 }
-        let server = target.map { "through `\(escape($0))`" } ?? "over \(setting("transport"))"
-        var text = "### bench \(setting("scenario")) \(server): \(setting("status"))\n\n"
+        // What was measured: the user's server at its URL, or the built-in one over its transport (a folder written
+        // before run.csv had a transport says neither).
+        let server = target.map { " through `\(escape($0))`" } ?? results.setting("transport").map { " over \($0)" } ?? ""
+        var text = "### bench \(setting("scenario"))\(server): \(setting("status"))\n\n"
         text += "\(setting("clients")) clients · \(messages) · every \(setting("interval")) (\(setting("arrival")))"
             + " · \(setting("payload_bytes")) B · seed \(setting("seed"))"
             + (target == nil ? " · server CPU \(setting("server_cpus"))" : "")

@@ -106,6 +106,19 @@ import Testing
         #expect(metrics[0]["min_us"] as? Double == 0.5)
     }
 
+    @Test func aTargetRunsHeaderAndJSONNameItsServerAndNoServerCPU() throws {
+        var recording = recording()
+        recording.configuration.target = try TargetURL("redis://:secret@127.0.0.1:6379/news")
+        let table = SummaryTable.render(RunAnalysis(recording: recording), runFolder: "results/x")
+        #expect(table.hasPrefix("roundtrip through redis://:***@127.0.0.1:6379/news: 2 clients"), "\(table)")
+        #expect(!table.contains("server ran on CPU"), "a user's server runs on no CPU we know: \(table)")
+        let json = SummaryJSON.render(RunAnalysis(recording: recording), runFolder: "results/x")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["target"] as? String == "redis://:***@127.0.0.1:6379/news")
+        #expect(object["transport"] as? String == "tcp")
+        #expect(!json.contains("secret"))
+    }
+
     @Test func theTerminalTableShowsEveryMetricAndTheFolder() {
         let table = SummaryTable.render(RunAnalysis(recording: recording()), runFolder: "results/x")
         #expect(table.contains("roundtrip over tcp: 2 clients, 2 messages each, every 10ms (poisson), 64B, seed 3"))
