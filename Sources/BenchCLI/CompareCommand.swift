@@ -25,6 +25,10 @@ enum CompareCommand {
             OptionSpec(
                 "noise-floor", value: "duration",
                 help: "Changes smaller than this never count as a regression.", default: "0"),
+            OptionSpec(
+                "no-uncertainty",
+                help: "Judge the statistics' values alone: by default a change within the two runs' own 95% sampling "
+                    + "interval (a p99 of 200 values lies between the 195th and the largest) is not a regression."),
         ],
         notes: ["stat: p50 p90 p95 p99 p99.9 (p999) min max mean. With GITHUB_STEP_SUMMARY set, the table is appended there."]
     )
@@ -67,15 +71,55 @@ enum CompareCommand {
             "\($0) \(shown($0, baseline.results.setting($0))) → \(shown($0, current.results.setting($0)))"
         }
         let limits = try self.limits(parsed, metrics: baseline.results.summaries.map(\.metric))
-        let comparison = RunComparison(
+        var comparison = RunComparison(
             baseline: baseline.results.summaries, current: current.results.summaries, limits: limits,
             noiseFloor: noiseFloor)
+        var notes: [String] = []
+        if !comparison.regressions.isEmpty && !parsed.has("no-uncertainty") {
+            comparison = try withinUncertainty(comparison, baselineFolder, currentFolder, notes: &notes)
+        }
         let note = differences.isEmpty ? "" : "note: the runs differ in " + differences.joined(separator: ", ") + "\n"
-        Console.out(note + ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder))
+        Console.out(note + ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder)
+            + notes.map { $0 + "\n" }.joined())
         StepSummary.append(
             (note.isEmpty ? "" : "> " + note + "\n")
-                + ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder))
+                + ComparisonTable.markdown(comparison, baseline: baselineFolder, current: currentFolder)
+                + notes.map { "- \($0)\n" }.joined())
         return comparison.regressions.isEmpty ? .success : .thresholdBreached
+    }
+
+    /// `comparison` without the regressions that lie within the two runs' sampling uncertainty: where the current
+    /// run's 95% interval of the statistic reaches down into the baseline's (``SamplingUncertainty``), the change may
+    /// be chance, and a note says so. The runs are read again for the percentiles at the intervals' bounds (only when
+    /// something regressed, so a passing comparison reads each run once).
+    private static func withinUncertainty(
+        _ comparison: RunComparison, _ baselineFolder: String, _ currentFolder: String, notes: inout [String]
+    ) throws(UsageError) -> RunComparison {
+        func load(_ folder: String) throws(UsageError) -> SavedRun {
+            let first = try SavedRun.argument(folder, of: spec.name)
+            let needed = comparison.regressions.flatMap { regression in
+                SamplingUncertainty.neededPercentiles(
+                    for: regression.limit.statistic,
+                    count: first.results.summaries.first { $0.metric == regression.limit.metric }?.count ?? 0)
+            }
+            return try SavedRun.argument(folder, of: spec.name, percentiles: needed)
+        }
+        let (baseline, current) = (try load(baselineFolder), try load(currentFolder))
+        return comparison.excluding { regression in
+            let (metric, statistic) = (regression.limit.metric, regression.limit.statistic)
+            guard let old = baseline.results.summaries.first(where: { $0.metric == metric }),
+                let new = current.results.summaries.first(where: { $0.metric == metric }),
+                let before = SamplingUncertainty.interval(of: statistic, in: old),
+                let now = SamplingUncertainty.interval(of: statistic, in: new),
+                now.lowerBound <= before.upperBound
+            else { return false }
+            func text(_ value: Double) -> String { DurationText.format(UInt64(roundingClamped: value)) }
+            notes.append("not a regression: \(regression.limit.expression) moved to \(text(regression.row.current ?? 0)), "
+                + "within the runs' own sampling uncertainty (95%: the baseline's \(statistic) up to "
+                + "\(text(before.upperBound)), the current's from \(text(now.lowerBound)); --no-uncertainty to judge "
+                + "the values alone)")
+            return true
+        }
     }
 
     /// A setting's value as a person reads it: durations and sizes in units, an empty target as the built-in server.
