@@ -22,6 +22,10 @@ public enum BenchCommandLine {
         }
         var rest = Array(arguments.dropFirst())
         if command == "serve" {  // two words: `bench serve fanout`
+            if rest.first == "--help" || rest.first == "-h" {
+                Console.out(ServeCommand.overview)
+                return .success
+            }
             guard let scenario = rest.first, scenario == "fanout" || scenario == "roundtrip" else {
                 throw UsageError(message: "bench serve needs its scenario: bench serve fanout or bench serve roundtrip", command: nil)
             }
@@ -32,6 +36,10 @@ public enum BenchCommandLine {
         case "-h", "--help", "help":
             if let topic = rest.first {
                 let topic = topic == "serve" ? (["serve"] + rest.dropFirst().prefix(1)).joined(separator: " ") : topic
+                if topic == "serve" {
+                    Console.out(ServeCommand.overview)
+                    return .success
+                }
                 guard let spec = Commands.named(topic) else {
                     throw UsageError(message: "Unknown command '\(topic)'", command: nil)
                 }
@@ -48,6 +56,7 @@ public enum BenchCommandLine {
                 let what = command.hasPrefix("-") ? "option" : "command"
                 throw UsageError(message: "Unknown \(what) '\(command)'", command: nil)
             }
+            if spec.name.hasPrefix("serve ") { try ServeCommand.refuseInapplicable(rest, command: spec.name) }
             let parsed = try ParsedOptions(rest, command: spec)
             if parsed.wantsHelp {
                 Console.out(HelpText.page(for: spec))

@@ -5,6 +5,22 @@ import BenchScenarios
 /// `bench serve fanout|roundtrip`: the server and collector of a run whose clients come from agents (`bench clients`),
 /// in other processes: the scenario's options, plus where to listen and the token agents must show.
 enum ServeCommand {
+    /// Options of `bench fanout|roundtrip` that `bench serve` does not take, and why: each is a usage error naming the
+    /// reason, never silently ignored.
+    static let refusedOptions: [String: String] = {
+        let agents = "the clients come from agents (bench clients)"
+        let target = "bench serve measures its built-in server; agents for a --target run are not supported yet"
+        return [
+            "host": "bench serve listens where --listen HOST:PORT says",
+            "port": "bench serve listens where --listen HOST:PORT says",
+            "client-procs": agents + ": start more of them instead",
+            "client-threads": agents + ": give --client-threads to bench clients",
+            "source-addresses": agents + ": give --source-addresses to bench clients",
+            "target": target, "framing": target, "subscribe": target, "publish": target,
+            "repeat": "bench serve is one run that agents join: start it again to repeat it",
+        ]
+    }()
+
     /// The command line of `bench serve SCENARIO`.
     static func spec(for scenario: Scenario) -> CommandSpec {
         let run = RunCommand.spec(for: scenario)
@@ -15,7 +31,7 @@ enum ServeCommand {
                 + "have joined, then run the \(scenario.rawValue) scenario as bench \(scenario.rawValue) does and write "
                 + "the same run folder, plus agents.csv. Agents may run on other hosts: each measures the server's clock and "
                 + "corrects its clients' stamps (agents.csv: clock_offset_ns, clock_error_ns).",
-            options: run.options + [
+            options: run.options.filter { refusedOptions[$0.name] == nil } + [
                 OptionSpec("listen", value: "host:port", help: "Where agents and their clients connect.", default: "127.0.0.1:0"),
                 OptionSpec("token", value: "text", help: "The secret agents must give to take client ids (required)."),
                 OptionSpec(
@@ -25,9 +41,33 @@ enum ServeCommand {
             notes: run.notes)
     }
 
+    /// A usage error for the first option in `arguments` that `bench serve` does not take, saying why.
+    static func refuseInapplicable(_ arguments: [String], command: String) throws(UsageError) {
+        for word in arguments where word.hasPrefix("--") {
+            let name = String(word.dropFirst(2).prefix { $0 != "=" })
+            if let reason = refusedOptions[name] {
+                throw UsageError(message: "--\(name) does not apply to bench serve: \(reason)", command: command)
+            }
+        }
+    }
+
+    /// The one-screen help of `bench serve` without its scenario.
+    static var overview: String {
+        "OVERVIEW: The server and collector of a run alone; agents (bench clients) bring the clients, from this host or "
+            + "others.\n\nUSAGE: bench serve <scenario> [<options>]\n\nSCENARIOS:\n"
+            + "  fanout      \(spec(for: .fanout).abstract)\n  roundtrip   \(spec(for: .roundtrip).abstract)\n\n"
+            + "  See 'bench serve fanout --help' or 'bench serve roundtrip --help' for the options.\n"
+    }
+
     /// The runs of `parsed`, set up to wait for agents.
     static func options(_ parsed: ParsedOptions, scenario: Scenario, command: String) throws(UsageError) -> RunOptions {
         var options = try RunOptions(parsed, scenario: scenario)
+        guard options.steps.count == 1 else {
+            throw UsageError(
+                message: "bench serve is one run that agents join: give single values, not lists (a sweep runs with "
+                    + "bench \(scenario.rawValue))",
+                command: command)
+        }
         let reader = OptionReader(parsed: parsed, command: command)
         guard let token = parsed.value("token"), !token.isEmpty else {
             throw UsageError(message: "--token is required: the secret agents must give (bench clients --token)", command: command)

@@ -147,3 +147,31 @@ import Testing
         #expect(contents(of: out) == nil, "nothing written")
     }
 }
+
+/// `bench serve` takes what applies to a server whose clients come from agents, and says why for the rest.
+@Suite(.timeLimit(.minutes(3))) struct ServeUsageTests {
+    @Test(arguments: [
+        (["--port", "7100"], "--port does not apply to bench serve: bench serve listens where --listen HOST:PORT says"),
+        (["--host=0.0.0.0"], "--host does not apply to bench serve: bench serve listens where --listen HOST:PORT says"),
+        (["--client-procs", "2"], "--client-procs does not apply to bench serve: the clients come from agents"),
+        (["--client-threads", "2"], "--client-threads does not apply to bench serve: the clients come from agents"),
+        (["--target", "redis://127.0.0.1:6379/x"], "--target does not apply to bench serve: bench serve measures its built-in server"),
+        (["--repeat", "2"], "--repeat does not apply to bench serve: bench serve is one run that agents join"),
+        (["--clients", "10,20"], "bench serve is one run that agents join: give single values, not lists"),
+    ])
+    func anOptionThatDoesNotApplyIsAUsageErrorSayingWhy(options: [String], message: String) throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["serve", "fanout", "--token", "t", "--out", out] + options)
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.hasPrefix("Error: " + message), "\(result.standardError)")
+        #expect(contents(of: out) == nil, "nothing written")
+    }
+
+    @Test func serveHelpShowsItsScenarios() throws {
+        for arguments in [["serve", "--help"], ["serve", "-h"], ["help", "serve"]] {
+            let result = try BenchProcess.run(arguments)
+            #expect(result.exitCode == 0, "\(arguments): \(result.standardError)")
+            #expect(result.standardOutput.contains("bench serve"), "\(arguments): \(result.standardOutput)")
+        }
+    }
+}
