@@ -31,7 +31,7 @@ public enum RunSettingsCSV {
         let recording = analysis.recording
         let configuration = recording.configuration
         let lostMessages = analysis.summary(of: configuration.scenario == .fanout ? .delivery : .rtt)?.lost ?? 0
-        let duration = Double(recording.endNanoseconds - min(recording.startNanoseconds, recording.endNanoseconds))
+        let duration = Double(recording.sendingDuration)
         var rows: [(String, String)] = [
             ("scenario", configuration.scenario.rawValue),
             ("command_line", metadata.commandLine),

@@ -21,7 +21,7 @@ public enum SummaryJSON {
         let configuration = recording.configuration
         var fields: [(String, String)] = [
             ("scenario", string(configuration.scenario.rawValue)),
-            ("transport", string(configuration.transport.rawValue)),
+            ("transport", string(configuration.target.map { $0.scheme.rawValue } ?? configuration.transport.rawValue)),
             ("target", configuration.target.map { string($0.description) } ?? "null"),
             ("status", string(recording.status.rawValue)),
             ("run_folder", string(runFolder)),

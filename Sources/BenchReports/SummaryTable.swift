@@ -38,9 +38,7 @@ public enum SummaryTable {
                 ? "\(configuration.messages) broadcasts" : "\(configuration.messages) messages each")
         let pace = configuration.isClosedLoop
             ? "closed loop" : "every \(DurationText.format(configuration.interval)) (\(configuration.arrival.rawValue))"
-        let duration = DecimalText.fixed(
-            Double(recording.endNanoseconds - min(recording.startNanoseconds, recording.endNanoseconds)) / 1e9,
-            fractionDigits: 1)
+        let duration = DecimalText.fixed(Double(recording.sendingDuration) / 1e9, fractionDigits: 1)
         // What was measured: the built-in server over its transport, or the user's server at its URL.
         let server = configuration.target.map { "through \($0)" } ?? "over \(configuration.transport.rawValue)"
         return "\(configuration.scenario.rawValue) \(server): \(clients), \(messages), \(pace), "

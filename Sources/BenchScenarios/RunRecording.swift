@@ -137,6 +137,12 @@ public struct RunRecording: Sendable {
         self.connectTimes = Array(repeating: 0, count: configuration.clients)
     }
 
+    /// How long the run sent and waited for echoes: from the start of sending to the end; 0 for a run stopped before
+    /// sending began (waiting for its clients or agents), which has no start.
+    public var sendingDuration: UInt64 {
+        startNanoseconds == 0 ? 0 : endNanoseconds - Swift.min(startNanoseconds, endNanoseconds)
+    }
+
     // MARK: A message's outcome, which only these change
 
     /// Message `index` went out at `time` (the time before the write): it waits for its echo.

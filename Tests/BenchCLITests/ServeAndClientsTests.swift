@@ -22,6 +22,20 @@ import Testing
 
     private func rows(_ path: String) throws -> [[String: String]] { try csvRows(path) }
 
+    /// Ctrl-C while the server waits for its agents: nothing was sent, so the run lasted 0 s (it used to report the
+    /// machine's uptime, the end time less a start that never was).
+    @Test func aServeInterruptedWhileWaitingForAgentsRanForNoTimeAtAll() throws {
+        let out = temporaryFolderPath()
+        let (server, _) = try serve(["fanout", "--clients", "4", "--token", "t", "--quiet", "--out", out])
+        kill(server.processIdentifier, SIGINT)
+        let result = try BenchProcess.finish(server, timeout: 60)
+        #expect(result.exitCode == 130, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = Dictionary(uniqueKeysWithValues: try rows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(settings["status"] == "interrupted")
+        #expect(settings["duration_s"] == "0.000", "\(settings["duration_s"] ?? "")")
+    }
+
     @Test func twoAgentsBringTheClientsOfAFanoutAndAWrongTokenIsTurnedAway() throws {
         let out = temporaryFolderPath()
         let (server, port) = try serve([
