@@ -78,6 +78,11 @@ enum CompareCommand {
         if !comparison.regressions.isEmpty && !parsed.has("no-uncertainty") {
             comparison = try withinUncertainty(comparison, baselineFolder, currentFolder, notes: &notes)
         }
+        if !comparison.regressions.isEmpty {
+            notes.append("note: one run on each side says nothing of how much runs of the same code differ (p99 by "
+                + "a third between runs is common); make both with --repeat 5 and compare the sweeps: their medians, "
+                + "and no regression while the current median lies within the baseline's repeats")
+        }
         let note = differences.isEmpty ? "" : "note: the runs differ in " + differences.joined(separator: ", ") + "\n"
         Console.out(note + ComparisonTable.render(comparison, baseline: baselineFolder, current: currentFolder)
             + notes.map { $0 + "\n" }.joined())

@@ -3,9 +3,9 @@
 ///
 /// A percentile's interval is distribution-free: the rank of the p-th percentile among `count` values is binomial, so
 /// with 95% confidence the true percentile lies between the values at ranks `n·q ∓ 1.96·√(n·q·(1−q))` (q = p/100).
-/// The mean's is `mean ∓ 1.96·σ/√n`. A p99 of 200 broadcasts lies somewhere between the 195th value and the largest:
-/// two runs of an unchanged server often differ by a third there, and a single pair of runs cannot tell that from a
-/// regression, so ``RunComparison`` calls a change a regression only where the two intervals do not overlap.
+/// The mean's is `mean ∓ 1.96·σ/√n`. A p99 of 200 broadcasts lies somewhere between the 195th value and the largest,
+/// so `bench compare` of two single runs calls a change a regression only where the two intervals do not overlap. (What
+/// this cannot see is how runs of the same code differ from each other: that takes repeats.)
 public enum SamplingUncertainty {
     /// The normal quantile of a two-sided 95% interval.
     public static let z = 1.96
