@@ -65,16 +65,19 @@ enum ProgressLine {
         guard control.isRunning.load(ordering: .relaxed) else {
             return "\(configuration.scenario.rawValue): connecting \(configuration.clients) clients… \(elapsed)"
         }
-        let sent = control.dispatchedMessages.load(ordering: .relaxed)
+        // Fanout counts broadcasts (each is a message to every client), roundtrip its messages.
+        let perSend = configuration.scenario == .fanout ? max(1, configuration.clients) : 1
+        let unit = configuration.scenario == .fanout ? "broadcasts" : "messages"
+        let sent = control.dispatchedMessages.load(ordering: .relaxed) / perSend
         let echoed = control.echoedMessages.load(ordering: .relaxed)
         let stopping = control.isStopRequested ? " · stopping" : ""
         if let duration = configuration.duration {
-            return "\(configuration.scenario.rawValue): sent \(sent) · echoed \(echoed) · \(elapsed) of "
+            return "\(configuration.scenario.rawValue): \(unit) sent \(sent) · echoes \(echoed) · \(elapsed) of "
                 + "\(DurationText.format(duration))\(stopping)"
         }
-        let total = control.totalMessages.load(ordering: .relaxed)
+        let total = control.totalMessages.load(ordering: .relaxed) / perSend
         let percent = total > 0 ? 100 * sent / total : 0
-        return "\(configuration.scenario.rawValue): sent \(sent)/\(total) (\(percent)%) · echoed \(echoed) · "
+        return "\(configuration.scenario.rawValue): \(unit) sent \(sent)/\(total) (\(percent)%) · echoes \(echoed) · "
             + "\(elapsed)\(stopping)"
     }
 }

@@ -13,6 +13,18 @@ enum ThresholdParsing {
             ?? RunAnalysis.Metric.reported(by: scenario, hasEchoes: hasEchoes, reconnects: reconnects).map(\.rawValue)
         var thresholds: [Threshold] = []
         for text in expressions {
+            // A metric bench knows but this run does not report: say which runs have it, not "unknown metric".
+            if let absent = RunAnalysis.Metric.allCases.first(where: {
+                text.hasPrefix($0.rawValue + ".") && !metrics.contains($0.rawValue)
+            }) {
+                let hint = absent == .reconnect
+                    ? ": it is measured when clients come back (--reconnect, --drop-connections-at)"
+                    : " (its metrics: \(metrics.joined(separator: " ")))"
+                throw UsageError(
+                    message: "The value '\(text)' is invalid for '--threshold <expr>': this run has no "
+                        + "\(absent.rawValue) metric\(hint)",
+                    command: command)
+            }
             do {
                 thresholds.append(try Threshold(
                     parsing: text, defaultMetric: scenario == .fanout ? "spread" : "rtt", metrics: metrics))

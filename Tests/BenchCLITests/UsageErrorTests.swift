@@ -46,7 +46,7 @@ import Testing
         (["fanout", "--reconnect", "--reconnect-max", "18446744073s"], "'--reconnect-max <duration>': must be at most 86400s"),
         (["fanout", "--drop-connections-at", "0"], "'--drop-connections-at <duration>': must be more than 0"),
         (["fanout", "--offline-queue", "--reconnect"], "--offline-queue is for roundtrip, not fanout"),
-        (["fanout", "--threshold", "reconnect.p99<2s"], "unknown metric 'reconnect' (metrics: delivery spread completion rtt lag connect)"),
+        (["fanout", "--threshold", "reconnect.p99<2s"], "this run has no reconnect metric: it is measured when clients come back (--reconnect, --drop-connections-at)"),
         (["roundtrip", "--offline-queue", "--reconnect", "--interval", "0"], "--offline-queue is for open-loop roundtrip"),
         (["roundtrip", "--offline-queue"], "--offline-queue is for open-loop roundtrip (--interval above 0) whose clients come back"),
         (["fanout", "--source-addresses", "127.0.0.2,1.2.3"], "'--source-addresses <list>': '1.2.3' is not a numeric IPv4 or IPv6 address"),
@@ -73,7 +73,7 @@ import Testing
         (["fanout", "--target", "ws://127.0.0.1:7/", "--publish", "{padding}"], "'--publish <template>': the template must hold {marker}"),
         (["roundtrip", "--target", "tcp://127.0.0.1:7", "--transport", "ws"], "Error: --transport is for the built-in server"),
         (["roundtrip", "--target", "tcp://127.0.0.1:7", "--framing", "stx", "--payload", "48"], "'--payload <bytes>': a message to tcp:// with --framing stx holds its 42-byte marker and 7 bytes of framing: at least 49B, at most 65542B"),
-        (["fanout", "--target", "redis://127.0.0.1:6379/c", "--threshold", "rtt.p99<1s"], "unknown metric 'rtt'"),
+        (["fanout", "--target", "redis://127.0.0.1:6379/c", "--threshold", "rtt.p99<1s"], "this run has no rtt metric (its metrics: delivery spread completion lag"),
         (["fanout", "--count", "5"], "Error: Unknown option '--count': fanout takes --messages (broadcasts)"),
         (["roundtrip", "--messages", "5"], "Error: Unknown option '--messages': roundtrip takes --count (messages per client)"),
         (["roundtrip", "--server-threads", "2"], "Error: Unknown option '--server-threads': --server-threads is for fanout, not roundtrip"),
@@ -158,6 +158,7 @@ import Testing
         (["--target", "redis://127.0.0.1:6379/x"], "--target does not apply to bench serve: bench serve measures its built-in server"),
         (["--repeat", "2"], "--repeat does not apply to bench serve: bench serve is one run that agents join"),
         (["--clients", "10,20"], "bench serve is one run that agents join: give single values, not lists"),
+        (["--transport", "ws"], "bench serve's agents speak tcp only so far: --transport ws runs with its clients in one process"),
     ])
     func anOptionThatDoesNotApplyIsAUsageErrorSayingWhy(options: [String], message: String) throws {
         let out = temporaryFolderPath()
@@ -173,5 +174,33 @@ import Testing
             #expect(result.exitCode == 0, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.contains("bench serve"), "\(arguments): \(result.standardOutput)")
         }
+    }
+}
+
+/// Combinations that cannot work are refused before anything starts, naming why: never a 30 s wait for agents that
+/// cannot join.
+@Suite(.timeLimit(.minutes(3))) struct CompositionRefusalTests {
+    @Test(arguments: ["ws", "tls", "wss"])
+    func clientProcessesOverAnotherTransportThanTCPAreAUsageError(transport: String) throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "4", "--transport", transport, "--client-procs", "2", "--out", out,
+        ])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains(
+            "--client-procs runs the clients as bench clients agents, which speak tcp only so far: --transport \(transport)"),
+            "\(result.standardError)")
+        #expect(contents(of: out) == nil, "nothing written")
+    }
+
+    @Test func moreWebSocketClientsThanOneProcessHoldsFailAtOnceSayingWhy() throws {
+        let out = temporaryFolderPath()
+        // 64 descriptors in reserve and 2 a client: 100 clients need more than a limit of 128 gives one process.
+        let process = try BenchProcess.start(
+            ["fanout", "--clients", "100", "--transport", "ws", "--messages", "5", "--out", out], descriptorLimit: 128)
+        let result = try BenchProcess.finish(process, timeout: 60)
+        #expect(result.exitCode == 3, "\(result.standardError)")
+        #expect(result.standardError.contains("whose agents speak tcp only so far"), "\(result.standardError)")
+        #expect((contents(of: out) ?? []).isEmpty, "no run folder")
     }
 }

@@ -26,16 +26,17 @@ public struct RunComparison: Sendable {
         public let limit: RegressionLimit
         public let row: Row
 
-        /// `regression: spread.p99=+25% broken: 400us → 531us (+131us, +32.8%)`.
+        /// `regression: spread.p99=+25% broken: 400.0µs → 531.0µs (+131.0µs, +32.8%)`.
         public var line: String {
-            let change = row.change.map { ($0 >= 0 ? "+" : "-") + DurationText.format(UInt64(roundingClamped: $0.magnitude)) }
+            // In the table's units (µs, ms, s by magnitude), not to the nanosecond.
+            let change = row.change.map { ($0 >= 0 ? "+" : "-") + DurationText.display(UInt64(roundingClamped: $0.magnitude)) }
             let relative = row.relativeChange.map { ($0 >= 0 ? "+" : "") + DecimalText.fixed($0, fractionDigits: 1) + "%" }
             return "regression: \(limit.expression) broken: \(Self.text(row.baseline)) → \(Self.text(row.current))"
                 + " (\([change, relative].compactMap { $0 }.joined(separator: ", ")))"
         }
 
         static func text(_ value: Double?) -> String {
-            value.map { DurationText.format(UInt64(roundingClamped: $0)) } ?? "nothing measured"
+            value.map { DurationText.display(UInt64(roundingClamped: $0)) } ?? "nothing measured"
         }
     }
 
