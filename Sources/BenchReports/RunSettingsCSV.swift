@@ -77,6 +77,8 @@ public enum RunSettingsCSV {
             ("duplicate_echoes", "\(recording.duplicateEchoes)"),
             ("dropped_echoes", "\(recording.droppedEchoes)"),
             ("connections_closed_early", "\(recording.connectionsClosedEarly)"),
+            ("client_side_events", "\(recording.clientSideEvents)"),
+            ("listener_events", "\(recording.listenerEvents)"),
             ("events_not_recorded", "\(recording.eventsNotRecorded)"),
             ("accept_failures", "\(recording.acceptFailures)"),
             ("heartbeats_sent", "\(recording.heartbeatsSent)"),

@@ -65,6 +65,24 @@ public enum SummaryTable {
         return line
     }
 
+    /// The connections closed early (run.csv's count: the server's), what else events.csv holds, and the commonest
+    /// reasons, whose counts add up to the total with the rest named as such.
+    static func eventsLine(_ recording: RunRecording) -> String {
+        var counts: [String: Int] = [:]
+        for event in recording.connectionEvents { counts[event.reason, default: 0] += 1 }
+        let top = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3)
+        let total = recording.connectionEvents.count + recording.eventsNotRecorded
+        let rest = total - top.reduce(0) { $0 + $1.value }
+        var others: [String] = []
+        if recording.clientSideEvents > 0 { others.append("\(recording.clientSideEvents) seen by the clients") }
+        if recording.listenerEvents > 0 { others.append("\(recording.listenerEvents) of the listener") }
+        let kept = recording.eventsNotRecorded > 0 ? "; the first \(recording.connectionEvents.count) kept" : ""
+        return "connections closed early: \(recording.connectionsClosedEarly) by the server"
+            + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")")
+            + ": " + top.map { "\($0.key) (\($0.value))" }.joined(separator: "; ")
+            + (rest > 0 ? "; \(rest) more" : "") + " — \(total) events\(kept); see \(ConnectionEventsCSV.fileName)"
+    }
+
     /// Lines about anything that went wrong: status, losses, closed connections.
     private static func problems(_ analysis: RunAnalysis) -> [String] {
         let recording = analysis.recording
@@ -102,13 +120,7 @@ public enum SummaryTable {
                 + (recording.deadClients.count > 10 ? ", …" : ""))
         }
         if !recording.connectionEvents.isEmpty {
-            var counts: [String: Int] = [:]
-            for event in recording.connectionEvents { counts[event.reason, default: 0] += 1 }
-            let reasons = counts.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) (\($0.value))" }
-            let total = recording.connectionEvents.count + recording.eventsNotRecorded
-            let kept = recording.eventsNotRecorded > 0 ? " (the first \(recording.connectionEvents.count) kept)" : ""
-            lines.append("connections closed early: \(total)\(kept): "
-                + reasons.joined(separator: "; ") + "; see \(ConnectionEventsCSV.fileName)")
+            lines.append(eventsLine(recording))
         }
         return lines
     }

@@ -68,8 +68,13 @@ public struct RunRecording: Sendable {
     public private(set) var connectionEvents: [ConnectionEvent] = []
     /// Events beyond ``maximumEvents`` (a flood of stray connections), counted but not kept.
     public private(set) var eventsNotRecorded = 0
-    /// Connections the server closed early or refused, whether their event was kept or not.
+    /// Connections the server closed early or refused, whether their event was kept or not: run.csv's
+    /// `connections_closed_early` and the count the summary leads with.
     public private(set) var connectionsClosedEarly = 0
+    /// Events the clients' side saw (a connection of theirs failing: often one the server closed, seen from the
+    /// other end) and the listener's (accept failed), whether kept or not. The three counts add up to every event.
+    public private(set) var clientSideEvents = 0
+    public private(set) var listenerEvents = 0
     /// The most events a run keeps, so that a flood of connections cannot grow its memory without bound.
     public static let maximumEvents = 10_000
     /// `bench serve`: the agents that joined, in the order they did.
@@ -183,7 +188,11 @@ public struct RunRecording: Sendable {
 
     /// Records an event, or only counts it once ``maximumEvents`` are kept.
     public mutating func record(_ event: ConnectionEvent) {
-        if event.side == .server { connectionsClosedEarly += 1 }
+        switch event.side {
+        case .server: connectionsClosedEarly += 1
+        case .clients: clientSideEvents += 1
+        case .listener: listenerEvents += 1
+        }
         if connectionEvents.count < Self.maximumEvents {
             connectionEvents.append(event)
         } else {

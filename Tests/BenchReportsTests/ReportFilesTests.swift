@@ -119,6 +119,25 @@ import Testing
         #expect(!json.contains("secret"))
     }
 
+    /// One count per side, the same in the terminal and run.csv, and the reasons listed add up to the events (an
+    /// outage run said "9383" while its reasons added up to 9,086 and run.csv said 5000).
+    @Test func theEventCountsAgreeBetweenTheSummaryAndRunCSVAndTheReasonsAddUp() throws {
+        var recording = recording()  // one server event already: "unknown frame kind 71, …"
+        for (side, reason, count) in [
+            (ConnectionEvent.Side.server, "dropped by --drop-connections-at", 4),
+            (.clients, "send: Connection reset", 2), (.clients, "closed by peer", 1), (.listener, "accept failed", 1),
+        ] {
+            for _ in 0..<count { recording.record(ConnectionEvent(side: side, client: 0, time: 2, reason: reason)) }
+        }
+        let line = SummaryTable.eventsLine(recording)
+        #expect(line == "connections closed early: 5 by the server (events also: 3 seen by the clients, 1 of the "
+            + "listener): dropped by --drop-connections-at (4); send: Connection reset (2); accept failed (1); 2 more "
+            + "— 9 events; see events.csv", "\(line)")
+        let metadata = RunMetadata(commandLine: "bench fanout", version: "9.9.9", kernel: "Linux 6", cpus: 2)
+        let settings = try csv { try RunSettingsCSV.write(RunAnalysis(recording: recording), metadata: metadata, to: &$0) }
+        #expect(settings.contains("\r\nconnections_closed_early,5\r\nclient_side_events,3\r\nlistener_events,1\r\n"))
+    }
+
     @Test func theTerminalTableShowsEveryMetricAndTheFolder() {
         let table = SummaryTable.render(RunAnalysis(recording: recording()), runFolder: "results/x")
         #expect(table.contains("roundtrip over tcp: 2 clients, 2 messages each, every 10ms (poisson), 64B, seed 3"))
