@@ -10,7 +10,7 @@ extension HTMLRunReport {
         guard rows.count >= 2 else { return "" }
         let seconds = rows.map { Double($0.start + $0.end) / 2e9 }
         let lastSecond = max(Double(rows.last!.end) / 1e9, 0.001)
-        let top = max(Double(rows.compactMap(\.max).max() ?? 1) * 1.1, 1)
+        let top = max(Double(rows.compactMap(\.max).max() ?? 1) * 1.25, 1)  // room for the legend above the max
         let unit = LatencyUnit.fitting(upTo: top)
         var plot = SVGPlot(
             x: .linear(0...lastSecond), y: .linear(0...top), xLabel: "time since start (s)", yLabel: metric,
@@ -21,6 +21,7 @@ extension HTMLRunReport {
             let points = zip(seconds, rows).compactMap { second, row in value(row).map { (second, Double($0)) } }
             plot.line(points, cssClass: statistic)
         }
+        plot.legend([("p50", "p50"), ("p99", "p99"), ("max", "max")])
         let lost = rows.reduce(0) { $0 + $1.lost }
         return "<h2>\(metric) over time</h2>\n"
             + figure(

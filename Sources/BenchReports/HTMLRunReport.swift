@@ -14,6 +14,9 @@ public enum HTMLRunReport {
         var body = "<h1>\(MarkupText.escape(name)): \(MarkupText.escape(results.setting("status") ?? ""))</h1>\n"
         body += "<p class=\"meta\">\(MarkupText.escape(headline(results)))</p>\n"
         if let detail = results.statusDetail { body += "<p class=\"meta\">\(MarkupText.escape(detail))</p>\n" }
+        for note in [RunNotes.outages(results), RunNotes.closedEarly(results)].compactMap({ $0 }) {
+            body += "<p class=\"note\">\(MarkupText.escape(note))</p>\n"
+        }
         body += summaryTable(results, under: under)
         if !results.thresholds.isEmpty { body += thresholdList(results.thresholds) }
         for (summary, histogram) in zip(results.summaries, results.histograms) {
@@ -45,7 +48,7 @@ public enum HTMLRunReport {
                     + "red crosses: slices where every message was lost")
         }
         body += timelineSection(results)
-        body += "<h2>settings</h2>\n" + settingsTable(results.settings)
+        body += settingsSection(results)
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -55,7 +58,8 @@ public enum HTMLRunReport {
             <style>
             body { font: 14px/1.4 system-ui, sans-serif; color: #1d2733; background: #fff; margin: 24px auto; max-width: 1180px; }
             h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 24px 0 6px; }
-            .meta { color: #566; margin: 0 0 16px; }
+            .meta { color: #566; margin: 0 0 16px; } .note { color: #9a4a00; margin: -8px 0 12px; }
+            details summary { cursor: pointer; color: #566; margin: 10px 0 6px; }
             table { border-collapse: collapse; } td, th { padding: 3px 10px; border-bottom: 1px solid #dde3ea; }
             th { text-align: left; background: #f3f6f9; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
             .row { display: flex; flex-wrap: wrap; gap: 12px; } figure { margin: 0; }
@@ -110,9 +114,13 @@ public enum HTMLRunReport {
             ?? results.setting("count").map { plural($0, "message", "messages") + " per client" } ?? ""
         let closedLoop = results.setting("arrival") == "closed-loop" || results.setting("interval_ns") == "0"
         let pace = closedLoop ? "closed loop" : "every \(setting("interval")) (\(setting("arrival")))"
-        return "\(plural(setting("clients"), "client", "clients")) · \(messages) · \(pace)"
+        let target = results.setting("target").flatMap { $0.isEmpty ? nil : $0 }
+        let server = target.map { "through \($0)" } ?? results.setting("transport").map { "over \($0)" }
+        return [server, "\(plural(setting("clients"), "client", "clients")) · \(messages) · \(pace)"].compactMap { $0 }
+            .joined(separator: " · ")
             + " · \(setting("payload_bytes")) B · seed \(setting("seed")) · \(setting("start_utc"))"
-            + " · server CPU \(setting("server_cpus")), clients CPU \(setting("client_cpus"))"
+            + (target == nil ? " · server CPU \(setting("server_cpus")), clients" : " · clients")
+            + " CPU \(setting("client_cpus"))"
     }
 
     private static func summaryTable(_ results: RunResults, under: Double) -> String {
@@ -135,7 +143,7 @@ public enum HTMLRunReport {
         }.joined(separator: "\n") + "\n</ul>\n"
     }
 
-    private static func settingsTable(_ settings: [(key: String, value: String)]) -> String {
+    static func settingsTable(_ settings: [(key: String, value: String)]) -> String {
         "<table>\n" + settings.map { "<tr><td>\(MarkupText.escape($0.key))</td><td>\(MarkupText.escape($0.value))</td></tr>" }
             .joined(separator: "\n") + "\n</table>\n"
     }

@@ -1,6 +1,7 @@
 import BenchCore
 
-/// The latency axis of a metric's plots: its range, fitted to the data, its ticks in one unit, and where the
+/// The latency axis of a metric's plots: its range, fitted to the data, its ticks each in its own unit (`500µs`,
+/// `1ms`, `2ms`: a log axis spans decades, and `1000000µs` reads badly), and where the
 /// `--under` threshold goes (on the axis, or off it as a note at the edge).
 struct LatencyAxis {
     /// Where the `--under` threshold falls against the axis.
@@ -14,8 +15,6 @@ struct LatencyAxis {
 
     /// The axis range, nanoseconds, on 1-2-5 boundaries.
     let range: ClosedRange<Double>
-    /// The one unit of every tick.
-    let unit: LatencyUnit
     let under: Double
     let underPlacement: UnderPlacement
 
@@ -37,7 +36,6 @@ struct LatencyAxis {
         var upper = Self.niceStep(atLeast: high)
         if upper <= lower { upper = Self.niceStep(atLeast: lower * 1.5) }
         range = lower...upper
-        unit = LatencyUnit.fitting(range)
         self.under = under
     }
 
@@ -56,8 +54,8 @@ struct LatencyAxis {
         return [1.0, 2, 5].map { $0 * decade / 10 }.first { $0 >= value } ?? decade
     }
 
-    /// Ticks at 1, 2 and 5 × powers of ten within the range, all in ``unit``; over more than two decades only the
-    /// powers of ten (and the ends) are labelled, so labels never overlap.
+    /// Ticks at 1, 2 and 5 × powers of ten within the range, each in the largest unit it reads in (``LatencyUnit/reading(_:)``);
+    /// over more than two decades only the powers of ten (and the ends) are labelled, so labels never overlap.
     var ticks: [(Double, String)] {
         let decades = portableLog2(range.upperBound / range.lowerBound) / portableLog2(10)
         var ticks: [(Double, String)] = []
@@ -66,7 +64,7 @@ struct LatencyAxis {
             for step in [1.0, 2, 5] where range.contains(decade * step) {
                 let value = decade * step
                 let labelled = step == 1 || decades <= 2
-                ticks.append((value, labelled ? unit.text(nanoseconds: value) : ""))
+                ticks.append((value, labelled ? LatencyUnit.reading(value).text(nanoseconds: value) : ""))
             }
             decade *= 10
         }
@@ -101,6 +99,11 @@ struct LatencyUnit: Equatable {
         all.first { range.lowerBound >= $0.size / 10 && range.upperBound >= $0.size } ?? all[all.count - 1]
     }
 
+    /// The largest unit in which `value` is at least 1: `1ms`, not `1000µs`.
+    static func reading(_ value: Double) -> LatencyUnit {
+        all.first { value >= $0.size } ?? all[all.count - 1]
+    }
+
     /// The unit for a linear axis from 0 to `maximum`: the largest in which the maximum is at least 1.
     static func fitting(upTo maximum: Double) -> LatencyUnit {
         all.first { maximum >= $0.size } ?? all[all.count - 1]
@@ -132,8 +135,10 @@ enum PercentileAxis {
         return end
     }
 
-    /// Ticks at 0%, 50%, 90%, 99%, … up to `end`.
-    static func ticks(upTo end: Double) -> [(Double, String)] {
+    /// Ticks at 0%, 50%, 90%, 99%, … up to `end`, on a plot `width` pixels wide. A label that would overlap a more
+    /// important one is left blank (its tick and grid line stay): the median's and the last one's are kept first,
+    /// then 90%, 99%, … and 0% last, so `0%50%` and `99.9999%99.99999%` never run together.
+    static func ticks(upTo end: Double, width: Double = 480) -> [(Double, String)] {
         var ticks: [(Double, String)] = [(1, "0%"), (2, "50%")]
         var position = 10.0
         var nines = 1
@@ -142,6 +147,14 @@ enum PercentileAxis {
             position *= 10
             nines += 1
         }
-        return ticks
+        let decades = portableLog2(end) / portableLog2(10)
+        func pixels(_ index: Int) -> Double { portableLog2(ticks[index].0) / portableLog2(10) / decades * width }
+        func halfWidth(_ index: Int) -> Double { Double(ticks[index].1.count) * 3.4 + 3 }  // SVGPlot's estimate, a gap
+        let priority = [1, ticks.count - 1] + Array(2..<(ticks.count - 1)) + [0]
+        var kept: [Int] = []
+        for index in priority where !kept.contains(index) {
+            if kept.allSatisfy({ abs(pixels(index) - pixels($0)) >= halfWidth(index) + halfWidth($0) }) { kept.append(index) }
+        }
+        return ticks.indices.map { kept.contains($0) ? ticks[$0] : (ticks[$0].0, "") }
     }
 }

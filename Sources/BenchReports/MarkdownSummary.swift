@@ -20,17 +20,10 @@ public enum MarkdownSummary {
             + " · clients CPU \(setting("client_cpus")) · \(setting("start_utc"))\n\n"
         if let reason = results.setting("status_reason"), !reason.isEmpty { text += "Status: \(escape(reason))\n\n" }
         // The same counts as run.csv and the terminal's summary.
-        let count = { (key: String) in results.setting(key).flatMap { Int($0) } ?? 0 }
-        let (closed, clients, listener) = (
-            count("connections_closed_early"), count("client_side_events"), count("listener_events"))
-        if closed + clients + listener > 0 {
-            var others: [String] = []
-            if clients > 0 { others.append("\(clients) seen by the clients") }
-            if listener > 0 { others.append("\(listener) of the listener") }
-            text += "Connections closed early: \(closed) by the server"
-                + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")")
-                + "; see `events.csv`.\n\n"
+        for note in [RunNotes.outages(results), RunNotes.closedEarly(results)].compactMap({ $0 }) {
+            text += "- " + escape(note) + "\n"
         }
+        if RunNotes.outages(results) != nil || RunNotes.closedEarly(results) != nil { text += "\n" }
         text += "| " + SummaryRow.header(under: under).joined(separator: " | ") + " |\n"
         text += "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         for summary in results.summaries {

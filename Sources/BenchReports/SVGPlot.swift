@@ -122,6 +122,19 @@ struct SVGPlot {
             + "class=\"\(cssClass)\">\(MarkupText.escape(text))</text>")
     }
 
+    /// A legend inside the plot at its top right: for each entry a short stroke of its class and its name.
+    mutating func legend(_ entries: [(name: String, cssClass: String)]) {
+        var x = width - right - 6
+        for entry in entries.reversed() {
+            x -= Double(entry.name.count) * 6.8
+            marks.append("<text x=\"\(format(x))\" y=\"\(format(top + 14))\" class=\"tick\">\(MarkupText.escape(entry.name))</text>")
+            x -= 22
+            marks.append("<line x1=\"\(format(x))\" y1=\"\(format(top + 10))\" x2=\"\(format(x + 18))\" y2=\"\(format(top + 10))\" "
+                + "class=\"\(entry.cssClass)\"/>")
+            x -= 10
+        }
+    }
+
     /// Circles of radius `radius` at the points, each with a tooltip.
     mutating func points(_ points: [(Double, Double, String)], cssClass: String, radius: Double) {
         for (x, y, title) in points {

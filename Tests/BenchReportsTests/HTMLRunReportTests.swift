@@ -86,13 +86,15 @@ import Testing
         #expect(near.underPlacement == .onAxis && near.range.contains(2_000_000) && near.underNote == nil)
     }
 
-    @Test func latencyTicksAreInOneUnitChosenFromTheRange() {
+    /// Each tick reads in the largest unit it is at least 1 of, as the spread's axes do: `1ms`, never `1000µs` (the
+    /// issue saw `1000000µs` on an axis whose range was chosen in µs).
+    @Test func latencyTicksAreEachInTheirOwnUnit() {
         let micro = LatencyAxis(minimum: 12_000, maximum: 900_000, under: 0).ticks.map(\.1).filter { !$0.isEmpty }
-        #expect(micro == ["10µs", "20µs", "50µs", "100µs", "200µs", "500µs", "1000µs"])
+        #expect(micro == ["10µs", "20µs", "50µs", "100µs", "200µs", "500µs", "1ms"])
         let milli = LatencyAxis(minimum: 150_000, maximum: 180_000_000, under: 0).ticks.map(\.1).filter { !$0.isEmpty }
-        #expect(milli == ["0.1ms", "1ms", "10ms", "100ms"])
+        #expect(milli == ["100µs", "1ms", "10ms", "100ms"])
         let wide = LatencyAxis(minimum: 150_000, maximum: 180_000_000, under: 0)
-        #expect(wide.unit.name == "ms" && wide.ticks.first?.0 == 100_000)
+        #expect(wide.ticks.first?.0 == 100_000)
     }
 
     @Test func broadcastMetricsCountBroadcastsAndEveryMetricIsPlotted() {
@@ -106,5 +108,30 @@ import Testing
 
     @Test func countTicksAreWholeNumbers() {
         #expect(AxisTicks.counts(upTo: 1.1).map(\.1) == ["0", "1"])
+    }
+}
+
+@Suite struct PercentileAxisLabelTests {
+    /// However many nines the axis reaches, no two labels overlap (by SVGPlot's own estimate of their width), and
+    /// the median and the last one are always labelled.
+    @Test(arguments: [100.0, 1e3, 1e5, 1e7, 1e9])
+    func labelsNeverRunTogether(end: Double) {
+        let ticks = PercentileAxis.ticks(upTo: end)
+        let decades = portableLog2(end) / portableLog2(10)
+        let labelled = ticks.filter { !$0.1.isEmpty }.map { tick in
+            (pixels: portableLog2(tick.0) / portableLog2(10) / decades * 480, half: Double(tick.1.count) * 3.4)
+        }
+        for (a, b) in zip(labelled, labelled.dropFirst()) {
+            #expect(b.pixels - a.pixels >= a.half + b.half, "\(ticks.map(\.1))")
+        }
+        #expect(ticks.contains { $0.1 == "50%" })
+        #expect(ticks.last?.1.isEmpty == false, "\(ticks.map(\.1))")
+    }
+
+    @Test func aLatencyAxisLabelsEachTickInItsOwnUnit() {
+        let axis = LatencyAxis(minimum: 800, maximum: 1_500_000_000, under: 200_000_000)
+        let labels = axis.ticks.map(\.1).filter { !$0.isEmpty }
+        #expect(labels.contains("1ms") && labels.contains("1s") && labels.contains("1µs"), "\(labels)")
+        #expect(!labels.contains { $0.hasPrefix("1000") }, "\(labels)")
     }
 }

@@ -1,0 +1,28 @@
+/// The lines about a saved run that a reader must not miss, worded once for `summary.md` and `report.html`: the
+/// outages and the connections closed early, with the same counts as `run.csv` and the terminal's summary.
+enum RunNotes {
+    /// `outages: 50 connections closed during the run; 48 came back, 2 did not`; nil without outages.
+    static func outages(_ results: RunResults) -> String? {
+        let outages = count(results, "client_outages")
+        guard outages > 0 else { return nil }
+        let back = count(results, "client_outages_back")
+        return "outages: \(outages) connections closed during the run; \(back) came back, \(outages - back) did not"
+    }
+
+    /// `connections closed early: 5 by the server (events also: 3 seen by the clients)`; nil when none.
+    static func closedEarly(_ results: RunResults) -> String? {
+        let (closed, clients, listener) = (
+            count(results, "connections_closed_early"), count(results, "client_side_events"),
+            count(results, "listener_events"))
+        guard closed + clients + listener > 0 else { return nil }
+        var others: [String] = []
+        if clients > 0 { others.append("\(clients) seen by the clients") }
+        if listener > 0 { others.append("\(listener) of the listener") }
+        return "connections closed early: \(closed) by the server"
+            + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")") + "; see events.csv"
+    }
+
+    private static func count(_ results: RunResults, _ key: String) -> Int {
+        results.setting(key).flatMap { Int($0) } ?? 0
+    }
+}

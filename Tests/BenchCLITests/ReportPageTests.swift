@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `report.html` as a person sees it: rendered by headless Chromium (`--dump-dom`), where Debian's `chromium` is
+/// installed (`.ci/run` installs it; skipped, saying so, where it is not).
+@Suite(.timeLimit(.minutes(3))) struct ReportPageTests {
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// The page after Chromium rendered it.
+    private func rendered(_ page: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.chromium))
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + temporaryFolderPath(), "--dump-dom",
+            "file://" + page,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test(.enabled(if: chromium != nil, "chromium is not installed: apt-get install -y chromium"))
+    func aReportShowsItsServerItsOutagesItsLegendAndItsSettingsInUnits() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.run([
+            "fanout", "--clients", "5", "--duration", "2s", "--interval", "20ms", "--report-every", "500ms",
+            "--drop-connections-at", "1s", "--reconnect", "--quiet", "--out", out,
+        ])
+        try #require(run.exitCode == 0, "\(run.standardError)")
+        let folder = run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let page = try rendered(folder + "/report.html")
+        #expect(page.contains("<p class=\"meta\">over tcp · 5 clients · for 2s"), "the server in the header")
+        #expect(page.contains("<p class=\"note\">outages: 5 connections closed during the run; "), "outages up top")
+        #expect(page.contains(">delivery over time</h2>"))
+        for name in ["p50", "p99", "max"] {
+            #expect(page.contains("class=\"tick\">\(name)</text>"), "the timeline's legend names \(name)")
+        }
+        #expect(page.contains("<tr><td>timeout</td><td>5s</td></tr>"), "settings in units")
+        #expect(page.contains("<summary>every setting, as run.csv has it</summary>"), "the raw table, folded")
+        // No axis label in thousands of a smaller unit (1000µs is 1ms).
+        let labels = page.components(separatedBy: "class=\"tick\"").dropFirst().compactMap {
+            $0.split(separator: ">").dropFirst().first?.split(separator: "<").first.map(String.init)
+        }
+        #expect(!labels.contains { $0.range(of: #"^\d{4,}(ns|µs|ms)$"#, options: .regularExpression) != nil },
+                "\(labels.filter { $0.count > 5 })")
+    }
+}
