@@ -50,4 +50,26 @@ import Testing
         #expect(!labels.contains { $0.range(of: #"^\d{4,}(ns|µs|ms)$"#, options: .regularExpression) != nil },
                 "\(labels.filter { $0.count > 5 })")
     }
+
+    @Test(.enabled(if: chromium != nil, "chromium is not installed: apt-get install -y chromium"))
+    func aSweepPageGivesEachStepItsNumbersAndLinksItsRuns() throws {
+        let out = temporaryFolderPath()
+        let sweep = try BenchProcess.run([
+            "roundtrip", "--payload", "64,128", "--count", "20", "--interval", "1ms", "--repeat", "2", "--quiet",
+            "--out", out,
+        ])
+        try #require(sweep.exitCode == 0, "\(sweep.standardError)")
+        let folder = try #require(sweep.standardOutput.split(separator: "\n").last.map(String.init))
+        let page = try rendered(folder + "/sweep.html")
+        #expect(page.contains("<th>payload</th><th>metric</th><th>p50</th><th>p99</th><th>max</th><th>% under</th>"))
+        for step in ["payload-64B", "payload-128B"] {
+            for repeatIndex in 1...2 {
+                #expect(page.contains("<a href=\"\(step)-repeat-\(repeatIndex)/report.html\">\(repeatIndex)</a>"),
+                        "a link to \(step) repeat \(repeatIndex)")
+            }
+        }
+        let rows = page.components(separatedBy: "<tr>").filter { $0.contains("<td>rtt</td>") }
+        #expect(rows.count == 2, "a row per step")
+        #expect(rows.allSatisfy { $0.contains("µs") && $0.contains("%</td>") }, "each with its figures: \(rows)")
+    }
 }

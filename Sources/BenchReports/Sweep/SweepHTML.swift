@@ -38,16 +38,45 @@ enum SweepHTML {
                     }
                 guard !points.isEmpty else { continue }
                 body += figure(latencyPlot(points, metric: metric, axis: axis, under: report.under, categories: categories),
-                    caption: "\(metric): p50 (blue), p99 (orange), max (grey) against \(label(axis)); dashed: under")
+                    caption: "\(metric): p50 (blue), p99 (orange), max (grey, dashed, so a p99 equal to it shows) "
+                        + "against \(label(axis)); red dashed: under"
+                        + (report.repeats > 1 ? "; bars: the range of the \(report.repeats) repeats" : ""))
                 body += figure(percentPlot(points, axis: axis, categories: categories), caption: "\(metric): share of all sent under the threshold")
             }
             body += "</div>\n"
         }
-        body += "<h2>steps</h2>\n<table><tr><th>step</th><th>repeat</th></tr>\n"
-        for step in report.steps {
-            body += "<tr><td>\(MarkupText.escape(step.folder))</td><td class=\"n\">\(step.repeatIndex)</td></tr>\n"
+        return page(body + stepTable(report, metrics: metrics))
+    }
+
+    /// Each step's figures, per metric: p50, p99, max and the share under the threshold (with repeats, the median
+    /// and the repeats' range beside it), and a link to each of its runs' report.html.
+    static func stepTable(_ report: SweepReport, metrics: [String]) -> String {
+        let columns = report.steps.first?.settings.map(\.column) ?? []
+        var html = "<h2>steps</h2>\n<table><tr>" + columns.map { "<th>\(MarkupText.escape(label($0)))</th>" }.joined()
+            + "<th>metric</th><th>p50</th><th>p99</th><th>max</th><th>% under</th><th>report</th></tr>\n"
+        func time(_ value: (median: Double, low: Double, high: Double)?) -> String {
+            guard let value else { return "-" }
+            let text = { (microseconds: Double) in DurationText.display(UInt64(roundingClamped: microseconds * 1000)) }
+            return text(value.median) + (value.low < value.high ? " (\(text(value.low))–\(text(value.high)))" : "")
         }
-        return page(body + "</table>\n")
+        func percent(_ value: (median: Double, low: Double, high: Double)?) -> String {
+            guard let value else { return "-" }
+            let text = { (share: Double) in DecimalText.fixed(share, fractionDigits: 2) + "%" }
+            return text(value.median) + (value.low < value.high ? " (\(text(value.low))–\(text(value.high)))" : "")
+        }
+        for row in report.rows where metrics.contains(row.metric) {
+            let runs = report.steps.filter { $0.key == row.settings.map(\.value) }
+            let links = runs.map { step in
+                "<a href=\"\(MarkupText.escape(step.folder))/\(HTMLRunReport.fileName)\">"
+                    + (runs.count > 1 ? "\(step.repeatIndex)" : "report") + "</a>"
+            }.joined(separator: " ")
+            html += "<tr>" + row.settings.map { "<td>\(MarkupText.escape(valueText($0.value, column: $0.column)))</td>" }
+                .joined() + "<td>\(MarkupText.escape(row.metric))</td>"
+                + [time(row.values[2]), time(row.values[4]), time(row.values[6]), percent(row.values[7])]
+                    .map { "<td class=\"n\">\(MarkupText.escape($0))</td>" }.joined()
+                + "<td>\(links)</td></tr>\n"
+        }
+        return html + "</table>\n"
     }
 
     private static func label(_ column: String) -> String {
@@ -99,6 +128,11 @@ enum SweepHTML {
             let line = points.compactMap { point in point.values[index].map { (point.x, $0.median * 1000) } }
             plot.line(line, cssClass: name)
             plot.points(line, cssClass: name + "-dot")
+            // The repeats' range of each step, as a bar through its median.
+            for point in points {
+                guard let value = point.values[index], value.low < value.high else { continue }
+                plot.line([(point.x, value.low * 1000), (point.x, value.high * 1000)], cssClass: name + "-range")
+            }
         }
         let xs = points.map(\.x)
         plot.line([(xs.min()!, Double(under)), (xs.max()!, Double(under))], cssClass: "under")
@@ -140,7 +174,10 @@ enum SweepHTML {
         svg .tick { font-size: 11px; fill: #566; } svg .label { font-size: 12px; fill: #334; }
         svg .p50 { fill: none; stroke: #1f6fb2; stroke-width: 2; } svg .p50-dot { fill: #1f6fb2; }
         svg .p99 { fill: none; stroke: #e07b20; stroke-width: 2; } svg .p99-dot { fill: #e07b20; }
-        svg .max { fill: none; stroke: #8a949e; stroke-width: 1.5; } svg .max-dot { fill: #8a949e; }
+        svg .max { fill: none; stroke: #8a949e; stroke-width: 1.5; stroke-dasharray: 6 4; } svg .max-dot { fill: #8a949e; }
+        svg .p50-range { stroke: #1f6fb2; stroke-width: 1; } svg .p99-range { stroke: #e07b20; stroke-width: 1; }
+        svg .max-range { stroke: #8a949e; stroke-width: 1; }
+        a { color: #1f6fb2; }
         svg .under { stroke: #c0262d; stroke-dasharray: 5 4; stroke-width: 1.5; fill: none; }
         </style>
         </head>
