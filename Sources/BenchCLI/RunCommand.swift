@@ -109,6 +109,11 @@ enum RunCommand {
                 settings: step.settings.map { ($0.column, $0.value) }, repeatIndex: step.repeatIndex,
                 folder: String(path.split(separator: "/").last ?? ""), summaries: outcome.summaries)
         }
+        guard !steps.isEmpty else {
+            // No step wrote a run folder (the first failed before it could): no sweep to report on, and no folder left.
+            try? Posix.removeDirectory(folder)
+            return
+        }
         let configuration = options.steps[0].configuration
         let report = SweepReport(
             scenario: configuration.scenario.rawValue, under: configuration.under, repeats: options.steps[0].repeats,

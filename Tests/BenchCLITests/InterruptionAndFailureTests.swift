@@ -35,3 +35,14 @@ import Testing
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).isEmpty, "no run folder")
     }
 }
+
+/// A sweep none of whose steps could run leaves no folder behind and names none.
+@Suite(.timeLimit(.minutes(3))) struct FailedSweepTests {
+    @Test func aSweepWhoseFirstStepCannotRunLeavesNoEmptySweepFolder() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["fanout", "--clients", "2,3", "--host", "192.0.2.1", "--out", out])
+        #expect(result.exitCode == 3, "\(result.standardError)")
+        #expect(!result.standardOutput.contains("sweep folder:"), "\(result.standardOutput)")
+        #expect((contents(of: out) ?? []).isEmpty, "no empty sweep folder: \(contents(of: out) ?? [])")
+    }
+}
