@@ -29,8 +29,12 @@ public enum TimelineCSV {
     public static func line(_ rows: [TimelineRow], metric: String) -> String? {
         guard let row = rows.first(where: { $0.metric == metric }) else { return nil }
         func time(_ value: UInt64?) -> String { value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-" }
-        let start = DecimalText.fixed(Double(row.start) / 1e9, fractionDigits: 0)
-        let end = DecimalText.fixed(Double(row.end) / 1e9, fractionDigits: 0)
+        // Whole seconds, or as many decimals (up to 3) as it takes for the ends to differ: the run's last interval
+        // is often a short tail ([20.0s–20.4s], not [20s–20s]).
+        var digits = 0
+        func seconds(_ value: UInt64) -> String { DecimalText.fixed(Double(value) / 1e9, fractionDigits: digits) }
+        while digits < 3 && seconds(row.start) == seconds(row.end) { digits += 1 }
+        let (start, end) = (seconds(row.start), seconds(row.end))
         return "[\(start)s–\(end)s] \(metric): \(row.count) measured, \(row.lost) lost, p50 \(time(row.p50)), "
             + "p99 \(time(row.p99)), max \(time(row.max))"
     }

@@ -1,4 +1,6 @@
 import BenchCore
+import BenchReports
+import BenchScenarios
 import Testing
 
 @Suite struct OverTimeTests {
@@ -38,5 +40,20 @@ import Testing
         for (time, value) in values.reversed() { backward.add(time: time, value: value) }
         #expect(forward.finished() == backward.finished())
         #expect(forward.finished().width == 16_000_000)  // 15 s over 1,000 slices: 1 ms doubled 4 times
+    }
+}
+
+@Suite struct IntervalLineTests {
+    /// The run's last interval is often a short tail: its ends are told apart ([20.0s–20.4s], not [20s–20s]).
+    @Test(arguments: [
+        (UInt64(10_000_000_000), UInt64(20_000_000_000), "[10s–20s]"),
+        (20_000_000_000, 20_400_000_000, "[20.0s–20.4s]"),
+        (20_000_000_000, 20_004_000_000, "[20.000s–20.004s]"),
+    ])
+    func anIntervalsEndsAreToldApart(start: UInt64, end: UInt64, text: String) throws {
+        let row = TimelineRow(
+            interval: 0, start: start, end: end, metric: "rtt", count: 1, lost: 0, p50: 1, p90: 1, p99: 1, max: 1)
+        let line = try #require(TimelineCSV.line([row], metric: "rtt"))
+        #expect(line.hasPrefix(text + " rtt: 1 measured"), "\(line)")
     }
 }
