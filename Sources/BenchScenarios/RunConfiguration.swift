@@ -70,16 +70,26 @@ public struct RunConfiguration: Sendable, Equatable {
     public var tlsKeyPath: String?
     /// TLS: the one certificate the clients accept from the server (PEM); nil pins the server's own.
     public var tlsTrustPath: String?
-    /// A user's server to measure instead of the built-in one (`--target`); nil: the built-in server and clients.
-    public var target: TargetURL?
+    /// What this run is: the built-in server with its clients, the built-in server whose clients agents bring, or a
+    /// user's server measured by this process's clients. One value, so a run cannot be two of them at once.
+    public var role: RunRole
+    /// A user's server to measure instead of the built-in one (`--target`); nil: the built-in server. A view of
+    /// ``role``: setting it makes the run a target run (or, with nil, a local one).
+    public var target: TargetURL? {
+        get { if case .target(let url) = role { url } else { nil } }
+        set { role = newValue.map { .target($0) } ?? .local }
+    }
     /// How messages are cut out of the stream on `tcp://` targets (`--framing`).
     public var framing: MessageFraming
     /// Fan-out targets: what each subscriber sends first (`--subscribe`), and the publisher's message (`--publish`).
     public var subscribeText: String?
     public var publishTemplate: PublishTemplate
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
-    /// given client ids; nil: the run takes no agents.
-    public var agentToken: UInt64?
+    /// given client ids; nil: the run takes no agents. A view of ``role``: setting it makes the run a served one.
+    public var agentToken: UInt64? {
+        get { if case .serve(let token) = role { token } else { nil } }
+        set { role = newValue.map { .serve(agentToken: $0) } ?? .local }
+    }
     /// The addresses the clients connect from, client `i` from the `i % count`th (`--source-addresses`); empty: one
     /// address, or when the run's clients would need more ephemeral ports than one has, loopback addresses enough
     /// for them (``SourceAddresses/automatic(clients:server:ports:)``, only towards a server on loopback).
@@ -123,7 +133,6 @@ public struct RunConfiguration: Sendable, Equatable {
         self.localClientRange = nil
         self.setupTimeout = 30_000_000_000
         self.token = UInt64.random(in: 1...UInt64.max)
-        self.agentToken = nil
         self.timestamps = .kernel
         self.clientThreads = 1
         self.busyPoll = false
@@ -133,7 +142,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.tlsCertificatePath = nil
         self.tlsKeyPath = nil
         self.tlsTrustPath = nil
-        self.target = nil
+        self.role = .local
         self.framing = .length32
         self.subscribeText = nil
         self.publishTemplate = .bare

@@ -38,8 +38,11 @@ public enum ScenarioRunner {
         guard stream != nil || configuration.duration == nil else {
             throw .invalidConfiguration(ConfigurationError(option: "duration", reason: "a --duration run streams its results"))
         }
-        if let target = configuration.target {
+        switch configuration.role {
+        case .target(let target):
             return try TargetRunner.run(configuration, target: target, control: control, stream: stream)
+        case .local, .serve:
+            break  // the built-in server, below; with .serve it waits for agents
         }
         guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw .invalidHost(configuration.host)
