@@ -13,3 +13,13 @@ public enum MonotonicClock {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }
+
+/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`), in nanoseconds: what tells a busy thread
+/// from a waiting one, so that a run can say when its own measuring thread was the bottleneck.
+public enum ThreadCPUTime {
+    public static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}

@@ -20,10 +20,9 @@ public enum MarkdownSummary {
             + " · clients CPU \(setting("client_cpus")) · \(setting("start_utc"))\n\n"
         if let reason = results.setting("status_reason"), !reason.isEmpty { text += "Status: \(escape(reason))\n\n" }
         // The same counts as run.csv and the terminal's summary.
-        for note in [RunNotes.outages(results), RunNotes.closedEarly(results)].compactMap({ $0 }) {
-            text += "- " + escape(note) + "\n"
-        }
-        if RunNotes.outages(results) != nil || RunNotes.closedEarly(results) != nil { text += "\n" }
+        let notes = [RunNotes.harness(results), RunNotes.outages(results), RunNotes.closedEarly(results)].compactMap { $0 }
+        for note in notes { text += "- " + escape(note) + "\n" }
+        if !notes.isEmpty { text += "\n" }
         text += "| " + SummaryRow.header(under: under).joined(separator: " | ") + " |\n"
         text += "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         for summary in results.summaries {

@@ -1,5 +1,8 @@
-/// The lines about a saved run that a reader must not miss, worded once for `summary.md` and `report.html`: the
-/// outages and the connections closed early, with the same counts as `run.csv` and the terminal's summary.
+import BenchScenarios
+
+/// The lines about a saved run that a reader must not miss, worded once for `summary.md` and `report.html`: a harness
+/// that was the bottleneck, the outages and the connections closed early, with the same counts as `run.csv` and the
+/// terminal's summary.
 enum RunNotes {
     /// `outages: 50 connections closed during the run; 48 came back, 2 did not`; nil without outages.
     static func outages(_ results: RunResults) -> String? {
@@ -20,6 +23,12 @@ enum RunNotes {
         if listener > 0 { others.append("\(listener) of the listener") }
         return "connections closed early: \(closed) by the server"
             + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")") + "; see events.csv"
+    }
+
+    /// `harness saturated: its timetable slipped: …; these numbers are partly the harness's …`; nil when it was not.
+    static func harness(_ results: RunResults) -> String? {
+        guard results.setting("harness_saturated") == "1" else { return nil }
+        return "harness saturated: \(results.setting("harness_saturation") ?? ""); \(HarnessLoad.advice)"
     }
 
     private static func count(_ results: RunResults, _ key: String) -> Int {

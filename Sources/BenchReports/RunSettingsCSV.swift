@@ -32,6 +32,7 @@ public enum RunSettingsCSV {
         let configuration = recording.configuration
         let lostMessages = analysis.summary(of: configuration.scenario == .fanout ? .delivery : .rtt)?.lost ?? 0
         let duration = Double(recording.sendingDuration)
+        let harness = HarnessLoad(recording: recording, lagP99: analysis.summary(of: .lag)?.p99)
         var rows: [(String, String)] = [
             ("scenario", configuration.scenario.rawValue),
             ("command_line", metadata.commandLine),
@@ -76,6 +77,9 @@ public enum RunSettingsCSV {
             ("messages_lost", "\(lostMessages)"),
             ("duplicate_echoes", "\(recording.duplicateEchoes)"),
             ("dropped_echoes", "\(recording.droppedEchoes)"),
+            ("harness_cpu_busiest_pct", harness.busiestPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
+            ("harness_saturated", harness.saturation == nil ? "0" : "1"),
+            ("harness_saturation", harness.saturation ?? ""),
             ("connections_closed_early", "\(recording.connectionsClosedEarly)"),
             ("client_side_events", "\(recording.clientSideEvents)"),
             ("listener_events", "\(recording.listenerEvents)"),

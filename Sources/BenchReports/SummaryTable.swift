@@ -88,6 +88,9 @@ public enum SummaryTable {
         let recording = analysis.recording
         var lines: [String] = []
         if let reason = recording.statusReason { lines.append("status: \(recording.status.rawValue) (\(reason))") }
+        if let saturation = HarnessLoad(recording: recording, lagP99: analysis.summary(of: .lag)?.p99).saturation {
+            lines.append("harness saturated: \(saturation); \(HarnessLoad.advice)")
+        }
         let clockError = recording.agents.compactMap(\.clock.error).max() ?? 0
         if let spread = analysis.summary(of: .spread)?.p50 ?? analysis.summary(of: .rtt)?.p50, clockError > spread / 10 {
             lines.append("clock error: agents' stamps are put on the server's clock within ±\(DurationText.display(clockError)), "

@@ -184,6 +184,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
 
     /// Sending begins: offset 0 of the timetable is now.
     private func start() throws(RunError) {
+        driver.startMeasuring()
         running = true
         control.isRunning.store(true, ordering: .relaxed)
         let now = MonotonicClock.now()

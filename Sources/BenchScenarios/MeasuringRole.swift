@@ -165,6 +165,7 @@ extension MeasuringRole {
     /// The end of the run's measuring: what still waits for its echo timed out, the end time is set, and the
     /// progress counters are final.
     func finishMeasuring() {
+        if driver.cpuAtStart != 0 { recording.measuringThreadCPU = ThreadCPUTime.now() - driver.cpuAtStart }
         recording.timeOutWhatIsInFlight()
         if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
         control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)

@@ -35,6 +35,9 @@ public struct RunRecording: Sendable {
     public internal(set) var intervalsEnded = 0
     /// True once the stream's end was emitted (``finishStream(emit:)``).
     public internal(set) var streamEnded = false
+    /// CPU time the measuring thread (the built-in server's, or a target run's clients') used from the start of sending
+    /// to the end, nanoseconds: over ``sendingDuration``, how busy the harness itself was.
+    public var measuringThreadCPU: UInt64 = 0
     /// Echoes that came after their row was handed on (long after their timeout): counted, nothing else.
     public var echoesAfterHandOn = 0
     /// Times a send waited because its row of the ring still held an unsettled message (shows as lag).

@@ -1,3 +1,5 @@
+import BenchNet
+
 /// The state of the measuring core that every role shares (``MeasuringRole``): the timetable (or the closed loop's
 /// turn-taking), what went out and what settled, the broadcast in flight and the clients waiting for their turn.
 ///
@@ -17,6 +19,8 @@ struct SendDriver {
     private(set) var echoes = 0
     /// When the last message went out (monotonic ns).
     private(set) var lastDispatch: UInt64 = 0
+    /// The measuring thread's CPU time when sending began (``ThreadCPUTime``), 0 before.
+    private(set) var cpuAtStart: UInt64 = 0
     /// Fanout: the broadcast sent last, and how many of its messages still wait for their echo.
     private(set) var currentBroadcast = -1
     private(set) var unresolvedInBroadcast = 0
@@ -39,6 +43,11 @@ struct SendDriver {
         parked = Array(repeating: false, count: turns)
         ready.reserveCapacity(turns)
         retrying.reserveCapacity(turns)
+    }
+
+    /// Sending begins on the measuring thread: its CPU time from now on is the run's.
+    mutating func startMeasuring() {
+        cpuAtStart = ThreadCPUTime.now()
     }
 
     // MARK: The timetable

@@ -113,6 +113,7 @@ final class TargetEchoClients<T: Transport>: TargetLoopRole, MeasuringRole {
     }
 
     func sendAndCollect() throws(RunError) {
+        driver.startMeasuring()
         try loop.start(&recording, streamingTo: stream)
         sendTimerFired()
         driver.allClientsReady()

@@ -143,6 +143,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     }
 
     func publishAndCollect() throws(RunError) {
+        driver.startMeasuring()
         try loop.start(&recording, streamingTo: stream)
         sendTimerFired()
         while true {

@@ -1,0 +1,36 @@
+import BenchCore
+
+/// Whether the harness itself was the bottleneck of a run, from what it measured of itself: its measuring thread's
+/// CPU time (the built-in server's, or a target run's clients') over the time it sent, and how far its timetable
+/// slipped (lag). A saturated run's numbers are partly the harness's, not the server's: the run says so.
+public struct HarnessLoad: Sendable, Equatable {
+    /// A measuring thread busy this share of the run (percent) or more had no time to spare.
+    public static let busyLimit = 90.0
+
+    /// The measuring thread's busy share of the time it sent, 0–100; nil when nothing was sent.
+    public let busiestPercent: Double?
+    /// Why the numbers may be the harness's; nil when they are not.
+    public let saturation: String?
+
+    /// The load of `recording`'s harness, with its lag's p99 (nanoseconds) if it has one.
+    public init(recording: RunRecording, lagP99: UInt64?) {
+        let configuration = recording.configuration
+        let duration = recording.sendingDuration
+        busiestPercent = duration == 0 ? nil : Swift.min(100, 100 * Double(recording.measuringThreadCPU) / Double(duration))
+        var reasons: [String] = []
+        // A busy-polling thread spins by design, and a closed loop sends as fast as it can: their CPU share says nothing.
+        if let busiestPercent, busiestPercent >= Self.busyLimit, !configuration.busyPoll, !configuration.isClosedLoop {
+            reasons.append("its measuring thread was busy \(DecimalText.fixed(busiestPercent, fractionDigits: 0))% of the run")
+        }
+        if configuration.interval > 0, let lagP99, lagP99 > configuration.interval {
+            reasons.append("its timetable slipped: lag p99 \(DurationText.display(lagP99)) is more than the interval "
+                + DurationText.format(configuration.interval))
+        }
+        saturation = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// What a person should do about a saturated harness.
+    public static let advice =
+        "these numbers are partly the harness's, not the server's: spread the clients (--client-procs, agents on other "
+        + "hosts), fewer clients per box, or a slower timetable"
+}
