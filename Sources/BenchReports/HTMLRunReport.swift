@@ -213,7 +213,10 @@ public enum HTMLRunReport {
             plot.note(note.replacingAll("→", with: "↑").replacingAll("←", with: "↓"),
                 at: axis.underPlacement == .beyondHigh ? .topLeft : .bottomRight, cssClass: "under-note")
         } else {
-            plot.horizontalLine(at: axis.under, label: axis.underLabel, cssClass: "under")
+            // The curve rises from the left: its left end is below the line unless every value is over --under, and
+            // then the label goes below the line, clear of the curve.
+            let everyValueOver = Double(points.first?.value ?? 0) > axis.under
+            plot.horizontalLine(at: axis.under, label: axis.underLabel, cssClass: "under", labelBelow: everyValueOver)
         }
         return plot.svg
     }

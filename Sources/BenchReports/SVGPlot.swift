@@ -98,12 +98,14 @@ struct SVGPlot {
         }
     }
 
-    /// A horizontal line across the plot at `value`, labelled above it at the left or right end.
-    mutating func horizontalLine(at value: Double, label: String, cssClass: String, labelAtRight: Bool = false) {
+    /// A horizontal line across the plot at `value`, labelled above it (or `labelBelow` it) at the left or right end.
+    mutating func horizontalLine(
+        at value: Double, label: String, cssClass: String, labelAtRight: Bool = false, labelBelow: Bool = false
+    ) {
         let py = format(mapY(value))
         marks.append("<line x1=\"\(left)\" y1=\"\(py)\" x2=\"\(width - right)\" y2=\"\(py)\" class=\"\(cssClass)\"/>")
         let px = labelAtRight ? width - right - 4 : left + 4
-        marks.append("<text x=\"\(format(px))\" y=\"\(py)\" dy=\"-4\" text-anchor=\"\(labelAtRight ? "end" : "start")\" "
+        marks.append("<text x=\"\(format(px))\" y=\"\(py)\" dy=\"\(labelBelow ? 13 : -4)\" text-anchor=\"\(labelAtRight ? "end" : "start")\" "
             + "class=\"\(cssClass)-label\">\(MarkupText.escape(label))</text>")
     }
 

@@ -56,6 +56,15 @@ import Testing
         #expect(html.contains(">99.9%</text>") && html.contains(">99.99%</text>"), "5000 values: up to 99.99%")
     }
 
+    /// The `--under` label stays off the curve: above its line where the curve starts below it, below its line where
+    /// every value is over it (the curve then runs above the line all the way).
+    @Test(arguments: [(UInt64(1_000_000), "-4"), (10_000, "13")])
+    func theUnderLabelSitsOnTheSideOfItsLineTheCurveIsNot(under: UInt64, offset: String) {
+        let html = HTMLRunReport.render(results(under: under))
+        let label = "dy=\"\(offset)\" text-anchor=\"start\" class=\"under-label\">--under "
+        #expect(html.contains(label), "values from 20µs, under \(under) ns")
+    }
+
     @Test func oneClientAndOneMessageAreSingular() {
         let html = HTMLRunReport.render(results())
         #expect(html.contains("1 client · 1 message per client · every 2ms (poisson)"))
