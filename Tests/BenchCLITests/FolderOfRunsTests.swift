@@ -52,11 +52,8 @@ import Testing
 
     @Test func aThresholdNoRunCanTakeIsAUsageErrorThatWritesNothing() throws {
         let (out, _, _) = try results()
-        let before = snapshot(out)
-        let result = try BenchProcess.run(["check", out, "--threshold", "reconnect.p99<2s"])
-        #expect(result.exitCode == 2, "\(result.standardOutput) \(result.standardError)")
-        #expect(result.standardError.contains("no run in '\(out)' can be judged"), "\(result.standardError)")
-        #expect(snapshot(out) == before, "no folder was touched")
+        try expectRefusedWritingNothing(
+            ["check", out, "--threshold", "reconnect.p99<2s"], in: out, saying: "no run in '\(out)' can be judged")
     }
 
     @Test func aRunThatDoesNotReadRefusesTheWholeCheckBeforeAnythingIsWritten() throws {
@@ -65,11 +62,21 @@ import Testing
         let samples = fanouts[1] + "/samples.csv"
         let text = try String(contentsOfFile: samples, encoding: .utf8)
         try String(text.drop { $0 != "\n" }.dropFirst()).write(toFile: samples, atomically: true, encoding: .utf8)
-        let before = snapshot(out)
-        let result = try BenchProcess.run(["check", out, "--threshold", "spread.p99<60s"])
-        #expect(result.exitCode == 2, "\(result.standardOutput) \(result.standardError)")
-        #expect(result.standardError.contains("Cannot read run folder '\(fanouts[1])'"), "\(result.standardError)")
-        #expect(snapshot(out) == before, "the first fanout was not judged either")
+        try expectRefusedWritingNothing(
+            ["check", out, "--threshold", "spread.p99<60s"], in: out, saying: "Cannot read run folder '\(fanouts[1])'")
+    }
+
+    /// `arguments` exit 2 saying `message`, and no file under `folder` changed (not even rewritten with its bytes).
+    private func expectRefusedWritingNothing(
+        _ arguments: [String], in folder: String, saying message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = snapshot(folder)
+        let result = try BenchProcess.run(arguments)
+        let printed = "\(result.standardOutput) \(result.standardError)"
+        #expect(result.exitCode == 2, "\(printed)", sourceLocation: sourceLocation)
+        #expect(result.standardError.contains(message), "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(snapshot(folder) == before, "nothing written", sourceLocation: sourceLocation)
     }
 
     @Test func aSweepWithAStepThatDoesNotReadIsReportedOnByNoStep() throws {
@@ -83,10 +90,7 @@ import Testing
             contents(of: folder)?.filter { FileManager.default.fileExists(atPath: "\(folder)/\($0)/run.csv") })
         try #require(steps.count == 2)
         try "garbage\r\n".write(toFile: "\(folder)/\(steps[1])/samples.csv", atomically: true, encoding: .utf8)
-        let before = snapshot(folder)
-        let result = try BenchProcess.run(["report", folder])
-        #expect(result.exitCode == 2, "\(result.standardOutput) \(result.standardError)")
-        #expect(result.standardError.contains("Cannot read run folder"), "\(result.standardError)")
-        #expect(snapshot(folder) == before, "the first step's reports were not rewritten either")
+        // The first step's reports are not rewritten either.
+        try expectRefusedWritingNothing(["report", folder], in: folder, saying: "Cannot read run folder")
     }
 }
