@@ -25,6 +25,8 @@ final class EchoClients<T: Transport> {
         /// `--reconnect`: hellos said again after a drop, and clients that gave up after their last try.
         var reconnects = 0
         var gaveUp = 0
+        /// The thread's CPU time over its life, in percent: a client thread this busy is the harness's bottleneck.
+        var busyPercent: Double?
     }
 
     typealias Token = EchoClientsToken
@@ -137,6 +139,15 @@ final class EchoClients<T: Transport> {
 
     /// Connects every client, echoes until the run ends, closes every connection.
     func run() -> Report {
+        let (cpu, wall) = (ThreadCPUTime.now(), MonotonicClock.now())
+        var result = runLoop()
+        let life = MonotonicClock.now() - wall
+        if life > 0 { result.busyPercent = min(100, 100 * Double(ThreadCPUTime.now() - cpu) / Double(life)) }
+        return result
+    }
+
+    /// The thread's loop, from its connects to the server's goodbye.
+    private func runLoop() -> Report {
         report.allowedCPUs = CPUPlacement.allowedCPUs()
         defer {
             for connection in connections { connection.close() }

@@ -7,7 +7,8 @@ public struct HarnessLoad: Sendable, Equatable {
     /// A measuring thread busy this share of the run (percent) or more had no time to spare.
     public static let busyLimit = 90.0
 
-    /// The measuring thread's busy share of the time it sent, 0–100; nil when nothing was sent.
+    /// The busiest harness thread's busy share, 0–100: the measuring thread's over the time it sent, or a client
+    /// thread's over its life, whichever is larger; nil when nothing was sent.
     public let busiestPercent: Double?
     /// Why the numbers may be the harness's; nil when they are not.
     public let saturation: String?
@@ -16,11 +17,18 @@ public struct HarnessLoad: Sendable, Equatable {
     public init(recording: RunRecording, lagP99: UInt64?) {
         let configuration = recording.configuration
         let duration = recording.sendingDuration
-        busiestPercent = duration == 0 ? nil : Swift.min(100, 100 * Double(recording.measuringThreadCPU) / Double(duration))
+        let measuring = duration == 0 ? nil : Swift.min(100, 100 * Double(recording.measuringThreadCPU) / Double(duration))
+        let clients = duration == 0 ? nil : recording.busiestClientThreadPercent
+        busiestPercent = [measuring, clients].compactMap { $0 }.max()
         var reasons: [String] = []
         // A busy-polling thread spins by design, and a closed loop sends as fast as it can: their CPU share says nothing.
-        if let busiestPercent, busiestPercent >= Self.busyLimit, !configuration.busyPoll, !configuration.isClosedLoop {
-            reasons.append("its measuring thread was busy \(DecimalText.fixed(busiestPercent, fractionDigits: 0))% of the run")
+        if !configuration.busyPoll && !configuration.isClosedLoop {
+            if let measuring, measuring >= Self.busyLimit {
+                reasons.append("its measuring thread was busy \(DecimalText.fixed(measuring, fractionDigits: 0))% of the run")
+            }
+            if let clients, clients >= Self.busyLimit {
+                reasons.append("a client thread was busy \(DecimalText.fixed(clients, fractionDigits: 0))% of its run")
+            }
         }
         if configuration.interval > 0, let lagP99, lagP99 > configuration.interval {
             reasons.append("its timetable slipped: lag p99 \(DurationText.display(lagP99)) is more than the interval "

@@ -76,7 +76,14 @@ public struct RunConfiguration: Sendable, Equatable {
     /// A user's server to measure instead of the built-in one (`--target`); nil: the built-in server. A view of
     /// ``role``: setting it makes the run a target run (or, with nil, a local one).
     public var target: TargetURL? {
-        get { if case .target(let url) = role { url } else { nil } }
+        get {
+            // A switch statement, not an `if case` expression: that form crashed the optimizer's ownership verifier
+            // (Swift 6.3.1, -O) in a caller.
+            switch role {
+            case .target(let url): return url
+            case .local, .serve: return nil
+            }
+        }
         set { role = newValue.map { .target($0) } ?? .local }
     }
     /// How messages are cut out of the stream on `tcp://` targets (`--framing`).
@@ -87,7 +94,12 @@ public struct RunConfiguration: Sendable, Equatable {
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
     /// given client ids; nil: the run takes no agents. A view of ``role``: setting it makes the run a served one.
     public var agentToken: UInt64? {
-        get { if case .serve(let token) = role { token } else { nil } }
+        get {
+            switch role {
+            case .serve(let token): return token
+            case .local, .target: return nil
+            }
+        }
         set { role = newValue.map { .serve(agentToken: $0) } ?? .local }
     }
     /// The addresses the clients connect from, client `i` from the `i % count`th (`--source-addresses`); empty: one

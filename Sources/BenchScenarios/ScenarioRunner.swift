@@ -161,6 +161,9 @@ public enum ScenarioRunner {
             recording.heartbeatsSent += report.heartbeats
             recording.clientReconnects += report.reconnects
             recording.clientsGaveUp += report.gaveUp
+            if let busy = report.busyPercent {
+                recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busy)
+            }
             for (client, time) in report.connectTimes { recording.connectTimes[client] = time }
             // What the clients saw after the server ended the run (resets of connections closed with echoes still
             // unread) is the teardown, not something that happened to the run.

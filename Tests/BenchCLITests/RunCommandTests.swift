@@ -155,14 +155,14 @@ import Testing
             "fanout", "--clients", "100", "--interval", "10us", "--messages", "300", "--quiet", "--out", out,
         ])
         #expect(result.exitCode == 0, "\(result.standardError)")
-        #expect(result.standardError.contains("Warning: the harness was saturated: its timetable slipped: lag p99 "),
-                "\(result.standardError)")
+        #expect(result.standardError.hasPrefix("Warning: the harness was saturated: "), "\(result.standardError)")
+        #expect(result.standardError.contains("its timetable slipped: lag p99 "), "\(result.standardError)")
         let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
         #expect(settings["harness_saturated"] == "1")
         #expect(Double(settings["harness_cpu_busiest_pct"] ?? "") != nil)
         let markdown = try String(contentsOfFile: folder + "/summary.md", encoding: .utf8)
-        #expect(markdown.contains("- harness saturated: its timetable slipped"), "\(markdown)")
+        #expect(markdown.contains("- harness saturated: ") && markdown.contains("its timetable slipped"), "\(markdown)")
     }
 
     @Test func anEasyRunIsNotSaturated() throws {
