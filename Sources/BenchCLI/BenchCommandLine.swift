@@ -56,7 +56,14 @@ public enum BenchCommandLine {
                 let what = command.hasPrefix("-") ? "option" : "command"
                 throw UsageError(message: "Unknown \(what) '\(command)'", command: nil)
             }
-            if spec.name.hasPrefix("serve ") { try ServeCommand.refuseInapplicable(rest, command: spec.name) }
+            if spec.name.hasPrefix("serve ") {
+                // Help wins over an option bench serve refuses (or does not know), as it does everywhere.
+                if rest.contains("--help") || rest.contains("-h") {
+                    Console.out(HelpText.page(for: spec))
+                    return .success
+                }
+                try ServeCommand.refuseInapplicable(rest, command: spec.name)
+            }
             let parsed = try ParsedOptions(rest, command: spec)
             if parsed.wantsHelp {
                 Console.out(HelpText.page(for: spec))

@@ -61,10 +61,10 @@ enum CompareCommand {
         }
         let baseline = try SavedRun.argument(baselineFolder, of: spec.name)
         let current = try SavedRun.argument(currentFolder, of: spec.name)
-        for key in requiredSettings where baseline.results.setting(key) != current.results.setting(key) {
+        for key in requiredSettings where setting(key, of: baseline.results) != setting(key, of: current.results) {
             throw UsageError(
-                message: "The runs are not comparable: \(key) is \(shown(key, baseline.results.setting(key))) in the "
-                    + "baseline and \(shown(key, current.results.setting(key))) in the current run",
+                message: "The runs are not comparable: \(key) is \(shown(key, setting(key, of: baseline.results))) in "
+                    + "the baseline and \(shown(key, setting(key, of: current.results))) in the current run",
                 command: spec.name)
         }
         let differences = notedSettings.filter { baseline.results.setting($0) != current.results.setting($0) }.map {
@@ -125,6 +125,12 @@ enum CompareCommand {
                 + "the values alone)")
             return true
         }
+    }
+
+    /// A setting of a saved run, with what a folder written before run.csv had it means: tcp for the transport, the
+    /// built-in server (empty) for the target.
+    static func setting(_ key: String, of results: RunResults) -> String? {
+        results.setting(key) ?? ["transport": "tcp", "target": ""][key]
     }
 
     /// A setting's value as a person reads it: durations and sizes in units, an empty target as the built-in server.

@@ -45,12 +45,13 @@ enum CompareGroups {
             let oldRuns = try load(baseline[step]!)
             let newRuns = try load(current[step]!)
             for run in oldRuns.dropFirst() + newRuns {
-                for key in Self.stepSettings
-                where run.results.setting(key) != oldRuns[0].results.setting(key) {
+                for key in Self.stepSettings {
+                    let (first, this) = (
+                        CompareCommand.setting(key, of: oldRuns[0].results), CompareCommand.setting(key, of: run.results))
+                    guard this != first else { continue }
                     throw UsageError(
                         message: "The folders are not comparable: in step \(step), \(key) is "
-                            + "\(oldRuns[0].results.setting(key) ?? "missing") in \(oldRuns[0].folder) and "
-                            + "\(run.results.setting(key) ?? "missing") in \(run.folder)",
+                            + "\(first ?? "missing") in \(oldRuns[0].folder) and \(this ?? "missing") in \(run.folder)",
                         command: CompareCommand.spec.name)
                 }
             }

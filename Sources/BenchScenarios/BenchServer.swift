@@ -247,9 +247,11 @@ final class BenchServer<T: Transport>: MeasuringRole {
     /// Checks closed-loop timeouts and silent clients, and publishes progress.
     func housekeeping(at now: UInt64) {
         resumeAcceptingIfDue(at: now)
+        // Timeouts and hand-on first, as before the core: a message whose timeout passed is timed out, not lost with a
+        // connection closed in the same tick.
+        measuringHousekeeping(at: now)
         if configuration.deadAfter > 0 { disconnectSilentClients(at: now) }
         dropConnectionsIfDue(at: now)
-        measuringHousekeeping(at: now)
     }
 
     /// Settles what is left and records how the run ended.

@@ -36,9 +36,15 @@ protocol MeasuringRole: AnyObject {
     func mayBroadcast(at now: UInt64) -> Bool
     /// True when nobody is left to measure: the run is over whatever is left to send.
     func isEveryoneGone(at now: UInt64) -> Bool
+    /// True while nobody is connected but clients may still come back (`--reconnect`, `--drop-connections-at`): the
+    /// run waits for them, even past its last send, since their outages are measured too.
+    func isWaitingForReturns(at now: UInt64) -> Bool
 }
 
 extension MeasuringRole {
+    /// A user's server's clients do not come back (`--reconnect` is the built-in server's): nothing to wait for.
+    func isWaitingForReturns(at now: UInt64) -> Bool { false }
+
     // MARK: Settling
 
     /// Message `index` is settled as `outcome`; in closed loop, that may let the next message go.
@@ -155,6 +161,7 @@ extension MeasuringRole {
     /// last one's timeout passed).
     func isFinished(at now: UInt64) -> Bool {
         if isEveryoneGone(at: now) { return true }
+        if isWaitingForReturns(at: now) { return false }
         let timetableSpent = driver.plan.map { $0.next == nil }
         guard recording.isSendingOver(
             at: now, stopping: isStopping, timetableSpent: timetableSpent, dispatched: driver.dispatched)

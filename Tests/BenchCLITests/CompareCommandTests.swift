@@ -50,6 +50,20 @@ import Testing
         #expect(result.standardOutput.hasPrefix("note: the runs differ in clients 3 → 4\nbaseline: \(first)\n"))
     }
 
+    /// A baseline written before run.csv had `transport` and `target` is a tcp run of the built-in server: a stored CI
+    /// baseline of that age still compares.
+    @Test func aBaselineWithoutTransportOrTargetIsTakenForTCPOnTheBuiltInServer() throws {
+        let (first, second, _) = try runs()
+        let old = first + "-old"
+        try FileManager.default.copyItem(atPath: first, toPath: old)
+        let settings = try String(contentsOfFile: old + "/run.csv", encoding: .utf8).components(separatedBy: "\r\n")
+            .filter { !$0.hasPrefix("transport,") && !$0.hasPrefix("target,") }
+        try settings.joined(separator: "\r\n").write(toFile: old + "/run.csv", atomically: true, encoding: .utf8)
+        let result = try BenchProcess.run(["compare", old, second, "--noise-floor", "60s"])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        #expect(!result.standardOutput.hasPrefix("note:"), "\(result.standardOutput)")
+    }
+
     @Test func runsOfAnotherTransportAreRefusedNamingIt() throws {
         let (first, _, _) = try runs()
         let out = temporaryFolderPath()

@@ -169,7 +169,7 @@ import Testing
     }
 
     @Test func serveHelpShowsItsScenarios() throws {
-        for arguments in [["serve", "--help"], ["serve", "-h"], ["help", "serve"]] {
+        for arguments in [["serve", "--help"], ["serve", "-h"], ["help", "serve"], ["serve", "fanout", "--port", "1", "--help"]] {
             let result = try BenchProcess.run(arguments)
             #expect(result.exitCode == 0, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.contains("bench serve"), "\(arguments): \(result.standardOutput)")

@@ -22,6 +22,29 @@ import Testing
         return configuration
     }
 
+    /// Every client is away when the timetable runs out: the run waits for them to come back, as their outages are
+    /// measured too, instead of ending failed with every outage counted lost. (The measuring core's first version ended
+    /// it there: nothing was in flight any more.)
+    @Test func aRunWhoseTimetableEndsWhileEveryClientIsAwayWaitsForThemToComeBack() throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 12)
+        configuration.clients = 3
+        configuration.messages = 30
+        configuration.warmup = 0
+        configuration.interval = 5_000_000  // sends at 0…145 ms
+        configuration.arrival = .fixed
+        configuration.heartbeat = 0
+        configuration.deadAfter = 0
+        configuration.timeout = 30_000_000_000  // the grace for returns: only a hang reaches it
+        // Dropped at the housekeeping tick of 100 ms; back 50–100 ms later, after the last send is due.
+        configuration.dropConnectionsAt = 60_000_000
+        configuration.reconnect = ReconnectBackoff(base: 100_000_000, maximum: 100_000_000, tries: 10)
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
+        // It waits while nobody is back; once one is, nothing is left to send or settle, and the run ends.
+        #expect(recording.outages.count == 3 && recording.outages.contains { $0.back > $0.closed },
+                "a client came back before the end: \(recording.outages)")
+    }
+
     @Test func droppedClientsComeBackAndTheReportShowsTheOutage() throws {
         let clients = 20
         let files = try RunFiles.run(Self.fanout(clients: clients))
