@@ -1,0 +1,70 @@
+import BenchCore
+import BenchScenarios
+
+/// `--target` and what goes with it: the options of measuring a user's own server, and reading them.
+extension RunOptions {
+    /// `--target` and what goes with it: how to measure a user's own server.
+    static func targetOptions(for scenario: Scenario) -> [OptionSpec] {
+        let target = scenario == .roundtrip
+            ? OptionSpec(
+                "target", value: "url",
+                help: "Measure your own echo server instead of the built-in one: tcp://HOST:PORT (with --framing), "
+                    + "ws://HOST:PORT/PATH or wss://… (with --tls-ca); it must send every message back verbatim.")
+            : OptionSpec(
+                "target", value: "url",
+                help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
+                    + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, or ws://HOST:PORT/PATH and tcp://HOST:PORT (with "
+                    + "--publish, and --subscribe where it needs a join message); --clients subscribe, one more "
+                    + "connection publishes.")
+        let framing = OptionSpec(
+            "framing", value: "kind",
+            help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
+                + "(STX, destination, source, length, data, CRC-16/CCITT-FALSE).",
+            default: "length32")
+        guard scenario == .fanout else { return [target, framing] }
+        return [
+            target, framing,
+            OptionSpec("subscribe", value: "text", help: "What each subscriber sends first to a ws:// or tcp:// target."),
+            OptionSpec(
+                "publish", value: "template",
+                help: "The message the publisher sends to a ws:// or tcp:// target, with {marker} (required) and "
+                    + "{padding} (filled up to --payload), e.g. '{\"type\":\"broadcast\",\"text\":\"{marker}{padding}\"}'.",
+                default: "{marker}{padding}"),
+        ]
+    }
+
+    /// Reads `--target`, its `--subscribe`/`--publish` and `--framing`, refusing the built-in server's options beside
+    /// it and these without it.
+    static func readTarget(
+        into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
+    ) throws(UsageError) {
+        if let text = parsed.value("target") {
+            do {
+                configuration.target = try TargetURL(text)
+            } catch {
+                throw reader.invalid("target", "url", text, error.reason)
+            }
+            for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads", "client-threads"]
+            where parsed.value(option) != nil || parsed.has(option) {
+                throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
+            }
+            configuration.subscribeText = parsed.value("subscribe")
+            if let text = parsed.value("publish") {
+                do {
+                    configuration.publishTemplate = try PublishTemplate(text)
+                } catch {
+                    throw reader.invalid("publish", "template", text, error.reason)
+                }
+            }
+        } else if let option = ["subscribe", "publish", "framing"].first(where: { parsed.value($0) != nil }) {
+            throw UsageError(message: "--\(option) goes with --target", command: command)
+        }
+        if configuration.target != nil, let text = parsed.value("framing") {
+            guard let framing = MessageFraming(rawValue: text) else {
+                throw reader.invalid("framing", "kind", text, "expected length32, length16, line or stx")
+            }
+            guard configuration.target?.scheme == .tcp else { throw reader.invalid("framing", "kind", text, "is for tcp:// targets") }
+            configuration.framing = framing
+        }
+    }
+}
