@@ -259,7 +259,7 @@ enum RunCommand {
             for result in thresholds where !result.held { Console.error(result.breachLine + "\n") }
         }
         // On stderr whatever else is printed (the table says it too): a CI log must show it.
-        if let saturation = HarnessLoad(recording: recording, lagP99: analysis.summary(of: .lag)?.p99).saturation {
+        if let saturation = analysis.harnessLoad.saturation {
             Console.error("Warning: the harness was saturated: \(saturation); \(HarnessLoad.advice)\n")
         }
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail

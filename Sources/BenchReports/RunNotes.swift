@@ -12,20 +12,27 @@ enum RunNotes {
         return "outages: \(outages) connections closed during the run; \(back) came back, \(outages - back) did not"
     }
 
-    /// `connections closed early: 5 by the server (events also: 3 seen by the clients)`; nil when none.
+    /// `connections closed early: 5 by the server (events also: 3 seen by the clients); see events.csv`; nil when none.
     static func closedEarly(_ results: RunResults) -> String? {
         let (closed, clients, listener) = (
             count(results, "connections_closed_early"), count(results, "client_side_events"),
             count(results, "listener_events"))
         guard closed + clients + listener > 0 else { return nil }
+        return closedEarly(byServer: closed, seenByClients: clients, ofListener: listener) + "; see events.csv"
+    }
+
+    /// The counts of events.csv by side, worded once for the terminal and the saved reports:
+    /// `connections closed early: 5 by the server (events also: 3 seen by the clients, 1 of the listener)`.
+    static func closedEarly(byServer closed: Int, seenByClients clients: Int, ofListener listener: Int) -> String {
         var others: [String] = []
         if clients > 0 { others.append("\(clients) seen by the clients") }
         if listener > 0 { others.append("\(listener) of the listener") }
         return "connections closed early: \(closed) by the server"
-            + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")") + "; see events.csv"
+            + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")")
     }
 
-    /// `harness saturated: its timetable slipped: …; these numbers are partly the harness's …`; nil when it was not.
+    /// `harness saturated: its timetable slipped: …; these numbers are partly the harness's …`; nil when it was
+    /// not.
     static func harness(_ results: RunResults) -> String? {
         guard results.setting("harness_saturated") == "1" else { return nil }
         return "harness saturated: \(results.setting("harness_saturation") ?? ""); \(HarnessLoad.advice)"

@@ -32,7 +32,7 @@ public enum RunSettingsCSV {
         let configuration = recording.configuration
         let lostMessages = analysis.summary(of: configuration.scenario == .fanout ? .delivery : .rtt)?.lost ?? 0
         let duration = Double(recording.sendingDuration)
-        let harness = HarnessLoad(recording: recording, lagP99: analysis.summary(of: .lag)?.p99)
+        let harness = analysis.harnessLoad
         var rows: [(String, String)] = [
             ("scenario", configuration.scenario.rawValue),
             ("command_line", metadata.commandLine),

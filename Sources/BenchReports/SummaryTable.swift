@@ -73,12 +73,10 @@ public enum SummaryTable {
         let top = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3)
         let total = recording.connectionEvents.count + recording.eventsNotRecorded
         let rest = total - top.reduce(0) { $0 + $1.value }
-        var others: [String] = []
-        if recording.clientSideEvents > 0 { others.append("\(recording.clientSideEvents) seen by the clients") }
-        if recording.listenerEvents > 0 { others.append("\(recording.listenerEvents) of the listener") }
         let kept = recording.eventsNotRecorded > 0 ? "; the first \(recording.connectionEvents.count) kept" : ""
-        return "connections closed early: \(recording.connectionsClosedEarly) by the server"
-            + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")")
+        return RunNotes.closedEarly(
+            byServer: recording.connectionsClosedEarly, seenByClients: recording.clientSideEvents,
+            ofListener: recording.listenerEvents)
             + ": " + top.map { "\($0.key) (\($0.value))" }.joined(separator: "; ")
             + (rest > 0 ? "; \(rest) more" : "") + " — \(total) events\(kept); see \(ConnectionEventsCSV.fileName)"
     }
@@ -88,7 +86,7 @@ public enum SummaryTable {
         let recording = analysis.recording
         var lines: [String] = []
         if let reason = recording.statusReason { lines.append("status: \(recording.status.rawValue) (\(reason))") }
-        if let saturation = HarnessLoad(recording: recording, lagP99: analysis.summary(of: .lag)?.p99).saturation {
+        if let saturation = analysis.harnessLoad.saturation {
             lines.append("harness saturated: \(saturation); \(HarnessLoad.advice)")
         }
         let clockError = recording.agents.compactMap(\.clock.error).max() ?? 0

@@ -17,14 +17,17 @@ public struct HarnessLoad: Sendable, Equatable {
     public init(recording: RunRecording, lagP99: UInt64?) {
         let configuration = recording.configuration
         let duration = recording.sendingDuration
-        let measuring = duration == 0 ? nil : Swift.min(100, 100 * Double(recording.measuringThreadCPU) / Double(duration))
+        let measuring = duration == 0
+            ? nil : Swift.min(100, 100 * Double(recording.measuringThreadCPU) / Double(duration))
         let clients = duration == 0 ? nil : recording.busiestClientThreadPercent
         busiestPercent = [measuring, clients].compactMap { $0 }.max()
         var reasons: [String] = []
-        // A busy-polling thread spins by design, and a closed loop sends as fast as it can: their CPU share says nothing.
+        // A busy-polling thread spins by design, and a closed loop sends as fast as it can: their CPU share says
+        // nothing.
         if !configuration.busyPoll && !configuration.isClosedLoop {
             if let measuring, measuring >= Self.busyLimit {
-                reasons.append("its measuring thread was busy \(DecimalText.fixed(measuring, fractionDigits: 0))% of the run")
+                let percent = DecimalText.fixed(measuring, fractionDigits: 0)
+                reasons.append("its measuring thread was busy \(percent)% of the run")
             }
             if let clients, clients >= Self.busyLimit {
                 reasons.append("a client thread was busy \(DecimalText.fixed(clients, fractionDigits: 0))% of its run")
@@ -41,4 +44,12 @@ public struct HarnessLoad: Sendable, Equatable {
     public static let advice =
         "these numbers are partly the harness's, not the server's: spread the clients (--client-procs, agents on other "
         + "hosts), fewer clients per box, or a slower timetable"
+}
+
+extension RunAnalysis {
+    /// The load of the run's harness, from its recording and its lag's p99: one figure for the terminal, run.csv and
+    /// the warning.
+    public var harnessLoad: HarnessLoad {
+        HarnessLoad(recording: recording, lagP99: summary(of: .lag)?.p99)
+    }
 }
