@@ -4,11 +4,6 @@ import BenchNet
 /// Sending: each message's send and transmit stamp (the timetable, the closed loop and settling are the measuring
 /// core's: ``MeasuringRole``).
 extension TargetEchoClients {
-    /// The send timer fired: the timetable's due messages go.
-    func sendTimerFired() {
-        try? dispatchDueEvents()
-    }
-
     /// Sends message `index` to its client's connection; true when written.
     @discardableResult
     func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool {
@@ -48,9 +43,5 @@ extension TargetEchoClients {
                 recording.writtenKernel[message] = time
             }
         }
-    }
-
-    func housekeeping(at now: UInt64) {
-        measuringHousekeeping(at: now)
     }
 }

@@ -11,6 +11,19 @@ protocol TargetLoopRole: AnyObject {
     func handle(_ events: EpollEvents, position: Int) -> RunError?
 }
 
+/// A target role's timer and housekeeping are the measuring core's (``MeasuringRole``), written once for both roles.
+extension TargetLoopRole where Self: MeasuringRole {
+    /// The send timer fired: the timetable's due messages go (a timer that cannot be armed again leaves the next
+    /// send to the loop's next pass).
+    func sendTimerFired() {
+        try? dispatchDueEvents()
+    }
+
+    func housekeeping(at now: UInt64) {
+        measuringHousekeeping(at: now)
+    }
+}
+
 /// The event loop the target roles share: one epoll with the run's wake-up, a send timer and a housekeeping timer,
 /// then one token per connection (from ``TargetToken/firstConnection``); and whether sending began or a stop was asked.
 final class TargetLoop {

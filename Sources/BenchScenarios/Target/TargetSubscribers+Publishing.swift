@@ -3,11 +3,6 @@ import BenchNet
 
 /// The publisher: the timetable or closed loop, each broadcast's send and t0, and what is settled when.
 extension TargetSubscribers {
-    /// The send timer fired: the timetable's due broadcasts go.
-    func sendTimerFired() {
-        try? dispatchDueEvents()
-    }
-
     /// Publishes broadcast `sequence`; t0 is the time before the send.
     func sendBroadcast(_ sequence: Int, scheduled: UInt64) {
         let clients = configuration.clients
@@ -49,10 +44,6 @@ extension TargetSubscribers {
             }
         }
         driver.dispatched(clients, at: MonotonicClock.now())
-    }
-
-    func housekeeping(at now: UInt64) {
-        measuringHousekeeping(at: now)
     }
 
     /// The publisher's transmit stamps: each is its broadcast's t0 as the kernel saw it (every subscriber's write
