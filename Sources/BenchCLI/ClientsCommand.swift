@@ -9,15 +9,21 @@ enum ClientsCommand {
         name: "clients",
         abstract: "An agent: join a bench serve run with some of its clients, echo until the server ends the run.",
         overview: "Connect to a bench serve run, ask for --clients client ids with its --token, then simulate those "
-            + "clients (they connect, say hello, echo every message) until the server ends the run. Exit 0 then; exit 3 "
-            + "when the server cannot be reached, refuses the agent (a wrong token, no ids left, the run already began) "
-            + "or the clients cannot connect.",
+            + "clients (they connect, say hello, echo every message) until the server ends the run. The server's "
+            + "welcome says what they speak (tcp, ws, tls or wss, the WebSocket path, the certificate to pin). Exit 0 "
+            + "then; exit 3 when the server cannot be reached, refuses the agent (a wrong token, no ids left, the run "
+            + "already began) or the clients cannot connect.",
         options: [
             OptionSpec("connect", value: "host:port", help: "Where bench serve listens: an address or a host name (required)."),
             OptionSpec("clients", value: "n", help: "Clients this agent simulates.", default: "1"),
             OptionSpec("token", value: "text", help: "The secret given to bench serve (required)."),
             OptionSpec("client-threads", value: "k", help: "Threads the clients are split over.", default: "1"),
             OptionSpec("join-timeout", value: "duration", help: "How long to wait for the server's welcome.", default: "60s"),
+            OptionSpec(
+                "tls-ca", value: "pem",
+                help: "tls/wss runs: the one certificate the clients accept from the server (pinning), instead of the "
+                    + "one the server's welcome names (which came over the plain control connection).",
+                default: "the welcome's"),
         ] + RunOptions.connectionOptions.filter { !["drop-connections-at", "offline-queue"].contains($0.name) })
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
@@ -40,6 +46,8 @@ enum ClientsCommand {
         let joinTimeout = try reader.duration("join-timeout", allowZero: false, default: 60_000_000_000)
         let reconnect = try RunOptions.readBackoff(reader: reader, parsed: parsed, command: spec.name)
         let sources = try RunOptions.readSourceAddresses(reader: reader, parsed: parsed)
+        let trust = parsed.value("tls-ca")
+        if let trust, !Posix.isReadableFile(trust) { throw reader.invalid("tls-ca", "pem", trust, "cannot read this file") }
         let control: RunControl
         do {
             control = try RunControl(clientsStopOnRequest: true)
@@ -53,10 +61,10 @@ enum ClientsCommand {
         do {
             let outcome = try AgentRunner.run(
                 server: address, clients: clients, token: token, clientThreads: threads, joinTimeout: joinTimeout,
-                reconnect: reconnect, sourceAddresses: sources, control: control)
+                reconnect: reconnect, sourceAddresses: sources, tlsTrustPath: trust, control: control)
             let first = Int(outcome.welcome.firstClient)
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
-                + "\(outcome.welcome.totalClients); its clock was put on the server's with an offset of "
+                + "\(outcome.welcome.totalClients) over \(outcome.spec.transport.rawValue); its clock was put on the server's with an offset of "
                 + "\(outcome.clock.offset) ns ± \(outcome.clock.error) ns\n")
         } catch {
             Console.error("Error: \(error)\n")

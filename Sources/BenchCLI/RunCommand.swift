@@ -140,13 +140,6 @@ enum RunCommand {
         var configuration = configuration
         var children: ChildAgents?
         let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
-        if processes > 0 && configuration.transport != .tcp && configuration.agentToken == nil {
-            // More clients than this process's descriptors hold, and the agents that would hold the rest speak tcp only.
-            Console.error("Error: \(configuration.clients) clients need \(processes) client processes here (this process "
-                + "may open \(DescriptorLimit.current) descriptors), whose agents speak tcp only so far: run fewer "
-                + "clients over \(configuration.transport.rawValue), or raise the limit (ulimit -n)\n")
-            return Outcome(exitCode: .runFailed)
-        }
         if processes > 0 && configuration.agentToken == nil && configuration.target == nil {
             let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
             configuration = ClientProcesses.serverSide(of: configuration, token: token)

@@ -90,6 +90,7 @@ extension RunOptions {
         if !configuration.sourceAddresses.isEmpty {
             arguments += ["--source-addresses", configuration.sourceAddresses.joined(separator: ",")]
         }
+        if let path = configuration.tlsTrustPath { arguments += ["--tls-ca", path] }
         return arguments
     }
 

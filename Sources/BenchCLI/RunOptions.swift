@@ -230,14 +230,6 @@ struct RunOptions {
                 "max-queue", "bytes", parsed.value("max-queue")!,
                 "must hold at least one message (\(ByteSizeText.format(largest)))")
         }
-        // Refused before anything starts: the children would wait for a handshake the server never gets.
-        if let other = transports.first(where: { $0 != .tcp }), (clientProcesses ?? 0) > 0 {
-            throw UsageError(
-                message: "--client-procs runs the clients as bench clients agents, which speak tcp only so far: "
-                    + "--transport \(other.rawValue) runs its clients in this process (--client-procs 0, about 10,000 "
-                    + "of them)",
-                command: command)
-        }
         let repeats = try reader.integer("repeat", placeholder: "k", in: 1...100, default: 1)
         steps = SweepStep.crossProduct(
             base, clients: clientCounts, payloads: payloads, intervals: intervals, transports: transports, repeats: repeats

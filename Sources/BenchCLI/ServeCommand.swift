@@ -68,13 +68,6 @@ enum ServeCommand {
                     + "bench \(scenario.rawValue))",
                 command: command)
         }
-        guard options.steps[0].configuration.transport == .tcp else {
-            throw UsageError(
-                message: "bench serve's agents speak tcp only so far: --transport "
-                    + "\(options.steps[0].configuration.transport.rawValue) runs with its clients in one process "
-                    + "(bench \(scenario.rawValue) --transport \(options.steps[0].configuration.transport.rawValue))",
-                command: command)
-        }
         let reader = OptionReader(parsed: parsed, command: command)
         guard let token = parsed.value("token"), !token.isEmpty else {
             throw UsageError(message: "--token is required: the secret agents must give (bench clients --token)", command: command)

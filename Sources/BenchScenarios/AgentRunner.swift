@@ -16,6 +16,8 @@ public enum AgentRunner {
     public struct Outcome: Sendable {
         /// The server's welcome: its ids and the run's settings.
         public let welcome: AgentWelcome
+        /// What its clients were told to speak.
+        public let spec: ClientSpec
         /// What it found of the server's clock; its clients' stamps were corrected by it.
         public let clock: ClockEstimate
         /// Connections of its clients that closed early, with the reason (the server closing them all is the end).
@@ -28,16 +30,18 @@ public enum AgentRunner {
     ///   cannot connect.
     public static func run(
         server address: SocketAddress, clients: Int, token: String, clientThreads: Int, joinTimeout: UInt64,
-        reconnect: ReconnectBackoff? = nil, sourceAddresses: [String] = [], control: RunControl
+        reconnect: ReconnectBackoff? = nil, sourceAddresses: [String] = [], tlsTrustPath: String? = nil,
+        control: RunControl
     ) throws(RunError) -> Outcome {
         let limit = DescriptorLimit.raiseToHardLimit()
         guard clients + 1 + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: clients, descriptorLimit: limit, perClient: 1)
         }
         let welcome: AgentWelcome
+        let spec: ClientSpec
         let controlSocket: Int32
         do {
-            (controlSocket, welcome) = try join(address, clients: clients, token: token, timeout: joinTimeout)
+            (controlSocket, welcome, spec) = try join(address, clients: clients, token: token, timeout: joinTimeout)
         } catch {
             throw .setupFailed("cannot join the run at \(address): \(error)")
         }
@@ -68,38 +72,42 @@ public enum AgentRunner {
             throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
         }
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        let run = configuration
-        let settings = TransportSettings(
-            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize), webSocketPath: "/",
-            webSocketHost: address.description)
-        var threads: [NativeThread<EchoClients<TCP>.Report>] = []
-        let finished = FinishedThreads()
-        let connectTimes = ConnectTimesMailbox()
-        for ids in ScenarioRunner.split(configuration.localClients, into: configuration.clientThreads) {
+        var settings = TransportSettings(
+            maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
+            webSocketPath: spec.webSocketPath, webSocketHost: address.description)
+        if spec.transport.usesTLS {
             do {
-                threads.append(try NativeThread.spawn(name: "bench-clients") {
-                    defer { finished.count.add(1, ordering: .releasing) }
-                    do {
-                        let clients = try EchoClients<TCP>(
-                            run, ids: ids, address: address, transport: settings, control: control,
-                            kernelClock: kernelClock)
-                        clients.connectTimesOut = connectTimes
-                        return clients.run()
-                    } catch {
-                        control.failSetup("the clients' thread could not start: \(error)")
-                        return EchoClients<TCP>.Report()
-                    }
-                })
+                try OpenSSL.load()
+                let pem = try tlsTrustPath.map { try Posix.readFile($0, limit: 1 << 20) } ?? Array(spec.tlsCertificatePEM.utf8)
+                settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
             } catch {
-                control.failSetup("the clients' thread could not start: \(error)")
+                throw .setupFailed("the run is over \(spec.transport.rawValue), and its certificate cannot be pinned: \(error)")
             }
         }
-        watchControlConnection(
-            controlSocket, until: { finished.count.load(ordering: .acquiring) == threads.count }, connectTimes: connectTimes,
-            control: control)
-        let reports = threads.map { $0.join() }
+        let parts = (configuration, address, settings, kernelClock)
+        let reports: [[ConnectionEvent]]
+        switch spec.transport {
+        case .tcp: reports = runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control)
+        case .ws: reports = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, control: control)
+        case .tls: reports = runClients(parts, over: TLS.self, controlSocket: controlSocket, control: control)
+        case .wss: reports = runClients(parts, over: SecureWebSocket.self, controlSocket: controlSocket, control: control)
+        }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
-        return Outcome(welcome: welcome, clock: clock, events: reports.flatMap(\.events))
+        return Outcome(welcome: welcome, spec: spec, clock: clock, events: reports.flatMap { $0 })
+    }
+
+    /// Runs the agent's clients over `T` until they are done, watching the control connection meanwhile; returns
+    /// each client thread's events.
+    private static func runClients<T: Transport>(
+        _ parts: (RunConfiguration, SocketAddress, TransportSettings, KernelClockMapping?), over: T.Type,
+        controlSocket: Int32, control: RunControl
+    ) -> [[ConnectionEvent]] {
+        let connectTimes = ConnectTimesMailbox()
+        let threads = ClientThreads<T>(
+            parts.0, address: parts.1, settings: parts.2, control: control, kernelClock: parts.3,
+            connectTimes: connectTimes)
+        watchControlConnection(controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, control: control)
+        return threads.join().map(\.events)
     }
 
     /// How often the agent looks at its control connection while its clients run.
@@ -189,7 +197,7 @@ public enum AgentRunner {
 
     /// Reads exactly `buffer.count` bytes from the blocking `socket` (its receive timeout bounds the wait): "no
     /// `what`" when it passes, `whenClosed` when the server closes first.
-    private static func readExactly(
+    fileprivate static func readExactly(
         _ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String, whenClosed: String
     ) throws(SystemError) {
         var received = 0
@@ -206,7 +214,7 @@ public enum AgentRunner {
     /// Connects the control connection, says the agent's hello and reads the server's welcome.
     private static func join(
         _ address: SocketAddress, clients: Int, token: String, timeout: UInt64
-    ) throws(SystemError) -> (Int32, AgentWelcome) {
+    ) throws(SystemError) -> (Int32, AgentWelcome, ClientSpec) {
         let socket = try TCPSocket.connect(to: address)
         do throws(SystemError) {
             try Posix.setNonBlocking(socket, false)
@@ -227,10 +235,33 @@ public enum AgentRunner {
             else {
                 throw SystemError("the server's answer is not a welcome (kind \(frame[4]))", errno: EPROTO)
             }
-            return (socket, AgentWelcome(Frame(kind: .agentWelcome, bytes: frame)))
+            let welcome = AgentWelcome(Frame(kind: .agentWelcome, bytes: frame))
+            return (socket, welcome, try readClientSpec(socket))
         } catch {
             Posix.close(socket)
             throw error
+        }
+    }
+}
+
+extension AgentRunner {
+    /// Reads the client spec that follows the welcome.
+    fileprivate static func readClientSpec(_ socket: Int32) throws(SystemError) -> ClientSpec {
+        let head = UnsafeMutableRawBufferPointer.allocate(byteCount: 5, alignment: 8)
+        defer { head.deallocate() }
+        let closed = "the server closed the connection instead of sending the client spec"
+        try readExactly(socket, into: head, what: "client spec", whenClosed: closed)
+        let size = Int(UInt32(bigEndian: head.loadUnaligned(as: UInt32.self))) + WireFormat.lengthFieldSize
+        guard head[4] == FrameKind.clientSpec.rawValue, (5...WireFormat.clientSpecMaximumSize).contains(size) else {
+            throw SystemError("the server's answer is not a client spec (kind \(head[4]), \(size) bytes)", errno: EPROTO)
+        }
+        let fields = UnsafeMutableRawBufferPointer.allocate(byteCount: size - 5, alignment: 8)
+        defer { fields.deallocate() }
+        if size > 5 { try readExactly(socket, into: fields, what: "client spec", whenClosed: closed) }
+        do {
+            return try ClientSpec(fields: fields)
+        } catch {
+            throw SystemError(error.description, errno: EPROTO)
         }
     }
 }
@@ -247,9 +278,4 @@ final class ConnectTimesMailbox: Sendable {
             return pending
         }
     }
-}
-
-/// How many of an agent's client threads have ended.
-private final class FinishedThreads: Sendable {
-    let count = Atomic<Int>(0)
 }

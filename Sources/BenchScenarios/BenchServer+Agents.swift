@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import Glibc
 
 /// An agent that joined a `bench serve` run: who, and which client ids it simulates.
 public struct AgentRecord: Sendable, Equatable {
@@ -52,8 +53,11 @@ extension BenchServer {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { buffer.deallocate() }
         welcome.encode(into: buffer)
+        var spec = clientSpec.encoded()
         do {
-            _ = try peers[slot].connection.send(buffer, stamped: false)
+            guard try peers[slot].connection.send(buffer, stamped: false) != .dropped,
+                try spec.withUnsafeMutableBytes({ try peers[slot].connection.send($0, stamped: false) }) != .dropped
+            else { throw SystemError("send (the agent reads nothing)", errno: ENOBUFS) }
         } catch {
             closePeer(slot: slot, reason: "\(who): its welcome could not be sent: \(error)", at: now)
             return false

@@ -153,7 +153,7 @@ extension BenchServer {
         switch frame.kind {
         case .hello, .agentHello:
             preconditionFailure("handled above")
-        case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye, .connectTimes:
+        case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye, .connectTimes, .clientSpec:
             closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame; clients send only hello and echo frames", at: now)
             return false
         case .echo:
@@ -178,6 +178,9 @@ extension BenchServer {
             refusal = "said hello twice"
         } else if frame.helloVersion != WireFormat.version {
             refusal = "speaks protocol version \(frame.helloVersion); this server speaks \(WireFormat.version)"
+        } else if peers[slot].connection.isPlain {
+            refusal = "said hello as client \(client) in plain bench frames; this run's clients speak "
+                + clientSpec.transport.rawValue
         } else if client < configuration.clients, frame.helloToken != helloToken(ofClient: client) {
             refusal = helloToken(ofClient: client) == nil
                 ? "said hello as client \(client), which no agent was given"

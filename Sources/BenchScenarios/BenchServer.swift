@@ -52,6 +52,8 @@ final class BenchServer<T: Transport>: MeasuringRole {
     let kernelTolerance: UInt64
     /// What each accepted connection's transport needs.
     let transportSettings: TransportSettings
+    /// What the run's clients need, sent to every agent after its welcome.
+    let clientSpec: ClientSpec
 
     var peers: [Peer] = []
     /// Slots in `peers` free again: their connection closed before it said hello.
@@ -90,10 +92,10 @@ final class BenchServer<T: Transport>: MeasuringRole {
     var observedCPUs = CPUSet()
 
     /// Takes ownership of the listening socket `listener`; its connections' transports are set up with `transport`;
-    /// `kernelClock` is given when the run uses kernel stamps.
+    /// agents are told `clientSpec`; `kernelClock` is given when the run uses kernel stamps.
     init(
-        configuration: RunConfiguration, listener: Int32, transport: TransportSettings, control: RunControl,
-        kernelClock: KernelClockMapping?, stream: SettledQueue? = nil
+        configuration: RunConfiguration, listener: Int32, transport: TransportSettings, clientSpec: ClientSpec,
+        control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue? = nil
     ) throws(SystemError) {
         self.configuration = configuration
         self.control = control
@@ -113,6 +115,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
         self.transportSettings = transport
+        self.clientSpec = clientSpec
         self.writers = configuration.serverThreads > 1
             ? try BroadcastWriters(
                 threads: configuration.serverThreads, clients: configuration.clients, payload: configuration.payload,

@@ -75,24 +75,29 @@ public enum ScenarioRunner {
                 configuration.agentToken == nil ? 0 : WireFormat.agentFrameSize),
             webSocketPath: configuration.webSocketPath, webSocketHost: bound.description)
         var clients = server
+        var spec = ClientSpec(transport: configuration.transport, webSocketPath: configuration.webSocketPath)
         var fingerprint = ""
         if configuration.transport.usesTLS {
             do {
                 let certificate: TLSCertificate
                 (certificate, server.tls, clients.tls) = try TLSSetup.contexts(for: configuration)
                 fingerprint = certificate.sha256Fingerprint
+                spec.tlsCertificatePEM = certificate.pem
             } catch {
                 Posix.close(listener)
                 throw .tls(error)
             }
         }
+        // Agents' control connections speak plain bench frames whatever the transport: their welcome tells them it.
+        server.acceptsPlainPeers = configuration.agentToken != nil && configuration.transport != .tcp
         let sides = (server: server, clients: clients)
         var recording: RunRecording
         switch configuration.transport {
-        case .tcp: recording = try run(configuration, control, listener, bound, sides, stream, over: TCP.self)
-        case .ws: recording = try run(configuration, control, listener, bound, sides, stream, over: WebSocket.self)
-        case .tls: recording = try run(configuration, control, listener, bound, sides, stream, over: TLS.self)
-        case .wss: recording = try run(configuration, control, listener, bound, sides, stream, over: SecureWebSocket.self)
+        case .tcp: recording = try run(configuration, control, listener, bound, sides, spec, stream, over: TCP.self)
+        case .ws: recording = try run(configuration, control, listener, bound, sides, spec, stream, over: WebSocket.self)
+        case .tls: recording = try run(configuration, control, listener, bound, sides, spec, stream, over: TLS.self)
+        case .wss:
+            recording = try run(configuration, control, listener, bound, sides, spec, stream, over: SecureWebSocket.self)
         }
         recording.tlsCertificateFingerprint = fingerprint
         return recording
@@ -101,7 +106,8 @@ public enum ScenarioRunner {
     /// The run itself, over transport `T`: the server's thread and the clients' threads, compiled for `T`.
     private static func run<T: Transport>(
         _ configuration: RunConfiguration, _ control: RunControl, _ listener: Int32, _ bound: SocketAddress,
-        _ settings: (server: TransportSettings, clients: TransportSettings), _ stream: SettledQueue?, over: T.Type
+        _ settings: (server: TransportSettings, clients: TransportSettings), _ spec: ClientSpec, _ stream: SettledQueue?,
+        over: T.Type
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         let server: NativeThread<Result<RunRecording, RunError>>
@@ -111,8 +117,8 @@ public enum ScenarioRunner {
                 do {
                     try placeCurrentThread(on: configuration.serverCPU)
                     server = try BenchServer<T>(
-                        configuration: configuration, listener: listener, transport: settings.server, control: control,
-                        kernelClock: kernelClock, stream: stream)
+                        configuration: configuration, listener: listener, transport: settings.server,
+                        clientSpec: spec, control: control, kernelClock: kernelClock, stream: stream)
                 } catch {
                     Posix.close(listener)
                     control.failSetup("the server's thread could not start: \(error)")
@@ -124,33 +130,11 @@ public enum ScenarioRunner {
             Posix.close(listener)
             throw .system(error)
         }
-        var clientThreads: [NativeThread<EchoClients<T>.Report>] = []
-        for ids in split(configuration.localClients, into: configuration.clientThreads) where !ids.isEmpty {
-            do {
-                clientThreads.append(try NativeThread.spawn(name: "bench-clients") {
-                    do {
-                        try placeCurrentThread(on: configuration.clientCPU)
-                        return try EchoClients<T>(
-                            configuration, ids: ids, address: bound, transport: settings.clients, control: control,
-                            kernelClock: kernelClock
-                        ).run()
-                    } catch {
-                        control.failSetup("the clients' thread could not start: \(error)")
-                        return EchoClients<T>.Report()
-                    }
-                })
-            } catch {
-                control.failSetup("the clients' thread could not start: \(error)")
-                _ = server.join()
-                control.clientsWake.notify()
-                for thread in clientThreads { _ = thread.join() }
-                throw .system(error)
-            }
-        }
-
+        let clientThreads = ClientThreads<T>(
+            configuration, address: bound, settings: settings.clients, control: control, kernelClock: kernelClock)
         let result = server.join()
         control.clientsWake.notify()
-        let clientReports = clientThreads.map { $0.join() }
+        let clientReports = clientThreads.join()
         var recording = try result.get()
         recording.serverAddress = bound.description
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }

@@ -5,20 +5,7 @@ import Testing
 
 /// `bench serve` and `bench clients`: the server and collector in one process, the clients in agents.
 @Suite(.timeLimit(.minutes(3))) struct ServeAndClientsTests {
-    /// Starts `bench serve` with `arguments` and returns it with the port it listens on, once it says.
-    private func serve(_ arguments: [String]) throws -> (BenchProcess.Running, Int) {
-        let server = try BenchProcess.start(["serve"] + arguments)
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let text = (try? String(contentsOfFile: server.outputBase + ".err", encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"listening on 127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                return (server, Int(text[range].split(separator: ":").last!)!)
-            }
-            usleep(20_000)
-        }
-        _ = try BenchProcess.finish(server, timeout: 1)
-        throw POSIXError(.ETIMEDOUT)
-    }
+    private func serve(_ arguments: [String]) throws -> (BenchProcess.Running, Int) { try startServe(arguments) }
 
     private func rows(_ path: String) throws -> [[String: String]] { try csvRows(path) }
 

@@ -158,7 +158,6 @@ import Testing
         (["--target", "redis://127.0.0.1:6379/x"], "--target does not apply to bench serve: bench serve measures its built-in server"),
         (["--repeat", "2"], "--repeat does not apply to bench serve: bench serve is one run that agents join"),
         (["--clients", "10,20"], "bench serve is one run that agents join: give single values, not lists"),
-        (["--transport", "ws"], "bench serve's agents speak tcp only so far: --transport ws runs with its clients in one process"),
     ])
     func anOptionThatDoesNotApplyIsAUsageErrorSayingWhy(options: [String], message: String) throws {
         let out = temporaryFolderPath()
@@ -174,33 +173,5 @@ import Testing
             #expect(result.exitCode == 0, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.contains("bench serve"), "\(arguments): \(result.standardOutput)")
         }
-    }
-}
-
-/// Combinations that cannot work are refused before anything starts, naming why: never a 30 s wait for agents that
-/// cannot join.
-@Suite(.timeLimit(.minutes(3))) struct CompositionRefusalTests {
-    @Test(arguments: ["ws", "tls", "wss"])
-    func clientProcessesOverAnotherTransportThanTCPAreAUsageError(transport: String) throws {
-        let out = temporaryFolderPath()
-        let result = try BenchProcess.run([
-            "fanout", "--clients", "4", "--transport", transport, "--client-procs", "2", "--out", out,
-        ])
-        #expect(result.exitCode == 2)
-        #expect(result.standardError.contains(
-            "--client-procs runs the clients as bench clients agents, which speak tcp only so far: --transport \(transport)"),
-            "\(result.standardError)")
-        #expect(contents(of: out) == nil, "nothing written")
-    }
-
-    @Test func moreWebSocketClientsThanOneProcessHoldsFailAtOnceSayingWhy() throws {
-        let out = temporaryFolderPath()
-        // 64 descriptors in reserve and 2 a client: 100 clients need more than a limit of 128 gives one process.
-        let process = try BenchProcess.start(
-            ["fanout", "--clients", "100", "--transport", "ws", "--messages", "5", "--out", out], descriptorLimit: 128)
-        let result = try BenchProcess.finish(process, timeout: 60)
-        #expect(result.exitCode == 3, "\(result.standardError)")
-        #expect(result.standardError.contains("whose agents speak tcp only so far"), "\(result.standardError)")
-        #expect((contents(of: out) ?? []).isEmpty, "no run folder")
     }
 }

@@ -107,6 +107,10 @@ public struct FrameDecoder {
             guard size == WireFormat.clockFrameSize else {
                 throw .wrongSize(kind: kind, announced: size, expected: WireFormat.clockFrameSize)
             }
+        case .clientSpec:
+            guard size <= WireFormat.clientSpecMaximumSize else {
+                throw .frameTooLarge(announced: size, limit: WireFormat.clientSpecMaximumSize)
+            }
         case .data, .echo:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)

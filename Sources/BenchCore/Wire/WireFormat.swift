@@ -42,6 +42,8 @@ public enum WireFormat {
     public static let agentFrameSize = 48
     /// Size of a clock probe, reply or report, length field included.
     public static let clockFrameSize = 32
+    /// The largest client spec (kind 12) the server sends an agent after its welcome, length field included.
+    public static let clientSpecMaximumSize = 64 << 10
     /// Size of the smallest data or echo frame (no padding), length field included.
     public static let minimumMessageSize = 40
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
@@ -74,6 +76,10 @@ public enum FrameKind: UInt8, Sendable {
     /// An agent tells the server the connect times of up to three of its clients (`connect` is measured where the
     /// connect happens).
     case connectTimes = 11
+    /// The server tells a welcomed agent what its clients need beyond the welcome's numbers (transport, WebSocket
+    /// path, the certificate to pin): fields of a tag, a length and bytes, up to
+    /// ``WireFormat/clientSpecMaximumSize``.
+    case clientSpec = 12
 }
 
 extension FrameKind {
@@ -87,6 +93,7 @@ extension FrameKind {
         case .clockProbe: return "a clock probe"
         case .clockReply: return "a clock reply"
         case .clockReport: return "a clock report"
+        case .clientSpec: return "a client spec"
         default: return "a \(self)"
         }
     }

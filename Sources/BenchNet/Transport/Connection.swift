@@ -46,12 +46,17 @@ public final class Connection<T: Transport> {
     /// Wire bytes taken for sending, written or queued, since the connection began: the stream offset after the last
     /// byte sent so far, which is how the kernel keys transmit stamps.
     public internal(set) var bytesTaken: UInt64 = 0
+    /// True for a server's connection that began with a 0 byte where ``TransportSettings/acceptsPlainPeers`` allows
+    /// it: bench frames flow as they are, past the transport's layers (an agent's control connection).
+    public private(set) var isPlain = false
 
     let epoll: Epoll
     var stream: T.Stream
     var framing: T.Framing
     var state: State
     var framingStarted = false
+    /// Its first bytes decide whether it is plain (``isPlain``).
+    var sniffing: Bool
     var outbound = OutboundQueue()
     var watchingWritable = false
     /// Room for a frame head, or a whole control frame of the transport's own.
@@ -98,6 +103,7 @@ public final class Connection<T: Transport> {
         self.startedAt = startedAt
         self.state = connecting ? .connecting : .handshaking
         self.watchingWritable = connecting
+        self.sniffing = settings.acceptsPlainPeers && role == .server
         self.scratch = .allocate(byteCount: 2 * WebSocketFrameHeader.maximumSize + 128, alignment: 8)
     }
 
@@ -174,6 +180,10 @@ public final class Connection<T: Transport> {
         _ buffer: UnsafeMutableRawBufferPointer, count: Int,
         _ onBytes: (UnsafeMutableRawBufferPointer, _ endsMessage: Bool) -> Bool
     ) throws(ConnectionError) -> Bool {
+        if sniffing { sniff(buffer, count: count) }
+        if isPlain {
+            return count == 0 || (onBytes(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), false) && isOpen)
+        }
         var remaining = count
         while let plaintext = try stream.nextPlaintext(in: buffer, count: &remaining, write: writeWire) {
             try advanceHandshake()
@@ -206,11 +216,12 @@ public final class Connection<T: Transport> {
     public func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
         guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
         guard outbound.isEmpty || outbound.count + frame.count <= maximumQueuedBytes else { return .dropped }
-        let headSize = framing.head(for: frame, into: scratch)
+        let headSize = isPlain ? 0 : framing.head(for: frame, into: scratch)
         stampNextWrite = stamped
-        let sent = stream.send(
-            head: UnsafeRawBufferPointer(rebasing: scratch[0..<headSize]), body: UnsafeRawBufferPointer(frame),
-            write: writeWire)
+        let head = UnsafeRawBufferPointer(rebasing: scratch[0..<headSize])
+        let sent = isPlain
+            ? writeWire(head, UnsafeRawBufferPointer(frame))
+            : stream.send(head: head, body: UnsafeRawBufferPointer(frame), write: writeWire)
         stampNextWrite = false
         if let writeFailure { throw writeFailure }
         // The stream layer failed before any write (TLS could not encrypt): nothing went out.
@@ -222,6 +233,7 @@ public final class Connection<T: Transport> {
     /// frames instead.
     public func sendPing() throws(SystemError) -> Bool {
         guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
+        guard !isPlain else { return false }
         let size = framing.ping(into: scratch)
         guard size > 0 else { return false }
         _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size]))
@@ -233,13 +245,23 @@ public final class Connection<T: Transport> {
     /// close frame with `code`) when the socket can take it at once. Safe to call twice.
     public func close(code: UInt16 = WebSocketCloseCode.normal) {
         guard isOpen else { return }
-        if state == .open && outbound.isEmpty {
+        if state == .open && outbound.isEmpty && !isPlain {
             let size = framing.close(code: code, into: scratch)
             if size > 0 { _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size])) }
             stream.close(writeWire)
         }
         isOpen = false
         Posix.close(descriptor)
+    }
+
+    /// The first bytes of a server's connection that may be plain: a 0 byte first makes it so, and open at once.
+    private func sniff(_ buffer: UnsafeMutableRawBufferPointer, count: Int) {
+        guard count > 0 else { return }
+        sniffing = false
+        guard buffer[0] == 0, state == .handshaking else { return }
+        isPlain = true
+        state = .open
+        establishedAt = MonotonicClock.now()
     }
 
     /// Starts the framing layer once the stream is established, and marks the connection open once both are.

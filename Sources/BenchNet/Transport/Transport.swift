@@ -57,6 +57,10 @@ public struct TransportSettings: @unchecked Sendable {
     public var tlsServerName: String?
     /// WebSocket messages are text (a user's server that speaks JSON): sent as text frames, and text accepted.
     public var webSocketText = false
+    /// A server's connections whose first byte is 0 carry bench frames as they are, past the transport's layers:
+    /// the control connections of agents (``Connection/isPlain``), which learn the transport only from their welcome.
+    /// A TLS record (0x16) or an HTTP request ('G') never starts so.
+    public var acceptsPlainPeers = false
 
     public init(maximumFrameSize: Int, webSocketPath: String = "/", webSocketHost: String = "", tls: TLSContext? = nil) {
         self.maximumFrameSize = maximumFrameSize

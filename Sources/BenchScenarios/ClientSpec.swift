@@ -1,0 +1,90 @@
+import BenchCore
+
+/// What a run's clients need beyond the numbers of the welcome, as one value: the built-in run's own clients are made
+/// from it, and an agent receives it right after its welcome (``FrameKind/clientSpec``), so that its clients speak
+/// the run's transport without being told on their command line.
+///
+/// On the wire: the frame's 5-byte header, then fields of a tag (1 byte), a length (2 bytes, big-endian) and that
+/// many bytes. Every field is checked when read: it comes from the network.
+public struct ClientSpec: Equatable, Sendable {
+    /// The transport the clients connect with.
+    public var transport: TransportKind
+    /// The WebSocket path they ask for (ws, wss).
+    public var webSocketPath: String
+    /// The server's certificate, as PEM text, that TLS clients pin (tls, wss); empty otherwise. An agent given its
+    /// own `--tls-ca` pins that instead.
+    public var tlsCertificatePEM: String
+
+    public init(transport: TransportKind, webSocketPath: String = "/", tlsCertificatePEM: String = "") {
+        self.transport = transport
+        self.webSocketPath = webSocketPath
+        self.tlsCertificatePEM = tlsCertificatePEM
+    }
+
+    private enum Tag: UInt8 {
+        case transport = 1
+        case webSocketPath = 2
+        case tlsCertificate = 3
+    }
+
+    /// The frame, length field included.
+    public func encoded() -> [UInt8] {
+        var body: [UInt8] = [FrameKind.clientSpec.rawValue]
+        func field(_ tag: Tag, _ bytes: some Collection<UInt8>) {
+            body += [tag.rawValue, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)] + bytes
+        }
+        field(.transport, [UInt8(TransportKind.allCases.firstIndex(of: transport)!)])
+        field(.webSocketPath, webSocketPath.utf8)
+        if !tlsCertificatePEM.isEmpty { field(.tlsCertificate, tlsCertificatePEM.utf8) }
+        let length = UInt32(body.count)
+        return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
+    }
+
+    /// The fields after a client spec frame's 5-byte header.
+    ///
+    /// - Throws: ``SpecError`` naming what does not fit: an unknown or repeated tag, a field past the end, a
+    ///   transport out of range, a WebSocket path that is not a path, a TLS transport without a certificate.
+    public init(fields: some Collection<UInt8>) throws(SpecError) {
+        let bytes = Array(fields)
+        var seen: Set<UInt8> = []
+        var transport: TransportKind?
+        var path = "/"
+        var pem = ""
+        var offset = 0
+        while offset < bytes.count {
+            guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
+            let tagByte = bytes[offset]
+            let length = Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            guard let tag = Tag(rawValue: tagByte) else { throw SpecError("unknown field \(tagByte)") }
+            guard seen.insert(tagByte).inserted else { throw SpecError("field \(tagByte) twice") }
+            guard offset + 3 + length <= bytes.count else { throw SpecError("field \(tagByte) runs past the frame") }
+            let value = bytes[(offset + 3)..<(offset + 3 + length)]
+            offset += 3 + length
+            switch tag {
+            case .transport:
+                guard value.count == 1, Int(value.first!) < TransportKind.allCases.count else {
+                    throw SpecError("no such transport")
+                }
+                transport = TransportKind.allCases[Int(value.first!)]
+            case .webSocketPath:
+                guard let text = String(validating: value, as: UTF8.self), text.hasPrefix("/"), text.utf8.count <= 1_024,
+                    text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f })
+                else { throw SpecError("the WebSocket path is not a path") }
+                path = text
+            case .tlsCertificate:
+                guard let text = String(validating: value, as: UTF8.self), text.hasPrefix("-----BEGIN CERTIFICATE-----")
+                else { throw SpecError("the TLS certificate is not PEM text") }
+                pem = text
+            }
+        }
+        guard let transport else { throw SpecError("no transport") }
+        guard !transport.usesTLS || !pem.isEmpty else { throw SpecError("a \(transport.rawValue) run without its certificate") }
+        self.init(transport: transport, webSocketPath: path, tlsCertificatePEM: pem)
+    }
+
+    /// Why a client spec from the network was refused.
+    public struct SpecError: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = "the server's client spec does not fit: \(description)" }
+    }
+}

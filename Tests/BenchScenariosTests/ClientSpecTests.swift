@@ -1,0 +1,58 @@
+import BenchCore
+import Testing
+
+@testable import BenchScenarios
+
+/// The client spec an agent reads from the network after its welcome: what was written reads back, and anything
+/// else is refused with a reason, never a trap.
+@Suite struct ClientSpecTests {
+    static let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+    private func fields(_ spec: ClientSpec) -> [UInt8] { Array(spec.encoded().dropFirst(5)) }
+
+    @Test(arguments: [
+        ClientSpec(transport: .tcp), ClientSpec(transport: .ws, webSocketPath: "/live?room=1"),
+        ClientSpec(transport: .tls, tlsCertificatePEM: pem), ClientSpec(transport: .wss, webSocketPath: "/x", tlsCertificatePEM: pem),
+    ])
+    func whatIsWrittenReadsBack(spec: ClientSpec) throws {
+        let encoded = spec.encoded()
+        #expect(Int(encoded[0]) << 24 | Int(encoded[1]) << 16 | Int(encoded[2]) << 8 | Int(encoded[3]) == encoded.count - 4)
+        #expect(encoded[4] == FrameKind.clientSpec.rawValue)
+        #expect(try ClientSpec(fields: fields(spec)) == spec)
+    }
+
+    @Test(arguments: [
+        ([UInt8](), "no transport"),
+        ([1, 0, 1, 9], "no such transport"),
+        ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
+        ([9, 0, 0], "unknown field 9"),
+        ([1, 0, 5, 0], "runs past the frame"),
+        ([1, 0], "cut off"),
+        ([1, 0, 1, 1, 2, 0, 3, 0x61, 0x62, 0x63], "not a path"),
+        ([1, 0, 1, 1, 2, 0, 3, 0x2f, 0x20, 0x61], "not a path"),
+        ([1, 0, 1, 2], "a tls run without its certificate"),
+        ([1, 0, 1, 2, 3, 0, 2, 0x41, 0x42], "not PEM text"),
+    ])
+    func aSpecThatDoesNotFitIsRefusedSayingWhy(bytes: [UInt8], reason: String) {
+        #expect {
+            _ = try ClientSpec(fields: bytes)
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
+    }
+
+    /// Cut at every byte, and every byte changed: refused or read, never a trap.
+    @Test func everyPrefixAndEveryByteChangeIsReadOrRefused() {
+        let whole = fields(ClientSpec(transport: .wss, webSocketPath: "/socket", tlsCertificatePEM: Self.pem))
+        for end in 0..<whole.count {
+            #expect(throws: ClientSpec.SpecError.self) { _ = try ClientSpec(fields: whole[0..<end]) }
+        }
+        for index in whole.indices {
+            for value: UInt8 in [0, 1, 0x7f, 0xff] {
+                var changed = whole
+                changed[index] = value
+                _ = try? ClientSpec(fields: changed)
+            }
+        }
+    }
+}
