@@ -21,13 +21,15 @@ public enum BenchCommandLine {
             throw UsageError(message: "Missing command (\(Commands.all.map(\.name).joined(separator: ", ")))", command: nil)
         }
         var rest = Array(arguments.dropFirst())
-        if command == "serve" {  // two words: `bench serve fanout`
+        if command == "serve" || command == "capacity" {  // two words: `bench serve fanout`
             if rest.first == "--help" || rest.first == "-h" {
-                Console.out(ServeCommand.overview)
+                Console.out(command == "serve" ? ServeCommand.overview : CapacityCommand.overview)
                 return .success
             }
             guard let scenario = rest.first, scenario == "fanout" || scenario == "roundtrip" else {
-                throw UsageError(message: "bench serve needs its scenario: bench serve fanout or bench serve roundtrip", command: nil)
+                throw UsageError(
+                    message: "bench \(command) needs its scenario: bench \(command) fanout or bench \(command) roundtrip",
+                    command: nil)
             }
             command += " " + scenario
             rest.removeFirst()
@@ -35,9 +37,10 @@ public enum BenchCommandLine {
         switch command {
         case "-h", "--help", "help":
             if let topic = rest.first {
-                let topic = topic == "serve" ? (["serve"] + rest.dropFirst().prefix(1)).joined(separator: " ") : topic
-                if topic == "serve" {
-                    Console.out(ServeCommand.overview)
+                let twoWords = topic == "serve" || topic == "capacity"
+                let topic = twoWords ? ([topic] + rest.dropFirst().prefix(1)).joined(separator: " ") : topic
+                if topic == "serve" || topic == "capacity" {
+                    Console.out(topic == "serve" ? ServeCommand.overview : CapacityCommand.overview)
                     return .success
                 }
                 guard let spec = Commands.named(topic) else {

@@ -5,8 +5,8 @@ enum Commands {
     /// The commands in help order.
     static let all: [CommandSpec] = [
         RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), CheckCommand.spec, CompareCommand.spec,
-        ReportCommand.spec, SuiteCommand.spec, ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip),
-        ClientsCommand.spec,
+        ReportCommand.spec, SuiteCommand.spec, CapacityCommand.spec(for: .fanout), CapacityCommand.spec(for: .roundtrip),
+        ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip), ClientsCommand.spec,
     ]
 
     /// The command called `name`.
@@ -27,6 +27,9 @@ enum Commands {
             let options = try ServeCommand.options(parsed, scenario: scenario, command: spec.name)
             let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
             return RunCommand.execute(options, commandLine: commandLine)
+        case "capacity fanout", "capacity roundtrip":
+            let scenario = Scenario(rawValue: String(spec.name.dropFirst("capacity ".count)))!
+            return try CapacityCommand.execute(parsed, scenario: scenario, arguments: arguments)
         case "clients":
             return try ClientsCommand.execute(parsed)
         case "check":

@@ -59,6 +59,21 @@ struct ParsedOptions {
         }
     }
 
+    /// A copy with `name`'s values replaced by `values` (nil: as if it was not given): how `bench capacity` makes
+    /// each step's command line from its own.
+    func replacing(_ name: String, with values: [String]?) -> ParsedOptions {
+        var copy = self
+        copy.values[name] = values
+        return copy
+    }
+
+    /// A copy without the flag `name`.
+    func removingFlag(_ name: String) -> ParsedOptions {
+        var copy = self
+        copy.flags.remove(name)
+        return copy
+    }
+
     /// The last value given for `name`, if any.
     func value(_ name: String) -> String? {
         values[name]?.last

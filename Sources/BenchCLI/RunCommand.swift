@@ -47,6 +47,8 @@ enum RunCommand {
         var summaries: [DistributionSummary] = []
         /// Its `--json` object, when a sweep prints them together at the end.
         var json: String?
+        /// Why the harness was saturated, when it was.
+        var harnessSaturation: String?
         /// The exit code this run alone calls for.
         var exitCode: ExitCode
     }
@@ -134,7 +136,9 @@ enum RunCommand {
         }
     }
 
-    private static func runStep(
+    /// Runs one configuration into a run folder under `parent` (named `name`, or by its scenario and time), shows
+    /// it as `options` say, and returns what became of it.
+    static func runStep(
         _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
     ) -> Outcome {
         var configuration = configuration
@@ -238,18 +242,20 @@ enum RunCommand {
             Console.error("Error: could not write the run folder: \(error)\n")
             return Outcome(status: recording.status, exitCode: .runFailed)
         }
-        if let markdown = try? FileText.read(path + "/" + MarkdownSummary.fileName) { StepSummary.append(markdown) }
         var json: String?
-        if options.json {
-            let text = SummaryJSON.render(analysis, thresholds: thresholds, runFolder: path)
-            if options.isSweep && !options.jsonLines { json = text } else { Console.out(text + "\n") }
-        } else if options.quiet {
-            Console.out(path + "\n")
-        } else {
-            Console.out(SummaryTable.render(analysis, thresholds: thresholds, runFolder: path))
-        }
-        if options.json || options.quiet {
-            for result in thresholds where !result.held { Console.error(result.breachLine + "\n") }
+        if options.reportsEachRun {  // a capacity search shows its runs together
+            if let markdown = try? FileText.read(path + "/" + MarkdownSummary.fileName) { StepSummary.append(markdown) }
+            if options.json {
+                let text = SummaryJSON.render(analysis, thresholds: thresholds, runFolder: path)
+                if options.isSweep && !options.jsonLines { json = text } else { Console.out(text + "\n") }
+            } else if options.quiet {
+                Console.out(path + "\n")
+            } else {
+                Console.out(SummaryTable.render(analysis, thresholds: thresholds, runFolder: path))
+            }
+            if options.json || options.quiet {
+                for result in thresholds where !result.held { Console.error(result.breachLine + "\n") }
+            }
         }
         // On stderr whatever else is printed (the table says it too): a CI log must show it.
         if let saturation = analysis.harnessLoad.saturation {
@@ -258,7 +264,8 @@ enum RunCommand {
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail
         var outcome = Outcome(
             folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
-            summaries: analysis.summaries, json: json, exitCode: .success)
+            summaries: analysis.summaries, json: json, harnessSaturation: analysis.harnessLoad.saturation,
+            exitCode: .success)
         switch recording.status {
         case .complete:
             outcome.exitCode = thresholds.allSatisfy(\.held) ? .success : .thresholdBreached

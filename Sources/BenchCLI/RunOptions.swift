@@ -26,6 +26,9 @@ struct RunOptions {
     var seedWasRandom: Bool
     /// The conditions every run must meet (`--threshold`, repeatable).
     var thresholds: [Threshold]
+    /// Each run shows its summary on stdout and in the step summary (`GITHUB_STEP_SUMMARY`); false for the runs of a
+    /// capacity search, which reports them together.
+    var reportsEachRun = true
 
     /// The options `scenario` accepts, in help order, with SPEC's defaults.
     static func options(for scenario: Scenario) -> [OptionSpec] {

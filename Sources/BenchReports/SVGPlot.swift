@@ -145,6 +145,12 @@ struct SVGPlot {
         }
     }
 
+    /// A short text just above and right of the point (`x`, `y`): a step's number by its dot.
+    mutating func label(_ text: String, x: Double, y: Double) {
+        marks.append("<text x=\"\(format(mapX(x) + 5))\" y=\"\(format(mapY(y) - 5))\" class=\"step\">"
+            + "\(MarkupText.escape(text))</text>")
+    }
+
     /// The SVG element.
     var svg: String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" "

@@ -158,33 +158,12 @@ enum SweepHTML {
     }
 
     private static func page(_ body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8"/>
-        <title>bench sweep</title>
-        <style>
-        body { font: 14px/1.4 system-ui, sans-serif; color: #1d2733; margin: 24px auto; max-width: 1180px; }
-        h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 24px 0 6px; } .meta { color: #566; }
-        table { border-collapse: collapse; } td, th { padding: 3px 10px; border-bottom: 1px solid #dde3ea; }
-        th { text-align: left; background: #f3f6f9; } td.n { text-align: right; }
-        .row { display: flex; flex-wrap: wrap; gap: 12px; } figure { margin: 0; } figcaption { color: #566; font-size: 12px; }
-        svg .area { fill: #fbfcfd; stroke: #c9d2dc; } svg .grid { stroke: #e7ecf1; }
-        svg .tick { font-size: 11px; fill: #566; } svg .label { font-size: 12px; fill: #334; }
-        svg .p50 { fill: none; stroke: #1f6fb2; stroke-width: 2; } svg .p50-dot { fill: #1f6fb2; }
-        svg .p99 { fill: none; stroke: #e07b20; stroke-width: 2; } svg .p99-dot { fill: #e07b20; }
-        svg .max { fill: none; stroke: #8a949e; stroke-width: 1.5; stroke-dasharray: 6 4; } svg .max-dot { fill: #8a949e; }
-        svg .p50-range { stroke: #1f6fb2; stroke-width: 1; } svg .p99-range { stroke: #e07b20; stroke-width: 1; }
-        svg .max-range { stroke: #8a949e; stroke-width: 1; }
-        a { color: #1f6fb2; }
-        svg .under { stroke: #c0262d; stroke-dasharray: 5 4; stroke-width: 1.5; fill: none; }
-        </style>
-        </head>
-        <body>
-        \(body)</body>
-        </html>
-
-        """
+        ReportPage.html(title: "bench sweep", style: """
+            svg .p50 { fill: none; stroke: #1f6fb2; stroke-width: 2; } svg .p50-dot { fill: #1f6fb2; }
+            svg .p99 { fill: none; stroke: #e07b20; stroke-width: 2; } svg .p99-dot { fill: #e07b20; }
+            svg .max { fill: none; stroke: #8a949e; stroke-width: 1.5; stroke-dasharray: 6 4; } svg .max-dot { fill: #8a949e; }
+            svg .p50-range { stroke: #1f6fb2; stroke-width: 1; } svg .p99-range { stroke: #e07b20; stroke-width: 1; }
+            svg .max-range { stroke: #8a949e; stroke-width: 1; }
+            """, body: body)
     }
 }

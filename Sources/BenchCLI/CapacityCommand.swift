@@ -1,0 +1,176 @@
+import BenchCore
+import BenchReports
+import BenchScenarios
+
+/// `bench capacity fanout|roundtrip`: the most clients, the shortest interval or the largest payload at which the
+/// server meets its objectives, found by a search of runs (``CapacitySearch``).
+enum CapacityCommand {
+    /// The command line of `bench capacity SCENARIO`: the scenario's run options (one of clients, interval, payload
+    /// given as a range) and the search's own.
+    static func spec(for scenario: Scenario) -> CommandSpec {
+        let run = RunCommand.spec(for: scenario)
+        let ranged = ["clients": "A range LO..HI searches the most clients held (100..20000).",
+            "interval": "A range LO..HI searches the shortest interval held, from the longer end (10ms..10us).",
+            "payload": "A range LO..HI searches the largest message held (64B..1MiB)."]
+        let options = run.options.filter { !["repeat", "threshold", "json-lines"].contains($0.name) }.map { option in
+            ranged[option.name].map { OptionSpec(option.name, value: option.valueName, help: $0, default: option.defaultText) }
+                ?? option
+        }
+        return CommandSpec(
+            name: "capacity \(scenario.rawValue)",
+            abstract: "Find the most clients (or the shortest interval, the largest payload) the server holds within an objective.",
+            overview: "Search one setting given as a range LO..HI (--clients, --interval or --payload) for the hardest "
+                + "value at which every --slo holds: runs from the easy end, twice as hard each step until one breaks, "
+                + "then bisects to --resolution. Each step is a whole \(scenario.rawValue) run (--messages/--count or "
+                + "--duration), --repeat times; a step passes only if every repeat does. A step that broke while the "
+                + "harness was saturated is harness-bound, not the server's failure, and ends the search. Writes "
+                + "<out>/capacity-<UTC>/ (each run's folder, capacity.csv, capacity.md, capacity.html) and prints the "
+                + "capacity. Exit 0 when found (or the high end holds: at least HI), 1 when the low end already breaks "
+                + "an objective or a --threshold on the capacity breaks, 3 when a run cannot run.",
+            options: options + [
+                OptionSpec(
+                    "slo", value: "expr", help: "An objective every step must meet, as --threshold writes it "
+                        + "(spread.p99<200ms, pct_under>=99%); repeatable, at least one.", repeatable: true),
+                OptionSpec("resolution", value: "percent", help: "Stop bisecting when the last pass and the first fail "
+                    + "are this close, relative to the value.", default: "2%"),
+                OptionSpec("repeat", value: "k", help: "Runs per step; the step passes only if every one does.", default: "1"),
+                OptionSpec(
+                    "threshold", value: "expr", help: "A condition on the capacity found (capacity>=5000, "
+                        + "capacity<=1ms for an interval): exit 1 when it breaks; repeatable.", repeatable: true),
+            ],
+            notes: ["Durations take ns, us, ms or s; sizes B, KiB or MiB. One range at a time; lists sweep (bench "
+                + "\(scenario.rawValue))."])
+    }
+
+    /// The one-screen help of `bench capacity` without its scenario.
+    static var overview: String {
+        "OVERVIEW: Find a server's capacity: the most clients (or the shortest interval, the largest payload) at which "
+            + "its objectives hold.\n\nUSAGE: bench capacity <scenario> [<options>]\n\nSCENARIOS:\n"
+            + "  fanout      bench capacity fanout --clients 100..20000 --slo 'spread.p99<200ms'\n"
+            + "  roundtrip   bench capacity roundtrip --interval 10ms..10us --slo 'rtt.p99<1ms'\n\n"
+            + "  See 'bench capacity fanout --help' or 'bench capacity roundtrip --help' for the options.\n"
+    }
+
+    /// Reads the command line into a plan, every value checked (nothing is written before), or a usage error.
+    static func plan(_ parsed: ParsedOptions, scenario: Scenario, command: String) throws(UsageError) -> CapacityPlan {
+        let reader = OptionReader(parsed: parsed, command: command)
+        let axes = [CapacityReport.Axis.clients, .interval, .payload]
+        let ranged = axes.filter { parsed.value($0.rawValue)?.contains("..") == true }
+        guard ranged.count == 1, let axis = ranged.first else {
+            throw UsageError(
+                message: ranged.isEmpty
+                    ? "bench capacity searches a range: give one of --clients LO..HI, --interval LO..HI, --payload LO..HI"
+                    : "one range at a time: \(ranged.map { "--\($0.rawValue)" }.joined(separator: " and ")) are ranges",
+                command: command)
+        }
+        for name in axes.map(\.rawValue) + ["transport"] where parsed.value(name)?.contains(",") == true {
+            throw UsageError(
+                message: "--\(name) \(parsed.value(name)!): lists sweep (bench \(scenario.rawValue)); bench capacity "
+                    + "takes single values besides its one range",
+                command: command)
+        }
+        let text = parsed.value(axis.rawValue)!
+        let ends = text.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
+        guard ends.count == 2, !ends[0].isEmpty, !ends[1].isEmpty else {
+            throw reader.invalid(axis.rawValue, "range", text, "expected LO..HI, e.g. 100..20000")
+        }
+        let slos = parsed.values["slo"] ?? []
+        guard !slos.isEmpty else {
+            throw UsageError(message: "--slo is required: the objective each step must meet, e.g. --slo 'spread.p99<200ms'",
+                command: command)
+        }
+        var base = parsed.replacing("slo", with: nil).replacing("resolution", with: nil).replacing("repeat", with: nil)
+            .replacing("threshold", with: slos)
+        base = base.replacing(axis.rawValue, with: [ends[0]])
+        let low = try value(of: axis, in: RunOptions(base, scenario: scenario))
+        let high = try value(of: axis, in: RunOptions(base.replacing(axis.rawValue, with: [ends[1]]), scenario: scenario))
+        guard low != high else { throw reader.invalid(axis.rawValue, "range", text, "the two ends are the same") }
+        guard axis != .interval || min(low, high) > 0 else {
+            throw reader.invalid(axis.rawValue, "range", text, "a closed loop (0) has no rate to search")
+        }
+        let resolutionText = parsed.value("resolution") ?? "2%"
+        guard resolutionText.hasSuffix("%"), let percent = Double(resolutionText.dropLast()), percent > 0, percent <= 50 else {
+            throw reader.invalid("resolution", "percent", resolutionText, "expected a percentage above 0 and at most 50, e.g. 2%")
+        }
+        let direction: CapacitySearch.Direction = axis == .interval ? .decreasing : .increasing
+        // The easy end first, whichever way the range was written.
+        let (easy, hard) = (direction == .increasing) == (low < high) ? (low, high) : (high, low)
+        return CapacityPlan(
+            scenario: scenario, axis: axis, base: base, slos: slos,
+            search: CapacitySearch(low: easy, high: hard, direction: direction, resolution: percent / 100),
+            repeats: try reader.integer("repeat", placeholder: "k", in: 1...100, default: 1),
+            thresholds: try (parsed.values["threshold"] ?? []).map { expression throws(UsageError) in
+                try CapacityThreshold(expression, axis: axis, reader: reader)
+            })
+    }
+
+    /// The searched setting's value in the one run `options` describe.
+    private static func value(of axis: CapacityReport.Axis, in options: RunOptions) -> UInt64 {
+        let configuration = options.steps[0].configuration
+        switch axis {
+        case .clients: return UInt64(configuration.clients)
+        case .interval: return configuration.interval
+        case .payload: return UInt64(configuration.payload)
+        }
+    }
+}
+
+/// What a capacity search will do: checked, not yet started.
+struct CapacityPlan {
+    let scenario: Scenario
+    let axis: CapacityReport.Axis
+    /// The command line of every step, but for the searched setting.
+    let base: ParsedOptions
+    let slos: [String]
+    var search: CapacitySearch
+    let repeats: Int
+    let thresholds: [CapacityThreshold]
+
+    /// The options of the step at `value`.
+    func options(at value: UInt64) throws(UsageError) -> RunOptions {
+        let text = axis == .interval ? "\(value)ns" : "\(value)"
+        var options = try RunOptions(base.replacing(axis.rawValue, with: [text]), scenario: scenario)
+        options.reportsEachRun = false
+        return options
+    }
+}
+
+/// `--threshold` on a capacity: `capacity>=5000`, `capacity<=1ms`, in the searched setting's unit.
+struct CapacityThreshold {
+    let expression: String
+    let comparison: String
+    let limit: UInt64
+
+    init(_ expression: String, axis: CapacityReport.Axis, reader: OptionReader) throws(UsageError) {
+        let comparisons = [">=", "<=", ">", "<"]
+        guard expression.hasPrefix("capacity"),
+            let comparison = comparisons.first(where: { expression.dropFirst("capacity".count).hasPrefix($0) })
+        else {
+            throw reader.invalid("threshold", "expr", expression, "expected capacity>=N, capacity>N, capacity<=N or capacity<N")
+        }
+        let text = String(expression.dropFirst("capacity".count + comparison.count))
+        var limit: UInt64?
+        switch axis {
+        case .clients: limit = UInt64(text)
+        case .interval: limit = try? DurationText.parse(text)
+        case .payload: limit = (try? ByteSizeText.parse(text)).map { UInt64($0) }
+        }
+        guard let limit else {
+            throw reader.invalid("threshold", "expr", expression, "the limit is not a value of --\(axis.rawValue)")
+        }
+        self.expression = expression
+        self.comparison = comparison
+        self.limit = limit
+    }
+
+    /// True when `capacity` meets it; a search that found none breaks it.
+    func holds(_ capacity: UInt64?) -> Bool {
+        guard let capacity else { return false }
+        switch comparison {
+        case ">=": return capacity >= limit
+        case "<=": return capacity <= limit
+        case ">": return capacity > limit
+        default: return capacity < limit
+        }
+    }
+}

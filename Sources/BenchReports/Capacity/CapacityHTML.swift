@@ -1,0 +1,101 @@
+import BenchCore
+
+/// `capacity.html`: one self-contained page (inline SVG, no scripts): per objective its measured figure against the
+/// searched setting, each run a dot coloured by its verdict and numbered by its step, the objective's limit as a line
+/// and the capacity marked; then the runs in order, each linked to its report.
+enum CapacityHTML {
+    static func render(_ report: CapacityReport) -> String {
+        var body = "<h1>bench capacity \(MarkupText.escape(report.scenario)): \(report.axis.rawValue)</h1>\n"
+        body += "<p class=\"line\">\(MarkupText.escape(report.line))</p>\n"
+        for threshold in report.thresholds {
+            body += "<p class=\"\(threshold.held ? "held" : "breached")\">threshold \(MarkupText.escape(threshold.expression)): "
+                + (threshold.held ? "held" : "breached") + "</p>\n"
+        }
+        body += "<div class=\"row\">\n"
+        for (index, objective) in report.objectives.enumerated() {
+            body += plot(report, objective: index).map {
+                "<figure>\($0)<figcaption>\(MarkupText.escape(objective)) against \(report.axis.rawValue): green passed, "
+                    + "red broke, grey harness-bound; the numbers are the steps' order; dashed: the limit; blue: the "
+                    + "capacity</figcaption></figure>\n"
+            } ?? "<p>\(MarkupText.escape(objective)): nothing was measured.</p>\n"
+        }
+        body += "</div>\n<h2>runs</h2>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>repeat</th>"
+            + "<th>verdict</th>" + report.objectives.map { "<th>\(MarkupText.escape($0))</th>" }.joined()
+            + "<th>harness</th><th>report</th></tr>\n"
+        for run in report.runs {
+            body += "<tr><td class=\"n\">\(run.step)</td><td class=\"n\">\(MarkupText.escape(report.axis.text(run.value)))</td>"
+                + "<td class=\"n\">\(run.repeatIndex)</td><td class=\"\(run.verdict.rawValue)\">\(run.verdict.rawValue)</td>"
+                + run.objectives.map { "<td class=\"n\">\(MarkupText.escape($0.measuredText ?? "–"))</td>" }.joined()
+                + "<td>\(MarkupText.escape(run.harnessSaturation ?? "kept up"))</td>"
+                + "<td><a href=\"\(MarkupText.escape(run.folder))/\(HTMLRunReport.fileName)\">report</a></td></tr>\n"
+        }
+        return page(body + "</table>\n")
+    }
+
+    /// The plot of objective `index`; nil when no run measured it.
+    private static func plot(_ report: CapacityReport, objective index: Int) -> String? {
+        let measured = report.runs.compactMap { run -> (run: CapacityReport.Run, y: Double)? in
+            guard index < run.objectives.count, let y = run.objectives[index].measuredNumber else { return nil }
+            return (run, y)
+        }
+        guard let first = report.runs.first?.objectives[safe: index], !measured.isEmpty else { return nil }
+        let isTime = first.measuredText.map { !$0.hasSuffix("%") && Double($0) == nil } ?? true
+        let limit = first.limitNumber
+        let xs = report.runs.map { Double($0.value) } + [Double(report.search.low), Double(report.search.high)]
+        let xRange = max(1, xs.min()! / 1.3)...(xs.max()! * 1.3)
+        let ys = measured.map(\.y) + (limit.map { [$0] } ?? [])
+        let yScale: SVGPlot.Scale
+        let yTicks: [(Double, String)]
+        if isTime {  // microseconds
+            let range = max(0.001, ys.min()! / 2)...max(0.002, ys.max()! * 2)
+            yScale = .logarithmic(range)
+            yTicks = AxisTicks.latency((range.lowerBound * 1000)...(range.upperBound * 1000)).map { ($0.0 / 1000, $0.1) }
+        } else {
+            let top = max(1, ys.max()! * 1.1)
+            yScale = .linear(0...top)
+            yTicks = AxisTicks.linear(upTo: top) { DecimalText.fixed($0, fractionDigits: $0 < 10 ? 1 : 0) }
+        }
+        var ticks: [(Double, String)] = []
+        var tick = 1.0
+        while tick <= xRange.upperBound {
+            for step in [1.0, 2, 5] where xRange.contains(tick * step) {
+                ticks.append((tick * step, step == 1 ? report.axis.text(UInt64(tick * step)) : ""))
+            }
+            tick *= 10
+        }
+        var svg = SVGPlot(
+            x: .logarithmic(xRange), y: yScale, xLabel: report.axis.rawValue, yLabel: report.objectives[index],
+            xTicks: ticks, yTicks: yTicks)
+        if let limit { svg.horizontalLine(at: limit, label: "limit \(first.limitText)", cssClass: "under") }
+        if let capacity = report.search.capacity {
+            svg.verticalLine(at: Double(capacity), label: "capacity \(report.axis.text(capacity))", cssClass: "capacity")
+        }
+        for verdict in [CapacitySearch.Verdict.pass, .fail, .harnessBound] {
+            svg.points(
+                measured.filter { $0.run.verdict == verdict }.map {
+                    (Double($0.run.value), $0.y, "step \($0.run.step): \(report.axis.text($0.run.value)), "
+                        + "\($0.run.objectives[index].measuredText ?? "–"), \(verdict.rawValue)")
+                },
+                cssClass: verdict.rawValue, radius: 4)
+        }
+        for (run, y) in measured where run.repeatIndex == 1 {
+            svg.label("\(run.step)", x: Double(run.value), y: y)
+        }
+        return svg.svg
+    }
+
+    private static func page(_ body: String) -> String {
+        ReportPage.html(title: "bench capacity", style: """
+            .line { font-size: 16px; font-weight: 600; } .held { color: #1e7d32; } .breached { color: #c0262d; }
+            td.pass { color: #1e7d32; } td.fail { color: #c0262d; } td.harness-bound { color: #6b7580; }
+            svg .step { font-size: 10px; fill: #334; }
+            svg .pass { fill: #2e9d44; } svg .fail { fill: #c0262d; } svg .harness-bound { fill: #8a949e; }
+            svg .under-label { font-size: 11px; fill: #c0262d; }
+            svg .capacity { stroke: #1f6fb2; stroke-width: 1.5; } svg .capacity-label { font-size: 11px; fill: #1f6fb2; }
+            """, body: body)
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
