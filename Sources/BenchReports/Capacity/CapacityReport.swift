@@ -174,11 +174,12 @@ public struct CapacityReport {
         var text = "### bench capacity \(scenario): \(axis.rawValue)\n\n**\(line)**\n\n"
         for threshold in thresholds { text += "- \(threshold.held ? "✅" : "❌") `\(threshold.expression)`\n" }
         text += (thresholds.isEmpty ? "" : "\n") + "| step | \(axis.rawValue) | repeat | verdict | "
-            + objectives.map { "`\($0)`" }.joined(separator: " | ") + " |\n|---|---|---|---|"
-            + String(repeating: "---|", count: objectives.count) + "\n"
+            + objectives.map { "`\($0)`" }.joined(separator: " | ") + " | harness |\n|---|---|---|---|"
+            + String(repeating: "---|", count: objectives.count + 1) + "\n"
         for run in runs {
             text += "| \(run.step) | \(axis.text(run.value)) | \(run.repeatIndex) | \(run.verdict.rawValue) | "
-                + run.objectives.map { $0.measuredText ?? "–" }.joined(separator: " | ") + " |\n"
+                + run.objectives.map { $0.measuredText ?? "–" }.joined(separator: " | ")
+                + " | \(run.harnessSaturation == nil ? "kept up" : "saturated") |\n"
         }
         return text
     }
