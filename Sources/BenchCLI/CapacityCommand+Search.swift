@@ -39,11 +39,11 @@ extension CapacityCommand {
             let step = Set(runs.map(\.step)).count + 1
             var verdicts: [CapacitySearch.Verdict] = []
             for repeatIndex in 1...plan.repeats {
-                let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(folderText(value, plan.axis))"
+                let options = try plan.options(at: value)  // per repeat: each draws its own seed without --seed
+                let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value))"
                     + (plan.repeats > 1 ? "-r\(repeatIndex)" : "")
                 let outcome = RunCommand.runStep(
-                    try plan.options(at: value).steps[0].configuration, options: try plan.options(at: value),
-                    metadata: metadata, parent: folder, name: name)
+                    options.steps[0].configuration, options: options, metadata: metadata, parent: folder, name: name)
                 guard outcome.exitCode == .success || outcome.exitCode == .thresholdBreached, let path = outcome.folder else {
                     stopCode = outcome.exitCode
                     cutShort = outcome.exitCode == .interrupted || outcome.exitCode == .terminated
@@ -93,14 +93,5 @@ extension CapacityCommand {
         if plan.search.ending == .harnessBound && capacity == nil { return .runFailed }
         if plan.search.ending == .lowEndFails || report.thresholds.contains(where: { !$0.held }) { return .thresholdBreached }
         return .success
-    }
-
-    /// The value as a folder name takes it: `2000`, `2500us`, `1KiB`.
-    private static func folderText(_ value: UInt64, _ axis: CapacityReport.Axis) -> String {
-        switch axis {
-        case .clients: return "\(value)"
-        case .interval: return DurationText.format(value)
-        case .payload: return ByteSizeText.format(Int(clamping: value))
-        }
     }
 }

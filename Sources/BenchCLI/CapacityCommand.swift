@@ -128,8 +128,7 @@ struct CapacityPlan {
 
     /// The options of the step at `value`.
     func options(at value: UInt64) throws(UsageError) -> RunOptions {
-        let text = axis == .interval ? "\(value)ns" : "\(value)"
-        var options = try RunOptions(base.replacing(axis.rawValue, with: [text]), scenario: scenario)
+        var options = try RunOptions(base.replacing(axis.rawValue, with: [axis.optionText(value)]), scenario: scenario)
         options.reportsEachRun = false
         return options
     }

@@ -67,13 +67,6 @@ struct ParsedOptions {
         return copy
     }
 
-    /// A copy without the flag `name`.
-    func removingFlag(_ name: String) -> ParsedOptions {
-        var copy = self
-        copy.flags.remove(name)
-        return copy
-    }
-
     /// The last value given for `name`, if any.
     func value(_ name: String) -> String? {
         values[name]?.last

@@ -258,13 +258,14 @@ enum RunCommand {
             }
         }
         // On stderr whatever else is printed (the table says it too): a CI log must show it.
-        if let saturation = analysis.harnessLoad.saturation {
+        let saturation = analysis.harnessLoad.saturation
+        if let saturation {
             Console.error("Warning: the harness was saturated: \(saturation); \(HarnessLoad.advice)\n")
         }
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail
         var outcome = Outcome(
             folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
-            summaries: analysis.summaries, json: json, harnessSaturation: analysis.harnessLoad.saturation,
+            summaries: analysis.summaries, json: json, harnessSaturation: saturation,
             exitCode: .success)
         switch recording.status {
         case .complete:

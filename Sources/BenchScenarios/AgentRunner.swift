@@ -78,36 +78,37 @@ public enum AgentRunner {
         if spec.transport.usesTLS {
             do {
                 try OpenSSL.load()
-                let pem = try tlsTrustPath.map { try Posix.readFile($0, limit: 1 << 20) } ?? Array(spec.tlsCertificatePEM.utf8)
-                settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
+                let pinned = try tlsTrustPath.map(TLSSetup.trustedCertificate)
+                    ?? TLSCertificate(pem: Array(spec.tlsCertificatePEM.utf8))
+                settings.tls = try TLSContext(pinning: pinned)
             } catch {
                 throw .setupFailed("the run is over \(spec.transport.rawValue), and its certificate cannot be pinned: \(error)")
             }
         }
         let parts = (configuration, address, settings, kernelClock)
-        let reports: [[ConnectionEvent]]
+        let events: [ConnectionEvent]
         switch spec.transport {
-        case .tcp: reports = runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control)
-        case .ws: reports = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, control: control)
-        case .tls: reports = runClients(parts, over: TLS.self, controlSocket: controlSocket, control: control)
-        case .wss: reports = runClients(parts, over: SecureWebSocket.self, controlSocket: controlSocket, control: control)
+        case .tcp: events = runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control)
+        case .ws: events = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, control: control)
+        case .tls: events = runClients(parts, over: TLS.self, controlSocket: controlSocket, control: control)
+        case .wss: events = runClients(parts, over: SecureWebSocket.self, controlSocket: controlSocket, control: control)
         }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
-        return Outcome(welcome: welcome, spec: spec, clock: clock, events: reports.flatMap { $0 })
+        return Outcome(welcome: welcome, spec: spec, clock: clock, events: events)
     }
 
     /// Runs the agent's clients over `T` until they are done, watching the control connection meanwhile; returns
-    /// each client thread's events.
+    /// their threads' events.
     private static func runClients<T: Transport>(
         _ parts: (RunConfiguration, SocketAddress, TransportSettings, KernelClockMapping?), over: T.Type,
         controlSocket: Int32, control: RunControl
-    ) -> [[ConnectionEvent]] {
+    ) -> [ConnectionEvent] {
         let connectTimes = ConnectTimesMailbox()
         let threads = ClientThreads<T>(
             parts.0, address: parts.1, settings: parts.2, control: control, kernelClock: parts.3,
             connectTimes: connectTimes)
         watchControlConnection(controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, control: control)
-        return threads.join().map(\.events)
+        return threads.join().flatMap(\.events)
     }
 
     /// How often the agent looks at its control connection while its clients run.

@@ -17,10 +17,13 @@ enum TLSSetup {
         } else {
             certificate = try TLSCertificate(selfSignedFor: "bench ephemeral")
         }
-        let pinned = try configuration.tlsTrustPath.map { path throws(TLSError) in
-            try naming("--tls-ca \(path)") { () throws(TLSError) in try TLSCertificate(pem: try read(path, "--tls-ca")) }
-        }
+        let pinned = try configuration.tlsTrustPath.map(trustedCertificate)
         return (certificate, try TLSContext(serving: certificate), try TLSContext(pinning: pinned ?? certificate))
+    }
+
+    /// The one certificate clients accept (`--tls-ca`), read from `path`. OpenSSL must be loaded.
+    static func trustedCertificate(_ path: String) throws(TLSError) -> TLSCertificate {
+        try naming("--tls-ca \(path)") { () throws(TLSError) in try TLSCertificate(pem: try read(path, "--tls-ca")) }
     }
 
     /// `body`'s result, its error prefixed with the option and file it is about.

@@ -68,8 +68,9 @@ public struct CapacitySearch: Sendable {
     /// True when `a` is harder than `b`.
     public func isHarder(_ a: UInt64, than b: UInt64) -> Bool { direction == .increasing ? a > b : a < b }
 
-    /// The hardest value that passed, and harder than it the easiest that did not pass.
+    /// The hardest value that passed.
     public var lastPass: UInt64? { hardest(steps.filter { $0.verdict == .pass }.map(\.value)) }
+    /// The easiest value that did not pass (failed, or was harness-bound).
     public var firstFail: UInt64? { easiest(steps.filter { $0.verdict != .pass }.map(\.value)) }
 
     /// The capacity: the hardest pass easier than every failure (nil when the easy end failed).
@@ -101,9 +102,8 @@ public struct CapacitySearch: Sendable {
                 ? (lastPass > UInt64.max / 2 ? high : min(high, 2 * lastPass)) : max(high, lastPass / 2)
             return doubled == lastPass ? nil : doubled
         }
-        let gap = lastPass > failure ? lastPass - failure : failure - lastPass
-        guard gap > 1, Double(gap) > resolution * Double(lastPass) else { return nil }
-        let middle = min(lastPass, failure) + gap / 2
+        guard !isNarrowed(pass: lastPass, fail: failure) else { return nil }
+        let middle = min(lastPass, failure) + (max(lastPass, failure) - min(lastPass, failure)) / 2
         return steps.contains { $0.value == middle } ? nil : middle
     }
 
@@ -116,8 +116,13 @@ public struct CapacitySearch: Sendable {
         if steps.contains(where: { $0.verdict == .harnessBound }) { return .harnessBound }
         if capacity == nil { return .lowEndFails }
         guard let failure = firstFail, let pass = capacity else { return steps.last?.value == high ? .highEndHolds : .stepLimit }
-        let gap = pass > failure ? pass - failure : failure - pass
-        return gap <= 1 || Double(gap) <= resolution * Double(pass) || steps.count < maximumSteps ? .found : .stepLimit
+        return isNarrowed(pass: pass, fail: failure) || steps.count < maximumSteps ? .found : .stepLimit
+    }
+
+    /// True when `pass` and `fail` are within the resolution of `pass` (or next to each other): bisection is done.
+    private func isNarrowed(pass: UInt64, fail: UInt64) -> Bool {
+        let gap = max(pass, fail) - min(pass, fail)
+        return gap <= 1 || Double(gap) <= resolution * Double(pass)
     }
 
     private func hardest(_ values: [UInt64]) -> UInt64? {

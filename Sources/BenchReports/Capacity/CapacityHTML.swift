@@ -39,7 +39,7 @@ enum CapacityHTML {
             return (run, y)
         }
         guard let first = report.runs.first?.objectives[safe: index], !measured.isEmpty else { return nil }
-        let isTime = first.measuredText.map { !$0.hasSuffix("%") && Double($0) == nil } ?? true
+        let isTime = CapacityReport.MeasuredUnit(first) == .microseconds
         let limit = first.limitNumber
         let xs = report.runs.map { Double($0.value) } + [Double(report.search.low), Double(report.search.high)]
         let xRange = max(1, xs.min()! / 1.3)...(xs.max()! * 1.3)

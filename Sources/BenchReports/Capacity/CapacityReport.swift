@@ -16,6 +16,16 @@ public struct CapacityReport {
             }
         }
 
+        /// The value as its option takes it, exact: `2000`, `2.5ms`, `1KiB`. Each step's command line and run folder name
+        /// carry it.
+        public func optionText(_ value: UInt64) -> String {
+            switch self {
+            case .clients: return "\(value)"
+            case .interval: return DurationText.format(value)
+            case .payload: return ByteSizeText.format(Int(clamping: value))
+            }
+        }
+
         /// `19,984`: digits in groups of three.
         static func grouped(_ value: UInt64) -> String {
             let digits = Array(String(value))
@@ -147,7 +157,7 @@ public struct CapacityReport {
     public func write(into folder: String) throws {
         try AtomicFile.writeCSV(folder + "/" + Self.csvName) { csv in
             // Each objective's measured figure as a number, its unit in the column's name (times in µs).
-            let units = runs.first?.objectives.map(Self.unitSuffix)
+            let units = runs.first?.objectives.map { " (\(MeasuredUnit($0).rawValue))" }
                 ?? Array(repeating: "", count: objectives.count)
             try csv.row(["step", axis.column, "repeat", "verdict"]
                 + zip(objectives, units).map { "\($0) measured\($1)" } + ["harness_saturated", "run_folder"])
@@ -162,11 +172,18 @@ public struct CapacityReport {
         try AtomicFile.writeText(folder + "/" + Self.htmlName, CapacityHTML.render(self))
     }
 
-    /// The unit of a statistic's measured number (``ThresholdResult/measuredNumber``), as a column suffix: times in
-    /// microseconds, the share under in percent, losses a count.
-    static func unitSuffix(_ result: ThresholdResult) -> String {
-        if result.statistic == "pct_under" || result.limitText.hasSuffix("%") { return " (%)" }
-        return result.statistic == "lost" ? " (messages)" : " (µs)"
+    /// What an objective's measured number (``ThresholdResult/measuredNumber``) counts: times in microseconds, the
+    /// share under (or lost) in percent, losses in messages.
+    enum MeasuredUnit: String {
+        case microseconds = "µs", percent = "%", messages
+
+        init(_ result: ThresholdResult) {
+            if result.statistic == "pct_under" || result.limitText.hasSuffix("%") {
+                self = .percent
+            } else {
+                self = result.statistic == "lost" ? .messages : .microseconds
+            }
+        }
     }
 
     /// `capacity.md`: the line, then a table of the runs.
