@@ -85,4 +85,27 @@ public enum Posix {
         let flags = try call("fcntl") { fcntl(fd, F_GETFL) }
         _ = try call("fcntl") { fcntl(fd, F_SETFL, nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) }
     }
+
+    /// A connected pair of local stream sockets (both blocking, closed on exec): one thread's channel to another.
+    public static func socketPair() throws(SystemError) -> (Int32, Int32) {
+        var descriptors: [Int32] = [-1, -1]
+        _ = try call("socketpair") {
+            descriptors.withUnsafeMutableBufferPointer {
+                socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, $0.baseAddress)
+            }
+        }
+        return (descriptors[0], descriptors[1])
+    }
+
+    /// Writes all of `bytes` to a blocking socket, however many calls that takes (never raising SIGPIPE: a peer
+    /// gone is `EPIPE`).
+    public static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try call("send") {
+                Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, CBenchMSG_NOSIGNAL)
+            }
+            offset += written
+        }
+    }
 }

@@ -153,7 +153,8 @@ extension BenchServer {
         switch frame.kind {
         case .hello, .agentHello:
             preconditionFailure("handled above")
-        case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye, .connectTimes, .clientSpec:
+        case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye, .connectTimes, .clientSpec,
+            .subscriberReport:
             closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame; clients send only hello and echo frames", at: now)
             return false
         case .echo:

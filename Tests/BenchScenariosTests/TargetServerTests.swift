@@ -23,14 +23,16 @@ import Testing
 
     // MARK: Redis
 
-    @Test(.enabled(if: hasRedis, "redis-server is not installed: apt-get install -y redis-server"))
-    func fanoutThroughRedisDeliversEveryBroadcastToTwoHundredSubscribers() throws {
+    /// On one subscriber thread and on three (`--client-threads`), each reporting to the measuring thread.
+    @Test(.enabled(if: hasRedis, "redis-server is not installed: apt-get install -y redis-server"), arguments: [1, 3])
+    func fanoutThroughRedisDeliversEveryBroadcastToTwoHundredSubscribers(threads: Int) throws {
         let server = try ExternalServer.start(name: "redis") { port in
             (Self.redisServer, ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
         }
         defer { server.stop() }
         let target = "redis://127.0.0.1:\(server.port)/news"
-        let configuration = try Self.fanout(target, subscribers: 200, broadcasts: 30)
+        var configuration = try Self.fanout(target, subscribers: 200, broadcasts: 30)
+        configuration.clientThreads = threads
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try Self.expectEveryBroadcastDelivered(recording, target: target)
     }
@@ -83,14 +85,15 @@ import Testing
 
     // MARK: NATS
 
-    @Test(.enabled(if: hasNATS, "nats-server is not installed: apt-get install -y nats-server"))
-    func fanoutThroughNATSDeliversEveryBroadcastToTwoHundredSubscribers() throws {
+    @Test(.enabled(if: hasNATS, "nats-server is not installed: apt-get install -y nats-server"), arguments: [1, 3])
+    func fanoutThroughNATSDeliversEveryBroadcastToTwoHundredSubscribers(threads: Int) throws {
         let server = try ExternalServer.start(name: "nats") { port in
             (Self.natsServer!, ["-a", "127.0.0.1", "-p", "\(port)"])
         }
         defer { server.stop() }
         let target = "nats://127.0.0.1:\(server.port)/news"
-        let configuration = try Self.fanout(target, subscribers: 200, broadcasts: 30)
+        var configuration = try Self.fanout(target, subscribers: 200, broadcasts: 30)
+        configuration.clientThreads = threads
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try Self.expectEveryBroadcastDelivered(recording, target: target)
     }

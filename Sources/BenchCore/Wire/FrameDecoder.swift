@@ -111,6 +111,13 @@ public struct FrameDecoder {
             guard size <= WireFormat.clientSpecMaximumSize else {
                 throw .frameTooLarge(announced: size, limit: WireFormat.clientSpecMaximumSize)
             }
+        case .subscriberReport:
+            guard size >= SubscriberReport.headSize else {
+                throw .frameTooSmall(kind: kind, announced: size, minimum: SubscriberReport.headSize)
+            }
+            guard size <= WireFormat.subscriberReportMaximumSize else {
+                throw .frameTooLarge(announced: size, limit: WireFormat.subscriberReportMaximumSize)
+            }
         case .data, .echo:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)

@@ -44,6 +44,8 @@ public enum WireFormat {
     public static let clockFrameSize = 32
     /// The largest client spec (kind 12) the server sends an agent after its welcome, length field included.
     public static let clientSpecMaximumSize = 64 << 10
+    /// Size of the largest subscriber report, length field included.
+    public static let subscriberReportMaximumSize = SubscriberReport.headSize + SubscriberReport.maximumTextSize
     /// Size of the smallest data or echo frame (no padding), length field included.
     public static let minimumMessageSize = 40
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
@@ -80,6 +82,10 @@ public enum FrameKind: UInt8, Sendable {
     /// path, the certificate to pin): fields of a tag, a length and bytes, up to
     /// ``WireFormat/clientSpecMaximumSize``.
     case clientSpec = 12
+    /// A share of a fan-out target run's subscribers tells the measuring thread what is not a broadcast received
+    /// (``SubscriberReport``): subscribed, closed, the server's error, a note; from ``SubscriberReport/headSize`` to
+    /// ``WireFormat/subscriberReportMaximumSize`` bytes.
+    case subscriberReport = 13
 }
 
 extension FrameKind {
@@ -94,6 +100,7 @@ extension FrameKind {
         case .clockReply: return "a clock reply"
         case .clockReport: return "a clock report"
         case .clientSpec: return "a client spec"
+        case .subscriberReport: return "a subscriber report"
         default: return "a \(self)"
         }
     }

@@ -12,7 +12,7 @@ enum TargetRunner {
             throw .invalidHost(target.host)
         }
         let limit = DescriptorLimit.raiseToHardLimit()
-        guard configuration.clients + 1 + RunError.reservedDescriptors <= limit else {
+        guard configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
         // The Host field and the TLS server name are the URL's, as a browser would send them (a proxy or CDN in front
@@ -72,10 +72,16 @@ enum TargetRunner {
         _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl, _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
+        let groups = try SubscriberThreads<T>(
+            configuration, target: target, address: address, settings: settings, protocol: kind,
+            kernelClock: kernelClock)
+        defer { groups.end() }
+        let channels = groups.channels
         var recording = try onOwnThread(configuration) { () throws(SystemError) in
             try TargetSubscribers<T>(
                 configuration, target: target, address: address, transport: settings, protocol: kind,
-                publish: configuration.publishTemplate, control: control, kernelClock: kernelClock, stream: stream
+                publish: configuration.publishTemplate, channels: channels, control: control, kernelClock: kernelClock,
+                stream: stream
             ).run()
         }
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }

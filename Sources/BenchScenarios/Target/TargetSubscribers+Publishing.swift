@@ -10,33 +10,35 @@ extension TargetSubscribers {
         recording.scheduled[row] = scheduled
         driver.beginBroadcast(sequence)
         publication.withUnsafeBytes { outgoing.copyMemory(from: $0) }
-        Marker(run: configuration.token, client: UInt32(publisher), sequence: UInt32(sequence))
+        Marker(run: configuration.token, client: UInt32(clients), sequence: UInt32(sequence))
             .write(into: UnsafeMutableRawBufferPointer(rebasing: outgoing[markerOffset...]))
-        if case .custom(let framing?, _) = sessions[publisher].kind { framing.frame(outgoing) }  // stx: its CRC
+        if case .custom(let framing?, _) = publisherSession.kind { framing.frame(outgoing) }  // stx: its CRC
         let time = MonotonicClock.now()
         recording.broadcastStart[row] = time
         var outcome: Connection<T>.SendOutcome?
-        if connections[publisher].isOpen {
+        if let publisher, publisher.isOpen {
             do {
-                outcome = try connections[publisher].send(outgoing, stamped: stamps != nil)
+                outcome = try publisher.send(outgoing, stamped: stamps != nil)
                 if outcome != .dropped {
-                    _ = publisherStamps?.expect(message: sequence, lastByte: connections[publisher].bytesTaken &- 1)
+                    _ = publisherStamps?.expect(message: sequence, lastByte: publisher.bytesTaken &- 1)
                 }
             } catch {
-                close(publisher, reason: "publishing failed: \(error)")
+                closePublisher(reason: "publishing failed: \(error)")
             }
         }
         if outcome == .dropped {
             // The server does not take the publisher's bytes: this broadcast is lost to everyone, and closed loop
             // waits for the next housekeeping tick before it tries the next one.
-            event(publisher, "the server took no more bytes (--max-queue full): broadcast \(sequence) was not published")
+            recording.record(ConnectionEvent(
+                side: .clients, client: nil, time: time,
+                reason: "publisher: the server took no more bytes (--max-queue full): broadcast \(sequence) was not published"))
             publishingPausedUntil = time + 50_000_000
         }
         for client in 0..<clients {
             let index = recording.messageIndex(sequence: sequence, client: client)
             if outcome == .dropped {
                 settle(index, as: .droppedQueueFull)
-            } else if outcome != nil && connections[client].isOpen {
+            } else if outcome != nil && subscriberOpen[client] {
                 recording.markWritten(index, at: time)
                 driver.broadcastMessageWritten()
             } else {
@@ -49,8 +51,8 @@ extension TargetSubscribers {
     /// The publisher's transmit stamps: each is its broadcast's t0 as the kernel saw it (every subscriber's write
     /// time, as the built-in server's first write of a broadcast).
     func drainPublisherStamps() {
-        guard let stamps else { return }
-        while let stamp = try? stamps.nextTransmitStamp(on: connections[publisher].descriptor) {
+        guard let stamps, let publisher else { return }
+        while let stamp = try? stamps.nextTransmitStamp(on: publisher.descriptor) {
             publisherStamps?.stamp(key: stamp.key, time: stamp.time) { sequence, time in
                 guard recording.heldSequences.contains(sequence) else { return }  // handed on without it, long ago
                 for client in 0..<configuration.clients {

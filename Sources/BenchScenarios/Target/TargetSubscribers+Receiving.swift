@@ -1,68 +1,63 @@
 import BenchCore
 import BenchNet
 
-/// What the subscribers (and the publisher) receive: handshakes, confirmations, relayed broadcasts.
+/// What the measuring thread receives: the publisher's handshakes and the server's answers to it, and what the
+/// subscribers' threads report over their channels.
 extension TargetSubscribers {
-    /// A connection's events: the end of its connect, its handshakes, then what it receives.
+    /// Events at epoll position `position`: 0 is the publisher, the rest the channels.
     func handle(_ events: EpollEvents, position: Int) -> RunError? {
-        let connection = connections[position]
-        guard connection.isOpen else { return nil }
-        do {
-            if position == publisher && stamps != nil && events.contains(.error) { drainPublisherStamps() }
-            if events.contains(.writable) { try connection.writeQueued() }
-            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(position) }
-            if !established[position] && connection.isEstablished {
-                established[position] = true
-                if position < configuration.clients {
-                    recording.connectTimes[position] = connection.establishedAt - connection.startedAt
-                }
-                let opening = sessions[position].opening(subscriber: position < configuration.clients)
-                if !opening.isEmpty { try send(opening, on: connection) }
-                if sessions[position].isReady { ready += 1 }
+        do throws(RunError) {
+            if position == 0 {
+                try handlePublisher(events)
+            } else {
+                try readChannel(position - 1)
             }
-        } catch let refusal as RunError {
-            return refusal
         } catch {
-            if !isRunning { return .setupFailed("\(target) refused the connection or its handshake: \(error)") }
-            let code = (error as? ConnectionError)?.closeCode
-                ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
-            close(position, reason: "\(error)", code: code)
+            return error
         }
         return nil
     }
 
-    func send(_ bytes: [UInt8], on connection: Connection<T>) throws {
-        var copy = bytes
-        _ = try copy.withUnsafeMutableBytes { try connection.send($0) }
+    // MARK: The publisher
+
+    func handlePublisher(_ events: EpollEvents) throws(RunError) {
+        guard let publisher, publisher.isOpen else { return }
+        do {
+            if stamps != nil && events.contains(.error) { drainPublisherStamps() }
+            if events.contains(.writable) { try publisher.writeQueued() }
+            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher) }
+            if !publisherEstablished && publisher.isEstablished {
+                publisherEstablished = true
+                var opening = publisherSession.opening(subscriber: false)
+                if !opening.isEmpty { _ = try opening.withUnsafeMutableBytes { try publisher.send($0) } }
+            }
+        } catch let refusal as RunError {
+            throw refusal
+        } catch {
+            if !isRunning { throw .setupFailed("\(target) refused the connection or its handshake: \(error)") }
+            let code = (error as? ConnectionError)?.closeCode
+                ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
+            closePublisher(reason: "\(error)", code: code)
+        }
     }
 
-    /// Reads once; a subscriber settles every broadcast whose marker it finds.
-    func read(_ position: Int) throws {
-        let connection = connections[position]
-        guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else { return }
-        let now = MonotonicClock.now()
+    /// Reads once: the server's greetings, errors and pings to the publisher (a relayed message is not for it).
+    func readPublisher(_ publisher: Connection<T>) throws {
+        guard case .processed(let (count, _)) = try publisher.read(into: readBuffer) else { return }
         guard count > 0 else {
             if !isRunning { throw RunError.setupFailed("\(target) closed the connection") }
-            close(position, reason: "closed by \(target)")
-            return
+            return closePublisher(reason: "closed by \(target)")
         }
-        let session = sessions[position]
-        let wasReady = session.isReady
         var failure: Error?
         var pongs = 0
         var refusal: String?
-        _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
+        _ = try publisher.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
-                pongs += try session.consume(bytes, endsMessage: endsMessage) { event in
-                    switch event {
-                    case .message(let message):
-                        if position < self.configuration.clients { self.settle(message, subscriber: position, at: now, kernel: kernelNow) }
-                    case .ready:
-                        break
-                    case .error(let text):
-                        if !self.isRunning { refusal = text }
-                        self.event(position, "the server said \(text)")
-                    }
+                pongs += try publisherSession.consume(bytes, endsMessage: endsMessage) { event in
+                    guard case .error(let text) = event else { return }
+                    if !self.isRunning { refusal = text }
+                    self.recording.record(ConnectionEvent(
+                        side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: the server said \(text)"))
                 }
             } catch {
                 failure = error
@@ -71,38 +66,119 @@ extension TargetSubscribers {
             return true
         }
         if let failure { throw failure }
-        if let refusal { throw RunError.setupFailed("\(target) refused \(position < configuration.clients ? "a subscriber" : "the publisher"): \(refusal)") }
+        if let refusal { throw RunError.setupFailed("\(target) refused the publisher: \(refusal)") }
         for _ in 0..<pongs {
             pongBuffer.copyMemory(from: UnsafeRawBufferPointer(start: Self.pong.utf8Start, count: Self.pong.utf8CodeUnitCount))
-            _ = try connection.send(pongBuffer)
+            _ = try publisher.send(pongBuffer)
         }
-        if !wasReady && session.isReady { ready += 1 }
     }
 
-    /// A relayed message at `subscriber`: its marker says which broadcast.
-    func settle(_ message: UnsafeRawBufferPointer, subscriber: Int, at now: UInt64, kernel: UInt64) {
-        guard let marker = Marker.find(in: message) else {
-            event(subscriber, "received a message without a bench marker (\(message.count) bytes)")
-            return
+    // MARK: The subscribers' channels
+
+    /// Reads what channel `place` holds, frame by frame.
+    func readChannel(_ place: Int) throws(RunError) {
+        while channels[place].isOpen {
+            let result: IOResult<Int>
+            do {
+                result = try Posix.read(channels[place].descriptor, into: readBuffer)
+            } catch {
+                return channelEnded(place, reason: "its channel failed: \(error)")
+            }
+            guard case .processed(let count) = result else { return }
+            guard count > 0 else { return channelEnded(place, reason: "the subscribers' thread ended") }
+            var failure: RunError?
+            var refusal: String?
+            do {
+                try channelDecoders[place].decode(UnsafeMutableRawBufferPointer(rebasing: readBuffer[0..<count])) { frame in
+                    do throws(RunError) {
+                        refusal = try take(frame, from: place)
+                    } catch {
+                        failure = error
+                    }
+                    return failure == nil && refusal == nil
+                }
+            } catch {
+                refusal = "\(error)"
+            }
+            if let failure { throw failure }
+            if let refusal { return channelEnded(place, reason: "its channel sent what does not fit: \(refusal)") }
         }
-        let sequence = Int(marker.sequence)
-        guard marker.run == configuration.token, sequence <= driver.currentBroadcast else {
-            event(subscriber, "received a marker of another run (message \(marker.sequence))")
-            return
+    }
+
+    /// One frame from channel `place`: nil when taken, the reason when it does not fit.
+    func take(_ frame: Frame, from place: Int) throws(RunError) -> String? {
+        let ids = channels[place].ids
+        switch frame.kind {
+        case .echo where frame.bytes.count == WireFormat.minimumMessageSize && ids.contains(Int(frame.client)):
+            settle(
+                sequence: Int(frame.sequence), subscriber: Int(frame.client), at: frame.receivedNanoseconds,
+                kernel: frame.receivedKernelNanoseconds)
+            return nil
+        case .subscriberReport:
+            guard let report = SubscriberReport(frame), ids.contains(Int(report.client)) else {
+                return "a subscriber report of a client not its own, or of no known kind"
+            }
+            try take(report)
+            return nil
+        default:
+            return "\(frame.kind.withArticle) frame"
+        }
+    }
+
+    /// A subscriber's report: before the run began, a close or a server's error fails the setup.
+    func take(_ report: SubscriberReport) throws(RunError) {
+        let client = Int(report.client)
+        switch report.what {
+        case .subscribed:
+            guard !subscriberOpen[client], !isRunning, report.time > 0 else { return }
+            subscriberOpen[client] = true
+            subscribed += 1
+            openSubscribers += 1
+            recording.connectTimes[client] = report.time
+        case .closed:
+            if !isRunning { throw .setupFailed("\(target) refused a subscriber: \(report.text)") }
+            subscriberClosed(client, reason: report.text, at: report.time)
+        case .serverError:
+            if !isRunning { throw .setupFailed("\(target) refused a subscriber: \(report.text)") }
+            recording.record(ConnectionEvent(
+                side: .clients, client: client, time: report.time, reason: "the server said \(report.text)"))
+        case .note:
+            recording.record(ConnectionEvent(side: .clients, client: client, time: report.time, reason: report.text))
+        }
+    }
+
+    /// Channel `place` ended or broke: every subscriber it carried that is still open is closed.
+    func channelEnded(_ place: Int, reason: String) {
+        channels[place].isOpen = false
+        try? epoll.remove(channels[place].descriptor)
+        for client in channels[place].ids where subscriberOpen[client] || !isRunning {
+            subscriberClosed(client, reason: reason, at: MonotonicClock.now())
+        }
+    }
+
+    /// Broadcast `sequence` read by `subscriber` at `now` (the kernel's stamp `kernel`, or 0).
+    func settle(sequence: Int, subscriber: Int, at now: UInt64, kernel: UInt64) {
+        guard sequence <= driver.currentBroadcast, sequence >= 0 else {
+            return recording.record(ConnectionEvent(
+                side: .clients, client: subscriber, time: now,
+                reason: "received a marker of another run (message \(sequence))"))
         }
         guard sequence >= recording.flushedUpTo else {
             recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes
             return
         }
         let index = recording.messageIndex(sequence: sequence, client: subscriber)
+        let t0 = recording.broadcastStart[recording.row(of: sequence)]
         switch recording.outcome[index] {
         case .written:
+            guard now >= t0, now <= MonotonicClock.now() else { return settle(index, as: .invalidTimestamp) }
             recording.received[index] = now
             if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
-            let inTime = now - recording.broadcastStart[recording.row(of: sequence)] <= configuration.timeout
+            let inTime = now - t0 <= configuration.timeout
             settle(index, as: inTime ? .echoed : .late)
             if inTime { driver.countEcho() }
         case .timedOut:
+            guard now >= t0, now <= MonotonicClock.now() else { return }
             recording.received[index] = now
             if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
             recording.changeTimedOut(index, to: .late)

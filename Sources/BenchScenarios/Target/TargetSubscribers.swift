@@ -1,17 +1,16 @@
 import BenchCore
 import BenchNet
 
-/// The measuring role for a user's publish/subscribe server (`bench fanout --target`): `clients` subscriber
-/// connections and one publisher connection, on one thread and one clock.
+/// The measuring role for a user's publish/subscribe server (`bench fanout --target`): one publisher connection
+/// and the run's measuring core, on one thread, with `clients` subscribers on threads of their own
+/// (``SubscriberGroup``, `--client-threads` of them) that report what they receive over one channel each.
 ///
 /// Once every subscriber is subscribed (confirmed by Redis and NATS; for ws and tcp servers, once its `--subscribe`
 /// text is sent), the publisher sends each broadcast by the timetable (or closed loop); t0 is the time before that
 /// send. Each subscriber stamps the read that brought a broadcast's marker: delivery = that read − t0, and spread,
 /// completion and lost are as for the built-in server. A relayed message without a marker, or with another run's, is
-/// an event, not a measurement.
+/// an event, not a measurement. What a channel says is checked as a peer's would be.
 final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
-    typealias Token = TargetToken
-
     let configuration: RunConfiguration
     let target: TargetURL
     let address: SocketAddress
@@ -23,8 +22,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     var sendTimer: MonotonicTimer { loop.sendTimer }
     var isStopping: Bool { loop.stopping }
     var isRunning: Bool { loop.running }
-    /// The kernel's socket stamps, when the run uses them: each subscriber's receive stamp, the publisher's transmit
-    /// stamp (t0), so that the order in which this thread reads the subscribers does not enter the spread.
+    /// The kernel's transmit stamps of the publisher (t0), when the run uses kernel stamps.
     let stamps: KernelTimestamps?
     /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
     var publisherStamps: TransmitStampQueue?
@@ -34,11 +32,19 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     var recording: RunRecording
     /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
     let stream: SettledQueue?
-    /// The subscribers (0..<clients), then the publisher.
-    var connections: [Connection<T>] = []
-    var sessions: [PubSubSession] = []
-    var established: [Bool] = []
-    var ready = 0
+    /// The publisher's connection, once opened, and its protocol session.
+    var publisher: Connection<T>?
+    let publisherSession: PubSubSession
+    var publisherEstablished = false
+    /// The subscribers' threads' channels (epoll positions 1, 2, …; the publisher is 0).
+    var channels: [SubscriberChannel]
+    /// Each channel's decoder (apart from `channels`, which the frames it decodes are checked against).
+    var channelDecoders: [FrameDecoder]
+    /// Per subscriber: subscribed, and its connection not closed since.
+    var subscriberOpen: [Bool]
+    var subscribed = 0
+    /// Subscribers whose connection is still open (counted, so that the loop does not look at each on every pass).
+    var openSubscribers = 0
     /// The published message, rewritten per broadcast from `publication` (a WebSocket client masks what it sends).
     let publication: [UInt8]
     let markerOffset: Int
@@ -46,21 +52,23 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     /// NATS's answer to the server's `PING`, sent from a buffer made once.
     static var pong: StaticString { "PONG\r\n" }
     let pongBuffer: UnsafeMutableRawBufferPointer
-    /// Subscribers whose connection is still open (counted, so that the loop does not look at each on every pass).
-    var openSubscribers = 0
     /// Closed loop: after a publish the server did not take, the next waits until then.
     var publishingPausedUntil: UInt64 = 0
 
+    /// A role whose subscribers report over `channels` (each non-blocking, with the ids it carries; this role does
+    /// not close them).
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
-        protocol kind: PubSubSession.Speech, publish template: PublishTemplate, control: RunControl,
-        kernelClock: KernelClockMapping?, stream: SettledQueue?
+        protocol kind: PubSubSession.Speech, publish template: PublishTemplate, channels: [SubscriberChannel],
+        control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?
     ) throws(SystemError) {
         self.configuration = configuration
         self.target = target
         self.address = address
         self.settings = transport
         self.control = control
+        self.channels = channels
+        self.channelDecoders = channels.map { _ in FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize) }
         self.loop = try TargetLoop(control: control)
         self.driver = SendDriver(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
@@ -72,12 +80,10 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.publisherStamps = kernelClock.map { _ in TransmitStampQueue() }
-        let maximum = max(64 << 10, 4 * configuration.payload)
-        for subscriber in 0...configuration.clients {
-            sessions.append(PubSubSession(kind, subscriber: subscriber < configuration.clients, maximumMessageSize: maximum))
-        }
+        self.subscriberOpen = Array(repeating: false, count: configuration.clients)
+        publisherSession = PubSubSession(kind, subscriber: false, maximumMessageSize: max(64 << 10, 4 * configuration.payload))
         let payload = template.expand(size: configuration.payload)
-        let (bytes, payloadOffset) = sessions[configuration.clients].publication(of: payload.bytes)
+        let (bytes, payloadOffset) = publisherSession.publication(of: payload.bytes)
         self.publication = bytes
         self.markerOffset = payloadOffset + payload.markerOffset
         self.outgoing = .allocate(byteCount: bytes.count, alignment: 8)
@@ -91,13 +97,18 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
         pongBuffer.deallocate()
     }
 
-    var publisher: Int { configuration.clients }
-
-    /// Connects, subscribes, publishes and collects; closes every connection.
+    /// Connects, waits for the subscribers, publishes and collects; closes the publisher's connection.
     func run() -> Result<RunRecording, RunError> {
-        defer { for connection in connections { connection.close() } }
+        defer { publisher?.close() }
         do throws(RunError) {
             try loop.register()
+            for (place, channel) in channels.enumerated() {
+                do {
+                    try epoll.add(channel.descriptor, interest: .readable, token: TargetToken.firstConnection + UInt64(place + 1))
+                } catch {
+                    throw .system(error)
+                }
+            }
             try connectAll()
             if !isStopping { try publishAndCollect() }
         } catch {
@@ -107,36 +118,28 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
         return .success(recording)
     }
 
-    /// Opens every connection (a window at a time) and waits until every subscriber is subscribed.
+    /// Opens the publisher's connection and waits until it and every subscriber are ready.
     func connectAll() throws(RunError) {
-        let total = configuration.clients + 1
         try loop.setUp(
-            self, timeout: configuration.setupTimeout, isDone: { ready >= total },
-            openMore: { () throws(RunError) in
-                let settingUp = connections.count - ready
-                for _ in 0..<max(0, min(EchoClients<T>.connectWindow - settingUp, total - connections.count)) {
-                    try open(connections.count)
-                }
-            },
+            self, timeout: configuration.setupTimeout,
+            isDone: { subscribed >= configuration.clients && publisherEstablished && publisherSession.isReady },
+            openMore: { () throws(RunError) in if publisher == nil { try openPublisher() } },
             timedOut: {
-                let subscribers = (0..<min(connections.count, configuration.clients)).filter { sessions[$0].isReady }.count
-                let publisher = connections.count > configuration.clients && sessions[configuration.clients].isReady
+                let ready = publisherEstablished && publisherSession.isReady
                 return .setupFailed(
-                    "\(subscribers) of \(configuration.clients) subscribers\(publisher ? " and the publisher" : ", not the publisher,")"
+                    "\(subscribed) of \(configuration.clients) subscribers\(ready ? " and the publisher" : ", not the publisher,")"
                         + " were ready at \(target) within " + DurationText.format(configuration.setupTimeout))
             })
     }
 
-    func open(_ position: Int) throws(RunError) {
+    func openPublisher() throws(RunError) {
         do {
             let descriptor = try TCPSocket.startConnecting(to: address)
             // Before any byte, so that the publisher's stamp offsets count from the first one.
-            try? stamps?.enable(on: descriptor, transmit: position == configuration.clients)
-            connections.append(try Connection<T>(
-                descriptor: descriptor, token: Token.firstConnection + UInt64(position), epoll: epoll, role: .client,
-                settings: settings, maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true))
-            established.append(false)
-            if position < configuration.clients { openSubscribers += 1 }
+            try? stamps?.enable(on: descriptor, transmit: true)
+            publisher = try Connection<T>(
+                descriptor: descriptor, token: TargetToken.firstConnection, epoll: epoll, role: .client,
+                settings: settings, maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
         } catch {
             throw .setupFailed("cannot connect to \(target): \(error)")
         }
@@ -156,50 +159,51 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
         }
     }
 
+    var isPublisherOpen: Bool { publisher?.isOpen == true }
+
     /// The publisher's connection closed, or every subscriber's.
     func isEveryoneGone(at now: UInt64) -> Bool {
-        !connections[publisher].isOpen || openSubscribers == 0
+        !isPublisherOpen || openSubscribers == 0
     }
 
     /// Closed loop: after a publish the server did not take, the next waits a moment.
     func mayBroadcast(at now: UInt64) -> Bool { now >= publishingPausedUntil }
 
-    func isConnected(_ client: Int) -> Bool { connections[client].isOpen }
+    func isConnected(_ client: Int) -> Bool { subscriberOpen[client] }
 
     func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool {
         preconditionFailure("the subscribers measure fanout only")
     }
 
-    /// Closes a connection with the reason (and on WebSocket, the status `code`); what its subscriber still owed is lost.
-    func close(_ position: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
-        guard connections[position].isOpen else { return }
-        connections[position].close(code: code)
-        event(position, reason)
-        guard position < configuration.clients else { return }
+    /// Subscriber `client`'s connection closed at `time`, for `reason`: what it still owed is lost.
+    func subscriberClosed(_ client: Int, reason: String, at time: UInt64) {
+        recording.record(ConnectionEvent(side: .clients, client: client, time: time, reason: reason))
+        guard subscriberOpen[client] else { return }
+        subscriberOpen[client] = false
         openSubscribers -= 1
         for sequence in recording.heldSequences {
-            let index = recording.messageIndex(sequence: sequence, client: position)
+            let index = recording.messageIndex(sequence: sequence, client: client)
             if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
         }
     }
 
-    func event(_ position: Int, _ reason: String) {
-        let who = position < configuration.clients ? position : nil
-        let text = position < configuration.clients ? reason : "publisher: " + reason
-        recording.record(ConnectionEvent(side: .clients, client: who, time: MonotonicClock.now(), reason: text))
+    /// Closes the publisher's connection with the reason (and on WebSocket, the status `code`).
+    func closePublisher(reason: String, code: UInt16 = WebSocketCloseCode.normal) {
+        guard let publisher, publisher.isOpen else { return }
+        publisher.close(code: code)
+        recording.record(ConnectionEvent(side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: " + reason))
     }
 
     func finish() {
-        if connections.count > publisher && connections[publisher].isOpen { drainPublisherStamps() }
+        if isPublisherOpen { drainPublisherStamps() }
         finishMeasuring()
         if isStopping {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"
-        } else if !connections[publisher].isOpen {
+        } else if !isPublisherOpen {
             recording.status = .failed
             recording.statusReason = "the publisher's connection to \(target) closed"
         }
         recording.finishStream(to: stream)
     }
-
 }

@@ -1,0 +1,73 @@
+/// What a share of a fan-out target run's subscribers, on a thread of its own, tells the run's measuring thread
+/// besides the broadcasts they received (each of those is an echo frame: sequence, client, and the read's times):
+/// a subscriber is subscribed, its connection closed, the server said something, or it received something that is
+/// not a measurement.
+///
+///     length | kind=13 | what:u8 | reserved:u16 | client:u32 | time:u64 | text (UTF-8, at most 512 bytes)
+///
+/// The measuring thread checks every field, as it would a peer's.
+public struct SubscriberReport: Equatable, Sendable {
+    public enum What: UInt8, Sendable {
+        /// The subscription is confirmed; `time` is its connection's connect time (start of the connect to the end of
+        /// the handshakes).
+        case subscribed = 1
+        /// Its connection closed at `time`, for the reason in `text`.
+        case closed = 2
+        /// The server reported an error (`text`) at `time`; before the run began, that is a refusal.
+        case serverError = 3
+        /// Something it received is not a measurement (`text`: what), at `time`.
+        case note = 4
+    }
+
+    public var what: What
+    public var client: UInt32
+    public var time: UInt64
+    public var text: String
+
+    /// Size of the frame without text, length field included.
+    public static let headSize = 20
+    /// The longest text a report carries; a longer one is cut (at a character's boundary).
+    public static let maximumTextSize = 512
+
+    public init(_ what: What, client: UInt32, time: UInt64, text: String = "") {
+        self.what = what
+        self.client = client
+        self.time = time
+        self.text = text
+    }
+
+    /// Reads a report frame (the decoder checked its kind and that its size is within bounds); nil when `what` is
+    /// unknown or the text is not UTF-8.
+    public init?(_ frame: Frame) {
+        guard let what = What(rawValue: frame.bytes[5]),
+            let text = String(validating: frame.bytes[Self.headSize...], as: UTF8.self)
+        else { return nil }
+        self.init(what, client: frame.load(UInt32.self, at: 8), time: frame.load(UInt64.self, at: 12), text: text)
+    }
+
+    /// The text as it goes on the wire: at most ``maximumTextSize`` bytes, cut at a character's boundary.
+    private var wireText: Substring.UTF8View {
+        var end = text.startIndex
+        var bytes = 0
+        for index in text.indices {
+            let next = text.index(after: index)
+            bytes += text.utf8.distance(from: index, to: next)
+            guard bytes <= Self.maximumTextSize else { break }
+            end = next
+        }
+        return text[..<end].utf8
+    }
+
+    /// Writes the frame at the start of `buffer` (at least ``headSize`` + ``maximumTextSize`` bytes) and returns
+    /// its size.
+    public func encode(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let body = wireText
+        let size = Self.headSize + body.count
+        let frame = Frame.encodeFixed(.subscriberReport, size: size, into: buffer)
+        frame.bytes[5] = what.rawValue
+        frame.store(client, at: 8)
+        frame.store(time, at: 12)
+        for (offset, byte) in body.enumerated() { frame.bytes[Self.headSize + offset] = byte }
+        return size
+    }
+}

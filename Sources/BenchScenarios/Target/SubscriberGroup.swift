@@ -1,0 +1,179 @@
+import BenchCore
+import BenchNet
+
+/// A share of a fan-out target run's subscribers (`ids`), on a thread of its own (`bench-subscribers`): they connect
+/// to the user's server, subscribe, and read what it relays. Each broadcast found by its marker is stamped at the
+/// read that brought it and, like everything else that happens to them, goes to the run's measuring thread
+/// (``TargetSubscribers``) through a ``ReportWriter``, once per pass of this thread's event loop. The group ends when
+/// the channel's other end closes: the run is over.
+final class SubscriberGroup<T: Transport> {
+    let configuration: RunConfiguration
+    let target: TargetURL
+    let address: SocketAddress
+    let settings: TransportSettings
+    let ids: Range<Int>
+    let epoll: Epoll
+    /// The kernel's receive stamps, when the run uses them: the order in which this thread reads does not enter the
+    /// spread.
+    let stamps: KernelTimestamps?
+    let writer: ReportWriter
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let pongBuffer: UnsafeMutableRawBufferPointer
+    /// The subscribers' connections (nil: its connect could not start) and protocol sessions, by their place in
+    /// `ids`.
+    var connections: [Connection<T>?] = []
+    var sessions: [PubSubSession] = []
+    /// Each connection's connect time, once its handshakes are done (0 before).
+    var connectTimes: [UInt64] = []
+    /// Connections started whose handshakes are not done (and not closed): at most a connect window of them.
+    var settingUp = 0
+
+    static var channelToken: UInt64 { 0 }
+
+    init(
+        _ configuration: RunConfiguration, ids: Range<Int>, target: TargetURL, address: SocketAddress,
+        transport: TransportSettings, protocol kind: PubSubSession.Speech, channel: Int32, kernelClock: KernelClockMapping?
+    ) throws(SystemError) {
+        self.configuration = configuration
+        self.ids = ids
+        self.target = target
+        self.address = address
+        self.settings = transport
+        self.epoll = try Epoll()
+        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
+        self.writer = ReportWriter(descriptor: channel)
+        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
+        self.pongBuffer = .allocate(byteCount: TargetSubscribers<T>.pong.utf8CodeUnitCount, alignment: 8)
+        let maximum = max(64 << 10, 4 * configuration.payload)
+        sessions = ids.map { _ in PubSubSession(kind, subscriber: true, maximumMessageSize: maximum) }
+        try epoll.add(channel, interest: .readable, token: Self.channelToken)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        pongBuffer.deallocate()
+    }
+
+    /// Connects, subscribes and reads until the channel closes; then closes every connection.
+    func run() {
+        defer { for case let connection? in connections { connection.close() } }
+        while !writer.isBroken {
+            openMore()
+            writer.flush()
+            guard let count = try? epoll.wait(timeoutMilliseconds: 100) else { return }
+            for index in 0..<count {
+                let (token, events) = epoll.event(at: index)
+                if token == Self.channelToken {
+                    return  // the measuring thread never writes: readable is its end
+                }
+                handle(events, at: Int(token - 1))
+            }
+            writer.flush()
+        }
+    }
+
+    /// Starts connects while fewer than a window of them are under way.
+    func openMore() {
+        while connections.count < ids.count && settingUp < EchoClients<T>.connectWindow {
+            let place = connections.count
+            settingUp += 1
+            connectTimes.append(0)
+            do {
+                let descriptor = try TCPSocket.startConnecting(to: address)
+                try? stamps?.enable(on: descriptor, transmit: false)
+                connections.append(try Connection<T>(
+                    descriptor: descriptor, token: UInt64(place + 1), epoll: epoll, role: .client, settings: settings,
+                    maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true))
+            } catch {
+                settingUp -= 1
+                report(.closed, place, "cannot connect to \(target): \(error)")
+                connections.append(nil)
+            }
+        }
+    }
+
+    /// A connection's events: the end of its connect, its handshakes, then what it receives.
+    func handle(_ events: EpollEvents, at place: Int) {
+        guard let connection = connections[place], connection.isOpen else { return }
+        do {
+            if events.contains(.writable) { try connection.writeQueued() }
+            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
+            if connectTimes[place] == 0 && connection.isEstablished {
+                settingUp -= 1
+                connectTimes[place] = max(1, connection.establishedAt - connection.startedAt)
+                let opening = sessions[place].opening(subscriber: true)
+                if !opening.isEmpty { try send(opening, on: connection) }
+                if sessions[place].isReady { report(.subscribed, place, time: connectTimes[place]) }
+            }
+        } catch {
+            let code = (error as? ConnectionError)?.closeCode
+                ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
+            close(place, reason: "\(error)", code: code)
+        }
+    }
+
+    func send(_ bytes: [UInt8], on connection: Connection<T>) throws {
+        var copy = bytes
+        _ = try copy.withUnsafeMutableBytes { try connection.send($0) }
+    }
+
+    /// Reads once; every broadcast whose marker is found goes to the measuring thread with the read's times.
+    func read(_ place: Int) throws {
+        guard let connection = connections[place] else { return }
+        guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else { return }
+        let now = MonotonicClock.now()
+        guard count > 0 else { return close(place, reason: "closed by \(target)") }
+        let session = sessions[place]
+        let wasReady = session.isReady
+        var failure: Error?
+        var pongs = 0
+        _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
+            do {
+                pongs += try session.consume(bytes, endsMessage: endsMessage) { event in
+                    switch event {
+                    case .message(let message): self.received(message, at: place, now: now, kernel: kernelNow)
+                    case .ready: break
+                    case .error(let text): self.report(.serverError, place, text)
+                    }
+                }
+            } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        if let failure { throw failure }
+        let pong = TargetSubscribers<T>.pong
+        for _ in 0..<pongs {
+            pongBuffer.copyMemory(from: UnsafeRawBufferPointer(start: pong.utf8Start, count: pong.utf8CodeUnitCount))
+            _ = try connection.send(pongBuffer)
+        }
+        if !wasReady && session.isReady && connectTimes[place] != 0 {
+            report(.subscribed, place, time: connectTimes[place])
+        }
+    }
+
+    /// A relayed message: its marker says which broadcast (the measuring thread checks the sequence).
+    @inline(__always)
+    func received(_ message: UnsafeRawBufferPointer, at place: Int, now: UInt64, kernel: UInt64) {
+        guard let marker = Marker.find(in: message) else {
+            return report(.note, place, "received a message without a bench marker (\(message.count) bytes)")
+        }
+        guard marker.run == configuration.token else {
+            return report(.note, place, "received a marker of another run (message \(marker.sequence))")
+        }
+        writer.received(sequence: marker.sequence, client: UInt32(ids.lowerBound + place), at: now, kernel: kernel)
+    }
+
+    /// Closes a connection with the reason (and on WebSocket, the status `code`).
+    func close(_ place: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
+        guard let connection = connections[place], connection.isOpen else { return }
+        if connectTimes[place] == 0 { settingUp -= 1 }
+        connection.close(code: code)
+        report(.closed, place, reason)
+    }
+
+    func report(_ what: SubscriberReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {
+        writer.report(SubscriberReport(what, client: UInt32(ids.lowerBound + place), time: time, text: text))
+    }
+}

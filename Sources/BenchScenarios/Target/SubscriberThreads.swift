@@ -1,0 +1,53 @@
+import BenchCore
+import BenchNet
+
+/// The threads of a fan-out target run's subscribers: the run's ids split over `--client-threads`
+/// ``SubscriberGroup``s, each on its own thread (`bench-subscribers`, on `--pin`'s client CPU) with a channel to the
+/// measuring thread.
+final class SubscriberThreads<T: Transport> {
+    /// The measuring thread's ends of the channels, with the ids each carries.
+    private(set) var channels: [SubscriberChannel] = []
+    private var threads: [NativeThread<Void>] = []
+
+    init(
+        _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, settings: TransportSettings,
+        protocol kind: PubSubSession.Speech, kernelClock: KernelClockMapping?
+    ) throws(RunError) {
+        do throws(SystemError) {
+            for ids in ScenarioRunner.split(0..<configuration.clients, into: configuration.clientThreads) where !ids.isEmpty {
+                let (measuring, subscribers) = try Posix.socketPair()
+                channels.append(SubscriberChannel(descriptor: measuring, ids: ids))
+                try Posix.setNonBlocking(measuring)
+                threads.append(try NativeThread.spawn(name: "bench-subscribers") {
+                    defer { Posix.close(subscribers) }
+                    CPUPlacement.minimizeTimerSlack()
+                    do throws(SystemError) {
+                        if let cpu = configuration.clientCPU { try CPUPlacement.pinCurrentThread(to: cpu) }
+                        try SubscriberGroup<T>(
+                            configuration, ids: ids, target: target, address: address, transport: settings,
+                            protocol: kind, channel: subscribers, kernelClock: kernelClock
+                        ).run()
+                    } catch {
+                        let writer = ReportWriter(descriptor: subscribers)
+                        writer.report(SubscriberReport(
+                            .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
+                            text: "the subscribers' thread could not start: \(error)"))
+                        writer.flush()
+                    }
+                })
+            }
+        } catch {
+            end()
+            throw .system(error)
+        }
+    }
+
+    /// Closes the measuring thread's ends (each group sees its channel end and closes its connections) and waits for
+    /// the threads.
+    func end() {
+        for channel in channels { Posix.close(channel.descriptor) }
+        channels = []
+        for thread in threads { thread.join() }
+        threads = []
+    }
+}

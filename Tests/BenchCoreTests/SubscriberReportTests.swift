@@ -1,0 +1,74 @@
+import Testing
+
+@testable import BenchCore
+
+/// The frames a share of a fan-out target run's subscribers reports with: read back as written, text cut at a
+/// character's boundary, and what does not fit refused by the decoder or the reader, never a trap.
+struct SubscriberReportTests {
+    /// Encodes `report` and decodes it with a ``FrameDecoder``, as the measuring thread does.
+    static func roundTrip(_ report: SubscriberReport) throws -> (SubscriberReport?, Int) {
+        var bytes = [UInt8](repeating: 0xAA, count: WireFormat.subscriberReportMaximumSize)
+        let size = bytes.withUnsafeMutableBytes { report.encode(into: $0) }
+        var decoder = FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize)
+        var read: SubscriberReport?
+        var frames = 0
+        try bytes.withUnsafeMutableBytes { buffer in
+            _ = try decoder.decode(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size])) { frame in
+                frames += 1
+                #expect(frame.kind == .subscriberReport)
+                read = SubscriberReport(frame)
+                return true
+            }
+        }
+        #expect(frames == 1)
+        return (read, size)
+    }
+
+    @Test(arguments: [
+        SubscriberReport(.subscribed, client: 0, time: 1),
+        SubscriberReport(.closed, client: 19_999, time: .max, text: "closed by redis://127.0.0.1:6379/news"),
+        SubscriberReport(.serverError, client: 7, time: 12_345, text: "ERR unknown command 'SUBSCRIBE'"),
+        SubscriberReport(.note, client: 1, time: 2, text: "received a message without a bench marker (3 bytes)"),
+    ])
+    func whatIsWrittenReadsBack(_ report: SubscriberReport) throws {
+        let (read, size) = try Self.roundTrip(report)
+        #expect(read == report)
+        #expect(size == SubscriberReport.headSize + report.text.utf8.count)
+    }
+
+    @Test func aLongTextIsCutAtACharactersBoundaryWithinTheLimit() throws {
+        let text = String(repeating: "é", count: 400)  // 800 bytes, two per character
+        let (read, size) = try Self.roundTrip(SubscriberReport(.closed, client: 3, time: 9, text: text))
+        #expect(size <= WireFormat.subscriberReportMaximumSize)
+        #expect(read?.text == String(repeating: "é", count: 256))
+    }
+
+    @Test(arguments: [UInt8(0), 5, 255])
+    func anUnknownKindOfReportIsNotRead(_ what: UInt8) throws {
+        var bytes = [UInt8](repeating: 0, count: SubscriberReport.headSize)
+        let size = bytes.withUnsafeMutableBytes { SubscriberReport(.note, client: 1, time: 1).encode(into: $0) }
+        bytes[5] = what
+        bytes.withUnsafeMutableBytes { buffer in
+            #expect(SubscriberReport(Frame(kind: .subscriberReport, bytes: .init(rebasing: buffer[0..<size]))) == nil)
+        }
+    }
+
+    @Test func textThatIsNotUTF8IsNotRead() {
+        var bytes = [UInt8](repeating: 0, count: SubscriberReport.headSize + 2)
+        _ = bytes.withUnsafeMutableBytes { SubscriberReport(.note, client: 1, time: 1, text: "ab").encode(into: $0) }
+        bytes[SubscriberReport.headSize] = 0xFF
+        bytes.withUnsafeMutableBytes { buffer in
+            #expect(SubscriberReport(Frame(kind: .subscriberReport, bytes: buffer)) == nil)
+        }
+    }
+
+    @Test(arguments: [UInt32(0), 10, 15, UInt32(WireFormat.subscriberReportMaximumSize - 3), 1 << 20])
+    func theDecoderRefusesAReportOfASizeThatDoesNotFit(_ length: UInt32) {
+        var decoder = FrameDecoder(maximumFrameSize: WireFormat.maximumFrameSize)
+        var bytes: [UInt8] = [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), 13]
+        bytes += [UInt8](repeating: 0, count: 64)
+        #expect(throws: FrameError.self) {
+            try bytes.withUnsafeMutableBytes { buffer in _ = try decoder.decode(buffer) { _ in true } }
+        }
+    }
+}
