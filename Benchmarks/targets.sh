@@ -9,6 +9,8 @@
 # 2. Redis and NATS fan-out to 1,000 subscribers, 100 broadcasts every 20 ms: delivery and spread p50/p99.
 # 3. 5,000 Redis subscribers, 50 broadcasts every 200 ms: whether the subscribers' thread keeps up (CPU time of the
 #    process per message received, and lost).
+# 4. 19,000 Redis subscribers, 50 broadcasts every 100 ms (190,000 messages a second), on one subscriber thread, on
+#    two, and in two client processes: whether the subscribers' reports keep up (lost, the measuring thread's load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -19,7 +21,7 @@ gcc -O2 -o "$work/echo_server" Benchmarks/echo_server.c
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 echo_port=$(free_port); redis_port=$(free_port); nats_port=$(free_port)
 "$work/echo_server" "$echo_port" & pids=($!)
-redis-server --port "$redis_port" --save '' --appendonly no --maxclients 10100 >/dev/null & pids+=($!)
+redis-server --port "$redis_port" --save '' --appendonly no --maxclients 19100 >/dev/null & pids+=($!)
 nats-server -a 127.0.0.1 -p "$nats_port" >/dev/null 2>&1 & pids+=($!)
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 sleep 1
@@ -62,3 +64,17 @@ print(f"redis    5000 subscribers: {received} received, {m['delivery']['lost']} 
       f"process CPU {user + system:.2f} s = {(user + system) / max(received, 1) * 1e6:.1f} µs per message received "
       f"(setup and reports included)")
 PY
+
+for placement in "--client-threads 1" "--client-threads 2" "--client-procs 2"; do
+    # shellcheck disable=SC2086
+    "$bench" fanout --target "redis://127.0.0.1:$redis_port/bench" --clients 19000 --messages 50 --interval 100ms \
+        --warmup 2 $placement --out "$work" --json | python3 -c '
+import csv, json, sys
+j = json.load(sys.stdin); m = {x["metric"]: x for x in j["metrics"]}
+run = {row["key"]: row["value"] for row in csv.DictReader(open(j["run_folder"] + "/run.csv"))}
+d = m["delivery"]
+print(f"redis   19000 subscribers, {sys.argv[1]}: {d[\"count\"]} received, {d[\"lost\"]} lost; delivery p50 "
+      f"{d[\"p50_us\"]} µs, p99 {d[\"p99_us\"]} µs; spread p99 {m[\"spread\"][\"p99_us\"]} µs; lag p99 "
+      f"{m[\"lag\"][\"p99_us\"]} µs; measuring thread busy {run.get(\"harness_cpu_busiest_pct\")}%, saturated "
+      f"{run.get(\"harness_saturated\")}")' "$placement"
+done

@@ -37,6 +37,16 @@ final class ChildAgents {
         }
     }
 
+    /// A fan-out target run: starts one child per share, each with its end of a channel (`channels`, closed here once
+    /// the child has it) as its descriptor 3.
+    func start(channels: [Int32], log: String) throws(SystemError) {
+        defer { for channel in channels { Posix.close(channel) } }
+        for channel in channels {
+            pids.append(try Posix.spawn(
+                Posix.ownExecutable, arguments: ["bench", "clients", "--channel", "3"], logPath: log, inherited: channel))
+        }
+    }
+
     /// The first child that ended, as a reason for people; nil while all run.
     func endedChild() -> String? {
         for pid in pids where ended[pid] == nil {

@@ -24,10 +24,15 @@ enum ClientsCommand {
                 help: "tls/wss runs: the one certificate the clients accept from the server (pinning), instead of the "
                     + "one the server's welcome names (which came over the plain control connection).",
                 default: "the welcome's"),
+            OptionSpec(
+                "channel", value: "fd",
+                help: "Started by a fan-out --target run's --client-procs, not by people: read this child's share of "
+                    + "the subscribers from inherited descriptor fd, and report on it; no other option applies."),
         ] + RunOptions.connectionOptions.filter { !["drop-connections-at", "offline-queue"].contains($0.name) })
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let reader = OptionReader(parsed: parsed, command: spec.name)
+        if parsed.value("channel") != nil { return try runSubscribers(parsed, reader: reader) }
         guard let text = parsed.value("connect") else {
             throw UsageError(message: "--connect is required: the address bench serve listens on", command: spec.name)
         }
@@ -71,6 +76,25 @@ enum ClientsCommand {
             return .runFailed
         }
         if let signal = SignalWatcher.shared?.signal { return signal == SIGTERM ? .terminated : .interrupted }
+        return .success
+    }
+
+    /// `--channel FD`: a fan-out target run's child, its share of the subscribers read from the channel.
+    private static func runSubscribers(_ parsed: ParsedOptions, reader: OptionReader) throws(UsageError) -> ExitCode {
+        let channel = try reader.integer("channel", placeholder: "fd", in: 3...1_023, default: 3)
+        if let other = spec.options.map(\.name).first(where: { $0 != "channel" && (parsed.value($0) != nil || parsed.has($0)) }) {
+            throw UsageError(message: "--\(other) does not apply with --channel: the run that started this child says all", command: spec.name)
+        }
+        guard Posix.isSocket(Int32(channel)) else {
+            throw reader.invalid("channel", "fd", "\(channel)", "is not an inherited socket (this option is for the run's own children)")
+        }
+        do {
+            let welcome = try AgentRunner.runSubscribers(channel: Int32(channel), joinTimeout: 60_000_000_000)
+            Console.error("subscribers \(welcome.firstClient) to \(welcome.firstClient + welcome.clients - 1): the run ended\n")
+        } catch {
+            Console.error("Error: \(error)\n")
+            return .runFailed
+        }
         return .success
     }
 }

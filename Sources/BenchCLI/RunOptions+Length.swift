@@ -52,11 +52,6 @@ extension RunOptions {
             configuration.duration = duration
         }
         configuration.reportEvery = try reader.duration("report-every", allowZero: true, default: configuration.reportEvery)
-        if parsed.value("client-procs") != nil {
-            guard configuration.target == nil else {
-                throw UsageError(message: "--client-procs is for the built-in server's clients, not --target", command: command)
-            }
-        }
         if let text = parsed.value("exact-budget") {
             do {
                 configuration.exactBudget = try ByteSizeText.parse(text)

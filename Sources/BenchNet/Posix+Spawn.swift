@@ -10,11 +10,15 @@ extension Posix {
     }
 
     /// Starts `path` with `arguments` (the program name first) as a child process whose standard output and error go
-    /// to `logPath` (appended), with the signals this process blocks unblocked again. Returns its pid.
-    public static func spawn(_ path: String, arguments: [String], logPath: String) throws(SystemError) -> pid_t {
+    /// to `logPath` (appended), with the signals this process blocks unblocked again; `inherited`, when given, is its
+    /// descriptor 3. Returns its pid.
+    public static func spawn(
+        _ path: String, arguments: [String], logPath: String, inherited: Int32? = nil
+    ) throws(SystemError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let inherited { posix_spawn_file_actions_adddup2(&actions, inherited, 3) }
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var attributes = posix_spawnattr_t()

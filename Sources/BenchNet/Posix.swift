@@ -97,6 +97,21 @@ public enum Posix {
         return (descriptors[0], descriptors[1])
     }
 
+    /// True when `fd` is an open socket (an inherited channel, checked before it is trusted to be one).
+    public static func isSocket(_ fd: Int32) -> Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    /// Writes all of `bytes` to a blocking socket (see below).
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+        var result: Result<Void, SystemError> = .success(())
+        bytes.withUnsafeBytes { buffer in
+            do throws(SystemError) { try sendAll(fd, buffer) } catch { result = .failure(error) }
+        }
+        try result.get()
+    }
+
     /// Writes all of `bytes` to a blocking socket, however many calls that takes (never raising SIGPIPE: a peer
     /// gone is `EPIPE`).
     public static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {

@@ -198,7 +198,7 @@ public enum AgentRunner {
 
     /// Reads exactly `buffer.count` bytes from the blocking `socket` (its receive timeout bounds the wait): "no
     /// `what`" when it passes, `whenClosed` when the server closes first.
-    fileprivate static func readExactly(
+    static func readExactly(
         _ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String, whenClosed: String
     ) throws(SystemError) {
         var received = 0
@@ -227,16 +227,10 @@ public enum AgentRunner {
                 host: Posix.hostName, boot: AgentToken.hash(Posix.bootIdentifier)
             ).encode(into: frame)
             try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send the agent's hello")
-            try readExactly(
-                socket, into: frame, what: "welcome within \(DurationText.format(timeout))",
+            let welcome = try readWelcome(
+                socket, what: "welcome within \(DurationText.format(timeout))",
                 whenClosed: "the server closed the connection instead of welcoming this agent: a wrong --token, more "
                     + "clients than the run has left, or the run already began (the server's events say which)")
-            guard frame[4] == FrameKind.agentWelcome.rawValue,
-                UInt32(bigEndian: frame.loadUnaligned(as: UInt32.self)) == UInt32(WireFormat.agentFrameSize - 4)
-            else {
-                throw SystemError("the server's answer is not a welcome (kind \(frame[4]))", errno: EPROTO)
-            }
-            let welcome = AgentWelcome(Frame(kind: .agentWelcome, bytes: frame))
             return (socket, welcome, try readClientSpec(socket))
         } catch {
             Posix.close(socket)
@@ -246,8 +240,21 @@ public enum AgentRunner {
 }
 
 extension AgentRunner {
+    /// Reads a welcome (`what` for the message when it does not come in time, `whenClosed` when the other end closes).
+    static func readWelcome(_ socket: Int32, what: String, whenClosed: String) throws(SystemError) -> AgentWelcome {
+        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
+        defer { frame.deallocate() }
+        try readExactly(socket, into: frame, what: what, whenClosed: whenClosed)
+        guard frame[4] == FrameKind.agentWelcome.rawValue,
+            UInt32(bigEndian: frame.loadUnaligned(as: UInt32.self)) == UInt32(WireFormat.agentFrameSize - 4)
+        else {
+            throw SystemError("the answer is not a welcome (kind \(frame[4]))", errno: EPROTO)
+        }
+        return AgentWelcome(Frame(kind: .agentWelcome, bytes: frame))
+    }
+
     /// Reads the client spec that follows the welcome.
-    fileprivate static func readClientSpec(_ socket: Int32) throws(SystemError) -> ClientSpec {
+    static func readClientSpec(_ socket: Int32) throws(SystemError) -> ClientSpec {
         let head = UnsafeMutableRawBufferPointer.allocate(byteCount: 5, alignment: 8)
         defer { head.deallocate() }
         let closed = "the server closed the connection instead of sending the client spec"

@@ -44,12 +44,8 @@ extension BenchServer {
         }
         let first = configuration.localClients.upperBound + agentClients
         let welcome = AgentWelcome(
-            scenario: configuration.scenario == .fanout ? 0 : 1,
-            timestamps: configuration.timestamps == .user ? 0 : configuration.timestamps == .kernel ? 1 : 2,
-            firstClient: UInt32(first), clients: hello.clients,
-            runToken: AgentToken.clients(ofRun: configuration.token, from: first),
-            payload: UInt32(configuration.payload), totalClients: UInt32(configuration.clients),
-            heartbeat: configuration.heartbeat)
+            configuration, firstClient: first, clients: Int(hello.clients),
+            runToken: AgentToken.clients(ofRun: configuration.token, from: first))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { buffer.deallocate() }
         welcome.encode(into: buffer)

@@ -14,17 +14,31 @@ public struct ClientSpec: Equatable, Sendable {
     /// The server's certificate, as PEM text, that TLS clients pin (tls, wss); empty otherwise. An agent given its
     /// own `--tls-ca` pins that instead.
     public var tlsCertificatePEM: String
+    /// A fan-out target run: the user's server the subscribers connect to (the certificate above is a wss target's),
+    /// what each sends first (`--subscribe`), and how a tcp target cuts messages (`--framing`).
+    public var target: TargetURL?
+    public var subscribeText: String?
+    public var framing: MessageFraming
 
-    public init(transport: TransportKind, webSocketPath: String = "/", tlsCertificatePEM: String = "") {
+    public init(
+        transport: TransportKind, webSocketPath: String = "/", tlsCertificatePEM: String = "", target: TargetURL? = nil,
+        subscribeText: String? = nil, framing: MessageFraming = .length32
+    ) {
         self.transport = transport
         self.webSocketPath = webSocketPath
         self.tlsCertificatePEM = tlsCertificatePEM
+        self.target = target
+        self.subscribeText = subscribeText
+        self.framing = framing
     }
 
     private enum Tag: UInt8 {
         case transport = 1
         case webSocketPath = 2
         case tlsCertificate = 3
+        case target = 4
+        case subscribeText = 5
+        case framing = 6
     }
 
     /// The frame, length field included.
@@ -36,6 +50,11 @@ public struct ClientSpec: Equatable, Sendable {
         field(.transport, [UInt8(TransportKind.allCases.firstIndex(of: transport)!)])
         field(.webSocketPath, webSocketPath.utf8)
         if !tlsCertificatePEM.isEmpty { field(.tlsCertificate, tlsCertificatePEM.utf8) }
+        if let target {
+            field(.target, target.textWithCredentials.utf8)
+            field(.framing, framing.rawValue.utf8)
+        }
+        if let subscribeText { field(.subscribeText, subscribeText.utf8) }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }
@@ -50,6 +69,9 @@ public struct ClientSpec: Equatable, Sendable {
         var transport: TransportKind?
         var path = "/"
         var pem = ""
+        var target: TargetURL?
+        var subscribe: String?
+        var framing = MessageFraming.length32
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -75,11 +97,27 @@ public struct ClientSpec: Equatable, Sendable {
                 guard let text = String(validating: value, as: UTF8.self), text.hasPrefix("-----BEGIN CERTIFICATE-----")
                 else { throw SpecError("the TLS certificate is not PEM text") }
                 pem = text
+            case .target:
+                guard let text = String(validating: value, as: UTF8.self), let url = try? TargetURL(text) else {
+                    throw SpecError("the target is not a target URL")
+                }
+                target = url
+            case .subscribeText:
+                guard let text = String(validating: value, as: UTF8.self) else { throw SpecError("--subscribe is not text") }
+                subscribe = text
+            case .framing:
+                guard let text = String(validating: value, as: UTF8.self), let kind = MessageFraming(rawValue: text) else {
+                    throw SpecError("no such framing")
+                }
+                framing = kind
             }
         }
         guard let transport else { throw SpecError("no transport") }
         guard !transport.usesTLS || !pem.isEmpty else { throw SpecError("a \(transport.rawValue) run without its certificate") }
-        self.init(transport: transport, webSocketPath: path, tlsCertificatePEM: pem)
+        guard target?.scheme != .wss || !pem.isEmpty else { throw SpecError("a wss target without its certificate") }
+        self.init(
+            transport: transport, webSocketPath: path, tlsCertificatePEM: pem, target: target, subscribeText: subscribe,
+            framing: framing)
     }
 
     /// Why a client spec from the network was refused.

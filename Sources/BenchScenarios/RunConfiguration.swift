@@ -49,6 +49,11 @@ public struct RunConfiguration: Sendable, Equatable {
     /// The clients this process simulates when not all of them; nil: all. The server waits for all `clients`,
     /// so the ids outside this range must connect from elsewhere (another process, or a test's own socket).
     public var localClientRange: Range<Int>?
+    /// A fan-out target run whose subscribers are child processes (`--client-procs`): this process's ends of their
+    /// channels (connected stream sockets), each carrying the next consecutive share of the ids
+    /// (``ScenarioRunner/split(_:into:)``); empty: the subscribers run on threads of this process. Placement, like
+    /// ``localClientRange``; the caller closes them after the run, which ends the children.
+    public var subscriberChannels: [Int32]
     /// How long all clients may take to connect and say hello before the run fails.
     public var setupTimeout: UInt64
     /// Where receive and send times come from.
@@ -143,6 +148,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.heartbeat = 5_000_000_000
         self.deadAfter = 15_000_000_000
         self.localClientRange = nil
+        self.subscriberChannels = []
         self.setupTimeout = 30_000_000_000
         self.token = UInt64.random(in: 1...UInt64.max)
         self.timestamps = .kernel

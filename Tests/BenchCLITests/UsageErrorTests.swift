@@ -55,6 +55,9 @@ import Testing
         (["fanout", "--drop-connections-at", "5d"], "'--drop-connections-at <duration>'"),
         (["fanout", "--reconnect", "--target", "ws://127.0.0.1:1/"], "--reconnect and --drop-connections-at are for the built-in server"),
         (["fanout", "--clients", "2", "--client-threads", "3"], "'--client-threads <k>': expected 1 to 2 (at most one per client)"),
+        (["roundtrip", "--target", "tcp://127.0.0.1:1", "--client-procs", "2"], "--client-procs with --target is for bench fanout's subscribers"),
+        (["roundtrip", "--target", "tcp://127.0.0.1:1", "--client-threads", "2"], "--client-threads with --target is for bench fanout's subscribers"),
+        (["fanout", "--target", "redis://127.0.0.1:1/x", "--client-procs", "2", "--client-threads", "2"], "--client-threads does not apply with --client-procs on a --target run"),
         (["fanout", "--clients", "1000001"], "'--clients <n>': expected an integer from 1 to 1000000"),
         (["fanout", "--warmup", "100000001"], "'--warmup <n>': expected an integer from 0 to 100000000"),
         (["fanout", "--transport", "quic"], "'--transport <kind>': expected tcp, ws, tls or wss"),
@@ -145,6 +148,20 @@ import Testing
         #expect(result.standardError.contains(message.replacingOccurrences(of: "x.suite", with: path)), "stderr: \(result.standardError)")
         #expect(result.standardOutput.isEmpty)
         #expect(contents(of: out) == nil, "nothing written")
+    }
+}
+
+/// `bench clients --channel` is for a fan-out target run's own children: a person who types it is told so.
+@Suite(.timeLimit(.minutes(3))) struct ChannelUsageTests {
+    @Test(arguments: [
+        (["--channel", "3"], "'--channel <fd>': is not an inherited socket (this option is for the run's own children)"),
+        (["--channel", "3", "--token", "t"], "--token does not apply with --channel"),
+        (["--channel", "1"], "'--channel <fd>': expected an integer from 3 to 1023"),
+    ])
+    func aChannelThatIsNotTheRunsIsAUsageError(options: [String], message: String) throws {
+        let result = try BenchProcess.run(["clients"] + options)
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
     }
 }
 

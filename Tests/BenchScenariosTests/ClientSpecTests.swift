@@ -13,6 +13,9 @@ import Testing
     @Test(arguments: [
         ClientSpec(transport: .tcp), ClientSpec(transport: .ws, webSocketPath: "/live?room=1"),
         ClientSpec(transport: .tls, tlsCertificatePEM: pem), ClientSpec(transport: .wss, webSocketPath: "/x", tlsCertificatePEM: pem),
+        ClientSpec(transport: .tcp, target: try! TargetURL("redis://:pa@ss@127.0.0.1:6379/news")),
+        ClientSpec(transport: .tcp, target: try! TargetURL("tcp://127.0.0.1:9"), subscribeText: "JOIN", framing: .line),
+        ClientSpec(transport: .tcp, tlsCertificatePEM: pem, target: try! TargetURL("wss://example.com:443/live")),
     ])
     func whatIsWrittenReadsBack(spec: ClientSpec) throws {
         let encoded = spec.encoded()
@@ -32,6 +35,10 @@ import Testing
         ([1, 0, 1, 1, 2, 0, 3, 0x2f, 0x20, 0x61], "not a path"),
         ([1, 0, 1, 2], "a tls run without its certificate"),
         ([1, 0, 1, 2, 3, 0, 2, 0x41, 0x42], "not PEM text"),
+        ([1, 0, 1, 0, 4, 0, 3, 0x61, 0x62, 0x63], "not a target URL"),
+        ([1, 0, 1, 0, 6, 0, 2, 0x61, 0x62], "no such framing"),
+        ([1, 0, 1, 0, 5, 0, 1, 0xff], "--subscribe is not text"),
+        ([1, 0, 1, 0, 4, 0, 13] + Array("wss://a:1/x/y".utf8), "a wss target without its certificate"),
     ])
     func aSpecThatDoesNotFitIsRefusedSayingWhy(bytes: [UInt8], reason: String) {
         #expect {

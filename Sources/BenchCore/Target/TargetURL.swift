@@ -88,8 +88,17 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The URL with its password, as it parses back: for a process of the run's own (an agent, a child) that must
+    /// connect too; never for a report.
+    public var textWithCredentials: String {
+        text(credentials: password.map { ":\($0)@" } ?? "")
+    }
+
     public var description: String {
-        let credentials = password.map { _ in ":***@" } ?? ""
+        text(credentials: password.map { _ in ":***@" } ?? "")
+    }
+
+    private func text(credentials: String) -> String {
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let tail = path.isEmpty ? "" : path.hasPrefix("/") ? path : "/" + path
         return "\(scheme.rawValue)://\(credentials)\(address)\(tail)"

@@ -12,46 +12,15 @@ enum TargetRunner {
             throw .invalidHost(target.host)
         }
         let limit = DescriptorLimit.raiseToHardLimit()
-        guard configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
+        let subscribersHere = configuration.subscriberChannels.isEmpty ? configuration.clients : 0
+        guard subscribersHere + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
-        // The Host field and the TLS server name are the URL's, as a browser would send them (a proxy or CDN in front
-        // of the user's server routes by them), not the address they resolved to.
-        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
-        var settings = TransportSettings(
-            maximumFrameSize: max(64 << 10, 4 * configuration.payload), webSocketPath: target.path,
-            webSocketHost: "\(host):\(target.port)")
-        if target.host.first.map({ !$0.isNumber }) == true && !target.host.contains(":") {
-            settings.tlsServerName = target.host
-        }
-        settings.webSocketText = true
-        if target.scheme == .wss {
-            do throws(TLSError) {
-                try OpenSSL.load()
-                guard let path = configuration.tlsTrustPath else { throw TLSError("a wss target needs --tls-ca") }
-                let pem: [UInt8]
-                do throws(SystemError) {
-                    pem = try Posix.readFile(path, limit: 1 << 20)
-                } catch {
-                    throw TLSError("--tls-ca \(path): \(error)")
-                }
-                do {
-                    settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
-                } catch {
-                    throw TLSError("--tls-ca \(path): \(error)")
-                }
-            } catch {
-                throw .tls(error)
-            }
-        }
+        let settings = try transportSettings(
+            for: target, payload: configuration.payload, pinning: try trustedPEM(configuration),
+            from: "--tls-ca \(configuration.tlsTrustPath ?? "")")
         if configuration.scenario == .fanout {
-            let kind: PubSubSession.Speech
-            switch target.scheme {
-            case .redis: kind = .redis(channel: target.path, password: target.password)
-            case .nats: kind = .nats(subject: target.path)
-            case .tcp: kind = .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
-            case .ws, .wss: kind = .custom(framing: nil, subscribe: configuration.subscribeText)
-            }
+            let kind = speech(of: target, configuration)
             switch target.scheme {
             case .ws: return try fanout(WebSocket.self, configuration, target, address, settings, kind, control, stream)
             case .wss: return try fanout(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
@@ -72,11 +41,13 @@ enum TargetRunner {
         _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl, _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        let groups = try SubscriberThreads<T>(
+        // The subscribers: on threads of this process, or in the child processes at the ends of the run's channels.
+        let groups = configuration.subscriberChannels.isEmpty ? try SubscriberThreads<T>(
             configuration, target: target, address: address, settings: settings, protocol: kind,
-            kernelClock: kernelClock)
-        defer { groups.end() }
-        let channels = groups.channels
+            kernelClock: kernelClock) : nil
+        defer { groups?.end() }
+        let channels: [SubscriberChannel]
+        if let groups { channels = groups.channels } else { channels = try SubscriberProcesses.welcome(configuration, target: target) }
         var recording = try onOwnThread(configuration) { () throws(SystemError) in
             try TargetSubscribers<T>(
                 configuration, target: target, address: address, transport: settings, protocol: kind,

@@ -1,0 +1,48 @@
+import BenchCore
+import BenchNet
+
+/// A fan-out target run's subscribers in child processes (`--client-procs`, `bench clients --channel`): each child
+/// is told over its channel, as an agent is, which ids are its and what they speak (a welcome, then the run's
+/// ``ClientSpec`` with the target), then reports on it what a ``SubscriberGroup`` on a thread would. Children run on
+/// this machine's boot, so their monotonic clock is this process's.
+enum SubscriberProcesses {
+    /// Sends every child of `configuration.subscriberChannels` its welcome and spec, and returns the measuring
+    /// thread's ends (made non-blocking).
+    static func welcome(_ configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [SubscriberChannel] {
+        let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.subscriberChannels.count)
+        let pem = try TargetRunner.trustedPEM(configuration).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let spec = ClientSpec(
+            transport: .tcp, tlsCertificatePEM: pem, target: target, subscribeText: configuration.subscribeText,
+            framing: configuration.framing
+        ).encoded()
+        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
+        defer { frame.deallocate() }
+        var channels: [SubscriberChannel] = []
+        for (descriptor, ids) in zip(configuration.subscriberChannels, shares) {
+            AgentWelcome(configuration, firstClient: ids.lowerBound, clients: ids.count, runToken: configuration.token)
+                .encode(into: frame)
+            do throws(SystemError) {
+                try Posix.sendAll(descriptor, UnsafeRawBufferPointer(frame))
+                try Posix.sendAll(descriptor, spec)
+                try Posix.setNonBlocking(descriptor)
+            } catch {
+                throw .setupFailed("a subscribers' process went before it was told its share: \(error)")
+            }
+            channels.append(SubscriberChannel(descriptor: descriptor, ids: ids))
+        }
+        return channels
+    }
+}
+
+extension AgentWelcome {
+    /// The welcome of `configuration`'s run for an agent (or a child) given `clients` ids from `firstClient`, whose
+    /// clients carry `runToken`.
+    init(_ configuration: RunConfiguration, firstClient: Int, clients: Int, runToken: UInt64) {
+        self.init(
+            scenario: configuration.scenario == .fanout ? 0 : 1,
+            timestamps: configuration.timestamps == .user ? 0 : configuration.timestamps == .kernel ? 1 : 2,
+            firstClient: UInt32(firstClient), clients: UInt32(clients), runToken: runToken,
+            payload: UInt32(configuration.payload), totalClients: UInt32(configuration.clients),
+            heartbeat: configuration.heartbeat)
+    }
+}

@@ -1,0 +1,54 @@
+import BenchCore
+import BenchNet
+
+/// What connecting to a user's server takes, for this process's connections and a child's alike.
+extension TargetRunner {
+    /// The transport settings of connections to `target`: the Host field and the TLS server name are the URL's, as a
+    /// browser would send them (a proxy or CDN in front of the user's server routes by them), not the address they
+    /// resolved to; a wss target's certificate is pinned from `pem` (which came from `source`, for messages).
+    static func transportSettings(
+        for target: TargetURL, payload: Int, pinning pem: [UInt8]?, from source: String
+    ) throws(RunError) -> TransportSettings {
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        var settings = TransportSettings(
+            maximumFrameSize: max(64 << 10, 4 * payload), webSocketPath: target.path, webSocketHost: "\(host):\(target.port)")
+        if target.host.first.map({ !$0.isNumber }) == true && !target.host.contains(":") {
+            settings.tlsServerName = target.host
+        }
+        settings.webSocketText = true
+        if target.scheme == .wss {
+            do throws(TLSError) {
+                try OpenSSL.load()
+                guard let pem else { throw TLSError("a wss target needs --tls-ca") }
+                do {
+                    settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
+                } catch {
+                    throw TLSError("\(source): \(error)")
+                }
+            } catch {
+                throw .tls(error)
+            }
+        }
+        return settings
+    }
+
+    /// A wss target's certificate to pin, read from `--tls-ca`; nil for other targets, or without `--tls-ca`.
+    static func trustedPEM(_ configuration: RunConfiguration) throws(RunError) -> [UInt8]? {
+        guard configuration.target?.scheme == .wss, let path = configuration.tlsTrustPath else { return nil }
+        do throws(SystemError) {
+            return try Posix.readFile(path, limit: 1 << 20)
+        } catch {
+            throw .tls(TLSError("--tls-ca \(path): \(error)"))
+        }
+    }
+
+    /// What a fan-out target's connections speak.
+    static func speech(of target: TargetURL, _ configuration: RunConfiguration) -> PubSubSession.Speech {
+        switch target.scheme {
+        case .redis: return .redis(channel: target.path, password: target.password)
+        case .nats: return .nats(subject: target.path)
+        case .tcp: return .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
+        case .ws, .wss: return .custom(framing: nil, subscribe: configuration.subscribeText)
+        }
+    }
+}

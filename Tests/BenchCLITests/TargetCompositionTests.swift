@@ -1,0 +1,77 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A user's fan-out server with each placement of its subscribers: one thread, `--client-threads 2`, `--client-procs 2`,
+/// and more subscribers than one process's descriptors hold (split over child processes by itself). Each completes
+/// with every broadcast delivered to every subscriber, read back from samples.csv.
+@Suite(.timeLimit(.minutes(3))) struct TargetCompositionTests {
+    enum Placement: String, CaseIterable, Sendable {
+        case oneThread, twoThreads, twoProcesses, automaticSplit
+    }
+
+    @Test(
+        .enabled(if: CapacityCommandTests.hasPython, "python3 is not installed: apt-get install -y python3"),
+        arguments: Placement.allCases)
+    func aUsersRelayWithEachPlacementOfItsSubscribersLosesNothing(_ placement: Placement) throws {
+        let (relay, port) = try Self.startRelay()
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(relay.processIdentifier, SIGKILL)
+            relay.waitUntilExit()
+        }
+        let subscribers = placement == .automaticSplit ? 250 : 6
+        let out = temporaryFolderPath()
+        var arguments = [
+            "fanout", "--target", "tcp://127.0.0.1:\(port)", "--framing", "line", "--subscribe", "JOIN",
+            "--clients", "\(subscribers)", "--messages", "10", "--warmup", "50", "--interval", "10ms", "--quiet",
+            "--out", out,
+        ]
+        switch placement {
+        case .oneThread, .automaticSplit: break
+        case .twoThreads: arguments += ["--client-threads", "2"]
+        case .twoProcesses: arguments += ["--client-procs", "2"]
+        }
+        // 64 descriptors in reserve: 250 subscribers do not fit one process under a limit of 256.
+        let process = try BenchProcess.start(arguments, descriptorLimit: placement == .automaticSplit ? 256 : nil)
+        let result = try BenchProcess.finish(process, timeout: 120)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let samples = try csvRows(folder + "/samples.csv")
+        #expect(samples.count == 10 * subscribers)
+        #expect(samples.allSatisfy { $0["lost"] == "0" && $0["outcome"] == "echoed" }, "\(samples.filter { $0["lost"] != "0" }.prefix(3))")
+        #expect(Set(samples.compactMap { $0["client"].flatMap(Int.init) }) == Set(0..<subscribers))
+        for row in samples {
+            let t0 = try #require(row["t0_ns"].flatMap(Int.init)), received = try #require(row["recv_ns"].flatMap(Int.init))
+            #expect(received >= t0 && row["delivery_ns"].flatMap(Int.init) == received - t0, "\(row)")
+        }
+        let log = (try? String(contentsOfFile: folder + "/agents.log", encoding: .utf8)) ?? ""
+        switch placement {
+        case .oneThread, .twoThreads:
+            #expect(log.isEmpty, "no child process: \(log)")
+        case .twoProcesses:
+            #expect(log.contains("subscribers 0 to 2: the run ended") && log.contains("subscribers 3 to 5: the run ended"), "\(log)")
+        case .automaticSplit:
+            #expect(log.contains("subscribers 0 to "), "\(log)")
+        }
+    }
+
+    /// The relay of ``CapacityCommandTests`` without delays, on a free port of its own choosing. It does not confirm a
+    /// JOIN, so the first broadcasts may race the joins: the runs above keep half a second of warmup.
+    static func startRelay() throws -> (Process, Int) {
+        let portFile = temporaryFolderPath()
+        let relay = Process()
+        relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        relay.arguments = [CapacityCommandTests.fixtures + "/slow_relay_server.py", "0", portFile]
+        relay.standardOutput = FileHandle.nullDevice
+        relay.standardError = FileHandle.nullDevice
+        try relay.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: portFile) && relay.isRunning && Date() < deadline { usleep(20_000) }
+        guard let port = Int((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "") else {
+            kill(relay.processIdentifier, SIGKILL)
+            relay.waitUntilExit()
+            throw CocoaError(.fileReadNoSuchFile)
+        }
+        return (relay, port)
+    }
+}
