@@ -91,7 +91,7 @@ public enum Posix {
         var descriptors: [Int32] = [-1, -1]
         _ = try call("socketpair") {
             descriptors.withUnsafeMutableBufferPointer {
-                socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, $0.baseAddress)
+                socketpair(AF_UNIX, CBenchSOCK_STREAM | CBenchSOCK_CLOEXEC, 0, $0.baseAddress)
             }
         }
         return (descriptors[0], descriptors[1])

@@ -13,20 +13,11 @@ import Testing
     /// reports must agree with the run folders they list.
     @Test(.enabled(if: hasPython, "python3 is not installed: apt-get install -y python3"))
     func theSearchFindsTheCapacityOfAServerBuiltToHaveOne() throws {
-        let portFile = temporaryFolderPath()
-        let relay = Process()
-        relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        relay.arguments = [Self.fixtures + "/slow_relay_server.py", "20", portFile]
-        relay.standardOutput = FileHandle.nullDevice
-        relay.standardError = FileHandle.nullDevice
-        try relay.run()
+        let (relay, port) = try TargetCompositionTests.startRelay(delayMilliseconds: 20)
         defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
             kill(relay.processIdentifier, SIGKILL)
             relay.waitUntilExit()
         }
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: portFile) && relay.isRunning && Date() < deadline { usleep(20_000) }
-        let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
             "capacity", "fanout", "--target", "tcp://127.0.0.1:\(port)", "--framing", "line", "--subscribe", "JOIN",

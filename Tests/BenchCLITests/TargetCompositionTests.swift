@@ -14,7 +14,7 @@ import Testing
         .enabled(if: CapacityCommandTests.hasPython, "python3 is not installed: apt-get install -y python3"),
         arguments: Placement.allCases)
     func aUsersRelayWithEachPlacementOfItsSubscribersLosesNothing(_ placement: Placement) throws {
-        let (relay, port) = try Self.startRelay()
+        let (relay, port) = try Self.startRelay(delayMilliseconds: 0)
         defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
             kill(relay.processIdentifier, SIGKILL)
             relay.waitUntilExit()
@@ -55,13 +55,14 @@ import Testing
         }
     }
 
-    /// The relay of ``CapacityCommandTests`` without delays, on a free port of its own choosing. It does not confirm a
-    /// JOIN, so the first broadcasts may race the joins: the runs above keep half a second of warmup.
-    static func startRelay() throws -> (Process, Int) {
+    /// `Tests/Fixtures/slow_relay_server.py` (its i-th subscriber gets each line i × `delayMilliseconds` late) on a free
+    /// port of its own choosing. It does not confirm a JOIN, so the first broadcasts may race the joins: the runs above
+    /// keep half a second of warmup. The caller kills it (SIGKILL).
+    static func startRelay(delayMilliseconds: Int) throws -> (Process, Int) {
         let portFile = temporaryFolderPath()
         let relay = Process()
         relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        relay.arguments = [CapacityCommandTests.fixtures + "/slow_relay_server.py", "0", portFile]
+        relay.arguments = [CapacityCommandTests.fixtures + "/slow_relay_server.py", "\(delayMilliseconds)", portFile]
         relay.standardOutput = FileHandle.nullDevice
         relay.standardError = FileHandle.nullDevice
         try relay.run()

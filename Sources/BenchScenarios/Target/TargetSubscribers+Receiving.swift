@@ -82,10 +82,10 @@ extension TargetSubscribers {
             do {
                 result = try Posix.read(channels[place].descriptor, into: readBuffer)
             } catch {
-                return channelEnded(place, reason: "its channel failed: \(error)")
+                return try channelEnded(place, reason: "its channel failed: \(error)")
             }
             guard case .processed(let count) = result else { return }
-            guard count > 0 else { return channelEnded(place, reason: "the subscribers' thread ended") }
+            guard count > 0 else { return try channelEnded(place, reason: "their thread or process ended") }
             var failure: RunError?
             var refusal: String?
             do {
@@ -101,7 +101,7 @@ extension TargetSubscribers {
                 refusal = "\(error)"
             }
             if let failure { throw failure }
-            if let refusal { return channelEnded(place, reason: "its channel sent what does not fit: \(refusal)") }
+            if let refusal { return try channelEnded(place, reason: "their channel sent what does not fit: \(refusal)") }
         }
     }
 
@@ -147,12 +147,15 @@ extension TargetSubscribers {
         }
     }
 
-    /// Channel `place` ended or broke: every subscriber it carried that is still open is closed.
-    func channelEnded(_ place: Int, reason: String) {
+    /// Channel `place` ended or broke: every subscriber it carried that is still open is closed; before the run began,
+    /// the setup fails at once.
+    func channelEnded(_ place: Int, reason: String) throws(RunError) {
         channels[place].isOpen = false
         try? epoll.remove(channels[place].descriptor)
-        for client in channels[place].ids where subscriberOpen[client] || !isRunning {
-            subscriberClosed(client, reason: reason, at: MonotonicClock.now())
+        let ids = channels[place].ids
+        if !isRunning { throw .setupFailed("subscribers \(ids.lowerBound) to \(ids.upperBound - 1): \(reason)") }
+        for client in ids where subscriberOpen[client] {
+            subscriberClosed(client, reason: "subscribers \(ids.lowerBound) to \(ids.upperBound - 1): \(reason)", at: MonotonicClock.now())
         }
     }
 

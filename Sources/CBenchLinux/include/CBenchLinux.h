@@ -20,6 +20,7 @@ static const uint32_t CBenchEPOLLHUP = EPOLLHUP;
 static const int CBenchSOCK_NONBLOCK = SOCK_NONBLOCK;
 static const int CBenchSOCK_CLOEXEC = SOCK_CLOEXEC;
 static const int CBenchSOCK_DGRAM = SOCK_DGRAM;
+static const int CBenchSOCK_STREAM = SOCK_STREAM;
 static const int CBenchTCP_NODELAY = TCP_NODELAY;
 static const int CBenchMSG_NOSIGNAL = MSG_NOSIGNAL;
 

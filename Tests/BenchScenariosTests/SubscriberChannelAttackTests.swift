@@ -1,0 +1,99 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Testing
+
+@testable import BenchScenarios
+
+/// What comes over a fan-out target run's channel from a subscribers' child process is checked as a peer's would be:
+/// a child that goes, or sends what is not its own, fails the setup at once with the reason; times that cannot be
+/// true are lost as `invalid_timestamp`, never measured. The "child" here is a thread of the test at the other end.
+@Suite(.timeLimit(.minutes(3))) struct SubscriberChannelAttackTests {
+    enum Child: Sendable {
+        case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind
+    }
+
+    @Test(arguments: [
+        (Child.goesAtOnce, "their thread or process ended"),
+        (.reportsAnotherClient, "does not fit"),
+        (.sendsAnUnknownKind, "does not fit"),
+    ])
+    func aChildThatGoesOrLiesBeforeTheRunFailsTheSetupAtOnce(child: Child, reason: String) throws {
+        let server = try HostileServer { connection in while connection.receive() != nil {} }
+        defer { server.stop() }
+        let (ours, theirs) = try Posix.socketPair()
+        defer { Posix.close(ours) }
+        var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
+        configuration.framing = .line
+        configuration.subscriberChannels = [ours]
+        let fake = Thread {
+            defer { Posix.close(theirs) }
+            guard Self.readShare(theirs) else { return }
+            switch child {
+            case .goesAtOnce: break
+            case .reportsAnotherClient: Self.send(SubscriberReport(.subscribed, client: 99, time: 1), on: theirs)
+            case .sendsAnUnknownKind: _ = try? Posix.sendAll(theirs, [0, 0, 0, 4, 200, 0, 0, 0])
+            }
+        }
+        fake.start()
+        let outcome = TargetAttackTests.run(configuration, within: 60)
+        guard case .failure(.setupFailed(let text))? = outcome.result else {
+            Issue.record("expected a setup failure, got \(String(describing: outcome.result))")
+            return
+        }
+        #expect(text.contains(reason), "\(text)")
+        #expect(outcome.seconds < 10, "at once, not at the 20 s setup timeout: \(outcome.seconds) s")
+    }
+
+    /// Receive times before the broadcast was published, or after they were read, cannot be true.
+    @Test func receiveTimesThatCannotBeTrueAreLostNotMeasured() throws {
+        let server = try HostileServer { connection in while connection.receive() != nil {} }
+        defer { server.stop() }
+        let (ours, theirs) = try Posix.socketPair()
+        defer { Posix.close(ours) }
+        var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
+        configuration.framing = .line
+        configuration.warmup = 0
+        configuration.subscriberChannels = [ours]
+        let fake = Thread {
+            defer { Posix.close(theirs) }
+            guard Self.readShare(theirs) else { return }
+            for client in UInt32(0)..<2 { Self.send(SubscriberReport(.subscribed, client: client, time: 1_000), on: theirs) }
+            // Each broadcast "received" by subscriber 0 at time 1 (long before t0), by subscriber 1 an hour from now.
+            for sequence in UInt32(0)..<10 {
+                usleep(30_000)
+                var frames = [UInt8](repeating: 0, count: 2 * WireFormat.minimumMessageSize)
+                frames.withUnsafeMutableBytes { buffer in
+                    let half = WireFormat.minimumMessageSize
+                    Frame.encodeMessage(
+                        into: .init(rebasing: buffer[0..<half]), kind: .echo, sequence: sequence, client: 0,
+                        sentNanoseconds: 0, receivedNanoseconds: 1)
+                    Frame.encodeMessage(
+                        into: .init(rebasing: buffer[half...]), kind: .echo, sequence: sequence, client: 1,
+                        sentNanoseconds: 0, receivedNanoseconds: MonotonicClock.now() + 3_600_000_000_000)
+                }
+                guard (try? Posix.sendAll(theirs, frames)) != nil else { return }
+            }
+            var byte: UInt8 = 0
+            _ = read(theirs, &byte, 1)  // until the run closes its end
+        }
+        fake.start()
+        let recording = try TargetAttackTests.expectRecording(TargetAttackTests.run(configuration, within: 60))
+        #expect(!recording.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
+        #expect(recording.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
+    }
+
+    /// Reads the welcome and the client spec the run sends first; false when they do not come.
+    static func readShare(_ socket: Int32) -> Bool {
+        guard let welcome = try? AgentRunner.readWelcome(socket, what: "welcome", whenClosed: "closed"),
+            welcome.clients == 2, (try? AgentRunner.readClientSpec(socket))?.target != nil
+        else { return false }
+        return true
+    }
+
+    static func send(_ report: SubscriberReport, on socket: Int32) {
+        var bytes = [UInt8](repeating: 0, count: WireFormat.subscriberReportMaximumSize)
+        let size = bytes.withUnsafeMutableBytes { report.encode(into: $0) }
+        _ = try? Posix.sendAll(socket, Array(bytes.prefix(size)))
+    }
+}
