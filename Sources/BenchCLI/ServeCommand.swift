@@ -9,14 +9,12 @@ enum ServeCommand {
     /// reason, never silently ignored.
     static let refusedOptions: [String: String] = {
         let agents = "the clients come from agents (bench clients)"
-        let target = "bench serve measures its built-in server; agents for a --target run are not supported yet"
         return [
             "host": "bench serve listens where --listen HOST:PORT says",
             "port": "bench serve listens where --listen HOST:PORT says",
             "client-procs": agents + ": start more of them instead",
             "client-threads": agents + ": give --client-threads to bench clients",
             "source-addresses": agents + ": give --source-addresses to bench clients",
-            "target": target, "framing": target, "subscribe": target, "publish": target,
             "repeat": "bench serve is one run that agents join: start it again to repeat it",
         ]
     }()
@@ -30,7 +28,10 @@ enum ServeCommand {
             overview: "Listen, wait until agents (bench clients --connect ADDRESS --token TOKEN) totalling --clients "
                 + "have joined, then run the \(scenario.rawValue) scenario as bench \(scenario.rawValue) does and write "
                 + "the same run folder, plus agents.csv. Agents may run on other hosts: each measures the server's clock and "
-                + "corrects its clients' stamps (agents.csv: clock_offset_ns, clock_error_ns).",
+                + "corrects its clients' stamps (agents.csv: clock_offset_ns, clock_error_ns)."
+                + (scenario == .fanout
+                    ? " With --target, the agents' clients are subscribers of your server and this process publishes."
+                    : ""),
             options: run.options.filter { refusedOptions[$0.name] == nil } + [
                 OptionSpec("listen", value: "host:port", help: "Where agents and their clients connect.", default: "127.0.0.1:0"),
                 OptionSpec("token", value: "text", help: "The secret agents must give to take client ids (required)."),
@@ -66,6 +67,12 @@ enum ServeCommand {
             throw UsageError(
                 message: "bench serve is one run that agents join: give single values, not lists (a sweep runs with "
                     + "bench \(scenario.rawValue))",
+                command: command)
+        }
+        if scenario == .roundtrip && options.steps[0].configuration.target != nil {
+            throw UsageError(
+                message: "--target does not apply to bench serve roundtrip: a roundtrip target's echo clients measure in "
+                    + "one process (bench roundtrip --target); bench serve fanout --target takes agents' subscribers",
                 command: command)
         }
         let reader = OptionReader(parsed: parsed, command: command)

@@ -17,6 +17,67 @@ extension AgentRunner {
         } catch {
             throw .setupFailed("cannot read this child's share of the run: \(error)")
         }
+        let share = try SubscriberShare(welcome, spec)
+        do throws(SystemError) {
+            try share.run(share.ids, writer: ReportWriter(descriptor: channel), endSignal: channel)
+        } catch {
+            throw .system(error)
+        }
+        return welcome
+    }
+
+    /// An agent of `bench serve fanout --target` (its welcome's spec names the target): its subscribers run on
+    /// `threads` threads, reporting on the control connection; meanwhile this thread measures the collector's clock
+    /// every ``clockRoundInterval`` on the same connection (whole writes under one lock), and when the collector closes
+    /// it, the subscribers end.
+    static func runTargetSubscribers(
+        _ welcome: AgentWelcome, _ spec: ClientSpec, controlSocket: Int32, threads: Int, control: RunControl
+    ) throws(RunError) {
+        let share = try SubscriberShare(welcome, spec)
+        let lock = SocketWriteLock()
+        var started: [NativeThread<Void>] = []
+        let finished = FinishedThreads()
+        for ids in ScenarioRunner.split(share.ids, into: threads) where !ids.isEmpty {
+            do {
+                started.append(try NativeThread.spawn(name: "bench-subscribers") { [finished] in
+                    defer { finished.count.add(1, ordering: .releasing) }
+                    let writer = ReportWriter(descriptor: controlSocket, lock: lock)
+                    do throws(SystemError) {
+                        try share.run(ids, writer: writer, endSignal: control.clientsWake.descriptor)
+                    } catch {
+                        writer.report(SubscriberReport(
+                            .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
+                            text: "the agent's subscribers' thread could not start: \(error)"))
+                        writer.flush()
+                    }
+                })
+            } catch {
+                control.clientsWake.notify()
+                for thread in started { thread.join() }
+                throw .system(error)
+            }
+        }
+        let count = started.count
+        watchControlConnection(
+            controlSocket, until: { finished.count.load(ordering: .acquiring) == count }, connectTimes: ConnectTimesMailbox(),
+            writeLock: lock, control: control)
+        control.clientsWake.notify()
+        for thread in started { thread.join() }
+    }
+}
+
+/// A share of a fan-out target run's subscribers, as a child or an agent was told it: the run's settings its
+/// subscribers need, their ids, and how to reach the target. Every field of the welcome and spec is checked first.
+struct SubscriberShare: Sendable {
+    let configuration: RunConfiguration
+    let ids: Range<Int>
+    let target: TargetURL
+    let address: SocketAddress
+    let settings: TransportSettings
+    let kind: PubSubSession.Speech
+    let kernelClock: KernelClockMapping?
+
+    init(_ welcome: AgentWelcome, _ spec: ClientSpec) throws(RunError) {
         let first = Int(welcome.firstClient), count = Int(welcome.clients)
         guard let target = spec.target, welcome.scenario == 0, welcome.timestamps <= 2, count > 0,
             first + count <= Int(welcome.totalClients), RunConfiguration.Limits.clients.contains(Int(welcome.totalClients)),
@@ -31,35 +92,33 @@ extension AgentRunner {
         configuration.token = welcome.runToken
         configuration.framing = spec.framing
         configuration.subscribeText = spec.subscribeText
-        guard let address = SocketAddress(host: target.host, port: target.port) else { throw .invalidHost(target.host) }
-        let settings = try TargetRunner.transportSettings(
+        guard let address = SocketAddress(resolving: target.host, port: target.port) else { throw .invalidHost(target.host) }
+        self.configuration = configuration
+        self.ids = first..<first + count
+        self.target = target
+        self.address = address
+        self.settings = try TargetRunner.transportSettings(
             for: target, payload: configuration.payload,
             pinning: spec.tlsCertificatePEM.isEmpty ? nil : Array(spec.tlsCertificatePEM.utf8), from: "the run's certificate")
-        let kind = TargetRunner.speech(of: target, configuration)
-        let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        let ids = first..<first + count
-        do throws(SystemError) {
-            _ = DescriptorLimit.raiseToHardLimit()
-            switch target.scheme {
-            case .ws:
-                try SubscriberGroup<WebSocket>(
-                    configuration, ids: ids, target: target, address: address, transport: settings, protocol: kind,
-                    channel: channel, kernelClock: kernelClock
-                ).run()
-            case .wss:
-                try SubscriberGroup<SecureWebSocket>(
-                    configuration, ids: ids, target: target, address: address, transport: settings, protocol: kind,
-                    channel: channel, kernelClock: kernelClock
-                ).run()
-            case .tcp, .redis, .nats:
-                try SubscriberGroup<TCP>(
-                    configuration, ids: ids, target: target, address: address, transport: settings, protocol: kind,
-                    channel: channel, kernelClock: kernelClock
-                ).run()
-            }
-        } catch {
-            throw .system(error)
+        self.kind = TargetRunner.speech(of: target, configuration)
+        self.kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
+        _ = DescriptorLimit.raiseToHardLimit()
+    }
+
+    /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.
+    func run(_ ids: Range<Int>, writer: ReportWriter, endSignal: Int32) throws(SystemError) {
+        switch target.scheme {
+        case .ws: try group(WebSocket.self, ids, writer, endSignal).run()
+        case .wss: try group(SecureWebSocket.self, ids, writer, endSignal).run()
+        case .tcp, .redis, .nats: try group(TCP.self, ids, writer, endSignal).run()
         }
-        return welcome
+    }
+
+    private func group<T: Transport>(
+        _: T.Type, _ ids: Range<Int>, _ writer: ReportWriter, _ endSignal: Int32
+    ) throws(SystemError) -> SubscriberGroup<T> {
+        try SubscriberGroup<T>(
+            configuration, ids: ids, target: target, address: address, transport: settings, protocol: kind,
+            writer: writer, endSignal: endSignal, kernelClock: kernelClock)
     }
 }

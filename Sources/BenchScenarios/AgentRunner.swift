@@ -46,7 +46,21 @@ public enum AgentRunner {
             throw .setupFailed("cannot join the run at \(address): \(error)")
         }
         defer { Posix.close(controlSocket) }
-        guard welcome.clients == UInt32(clients), welcome.scenario <= 1, welcome.timestamps <= 2,
+        guard welcome.clients == UInt32(clients) else {
+            throw .setupFailed("the server at \(address) gave \(welcome.clients) ids, not the \(clients) asked for")
+        }
+        if spec.target != nil {  // bench serve fanout --target: subscribers of the user's server
+            let clock: ClockEstimate
+            do {
+                clock = try measureClock(on: controlSocket, writeLock: nil)
+            } catch {
+                throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
+            }
+            try runTargetSubscribers(
+                welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control)
+            return Outcome(welcome: welcome, spec: spec, clock: clock, events: [])
+        }
+        guard welcome.scenario <= 1, welcome.timestamps <= 2,
             Int(welcome.firstClient) + clients <= Int(welcome.totalClients),
             RunConfiguration.Limits.clients.contains(Int(welcome.totalClients)),
             welcome.payload >= WireFormat.minimumMessageSize, welcome.payload <= WireFormat.maximumFrameSize,
@@ -67,7 +81,7 @@ public enum AgentRunner {
         configuration.seed = UInt64(truncatingIfNeeded: Posix.processID)  // the reconnects' jitter differs per agent
         let clock: ClockEstimate
         do {
-            clock = try measureClock(on: controlSocket)
+            clock = try measureClock(on: controlSocket, writeLock: nil)
         } catch {
             throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
         }
@@ -107,7 +121,8 @@ public enum AgentRunner {
         let threads = ClientThreads<T>(
             parts.0, address: parts.1, settings: parts.2, control: control, kernelClock: parts.3,
             connectTimes: connectTimes)
-        watchControlConnection(controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, control: control)
+        watchControlConnection(
+            controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, writeLock: nil, control: control)
         return threads.join().flatMap(\.events)
     }
 
@@ -123,8 +138,12 @@ public enum AgentRunner {
     /// late (a server busy for seconds) is given up, not taken for the end: its replies, when they come, are read and
     /// dropped here, or taken by the next round, where their long round trips lose to its own. Returns when `finished`
     /// or on a stop request.
-    private static func watchControlConnection(
-        _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, control: RunControl
+    ///
+    /// With `writeLock`, other threads write to the control connection too (an agent's subscribers): each write here
+    /// holds it.
+    static func watchControlConnection(
+        _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, writeLock: SocketWriteLock?,
+        control: RunControl
     ) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         defer { buffer.deallocate() }
@@ -135,7 +154,7 @@ public enum AgentRunner {
                 try send(connectTimes.take(), on: socket)
                 if MonotonicClock.now() >= nextRound {
                     nextRound = MonotonicClock.now() + clockRoundInterval
-                    try measureClockDuringRun(on: socket)
+                    try measureClockDuringRun(on: socket, writeLock: writeLock)
                 }
                 guard case .processed(let count) = try Posix.read(socket, into: buffer), count == 0 else { continue }
             } catch {}
@@ -147,10 +166,10 @@ public enum AgentRunner {
     /// A clock round while the clients run, its replies awaited up to ``clockRoundInterval`` each; then the control
     /// connection is polled every ``controlPollInterval`` again. A round whose replies are late (a busy server) is given
     /// up: the next one comes.
-    private static func measureClockDuringRun(on socket: Int32) throws(SystemError) {
+    private static func measureClockDuringRun(on socket: Int32, writeLock: SocketWriteLock?) throws(SystemError) {
         try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
         do {
-            _ = try measureClock(on: socket)
+            _ = try measureClock(on: socket, writeLock: writeLock)
         } catch where error.errno == ETIMEDOUT {}
         try Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
     }
@@ -171,14 +190,21 @@ public enum AgentRunner {
     static var clockProbes: Int { 32 }
 
     /// NTP-style: ``clockProbes`` probes on the (blocking) control connection, the best kept (``ClockEstimate``) and
-    /// reported to the server.
-    private static func measureClock(on socket: Int32) throws(SystemError) -> ClockEstimate {
+    /// reported to the server; each write holds `writeLock` when given.
+    private static func measureClock(on socket: Int32, writeLock: SocketWriteLock?) throws(SystemError) -> ClockEstimate {
+        func write(_ bytes: UnsafeMutableRawBufferPointer, _ what: String) throws(SystemError) {
+            if let writeLock {
+                try writeLock.send(UnsafeRawBufferPointer(bytes), on: socket)
+            } else {
+                try Posix.writeAll(socket, UnsafeRawBufferPointer(bytes), what: what)
+            }
+        }
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
         defer { frame.deallocate() }
         var exchanges: [(reply: ClockProbe, t4: UInt64)] = []
         for _ in 0..<clockProbes {
             ClockProbe(t1: MonotonicClock.now()).encode(.clockProbe, into: frame)
-            try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send a clock probe")
+            try write(frame, "send a clock probe")
             try readExactly(
                 socket, into: frame, what: "clock reply in time",
                 whenClosed: "the server closed the connection instead of sending a clock reply")
@@ -192,7 +218,7 @@ public enum AgentRunner {
             throw SystemError("no clock reply of the server's could be true", errno: EPROTO)
         }
         estimate.encode(into: frame)
-        try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send the clock report")
+        try write(frame, "send the clock report")
         return estimate
     }
 

@@ -20,24 +20,10 @@ extension BenchServer {
     /// closes the connection with the reason, and the run goes on waiting for the others.
     func handleAgentHello(_ frame: Frame, slot: Int, at now: UInt64) -> Bool {
         let hello = AgentHello(frame)
-        let who = "agent \(hello.host) (pid \(hello.pid))"
         let left = configuration.clients - configuration.localClients.count - agentClients
-        let refusal: String?
-        if peers[slot].client != nil || peers[slot].agent != nil {
-            refusal = "\(who) said hello twice"
-        } else if frame.bytes[5] != WireFormat.version {
-            refusal = "\(who) speaks protocol version \(frame.bytes[5]); this server speaks \(WireFormat.version)"
-        } else if configuration.agentToken == nil {
-            refusal = "\(who): this run takes no agents (bench serve does)"
-        } else if hello.token != configuration.agentToken {
-            refusal = "\(who) does not know this run's --token"
-        } else if running {
-            refusal = "\(who) came after the run started"
-        } else if hello.clients == 0 || Int(hello.clients) > left {
-            refusal = "\(who) asked for \(hello.clients) clients; \(left) of the run's \(configuration.clients) are left"
-        } else {
-            refusal = nil
-        }
+        let refusal = AgentAdmission.refusal(
+            of: frame, saidHelloBefore: peers[slot].client != nil || peers[slot].agent != nil,
+            expected: configuration.agentToken, running: running, left: left, total: configuration.clients)
         if let refusal {
             closePeer(slot: slot, reason: refusal, at: now)
             return false
@@ -55,15 +41,12 @@ extension BenchServer {
                 try spec.withUnsafeMutableBytes({ try peers[slot].connection.send($0, stamped: false) }) != .dropped
             else { throw SystemError("send (the agent reads nothing)", errno: ENOBUFS) }
         } catch {
-            closePeer(slot: slot, reason: "\(who): its welcome could not be sent: \(error)", at: now)
+            closePeer(slot: slot, reason: "agent \(hello.host) (pid \(hello.pid)): its welcome could not be sent: \(error)", at: now)
             return false
         }
         peers[slot].agent = recording.agents.count
         agentClients += Int(hello.clients)
-        recording.agents.append(
-            AgentRecord(
-                host: hello.host, pid: Int(hello.pid), firstClient: first, clients: Int(hello.clients),
-                sameBoot: hello.boot == Self.bootHash))
+        recording.agents.append(AgentAdmission.record(of: frame, firstClient: first))
         return true
     }
 
@@ -74,10 +57,7 @@ extension BenchServer {
         case .clockProbe:
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
             defer { buffer.deallocate() }
-            var reply = ClockProbe(frame)
-            reply.t2 = now
-            reply.t3 = MonotonicClock.now()
-            reply.encode(.clockReply, into: buffer)
+            AgentAdmission.clockReply(to: frame, readAt: now, into: buffer)
             do {
                 _ = try peers[slot].connection.send(buffer, stamped: false)
             } catch {
@@ -105,17 +85,6 @@ extension BenchServer {
             closePeer(slot: slot, reason: "agent \(agent) sent \(frame.kind.withArticle) frame on its control connection", at: now)
             return false
         }
-    }
-
-    /// A stamp of an agent's client put on the server's clock by its agent's `clock`: one that then falls outside
-    /// `low...high` by no more than the clock's error bound is taken as `low` or `high` (the estimate's uncertainty,
-    /// not a lie); anything further stays as it is, for the plausibility checks to refuse (and report).
-    func onServerClock(_ stamp: UInt64, of clock: ClockModel, between low: UInt64, and high: UInt64) -> UInt64 {
-        let stamp = clock.serverTime(ofAgentStamp: stamp)
-        guard stamp < low || stamp > high, let error = clock.error(forTimesBetween: low, and: high) else { return stamp }
-        if stamp < low && low - stamp <= error { return low }
-        if stamp > high && stamp - high <= error { return high }
-        return stamp
     }
 
     /// The token client `client`'s hello must carry: the run's own for this process's clients (and for every client
@@ -176,16 +145,11 @@ extension BenchServer {
         }
     }
 
-    /// This boot's identifier, hashed as agents send theirs.
-    static var bootHash: UInt64 { AgentToken.hash(Posix.bootIdentifier) }
-
     /// What a setup that timed out waiting for agents says about them: who joined with how many, and how many are
     /// missing.
     var agentsSummary: String {
         guard configuration.agentToken != nil else { return "" }
-        let joined = recording.agents.map { "\($0.host) (pid \($0.pid)): \($0.clients)" }
         let missing = configuration.clients - configuration.localClients.count - agentClients
-        return "; agents joined: " + (joined.isEmpty ? "none" : joined.joined(separator: ", "))
-            + "; \(missing) client ids not taken by any agent"
+        return AgentAdmission.summary(of: recording.agents, missing: missing, ids: "client")
     }
 }

@@ -237,9 +237,9 @@ extension BenchServer {
             if configuration.agentToken != nil, let agent = agent(ofClient: client) {
                 // An agent's client: its stamps are on its agent's clock, put on ours within a bound.
                 let clock = recording.agents[agent].clock
-                received = onServerClock(received, of: clock, between: recording.written[index], and: now)
+                received = clock.serverTime(ofAgentStamp: received, between: recording.written[index], and: now)
                 receivedKernel = receivedKernel == 0
-                    ? 0 : onServerClock(receivedKernel, of: clock, between: recording.written[index], and: received)
+                    ? 0 : clock.serverTime(ofAgentStamp: receivedKernel, between: recording.written[index], and: received)
             }
             guard recording.isPlausible(received: received, forMessage: index, echoedAt: now),
                 receivedKernel == 0

@@ -108,10 +108,6 @@ final class BenchServer<T: Transport>: MeasuringRole {
         self.recording = RunRecording(
             configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
         self.recording.kernelClockAtStart = kernelClock
-        if configuration.agentToken != nil {
-            self.recording.measuredPerClient = Array(repeating: 0, count: configuration.clients)
-            self.recording.lostPerClient = Array(repeating: 0, count: configuration.clients)
-        }
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
         self.transportSettings = transport

@@ -48,6 +48,6 @@ final class ClientThreads<T: Transport> {
 }
 
 /// How many of a process's client threads have ended.
-private final class FinishedThreads: Sendable {
+final class FinishedThreads: Sendable {
     let count = Atomic<Int>(0)
 }

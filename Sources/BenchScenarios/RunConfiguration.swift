@@ -85,11 +85,11 @@ public struct RunConfiguration: Sendable, Equatable {
             // A switch statement, not an `if case` expression: that form crashed the optimizer's ownership verifier
             // (Swift 6.3.1, -O) in a caller.
             switch role {
-            case .target(let url): return url
+            case .target(let url, _): return url
             case .local, .serve: return nil
             }
         }
-        set { role = newValue.map { .target($0) } ?? .local }
+        set { role = newValue.map { .target($0, agentToken: nil) } ?? .local }
     }
     /// How messages are cut out of the stream on `tcp://` targets (`--framing`).
     public var framing: MessageFraming
@@ -97,15 +97,22 @@ public struct RunConfiguration: Sendable, Equatable {
     public var subscribeText: String?
     public var publishTemplate: PublishTemplate
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
-    /// given client ids; nil: the run takes no agents. A view of ``role``: setting it makes the run a served one.
+    /// given client ids; nil: the run takes no agents. A view of ``role``: setting it makes the run a served one (a
+    /// target run stays one, its subscribers then brought by agents).
     public var agentToken: UInt64? {
         get {
             switch role {
             case .serve(let token): return token
-            case .local, .target: return nil
+            case .target(_, let token): return token
+            case .local: return nil
             }
         }
-        set { role = newValue.map { .serve(agentToken: $0) } ?? .local }
+        set {
+            switch role {
+            case .target(let url, _): role = .target(url, agentToken: newValue)
+            case .local, .serve: role = newValue.map { .serve(agentToken: $0) } ?? .local
+            }
+        }
     }
     /// The addresses the clients connect from, client `i` from the `i % count`th (`--source-addresses`); empty: one
     /// address, or when the run's clients would need more ephemeral ports than one has, loopback addresses enough

@@ -139,6 +139,10 @@ public struct RunRecording: Sendable {
         self.received = Array(repeating: 0, count: messages)
         self.echoed = Array(repeating: 0, count: messages)
         self.outcome = Array(repeating: .notDispatched, count: messages)
+        if configuration.agentToken != nil {  // agents.csv counts each agent's clients' messages
+            self.measuredPerClient = Array(repeating: 0, count: configuration.clients)
+            self.lostPerClient = Array(repeating: 0, count: configuration.clients)
+        }
         let kernel = configuration.timestamps.usesKernel
         self.writtenKernel = Array(repeating: 0, count: kernel ? messages : 0)
         self.receivedKernel = Array(repeating: 0, count: kernel ? messages : 0)

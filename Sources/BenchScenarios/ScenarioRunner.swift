@@ -39,7 +39,7 @@ public enum ScenarioRunner {
             throw .invalidConfiguration(ConfigurationError(option: "duration", reason: "a --duration run streams its results"))
         }
         switch configuration.role {
-        case .target(let target):
+        case .target(let target, _):
             return try TargetRunner.run(configuration, target: target, control: control, stream: stream)
         case .local, .serve:
             break  // the built-in server, below; with .serve it waits for agents

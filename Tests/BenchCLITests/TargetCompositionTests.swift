@@ -3,11 +3,12 @@ import Glibc
 import Testing
 
 /// A user's fan-out server with each placement of its subscribers: one thread, `--client-threads 2`, `--client-procs 2`,
-/// and more subscribers than one process's descriptors hold (split over child processes by itself). Each completes
-/// with every broadcast delivered to every subscriber, read back from samples.csv.
+/// more subscribers than one process's descriptors hold (split over child processes by itself), and two agents of
+/// `bench serve fanout --target`. Each completes with every broadcast delivered to every subscriber, read back from
+/// samples.csv.
 @Suite(.timeLimit(.minutes(3))) struct TargetCompositionTests {
     enum Placement: String, CaseIterable, Sendable {
-        case oneThread, twoThreads, twoProcesses, automaticSplit
+        case oneThread, twoThreads, twoProcesses, automaticSplit, serveAndAgents
     }
 
     @Test(
@@ -26,14 +27,24 @@ import Testing
             "--clients", "\(subscribers)", "--messages", "10", "--warmup", "50", "--interval", "10ms", "--quiet",
             "--out", out,
         ]
+        let result: BenchProcess
         switch placement {
-        case .oneThread, .automaticSplit: break
-        case .twoThreads: arguments += ["--client-threads", "2"]
-        case .twoProcesses: arguments += ["--client-procs", "2"]
+        case .oneThread, .twoThreads, .twoProcesses, .automaticSplit:
+            arguments += placement == .twoThreads ? ["--client-threads", "2"] : placement == .twoProcesses ? ["--client-procs", "2"] : []
+            // 64 descriptors in reserve: 250 subscribers do not fit one process under a limit of 256.
+            let process = try BenchProcess.start(arguments, descriptorLimit: placement == .automaticSplit ? 256 : nil)
+            result = try BenchProcess.finish(process, timeout: 120)
+        case .serveAndAgents:
+            let (server, listening) = try startServe(arguments + ["--token", "t"])
+            let agents = try (0..<2).map { _ in
+                try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(listening)", "--clients", "3", "--token", "t"])
+            }
+            result = try BenchProcess.finish(server, timeout: 120)
+            for agent in agents {
+                let ended = try BenchProcess.finish(agent, timeout: 30)
+                #expect(ended.exitCode == 0, "\(ended.standardError)")
+            }
         }
-        // 64 descriptors in reserve: 250 subscribers do not fit one process under a limit of 256.
-        let process = try BenchProcess.start(arguments, descriptorLimit: placement == .automaticSplit ? 256 : nil)
-        let result = try BenchProcess.finish(process, timeout: 120)
         #expect(result.exitCode == 0, "\(result.standardError)")
         let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let samples = try csvRows(folder + "/samples.csv")
@@ -52,6 +63,10 @@ import Testing
             #expect(log.contains("subscribers 0 to 2: the run ended") && log.contains("subscribers 3 to 5: the run ended"), "\(log)")
         case .automaticSplit:
             #expect(log.contains("subscribers 0 to "), "\(log)")
+        case .serveAndAgents:
+            let agents = try csvRows(folder + "/agents.csv")
+            #expect(agents.map { $0["first_client"]! } == ["0", "3"] && agents.map { $0["clients"]! } == ["3", "3"], "\(agents)")
+            #expect(agents.allSatisfy { $0["messages"] == "30" && $0["lost"] == "0" }, "\(agents)")
         }
     }
 

@@ -151,6 +151,17 @@ import Testing
     }
 }
 
+/// `bench serve roundtrip --target`: a roundtrip target's echo clients measure in one process.
+@Suite(.timeLimit(.minutes(3))) struct ServeRoundtripTargetUsageTests {
+    @Test func aRoundtripTargetIsNotServedToAgents() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(["serve", "roundtrip", "--token", "t", "--target", "tcp://127.0.0.1:1", "--out", out])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("--target does not apply to bench serve roundtrip"), "\(result.standardError)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).isEmpty, "no run folder")
+    }
+}
+
 /// `bench clients --channel` is for a fan-out target run's own children: a person who types it is told so.
 @Suite(.timeLimit(.minutes(3))) struct ChannelUsageTests {
     @Test(arguments: [
@@ -172,7 +183,6 @@ import Testing
         (["--host=0.0.0.0"], "--host does not apply to bench serve: bench serve listens where --listen HOST:PORT says"),
         (["--client-procs", "2"], "--client-procs does not apply to bench serve: the clients come from agents"),
         (["--client-threads", "2"], "--client-threads does not apply to bench serve: the clients come from agents"),
-        (["--target", "redis://127.0.0.1:6379/x"], "--target does not apply to bench serve: bench serve measures its built-in server"),
         (["--repeat", "2"], "--repeat does not apply to bench serve: bench serve is one run that agents join"),
         (["--clients", "10,20"], "bench serve is one run that agents join: give single values, not lists"),
     ])

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (Child.goesAtOnce, "their thread or process ended"),
+        (Child.goesAtOnce, "their thread, process or agent ended"),
         (.reportsAnotherClient, "does not fit"),
         (.sendsAnUnknownKind, "does not fit"),
     ])

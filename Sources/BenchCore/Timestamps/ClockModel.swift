@@ -116,4 +116,15 @@ public struct ClockModel: Sendable, Equatable {
 
     /// The drift in parts per million.
     public var driftPPM: Double { drift * 1e6 }
+
+    /// An agent's stamp put on the server's clock: one that then falls outside `low...high` by no more than the
+    /// error bound is taken as `low` or `high` (the estimate's uncertainty, not a lie); anything further stays as it
+    /// is, for the plausibility checks to refuse (and report).
+    public func serverTime(ofAgentStamp stamp: UInt64, between low: UInt64, and high: UInt64) -> UInt64 {
+        let stamp = serverTime(ofAgentStamp: stamp)
+        guard stamp < low || stamp > high, let error = error(forTimesBetween: low, and: high) else { return stamp }
+        if stamp < low && low - stamp <= error { return low }
+        if stamp > high && stamp - high <= error { return high }
+        return stamp
+    }
 }

@@ -1,19 +1,23 @@
 import BenchCore
 import BenchNet
+import Synchronization
 
 /// The writing end of a channel from a share of a fan-out target run's subscribers to the run's measuring thread:
 /// what they received (echo frames) and their ``SubscriberReport``s, gathered in one buffer and written with one
 /// blocking call per pass of their event loop (never one per message). A measuring thread that falls behind holds
-/// the subscribers' thread back; its stamps were taken before.
+/// the subscribers' thread back; its stamps were taken before. Writers that share a socket (an agent's threads and
+/// its clock rounds on its control connection) share a ``SocketWriteLock``: one lock per write, never per message.
 final class ReportWriter {
     let descriptor: Int32
+    private let lock: SocketWriteLock?
     private let buffer: UnsafeMutableRawBufferPointer
     private var used = 0
     /// The channel failed (the measuring thread is gone): nothing more is written.
     private(set) var isBroken = false
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, lock: SocketWriteLock? = nil) {
         self.descriptor = descriptor
+        self.lock = lock
         buffer = .allocate(byteCount: 64 << 10, alignment: 8)
     }
 
@@ -40,8 +44,9 @@ final class ReportWriter {
     /// Writes what was gathered.
     func flush() {
         guard used > 0, !isBroken else { return used = 0 }
-        do {
-            try Posix.sendAll(descriptor, UnsafeRawBufferPointer(rebasing: buffer[0..<used]))
+        do throws(SystemError) {
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<used])
+            if let lock { try lock.send(bytes, on: descriptor) } else { try Posix.sendAll(descriptor, bytes) }
         } catch {
             isBroken = true
         }
@@ -50,5 +55,15 @@ final class ReportWriter {
 
     private func makeRoom(_ bytes: Int) {
         if buffer.count - used < bytes { flush() }
+    }
+}
+
+/// Whole writes to a socket several threads write to, one at a time, so that frames do not interleave.
+final class SocketWriteLock: Sendable {
+    private let mutex = Mutex(())
+
+    /// Writes all of `bytes` to the blocking `socket` while holding the lock.
+    func send(_ bytes: UnsafeRawBufferPointer, on socket: Int32) throws(SystemError) {
+        try mutex.withLock { _ throws(SystemError) in try Posix.sendAll(socket, bytes) }
     }
 }

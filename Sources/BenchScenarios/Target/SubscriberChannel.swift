@@ -1,12 +1,25 @@
 /// The measuring thread's end of a channel from a share of the subscribers (``SubscriberGroup``): the descriptor
-/// (non-blocking) and the ids it carries. It carries echo frames and ``SubscriberReport``s.
+/// (non-blocking) and the ids it carries. It carries echo frames and ``SubscriberReport``s; an agent's control
+/// connection (`bench serve fanout --target`) carries its hello first, and clock probes and reports among them.
 struct SubscriberChannel: Sendable {
     let descriptor: Int32
-    let ids: Range<Int>
+    var ids: Range<Int>
     var isOpen = true
+    /// An agent's control connection: nothing but its hello is taken before it is welcomed; the run closes it.
+    let isAgent: Bool
+    /// Once welcomed: the agent's place in ``RunRecording/agents`` (its clock).
+    var agent: Int?
 
     init(descriptor: Int32, ids: Range<Int>) {
         self.descriptor = descriptor
         self.ids = ids
+        self.isAgent = false
+    }
+
+    /// An agent's control connection, before its hello.
+    init(agentConnection descriptor: Int32) {
+        self.descriptor = descriptor
+        self.ids = 0..<0
+        self.isAgent = true
     }
 }

@@ -5,7 +5,7 @@ import BenchNet
 /// to the user's server, subscribe, and read what it relays. Each broadcast found by its marker is stamped at the
 /// read that brought it and, like everything else that happens to them, goes to the run's measuring thread
 /// (``TargetSubscribers``) through a ``ReportWriter``, once per pass of this thread's event loop. The group ends when
-/// the channel's other end closes: the run is over.
+/// its end signal becomes readable (the channel's other end closed, or an agent's run ended) or the writer breaks.
 final class SubscriberGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
@@ -28,11 +28,12 @@ final class SubscriberGroup<T: Transport> {
     /// Connections started whose handshakes are not done (and not closed): at most a connect window of them.
     var settingUp = 0
 
-    static var channelToken: UInt64 { 0 }
+    static var endToken: UInt64 { 0 }
 
     init(
         _ configuration: RunConfiguration, ids: Range<Int>, target: TargetURL, address: SocketAddress,
-        transport: TransportSettings, protocol kind: PubSubSession.Speech, channel: Int32, kernelClock: KernelClockMapping?
+        transport: TransportSettings, protocol kind: PubSubSession.Speech, writer: ReportWriter, endSignal: Int32,
+        kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.configuration = configuration
         self.ids = ids
@@ -41,12 +42,12 @@ final class SubscriberGroup<T: Transport> {
         self.settings = transport
         self.epoll = try Epoll()
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
-        self.writer = ReportWriter(descriptor: channel)
+        self.writer = writer
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.pongBuffer = .allocate(byteCount: TargetSubscribers<T>.pong.utf8CodeUnitCount, alignment: 8)
         let maximum = max(64 << 10, 4 * configuration.payload)
         sessions = ids.map { _ in PubSubSession(kind, subscriber: true, maximumMessageSize: maximum) }
-        try epoll.add(channel, interest: .readable, token: Self.channelToken)
+        try epoll.add(endSignal, interest: .readable, token: Self.endToken)
     }
 
     deinit {
@@ -63,9 +64,7 @@ final class SubscriberGroup<T: Transport> {
             guard let count = try? epoll.wait(timeoutMilliseconds: 100) else { return }
             for index in 0..<count {
                 let (token, events) = epoll.event(at: index)
-                if token == Self.channelToken {
-                    return  // the measuring thread never writes: readable is its end
-                }
+                if token == Self.endToken { return }  // the measuring side never writes on a channel: readable is its end
                 handle(events, at: Int(token - 1))
             }
             writer.flush()

@@ -10,11 +10,7 @@ enum SubscriberProcesses {
     /// thread's ends (made non-blocking).
     static func welcome(_ configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [SubscriberChannel] {
         let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.subscriberChannels.count)
-        let pem = try TargetRunner.trustedPEM(configuration).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let spec = ClientSpec(
-            transport: .tcp, tlsCertificatePEM: pem, target: target, subscribeText: configuration.subscribeText,
-            framing: configuration.framing
-        ).encoded()
+        let spec = try spec(of: configuration, target: target)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }
         var channels: [SubscriberChannel] = []
@@ -31,6 +27,18 @@ enum SubscriberProcesses {
             channels.append(SubscriberChannel(descriptor: descriptor, ids: ids))
         }
         return channels
+    }
+}
+
+extension SubscriberProcesses {
+    /// What a child or an agent is sent after its welcome: the target, what its subscribers send first, the framing,
+    /// and a wss target's certificate (from `--tls-ca`).
+    static func spec(of configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [UInt8] {
+        let pem = try TargetRunner.trustedPEM(configuration).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return ClientSpec(
+            transport: .tcp, tlsCertificatePEM: pem, target: target, subscribeText: configuration.subscribeText,
+            framing: configuration.framing
+        ).encoded()
     }
 }
 

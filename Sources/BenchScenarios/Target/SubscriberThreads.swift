@@ -25,7 +25,8 @@ final class SubscriberThreads<T: Transport> {
                         if let cpu = configuration.clientCPU { try CPUPlacement.pinCurrentThread(to: cpu) }
                         try SubscriberGroup<T>(
                             configuration, ids: ids, target: target, address: address, transport: settings,
-                            protocol: kind, channel: subscribers, kernelClock: kernelClock
+                            protocol: kind, writer: ReportWriter(descriptor: subscribers), endSignal: subscribers,
+                            kernelClock: kernelClock
                         ).run()
                     } catch {
                         let writer = ReportWriter(descriptor: subscribers)

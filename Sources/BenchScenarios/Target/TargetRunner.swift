@@ -41,18 +41,27 @@ enum TargetRunner {
         _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl, _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        // The subscribers: on threads of this process, or in the child processes at the ends of the run's channels.
-        let groups = configuration.subscriberChannels.isEmpty ? try SubscriberThreads<T>(
-            configuration, target: target, address: address, settings: settings, protocol: kind,
-            kernelClock: kernelClock) : nil
+        // The subscribers: from agents (bench serve), in the child processes at the ends of the run's channels, or on
+        // threads of this process.
+        let groups = configuration.agentToken == nil && configuration.subscriberChannels.isEmpty
+            ? try SubscriberThreads<T>(
+                configuration, target: target, address: address, settings: settings, protocol: kind, kernelClock: kernelClock)
+            : nil
         defer { groups?.end() }
-        let channels: [SubscriberChannel]
-        if let groups { channels = groups.channels } else { channels = try SubscriberProcesses.welcome(configuration, target: target) }
+        let (channels, listener, agentSpec): ([SubscriberChannel], Int32?, [UInt8])
+        if let groups {
+            (channels, listener, agentSpec) = (groups.channels, nil, [])
+        } else if configuration.agentToken != nil {
+            let spec = try SubscriberProcesses.spec(of: configuration, target: target)
+            (channels, listener, agentSpec) = ([], try listenForAgents(configuration, control: control), spec)
+        } else {
+            (channels, listener, agentSpec) = (try SubscriberProcesses.welcome(configuration, target: target), nil, [])
+        }
         var recording = try onOwnThread(configuration) { () throws(SystemError) in
             try TargetSubscribers<T>(
                 configuration, target: target, address: address, transport: settings, protocol: kind,
-                publish: configuration.publishTemplate, channels: channels, control: control, kernelClock: kernelClock,
-                stream: stream
+                publish: configuration.publishTemplate, channels: channels, listener: listener, agentSpec: agentSpec,
+                control: control, kernelClock: kernelClock, stream: stream
             ).run()
         }
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
@@ -72,6 +81,20 @@ enum TargetRunner {
         }
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
         return recording
+    }
+
+    /// `bench serve fanout --target`: listens where `--listen` says, and tells the command line the port.
+    private static func listenForAgents(_ configuration: RunConfiguration, control: RunControl) throws(RunError) -> Int32 {
+        guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
+            throw .invalidHost(configuration.host)
+        }
+        do {
+            let (listener, bound) = try TCPSocket.listen(on: address)
+            control.serverPort.store(Int(bound.port), ordering: .releasing)
+            return listener
+        } catch {
+            throw .setupFailed("cannot listen on \(address): \(error)")
+        }
     }
 
     /// Runs the measuring role on a thread of its own, named like the built-in clients' (`bench-clients`) and placed

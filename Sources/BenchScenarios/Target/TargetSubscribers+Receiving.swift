@@ -4,13 +4,13 @@ import BenchNet
 /// What the measuring thread receives: the publisher's handshakes and the server's answers to it, and what the
 /// subscribers' threads report over their channels.
 extension TargetSubscribers {
-    /// Events at epoll position `position`: 0 is the publisher, the rest the channels.
+    /// Events at epoll position `position`: 0 is the publisher, 1 the agents' listener, the rest the channels.
     func handle(_ events: EpollEvents, position: Int) -> RunError? {
         do throws(RunError) {
-            if position == 0 {
-                try handlePublisher(events)
-            } else {
-                try readChannel(position - 1)
+            switch position {
+            case 0: try handlePublisher(events)
+            case 1: acceptAgents()
+            default: try readChannel(position - 2)
             }
         } catch {
             return error
@@ -85,7 +85,7 @@ extension TargetSubscribers {
                 return try channelEnded(place, reason: "its channel failed: \(error)")
             }
             guard case .processed(let count) = result else { return }
-            guard count > 0 else { return try channelEnded(place, reason: "their thread or process ended") }
+            guard count > 0 else { return try channelEnded(place, reason: "their thread, process or agent ended") }
             var failure: RunError?
             var refusal: String?
             do {
@@ -107,25 +107,39 @@ extension TargetSubscribers {
 
     /// One frame from channel `place`: nil when taken, the reason when it does not fit.
     func take(_ frame: Frame, from place: Int) throws(RunError) -> String? {
-        let ids = channels[place].ids
+        let channel = channels[place]
+        if channel.isAgent && channel.agent == nil {
+            guard frame.kind == .agentHello else { return "\(frame.kind.withArticle) frame before its hello" }
+            welcomeAgent(frame, on: place)
+            return nil
+        }
+        let clock = channel.agent.map { recording.agents[$0].clock }
         switch frame.kind {
-        case .echo where frame.bytes.count == WireFormat.minimumMessageSize && ids.contains(Int(frame.client)):
+        case .echo where frame.bytes.count == WireFormat.minimumMessageSize && channel.ids.contains(Int(frame.client)):
             settle(
                 sequence: Int(frame.sequence), subscriber: Int(frame.client), at: frame.receivedNanoseconds,
-                kernel: frame.receivedKernelNanoseconds)
+                kernel: frame.receivedKernelNanoseconds, clock: clock)
             return nil
         case .subscriberReport:
-            guard let report = SubscriberReport(frame), ids.contains(Int(report.client)) else {
+            guard var report = SubscriberReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a subscriber report of a client not its own, or of no known kind"
             }
+            if let clock, report.what != .subscribed { report.time = clock.serverTime(ofAgentStamp: report.time) }
             try take(report)
+            return nil
+        case .clockProbe where channel.agent != nil:
+            answerClockProbe(frame, on: place)
+            return nil
+        case .clockReport where channel.agent != nil:
+            recording.agents[channel.agent!].clock.add(ClockEstimate(frame), at: MonotonicClock.now())
             return nil
         default:
             return "\(frame.kind.withArticle) frame"
         }
     }
 
-    /// A subscriber's report: before the run began, a close or a server's error fails the setup.
+    /// A subscriber's report (its times on this clock): before the run began, a close or a server's error fails the
+    /// setup.
     func take(_ report: SubscriberReport) throws(RunError) {
         let client = Int(report.client)
         switch report.what {
@@ -148,22 +162,27 @@ extension TargetSubscribers {
     }
 
     /// Channel `place` ended or broke: every subscriber it carried that is still open is closed; before the run began,
-    /// the setup fails at once.
+    /// the setup fails at once (an agent not yet welcomed is only turned away).
     func channelEnded(_ place: Int, reason: String) throws(RunError) {
+        let channel = channels[place]
+        if channel.isAgent && channel.agent == nil { return closeAgentConnection(place, reason: reason) }
         channels[place].isOpen = false
-        try? epoll.remove(channels[place].descriptor)
-        let ids = channels[place].ids
-        if !isRunning { throw .setupFailed("subscribers \(ids.lowerBound) to \(ids.upperBound - 1): \(reason)") }
-        for client in ids where subscriberOpen[client] {
-            subscriberClosed(client, reason: "subscribers \(ids.lowerBound) to \(ids.upperBound - 1): \(reason)", at: MonotonicClock.now())
+        try? epoll.remove(channel.descriptor)
+        if channel.isAgent { Posix.close(channel.descriptor) }
+        let who = channel.agent.map { "agent \(recording.agents[$0].host) (pid \(recording.agents[$0].pid)), " } ?? ""
+        let text = "\(who)subscribers \(channel.ids.lowerBound) to \(channel.ids.upperBound - 1): \(reason)"
+        if !isRunning { throw .setupFailed(text) }
+        for client in channel.ids where subscriberOpen[client] {
+            subscriberClosed(client, reason: text, at: MonotonicClock.now())
         }
     }
 
-    /// Broadcast `sequence` read by `subscriber` at `now` (the kernel's stamp `kernel`, or 0).
-    func settle(sequence: Int, subscriber: Int, at now: UInt64, kernel: UInt64) {
+    /// Broadcast `sequence` read by `subscriber` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
+    /// (nil: this machine's).
+    func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
         guard sequence <= driver.currentBroadcast, sequence >= 0 else {
             return recording.record(ConnectionEvent(
-                side: .clients, client: subscriber, time: now,
+                side: .clients, client: subscriber, time: MonotonicClock.now(),
                 reason: "received a marker of another run (message \(sequence))"))
         }
         guard sequence >= recording.flushedUpTo else {
@@ -172,16 +191,19 @@ extension TargetSubscribers {
         }
         let index = recording.messageIndex(sequence: sequence, client: subscriber)
         let t0 = recording.broadcastStart[recording.row(of: sequence)]
+        let arrival = MonotonicClock.now()
+        let now = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
+        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: now) } ?? kernel
         switch recording.outcome[index] {
         case .written:
-            guard now >= t0, now <= MonotonicClock.now() else { return settle(index, as: .invalidTimestamp) }
+            guard now >= t0, now <= arrival else { return settle(index, as: .invalidTimestamp) }
             recording.received[index] = now
             if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
             let inTime = now - t0 <= configuration.timeout
             settle(index, as: inTime ? .echoed : .late)
             if inTime { driver.countEcho() }
         case .timedOut:
-            guard now >= t0, now <= MonotonicClock.now() else { return }
+            guard now >= t0, now <= arrival else { return }
             recording.received[index] = now
             if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
             recording.changeTimedOut(index, to: .late)

@@ -54,14 +54,22 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     let pongBuffer: UnsafeMutableRawBufferPointer
     /// Closed loop: after a publish the server did not take, the next waits until then.
     var publishingPausedUntil: UInt64 = 0
+    /// `bench serve fanout --target`: where agents connect (this role closes it), the ids given to them so far, and
+    /// what each is sent after its welcome.
+    let listener: Int32?
+    var agentSubscribers = 0
+    let agentSpec: [UInt8]
 
     /// A role whose subscribers report over `channels` (each non-blocking, with the ids it carries; this role does
-    /// not close them).
+    /// not close them) or, with a `listener`, come from agents (`agentSpec`: the client spec they are sent).
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
         protocol kind: PubSubSession.Speech, publish template: PublishTemplate, channels: [SubscriberChannel],
-        control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?
+        listener: Int32?, agentSpec: [UInt8], control: RunControl, kernelClock: KernelClockMapping?,
+        stream: SettledQueue?
     ) throws(SystemError) {
+        self.listener = listener
+        self.agentSpec = agentSpec
         self.configuration = configuration
         self.target = target
         self.address = address
@@ -99,15 +107,20 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
 
     /// Connects, waits for the subscribers, publishes and collects; closes the publisher's connection.
     func run() -> Result<RunRecording, RunError> {
-        defer { publisher?.close() }
+        defer {
+            publisher?.close()
+            for channel in channels where channel.isAgent && channel.isOpen { Posix.close(channel.descriptor) }
+            listener.map(Posix.close)
+        }
         do throws(RunError) {
             try loop.register()
-            for (place, channel) in channels.enumerated() {
-                do {
-                    try epoll.add(channel.descriptor, interest: .readable, token: TargetToken.firstConnection + UInt64(place + 1))
-                } catch {
-                    throw .system(error)
+            do {
+                if let listener { try epoll.add(listener, interest: .readable, token: TargetToken.firstConnection + 1) }
+                for (place, channel) in channels.enumerated() {
+                    try epoll.add(channel.descriptor, interest: .readable, token: TargetToken.firstConnection + UInt64(place + 2))
                 }
+            } catch {
+                throw .system(error)
             }
             try connectAll()
             if !isStopping { try publishAndCollect() }
@@ -128,7 +141,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
                 let ready = publisherEstablished && publisherSession.isReady
                 return .setupFailed(
                     "\(subscribed) of \(configuration.clients) subscribers\(ready ? " and the publisher" : ", not the publisher,")"
-                        + " were ready at \(target) within " + DurationText.format(configuration.setupTimeout))
+                        + " were ready at \(target) within " + DurationText.format(configuration.setupTimeout) + agentsSummary)
             })
     }
 

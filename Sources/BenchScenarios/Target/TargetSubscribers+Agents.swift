@@ -1,0 +1,71 @@
+import BenchCore
+import BenchNet
+
+/// `bench serve fanout --target`: agents (`bench clients`) on this host or others bring the subscribers. Each is
+/// admitted as the built-in server admits one (``AgentAdmission``), welcomed with its ids and the run's target, and its
+/// control connection is then a channel like a subscriber thread's, with the agent's clock probes answered and its
+/// clock reports kept, so that its stamps are put on this clock (``ClockModel``).
+extension TargetSubscribers {
+    /// Takes every pending connection on the listener as an agent's control connection, awaiting its hello.
+    func acceptAgents() {
+        guard let listener else { return }
+        while case .processed(let descriptor)? = try? TCPSocket.accept(from: listener) {
+            let place = channels.count
+            channels.append(SubscriberChannel(agentConnection: descriptor))
+            channelDecoders.append(FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize))
+            do {
+                try epoll.add(descriptor, interest: .readable, token: TargetToken.firstConnection + UInt64(place + 2))
+            } catch {
+                closeAgentConnection(place, reason: "cannot watch an agent's connection: \(error)")
+            }
+        }
+    }
+
+    /// An agent's hello on channel `place`: welcomed with the next ids and the run's target, or turned away with the
+    /// reason (in events.csv) while the run goes on waiting for others.
+    func welcomeAgent(_ frame: Frame, on place: Int) {
+        let refusal = AgentAdmission.refusal(
+            of: frame, saidHelloBefore: false, expected: configuration.agentToken, running: isRunning,
+            left: configuration.clients - agentSubscribers, total: configuration.clients)
+        if let refusal { return closeAgentConnection(place, reason: refusal) }
+        let record = AgentAdmission.record(of: frame, firstClient: agentSubscribers)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
+        defer { buffer.deallocate() }
+        AgentWelcome(configuration, firstClient: record.firstClient, clients: record.clients, runToken: configuration.token)
+            .encode(into: buffer)
+        do throws(SystemError) {
+            try Posix.sendAll(channels[place].descriptor, UnsafeRawBufferPointer(buffer))
+            try Posix.sendAll(channels[place].descriptor, agentSpec)
+        } catch {
+            return closeAgentConnection(place, reason: "agent \(record.host) (pid \(record.pid)): its welcome could not be sent: \(error)")
+        }
+        channels[place].ids = record.firstClient..<record.firstClient + record.clients
+        channels[place].agent = recording.agents.count
+        recording.agents.append(record)
+        agentSubscribers += record.clients
+    }
+
+    /// A clock probe from the agent on channel `place`, answered at once (a reply that cannot be written is a round
+    /// the agent gives up on).
+    func answerClockProbe(_ frame: Frame, on place: Int) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
+        defer { buffer.deallocate() }
+        AgentAdmission.clockReply(to: frame, readAt: MonotonicClock.now(), into: buffer)
+        try? Posix.sendAll(channels[place].descriptor, UnsafeRawBufferPointer(buffer))
+    }
+
+    /// Turns away the agent on channel `place` before its welcome, with the reason in events.csv.
+    func closeAgentConnection(_ place: Int, reason: String) {
+        guard channels[place].isOpen else { return }
+        channels[place].isOpen = false
+        try? epoll.remove(channels[place].descriptor)
+        Posix.close(channels[place].descriptor)
+        recording.record(ConnectionEvent(side: .listener, client: nil, time: MonotonicClock.now(), reason: reason))
+    }
+
+    /// What a setup that timed out waiting for agents says about them.
+    var agentsSummary: String {
+        guard configuration.agentToken != nil else { return "" }
+        return AgentAdmission.summary(of: recording.agents, missing: configuration.clients - agentSubscribers, ids: "subscriber")
+    }
+}
