@@ -1,10 +1,12 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `docs/deploy/kubernetes/`: the manifests parse, and the command lines their containers run are the CLI's own: a
 /// test runs exactly those (the token from the Secret, the Service's name resolved to this machine, the results volume
 /// a temporary folder) as processes, one server and as many agents as the Job's parallelism.
-@Suite(.timeLimit(.minutes(3))) struct KubernetesManifestTests {
+/// Serialized: both runs listen where the manifests say (0.0.0.0:7000), so they cannot run at once.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct KubernetesManifestTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/deploy/kubernetes").path
 
@@ -33,28 +35,40 @@ import Testing
             import sys, yaml
             kinds = [d["kind"] for f in sys.argv[1:] for d in yaml.safe_load_all(open(f)) if d]
             print(" ".join(sorted(kinds)))
-            """] + ["server.yaml", "clients-job.yaml", "secret.yaml"].map { Self.folder + "/" + $0 }
+            """] + ["server.yaml", "clients-job.yaml", "secret.yaml", "target/server.yaml"].map { Self.folder + "/" + $0 }
         let output = Pipe()
         check.standardOutput = output
         try check.run()
         check.waitUntilExit()
         let kinds = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(check.terminationStatus == 0)
-        #expect(kinds.contains("Deployment Job PersistentVolumeClaim Secret Service"), "\(kinds)")
+        // target/server.yaml replaces server.yaml's Deployment, Service and volume under the same names.
+        #expect(kinds.contains("Deployment Deployment Job PersistentVolumeClaim PersistentVolumeClaim Secret Service Service"), "\(kinds)")
         #expect(try value("completionMode", in: "clients-job.yaml") == "Indexed")
     }
 
-    @Test func theContainersCommandLinesRunAsTheyStand() throws {
+    /// The built-in server's run (`server.yaml`) and a user's chat server's (`target/server.yaml`, the `chat` Service
+    /// being the relay of Tests/Fixtures), each with the same agents' Job.
+    @Test(
+        .enabled(if: CapacityCommandTests.hasPython, "python3 is not installed: apt-get install -y python3"),
+        arguments: ["server.yaml", "target/server.yaml"])
+    func theContainersCommandLinesRunAsTheyStand(_ serverManifest: String) throws {
         let token = try value("token", in: "secret.yaml")
         let out = temporaryFolderPath()
+        let (relay, chat) = try TargetCompositionTests.startRelay(delayMilliseconds: 0)
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(relay.processIdentifier, SIGKILL)
+            relay.waitUntilExit()
+        }
         func substituted(_ arguments: [String]) -> [String] {
             arguments.map {
                 $0.replacingOccurrences(of: "$(BENCH_TOKEN)", with: token)
                     .replacingOccurrences(of: "bench-serve:", with: "127.0.0.1:")  // the Service, as cluster DNS resolves it
+                    .replacingOccurrences(of: "chat:7001", with: "127.0.0.1:\(chat)")  // the user's chat Service
                     .replacingOccurrences(of: "/results", with: out)  // the results volume
             }
         }
-        let serverArguments = substituted(try arguments("server.yaml"))
+        let serverArguments = substituted(try arguments(serverManifest))
         let clientArguments = substituted(try arguments("clients-job.yaml"))
         let agents = try #require(Int(try value("parallelism", in: "clients-job.yaml")))
         let serverClients = Int(serverArguments[serverArguments.firstIndex(of: "--clients")! + 1])!
