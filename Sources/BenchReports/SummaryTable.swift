@@ -52,9 +52,18 @@ public enum SummaryTable {
         let threads = configuration.clientThreads == 1 ? "" : " (\(configuration.clientThreads) threads)"
         let writers = configuration.serverThreads == 1 ? "" : " (\(configuration.serverThreads) threads)"
         let stamps = configuration.timestamps == .user ? "user-space" : "kernel"
-        let clients = recording.agents.isEmpty
-            ? "clients on CPU \(recording.clientCPUs)\(threads)"
-            : "clients in \(recording.agents.count) agent process\(recording.agents.count == 1 ? "" : "es")"
+        let who = configuration.target != nil && configuration.scenario == .fanout ? "subscribers" : "clients"
+        let children = configuration.subscriberChannels.count
+        let clients: String
+        if !recording.agents.isEmpty {
+            clients = "\(who) in \(recording.agents.count) agent process\(recording.agents.count == 1 ? "" : "es")"
+        } else if children > 0 {
+            clients = "\(who) in \(children) child process\(children == 1 ? "" : "es")"
+        } else if recording.clientCPUs.isEmpty {  // a target run's threads do not note their CPUs
+            clients = "\(who) in this process\(threads)"
+        } else {
+            clients = "\(who) on CPU \(recording.clientCPUs)\(threads)"
+        }
         // A user's server runs wherever it runs: only the measuring clients' CPUs are known.
         let server = configuration.target == nil ? "server ran on CPU \(recording.serverCPUs)\(writers), " : ""
         var line = server + "\(clients); \(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
