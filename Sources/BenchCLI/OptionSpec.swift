@@ -27,11 +27,12 @@ struct OptionSpec: Sendable {
 
 extension OptionSpec {
     /// The names in `names` that `name` most likely misspells: those at the smallest edit distance (a swap of two
-    /// neighbouring letters counts one) if it is at most 2 and less than `name`'s length, else the one name `name`
-    /// is a prefix of; empty when nothing is close.
+    /// neighbouring letters counts one) if it is at most 2 (1 for a name of three letters or fewer, of which two
+    /// changes leave little) and less than `name`'s length, else the one name `name` is a prefix of; empty when
+    /// nothing is close.
     static func nearest(to name: String, among names: [String]) -> [String] {
         let typed = Array(name)
-        let limit = min(2, typed.count - 1)
+        let limit = typed.count <= 3 ? min(1, typed.count - 1) : 2  // --tls is no typo of --qos
         var best: [String] = []
         var bestDistance = Int.max
         for candidate in names where candidate != name {

@@ -13,9 +13,9 @@ extension RunOptions {
             : OptionSpec(
                 "target", value: "url",
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
-                    + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, or ws://HOST:PORT/PATH and tcp://HOST:PORT (with "
-                    + "--publish, and --subscribe where it needs a join message); --clients subscribe, one more "
-                    + "connection publishes.")
+                    + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), or "
+                    + "ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it needs a join "
+                    + "message); --clients subscribe, one more connection publishes.")
         let framing = OptionSpec(
             "framing", value: "kind",
             help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
@@ -26,8 +26,13 @@ extension RunOptions {
             target, framing,
             OptionSpec("subscribe", value: "text", help: "What each subscriber sends first to a ws:// or tcp:// target."),
             OptionSpec(
+                "qos", value: "0|1|2",
+                help: "An mqtt:// target's quality of service, for the publisher's PUBLISH and the subscriptions (each "
+                    + "subscriber acknowledges what it receives as the QoS asks); the keepalive is --heartbeat.",
+                default: "0"),
+            OptionSpec(
                 "publish", value: "template",
-                help: "The message the publisher sends to a ws:// or tcp:// target, with {marker} (required) and "
+                help: "The message the publisher sends to a ws://, tcp:// or mqtt:// target, with {marker} (required) and "
                     + "{padding} (filled up to --payload), e.g. '{\"type\":\"broadcast\",\"text\":\"{marker}{padding}\"}'.",
                 default: "{marker}{padding}"),
         ]
@@ -61,8 +66,16 @@ extension RunOptions {
                     throw reader.invalid("publish", "template", text, error.reason)
                 }
             }
-        } else if let option = ["subscribe", "publish", "framing"].first(where: { parsed.value($0) != nil }) {
+        } else if let option = ["subscribe", "publish", "framing", "qos"].first(where: { parsed.value($0) != nil }) {
             throw UsageError(message: "--\(option) goes with --target", command: command)
+        }
+        if let text = parsed.value("qos") {
+            guard configuration.target?.scheme == .mqtt else { throw reader.invalid("qos", "0|1|2", text, "is for mqtt:// targets") }
+            guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
+            configuration.qos = qos
+        }
+        if configuration.target?.scheme == .mqtt, let option = ["subscribe", "framing"].first(where: { parsed.value($0) != nil }) {
+            throw UsageError(message: "--\(option) does not apply to an mqtt:// target: it speaks MQTT", command: command)
         }
         if configuration.target != nil, let text = parsed.value("framing") {
             guard let framing = MessageFraming(rawValue: text) else {

@@ -92,6 +92,8 @@ struct SubscriberShare: Sendable {
         configuration.token = welcome.runToken
         configuration.framing = spec.framing
         configuration.subscribeText = spec.subscribeText
+        configuration.heartbeat = welcome.heartbeat
+        configuration.qos = spec.qos
         guard let address = SocketAddress(resolving: target.host, port: target.port) else { throw .invalidHost(target.host) }
         self.configuration = configuration
         self.ids = first..<first + count
@@ -110,7 +112,7 @@ struct SubscriberShare: Sendable {
         switch target.scheme {
         case .ws: try group(WebSocket.self, ids, writer, endSignal).run()
         case .wss: try group(SecureWebSocket.self, ids, writer, endSignal).run()
-        case .tcp, .redis, .nats: try group(TCP.self, ids, writer, endSignal).run()
+        case .tcp, .redis, .nats, .mqtt: try group(TCP.self, ids, writer, endSignal).run()
         }
     }
 

@@ -19,11 +19,14 @@ public struct ClientSpec: Equatable, Sendable {
     public var target: TargetURL?
     public var subscribeText: String?
     public var framing: MessageFraming
+    /// An MQTT target's quality of service.
+    public var qos: UInt8
 
     public init(
         transport: TransportKind, webSocketPath: String = "/", tlsCertificatePEM: String = "", target: TargetURL? = nil,
-        subscribeText: String? = nil, framing: MessageFraming = .length32
+        subscribeText: String? = nil, framing: MessageFraming = .length32, qos: UInt8 = 0
     ) {
+        self.qos = qos
         self.transport = transport
         self.webSocketPath = webSocketPath
         self.tlsCertificatePEM = tlsCertificatePEM
@@ -39,6 +42,7 @@ public struct ClientSpec: Equatable, Sendable {
         case target = 4
         case subscribeText = 5
         case framing = 6
+        case qos = 7
     }
 
     /// The frame, length field included.
@@ -53,6 +57,7 @@ public struct ClientSpec: Equatable, Sendable {
         if let target {
             field(.target, target.textWithCredentials.utf8)
             field(.framing, framing.rawValue.utf8)
+            field(.qos, [qos])
         }
         if let subscribeText { field(.subscribeText, subscribeText.utf8) }
         let length = UInt32(body.count)
@@ -72,6 +77,7 @@ public struct ClientSpec: Equatable, Sendable {
         var target: TargetURL?
         var subscribe: String?
         var framing = MessageFraming.length32
+        var qos: UInt8 = 0
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -110,6 +116,9 @@ public struct ClientSpec: Equatable, Sendable {
                     throw SpecError("no such framing")
                 }
                 framing = kind
+            case .qos:
+                guard value.count == 1, value.first! <= 2 else { throw SpecError("no such QoS") }
+                qos = value.first!
             }
         }
         guard let transport else { throw SpecError("no transport") }
@@ -117,7 +126,7 @@ public struct ClientSpec: Equatable, Sendable {
         guard target?.scheme != .wss || !pem.isEmpty else { throw SpecError("a wss target without its certificate") }
         self.init(
             transport: transport, webSocketPath: path, tlsCertificatePEM: pem, target: target, subscribeText: subscribe,
-            framing: framing)
+            framing: framing, qos: qos)
     }
 
     /// Why a client spec from the network was refused.

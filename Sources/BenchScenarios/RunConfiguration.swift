@@ -96,6 +96,8 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Fan-out targets: what each subscriber sends first (`--subscribe`), and the publisher's message (`--publish`).
     public var subscribeText: String?
     public var publishTemplate: PublishTemplate
+    /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
+    public var qos: UInt8
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
     /// given client ids; nil: the run takes no agents. A view of ``role``: setting it makes the run a served one (a
     /// target run stays one, its subscribers then brought by agents).
@@ -171,6 +173,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.framing = .length32
         self.subscribeText = nil
         self.publishTemplate = .bare
+        self.qos = 0
         self.reconnect = nil
         self.sourceAddresses = []
         self.offlineQueue = false

@@ -138,6 +138,18 @@ private func findMarker(_ bytes: [UInt8]) -> Marker? {
         #expect(url.description == "redis://127.0.0.1:6379/news")
     }
 
+    @Test func anMQTTTargetCarriesItsUserAndPasswordAndReportsHideThePassword() throws {
+        let url = try TargetURL("mqtt://bench:s3cret@127.0.0.1:1883/prices/eur")
+        #expect(url.scheme == .mqtt && url.path == "prices/eur")
+        #expect(url.username == "bench" && url.password == "s3cret")
+        #expect(url.description == "mqtt://bench:***@127.0.0.1:1883/prices/eur")
+        #expect(try TargetURL(url.textWithCredentials) == url)
+        #expect(try TargetURL("mqtt://bench@127.0.0.1:1883/t").password == nil)
+        for bad in ["mqtt://127.0.0.1:1883/", "mqtt://127.0.0.1:1883/a/+", "mqtt://127.0.0.1:1883/#", "mqtt://:p@127.0.0.1:1/t"] {
+            #expect(throws: TargetURL.Invalid.self, "\(bad)") { try TargetURL(bad) }
+        }
+    }
+
     @Test func targetURLParsesRedisPasswordAndHidesIt() throws {
         let url = try TargetURL("redis://:secret@127.0.0.1:6379/news")
         #expect(url.scheme == .redis)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BenchScenarios
 
-/// Redis and NATS as a subscriber reads them, fed the way reads come: split anywhere, coalesced, hostile.
+/// Redis, NATS and MQTT as a subscriber reads them, fed the way reads come: split anywhere, coalesced, hostile.
 @Suite(.timeLimit(.minutes(3))) struct PubSubSessionTests {
     private func feed(_ session: PubSubSession, _ chunks: [[UInt8]]) throws(MessageFramingError) -> [[UInt8]] {
         var messages: [[UInt8]] = []
@@ -11,7 +11,7 @@ import Testing
             var failure: MessageFramingError?
             chunk.withUnsafeMutableBytes { bytes in
                 do throws(MessageFramingError) {
-                    _ = try session.consume(bytes, endsMessage: false) { event in
+                    try session.consume(bytes, endsMessage: false) { event in
                         if case .message(let payload) = event { messages.append(Array(payload)) }
                     }
                 } catch {
@@ -54,14 +54,94 @@ import Testing
     @Test func aNATSPingIsOwedAPongAndMessagesComeOutWhole() throws {
         let session = PubSubSession(.nats(subject: "prices"), subscriber: true, maximumMessageSize: 1024)
         var stream = Array("PING\r\nMSG prices 1 5\r\nhello\r\nMSG prices 1 reply.to 3\r\nabc\r\n".utf8)
-        var pongs = 0
         var messages: [[UInt8]] = []
         stream.withUnsafeMutableBytes { bytes in
-            pongs = (try? session.consume(bytes, endsMessage: false) { event in
+            try? session.consume(bytes, endsMessage: false) { event in
                 if case .message(let payload) = event { messages.append(Array(payload)) }
-            }) ?? -1
+            }
         }
-        #expect(pongs == 1)
+        #expect(session.replies == Array("PONG\r\n".utf8))
         #expect(messages == [Array("hello".utf8), Array("abc".utf8)])
+    }
+
+    // MARK: MQTT
+
+    static let mqtt = PubSubSession.Speech.mqtt(.init(
+        topic: "news", qos: 1, keepAlive: 5, username: nil, password: nil, clientIDPrefix: "bx-"))
+
+    /// CONNACK, SUBACK, then PUBLISHes at QoS 0, 1 and 2 and a PUBREL, as a broker sends them to a subscriber.
+    static func brokerStream(_ payloads: [[UInt8]]) -> [UInt8] {
+        var stream: [UInt8] = [0x20, 2, 0, 0, 0x90, 3, 0, 1, 1]
+        for (index, payload) in payloads.enumerated() {
+            let qos = UInt8(index % 3)
+            stream += MQTTPacket.publish(topic: "news", qos: qos, payload: payload).bytes
+            if qos > 0 { stream[stream.count - payload.count - 1] = UInt8(index) }  // packet identifier index
+        }
+        return stream + [0x62, 2, 0, 9]
+    }
+
+    @Test func mqttPacketsSplitAtEveryByteComeOutWholeAndAreAcknowledged() throws {
+        let payloads = (0..<4).map { index in [UInt8](repeating: UInt8(ascii: "a") + UInt8(index), count: 60 + 70 * index) }
+        let stream = Self.brokerStream(payloads)
+        for cut in 1..<stream.count {
+            let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 1024)
+            #expect(try feed(session, [Array(stream[..<cut]), Array(stream[cut...])]) == payloads, "cut at \(cut)")
+            #expect(session.isReady)
+            // QoS 1 (index 1): PUBACK; QoS 2 (index 2): PUBREC; the PUBREL of 9: PUBCOMP.
+            #expect(session.replies == [0x40, 2, 0, 1, 0x50, 2, 0, 2, 0x70, 2, 0, 9], "cut at \(cut)")
+        }
+    }
+
+    @Test func aRefusedConnectionOrSubscriptionIsTheBrokersErrorWithItsReason() throws {
+        for (stream, reason) in [
+            ([UInt8]([0x20, 2, 0, 4]), "bad user name or password (4)"), ([0x20, 2, 0, 0, 0x90, 3, 0, 1, 0x80], "SUBACK refused"),
+        ] {
+            let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 1024)
+            var errors: [String] = []
+            var bytes = stream
+            try bytes.withUnsafeMutableBytes { buffer in
+                try session.consume(buffer, endsMessage: false) { event in
+                    if case .error(let text) = event { errors.append(text) }
+                }
+            }
+            #expect(errors.count == 1 && errors[0].contains(reason), "\(errors)")
+            #expect(!session.isReady)
+        }
+    }
+
+    @Test(arguments: [
+        ([UInt8]([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]), "more than 4 bytes"),
+        ([0x30, 0xFF, 0xFF, 0x7F], "more than a message of this run"),
+        ([0x10, 0], "which a broker does not send"),
+        ([0x30, 3, 0, 9, 0x61], "shorter than its topic"),
+        ([0x32, 3, 0, 1, 0x61], "shorter than its fields"),
+        ([0x20, 3, 0, 0, 0], "CONNACK of 3 bytes"),
+        ([0x90, 2, 0, 1], "SUBACK without a return code"),
+        ([0x36, 2, 0, 0], "QoS 3"),
+    ])
+    func aMalformedMQTTPacketIsRefusedWithAReasonNotATrap(bytes: [UInt8], reason: String) {
+        let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 1024)
+        #expect {
+            _ = try feed(session, [bytes])
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
+    }
+
+    /// Random bytes after a valid start: each either parses, waits for more, or is refused; never a trap.
+    @Test func randomBytesNeverTrapTheMQTTParser() {
+        var random = SplitMix64(seed: 23)
+        for _ in 0..<2_000 {
+            let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 512)
+            let bytes = [0x20, 2, 0, 0] + (0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            _ = try? feed(session, [bytes])
+        }
+    }
+
+    @Test func aPublisherReleasesWhatTheBrokerReceivedAtQoS2() throws {
+        let session = PubSubSession(Self.mqtt, subscriber: false, maximumMessageSize: 1024)
+        #expect(try feed(session, [[0x20, 2, 0, 0, 0x50, 2, 1, 2, 0x70, 2, 1, 2, 0xD0, 0]]) == [])
+        #expect(session.isReady)
+        #expect(session.replies == [0x62, 2, 1, 2])
     }
 }

@@ -4,9 +4,10 @@
 ///     ws://HOST:PORT/PATH             a WebSocket server; wss:// the same over TLS
 ///     redis://[:PASSWORD@]HOST:PORT/CHANNEL   Redis PUBLISH/SUBSCRIBE
 ///     nats://HOST:PORT/SUBJECT        NATS PUB/SUB
+///     mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC  an MQTT 3.1.1 broker
 public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
-        case tcp, ws, wss, redis, nats
+        case tcp, ws, wss, redis, nats, mqtt
     }
 
     public var scheme: Scheme
@@ -14,8 +15,10 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public var port: UInt16
     /// ws/wss: the path, from `/`. redis: the channel; nats: the subject (without the leading `/`). tcp: empty.
     public var path: String
-    /// redis: the password for AUTH, from `redis://:PASSWORD@host`.
+    /// redis: the password for AUTH, from `redis://:PASSWORD@host`; mqtt: CONNECT's, from `mqtt://USER:PASSWORD@host`.
     public var password: String?
+    /// mqtt: CONNECT's user name.
+    public var username: String?
 
     /// Why a URL is not a target, for the usage error.
     public struct Invalid: Error, Equatable, Sendable {
@@ -29,10 +32,10 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     /// Parses `text`; throws with the reason when it is not a target this harness speaks.
     public init(_ text: String) throws(Invalid) {
         guard let separator = text.firstRange(of: "://") else {
-            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis or nats")
+            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis, nats or mqtt")
         }
         guard let scheme = Scheme(rawValue: String(text[..<separator.lowerBound]).lowercased()) else {
-            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis or nats")
+            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis, nats or mqtt")
         }
         self.scheme = scheme
         var rest = Substring(text[separator.upperBound...])
@@ -40,13 +43,21 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         var authority = rest[..<pathStart]
         rest = rest[pathStart...]
         password = nil
+        username = nil
         if let at = authority.lastIndex(of: "@") {
             let credentials = authority[..<at]
             authority = authority[authority.index(after: at)...]
-            guard scheme == .redis, credentials.first == ":" else {
-                throw Invalid(reason: "credentials are only for redis, as redis://:PASSWORD@HOST:PORT/CHANNEL")
+            switch scheme {
+            case .redis where credentials.first == ":":
+                password = String(credentials.dropFirst())
+            case .mqtt:
+                let colon = credentials.firstIndex(of: ":")
+                username = String(credentials[..<(colon ?? credentials.endIndex)])
+                password = colon.map { String(credentials[credentials.index(after: $0)...]) }
+                guard username?.isEmpty == false else { throw Invalid(reason: "an MQTT user name is missing before the @") }
+            default:
+                throw Invalid(reason: "credentials are only for redis (redis://:PASSWORD@…) and mqtt (mqtt://USER:PASSWORD@…)")
             }
-            password = String(credentials.dropFirst())
         }
         // HOST:PORT, or [IPv6]:PORT.
         let hostPart: Substring
@@ -76,6 +87,12 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
             path = ""
         case .ws, .wss:
             path = rest.isEmpty ? "/" : String(rest)
+        case .mqtt:
+            let topic = rest.dropFirst()
+            guard !topic.isEmpty, !topic.contains("+"), !topic.contains("#") else {
+                throw Invalid(reason: "expected a topic without wildcards after the address, as mqtt://HOST:PORT/TOPIC")
+            }
+            path = String(topic)
         case .redis, .nats:
             let name = rest.dropFirst()
             guard !name.isEmpty, !name.contains("/") || scheme == .nats else {
@@ -91,11 +108,11 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     /// The URL with its password, as it parses back: for a process of the run's own (an agent, a child) that must
     /// connect too; never for a report.
     public var textWithCredentials: String {
-        text(credentials: password.map { ":\($0)@" } ?? "")
+        text(credentials: (username ?? "") + (password.map { ":\($0)" } ?? "") + (username != nil || password != nil ? "@" : ""))
     }
 
     public var description: String {
-        text(credentials: password.map { _ in ":***@" } ?? "")
+        text(credentials: (username ?? "") + (password.map { _ in ":***" } ?? "") + (username != nil || password != nil ? "@" : ""))
     }
 
     private func text(credentials: String) -> String {

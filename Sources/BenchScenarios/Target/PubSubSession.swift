@@ -4,23 +4,38 @@ import BenchCore
 enum PubSubEvent {
     /// A published message, as the server relayed it (its marker tells which broadcast).
     case message(UnsafeRawBufferPointer)
-    /// The server confirmed the subscription (Redis: `subscribe`; NATS: the `PONG` after `SUB`).
+    /// The server confirmed the subscription (Redis: `subscribe`; NATS: the `PONG` after `SUB`; MQTT: CONNACK, and
+    /// SUBACK for a subscriber).
     case ready
     /// The server reported an error (`-ERR …`).
     case error(String)
 }
 
 /// One connection's side of the protocol a fan-out target speaks: what it sends to subscribe and to publish, and
-/// the cutting of what it receives into messages. Redis (RESP 2: `SUBSCRIBE`, `PUBLISH`, `AUTH`) and NATS (`CONNECT`,
-/// `SUB`, `PUB`, `PING`/`PONG`, `MSG`) are spoken here; a WebSocket or framed-TCP server gets the user's own
-/// `--subscribe` text and `--publish` template. Received bytes are parsed in place; only an incomplete tail is
-/// carried over, in one buffer per connection, reused: no allocation per message.
+/// the cutting of what it receives into messages. Redis (RESP 2: `SUBSCRIBE`, `PUBLISH`, `AUTH`), NATS (`CONNECT`,
+/// `SUB`, `PUB`, `PING`/`PONG`, `MSG`) and MQTT 3.1.1 (``MQTTPacket``: CONNECT with a keepalive, SUBSCRIBE, PUBLISH at
+/// QoS 0, 1 or 2 both ways, PINGREQ) are spoken here; a WebSocket or framed-TCP server gets the user's own
+/// `--subscribe` text and `--publish` template. Received bytes are parsed in place; only an incomplete tail is carried
+/// over, in one buffer per connection, reused: no allocation per message. What the protocol owes the server in answer
+/// (NATS's `PONG`, MQTT's acknowledgements) is gathered in ``replies`` for the owner to send.
 final class PubSubSession {
-    enum Speech {
+    enum Speech: Sendable {
         case redis(channel: String, password: String?)
         case nats(subject: String)
+        case mqtt(MQTTSettings)
         /// ws:// or tcp:// with a framing: the user's `--subscribe` text and `--publish` template.
         case custom(framing: MessageFraming?, subscribe: String?)
+    }
+
+    /// An MQTT target's topic and QoS, the keepalive (seconds, from `--heartbeat`; 0: none), the credentials, and the
+    /// start of each connection's client identifier (the run's own, so that runs and agents never share one).
+    struct MQTTSettings: Sendable {
+        var topic: String
+        var qos: UInt8
+        var keepAlive: UInt16
+        var username: String?
+        var password: String?
+        var clientIDPrefix: String
     }
 
     let kind: Speech
@@ -29,23 +44,42 @@ final class PubSubSession {
     private var buffer: [UInt8] = []
     private let maximumMessageSize: Int
     private var decoder: MessageDecoder?
+    private let isSubscriber: Bool
+    /// MQTT: the broker has not accepted the connection yet.
+    private var awaitingConnectAcknowledgement = true
+    /// What the protocol owes the server in answer to what was consumed; the owner sends it and empties it.
+    var replies: [UInt8] = []
 
     init(_ kind: Speech, subscriber: Bool, maximumMessageSize: Int) {
         self.kind = kind
+        self.isSubscriber = subscriber
         self.maximumMessageSize = maximumMessageSize
         switch kind {
         case .redis: isReady = !subscriber
-        case .nats: isReady = false
+        case .nats, .mqtt: isReady = false
         case .custom(let framing, _):
             isReady = true
             decoder = framing.map { MessageDecoder(framing: $0, maximumMessageSize: maximumMessageSize) }
         }
         buffer.reserveCapacity(4096)
+        replies.reserveCapacity(4096)
     }
 
-    /// What the connection sends once it is open: the subscription (a subscriber), or the protocol's greeting.
-    func opening(subscriber: Bool) -> [UInt8] {
+    /// What to send every half keepalive while the connection is open, and how often (MQTT's PINGREQ); nil: nothing.
+    var keepAlive: (ping: [UInt8], interval: UInt64)? {
+        guard case .mqtt(let settings) = kind, settings.keepAlive > 0 else { return nil }
+        return (MQTTPacket.pingRequest, UInt64(settings.keepAlive) * 500_000_000)
+    }
+
+    /// What the connection sends once it is open: the subscription (a subscriber), or the protocol's greeting; `id` names
+    /// the connection where the protocol wants a name of each (MQTT's client identifier).
+    func opening(subscriber: Bool, id: String) -> [UInt8] {
         switch kind {
+        case .mqtt(let settings):
+            let connect = MQTTPacket.connect(
+                clientID: settings.clientIDPrefix + id, keepAlive: settings.keepAlive, username: settings.username,
+                password: settings.password)
+            return connect + (subscriber ? MQTTPacket.subscribe(topic: settings.topic, qos: settings.qos) : [])
         case .redis(let channel, let password):
             let auth = password.map { Self.resp(["AUTH", $0]) } ?? []
             return auth + (subscriber ? Self.resp(["SUBSCRIBE", channel]) : [])
@@ -59,32 +93,35 @@ final class PubSubSession {
     }
 
     /// The bytes to send for a published message with `payload`, around which the protocol puts its own (the payload
-    /// is the expanded `--publish` template for ws and tcp servers), and the offset of `payload` in them.
-    func publication(of payload: [UInt8]) -> (bytes: [UInt8], payloadOffset: Int) {
+    /// is the expanded `--publish` template for ws, tcp and MQTT servers), the offset of `payload` in them, and of a
+    /// packet identifier to rewrite per message (MQTT at QoS 1 or 2).
+    func publication(of payload: [UInt8]) -> (bytes: [UInt8], payloadOffset: Int, packetIDOffset: Int?) {
         switch kind {
+        case .mqtt(let settings):
+            let (bytes, packetID, offset) = MQTTPacket.publish(topic: settings.topic, qos: settings.qos, payload: payload)
+            return (bytes, offset, packetID)
         case .redis(let channel, _):
             let head = Array("*3\r\n$7\r\nPUBLISH\r\n$\(channel.utf8.count)\r\n\(channel)\r\n$\(payload.count)\r\n".utf8)
-            return (head + payload + [13, 10], head.count)
+            return (head + payload + [13, 10], head.count, nil)
         case .nats(let subject):
             let head = Array("PUB \(subject) \(payload.count)\r\n".utf8)
-            return (head + payload + [13, 10], head.count)
+            return (head + payload + [13, 10], head.count, nil)
         case .custom(let framing, _):
-            return (Self.framed(payload, framing), framing?.headerSize ?? 0)
+            return (Self.framed(payload, framing), framing?.headerSize ?? 0, nil)
         }
     }
 
     /// Takes bytes the transport unwrapped (`endsMessage`: a WebSocket message ended) and calls `onEvent` for what
-    /// they complete; returns how many `PONG`s are owed (NATS's server pings).
+    /// they complete; what is owed in answer goes to ``replies``.
     func consume(
         _ bytes: UnsafeMutableRawBufferPointer, endsMessage: Bool, _ onEvent: (PubSubEvent) -> Void
-    ) throws(MessageFramingError) -> Int {
+    ) throws(MessageFramingError) {
         switch kind {
         case .custom where decoder != nil:
             try decoder!.decode(bytes) { body in
                 onEvent(.message(UnsafeRawBufferPointer(body)))
                 return true
             }
-            return 0
         case .custom:
             if endsMessage {
                 buffer.withUnsafeBytes { onEvent(.message($0)) }
@@ -92,32 +129,32 @@ final class PubSubSession {
             } else {
                 try append(bytes)
             }
-            return 0
-        case .redis, .nats:
+        case .redis, .nats, .mqtt:
             // Parsed in place where nothing is carried over, which is the rule; only an incomplete tail is kept.
             // What is kept is bounded by the largest message: a tail longer than that is no message of this run.
             if buffer.isEmpty {
-                let (used, pongs) = try consumeProtocol(UnsafeRawBufferPointer(bytes), onEvent)
+                let used = try consumeProtocol(UnsafeRawBufferPointer(bytes), onEvent)
                 try keep(UnsafeRawBufferPointer(rebasing: bytes[used...]))
-                return pongs
+                return
             }
             buffer.append(contentsOf: UnsafeRawBufferPointer(bytes))
-            let (used, pongs) = try buffer.withUnsafeBytes { carried in
+            let used = try buffer.withUnsafeBytes { carried in
                 Result { () throws(MessageFramingError) in try consumeProtocol(carried, onEvent) }
             }.get()
             buffer.removeFirst(used)
             try checkTail()
-            return pongs
         }
     }
 
-    /// Takes every complete reply or operation from the front of `bytes`: how many bytes they took, and the `PONG`s
-    /// owed (NATS).
+    /// Takes every complete reply, operation or packet from the front of `bytes`: how many bytes they took.
     private func consumeProtocol(
         _ bytes: UnsafeRawBufferPointer, _ onEvent: (PubSubEvent) -> Void
-    ) throws(MessageFramingError) -> (used: Int, pongs: Int) {
-        if case .redis = kind { return (try consumeRESP(bytes, onEvent), 0) }
-        return try consumeNATS(bytes, onEvent)
+    ) throws(MessageFramingError) -> Int {
+        switch kind {
+        case .redis: return try consumeRESP(bytes, onEvent)
+        case .mqtt(let settings): return try consumeMQTT(bytes, subscribed: settings.qos, onEvent)
+        default: return try consumeNATS(bytes, onEvent)
+        }
     }
 
     private func append(_ bytes: UnsafeMutableRawBufferPointer) throws(MessageFramingError) {
@@ -160,13 +197,12 @@ final class PubSubSession {
 
     // MARK: NATS
 
-    /// Takes every complete operation off the front of `bytes`; returns how many bytes they took and the `PONG`s owed. Parsed on the bytes:
-    /// no string per message.
+    /// Takes every complete operation off the front of `bytes`; returns how many bytes they took (a `PONG` owed for
+    /// each `PING` goes to ``replies``). Parsed on the bytes: no string per message.
     private func consumeNATS(
         _ bytes: UnsafeRawBufferPointer, _ onEvent: (PubSubEvent) -> Void
-    ) throws(MessageFramingError) -> (used: Int, pongs: Int) {
+    ) throws(MessageFramingError) -> Int {
         var start = 0
-        var pongs = 0
         while let lineEnd = Self.crlf(in: bytes, from: start) {
             if Self.hasPrefix("MSG ", bytes, start, lineEnd) {
                 // MSG <subject> <sid> [reply-to] <#bytes>: the size is the last field.
@@ -176,13 +212,13 @@ final class PubSubSession {
                     throw MessageFramingError(description: "a NATS MSG line without a valid size")
                 }
                 let payloadStart = lineEnd + 2
-                guard bytes.count >= payloadStart + size + 2 else { return (start, pongs) }  // the payload is coming
+                guard bytes.count >= payloadStart + size + 2 else { return start }  // the payload is coming
                 onEvent(.message(UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + size])))
                 start = payloadStart + size + 2
                 continue
             }
             if Self.hasPrefix("PING", bytes, start, lineEnd) {
-                pongs += 1
+                replies.append(contentsOf: "PONG\r\n".utf8)
             } else if Self.hasPrefix("PONG", bytes, start, lineEnd) {
                 if !isReady {
                     isReady = true
@@ -196,7 +232,53 @@ final class PubSubSession {
         if bytes.count - start > 64 << 10 {
             throw MessageFramingError(description: "a NATS protocol line longer than 64 KiB")
         }
-        return (start, pongs)
+        return start
+    }
+
+    // MARK: MQTT 3.1.1
+
+    /// Takes every complete packet off the front of `bytes`; returns how many bytes they took. A PUBLISH received at
+    /// QoS 1 is acknowledged (PUBACK), at QoS 2 received (PUBREC) and completed on the broker's PUBREL (PUBCOMP); a
+    /// publisher's QoS 2 PUBREC is released (PUBREL).
+    private func consumeMQTT(
+        _ bytes: UnsafeRawBufferPointer, subscribed qos: UInt8, _ onEvent: (PubSubEvent) -> Void
+    ) throws(MessageFramingError) -> Int {
+        var start = 0
+        while let (end, packet) = try MQTTPacket.parse(bytes, from: start, maximumSize: maximumMessageSize) {
+            switch packet {
+            case .connectAcknowledged(let code):
+                guard code == 0 else {
+                    onEvent(.error(MQTTPacket.refusal(code)))
+                    break
+                }
+                awaitingConnectAcknowledgement = false
+                if !isSubscriber { becomeReady(onEvent) }
+            case .subscribeAcknowledged(let granted):
+                guard granted != 0x80 else {
+                    onEvent(.error("SUBACK refused the subscription"))
+                    break
+                }
+                if !awaitingConnectAcknowledgement { becomeReady(onEvent) }
+            case .publish(let received, let packetID, let payload):
+                if received == 1 { MQTTPacket.acknowledge(0x40, packetID, into: &replies) }
+                if received == 2 { MQTTPacket.acknowledge(0x50, packetID, into: &replies) }
+                onEvent(.message(UnsafeRawBufferPointer(rebasing: bytes[payload])))
+            case .publishReceived(let packetID):
+                MQTTPacket.acknowledge(0x62, packetID, into: &replies)
+            case .publishReleased(let packetID):
+                MQTTPacket.acknowledge(0x70, packetID, into: &replies)
+            case .other:
+                break
+            }
+            start = end
+        }
+        return start
+    }
+
+    private func becomeReady(_ onEvent: (PubSubEvent) -> Void) {
+        guard !isReady else { return }
+        isReady = true
+        onEvent(.ready)
     }
 
     // MARK: Helpers

@@ -18,7 +18,9 @@ final class SubscriberGroup<T: Transport> {
     let stamps: KernelTimestamps?
     let writer: ReportWriter
     let readBuffer: UnsafeMutableRawBufferPointer
-    let pongBuffer: UnsafeMutableRawBufferPointer
+    /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
+    let keepAlive: (ping: [UInt8], interval: UInt64)?
+    var nextKeepAlive: UInt64 = 0
     /// The subscribers' connections (nil: its connect could not start) and protocol sessions, by their place in
     /// `ids`.
     var connections: [Connection<T>?] = []
@@ -44,15 +46,15 @@ final class SubscriberGroup<T: Transport> {
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.writer = writer
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
-        self.pongBuffer = .allocate(byteCount: TargetSubscribers<T>.pong.utf8CodeUnitCount, alignment: 8)
         let maximum = max(64 << 10, 4 * configuration.payload)
         sessions = ids.map { _ in PubSubSession(kind, subscriber: true, maximumMessageSize: maximum) }
+        keepAlive = sessions.first?.keepAlive
+        nextKeepAlive = MonotonicClock.now() + (keepAlive?.interval ?? 0)
         try epoll.add(endSignal, interest: .readable, token: Self.endToken)
     }
 
     deinit {
         readBuffer.deallocate()
-        pongBuffer.deallocate()
     }
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
@@ -60,6 +62,7 @@ final class SubscriberGroup<T: Transport> {
         defer { for case let connection? in connections { connection.close() } }
         while !writer.isBroken {
             openMore()
+            sendKeepAlives()
             writer.flush()
             guard let count = try? epoll.wait(timeoutMilliseconds: 100) else { return }
             for index in 0..<count {
@@ -100,7 +103,7 @@ final class SubscriberGroup<T: Transport> {
             if connectTimes[place] == 0 && connection.isEstablished {
                 settingUp -= 1
                 connectTimes[place] = max(1, connection.establishedAt - connection.startedAt)
-                let opening = sessions[place].opening(subscriber: true)
+                let opening = sessions[place].opening(subscriber: true, id: "\(ids.lowerBound + place)")
                 if !opening.isEmpty { try send(opening, on: connection) }
                 if sessions[place].isReady { report(.subscribed, place, time: connectTimes[place]) }
             }
@@ -125,10 +128,9 @@ final class SubscriberGroup<T: Transport> {
         let session = sessions[place]
         let wasReady = session.isReady
         var failure: Error?
-        var pongs = 0
         _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
-                pongs += try session.consume(bytes, endsMessage: endsMessage) { event in
+                try session.consume(bytes, endsMessage: endsMessage) { event in
                     switch event {
                     case .message(let message): self.received(message, at: place, now: now, kernel: kernelNow)
                     case .ready: break
@@ -142,13 +144,25 @@ final class SubscriberGroup<T: Transport> {
             return true
         }
         if let failure { throw failure }
-        let pong = TargetSubscribers<T>.pong
-        for _ in 0..<pongs {
-            pongBuffer.copyMemory(from: UnsafeRawBufferPointer(start: pong.utf8Start, count: pong.utf8CodeUnitCount))
-            _ = try connection.send(pongBuffer)
-        }
+        try TargetSubscribers<T>.sendReplies(of: session, on: connection)
         if !wasReady && session.isReady && connectTimes[place] != 0 {
             report(.subscribed, place, time: connectTimes[place])
+        }
+    }
+
+    /// Every keepalive interval: the protocol's ping to every subscriber whose connection is open and subscribed (a
+    /// subscriber that only receives would otherwise be taken for gone).
+    func sendKeepAlives() {
+        guard let keepAlive, MonotonicClock.now() >= nextKeepAlive else { return }
+        nextKeepAlive = MonotonicClock.now() + keepAlive.interval
+        for (place, connection) in connections.enumerated() {
+            guard let connection, connection.isOpen, sessions[place].isReady else { continue }
+            var ping = keepAlive.ping
+            do {
+                _ = try ping.withUnsafeMutableBytes { try connection.send($0) }
+            } catch {
+                close(place, reason: "its keepalive could not be sent: \(error)")
+            }
         }
     }
 

@@ -37,7 +37,7 @@ extension SubscriberProcesses {
         let pem = try TargetRunner.trustedPEM(configuration).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return ClientSpec(
             transport: .tcp, tlsCertificatePEM: pem, target: target, subscribeText: configuration.subscribeText,
-            framing: configuration.framing
+            framing: configuration.framing, qos: configuration.qos
         ).encoded()
     }
 }

@@ -49,6 +49,13 @@ extension TargetRunner {
         case .nats: return .nats(subject: target.path)
         case .tcp: return .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
         case .ws, .wss: return .custom(framing: nil, subscribe: configuration.subscribeText)
+        case .mqtt:
+            // Client identifiers within MQTT 3.1.1's guaranteed 23 bytes: "b", the run's token, "-", the connection.
+            return .mqtt(PubSubSession.MQTTSettings(
+                topic: target.path, qos: configuration.qos,
+                keepAlive: UInt16(min((configuration.heartbeat + 999_999_999) / 1_000_000_000, 65_535)),
+                username: target.username, password: target.password,
+                clientIDPrefix: "b\(String(configuration.token, radix: 36))-"))
         }
     }
 }

@@ -13,6 +13,11 @@ extension TargetSubscribers {
         Marker(run: configuration.token, client: UInt32(clients), sequence: UInt32(sequence))
             .write(into: UnsafeMutableRawBufferPointer(rebasing: outgoing[markerOffset...]))
         if case .custom(let framing?, _) = publisherSession.kind { framing.frame(outgoing) }  // stx: its CRC
+        if let packetIDOffset {  // MQTT at QoS 1 or 2: one identifier per message in flight, never 0
+            let identifier = UInt16(sequence % 65_535 + 1)
+            outgoing[packetIDOffset] = UInt8(identifier >> 8)
+            outgoing[packetIDOffset + 1] = UInt8(identifier & 0xFF)
+        }
         let time = MonotonicClock.now()
         recording.broadcastStart[row] = time
         var outcome: Connection<T>.SendOutcome?

@@ -28,7 +28,7 @@ extension TargetSubscribers {
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher) }
             if !publisherEstablished && publisher.isEstablished {
                 publisherEstablished = true
-                var opening = publisherSession.opening(subscriber: false)
+                var opening = publisherSession.opening(subscriber: false, id: "p")
                 if !opening.isEmpty { _ = try opening.withUnsafeMutableBytes { try publisher.send($0) } }
             }
         } catch let refusal as RunError {
@@ -49,11 +49,10 @@ extension TargetSubscribers {
             return closePublisher(reason: "closed by \(target)")
         }
         var failure: Error?
-        var pongs = 0
         var refusal: String?
         _ = try publisher.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
-                pongs += try publisherSession.consume(bytes, endsMessage: endsMessage) { event in
+                try publisherSession.consume(bytes, endsMessage: endsMessage) { event in
                     guard case .error(let text) = event else { return }
                     if !self.isRunning { refusal = text }
                     self.recording.record(ConnectionEvent(
@@ -67,9 +66,29 @@ extension TargetSubscribers {
         }
         if let failure { throw failure }
         if let refusal { throw RunError.setupFailed("\(target) refused the publisher: \(refusal)") }
-        for _ in 0..<pongs {
-            pongBuffer.copyMemory(from: UnsafeRawBufferPointer(start: Self.pong.utf8Start, count: Self.pong.utf8CodeUnitCount))
-            _ = try publisher.send(pongBuffer)
+        try Self.sendReplies(of: publisherSession, on: publisher)
+    }
+
+    /// Sends what `session` owes the server (NATS's `PONG`s, MQTT's acknowledgements), from its own buffer.
+    static func sendReplies(of session: PubSubSession, on connection: Connection<T>) throws {
+        guard !session.replies.isEmpty else { return }
+        defer { session.replies.removeAll(keepingCapacity: true) }
+        _ = try session.replies.withUnsafeMutableBytes { try connection.send($0) }
+    }
+
+    /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes
+    /// less often than its keepalive would otherwise be taken for gone).
+    func housekeeping(at now: UInt64) {
+        measuringHousekeeping(at: now)
+        guard let keepAlive = publisherSession.keepAlive, let publisher, publisher.isOpen, publisherSession.isReady,
+            now >= nextKeepAlive
+        else { return }
+        nextKeepAlive = now + keepAlive.interval
+        var ping = keepAlive.ping
+        do {
+            _ = try ping.withUnsafeMutableBytes { try publisher.send($0) }
+        } catch {
+            closePublisher(reason: "its keepalive could not be sent: \(error)")
         }
     }
 

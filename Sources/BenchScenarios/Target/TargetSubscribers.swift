@@ -48,10 +48,11 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     /// The published message, rewritten per broadcast from `publication` (a WebSocket client masks what it sends).
     let publication: [UInt8]
     let markerOffset: Int
+    /// Where the published message's packet identifier is rewritten per broadcast (MQTT at QoS 1 or 2).
+    let packetIDOffset: Int?
     let outgoing: UnsafeMutableRawBufferPointer
-    /// NATS's answer to the server's `PING`, sent from a buffer made once.
-    static var pong: StaticString { "PONG\r\n" }
-    let pongBuffer: UnsafeMutableRawBufferPointer
+    /// The protocol's keepalive to the publisher (MQTT's PINGREQ), and when next.
+    var nextKeepAlive: UInt64 = 0
     /// Closed loop: after a publish the server did not take, the next waits until then.
     var publishingPausedUntil: UInt64 = 0
     /// `bench serve fanout --target`: where agents connect (this role closes it), the ids given to them so far, and
@@ -91,18 +92,17 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
         self.subscriberOpen = Array(repeating: false, count: configuration.clients)
         publisherSession = PubSubSession(kind, subscriber: false, maximumMessageSize: max(64 << 10, 4 * configuration.payload))
         let payload = template.expand(size: configuration.payload)
-        let (bytes, payloadOffset) = publisherSession.publication(of: payload.bytes)
+        let (bytes, payloadOffset, packetIDOffset) = publisherSession.publication(of: payload.bytes)
         self.publication = bytes
         self.markerOffset = payloadOffset + payload.markerOffset
+        self.packetIDOffset = packetIDOffset
         self.outgoing = .allocate(byteCount: bytes.count, alignment: 8)
-        self.pongBuffer = .allocate(byteCount: Self.pong.utf8CodeUnitCount, alignment: 8)
         control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
     }
 
     deinit {
         readBuffer.deallocate()
         outgoing.deallocate()
-        pongBuffer.deallocate()
     }
 
     /// Connects, waits for the subscribers, publishes and collects; closes the publisher's connection.

@@ -1,0 +1,93 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Testing
+
+@testable import BenchScenarios
+
+/// `bench fanout --target mqtt://…` against a real broker (Debian's mosquitto, started on a free loopback port with
+/// a configuration of its own and killed after): every QoS, a run longer than three keepalives whose subscribers only
+/// receive, and a wrong password. Serialized, as the other real servers' tests: two runs at once would only measure
+/// each other.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct MQTTInteropTests {
+    static let mosquitto = "/usr/sbin/mosquitto"
+    static let hasMosquitto = FileManager.default.isExecutableFile(atPath: mosquitto)
+    static let notice: Comment = "mosquitto is not installed: apt-get install -y mosquitto"
+
+    /// A broker on 127.0.0.1; with `password`, only user `bench` with it may connect.
+    static func broker(password: String? = nil) throws -> ExternalServer {
+        let folder = NSTemporaryDirectory() + "bench-mqtt-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var access = "allow_anonymous true\n"
+        if let password {
+            try "bench:\(password)\n".write(toFile: folder + "/passwords", atomically: true, encoding: .utf8)
+            let hash = Process()
+            hash.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
+            hash.arguments = ["-U", folder + "/passwords"]
+            try hash.run()
+            hash.waitUntilExit()
+            access = "allow_anonymous false\npassword_file \(folder)/passwords\n"
+        }
+        return try ExternalServer.start(name: "mosquitto") { port in
+            let configuration = folder + "/mosquitto-\(port).conf"
+            try? "listener \(port) 127.0.0.1\n\(access)".write(toFile: configuration, atomically: true, encoding: .utf8)
+            return (Self.mosquitto, ["-c", configuration])
+        }
+    }
+
+    @Test(.enabled(if: hasMosquitto, notice), arguments: [UInt8(0), 1, 2])
+    func fanoutAtEachQoSDeliversEveryBroadcastToEverySubscriber(qos: UInt8) throws {
+        let server = try Self.broker()
+        defer { server.stop() }
+        let target = "mqtt://127.0.0.1:\(server.port)/prices"
+        var configuration = try TargetServerTests.fanout(target, subscribers: 100, broadcasts: 30)
+        configuration.qos = qos
+        configuration.clientThreads = qos == 1 ? 2 : 1
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+    }
+
+    /// A keepalive of 1 s (from --heartbeat): the broker drops a client silent for 1.5 s, and subscribers at QoS 0 only
+    /// receive, every 2 s. Their PINGREQs keep them over 8 s: every broadcast arrives and no connection closes.
+    @Test(.enabled(if: hasMosquitto, notice))
+    func subscribersThatOnlyReceiveOutliveThreeKeepalives() throws {
+        let server = try Self.broker()
+        defer { server.stop() }
+        let target = "mqtt://127.0.0.1:\(server.port)/prices"
+        var configuration = try TargetServerTests.fanout(target, subscribers: 10, broadcasts: 3)
+        configuration.heartbeat = 1_000_000_000
+        configuration.deadAfter = 0
+        configuration.interval = 2_000_000_000
+        configuration.warmup = 1
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        #expect(recording.endNanoseconds - recording.startNanoseconds > 3_000_000_000, "longer than three keepalives")
+    }
+
+    @Test(.enabled(if: hasMosquitto && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_passwd"), notice))
+    func aWrongPasswordFailsTheSetupAtOnceWithTheBrokersReturnCode() throws {
+        let server = try Self.broker(password: "s3cret")
+        defer { server.stop() }
+        var configuration = try TargetServerTests.fanout(
+            "mqtt://bench:wrong@127.0.0.1:\(server.port)/prices", subscribers: 3, broadcasts: 5)
+        configuration.setupTimeout = 60_000_000_000
+        let started = Date()
+        let control = try RunControl()
+        do throws(RunError) {
+            _ = try ScenarioRunner.run(configuration, control: control)
+            Issue.record("a wrong password did not fail the run")
+        } catch {
+            if case .setupFailed(let reason) = error {
+                #expect(reason.contains("CONNACK refused the connection"), "\(reason)")
+                #expect(!reason.contains("wrong"), "the password leaked: \(reason)")
+            } else {
+                Issue.record("expected a setup failure, got \(error)")
+            }
+        }
+        #expect(Date().timeIntervalSince(started) < 30, "at once, not at the 60 s setup timeout")
+        var right = configuration
+        right.target = try TargetURL("mqtt://bench:s3cret@127.0.0.1:\(server.port)/prices")
+        let recording = try ScenarioRunner.run(right, control: RunControl())
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: "mqtt://bench:***@127.0.0.1:\(server.port)/prices")
+    }
+}
