@@ -19,24 +19,13 @@ import Testing
         (.sendsAnUnknownKind, "does not fit"),
     ])
     func aChildThatGoesOrLiesBeforeTheRunFailsTheSetupAtOnce(child: Child, reason: String) throws {
-        let server = try HostileServer { connection in while connection.receive() != nil {} }
-        defer { server.stop() }
-        let (ours, theirs) = try Posix.socketPair()
-        defer { Posix.close(ours) }
-        var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
-        configuration.framing = .line
-        configuration.subscriberChannels = [ours]
-        let fake = Thread {
-            defer { Posix.close(theirs) }
-            guard Self.readShare(theirs) else { return }
+        let outcome = try Self.run { theirs in
             switch child {
             case .goesAtOnce: break
             case .reportsAnotherClient: Self.send(SubscriberReport(.subscribed, client: 99, time: 1), on: theirs)
             case .sendsAnUnknownKind: _ = try? Posix.sendAll(theirs, [0, 0, 0, 4, 200, 0, 0, 0])
             }
         }
-        fake.start()
-        let outcome = TargetAttackTests.run(configuration, within: 60)
         guard case .failure(.setupFailed(let text))? = outcome.result else {
             Issue.record("expected a setup failure, got \(String(describing: outcome.result))")
             return
@@ -47,17 +36,7 @@ import Testing
 
     /// Receive times before the broadcast was published, or after they were read, cannot be true.
     @Test func receiveTimesThatCannotBeTrueAreLostNotMeasured() throws {
-        let server = try HostileServer { connection in while connection.receive() != nil {} }
-        defer { server.stop() }
-        let (ours, theirs) = try Posix.socketPair()
-        defer { Posix.close(ours) }
-        var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
-        configuration.framing = .line
-        configuration.warmup = 0
-        configuration.subscriberChannels = [ours]
-        let fake = Thread {
-            defer { Posix.close(theirs) }
-            guard Self.readShare(theirs) else { return }
+        let outcome = try Self.run(warmup: 0) { theirs in
             for client in UInt32(0)..<2 { Self.send(SubscriberReport(.subscribed, client: client, time: 1_000), on: theirs) }
             // Each broadcast "received" by subscriber 0 at time 1 (long before t0), by subscriber 1 an hour from now.
             for sequence in UInt32(0)..<10 {
@@ -77,10 +56,28 @@ import Testing
             var byte: UInt8 = 0
             _ = read(theirs, &byte, 1)  // until the run closes its end
         }
-        fake.start()
-        let recording = try TargetAttackTests.expectRecording(TargetAttackTests.run(configuration, within: 60))
+        let recording = try TargetAttackTests.expectRecording(outcome)
         #expect(!recording.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
         #expect(recording.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
+    }
+
+    /// A fan-out run of 2 subscribers through a server that only reads, whose one child is `child` (a thread of the
+    /// test given its end of the channel once it has read its share; its end is closed when it returns).
+    static func run(warmup: Int = 2, child: @escaping @Sendable (Int32) -> Void) throws -> TargetAttackTests.Outcome {
+        let server = try HostileServer { connection in while connection.receive() != nil {} }
+        defer { server.stop() }
+        let (ours, theirs) = try Posix.socketPair()
+        defer { Posix.close(ours) }
+        var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
+        configuration.framing = .line
+        configuration.warmup = warmup
+        configuration.subscriberChannels = [ours]
+        let fake = Thread {
+            defer { Posix.close(theirs) }
+            if Self.readShare(theirs) { child(theirs) }
+        }
+        fake.start()
+        return TargetAttackTests.run(configuration, within: 60)
     }
 
     /// Reads the welcome and the client spec the run sends first; false when they do not come.
