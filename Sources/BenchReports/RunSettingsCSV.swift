@@ -78,6 +78,8 @@ public enum RunSettingsCSV {
             ("duplicate_echoes", "\(recording.duplicateEchoes)"),
             ("dropped_echoes", "\(recording.droppedEchoes)"),
             ("harness_cpu_busiest_pct", harness.busiestPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
+            ("harness_cpu_measuring_pct", harness.measuringPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
+            ("harness_cpu_clients_pct", harness.clientsPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("harness_saturated", harness.saturation == nil ? "0" : "1"),
             ("harness_saturation", harness.saturation ?? ""),
             ("connections_closed_early", "\(recording.connectionsClosedEarly)"),

@@ -10,6 +10,11 @@ public struct HarnessLoad: Sendable, Equatable {
     /// The busiest harness thread's busy share, 0–100: the measuring thread's over the time it sent, or a client
     /// thread's over its life, whichever is larger; nil when nothing was sent.
     public let busiestPercent: Double?
+    /// Each role's: the measuring thread's (the built-in server's, or a target run's publisher and ring) over the time
+    /// it sent, and the busiest client or subscriber thread's over its life (this process's, a child's or, for a
+    /// target run, an agent's); nil when not known.
+    public let measuringPercent: Double?
+    public let clientsPercent: Double?
     /// Why the numbers may be the harness's; nil when they are not.
     public let saturation: String?
 
@@ -21,6 +26,7 @@ public struct HarnessLoad: Sendable, Equatable {
             ? nil : Swift.min(100, 100 * Double(recording.measuringThreadCPU) / Double(duration))
         let clients = duration == 0 ? nil : recording.busiestClientThreadPercent
         busiestPercent = [measuring, clients].compactMap { $0 }.max()
+        (measuringPercent, clientsPercent) = (measuring, clients)
         var reasons: [String] = []
         // A busy-polling thread spins by design, and a closed loop sends as fast as it can: their CPU share says
         // nothing.

@@ -175,5 +175,9 @@ import Testing
         let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
         #expect(settings["harness_saturated"] == "0", "\(settings["harness_saturation"] ?? "")")
         #expect((Double(settings["harness_cpu_busiest_pct"] ?? "") ?? 100) < 50, "a thread that mostly waits")
+        // Each role's figure, and the busiest of them is the larger.
+        let measuring = try #require(Double(settings["harness_cpu_measuring_pct"] ?? ""))
+        let clients = try #require(Double(settings["harness_cpu_clients_pct"] ?? ""))
+        #expect(Double(settings["harness_cpu_busiest_pct"] ?? "") == max(measuring, clients))
     }
 }

@@ -55,6 +55,9 @@ import Testing
             let t0 = try #require(row["t0_ns"].flatMap(Int.init)), received = try #require(row["recv_ns"].flatMap(Int.init))
             #expect(received >= t0 && row["delivery_ns"].flatMap(Int.init) == received - t0, "\(row)")
         }
+        // The subscribers' threads' load, wherever they ran (a thread here, a child, an agent), is in run.csv.
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(Double(settings["harness_cpu_clients_pct"] ?? "") != nil, "\(settings["harness_cpu_clients_pct"] ?? "nil")")
         let log = (try? String(contentsOfFile: folder + "/agents.log", encoding: .utf8)) ?? ""
         switch placement {
         case .oneThread, .twoThreads:

@@ -17,6 +17,10 @@ public struct SubscriberReport: Equatable, Sendable {
         case serverError = 3
         /// Something it received is not a measurement (`text`: what), at `time`.
         case note = 4
+        /// The share's thread's CPU time so far, in parts per million of its life so far (`time`; `client`: its first
+        /// id): sent every second, so that the run knows when its subscribers' threads, here or in an agent, had no
+        /// time to spare.
+        case load = 5
     }
 
     public var what: What

@@ -18,6 +18,10 @@ final class SubscriberGroup<T: Transport> {
     let stamps: KernelTimestamps?
     let writer: ReportWriter
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// This thread's CPU time and the time when it began, and when its load is next reported.
+    let startCPU = ThreadCPUTime.now()
+    let startTime = MonotonicClock.now()
+    var nextLoadReport = MonotonicClock.now() + 250_000_000  // then every second
     /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
     let keepAlive: (ping: [UInt8], interval: UInt64)?
     var nextKeepAlive: UInt64 = 0
@@ -63,6 +67,7 @@ final class SubscriberGroup<T: Transport> {
         while !writer.isBroken {
             openMore()
             sendKeepAlives()
+            reportLoad()
             writer.flush()
             guard let count = try? epoll.wait(timeoutMilliseconds: 100) else { return }
             for index in 0..<count {
@@ -164,6 +169,15 @@ final class SubscriberGroup<T: Transport> {
                 close(place, reason: "its keepalive could not be sent: \(error)")
             }
         }
+    }
+
+    /// Every second: this thread's busy share of its life so far.
+    func reportLoad() {
+        let now = MonotonicClock.now()
+        guard now >= nextLoadReport, now > startTime else { return }
+        nextLoadReport = now + 1_000_000_000
+        let share = min(1_000_000, (ThreadCPUTime.now() - startCPU) * 1_000_000 / (now - startTime))
+        writer.report(SubscriberReport(.load, client: UInt32(ids.lowerBound), time: share))
     }
 
     /// A relayed message: its marker says which broadcast (the measuring thread checks the sequence).

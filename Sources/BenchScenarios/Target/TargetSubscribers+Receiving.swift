@@ -143,7 +143,9 @@ extension TargetSubscribers {
             guard var report = SubscriberReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a subscriber report of a client not its own, or of no known kind"
             }
-            if let clock, report.what != .subscribed { report.time = clock.serverTime(ofAgentStamp: report.time) }
+            if let clock, report.what != .subscribed && report.what != .load {
+                report.time = clock.serverTime(ofAgentStamp: report.time)
+            }
             try take(report)
             return nil
         case .clockProbe where channel.agent != nil:
@@ -177,6 +179,8 @@ extension TargetSubscribers {
                 side: .clients, client: client, time: report.time, reason: "the server said \(report.text)"))
         case .note:
             recording.record(ConnectionEvent(side: .clients, client: client, time: report.time, reason: report.text))
+        case .load:
+            subscriberThreadLoad[client] = Double(min(report.time, 1_000_000)) / 10_000  // the latest: over its life
         }
     }
 

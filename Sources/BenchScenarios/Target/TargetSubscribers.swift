@@ -43,6 +43,8 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     /// Per subscriber: subscribed, and its connection not closed since.
     var subscriberOpen: [Bool]
     var subscribed = 0
+    /// Each subscribers' thread's latest busy share of its life (percent), by its first id: here and in agents.
+    var subscriberThreadLoad: [Int: Double] = [:]
     /// Subscribers whose connection is still open (counted, so that the loop does not look at each on every pass).
     var openSubscribers = 0
     /// The published message, rewritten per broadcast from `publication` (a WebSocket client masks what it sends).
@@ -210,6 +212,7 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     func finish() {
         if isPublisherOpen { drainPublisherStamps() }
         finishMeasuring()
+        recording.busiestClientThreadPercent = subscriberThreadLoad.values.max()
         if isStopping {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"
