@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import BenchScenarios
 
 /// `--target` and what goes with it: the options of measuring a user's own server, and reading them.
@@ -13,9 +14,10 @@ extension RunOptions {
             : OptionSpec(
                 "target", value: "url",
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
-                    + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), or "
-                    + "ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it needs a join "
-                    + "message); --clients subscribe, one more connection publishes.")
+                    + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), "
+                    + "sse://HOST:PORT/PATH (with --publish-url), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with "
+                    + "--publish, and --subscribe where it needs a join message); --clients subscribe, one more "
+                    + "connection publishes.")
         let framing = OptionSpec(
             "framing", value: "kind",
             help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
@@ -25,6 +27,10 @@ extension RunOptions {
         return [
             target, framing,
             OptionSpec("subscribe", value: "text", help: "What each subscriber sends first to a ws:// or tcp:// target."),
+            OptionSpec(
+                "publish-url", value: "url",
+                help: "An sse:// target: where the publisher POSTs each broadcast (the --publish template as the body), "
+                    + "http://HOST:PORT/PATH, one request after another on one kept-alive connection."),
             OptionSpec(
                 "qos", value: "0|1|2",
                 help: "An mqtt:// target's quality of service, for the publisher's PUBLISH and the subscriptions (each "
@@ -49,6 +55,11 @@ extension RunOptions {
             } catch {
                 throw reader.invalid("target", "url", text, error.reason)
             }
+            if configuration.scenario == .roundtrip, let scheme = configuration.target?.scheme,
+                [.redis, .nats, .mqtt, .sse].contains(scheme)
+            {
+                throw reader.invalid("target", "url", text, "\(scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
+            }
             for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads"]
             where parsed.value(option) != nil || parsed.has(option) {
                 throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
@@ -66,7 +77,7 @@ extension RunOptions {
                     throw reader.invalid("publish", "template", text, error.reason)
                 }
             }
-        } else if let option = ["subscribe", "publish", "framing", "qos"].first(where: { parsed.value($0) != nil }) {
+        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url"].first(where: { parsed.value($0) != nil }) {
             throw UsageError(message: "--\(option) goes with --target", command: command)
         }
         if let text = parsed.value("qos") {
@@ -74,8 +85,10 @@ extension RunOptions {
             guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
             configuration.qos = qos
         }
-        if configuration.target?.scheme == .mqtt, let option = ["subscribe", "framing"].first(where: { parsed.value($0) != nil }) {
-            throw UsageError(message: "--\(option) does not apply to an mqtt:// target: it speaks MQTT", command: command)
+        if let scheme = configuration.target?.scheme, scheme == .mqtt || scheme == .sse,
+            let option = ["subscribe", "framing"].first(where: { parsed.value($0) != nil })
+        {
+            throw UsageError(message: "--\(option) does not apply to an \(scheme.rawValue):// target", command: command)
         }
         if configuration.target != nil, let text = parsed.value("framing") {
             guard let framing = MessageFraming(rawValue: text) else {
@@ -84,5 +97,32 @@ extension RunOptions {
             guard configuration.target?.scheme == .tcp else { throw reader.invalid("framing", "kind", text, "is for tcp:// targets") }
             configuration.framing = framing
         }
+        try readPublishURL(into: &configuration, reader: reader, parsed: parsed, command: command)
+    }
+
+    /// `--publish-url`: required by an sse:// target and only there; an http:// URL whose host is an address.
+    private static func readPublishURL(
+        into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
+    ) throws(UsageError) {
+        if configuration.target?.scheme == .http {
+            throw reader.invalid("target", "url", parsed.value("target") ?? "", "http:// is where an sse:// target publishes: give it as --publish-url")
+        }
+        guard let text = parsed.value("publish-url") else {
+            if configuration.target?.scheme == .sse {
+                throw UsageError(message: "an sse:// target needs --publish-url http://HOST:PORT/PATH: where a broadcast is POSTed", command: command)
+            }
+            return
+        }
+        guard configuration.target?.scheme == .sse else { throw reader.invalid("publish-url", "url", text, "is for sse:// targets") }
+        let url: TargetURL
+        do {
+            url = try TargetURL(text)
+        } catch {
+            throw reader.invalid("publish-url", "url", text, error.reason)
+        }
+        guard url.scheme == .http, SocketAddress(host: url.host, port: url.port) != nil else {
+            throw reader.invalid("publish-url", "url", text, "expected http://ADDRESS:PORT/PATH with a numeric address")
+        }
+        configuration.publishURL = url
     }
 }

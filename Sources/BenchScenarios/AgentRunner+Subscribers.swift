@@ -112,7 +112,7 @@ struct SubscriberShare: Sendable {
         switch target.scheme {
         case .ws: try group(WebSocket.self, ids, writer, endSignal).run()
         case .wss: try group(SecureWebSocket.self, ids, writer, endSignal).run()
-        case .tcp, .redis, .nats, .mqtt: try group(TCP.self, ids, writer, endSignal).run()
+        case .tcp, .redis, .nats, .mqtt, .sse, .http: try group(TCP.self, ids, writer, endSignal).run()
         }
     }
 

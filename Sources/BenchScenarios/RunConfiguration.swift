@@ -98,6 +98,8 @@ public struct RunConfiguration: Sendable, Equatable {
     public var publishTemplate: PublishTemplate
     /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
     public var qos: UInt8
+    /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
+    public var publishURL: TargetURL?
     /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
     /// given client ids; nil: the run takes no agents. A view of ``role``: setting it makes the run a served one (a
     /// target run stays one, its subscribers then brought by agents).
@@ -174,6 +176,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.subscribeText = nil
         self.publishTemplate = .bare
         self.qos = 0
+        self.publishURL = nil
         self.reconnect = nil
         self.sourceAddresses = []
         self.offlineQueue = false

@@ -172,7 +172,7 @@ private func findMarker(_ bytes: [UInt8]) -> Marker? {
 
     @Test(arguments: [
         "127.0.0.1:80",  // no scheme
-        "http://h:1",  // unknown scheme
+        "gopher://h:1",  // unknown scheme (http:// parses: it is --publish-url's, refused as a target by the command line)
         "tcp://h",  // no port
         "tcp://h:0",  // port 0
         "tcp://h:70000",  // port out of range

@@ -23,6 +23,8 @@ final class PubSubSession {
         case redis(channel: String, password: String?)
         case nats(subject: String)
         case mqtt(MQTTSettings)
+        /// Server-Sent Events: subscribers GET the stream, the publisher POSTs to `--publish-url`.
+        case sse(SSESettings)
         /// ws:// or tcp:// with a framing: the user's `--subscribe` text and `--publish` template.
         case custom(framing: MessageFraming?, subscribe: String?)
     }
@@ -38,15 +40,26 @@ final class PubSubSession {
         var clientIDPrefix: String
     }
 
+    /// An `sse://` target: the stream's path and Host field, and the publish URL's.
+    struct SSESettings: Sendable {
+        var streamPath: String
+        var streamHost: String
+        var publishPath: String
+        var publishHost: String
+    }
+
     let kind: Speech
-    /// True once the server confirmed the subscription (at once where the protocol has no confirmation).
-    private(set) var isReady: Bool
+    /// `sse://`: the HTTP and event-stream reader of this connection.
+    let eventStream: HTTPEventStream?
+    /// True once the server confirmed the subscription (at once where the protocol has no confirmation); set only here
+    /// and in the protocols' extensions.
+    var isReady: Bool
     private var buffer: [UInt8] = []
-    private let maximumMessageSize: Int
+    let maximumMessageSize: Int
     private var decoder: MessageDecoder?
-    private let isSubscriber: Bool
+    let isSubscriber: Bool
     /// MQTT: the broker has not accepted the connection yet.
-    private var awaitingConnectAcknowledgement = true
+    var awaitingConnectAcknowledgement = true
     /// What the protocol owes the server in answer to what was consumed; the owner sends it and empties it.
     var replies: [UInt8] = []
 
@@ -54,9 +67,14 @@ final class PubSubSession {
         self.kind = kind
         self.isSubscriber = subscriber
         self.maximumMessageSize = maximumMessageSize
+        switch kind {  // a statement, not an `if case` expression: that form crashed the -O ownership verifier once
+        case .sse: eventStream = HTTPEventStream(role: subscriber ? .subscriber : .publisher, maximumMessageSize: maximumMessageSize)
+        default: eventStream = nil
+        }
         switch kind {
         case .redis: isReady = !subscriber
         case .nats, .mqtt: isReady = false
+        case .sse: isReady = !subscriber  // HTTP has no greeting: a publisher may POST once connected
         case .custom(let framing, _):
             isReady = true
             decoder = framing.map { MessageDecoder(framing: $0, maximumMessageSize: maximumMessageSize) }
@@ -80,6 +98,10 @@ final class PubSubSession {
                 clientID: settings.clientIDPrefix + id, keepAlive: settings.keepAlive, username: settings.username,
                 password: settings.password)
             return connect + (subscriber ? MQTTPacket.subscribe(topic: settings.topic, qos: settings.qos) : [])
+        case .sse(let settings):
+            guard subscriber else { return [] }
+            return Array(("GET \(settings.streamPath) HTTP/1.1\r\nHost: \(settings.streamHost)\r\n"
+                + "Accept: text/event-stream\r\nCache-Control: no-cache\r\n\r\n").utf8)
         case .redis(let channel, let password):
             let auth = password.map { Self.resp(["AUTH", $0]) } ?? []
             return auth + (subscriber ? Self.resp(["SUBSCRIBE", channel]) : [])
@@ -100,6 +122,10 @@ final class PubSubSession {
         case .mqtt(let settings):
             let (bytes, packetID, offset) = MQTTPacket.publish(topic: settings.topic, qos: settings.qos, payload: payload)
             return (bytes, offset, packetID)
+        case .sse(let settings):
+            let head = Array(("POST \(settings.publishPath) HTTP/1.1\r\nHost: \(settings.publishHost)\r\n"
+                + "Content-Type: text/plain\r\nContent-Length: \(payload.count)\r\n\r\n").utf8)
+            return (head + payload, head.count, nil)
         case .redis(let channel, _):
             let head = Array("*3\r\n$7\r\nPUBLISH\r\n$\(channel.utf8.count)\r\n\(channel)\r\n$\(payload.count)\r\n".utf8)
             return (head + payload + [13, 10], head.count, nil)
@@ -129,6 +155,11 @@ final class PubSubSession {
             } else {
                 try append(bytes)
             }
+        case .sse:
+            try eventStream!.consume(UnsafeRawBufferPointer(bytes)) { event in
+                if case .ready = event { isReady = true }
+                onEvent(event)
+            }
         case .redis, .nats, .mqtt:
             // Parsed in place where nothing is carried over, which is the rule; only an incomplete tail is kept.
             // What is kept is bounded by the largest message: a tail longer than that is no message of this run.
@@ -152,7 +183,7 @@ final class PubSubSession {
     ) throws(MessageFramingError) -> Int {
         switch kind {
         case .redis: return try consumeRESP(bytes, onEvent)
-        case .mqtt(let settings): return try consumeMQTT(bytes, subscribed: settings.qos, onEvent)
+        case .mqtt: return try consumeMQTT(bytes, onEvent)
         default: return try consumeNATS(bytes, onEvent)
         }
     }
@@ -233,52 +264,6 @@ final class PubSubSession {
             throw MessageFramingError(description: "a NATS protocol line longer than 64 KiB")
         }
         return start
-    }
-
-    // MARK: MQTT 3.1.1
-
-    /// Takes every complete packet off the front of `bytes`; returns how many bytes they took. A PUBLISH received at
-    /// QoS 1 is acknowledged (PUBACK), at QoS 2 received (PUBREC) and completed on the broker's PUBREL (PUBCOMP); a
-    /// publisher's QoS 2 PUBREC is released (PUBREL).
-    private func consumeMQTT(
-        _ bytes: UnsafeRawBufferPointer, subscribed qos: UInt8, _ onEvent: (PubSubEvent) -> Void
-    ) throws(MessageFramingError) -> Int {
-        var start = 0
-        while let (end, packet) = try MQTTPacket.parse(bytes, from: start, maximumSize: maximumMessageSize) {
-            switch packet {
-            case .connectAcknowledged(let code):
-                guard code == 0 else {
-                    onEvent(.error(MQTTPacket.refusal(code)))
-                    break
-                }
-                awaitingConnectAcknowledgement = false
-                if !isSubscriber { becomeReady(onEvent) }
-            case .subscribeAcknowledged(let granted):
-                guard granted != 0x80 else {
-                    onEvent(.error("SUBACK refused the subscription"))
-                    break
-                }
-                if !awaitingConnectAcknowledgement { becomeReady(onEvent) }
-            case .publish(let received, let packetID, let payload):
-                if received == 1 { MQTTPacket.acknowledge(0x40, packetID, into: &replies) }
-                if received == 2 { MQTTPacket.acknowledge(0x50, packetID, into: &replies) }
-                onEvent(.message(UnsafeRawBufferPointer(rebasing: bytes[payload])))
-            case .publishReceived(let packetID):
-                MQTTPacket.acknowledge(0x62, packetID, into: &replies)
-            case .publishReleased(let packetID):
-                MQTTPacket.acknowledge(0x70, packetID, into: &replies)
-            case .other:
-                break
-            }
-            start = end
-        }
-        return start
-    }
-
-    private func becomeReady(_ onEvent: (PubSubEvent) -> Void) {
-        guard !isReady else { return }
-        isReady = true
-        onEvent(.ready)
     }
 
     // MARK: Helpers

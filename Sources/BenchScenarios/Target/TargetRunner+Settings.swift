@@ -49,6 +49,12 @@ extension TargetRunner {
         case .nats: return .nats(subject: target.path)
         case .tcp: return .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
         case .ws, .wss: return .custom(framing: nil, subscribe: configuration.subscribeText)
+        case .sse, .http:
+            func host(_ url: TargetURL) -> String { (url.host.contains(":") ? "[\(url.host)]" : url.host) + ":\(url.port)" }
+            let publish = configuration.publishURL
+            return .sse(PubSubSession.SSESettings(
+                streamPath: target.path, streamHost: host(target), publishPath: publish?.path ?? "/",
+                publishHost: publish.map(host) ?? ""))
         case .mqtt:
             // Client identifiers within MQTT 3.1.1's guaranteed 23 bytes: "b", the run's token, "-", the connection.
             return .mqtt(PubSubSession.MQTTSettings(

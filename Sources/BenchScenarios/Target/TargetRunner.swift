@@ -31,7 +31,7 @@ enum TargetRunner {
         case .tcp: return try roundtrip(TCP.self, configuration, target, address, settings, control, stream)
         case .ws: return try roundtrip(WebSocket.self, configuration, target, address, settings, control, stream)
         case .wss: return try roundtrip(SecureWebSocket.self, configuration, target, address, settings, control, stream)
-        case .redis, .nats, .mqtt:
+        case .redis, .nats, .mqtt, .sse, .http:
             throw .setupFailed("\(target.scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
         }
     }

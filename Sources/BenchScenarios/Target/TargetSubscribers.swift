@@ -149,7 +149,9 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
 
     func openPublisher() throws(RunError) {
         do {
-            let descriptor = try TCPSocket.startConnecting(to: address)
+            // An sse:// target's publisher POSTs to --publish-url, which may be another address.
+            let publishTo = configuration.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
+            let descriptor = try TCPSocket.startConnecting(to: publishTo)
             // Before any byte, so that the publisher's stamp offsets count from the first one.
             try? stamps?.enable(on: descriptor, transmit: true)
             publisher = try Connection<T>(

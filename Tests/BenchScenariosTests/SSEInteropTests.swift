@@ -1,0 +1,66 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Glibc
+import Testing
+
+@testable import BenchScenarios
+
+/// `bench fanout --target sse://… --publish-url http://…` against a real SSE server (Tests/Fixtures/sse_server.py,
+/// Python's standard library): chunked and plain streams, subscribers on one thread and on two. Serialized, as the
+/// other real servers' tests.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SSEInteropTests {
+    @Test(
+        .enabled(if: TargetServerTests.hasPython, "python3 is not installed: apt-get install -y python3"),
+        arguments: [("chunked", 1), ("plain", 2)])
+    func fanoutThroughAnSSEServerDeliversEveryBroadcast(encoding: String, threads: Int) throws {
+        let (server, port) = try Self.start(encoding)
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let target = "sse://127.0.0.1:\(port)/events"
+        var configuration = try TargetServerTests.fanout(target, subscribers: 100, broadcasts: 30)
+        configuration.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
+        configuration.clientThreads = threads
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+    }
+
+    @Test(.enabled(if: TargetServerTests.hasPython, "python3 is not installed: apt-get install -y python3"))
+    func aStreamPathTheServerDoesNotHaveFailsTheSetupWithItsStatus() throws {
+        let (server, port) = try Self.start("plain")
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var configuration = try TargetServerTests.fanout("sse://127.0.0.1:\(port)/nothing", subscribers: 2, broadcasts: 5)
+        configuration.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
+        let control = try RunControl()
+        do throws(RunError) {
+            _ = try ScenarioRunner.run(configuration, control: control)
+            Issue.record("a missing stream did not fail the setup")
+        } catch {
+            #expect("\(error)".contains("404 Not Found"), "\(error)")
+        }
+    }
+
+    /// The fixture on a free port of its own choosing, streams `encoding` (chunked or plain).
+    static func start(_ encoding: String) throws -> (Process, Int) {
+        let portFile = NSTemporaryDirectory() + "bench-sse-\(UUID().uuidString)"
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [TargetServerTests.fixtures + "/sse_server.py", portFile, encoding]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: portFile) && server.isRunning && Date() < deadline { usleep(20_000) }
+        guard let port = Int((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "") else {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+            throw SystemError("the SSE server did not start", errno: ETIMEDOUT)
+        }
+        return (server, port)
+    }
+}
