@@ -15,9 +15,9 @@ extension RunOptions {
                 "target", value: "url",
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
                     + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), "
-                    + "sse://HOST:PORT/PATH (with --publish-url), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with "
-                    + "--publish, and --subscribe where it needs a join message); --clients subscribe, one more "
-                    + "connection publishes.")
+                    + "sse://HOST:PORT/PATH (with --publish-url), socketio://HOST:PORT/NAMESPACE (with --publish, "
+                    + "--subscribe), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it "
+                    + "needs a join message); --clients subscribe, one more connection publishes.")
         let framing = OptionSpec(
             "framing", value: "kind",
             help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
@@ -26,7 +26,10 @@ extension RunOptions {
         guard scenario == .fanout else { return [target, framing] }
         return [
             target, framing,
-            OptionSpec("subscribe", value: "text", help: "What each subscriber sends first to a ws:// or tcp:// target."),
+            OptionSpec(
+                "subscribe", value: "text",
+                help: "What each subscriber sends first to a ws:// or tcp:// target; for socketio://, the event it "
+                    + "emits once connected, as a JSON array (e.g. '[\"join\",\"room1\"]')."),
             OptionSpec(
                 "publish-url", value: "url",
                 help: "An sse:// target: where the publisher POSTs each broadcast (the --publish template as the body), "
@@ -38,7 +41,8 @@ extension RunOptions {
                 default: "0"),
             OptionSpec(
                 "publish", value: "template",
-                help: "The message the publisher sends to a ws://, tcp:// or mqtt:// target, with {marker} (required) and "
+                help: "The message the publisher sends to a ws://, tcp://, mqtt:// or sse:// target (for socketio://, the "
+                    + "event it emits as a JSON array), with {marker} (required) and "
                     + "{padding} (filled up to --payload), e.g. '{\"type\":\"broadcast\",\"text\":\"{marker}{padding}\"}'.",
                 default: "{marker}{padding}"),
         ]
@@ -56,7 +60,7 @@ extension RunOptions {
                 throw reader.invalid("target", "url", text, error.reason)
             }
             if configuration.scenario == .roundtrip, let scheme = configuration.target?.scheme,
-                [.redis, .nats, .mqtt, .sse].contains(scheme)
+                [.redis, .nats, .mqtt, .sse, .socketIO].contains(scheme)
             {
                 throw reader.invalid("target", "url", text, "\(scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
             }
@@ -85,10 +89,15 @@ extension RunOptions {
             guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
             configuration.qos = qos
         }
-        if let scheme = configuration.target?.scheme, scheme == .mqtt || scheme == .sse,
-            let option = ["subscribe", "framing"].first(where: { parsed.value($0) != nil })
+        if let scheme = configuration.target?.scheme, scheme == .mqtt || scheme == .sse || scheme == .socketIO,
+            let option = (scheme == .socketIO ? ["framing"] : ["subscribe", "framing"]).first(where: { parsed.value($0) != nil })
         {
             throw UsageError(message: "--\(option) does not apply to an \(scheme.rawValue):// target", command: command)
+        }
+        if configuration.target?.scheme == .socketIO && parsed.value("publish") == nil {
+            throw UsageError(
+                message: "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]': the event the publisher "
+                    + "emits", command: command)
         }
         if configuration.target != nil, let text = parsed.value("framing") {
             guard let framing = MessageFraming(rawValue: text) else {

@@ -110,7 +110,7 @@ struct SubscriberShare: Sendable {
     /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.
     func run(_ ids: Range<Int>, writer: ReportWriter, endSignal: Int32) throws(SystemError) {
         switch target.scheme {
-        case .ws: try group(WebSocket.self, ids, writer, endSignal).run()
+        case .ws, .socketIO: try group(WebSocket.self, ids, writer, endSignal).run()
         case .wss: try group(SecureWebSocket.self, ids, writer, endSignal).run()
         case .tcp, .redis, .nats, .mqtt, .sse, .http: try group(TCP.self, ids, writer, endSignal).run()
         }

@@ -59,6 +59,8 @@ import Testing
         (["fanout", "--target", "sse://127.0.0.1:1/events"], "an sse:// target needs --publish-url http://HOST:PORT/PATH"),
         (["roundtrip", "--target", "mqtt://127.0.0.1:1/t"], "mqtt:// is publish/subscribe: measure it with bench fanout"),
         (["roundtrip", "--target", "sse://127.0.0.1:1/e"], "sse:// is publish/subscribe: measure it with bench fanout"),
+        (["fanout", "--target", "socketio://127.0.0.1:1/chat"], "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]'"),
+        (["roundtrip", "--target", "socketio://127.0.0.1:1/chat"], "socketio:// is publish/subscribe: measure it with bench fanout"),
         (["fanout", "--target", "redis://127.0.0.1:1/x", "--publish-url", "http://127.0.0.1:1/p"], "'--publish-url <url>': is for sse:// targets"),
         (["fanout", "--target", "sse://127.0.0.1:1/e", "--publish-url", "ws://127.0.0.1:1/p"], "expected http://ADDRESS:PORT/PATH with a numeric address"),
         (["fanout", "--target", "http://127.0.0.1:1/p"], "http:// is where an sse:// target publishes: give it as --publish-url"),

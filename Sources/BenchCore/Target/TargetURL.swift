@@ -6,10 +6,12 @@
 ///     nats://HOST:PORT/SUBJECT        NATS PUB/SUB
 ///     mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC  an MQTT 3.1.1 broker
 ///     sse://HOST:PORT/PATH            a Server-Sent Events stream (with an http:// publish URL)
+///     socketio://HOST:PORT[/NAMESPACE]  a Socket.IO server (v5, Engine.IO v4, over WebSocket)
 ///     http://HOST:PORT/PATH           where an sse:// target's publisher POSTs (`--publish-url`), not a target
 public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
         case tcp, ws, wss, redis, nats, mqtt, sse, http
+        case socketIO = "socketio"
     }
 
     public var scheme: Scheme
@@ -34,10 +36,10 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     /// Parses `text`; throws with the reason when it is not a target this harness speaks.
     public init(_ text: String) throws(Invalid) {
         guard let separator = text.firstRange(of: "://") else {
-            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis, nats, mqtt or sse")
+            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis, nats, mqtt, sse or socketio")
         }
         guard let scheme = Scheme(rawValue: String(text[..<separator.lowerBound]).lowercased()) else {
-            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis, nats, mqtt or sse")
+            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis, nats, mqtt, sse or socketio")
         }
         self.scheme = scheme
         var rest = Substring(text[separator.upperBound...])
@@ -87,7 +89,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         case .tcp:
             guard rest.isEmpty || rest == "/" else { throw Invalid(reason: "a tcp target has no path") }
             path = ""
-        case .ws, .wss, .sse, .http:
+        case .ws, .wss, .sse, .http, .socketIO:
             path = rest.isEmpty ? "/" : String(rest)
         case .mqtt:
             let topic = rest.dropFirst()

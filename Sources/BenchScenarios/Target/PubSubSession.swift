@@ -25,6 +25,8 @@ final class PubSubSession {
         case mqtt(MQTTSettings)
         /// Server-Sent Events: subscribers GET the stream, the publisher POSTs to `--publish-url`.
         case sse(SSESettings)
+        /// Socket.IO v5 over Engine.IO v4 on WebSocket (``consumeSocketIO(_:_:_:)``).
+        case socketIO(SocketIOSettings)
         /// ws:// or tcp:// with a framing: the user's `--subscribe` text and `--publish` template.
         case custom(framing: MessageFraming?, subscribe: String?)
     }
@@ -48,6 +50,13 @@ final class PubSubSession {
         var publishHost: String
     }
 
+    /// A `socketio://` target: the namespace, and the event a subscriber sends once connected (`--subscribe`, a JSON
+    /// array such as `["join","room1"]`).
+    struct SocketIOSettings: Sendable {
+        var namespace: String
+        var subscribe: String?
+    }
+
     let kind: Speech
     /// `sse://`: the HTTP and event-stream reader of this connection.
     let eventStream: HTTPEventStream?
@@ -62,6 +71,9 @@ final class PubSubSession {
     var awaitingConnectAcknowledgement = true
     /// What the protocol owes the server in answer to what was consumed; the owner sends it and empties it.
     var replies: [UInt8] = []
+    /// Where each answer in ``replies`` ends, when each must go as a message of its own (Socket.IO on WebSocket);
+    /// empty: all of it is one.
+    var replyBoundaries: [Int] = []
 
     init(_ kind: Speech, subscriber: Bool, maximumMessageSize: Int) {
         self.kind = kind
@@ -73,7 +85,7 @@ final class PubSubSession {
         }
         switch kind {
         case .redis: isReady = !subscriber
-        case .nats, .mqtt: isReady = false
+        case .nats, .mqtt, .socketIO: isReady = false
         case .sse: isReady = !subscriber  // HTTP has no greeting: a publisher may POST once connected
         case .custom(let framing, _):
             isReady = true
@@ -98,6 +110,8 @@ final class PubSubSession {
                 clientID: settings.clientIDPrefix + id, keepAlive: settings.keepAlive, username: settings.username,
                 password: settings.password)
             return connect + (subscriber ? MQTTPacket.subscribe(topic: settings.topic, qos: settings.qos) : [])
+        case .socketIO:
+            return []  // the server speaks first (its open packet)
         case .sse(let settings):
             guard subscriber else { return [] }
             return Array(("GET \(settings.streamPath) HTTP/1.1\r\nHost: \(settings.streamHost)\r\n"
@@ -122,6 +136,9 @@ final class PubSubSession {
         case .mqtt(let settings):
             let (bytes, packetID, offset) = MQTTPacket.publish(topic: settings.topic, qos: settings.qos, payload: payload)
             return (bytes, offset, packetID)
+        case .socketIO(let settings):
+            let head = Array(("42" + Self.namespacePrefix(settings.namespace)).utf8)
+            return (head + payload, head.count, nil)
         case .sse(let settings):
             let head = Array(("POST \(settings.publishPath) HTTP/1.1\r\nHost: \(settings.publishHost)\r\n"
                 + "Content-Type: text/plain\r\nContent-Length: \(payload.count)\r\n\r\n").utf8)
@@ -151,6 +168,13 @@ final class PubSubSession {
         case .custom:
             if endsMessage {
                 buffer.withUnsafeBytes { onEvent(.message($0)) }
+                buffer.removeAll(keepingCapacity: true)
+            } else {
+                try append(bytes)
+            }
+        case .socketIO(let settings):
+            if endsMessage {
+                buffer.withUnsafeBytes { consumeSocketIO($0, settings, onEvent) }
                 buffer.removeAll(keepingCapacity: true)
             } else {
                 try append(bytes)

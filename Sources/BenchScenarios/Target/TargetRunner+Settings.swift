@@ -10,8 +10,10 @@ extension TargetRunner {
         for target: TargetURL, payload: Int, pinning pem: [UInt8]?, from source: String
     ) throws(RunError) -> TransportSettings {
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        // Socket.IO's WebSocket is Engine.IO's, at its default path; the URL's path is the namespace.
+        let path = target.scheme == .socketIO ? "/socket.io/?EIO=4&transport=websocket" : target.path
         var settings = TransportSettings(
-            maximumFrameSize: max(64 << 10, 4 * payload), webSocketPath: target.path, webSocketHost: "\(host):\(target.port)")
+            maximumFrameSize: max(64 << 10, 4 * payload), webSocketPath: path, webSocketHost: "\(host):\(target.port)")
         if target.host.first.map({ !$0.isNumber }) == true && !target.host.contains(":") {
             settings.tlsServerName = target.host
         }
@@ -49,6 +51,8 @@ extension TargetRunner {
         case .nats: return .nats(subject: target.path)
         case .tcp: return .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
         case .ws, .wss: return .custom(framing: nil, subscribe: configuration.subscribeText)
+        case .socketIO:
+            return .socketIO(PubSubSession.SocketIOSettings(namespace: target.path, subscribe: configuration.subscribeText))
         case .sse, .http:
             func host(_ url: TargetURL) -> String { (url.host.contains(":") ? "[\(url.host)]" : url.host) + ":\(url.port)" }
             let publish = configuration.publishURL

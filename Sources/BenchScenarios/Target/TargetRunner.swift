@@ -22,7 +22,7 @@ enum TargetRunner {
         if configuration.scenario == .fanout {
             let kind = speech(of: target, configuration)
             switch target.scheme {
-            case .ws: return try fanout(WebSocket.self, configuration, target, address, settings, kind, control, stream)
+            case .ws, .socketIO: return try fanout(WebSocket.self, configuration, target, address, settings, kind, control, stream)
             case .wss: return try fanout(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
             default: return try fanout(TCP.self, configuration, target, address, settings, kind, control, stream)
             }
@@ -31,7 +31,7 @@ enum TargetRunner {
         case .tcp: return try roundtrip(TCP.self, configuration, target, address, settings, control, stream)
         case .ws: return try roundtrip(WebSocket.self, configuration, target, address, settings, control, stream)
         case .wss: return try roundtrip(SecureWebSocket.self, configuration, target, address, settings, control, stream)
-        case .redis, .nats, .mqtt, .sse, .http:
+        case .redis, .nats, .mqtt, .sse, .http, .socketIO:
             throw .setupFailed("\(target.scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
         }
     }

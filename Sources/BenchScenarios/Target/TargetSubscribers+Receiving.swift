@@ -72,8 +72,17 @@ extension TargetSubscribers {
     /// Sends what `session` owes the server (NATS's `PONG`s, MQTT's acknowledgements), from its own buffer.
     static func sendReplies(of session: PubSubSession, on connection: Connection<T>) throws {
         guard !session.replies.isEmpty else { return }
-        defer { session.replies.removeAll(keepingCapacity: true) }
-        _ = try session.replies.withUnsafeMutableBytes { try connection.send($0) }
+        defer {
+            session.replies.removeAll(keepingCapacity: true)
+            session.replyBoundaries.removeAll(keepingCapacity: true)
+        }
+        try session.replies.withUnsafeMutableBytes { bytes in
+            var start = 0
+            for end in session.replyBoundaries.isEmpty ? [bytes.count] : session.replyBoundaries {
+                _ = try connection.send(UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end]))
+                start = end
+            }
+        }
     }
 
     /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes

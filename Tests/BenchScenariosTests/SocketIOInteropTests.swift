@@ -1,0 +1,87 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Glibc
+import Testing
+
+@testable import BenchScenarios
+
+/// `bench fanout --target socketio://…` against a real Socket.IO server (Tests/Fixtures/socketio_server.py, Debian's
+/// python3-socketio and python3-aiohttp) that pings every second and drops a client silent for as long again: a run
+/// across several pings, on one subscriber thread and on two. And the Engine.IO packets as a session reads them.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SocketIOInteropTests {
+    static let hasSocketIO: Bool = {
+        guard let check = try? Process.run(
+            URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", "import socketio, aiohttp"])
+        else { return false }
+        check.waitUntilExit()
+        return check.terminationStatus == 0
+    }()
+
+    @Test(
+        .enabled(if: hasSocketIO, "python3-socketio or python3-aiohttp is not installed: apt-get install -y python3-socketio python3-aiohttp"),
+        arguments: [1, 2])
+    func fanoutThroughASocketIOServerAcrossSeveralPingsDeliversEveryBroadcast(threads: Int) throws {
+        let (server, port) = try Self.start()
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let target = "socketio://127.0.0.1:\(port)/chat"
+        var configuration = try TargetServerTests.fanout(target, subscribers: 20, broadcasts: 6)
+        configuration.publishTemplate = try PublishTemplate(#"["chat","{marker}{padding}"]"#)
+        configuration.subscribeText = #"["join","room1"]"#
+        configuration.interval = 500_000_000  // 4 s with the warmup: four of the server's pings
+        configuration.clientThreads = threads
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        #expect(recording.endNanoseconds - recording.startNanoseconds > 3_000_000_000)
+    }
+
+    @Test func theSessionAnswersOpenPingAndConnectAndTakesEvents() {
+        let settings = PubSubSession.SocketIOSettings(namespace: "/chat", subscribe: #"["join","room1"]"#)
+        let session = PubSubSession(.socketIO(settings), subscriber: true, maximumMessageSize: 1024)
+        var messages: [String] = []
+        var errors: [String] = []
+        for packet in [#"0{"sid":"x","pingInterval":1000}"#, "2", #"40/chat,{"sid":"y"}"#, ##"42/chat,["chat","#bench-1#"]"##, "6", #"44/chat,{"message":"no"}"#] {
+            var bytes = Array(packet.utf8)
+            bytes.withUnsafeMutableBytes { buffer in
+                for byte in buffer {  // one byte at a time, then the message's end
+                    var one = [byte]
+                    one.withUnsafeMutableBytes { try? session.consume($0, endsMessage: false) { _ in } }
+                }
+                try? session.consume(UnsafeMutableRawBufferPointer(start: nil, count: 0), endsMessage: true) { event in
+                    switch event {
+                    case .message(let text): messages.append(String(decoding: text, as: UTF8.self))
+                    case .error(let text): errors.append(text)
+                    case .ready: break
+                    }
+                }
+            }
+        }
+        #expect(session.isReady)
+        #expect(String(decoding: session.replies, as: UTF8.self) == #"40/chat,342/chat,["join","room1"]"#)
+        #expect(session.replyBoundaries == [8, 9, 33], "each answer a message of its own")
+        #expect(messages == [##"42/chat,["chat","#bench-1#"]"##])
+        #expect(errors.count == 1 && errors[0].hasPrefix("connect_error"), "\(errors)")
+    }
+
+    /// The fixture on a free port of its own choosing, pinging every second.
+    static func start() throws -> (Process, Int) {
+        let portFile = NSTemporaryDirectory() + "bench-socketio-\(UUID().uuidString)"
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [TargetServerTests.fixtures + "/socketio_server.py", portFile, "1"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: portFile) && server.isRunning && Date() < deadline { usleep(20_000) }
+        guard let port = Int((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "") else {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+            throw SystemError("the Socket.IO server did not start", errno: ETIMEDOUT)
+        }
+        return (server, port)
+    }
+}

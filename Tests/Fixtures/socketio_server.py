@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""A Socket.IO chat server (python3-socketio and python3-aiohttp, from Debian), for `bench fanout --target socketio://`.
+
+Usage: socketio_server.py PORT_FILE PING_INTERVAL_SECONDS
+
+Listens on 127.0.0.1 and a free port, which it writes to PORT_FILE (written whole, then renamed into place), in the
+namespace /chat. A client that emits "join" with a room's name enters it; a "chat" event is emitted again to every
+client in room "room1". The server pings every PING_INTERVAL_SECONDS and disconnects a client that has not answered
+within as long again: a run across several pings shows that the harness answers them.
+"""
+import asyncio
+import os
+import sys
+
+import socketio
+from aiohttp import web
+
+
+async def main(port_file, ping_interval):
+    server = socketio.AsyncServer(async_mode="aiohttp", ping_interval=ping_interval, ping_timeout=ping_interval)
+    app = web.Application()
+    server.attach(app)
+
+    @server.on("join", namespace="/chat")
+    async def join(sid, room):
+        server.enter_room(sid, room, namespace="/chat")
+
+    @server.on("chat", namespace="/chat")
+    async def chat(sid, text):
+        await server.emit("chat", text, room="room1", namespace="/chat")
+
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    with open(port_file + ".tmp", "w") as out:
+        out.write(str(port))
+    os.rename(port_file + ".tmp", port_file)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], float(sys.argv[2])))
