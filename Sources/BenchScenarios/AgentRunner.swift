@@ -1,7 +1,6 @@
 import BenchCore
 import BenchNet
 import Glibc
-import Synchronization
 
 /// `bench clients`: an agent that simulates some of a `bench serve` run's clients in this process.
 ///
@@ -118,11 +117,13 @@ public enum AgentRunner {
         controlSocket: Int32, control: RunControl
     ) -> [ConnectionEvent] {
         let connectTimes = ConnectTimesMailbox()
+        let loads = ThreadLoadBoard()
         let threads = ClientThreads<T>(
             parts.0, address: parts.1, settings: parts.2, control: control, kernelClock: parts.3,
-            connectTimes: connectTimes)
+            connectTimes: connectTimes, loads: loads)
         watchControlConnection(
-            controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, writeLock: nil, control: control)
+            controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, loads: loads, writeLock: nil,
+            control: control)
         return threads.join().flatMap(\.events)
     }
 
@@ -142,8 +143,8 @@ public enum AgentRunner {
     /// With `writeLock`, other threads write to the control connection too (an agent's subscribers): each write here
     /// holds it.
     static func watchControlConnection(
-        _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, writeLock: SocketWriteLock?,
-        control: RunControl
+        _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, loads: ThreadLoadBoard? = nil,
+        writeLock: SocketWriteLock?, control: RunControl
     ) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         defer { buffer.deallocate() }
@@ -152,6 +153,7 @@ public enum AgentRunner {
         while !finished() && !control.isStopRequested {
             do {
                 try send(connectTimes.take(), on: socket)
+                try send(loads?.take() ?? [], on: socket)
                 if MonotonicClock.now() >= nextRound {
                     nextRound = MonotonicClock.now() + clockRoundInterval
                     try measureClockDuringRun(on: socket, writeLock: writeLock)
@@ -172,6 +174,17 @@ public enum AgentRunner {
             _ = try measureClock(on: socket, writeLock: writeLock)
         } catch where error.errno == ETIMEDOUT {}
         try Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
+    }
+
+    /// Sends the client threads' busy shares, a load report each (``SubscriberReport``).
+    private static func send(_ loads: [(first: Int, partsPerMillion: UInt64)], on socket: Int32) throws(SystemError) {
+        guard !loads.isEmpty else { return }
+        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: SubscriberReport.headSize, alignment: 8)
+        defer { frame.deallocate() }
+        for load in loads {
+            let size = SubscriberReport(.load, client: UInt32(load.first), time: load.partsPerMillion).encode(into: frame)
+            try Posix.writeAll(socket, UnsafeRawBufferPointer(rebasing: frame[0..<size]), what: "send the clients' load")
+        }
     }
 
     /// Sends the clients' connect times, ``AgentConnectTimes/capacity`` to a frame.
@@ -296,20 +309,6 @@ extension AgentRunner {
             return try ClientSpec(fields: fields)
         } catch {
             throw SystemError(error.description, errno: EPROTO)
-        }
-    }
-}
-
-/// An agent's client threads hand their connect times to its main thread here (once each, not per message).
-final class ConnectTimesMailbox: Sendable {
-    private let pending = Mutex<[(client: Int, nanoseconds: UInt64)]>([])
-
-    func add(_ times: [(client: Int, nanoseconds: UInt64)]) { pending.withLock { $0.append(contentsOf: times) } }
-
-    func take() -> [(client: Int, nanoseconds: UInt64)] {
-        pending.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
         }
     }
 }

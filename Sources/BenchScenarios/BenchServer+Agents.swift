@@ -81,6 +81,16 @@ extension BenchServer {
             }
             for entry in report.entries { recording.connectTimes[Int(entry.client)] = entry.nanoseconds }
             return true
+        case .subscriberReport:
+            let record = recording.agents[agent]
+            guard let report = SubscriberReport(frame), report.what == .load, report.time <= 1_000_000,
+                (record.firstClient..<record.firstClient + record.clients).contains(Int(report.client))
+            else {
+                closePeer(slot: slot, reason: "agent \(agent) sent a report that is not its client threads' load", at: now)
+                return false
+            }
+            agentThreadLoad[Int(report.client)] = Double(report.time) / 10_000  // the latest: over the thread's life
+            return true
         default:
             closePeer(slot: slot, reason: "agent \(agent) sent \(frame.kind.withArticle) frame on its control connection", at: now)
             return false

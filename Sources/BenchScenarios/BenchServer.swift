@@ -63,6 +63,8 @@ final class BenchServer<T: Transport>: MeasuringRole {
     var helloCount = 0
     /// Client ids given to agents so far; the next agent's start after the local clients' and these.
     var agentClients = 0
+    /// Each agent client thread's latest busy share of its life (percent), by its first id.
+    var agentThreadLoad: [Int: Double] = [:]
     var liveClients = 0
     /// When the server last heard anything from each client (monotonic ns).
     var lastHeard: [UInt64]
@@ -269,6 +271,9 @@ final class BenchServer<T: Transport>: MeasuringRole {
         for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
+        if let busiest = agentThreadLoad.values.max() {
+            recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busiest)
+        }
         recording.finishStream(to: stream)
     }
 

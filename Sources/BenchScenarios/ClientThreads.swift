@@ -11,10 +11,11 @@ final class ClientThreads<T: Transport> {
 
     /// Starts the threads, each pinned to `configuration.clientCPU` when given. A thread that cannot start fails the
     /// run's setup through `control` (those started see it and end); `connectTimes` (an agent's) receives each
-    /// thread's connect times once its clients are connected.
+    /// thread's connect times once its clients are connected, and `loads` (an agent's) each thread's busy share every
+    /// second.
     init(
         _ configuration: RunConfiguration, address: SocketAddress, settings: TransportSettings, control: RunControl,
-        kernelClock: KernelClockMapping?, connectTimes: ConnectTimesMailbox? = nil
+        kernelClock: KernelClockMapping?, connectTimes: ConnectTimesMailbox? = nil, loads: ThreadLoadBoard? = nil
     ) {
         for ids in ScenarioRunner.split(configuration.localClients, into: configuration.clientThreads) where !ids.isEmpty {
             do {
@@ -27,6 +28,7 @@ final class ClientThreads<T: Transport> {
                             configuration, ids: ids, address: address, transport: settings, control: control,
                             kernelClock: kernelClock)
                         clients.connectTimesOut = connectTimes
+                        clients.loadOut = loads
                         return clients.run()
                     } catch {
                         control.failSetup("the clients' thread could not start: \(error)")

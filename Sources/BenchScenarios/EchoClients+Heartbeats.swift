@@ -30,4 +30,13 @@ extension EchoClients {
         Frame.encodeHeartbeat(into: heartbeatFrame, client: UInt32(client))
         if try connection.send(heartbeatFrame) != .dropped { report.heartbeats += 1 }
     }
+
+    /// An agent's thread: its busy share of its life so far, every second.
+    func postLoad() {
+        let now = MonotonicClock.now()
+        guard let loadOut, now >= nextLoadPost, now > loadSince.wall else { return }
+        nextLoadPost = now + 1_000_000_000
+        let share = min(1_000_000, (ThreadCPUTime.now() - loadSince.cpu) * 1_000_000 / (now - loadSince.wall))
+        loadOut.post(first: ids.lowerBound, partsPerMillion: share)
+    }
 }

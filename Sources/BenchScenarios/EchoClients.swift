@@ -85,6 +85,10 @@ final class EchoClients<T: Transport> {
     /// An agent's: where the connect times go once every client of this thread has said hello, for the agent to send
     /// to the server (whose `connect` metric they are).
     var connectTimesOut: ConnectTimesMailbox?
+    /// An agent's: where this thread's busy share goes every second (and when next, and since when).
+    var loadOut: ThreadLoadBoard?
+    var nextLoadPost: UInt64 = 0
+    var loadSince: (cpu: UInt64, wall: UInt64) = (0, 0)
     /// Connections not closed yet; the loop ends when none is left and none is still to open.
     var openConnections = 0
     /// Connections opened whose handshakes are not done yet.
@@ -161,10 +165,12 @@ final class EchoClients<T: Transport> {
             return report
         }
         guard openMoreConnections() else { return report }
-        if heartbeat > 0 {
-            let tick = min(heartbeat, Self.heartbeatTick)
+        if heartbeat > 0 || loadOut != nil {  // an agent's thread also ticks to post its load
+            let tick = heartbeat > 0 ? min(heartbeat, Self.heartbeatTick) : Self.heartbeatTick
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
+        loadSince = (ThreadCPUTime.now(), MonotonicClock.now())
+        nextLoadPost = loadSince.wall + 250_000_000
         while openConnections > 0 || connections.count < ids.count || !pendingReconnects.isEmpty {
             if ids.count == 1 && greeted[0] && connections[0].isOpen && backoff == nil {
                 return echoOnBlockingSocket(connections[0])
@@ -184,7 +190,8 @@ final class EchoClients<T: Transport> {
                     return report
                 case Token.heartbeatTimer:
                     heartbeatTimer.drain()
-                    sendHeartbeatSlice()
+                    if heartbeat > 0 { sendHeartbeatSlice() }
+                    postLoad()
                 case Token.reconnectTimer:
                     reconnectTimer.drain()
                     startDueReconnects()

@@ -47,6 +47,20 @@ import Testing
         #expect(agents.map { $0["clients"]! } == (placement == .inProcess ? [] : ["3", "3"]), "\(agents)")
     }
 
+    /// The agents' client threads report their load, so that the run's harness figures are not the server's alone.
+    @Test func clientProcessesReportTheirThreadsLoad() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--client-procs", "2", "--clients", "6", "--messages", "40", "--interval", "20ms", "--quiet",
+            "--out", out,
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        let clients = try #require(Double(settings["harness_cpu_clients_pct"] ?? ""), "\(settings["harness_cpu_clients_pct"] ?? "nil")")
+        #expect(clients > 0 && clients <= 100)
+    }
+
     /// More WebSocket clients than one process's descriptors hold go to client processes by themselves (they used to
     /// fail at once: the agents spoke tcp only).
     @Test func moreWebSocketClientsThanOneProcessHoldsAreSplitOverClientProcesses() throws {

@@ -158,9 +158,15 @@ import Testing
             for row in due {
                 if offlineQueue {
                     #expect(row["lost"] == "0", "\(row)")
-                    // Sent once the client was back, stamped with when it fell due: the rtt holds the wait.
-                    #expect(row.int("sent_ns") == row.int("scheduled_ns"))
-                    #expect(row.int("rtt_ns")! >= back - row.int("scheduled_ns")!)
+                    if row.int("sent_ns") == row.int("scheduled_ns") {
+                        // Held, and sent once the client was back, stamped with when it fell due: the rtt holds the wait.
+                        #expect(row.int("rtt_ns")! >= back - row.int("scheduled_ns")!)
+                    } else {
+                        // Its turn came only after the server had read the client's hello (on a busy machine the
+                        // timetable's timer and the hello can be read in one pass, the hello first): sent then, as any
+                        // message late for its turn, the lateness in lag.
+                        #expect(row.int("sent_ns")! >= back, "\(row), back at \(back)")
+                    }
                 } else {
                     #expect(row["lost"] == "1" && row["outcome"] == "dropped_closed", "\(row)")
                 }

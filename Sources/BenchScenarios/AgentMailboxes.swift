@@ -1,0 +1,31 @@
+import Synchronization
+
+/// An agent's client threads hand their connect times to its main thread here (once each, not per message).
+final class ConnectTimesMailbox: Sendable {
+    private let pending = Mutex<[(client: Int, nanoseconds: UInt64)]>([])
+
+    func add(_ times: [(client: Int, nanoseconds: UInt64)]) { pending.withLock { $0.append(contentsOf: times) } }
+
+    func take() -> [(client: Int, nanoseconds: UInt64)] {
+        pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+    }
+}
+
+/// An agent's client threads publish their busy share here once a second (by their first id), for the agent to send to
+/// the server: what the run says of its harness's load includes the agents'.
+final class ThreadLoadBoard: Sendable {
+    private let loads = Mutex<[Int: UInt64]>([:])
+
+    /// Thread `first`'s busy share of its life so far, in parts per million.
+    func post(first: Int, partsPerMillion: UInt64) { loads.withLock { $0[first] = partsPerMillion } }
+
+    func take() -> [(first: Int, partsPerMillion: UInt64)] {
+        loads.withLock { loads in
+            defer { loads.removeAll() }
+            return loads.map { ($0.key, $0.value) }
+        }
+    }
+}
