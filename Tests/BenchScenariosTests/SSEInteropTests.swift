@@ -47,20 +47,6 @@ import Testing
 
     /// The fixture on a free port of its own choosing, streams `encoding` (chunked or plain).
     static func start(_ encoding: String) throws -> (Process, Int) {
-        let portFile = NSTemporaryDirectory() + "bench-sse-\(UUID().uuidString)"
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = [TargetServerTests.fixtures + "/sse_server.py", portFile, encoding]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: portFile) && server.isRunning && Date() < deadline { usleep(20_000) }
-        guard let port = Int((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "") else {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-            throw SystemError("the SSE server did not start", errno: ETIMEDOUT)
-        }
-        return (server, port)
+        try PortFileFixture.start("sse_server.py", [encoding])
     }
 }

@@ -68,20 +68,6 @@ import Testing
 
     /// The fixture on a free port of its own choosing, pinging every second.
     static func start() throws -> (Process, Int) {
-        let portFile = NSTemporaryDirectory() + "bench-socketio-\(UUID().uuidString)"
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = [TargetServerTests.fixtures + "/socketio_server.py", portFile, "1"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: portFile) && server.isRunning && Date() < deadline { usleep(20_000) }
-        guard let port = Int((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "") else {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-            throw SystemError("the Socket.IO server did not start", errno: ETIMEDOUT)
-        }
-        return (server, port)
+        try PortFileFixture.start("socketio_server.py", ["1"])
     }
 }
