@@ -1,4 +1,4 @@
-/* LD_PRELOAD shim for hot-path-allocations.sh: counts malloc calls per thread name (bench-server and bench-writer, bench-clients,
+/* LD_PRELOAD shim for hot-path-allocations.sh: counts malloc calls per thread name (bench-server and bench-writer, bench-clients and bench-subs,
  * everything else) and prints the counts when the process exits. Not part of the harness. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -15,7 +15,7 @@ void *malloc(size_t size) {
     char name[17] = {0};
     prctl(PR_GET_NAME, name);
     if (!strcmp(name, "bench-server") || !strcmp(name, "bench-writer")) atomic_fetch_add(&server, 1);
-    else if (!strcmp(name, "bench-clients")) atomic_fetch_add(&clients, 1);
+    else if (!strcmp(name, "bench-clients") || !strcmp(name, "bench-subs")) atomic_fetch_add(&clients, 1);
     else atomic_fetch_add(&other, 1);
     return real_malloc(size);
 }

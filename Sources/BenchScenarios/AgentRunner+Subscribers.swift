@@ -39,7 +39,7 @@ extension AgentRunner {
         let finished = FinishedThreads()
         for ids in ScenarioRunner.split(share.ids, into: threads) where !ids.isEmpty {
             do {
-                started.append(try NativeThread.spawn(name: "bench-subscribers") { [finished] in
+                started.append(try NativeThread.spawn(name: "bench-subs") { [finished] in
                     defer { finished.count.add(1, ordering: .releasing) }
                     let writer = ReportWriter(descriptor: controlSocket, lock: lock)
                     do throws(SystemError) {

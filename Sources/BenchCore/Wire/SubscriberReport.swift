@@ -43,9 +43,12 @@ public struct SubscriberReport: Equatable, Sendable {
     /// Reads a report frame (the decoder checked its kind and that its size is within bounds); nil when `what` is
     /// unknown or the text is not UTF-8.
     public init?(_ frame: Frame) {
-        guard let what = What(rawValue: frame.bytes[5]),
-            let text = String(validating: frame.bytes[Self.headSize...], as: UTF8.self)
-        else { return nil }
+        guard let what = What(rawValue: frame.bytes[5]) else { return nil }
+        var text = ""  // most reports (subscribed, load) have none: no string is made for them
+        if frame.bytes.count > Self.headSize {
+            guard let read = String(validating: frame.bytes[Self.headSize...], as: UTF8.self) else { return nil }
+            text = read
+        }
         self.init(what, client: frame.load(UInt32.self, at: 8), time: frame.load(UInt64.self, at: 12), text: text)
     }
 

@@ -1,7 +1,7 @@
 import BenchCore
 import BenchNet
 
-/// A share of a fan-out target run's subscribers (`ids`), on a thread of its own (`bench-subscribers`): they connect
+/// A share of a fan-out target run's subscribers (`ids`), on a thread of its own (`bench-subs`): they connect
 /// to the user's server, subscribe, and read what it relays. Each broadcast found by its marker is stamped at the
 /// read that brought it and, like everything else that happens to them, goes to the run's measuring thread
 /// (``TargetSubscribers``) through a ``ReportWriter``, once per pass of this thread's event loop. The group ends when
@@ -21,10 +21,12 @@ final class SubscriberGroup<T: Transport> {
     /// This thread's CPU time and the time when it began, and when its load is next reported.
     let startCPU = ThreadCPUTime.now()
     let startTime = MonotonicClock.now()
-    var nextLoadReport = MonotonicClock.now() + 250_000_000  // then every second
+    var nextLoadReport = MonotonicClock.now()  // at once (a run of any length has one), then every second
     /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
     let keepAlive: (ping: [UInt8], interval: UInt64)?
     var nextKeepAlive: UInt64 = 0
+    /// The ping as it is sent, from a buffer made once (no allocation per ping).
+    let pingBuffer: UnsafeMutableRawBufferPointer
     /// The subscribers' connections (nil: its connect could not start) and protocol sessions, by their place in
     /// `ids`.
     var connections: [Connection<T>?] = []
@@ -53,12 +55,14 @@ final class SubscriberGroup<T: Transport> {
         let maximum = max(64 << 10, 4 * configuration.payload)
         sessions = ids.map { _ in PubSubSession(kind, subscriber: true, maximumMessageSize: maximum) }
         keepAlive = sessions.first?.keepAlive
+        pingBuffer = .allocate(byteCount: keepAlive?.ping.count ?? 0, alignment: 8)
         nextKeepAlive = MonotonicClock.now() + (keepAlive?.interval ?? 0)
         try epoll.add(endSignal, interest: .readable, token: Self.endToken)
     }
 
     deinit {
         readBuffer.deallocate()
+        pingBuffer.deallocate()
     }
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
@@ -162,9 +166,9 @@ final class SubscriberGroup<T: Transport> {
         nextKeepAlive = MonotonicClock.now() + keepAlive.interval
         for (place, connection) in connections.enumerated() {
             guard let connection, connection.isOpen, sessions[place].isReady else { continue }
-            var ping = keepAlive.ping
+            keepAlive.ping.withUnsafeBytes { pingBuffer.copyMemory(from: $0) }  // a send may change its bytes
             do {
-                _ = try ping.withUnsafeMutableBytes { try connection.send($0) }
+                _ = try connection.send(pingBuffer)
             } catch {
                 close(place, reason: "its keepalive could not be sent: \(error)")
             }

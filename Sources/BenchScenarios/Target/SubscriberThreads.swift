@@ -2,7 +2,7 @@ import BenchCore
 import BenchNet
 
 /// The threads of a fan-out target run's subscribers: the run's ids split over `--client-threads`
-/// ``SubscriberGroup``s, each on its own thread (`bench-subscribers`, on `--pin`'s client CPU) with a channel to the
+/// ``SubscriberGroup``s, each on its own thread (`bench-subs`, on `--pin`'s client CPU) with a channel to the
 /// measuring thread.
 final class SubscriberThreads<T: Transport> {
     /// The measuring thread's ends of the channels, with the ids each carries.
@@ -18,7 +18,7 @@ final class SubscriberThreads<T: Transport> {
                 let (measuring, subscribers) = try Posix.socketPair()
                 channels.append(SubscriberChannel(descriptor: measuring, ids: ids))
                 try Posix.setNonBlocking(measuring)
-                threads.append(try NativeThread.spawn(name: "bench-subscribers") {
+                threads.append(try NativeThread.spawn(name: "bench-subs") {
                     defer { Posix.close(subscribers) }
                     CPUPlacement.minimizeTimerSlack()
                     do throws(SystemError) {

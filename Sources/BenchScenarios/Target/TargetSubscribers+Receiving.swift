@@ -77,8 +77,9 @@ extension TargetSubscribers {
             session.replyBoundaries.removeAll(keepingCapacity: true)
         }
         try session.replies.withUnsafeMutableBytes { bytes in
+            guard !session.replyBoundaries.isEmpty else { return _ = try connection.send(bytes) }  // no array per reply
             var start = 0
-            for end in session.replyBoundaries.isEmpty ? [bytes.count] : session.replyBoundaries {
+            for end in session.replyBoundaries {
                 _ = try connection.send(UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end]))
                 start = end
             }
@@ -93,7 +94,7 @@ extension TargetSubscribers {
             now >= nextKeepAlive
         else { return }
         nextKeepAlive = now + keepAlive.interval
-        var ping = keepAlive.ping
+        var ping = keepAlive.ping  // one copy per keepalive interval, not per message
         do {
             _ = try ping.withUnsafeMutableBytes { try publisher.send($0) }
         } catch {
