@@ -58,7 +58,12 @@ extension EchoClients {
         } else {
             joined[position] = true
             report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
-            if report.connectTimes.count == ids.count { connectTimesOut?.add(report.connectTimes) }
+            if report.connectTimes.count == ids.count {
+                connectTimesOut?.add(report.connectTimes)
+                // The connects were setup; the load counts from here.
+                loadSince = (ThreadCPUTime.now(), MonotonicClock.now())
+                nextLoadPost = loadSince.wall + 1_000_000_000
+            }
         }
         Frame.encodeHello(into: hello, client: UInt32(client), token: token)
         do {

@@ -31,10 +31,10 @@ extension EchoClients {
         if try connection.send(heartbeatFrame) != .dropped { report.heartbeats += 1 }
     }
 
-    /// An agent's thread: its busy share of its life so far, every second.
+    /// An agent's thread: its busy share since its clients all said hello, every second.
     func postLoad() {
         let now = MonotonicClock.now()
-        guard let loadOut, now >= nextLoadPost, now > loadSince.wall else { return }
+        guard let loadOut, loadSince.wall != 0, now >= nextLoadPost, now > loadSince.wall else { return }
         nextLoadPost = now + 1_000_000_000
         let share = min(1_000_000, (ThreadCPUTime.now() - loadSince.cpu) * 1_000_000 / (now - loadSince.wall))
         loadOut.post(first: ids.lowerBound, partsPerMillion: share)

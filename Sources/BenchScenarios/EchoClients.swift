@@ -85,7 +85,8 @@ final class EchoClients<T: Transport> {
     /// An agent's: where the connect times go once every client of this thread has said hello, for the agent to send
     /// to the server (whose `connect` metric they are).
     var connectTimesOut: ConnectTimesMailbox?
-    /// An agent's: where this thread's busy share goes every second (and when next, and since when).
+    /// An agent's: where this thread's busy share goes every second once all its clients said hello (and when next, and
+    /// since when: 0 before).
     var loadOut: ThreadLoadBoard?
     var nextLoadPost: UInt64 = 0
     var loadSince: (cpu: UInt64, wall: UInt64) = (0, 0)
@@ -169,8 +170,6 @@ final class EchoClients<T: Transport> {
             let tick = heartbeat > 0 ? min(heartbeat, Self.heartbeatTick) : Self.heartbeatTick
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
-        loadSince = (ThreadCPUTime.now(), MonotonicClock.now())
-        nextLoadPost = loadSince.wall + 250_000_000
         while openConnections > 0 || connections.count < ids.count || !pendingReconnects.isEmpty {
             if ids.count == 1 && greeted[0] && connections[0].isOpen && backoff == nil {
                 return echoOnBlockingSocket(connections[0])

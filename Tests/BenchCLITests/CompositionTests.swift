@@ -47,11 +47,12 @@ import Testing
         #expect(agents.map { $0["clients"]! } == (placement == .inProcess ? [] : ["3", "3"]), "\(agents)")
     }
 
-    /// The agents' client threads report their load, so that the run's harness figures are not the server's alone.
+    /// The agents' client threads report their load (a second after their clients said hello, then every second: the
+    /// run lasts 2.2 s), so that the run's harness figures are not the server's alone.
     @Test func clientProcessesReportTheirThreadsLoad() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
-            "fanout", "--client-procs", "2", "--clients", "6", "--messages", "40", "--interval", "20ms", "--quiet",
+            "fanout", "--client-procs", "2", "--clients", "6", "--messages", "100", "--interval", "20ms", "--quiet",
             "--out", out,
         ])
         #expect(result.exitCode == 0, "\(result.standardError)")

@@ -33,7 +33,7 @@ import Testing
         let target = "redis://127.0.0.1:\(server.port)/news"
         var configuration = try Self.fanout(target, subscribers: 200, broadcasts: 30)
         configuration.clientThreads = threads
-        configuration.messages = 120  // 1.2 s: each subscribers' thread reports its load at least once
+        configuration.messages = 200  // 2 s: each subscribers' thread reports its load a second after all subscribed
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try Self.expectEveryBroadcastDelivered(recording, target: target)
         let load = try #require(recording.busiestClientThreadPercent, "the subscribers' threads reported their load")

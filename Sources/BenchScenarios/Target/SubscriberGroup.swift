@@ -18,10 +18,11 @@ final class SubscriberGroup<T: Transport> {
     let stamps: KernelTimestamps?
     let writer: ReportWriter
     let readBuffer: UnsafeMutableRawBufferPointer
-    /// This thread's CPU time and the time when it began, and when its load is next reported.
-    let startCPU = ThreadCPUTime.now()
-    let startTime = MonotonicClock.now()
-    var nextLoadReport = MonotonicClock.now()  // at once (a run of any length has one), then every second
+    /// This thread's CPU time and the time when all its subscribers were subscribed (the connects' work is setup,
+    /// not load: a thread busy connecting is not a saturated harness), 0 before; and when its load is next reported.
+    var loadSince: (cpu: UInt64, wall: UInt64) = (0, 0)
+    var nextLoadReport: UInt64 = 0
+    var subscribedCount = 0
     /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
     let keepAlive: (ping: [UInt8], interval: UInt64)?
     var nextKeepAlive: UInt64 = 0
@@ -175,12 +176,12 @@ final class SubscriberGroup<T: Transport> {
         }
     }
 
-    /// Every second: this thread's busy share of its life so far.
+    /// Every second once all are subscribed: this thread's busy share since then.
     func reportLoad() {
         let now = MonotonicClock.now()
-        guard now >= nextLoadReport, now > startTime else { return }
+        guard loadSince.wall != 0, now >= nextLoadReport, now > loadSince.wall else { return }
         nextLoadReport = now + 1_000_000_000
-        let share = min(1_000_000, (ThreadCPUTime.now() - startCPU) * 1_000_000 / (now - startTime))
+        let share = min(1_000_000, (ThreadCPUTime.now() - loadSince.cpu) * 1_000_000 / (now - loadSince.wall))
         writer.report(SubscriberReport(.load, client: UInt32(ids.lowerBound), time: share))
     }
 
@@ -205,6 +206,13 @@ final class SubscriberGroup<T: Transport> {
     }
 
     func report(_ what: SubscriberReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {
+        if what == .subscribed {
+            subscribedCount += 1
+            if subscribedCount == ids.count {
+                loadSince = (ThreadCPUTime.now(), MonotonicClock.now())
+                nextLoadReport = loadSince.wall + 1_000_000_000
+            }
+        }
         writer.report(SubscriberReport(what, client: UInt32(ids.lowerBound + place), time: time, text: text))
     }
 }
