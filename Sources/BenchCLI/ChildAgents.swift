@@ -1,4 +1,5 @@
 import BenchNet
+import BenchScenarios
 import Glibc
 
 /// `--client-procs`: the child processes (`bench clients`, this same executable) that bring a run's clients. Started
@@ -70,6 +71,39 @@ final class ChildAgents {
         for pid in running {
             Posix.signal(pid, SIGKILL)
             while Posix.exitStatus(of: pid) == nil { Posix.sleep(nanoseconds: 1_000_000) }
+        }
+    }
+}
+
+extension ChildAgents {
+    /// A fan-out target's subscribers in `count` child processes: a channel to each (this process's ends are
+    /// returned, for the run), the children started with theirs.
+    static func startSubscribers(
+        _ count: Int, of configuration: RunConfiguration, log: String
+    ) throws(SystemError) -> ([Int32], ChildAgents) {
+        var ours: [Int32] = []
+        var theirs: [Int32] = []
+        do throws(SystemError) {
+            for _ in 0..<count {
+                let (mine, child) = try Posix.socketPair()
+                ours.append(mine)
+                theirs.append(child)
+            }
+            let children = ChildAgents(shares: ClientProcesses.shares(of: configuration.clients, among: count), token: "")
+            let ends = theirs
+            theirs = []  // start closes them, whatever happens
+            do throws(SystemError) {
+                try children.start(channels: ends, log: log)
+            } catch {
+                for descriptor in ours { Posix.close(descriptor) }
+                ours = []
+                children.reap()  // those started see their channel end
+                throw error
+            }
+            return (ours, children)
+        } catch {
+            for descriptor in ours + theirs { Posix.close(descriptor) }
+            throw error
         }
     }
 }

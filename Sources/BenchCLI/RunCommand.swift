@@ -168,7 +168,7 @@ enum RunCommand {
         }
         if processes > 0 && configuration.target != nil {
             do {
-                (configuration.subscriberChannels, children) = try startSubscriberProcesses(
+                (configuration.subscriberChannels, children) = try ChildAgents.startSubscribers(
                     processes, of: configuration, log: folder.path(of: ChildAgents.logName))
             } catch {
                 folder.discard()
@@ -288,36 +288,5 @@ enum RunCommand {
             outcome.exitCode = .runFailed
         }
         return outcome
-    }
-
-    /// A fan-out target's subscribers in `count` child processes: a channel to each (this process's ends are
-    /// returned, for the run), the children started with theirs.
-    private static func startSubscriberProcesses(
-        _ count: Int, of configuration: RunConfiguration, log: String
-    ) throws(SystemError) -> ([Int32], ChildAgents) {
-        var ours: [Int32] = []
-        var theirs: [Int32] = []
-        do throws(SystemError) {
-            for _ in 0..<count {
-                let (mine, child) = try Posix.socketPair()
-                ours.append(mine)
-                theirs.append(child)
-            }
-            let children = ChildAgents(shares: ClientProcesses.shares(of: configuration.clients, among: count), token: "")
-            let ends = theirs
-            theirs = []  // start closes them, whatever happens
-            do {
-                try children.start(channels: ends, log: log)
-            } catch {
-                for descriptor in ours { Posix.close(descriptor) }
-                ours = []
-                children.reap()  // those started see their channel end
-                throw error
-            }
-            return (ours, children)
-        } catch {
-            for descriptor in ours + theirs { Posix.close(descriptor) }
-            throw error
-        }
     }
 }

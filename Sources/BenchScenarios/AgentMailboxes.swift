@@ -19,7 +19,7 @@ final class ConnectTimesMailbox: Sendable {
 final class ThreadLoadBoard: Sendable {
     private let loads = Mutex<[Int: UInt64]>([:])
 
-    /// Thread `first`'s busy share of its life so far, in parts per million.
+    /// Thread `first`'s busy share since its clients all said hello, in parts per million.
     func post(first: Int, partsPerMillion: UInt64) { loads.withLock { $0[first] = partsPerMillion } }
 
     func take() -> [(first: Int, partsPerMillion: UInt64)] {

@@ -89,7 +89,7 @@ extension BenchServer {
                 closePeer(slot: slot, reason: "agent \(agent) sent a report that is not its client threads' load", at: now)
                 return false
             }
-            agentThreadLoad[Int(report.client)] = Double(report.time) / 10_000  // the latest: over the thread's life
+            agentThreadLoad[Int(report.client)] = Double(report.time) / 10_000  // the latest counts
             return true
         default:
             closePeer(slot: slot, reason: "agent \(agent) sent \(frame.kind.withArticle) frame on its control connection", at: now)

@@ -60,9 +60,7 @@ extension EchoClients {
             report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
             if report.connectTimes.count == ids.count {
                 connectTimesOut?.add(report.connectTimes)
-                // The connects were setup; the load counts from here.
-                loadSince = (ThreadCPUTime.now(), MonotonicClock.now())
-                nextLoadPost = loadSince.wall + 1_000_000_000
+                load.begin()  // the connects were setup; the load counts from here
             }
         }
         Frame.encodeHello(into: hello, client: UInt32(client), token: token)

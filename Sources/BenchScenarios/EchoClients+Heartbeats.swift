@@ -33,10 +33,7 @@ extension EchoClients {
 
     /// An agent's thread: its busy share since its clients all said hello, every second.
     func postLoad() {
-        let now = MonotonicClock.now()
-        guard let loadOut, loadSince.wall != 0, now >= nextLoadPost, now > loadSince.wall else { return }
-        nextLoadPost = now + 1_000_000_000
-        let share = min(1_000_000, (ThreadCPUTime.now() - loadSince.cpu) * 1_000_000 / (now - loadSince.wall))
+        guard let loadOut, let share = load.takeIfDue() else { return }
         loadOut.post(first: ids.lowerBound, partsPerMillion: share)
     }
 }

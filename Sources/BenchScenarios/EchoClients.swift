@@ -85,11 +85,9 @@ final class EchoClients<T: Transport> {
     /// An agent's: where the connect times go once every client of this thread has said hello, for the agent to send
     /// to the server (whose `connect` metric they are).
     var connectTimesOut: ConnectTimesMailbox?
-    /// An agent's: where this thread's busy share goes every second once all its clients said hello (and when next, and
-    /// since when: 0 before).
+    /// An agent's: where this thread's busy share goes every second once all its clients said hello.
     var loadOut: ThreadLoadBoard?
-    var nextLoadPost: UInt64 = 0
-    var loadSince: (cpu: UInt64, wall: UInt64) = (0, 0)
+    var load = BusyShare()
     /// Connections not closed yet; the loop ends when none is left and none is still to open.
     var openConnections = 0
     /// Connections opened whose handshakes are not done yet.

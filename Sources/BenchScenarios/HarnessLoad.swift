@@ -8,10 +8,11 @@ public struct HarnessLoad: Sendable, Equatable {
     public static let busyLimit = 90.0
 
     /// The busiest harness thread's busy share, 0–100: the measuring thread's over the time it sent, or a client
-    /// thread's over its life, whichever is larger; nil when nothing was sent.
+    /// thread's (over its life in this process; since its clients were all connected in a child, an agent or a target
+    /// run's subscriber thread), whichever is larger; nil when nothing was sent.
     public let busiestPercent: Double?
     /// Each role's: the measuring thread's (the built-in server's, or a target run's publisher and ring) over the time
-    /// it sent, and the busiest client or subscriber thread's over its life (this process's, a child's or, for a
+    /// it sent, and the busiest client or subscriber thread's, as above (this process's, a child's or, for a
     /// target run, an agent's); nil when not known.
     public let measuringPercent: Double?
     public let clientsPercent: Double?

@@ -38,7 +38,8 @@ public struct RunRecording: Sendable {
     /// CPU time the measuring thread (the built-in server's, or a target run's clients') used from the start of sending
     /// to the end, nanoseconds: over ``sendingDuration``, how busy the harness itself was.
     public var measuringThreadCPU: UInt64 = 0
-    /// The busiest client thread of this process: its CPU time over its life, in percent; nil without any.
+    /// The busiest client thread's CPU time in percent: over its life for this process's, since its clients were all
+    /// connected for those that report it (children, agents, a target run's subscriber threads); nil without any.
     public var busiestClientThreadPercent: Double?
     /// Echoes that came after their row was handed on (long after their timeout): counted, nothing else.
     public var echoesAfterHandOn = 0

@@ -17,9 +17,9 @@ public struct SubscriberReport: Equatable, Sendable {
         case serverError = 3
         /// Something it received is not a measurement (`text`: what), at `time`.
         case note = 4
-        /// The share's thread's CPU time so far, in parts per million of its life so far (`time`; `client`: its first
-        /// id): sent every second, so that the run knows when its subscribers' threads, here or in an agent, had no
-        /// time to spare.
+        /// A client thread's CPU time, in parts per million of the time since its clients were all connected (`time`;
+        /// `client`: its first id): sent every second, so that the run knows when its client threads, here, in a child
+        /// or in an agent, had no time to spare.
         case load = 5
     }
 

@@ -38,8 +38,9 @@ final class HTTPEventStream {
         self.role = role
         self.maximumSize = maximumMessageSize
         head.reserveCapacity(1024)
-        line.reserveCapacity(maximumMessageSize)
-        data.reserveCapacity(maximumMessageSize)
+        // Grown to the largest line and event once, then reused: 20,000 streams do not each hold the largest message.
+        line.reserveCapacity(256)
+        data.reserveCapacity(256)
     }
 
     /// Takes what one read brought; calls `onEvent` for each event dispatched (its data), for the stream's opening

@@ -18,16 +18,12 @@ final class SubscriberGroup<T: Transport> {
     let stamps: KernelTimestamps?
     let writer: ReportWriter
     let readBuffer: UnsafeMutableRawBufferPointer
-    /// This thread's CPU time and the time when all its subscribers were subscribed (the connects' work is setup,
-    /// not load: a thread busy connecting is not a saturated harness), 0 before; and when its load is next reported.
-    var loadSince: (cpu: UInt64, wall: UInt64) = (0, 0)
-    var nextLoadReport: UInt64 = 0
+    /// This thread's load, reported every second once its subscribers are all subscribed (counted here).
+    var load = BusyShare()
     var subscribedCount = 0
     /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
-    let keepAlive: (ping: [UInt8], interval: UInt64)?
+    let keepAliveInterval: UInt64?
     var nextKeepAlive: UInt64 = 0
-    /// The ping as it is sent, from a buffer made once (no allocation per ping).
-    let pingBuffer: UnsafeMutableRawBufferPointer
     /// The subscribers' connections (nil: its connect could not start) and protocol sessions, by their place in
     /// `ids`.
     var connections: [Connection<T>?] = []
@@ -55,15 +51,13 @@ final class SubscriberGroup<T: Transport> {
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         let maximum = max(64 << 10, 4 * configuration.payload)
         sessions = ids.map { _ in PubSubSession(kind, subscriber: true, maximumMessageSize: maximum) }
-        keepAlive = sessions.first?.keepAlive
-        pingBuffer = .allocate(byteCount: keepAlive?.ping.count ?? 0, alignment: 8)
-        nextKeepAlive = MonotonicClock.now() + (keepAlive?.interval ?? 0)
+        keepAliveInterval = sessions.first?.keepAliveInterval
+        nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try epoll.add(endSignal, interest: .readable, token: Self.endToken)
     }
 
     deinit {
         readBuffer.deallocate()
-        pingBuffer.deallocate()
     }
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
@@ -154,7 +148,7 @@ final class SubscriberGroup<T: Transport> {
             return true
         }
         if let failure { throw failure }
-        try TargetSubscribers<T>.sendReplies(of: session, on: connection)
+        try session.sendReplies(on: connection)
         if !wasReady && session.isReady && connectTimes[place] != 0 {
             report(.subscribed, place, time: connectTimes[place])
         }
@@ -163,13 +157,12 @@ final class SubscriberGroup<T: Transport> {
     /// Every keepalive interval: the protocol's ping to every subscriber whose connection is open and subscribed (a
     /// subscriber that only receives would otherwise be taken for gone).
     func sendKeepAlives() {
-        guard let keepAlive, MonotonicClock.now() >= nextKeepAlive else { return }
-        nextKeepAlive = MonotonicClock.now() + keepAlive.interval
+        guard let keepAliveInterval, MonotonicClock.now() >= nextKeepAlive else { return }
+        nextKeepAlive = MonotonicClock.now() + keepAliveInterval
         for (place, connection) in connections.enumerated() {
             guard let connection, connection.isOpen, sessions[place].isReady else { continue }
-            keepAlive.ping.withUnsafeBytes { pingBuffer.copyMemory(from: $0) }  // a send may change its bytes
             do {
-                _ = try connection.send(pingBuffer)
+                try sessions[place].sendKeepAlive(on: connection)
             } catch {
                 close(place, reason: "its keepalive could not be sent: \(error)")
             }
@@ -178,10 +171,7 @@ final class SubscriberGroup<T: Transport> {
 
     /// Every second once all are subscribed: this thread's busy share since then.
     func reportLoad() {
-        let now = MonotonicClock.now()
-        guard loadSince.wall != 0, now >= nextLoadReport, now > loadSince.wall else { return }
-        nextLoadReport = now + 1_000_000_000
-        let share = min(1_000_000, (ThreadCPUTime.now() - loadSince.cpu) * 1_000_000 / (now - loadSince.wall))
+        guard let share = load.takeIfDue() else { return }
         writer.report(SubscriberReport(.load, client: UInt32(ids.lowerBound), time: share))
     }
 
@@ -208,10 +198,7 @@ final class SubscriberGroup<T: Transport> {
     func report(_ what: SubscriberReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {
         if what == .subscribed {
             subscribedCount += 1
-            if subscribedCount == ids.count {
-                loadSince = (ThreadCPUTime.now(), MonotonicClock.now())
-                nextLoadReport = loadSince.wall + 1_000_000_000
-            }
+            if subscribedCount == ids.count { load.begin() }
         }
         writer.report(SubscriberReport(what, client: UInt32(ids.lowerBound + place), time: time, text: text))
     }

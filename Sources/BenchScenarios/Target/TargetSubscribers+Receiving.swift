@@ -66,37 +66,19 @@ extension TargetSubscribers {
         }
         if let failure { throw failure }
         if let refusal { throw RunError.setupFailed("\(target) refused the publisher: \(refusal)") }
-        try Self.sendReplies(of: publisherSession, on: publisher)
-    }
-
-    /// Sends what `session` owes the server (NATS's `PONG`s, MQTT's acknowledgements), from its own buffer.
-    static func sendReplies(of session: PubSubSession, on connection: Connection<T>) throws {
-        guard !session.replies.isEmpty else { return }
-        defer {
-            session.replies.removeAll(keepingCapacity: true)
-            session.replyBoundaries.removeAll(keepingCapacity: true)
-        }
-        try session.replies.withUnsafeMutableBytes { bytes in
-            guard !session.replyBoundaries.isEmpty else { return _ = try connection.send(bytes) }  // no array per reply
-            var start = 0
-            for end in session.replyBoundaries {
-                _ = try connection.send(UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end]))
-                start = end
-            }
-        }
+        try publisherSession.sendReplies(on: publisher)
     }
 
     /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes
     /// less often than its keepalive would otherwise be taken for gone).
     func housekeeping(at now: UInt64) {
         measuringHousekeeping(at: now)
-        guard let keepAlive = publisherSession.keepAlive, let publisher, publisher.isOpen, publisherSession.isReady,
-            now >= nextKeepAlive
+        guard let interval = publisherSession.keepAliveInterval, let publisher, publisher.isOpen,
+            publisherSession.isReady, now >= nextKeepAlive
         else { return }
-        nextKeepAlive = now + keepAlive.interval
-        var ping = keepAlive.ping  // one copy per keepalive interval, not per message
+        nextKeepAlive = now + interval
         do {
-            _ = try ping.withUnsafeMutableBytes { try publisher.send($0) }
+            try publisherSession.sendKeepAlive(on: publisher)
         } catch {
             closePublisher(reason: "its keepalive could not be sent: \(error)")
         }
@@ -190,7 +172,7 @@ extension TargetSubscribers {
         case .note:
             recording.record(ConnectionEvent(side: .clients, client: client, time: report.time, reason: report.text))
         case .load:
-            subscriberThreadLoad[client] = Double(min(report.time, 1_000_000)) / 10_000  // the latest: over its life
+            subscriberThreadLoad[client] = Double(min(report.time, 1_000_000)) / 10_000  // the latest counts
         }
     }
 

@@ -36,14 +36,16 @@ final class TargetSubscribers<T: Transport>: TargetLoopRole, MeasuringRole {
     var publisher: Connection<T>?
     let publisherSession: PubSubSession
     var publisherEstablished = false
-    /// The subscribers' threads' channels (epoll positions 1, 2, …; the publisher is 0).
+    /// The subscribers' channels: threads', children's and agents' (epoll positions 2, 3, …; the publisher is 0, the
+    /// agents' listener 1).
     var channels: [SubscriberChannel]
     /// Each channel's decoder (apart from `channels`, which the frames it decodes are checked against).
     var channelDecoders: [FrameDecoder]
     /// Per subscriber: subscribed, and its connection not closed since.
     var subscriberOpen: [Bool]
     var subscribed = 0
-    /// Each subscribers' thread's latest busy share of its life (percent), by its first id: here and in agents.
+    /// Each subscribers' thread's latest busy share (percent) since its subscribers were all subscribed, by its first
+    /// id: here, in children and in agents.
     var subscriberThreadLoad: [Int: Double] = [:]
     /// Subscribers whose connection is still open (counted, so that the loop does not look at each on every pass).
     var openSubscribers = 0

@@ -1,0 +1,23 @@
+import BenchNet
+
+/// A client thread's busy share as it reports it every second (a child's, an agent's, a target run's subscriber
+/// thread's): its CPU time since its clients were all connected, over the time since then. The connects are setup, not
+/// load: a thread busy connecting is not a saturated harness.
+struct BusyShare {
+    private var since: (cpu: UInt64, wall: UInt64) = (0, 0)
+    private var next: UInt64 = 0
+
+    /// The thread's clients are all connected: the share counts from now, and the first is due a second later.
+    mutating func begin() {
+        since = (ThreadCPUTime.now(), MonotonicClock.now())
+        next = since.wall + 1_000_000_000
+    }
+
+    /// The share in parts per million when one is due (every second after ``begin()``), else nil.
+    mutating func takeIfDue() -> UInt64? {
+        let now = MonotonicClock.now()
+        guard since.wall != 0, now >= next, now > since.wall else { return nil }
+        next = now + 1_000_000_000
+        return min(1_000_000, (ThreadCPUTime.now() - since.cpu) * 1_000_000 / (now - since.wall))
+    }
+}
