@@ -58,11 +58,17 @@ enum TargetRunner {
             (channels, listener, agentSpec) = (try SubscriberProcesses.welcome(configuration, target: target), nil, [])
         }
         var recording = try onOwnThread(configuration) { () throws(SystemError) in
-            try TargetSubscribers<T>(
-                configuration, target: target, address: address, transport: settings, protocol: kind,
-                publish: configuration.publishTemplate, channels: channels, listener: listener, agentSpec: agentSpec,
-                control: control, kernelClock: kernelClock, stream: stream
-            ).run()
+            let role: TargetSubscribers<T>
+            do throws(SystemError) {
+                role = try TargetSubscribers<T>(
+                    configuration, target: target, address: address, transport: settings, protocol: kind,
+                    publish: configuration.publishTemplate, channels: channels, listener: listener, agentSpec: agentSpec,
+                    control: control, kernelClock: kernelClock, stream: stream)
+            } catch {
+                listener.map(Posix.close)  // the role closes it when it runs; it never will
+                throw error
+            }
+            return role.run()
         }
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
         return recording
