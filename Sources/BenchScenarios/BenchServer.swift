@@ -63,7 +63,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
     var helloCount = 0
     /// Client ids given to agents so far; the next agent's start after the local clients' and these.
     var agentClients = 0
-    /// Each agent client thread's latest busy share of its life (percent), by its first id.
+    /// Each agent client thread's latest busy share (percent) since its clients all said hello, by its first id.
     var agentThreadLoad: [Int: Double] = [:]
     var liveClients = 0
     /// When the server last heard anything from each client (monotonic ns).
@@ -257,6 +257,9 @@ final class BenchServer<T: Transport>: MeasuringRole {
 
     /// Settles what is left and records how the run ended.
     private func finish() {
+        // Transmit stamps the kernel made but this thread had not read yet (a busy machine delays the EPOLLERR that
+        // says so): one last drain of every connection's error queue, before what is left is settled and handed on.
+        if stamps != nil { for slot in peers.indices where peers[slot].connection.isOpen { drainTransmitStamps(slot: slot) } }
         finishMeasuring()
         if stopping {
             recording.status = .interrupted
