@@ -79,7 +79,7 @@ enum ClientsCommand {
         return .success
     }
 
-    /// `--channel FD`: a fan-out target run's child, its share of the subscribers read from the channel.
+    /// `--channel FD`: a target run's child, its share of the clients read from the channel.
     private static func runSubscribers(_ parsed: ParsedOptions, reader: OptionReader) throws(UsageError) -> ExitCode {
         let channel = try reader.integer("channel", placeholder: "fd", in: 3...1_023, default: 3)
         if let other = spec.options.map(\.name).first(where: { $0 != "channel" && (parsed.value($0) != nil || parsed.has($0)) }) {
@@ -90,7 +90,7 @@ enum ClientsCommand {
         }
         do {
             let welcome = try AgentRunner.runSubscribers(channel: Int32(channel), joinTimeout: 60_000_000_000)
-            Console.error("subscribers \(welcome.firstClient) to \(welcome.firstClient + welcome.clients - 1): the run ended\n")
+            Console.error("\(welcome.scenario == 0 ? "subscribers" : "clients") \(welcome.firstClient) to \(welcome.firstClient + welcome.clients - 1): the run ended\n")
         } catch {
             Console.error("Error: \(error)\n")
             return .runFailed

@@ -68,11 +68,6 @@ extension RunOptions {
             where parsed.value(option) != nil || parsed.has(option) {
                 throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
             }
-            if configuration.scenario == .roundtrip && parsed.value("client-threads") != nil {
-                throw UsageError(
-                    message: "--client-threads with --target is for bench fanout's subscribers; a roundtrip target's "
-                        + "echo clients run on one thread", command: command)
-            }
             configuration.subscribeText = parsed.value("subscribe")
             if let text = parsed.value("publish") {
                 do {

@@ -202,15 +202,10 @@ struct RunOptions {
         base.webSocketPath = parsed.value("ws-path") ?? base.webSocketPath
         try Self.readTarget(into: &base, reader: reader, parsed: parsed, command: command)
         if base.target != nil && parsed.value("client-procs") != nil {
-            guard base.scenario == .fanout else {
-                throw UsageError(
-                    message: "--client-procs with --target is for bench fanout's subscribers; a roundtrip target's echo "
-                        + "clients run in this process", command: command)
-            }
             guard parsed.value("client-threads") == nil || clientProcesses == 0 else {
                 throw UsageError(
                     message: "--client-threads does not apply with --client-procs on a --target run: each child process "
-                        + "runs its share of the subscribers on one thread", command: command)
+                        + "runs its share of the clients on one thread", command: command)
             }
         }
         (base.tlsCertificatePath, base.tlsKeyPath, base.tlsTrustPath) = try reader.tlsFiles(

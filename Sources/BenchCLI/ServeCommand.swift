@@ -31,7 +31,8 @@ enum ServeCommand {
                 + "corrects its clients' stamps (agents.csv: clock_offset_ns, clock_error_ns)."
                 + (scenario == .fanout
                     ? " With --target, the agents' clients are subscribers of your server and this process publishes."
-                    : ""),
+                    : " With --target, the agents' clients send to your echo server when this process says it is their "
+                        + "turn, and report their stamps."),
             options: run.options.filter { refusedOptions[$0.name] == nil } + [
                 OptionSpec("listen", value: "host:port", help: "Where agents and their clients connect.", default: "127.0.0.1:0"),
                 OptionSpec("token", value: "text", help: "The secret agents must give to take client ids (required)."),
@@ -67,12 +68,6 @@ enum ServeCommand {
             throw UsageError(
                 message: "bench serve is one run that agents join: give single values, not lists (a sweep runs with "
                     + "bench \(scenario.rawValue))",
-                command: command)
-        }
-        if scenario == .roundtrip && options.steps[0].configuration.target != nil {
-            throw UsageError(
-                message: "--target does not apply to bench serve roundtrip: a roundtrip target's echo clients measure in "
-                    + "one process (bench roundtrip --target); bench serve fanout --target takes agents' subscribers",
                 command: command)
         }
         let reader = OptionReader(parsed: parsed, command: command)

@@ -103,6 +103,15 @@ public enum Posix {
         return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
     }
 
+    /// Writes what a socket takes of `bytes` now, without waiting (and never raising SIGPIPE: a peer gone is `EPIPE`);
+    /// `.wouldBlock` when it takes nothing.
+    @inline(__always)
+    public static func sendSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        try nonBlockingCall("send") {
+            Glibc.send(fd, bytes.baseAddress!, bytes.count, CBenchMSG_NOSIGNAL | CBenchMSG_DONTWAIT)
+        }
+    }
+
     /// Writes all of `bytes` to a blocking socket (see below).
     public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         var result: Result<Void, SystemError> = .success(())

@@ -98,7 +98,9 @@ public enum SummaryTable {
         if let saturation = analysis.harnessLoad.saturation {
             lines.append("harness saturated: \(saturation); \(HarnessLoad.advice)")
         }
-        let clockError = recording.agents.compactMap(\.clock.error).max() ?? 0
+        // A roundtrip target's agents stamp both ends of each round trip on their own clock: its error moves no rtt.
+        let onOneClock = recording.configuration.target != nil && recording.configuration.scenario == .roundtrip
+        let clockError = onOneClock ? 0 : recording.agents.compactMap(\.clock.error).max() ?? 0
         if let spread = analysis.summary(of: .spread)?.p50 ?? analysis.summary(of: .rtt)?.p50, clockError > spread / 10 {
             lines.append("clock error: agents' stamps are put on the server's clock within ±\(DurationText.display(clockError)), "
                 + "more than 10% of the \(analysis.summary(of: .spread) != nil ? "spread" : "rtt") p50 "

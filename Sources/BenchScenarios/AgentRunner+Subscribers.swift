@@ -2,11 +2,12 @@ import BenchCore
 import BenchNet
 
 extension AgentRunner {
-    /// `bench clients --channel FD`: a child of a fan-out target run (`--client-procs`). It reads its share of the
-    /// subscribers and what they speak from the inherited channel (a welcome, then the run's ``ClientSpec`` with the
-    /// target), runs them as a ``SubscriberGroup`` reporting on the same channel, and ends when the run closes it.
+    /// `bench clients --channel FD`: a child of a target run (`--client-procs`). It reads its share of the clients and
+    /// what they speak from the inherited channel (a welcome, then the run's ``ClientSpec`` with the target), runs them
+    /// as a ``SubscriberGroup`` reporting on the same channel (in roundtrip, taking its send orders from it too), and
+    /// ends when the run closes it.
     ///
-    /// - Throws: ``RunError/setupFailed(_:)`` when what comes over the channel is not a fan-out target's share.
+    /// - Throws: ``RunError/setupFailed(_:)`` when what comes over the channel is not a target's share.
     public static func runSubscribers(channel: Int32, joinTimeout: UInt64) throws(RunError) -> AgentWelcome {
         let welcome: AgentWelcome
         let spec: ClientSpec
@@ -26,32 +27,45 @@ extension AgentRunner {
         return welcome
     }
 
-    /// An agent of `bench serve fanout --target` (its welcome's spec names the target): its subscribers run on
+    /// An agent of `bench serve fanout|roundtrip --target` (its welcome's spec names the target): its clients run on
     /// `threads` threads, reporting on the control connection; meanwhile this thread measures the collector's clock
-    /// every ``clockRoundInterval`` on the same connection (whole writes under one lock), and when the collector closes
-    /// it, the subscribers end.
-    static func runTargetSubscribers(
+    /// every ``clockRoundInterval`` on the same connection (whole writes under one lock) and, in roundtrip, passes each
+    /// send order on to its client's thread; when the collector closes the connection, the clients end.
+    static func runTargetClients(
         _ welcome: AgentWelcome, _ spec: ClientSpec, controlSocket: Int32, threads: Int, control: RunControl
     ) throws(RunError) {
         let share = try SubscriberShare(welcome, spec)
         let lock = SocketWriteLock()
+        let relay = share.configuration.scenario == .roundtrip ? OrderRelay() : nil
+        let ownsEndSignal = relay != nil
         var started: [NativeThread<Void>] = []
         let finished = FinishedThreads()
         for ids in ScenarioRunner.split(share.ids, into: threads) where !ids.isEmpty {
-            do {
-                started.append(try NativeThread.spawn(name: "bench-subs") { [finished] in
-                    defer { finished.count.add(1, ordering: .releasing) }
+            do throws(SystemError) {
+                // Roundtrip: the thread's orders come over a pair of its own, and its end is the pair's; fanout: the run's.
+                var endSignal = control.clientsWake.descriptor
+                if let relay {
+                    let (relayed, thread) = try Posix.socketPair()
+                    relay.add(ids, at: relayed)
+                    endSignal = thread
+                }
+                started.append(try NativeThread.spawn(name: "bench-subs") { [finished, endSignal] in
+                    defer {
+                        if ownsEndSignal { Posix.close(endSignal) }
+                        finished.count.add(1, ordering: .releasing)
+                    }
                     let writer = ReportWriter(descriptor: controlSocket, lock: lock)
                     do throws(SystemError) {
-                        try share.run(ids, writer: writer, endSignal: control.clientsWake.descriptor)
+                        try share.run(ids, writer: writer, endSignal: endSignal)
                     } catch {
                         writer.report(SubscriberReport(
                             .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
-                            text: "the agent's subscribers' thread could not start: \(error)"))
+                            text: "the agent's clients' thread could not start: \(error)"))
                         writer.flush()
                     }
                 })
             } catch {
+                relay?.end()
                 control.clientsWake.notify()
                 for thread in started { thread.join() }
                 throw .system(error)
@@ -60,13 +74,12 @@ extension AgentRunner {
         let count = started.count
         watchControlConnection(
             controlSocket, until: { finished.count.load(ordering: .acquiring) == count }, connectTimes: ConnectTimesMailbox(),
-            writeLock: lock, control: control)
-        control.clientsWake.notify()
+            relay: relay, writeLock: lock, control: control)
         for thread in started { thread.join() }
     }
 }
 
-/// A share of a fan-out target run's subscribers, as a child or an agent was told it: the run's settings its
+/// A share of a target run's clients, as a child or an agent was told it: the run's settings its
 /// subscribers need, their ids, and how to reach the target. Every field of the welcome and spec is checked first.
 struct SubscriberShare: Sendable {
     let configuration: RunConfiguration
@@ -79,13 +92,17 @@ struct SubscriberShare: Sendable {
 
     init(_ welcome: AgentWelcome, _ spec: ClientSpec) throws(RunError) {
         let first = Int(welcome.firstClient), count = Int(welcome.clients)
-        guard let target = spec.target, welcome.scenario == 0, welcome.timestamps <= 2, count > 0,
+        guard let target = spec.target, welcome.scenario <= 1, welcome.timestamps <= 2, count > 0,
             first + count <= Int(welcome.totalClients), RunConfiguration.Limits.clients.contains(Int(welcome.totalClients)),
             welcome.payload >= WireFormat.minimumMessageSize, welcome.payload <= WireFormat.maximumFrameSize
         else {
-            throw .setupFailed("the run's welcome does not fit a fan-out target's subscribers: \(welcome)")
+            throw .setupFailed("the run's welcome does not fit a target's clients: \(welcome)")
         }
-        var configuration = RunConfiguration(scenario: .fanout, seed: 0)
+        let scenario = welcome.scenario == 0 ? Scenario.fanout : .roundtrip
+        if scenario == .roundtrip, let refusal = TargetRunner.roundtripRefusal(of: target.scheme) {
+            throw .setupFailed("the run's spec asks a round trip of \(target): \(refusal)")
+        }
+        var configuration = RunConfiguration(scenario: scenario, seed: 0)
         configuration.clients = Int(welcome.totalClients)
         configuration.payload = Int(welcome.payload)
         configuration.timestamps = [TimestampSource.user, .kernel, .both][Int(welcome.timestamps)]
@@ -94,6 +111,7 @@ struct SubscriberShare: Sendable {
         configuration.subscribeText = spec.subscribeText
         configuration.heartbeat = welcome.heartbeat
         configuration.qos = spec.qos
+        configuration.publishTemplate = spec.publishTemplate ?? .bare
         guard let address = SocketAddress(resolving: target.host, port: target.port) else { throw .invalidHost(target.host) }
         self.configuration = configuration
         self.ids = first..<first + count

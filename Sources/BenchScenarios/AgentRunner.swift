@@ -55,7 +55,7 @@ public enum AgentRunner {
             } catch {
                 throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
             }
-            try runTargetSubscribers(
+            try runTargetClients(
                 welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control)
             return Outcome(welcome: welcome, spec: spec, clock: clock, events: [])
         }
@@ -127,57 +127,8 @@ public enum AgentRunner {
         return threads.join().flatMap(\.events)
     }
 
-    /// How often the agent looks at its control connection while its clients run.
-    static var controlPollInterval: UInt64 { 50_000_000 }
-
-    /// How often the agent measures the server's clock again while its clients run: the server corrects its stamps
-    /// for the drift between the first round and the latest (``ClockModel``).
-    static var clockRoundInterval: UInt64 { 5_000_000_000 }
-
-    /// While the clients run: a clock round every ``clockRoundInterval``; the control connection closing is the server
-    /// ending the run (or going): the clients stop then, even those waiting to reconnect. A round whose replies are
-    /// late (a server busy for seconds) is given up, not taken for the end: its replies, when they come, are read and
-    /// dropped here, or taken by the next round, where their long round trips lose to its own. Returns when `finished`
-    /// or on a stop request.
-    ///
-    /// With `writeLock`, other threads write to the control connection too (an agent's subscribers): each write here
-    /// holds it.
-    static func watchControlConnection(
-        _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, loads: ThreadLoadBoard? = nil,
-        writeLock: SocketWriteLock?, control: RunControl
-    ) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
-        defer { buffer.deallocate() }
-        var nextRound = MonotonicClock.now() + clockRoundInterval
-        try? Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
-        while !finished() && !control.isStopRequested {
-            do {
-                try send(connectTimes.take(), on: socket)
-                try send(loads?.take() ?? [], on: socket)
-                if MonotonicClock.now() >= nextRound {
-                    nextRound = MonotonicClock.now() + clockRoundInterval
-                    try measureClockDuringRun(on: socket, writeLock: writeLock)
-                }
-                guard case .processed(let count) = try Posix.read(socket, into: buffer), count == 0 else { continue }
-            } catch {}
-            control.clientsWake.notify()  // the server closed (or broke) the control connection: the run is over
-            return
-        }
-    }
-
-    /// A clock round while the clients run, its replies awaited up to ``clockRoundInterval`` each; then the control
-    /// connection is polled every ``controlPollInterval`` again. A round whose replies are late (a busy server) is given
-    /// up: the next one comes.
-    private static func measureClockDuringRun(on socket: Int32, writeLock: SocketWriteLock?) throws(SystemError) {
-        try Posix.setReceiveTimeout(socket, nanoseconds: clockRoundInterval)
-        do {
-            _ = try measureClock(on: socket, writeLock: writeLock)
-        } catch where error.errno == ETIMEDOUT {}
-        try Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
-    }
-
     /// Sends the client threads' busy shares, a load report each (``SubscriberReport``).
-    private static func send(_ loads: [(first: Int, partsPerMillion: UInt64)], on socket: Int32) throws(SystemError) {
+    static func send(_ loads: [(first: Int, partsPerMillion: UInt64)], on socket: Int32) throws(SystemError) {
         guard !loads.isEmpty else { return }
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: SubscriberReport.headSize, alignment: 8)
         defer { frame.deallocate() }
@@ -188,7 +139,7 @@ public enum AgentRunner {
     }
 
     /// Sends the clients' connect times, ``AgentConnectTimes/capacity`` to a frame.
-    private static func send(_ times: [(client: Int, nanoseconds: UInt64)], on socket: Int32) throws(SystemError) {
+    static func send(_ times: [(client: Int, nanoseconds: UInt64)], on socket: Int32) throws(SystemError) {
         guard !times.isEmpty else { return }
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }

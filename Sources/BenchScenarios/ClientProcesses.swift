@@ -7,12 +7,10 @@ public enum ClientProcesses {
     /// Children a run of `configuration` needs: 0 when one process holds the server and every client (two descriptors
     /// a client), else as many as split the clients within the descriptor limit.
     ///
-    /// A fan-out target's subscribers take one descriptor each (the children hold them all); a roundtrip target's
-    /// echo clients cannot be split: 0.
+    /// A target's clients take one descriptor each (the children hold them all).
     public static func needed(for configuration: RunConfiguration) -> Int {
         let limit = DescriptorLimit.raiseToHardLimit()
         let room = limit - RunError.reservedDescriptors
-        if configuration.target != nil && configuration.scenario == .roundtrip { return 0 }
         let needed = configuration.target == nil
             ? 2 * configuration.clients : configuration.clients + 1 + 2 * configuration.clientThreads
         guard needed > room else { return 0 }

@@ -14,19 +14,23 @@ public struct ClientSpec: Equatable, Sendable {
     /// The server's certificate, as PEM text, that TLS clients pin (tls, wss); empty otherwise. An agent given its
     /// own `--tls-ca` pins that instead.
     public var tlsCertificatePEM: String
-    /// A fan-out target run: the user's server the subscribers connect to (the certificate above is a wss target's),
+    /// A target run: the user's server the clients connect to (the certificate above is a wss target's),
     /// what each sends first (`--subscribe`), and how a tcp target cuts messages (`--framing`).
     public var target: TargetURL?
     public var subscribeText: String?
     public var framing: MessageFraming
     /// An MQTT target's quality of service.
     public var qos: UInt8
+    /// A roundtrip target run: what each client sends (`--publish`), when it is not the marker and padding alone.
+    public var publishTemplate: PublishTemplate?
 
     public init(
         transport: TransportKind, webSocketPath: String = "/", tlsCertificatePEM: String = "", target: TargetURL? = nil,
-        subscribeText: String? = nil, framing: MessageFraming = .length32, qos: UInt8 = 0
+        subscribeText: String? = nil, framing: MessageFraming = .length32, qos: UInt8 = 0,
+        publishTemplate: PublishTemplate? = nil
     ) {
         self.qos = qos
+        self.publishTemplate = publishTemplate
         self.transport = transport
         self.webSocketPath = webSocketPath
         self.tlsCertificatePEM = tlsCertificatePEM
@@ -43,6 +47,7 @@ public struct ClientSpec: Equatable, Sendable {
         case subscribeText = 5
         case framing = 6
         case qos = 7
+        case publishTemplate = 8
     }
 
     /// The frame, length field included.
@@ -60,6 +65,7 @@ public struct ClientSpec: Equatable, Sendable {
             field(.qos, [qos])
         }
         if let subscribeText { field(.subscribeText, subscribeText.utf8) }
+        if let publishTemplate { field(.publishTemplate, publishTemplate.text.utf8) }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }
@@ -78,6 +84,7 @@ public struct ClientSpec: Equatable, Sendable {
         var subscribe: String?
         var framing = MessageFraming.length32
         var qos: UInt8 = 0
+        var publish: PublishTemplate?
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -119,6 +126,11 @@ public struct ClientSpec: Equatable, Sendable {
             case .qos:
                 guard value.count == 1, value.first! <= 2 else { throw SpecError("no such QoS") }
                 qos = value.first!
+            case .publishTemplate:
+                guard let text = String(validating: value, as: UTF8.self), let template = try? PublishTemplate(text) else {
+                    throw SpecError("--publish is not a template with {marker}")
+                }
+                publish = template
             }
         }
         guard let transport else { throw SpecError("no transport") }
@@ -126,7 +138,7 @@ public struct ClientSpec: Equatable, Sendable {
         guard target?.scheme != .wss || !pem.isEmpty else { throw SpecError("a wss target without its certificate") }
         self.init(
             transport: transport, webSocketPath: path, tlsCertificatePEM: pem, target: target, subscribeText: subscribe,
-            framing: framing, qos: qos)
+            framing: framing, qos: qos, publishTemplate: publish)
     }
 
     /// Why a client spec from the network was refused.

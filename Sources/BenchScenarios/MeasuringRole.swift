@@ -2,7 +2,7 @@ import BenchCore
 import BenchNet
 
 /// A role that measures: the built-in server (``BenchServer``), and for a user's server the echo clients
-/// (``TargetEchoClients``) and the subscribers with their publisher (``TargetSubscribers``).
+/// (``TargetEchoClients``) and the subscribers with their publisher (``TargetClients``).
 ///
 /// The measuring core is written once, in this protocol's extension: the open-loop timetable with its catch-up
 /// budget, the closed loop's turns, settling a message, closed-loop timeouts, handing settled rows on, and when the

@@ -112,9 +112,6 @@ extension RunConfiguration {
                     + "\(Marker.size)-byte marker\(overhead > 0 ? " and \(overhead) bytes of framing" : ""): at least "
                     + "\(Marker.size + overhead)B\(framed && framing.maximumBodySize < 1 << 20 ? ", at most \(framing.maximumBodySize + overhead)B" : "")")
             try check(serverThreads == 1, "server-threads", "a --target run has no server of its own")
-            try check(
-                clientThreads == 1 || scenario == .fanout, "client-threads",
-                "a roundtrip --target run's echo clients run on one thread (fanout's subscribers may have more)")
         }
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")

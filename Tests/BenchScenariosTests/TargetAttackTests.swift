@@ -149,7 +149,7 @@ import Testing
         #expect(recording.duplicateEchoes == 0)
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.count == 3 * configuration.totalMessages, "\(reasons.count) events")
-        #expect(reasons.allSatisfy { $0.contains("sent a marker of another run or client") }, "\(Set(reasons).prefix(5))")
+        #expect(reasons.allSatisfy { $0.contains("received a marker of another run or client") }, "\(Set(reasons).prefix(5))")
         #expect(reasons.contains { $0.contains("message 4294967295") })
         // A stray marker closes no connection: run.csv's connections_closed_early must not count it.
         #expect(recording.connectionsClosedEarly == 0, "connections_closed_early = \(recording.connectionsClosedEarly) though none closed")
@@ -254,7 +254,7 @@ import Testing
             Issue.record("expected a setup failure, got \(String(describing: outcome.result))")
             return
         }
-        #expect(reason.contains("0 of 2 connections"), "\(reason)")
+        #expect(reason.contains("0 of 2 clients were ready"), "\(reason)")
         #expect(outcome.seconds >= 2.9 && outcome.seconds < 30, "at the 3 s setup timeout, not before: \(outcome.seconds) s")
     }
 

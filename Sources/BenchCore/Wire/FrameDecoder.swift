@@ -118,6 +118,10 @@ public struct FrameDecoder {
             guard size <= WireFormat.subscriberReportMaximumSize else {
                 throw .frameTooLarge(announced: size, limit: WireFormat.subscriberReportMaximumSize)
             }
+        case .sendReport:
+            guard size == SendReport.size else {
+                throw .wrongSize(kind: kind, announced: size, expected: SendReport.size)
+            }
         case .data, .echo:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)

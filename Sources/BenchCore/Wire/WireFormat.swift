@@ -21,6 +21,8 @@
 ///     clock probe (32 bytes) length=28 | kind=7 | reserved:3 | t1:u64 | t2:u64 | t3:u64
 ///     clock reply (32 bytes) the probe with kind=8, t2 (the server's read) and t3 (before its write) filled in
 ///     clock report (32 bytes) length=28 | kind=9 | reserved:3 | offset_ns:i64 | error_ns:u64 | probes:u64
+///     subscriber report (20–532 bytes) and send report (24 bytes): from a target run's clients to its measuring
+///                          thread (``SubscriberReport``, ``SendReport``)
 ///
 /// The agent frames go over an agent's control connection (`bench clients`): it asks for a number of client ids
 /// with the token given to `bench serve` (a hash of it), and the server answers with the ids it gets and what its
@@ -86,6 +88,9 @@ public enum FrameKind: UInt8, Sendable {
     /// (``SubscriberReport``): subscribed, closed, the server's error, a note; from ``SubscriberReport/headSize`` to
     /// ``WireFormat/subscriberReportMaximumSize`` bytes.
     case subscriberReport = 13
+    /// A roundtrip target run's client tells the measuring thread what became of a message it was ordered to send
+    /// (``SendReport``): written, its transmit stamp, or not written; ``SendReport/size`` bytes.
+    case sendReport = 14
 }
 
 extension FrameKind {
@@ -101,6 +106,7 @@ extension FrameKind {
         case .clockReport: return "a clock report"
         case .clientSpec: return "a client spec"
         case .subscriberReport: return "a subscriber report"
+        case .sendReport: return "a send report"
         default: return "a \(self)"
         }
     }

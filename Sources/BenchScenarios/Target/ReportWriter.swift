@@ -2,8 +2,8 @@ import BenchCore
 import BenchNet
 import Synchronization
 
-/// The writing end of a channel from a share of a fan-out target run's subscribers to the run's measuring thread:
-/// what they received (echo frames) and their ``SubscriberReport``s, gathered in one buffer and written with one
+/// The writing end of a channel from a share of a target run's clients to the run's measuring thread: what they
+/// received (echo frames), their ``SubscriberReport``s and, in roundtrip, their ``SendReport``s, gathered in one buffer and written with one
 /// blocking call per pass of their event loop (never one per message). A measuring thread that falls behind holds
 /// the subscribers' thread back; its stamps were taken before. Writers that share a socket (an agent's threads and
 /// its clock rounds on its control connection) share a ``SocketWriteLock``: one lock per write, never per message.
@@ -34,6 +34,14 @@ final class ReportWriter {
             kind: .echo, sequence: sequence, client: client, sentNanoseconds: 0, receivedNanoseconds: received,
             receivedKernelNanoseconds: receivedKernel)
         used += WireFormat.minimumMessageSize
+    }
+
+    /// What became of a message the client was ordered to send (roundtrip).
+    @inline(__always)
+    func sent(_ report: SendReport) {
+        makeRoom(SendReport.size)
+        report.encode(into: UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + SendReport.size]))
+        used += SendReport.size
     }
 
     func report(_ report: SubscriberReport) {

@@ -5,6 +5,8 @@ struct SubscriberChannel: Sendable {
     let descriptor: Int32
     var ids: Range<Int>
     var isOpen = true
+    /// Bytes for it wait that its socket did not take: the loop watches it for writing too.
+    var waitsToWrite = false
     /// An agent's control connection: nothing but its hello is taken before it is welcomed; the run closes it.
     let isAgent: Bool
     /// Once welcomed: the agent's place in ``RunRecording/agents`` (its clock).

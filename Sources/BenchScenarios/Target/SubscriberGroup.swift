@@ -1,11 +1,15 @@
 import BenchCore
 import BenchNet
 
-/// A share of a fan-out target run's subscribers (`ids`), on a thread of its own (`bench-subs`): they connect
-/// to the user's server, subscribe, and read what it relays. Each broadcast found by its marker is stamped at the
-/// read that brought it and, like everything else that happens to them, goes to the run's measuring thread
-/// (``TargetSubscribers``) through a ``ReportWriter``, once per pass of this thread's event loop. The group ends when
-/// its end signal becomes readable (the channel's other end closed, or an agent's run ended) or the writer breaks.
+/// A share of a target run's clients (`ids`), on a thread of its own (`bench-subs`): they connect to the user's server,
+/// subscribe, and read what it relays. Each message found by its marker is stamped at the read that brought it and,
+/// like everything else that happens to them, goes to the run's measuring thread (``TargetClients``) through a
+/// ``ReportWriter``, once per pass of this thread's event loop.
+///
+/// In fanout they are the subscribers, and the group ends when its end signal becomes readable (the channel's other
+/// end closed, or an agent's run ended). In roundtrip each also sends its own messages (``OwnMessages``): the end
+/// signal is the channel the measuring thread's orders come on, and the group ends when it closes. Either way it ends
+/// when the writer breaks.
 final class SubscriberGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
@@ -17,6 +21,10 @@ final class SubscriberGroup<T: Transport> {
     /// spread.
     let stamps: KernelTimestamps?
     let writer: ReportWriter
+    /// Readable at the end; in roundtrip, where the orders come.
+    let endSignal: Int32
+    /// Roundtrip: the clients' own messages, sent on order; nil for a fan-out run's subscribers.
+    let own: OwnMessages?
     let readBuffer: UnsafeMutableRawBufferPointer
     /// This thread's load, reported every second once its subscribers are all subscribed (counted here).
     var load = BusyShare()
@@ -48,9 +56,14 @@ final class SubscriberGroup<T: Transport> {
         self.epoll = try Epoll()
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.writer = writer
+        self.endSignal = endSignal
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         let maximum = max(64 << 10, 4 * configuration.payload)
-        sessions = ids.map { _ in PubSubSession(kind, subscriber: true, maximumMessageSize: maximum) }
+        let sendsOwn = configuration.scenario == .roundtrip
+        sessions = ids.map {
+            PubSubSession(sendsOwn ? kind.ownTopic(of: $0) : kind, subscriber: true, maximumMessageSize: maximum)
+        }
+        own = sendsOwn ? OwnMessages(configuration, sessions: sessions, stampsTransmits: kernelClock != nil) : nil
         keepAliveInterval = sessions.first?.keepAliveInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try epoll.add(endSignal, interest: .readable, token: Self.endToken)
@@ -71,7 +84,11 @@ final class SubscriberGroup<T: Transport> {
             guard let count = try? epoll.wait(timeoutMilliseconds: 100) else { return }
             for index in 0..<count {
                 let (token, events) = epoll.event(at: index)
-                if token == Self.endToken { return }  // the measuring side never writes on a channel: readable is its end
+                if token == Self.endToken {
+                    // Fanout: the measuring side never writes on a channel, so readable is its end.
+                    guard own != nil, readOrders() else { return }
+                    continue
+                }
                 handle(events, at: Int(token - 1))
             }
             writer.flush()
@@ -86,7 +103,7 @@ final class SubscriberGroup<T: Transport> {
             connectTimes.append(0)
             do {
                 let descriptor = try TCPSocket.startConnecting(to: address)
-                try? stamps?.enable(on: descriptor, transmit: false)
+                try? stamps?.enable(on: descriptor, transmit: own != nil)
                 connections.append(try Connection<T>(
                     descriptor: descriptor, token: UInt64(place + 1), epoll: epoll, role: .client, settings: settings,
                     maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true))
@@ -102,6 +119,7 @@ final class SubscriberGroup<T: Transport> {
     func handle(_ events: EpollEvents, at place: Int) {
         guard let connection = connections[place], connection.isOpen else { return }
         do {
+            if own != nil && stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
             if events.contains(.writable) { try connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
             if connectTimes[place] == 0 && connection.isEstablished {
@@ -175,16 +193,18 @@ final class SubscriberGroup<T: Transport> {
         writer.report(SubscriberReport(.load, client: UInt32(ids.lowerBound), time: share))
     }
 
-    /// A relayed message: its marker says which broadcast (the measuring thread checks the sequence).
+    /// A relayed message: its marker says which broadcast, or in roundtrip which of the client's own messages (the
+    /// measuring thread checks the sequence).
     @inline(__always)
     func received(_ message: UnsafeRawBufferPointer, at place: Int, now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
             return report(.note, place, "received a message without a bench marker (\(message.count) bytes)")
         }
-        guard marker.run == configuration.token else {
-            return report(.note, place, "received a marker of another run (message \(marker.sequence))")
+        let client = UInt32(ids.lowerBound + place)
+        guard marker.run == configuration.token, own == nil || marker.client == client else {
+            return report(.note, place, "received a marker of another run or client (client \(marker.client), message \(marker.sequence))")
         }
-        writer.received(sequence: marker.sequence, client: UInt32(ids.lowerBound + place), at: now, kernel: kernel)
+        writer.received(sequence: marker.sequence, client: client, at: now, kernel: kernel)
     }
 
     /// Closes a connection with the reason (and on WebSocket, the status `code`).

@@ -31,13 +31,15 @@ enum SubscriberProcesses {
 }
 
 extension SubscriberProcesses {
-    /// What a child or an agent is sent after its welcome: the target, what its subscribers send first, the framing,
-    /// and a wss target's certificate (from `--tls-ca`).
+    /// What a child or an agent is sent after its welcome: the target, what its clients send first, the framing, in
+    /// roundtrip what they send, and a wss target's certificate (from `--tls-ca`).
     static func spec(of configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [UInt8] {
         let pem = try TargetRunner.trustedPEM(configuration).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return ClientSpec(
             transport: .tcp, tlsCertificatePEM: pem, target: target, subscribeText: configuration.subscribeText,
-            framing: configuration.framing, qos: configuration.qos
+            framing: configuration.framing, qos: configuration.qos,
+            publishTemplate: configuration.scenario == .roundtrip && configuration.publishTemplate != .bare
+                ? configuration.publishTemplate : nil
         ).encoded()
     }
 }

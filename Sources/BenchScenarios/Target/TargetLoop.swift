@@ -1,7 +1,7 @@
 import BenchCore
 import BenchNet
 
-/// What a measuring role for a user's server (``TargetEchoClients``, ``TargetSubscribers``) does in ``TargetLoop``.
+/// What a measuring role for a user's server (``TargetEchoClients``, ``TargetClients``) does in ``TargetLoop``.
 protocol TargetLoopRole: AnyObject {
     /// The send timer fired: send what the timetable says is due.
     func sendTimerFired()

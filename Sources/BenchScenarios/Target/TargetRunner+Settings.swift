@@ -69,3 +69,19 @@ extension TargetRunner {
         }
     }
 }
+
+extension PubSubSession.Speech {
+    /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own
+    /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; the same otherwise.
+    func ownTopic(of client: Int) -> PubSubSession.Speech {
+        switch self {
+        case .mqtt(var settings):
+            settings.topic += "/\(client)"
+            return .mqtt(settings)
+        case .nats(let subject):
+            return .nats(subject: "\(subject).\(client)")
+        default:
+            return self
+        }
+    }
+}

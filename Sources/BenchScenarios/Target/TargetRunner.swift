@@ -19,29 +19,36 @@ enum TargetRunner {
         let settings = try transportSettings(
             for: target, payload: configuration.payload, pinning: try trustedPEM(configuration),
             from: "--tls-ca \(configuration.tlsTrustPath ?? "")")
-        if configuration.scenario == .fanout {
-            let kind = speech(of: target, configuration)
-            switch target.scheme {
-            case .ws, .socketIO: return try fanout(WebSocket.self, configuration, target, address, settings, kind, control, stream)
-            case .wss: return try fanout(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
-            default: return try fanout(TCP.self, configuration, target, address, settings, kind, control, stream)
-            }
+        if configuration.scenario == .roundtrip, let refusal = roundtripRefusal(of: target.scheme) {
+            throw .setupFailed(refusal)
         }
+        let kind = speech(of: target, configuration)
         switch target.scheme {
-        case .tcp: return try roundtrip(TCP.self, configuration, target, address, settings, control, stream)
-        case .ws: return try roundtrip(WebSocket.self, configuration, target, address, settings, control, stream)
-        case .wss: return try roundtrip(SecureWebSocket.self, configuration, target, address, settings, control, stream)
-        case .redis, .nats, .mqtt, .sse, .http, .socketIO:
-            throw .setupFailed("\(target.scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
+        case .ws, .socketIO: return try measure(WebSocket.self, configuration, target, address, settings, kind, control, stream)
+        case .wss: return try measure(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
+        case .tcp, .redis, .nats, .mqtt, .sse, .http:
+            return try measure(TCP.self, configuration, target, address, settings, kind, control, stream)
         }
     }
 
-    private static func fanout<T: Transport>(
+    /// Why a roundtrip cannot be measured through a target of `scheme`; nil when it can (each client publishes to its
+    /// own topic and reads its messages back).
+    public static func roundtripRefusal(of scheme: TargetURL.Scheme) -> String? {
+        switch scheme {
+        case .tcp, .ws, .wss, .mqtt, .nats, .socketIO: return nil
+        case .redis:
+            return "redis:// has no round trip: a subscribed Redis connection cannot publish; measure it with bench fanout"
+        case .sse, .http:
+            return "\(scheme.rawValue):// publishes over a separate HTTP request: measure it with bench fanout"
+        }
+    }
+
+    private static func measure<T: Transport>(
         _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
         _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl, _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        // The subscribers: from agents (bench serve), in the child processes at the ends of the run's channels, or on
+        // The clients: from agents (bench serve), in the child processes at the ends of the run's channels, or on
         // threads of this process.
         let groups = configuration.agentToken == nil && configuration.subscriberChannels.isEmpty
             ? try SubscriberThreads<T>(
@@ -58,12 +65,12 @@ enum TargetRunner {
             (channels, listener, agentSpec) = (try SubscriberProcesses.welcome(configuration, target: target), nil, [])
         }
         var recording = try onOwnThread(configuration) { () throws(SystemError) in
-            let role: TargetSubscribers<T>
+            let role: TargetClients<T>
             do throws(SystemError) {
-                role = try TargetSubscribers<T>(
+                role = try TargetClients<T>(
                     configuration, target: target, address: address, transport: settings, protocol: kind,
-                    publish: configuration.publishTemplate, channels: channels, listener: listener, agentSpec: agentSpec,
-                    control: control, kernelClock: kernelClock, stream: stream)
+                    channels: channels, listener: listener, agentSpec: agentSpec, control: control,
+                    kernelClock: kernelClock, stream: stream)
             } catch {
                 listener.map(Posix.close)  // the role closes it when it runs; it never will
                 throw error
@@ -74,22 +81,7 @@ enum TargetRunner {
         return recording
     }
 
-    private static func roundtrip<T: Transport>(
-        _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
-        _ settings: TransportSettings, _ control: RunControl, _ stream: SettledQueue?
-    ) throws(RunError) -> RunRecording {
-        let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        var recording = try onOwnThread(configuration) { () throws(SystemError) in
-            try TargetEchoClients<T>(
-                configuration, target: target, address: address, transport: settings, control: control,
-                kernelClock: kernelClock, stream: stream
-            ).run()
-        }
-        recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
-        return recording
-    }
-
-    /// `bench serve fanout --target`: listens where `--listen` says, and tells the command line the port.
+    /// `bench serve fanout|roundtrip --target`: listens where `--listen` says, and tells the command line the port.
     private static func listenForAgents(_ configuration: RunConfiguration, control: RunControl) throws(RunError) -> Int32 {
         guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw .invalidHost(configuration.host)

@@ -23,6 +23,7 @@ static const int CBenchSOCK_DGRAM = SOCK_DGRAM;
 static const int CBenchSOCK_STREAM = SOCK_STREAM;
 static const int CBenchTCP_NODELAY = TCP_NODELAY;
 static const int CBenchMSG_NOSIGNAL = MSG_NOSIGNAL;
+static const int CBenchMSG_DONTWAIT = MSG_DONTWAIT;
 
 /// accept4(2) without the peer address. Returns the descriptor, or -1 with errno set.
 int CBench_accept4(int fd, int flags);

@@ -1,20 +1,21 @@
 import BenchCore
 import BenchNet
 
-/// `bench serve fanout --target`: agents (`bench clients`) on this host or others bring the subscribers. Each is
+/// `bench serve fanout|roundtrip --target`: agents (`bench clients`) on this host or others bring the clients. Each is
 /// admitted as the built-in server admits one (``AgentAdmission``), welcomed with its ids and the run's target, and its
 /// control connection is then a channel like a subscriber thread's, with the agent's clock probes answered and its
 /// clock reports kept, so that its stamps are put on this clock (``ClockModel``).
-extension TargetSubscribers {
+extension TargetClients {
     /// Takes every pending connection on the listener as an agent's control connection, awaiting its hello.
     func acceptAgents() {
         guard let listener else { return }
         while case .processed(let descriptor)? = try? TCPSocket.accept(from: listener) {
             let place = channels.count
             channels.append(SubscriberChannel(agentConnection: descriptor))
-            channelDecoders.append(FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize))
+            channelDecoders.append(Self.channelDecoder())
+            outboxes.append(ChannelOutbox())
             do {
-                try epoll.add(descriptor, interest: .readable, token: TargetToken.firstConnection + UInt64(place + 2))
+                try epoll.add(descriptor, interest: .readable, token: Self.token(ofChannel: place))
             } catch {
                 closeAgentConnection(place, reason: "cannot watch an agent's connection: \(error)")
             }
@@ -41,17 +42,17 @@ extension TargetSubscribers {
         }
         channels[place].ids = record.firstClient..<record.firstClient + record.clients
         channels[place].agent = recording.agents.count
+        carry(channels[place].ids, on: place)
         recording.agents.append(record)
         agentSubscribers += record.clients
     }
 
-    /// A clock probe from the agent on channel `place`, answered at once (a reply that cannot be written is a round
-    /// the agent gives up on).
+    /// A clock probe from the agent on channel `place`, answered at once, behind the orders waiting on it (a reply that
+    /// cannot be written is a round the agent gives up on).
     func answerClockProbe(_ frame: Frame, on place: Int) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
-        defer { buffer.deallocate() }
-        AgentAdmission.clockReply(to: frame, readAt: MonotonicClock.now(), into: buffer)
-        try? Posix.sendAll(channels[place].descriptor, UnsafeRawBufferPointer(buffer))
+        guard let reply = outboxes[place].reserve(WireFormat.clockFrameSize) else { return }
+        AgentAdmission.clockReply(to: frame, readAt: MonotonicClock.now(), into: reply)
+        flushOrders(on: place)
     }
 
     /// Turns away the agent on channel `place` before its welcome, with the reason in events.csv.
@@ -66,6 +67,8 @@ extension TargetSubscribers {
     /// What a setup that timed out waiting for agents says about them.
     var agentsSummary: String {
         guard configuration.agentToken != nil else { return "" }
-        return AgentAdmission.summary(of: recording.agents, missing: configuration.clients - agentSubscribers, ids: "subscriber")
+        return AgentAdmission.summary(
+            of: recording.agents, missing: configuration.clients - agentSubscribers,
+            ids: configuration.scenario == .fanout ? "subscriber" : "client")
     }
 }

@@ -1,16 +1,17 @@
 import BenchCore
 import BenchNet
 
-/// What the measuring thread receives: the publisher's handshakes and the server's answers to it, and what the
-/// subscribers' threads report over their channels.
-extension TargetSubscribers {
+/// What the measuring thread receives: what the clients' threads, children and agents report over their channels.
+extension TargetClients {
     /// Events at epoll position `position`: 0 is the publisher, 1 the agents' listener, the rest the channels.
     func handle(_ events: EpollEvents, position: Int) -> RunError? {
         do throws(RunError) {
             switch position {
             case 0: try handlePublisher(events)
             case 1: acceptAgents()
-            default: try readChannel(position - 2)
+            default:
+                if events.contains(.writable) { flushOrders(on: position - 2) }
+                try readChannel(position - 2)
             }
         } catch {
             return error
@@ -18,75 +19,10 @@ extension TargetSubscribers {
         return nil
     }
 
-    // MARK: The publisher
+    // MARK: The clients' channels
 
-    func handlePublisher(_ events: EpollEvents) throws(RunError) {
-        guard let publisher, publisher.isOpen else { return }
-        do {
-            if stamps != nil && events.contains(.error) { drainPublisherStamps() }
-            if events.contains(.writable) { try publisher.writeQueued() }
-            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher) }
-            if !publisherEstablished && publisher.isEstablished {
-                publisherEstablished = true
-                var opening = publisherSession.opening(subscriber: false, id: "p")
-                if !opening.isEmpty { _ = try opening.withUnsafeMutableBytes { try publisher.send($0) } }
-            }
-        } catch let refusal as RunError {
-            throw refusal
-        } catch {
-            if !isRunning { throw .setupFailed("\(target) refused the connection or its handshake: \(error)") }
-            let code = (error as? ConnectionError)?.closeCode
-                ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
-            closePublisher(reason: "\(error)", code: code)
-        }
-    }
-
-    /// Reads once: the server's greetings, errors and pings to the publisher (a relayed message is not for it).
-    func readPublisher(_ publisher: Connection<T>) throws {
-        guard case .processed(let (count, _)) = try publisher.read(into: readBuffer) else { return }
-        guard count > 0 else {
-            if !isRunning { throw RunError.setupFailed("\(target) closed the connection") }
-            return closePublisher(reason: "closed by \(target)")
-        }
-        var failure: Error?
-        var refusal: String?
-        _ = try publisher.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
-            do {
-                try publisherSession.consume(bytes, endsMessage: endsMessage) { event in
-                    guard case .error(let text) = event else { return }
-                    if !self.isRunning { refusal = text }
-                    self.recording.record(ConnectionEvent(
-                        side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: the server said \(text)"))
-                }
-            } catch {
-                failure = error
-                return false
-            }
-            return true
-        }
-        if let failure { throw failure }
-        if let refusal { throw RunError.setupFailed("\(target) refused the publisher: \(refusal)") }
-        try publisherSession.sendReplies(on: publisher)
-    }
-
-    /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes
-    /// less often than its keepalive would otherwise be taken for gone).
-    func housekeeping(at now: UInt64) {
-        measuringHousekeeping(at: now)
-        guard let interval = publisherSession.keepAliveInterval, let publisher, publisher.isOpen,
-            publisherSession.isReady, now >= nextKeepAlive
-        else { return }
-        nextKeepAlive = now + interval
-        do {
-            try publisherSession.sendKeepAlive(on: publisher)
-        } catch {
-            closePublisher(reason: "its keepalive could not be sent: \(error)")
-        }
-    }
-
-    // MARK: The subscribers' channels
-
-    /// Reads what channel `place` holds, frame by frame.
+    /// Reads what channel `place` holds, frame by frame (the clients' reports and, in roundtrip, what became of
+    /// each message ordered and its echo).
     func readChannel(_ place: Int) throws(RunError) {
         while channels[place].isOpen {
             let result: IOResult<Int>
@@ -127,9 +63,21 @@ extension TargetSubscribers {
         let clock = channel.agent.map { recording.agents[$0].clock }
         switch frame.kind {
         case .echo where frame.bytes.count == WireFormat.minimumMessageSize && channel.ids.contains(Int(frame.client)):
-            settle(
-                sequence: Int(frame.sequence), subscriber: Int(frame.client), at: frame.receivedNanoseconds,
-                kernel: frame.receivedKernelNanoseconds, clock: clock)
+            if publisher == nil {
+                settleEcho(
+                    sequence: Int(frame.sequence), client: Int(frame.client), at: frame.receivedNanoseconds,
+                    kernel: frame.receivedKernelNanoseconds, clock: clock)
+            } else {
+                settle(
+                    sequence: Int(frame.sequence), subscriber: Int(frame.client), at: frame.receivedNanoseconds,
+                    kernel: frame.receivedKernelNanoseconds, clock: clock)
+            }
+            return nil
+        case .sendReport where publisher == nil:
+            guard let report = SendReport(frame), channel.ids.contains(Int(report.client)) else {
+                return "a send report of a client not its own, or of no known kind"
+            }
+            take(report, clock: clock)
             return nil
         case .subscriberReport:
             guard var report = SubscriberReport(frame), channel.ids.contains(Int(report.client)) else {
@@ -163,10 +111,10 @@ extension TargetSubscribers {
             openSubscribers += 1
             recording.connectTimes[client] = report.time
         case .closed:
-            if !isRunning { throw .setupFailed("\(target) refused a subscriber: \(report.text)") }
+            if !isRunning { throw .setupFailed("\(target) refused a \(clientNoun): \(report.text)") }
             subscriberClosed(client, reason: report.text, at: report.time)
         case .serverError:
-            if !isRunning { throw .setupFailed("\(target) refused a subscriber: \(report.text)") }
+            if !isRunning { throw .setupFailed("\(target) refused a \(clientNoun): \(report.text)") }
             recording.record(ConnectionEvent(
                 side: .clients, client: client, time: report.time, reason: "the server said \(report.text)"))
         case .note:
@@ -185,7 +133,7 @@ extension TargetSubscribers {
         try? epoll.remove(channel.descriptor)
         if channel.isAgent { Posix.close(channel.descriptor) }
         let who = channel.agent.map { "agent \(recording.agents[$0].host) (pid \(recording.agents[$0].pid)), " } ?? ""
-        let text = "\(who)subscribers \(channel.ids.lowerBound) to \(channel.ids.upperBound - 1): \(reason)"
+        let text = "\(who)\(clientNoun)s \(channel.ids.lowerBound) to \(channel.ids.upperBound - 1): \(reason)"
         if !isRunning { throw .setupFailed(text) }
         for client in channel.ids where subscriberOpen[client] {
             subscriberClosed(client, reason: text, at: MonotonicClock.now())

@@ -1,0 +1,134 @@
+import BenchCore
+import BenchNet
+
+/// Roundtrip: what a group needs to send its clients' own messages when the measuring thread orders them: each
+/// client's message as its protocol wraps it (the same payload for all; MQTT's and NATS's topic is the client's own),
+/// rewritten in place per send from copies made once, and with kernel stamps, each connection's messages that wait
+/// for their transmit stamp.
+final class OwnMessages {
+    /// The run's payload (the `--publish` template expanded, or the marker and padding) and where its marker goes.
+    let payload: [UInt8]
+    let markerOffset: Int
+    /// Per client (by its place in the group): the protocol's bytes before and after the payload, and where a packet
+    /// identifier is rewritten per message (MQTT at QoS 1 or 2), from the start of the message.
+    let heads: [[UInt8]]
+    let tails: [[UInt8]]
+    let packetIDOffsets: [Int?]
+    /// The framing rewritten around each message (stx: its CRC covers the marker).
+    let framing: MessageFraming?
+    /// One message at a time, rewritten per send (a WebSocket client masks what it sends in place).
+    let scratch: UnsafeMutableRawBufferPointer
+    /// With kernel stamps: per connection, the sequences sent that wait for their transmit stamp.
+    var transmitStamps: [TransmitStampQueue]
+    /// The orders as they arrive: data frames (sequence, client).
+    var orders = FrameDecoder(maximumFrameSize: WireFormat.minimumMessageSize)
+
+    /// The messages of `sessions`' clients; a tcp target's message is `--payload` bytes with its framing, as is a ws
+    /// target's; the others wrap the payload in their protocol's bytes.
+    init(_ configuration: RunConfiguration, sessions: [PubSubSession], stampsTransmits: Bool) {
+        var framing: MessageFraming?
+        if case .custom(let custom, _) = sessions.first?.kind { framing = custom }
+        let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
+        let expanded = configuration.publishTemplate.expand(size: configuration.payload - overhead)
+        payload = expanded.bytes
+        markerOffset = expanded.markerOffset
+        self.framing = framing
+        var heads: [[UInt8]] = [], tails: [[UInt8]] = [], packetIDOffsets: [Int?] = []
+        for session in sessions {
+            let (bytes, offset, packetID) = session.publication(of: expanded.bytes)
+            heads.append(Array(bytes[..<offset]))
+            tails.append(Array(bytes[(offset + expanded.bytes.count)...]))
+            packetIDOffsets.append(packetID)
+        }
+        self.heads = heads
+        self.tails = tails
+        self.packetIDOffsets = packetIDOffsets
+        let largest = (heads.map(\.count).max() ?? 0) + payload.count + (tails.map(\.count).max() ?? 0)
+        scratch = .allocate(byteCount: max(largest, 1), alignment: 8)
+        transmitStamps = stampsTransmits ? sessions.map { _ in TransmitStampQueue() } : []
+    }
+
+    /// Client `place`'s message `sequence`, marked as client `client`'s of run `token`, ready to send.
+    @inline(__always)
+    func message(at place: Int, sequence: UInt32, client: UInt32, token: UInt64) -> UnsafeMutableRawBufferPointer {
+        let headSize = heads[place].count
+        let size = headSize + payload.count + tails[place].count
+        heads[place].withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: scratch[0..<headSize]).copyMemory(from: $0) }
+        payload.withUnsafeBytes {
+            UnsafeMutableRawBufferPointer(rebasing: scratch[headSize..<headSize + payload.count]).copyMemory(from: $0)
+        }
+        tails[place].withUnsafeBytes {
+            UnsafeMutableRawBufferPointer(rebasing: scratch[headSize + payload.count..<size]).copyMemory(from: $0)
+        }
+        let message = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<size])
+        Marker(run: token, client: client, sequence: sequence)
+            .write(into: UnsafeMutableRawBufferPointer(rebasing: message[(headSize + markerOffset)...]))
+        framing?.frame(message)
+        if let offset = packetIDOffsets[place] {  // one identifier per message in flight, never 0
+            let identifier = UInt16(sequence % 65_535 + 1)
+            message[offset] = UInt8(identifier >> 8)
+            message[offset + 1] = UInt8(identifier & 0xFF)
+        }
+        return message
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+}
+
+extension SubscriberGroup {
+    /// Reads the orders waiting on the channel and sends each; false when the channel ended (or sent what is no order):
+    /// the group's end.
+    func readOrders() -> Bool {
+        guard case .processed(let count)? = try? Posix.read(endSignal, into: readBuffer) else { return true }
+        guard count > 0 else { return false }
+        var fits = true
+        do {
+            _ = try own!.orders.decode(UnsafeMutableRawBufferPointer(rebasing: readBuffer[0..<count])) { frame in
+                guard frame.kind == .data, ids.contains(Int(frame.client)) else {
+                    fits = false
+                    return false
+                }
+                send(sequence: frame.sequence, client: frame.client)
+                return true
+            }
+        } catch {
+            return false
+        }
+        return fits
+    }
+
+    /// Sends client `client`'s message `sequence` and reports what became of it: written at the time taken right
+    /// before the write, or not written and why.
+    @inline(__always)
+    func send(sequence: UInt32, client: UInt32) {
+        let place = Int(client) - ids.lowerBound
+        guard let connection = connections[place], connection.isOpen, sessions[place].isReady else {
+            return writer.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: MonotonicClock.now()))
+        }
+        let message = own!.message(at: place, sequence: sequence, client: client, token: configuration.token)
+        let time = MonotonicClock.now()
+        do {
+            if try connection.send(message, stamped: stamps != nil) == .dropped {
+                return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
+            }
+        } catch {
+            writer.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: time))
+            return close(place, reason: "write failed: \(error)")
+        }
+        writer.sent(SendReport(.written, sequence: sequence, client: client, time: time))
+        if stamps != nil { _ = own!.transmitStamps[place].expect(message: Int(sequence), lastByte: connection.bytesTaken &- 1) }
+    }
+
+    /// Takes every transmit stamp waiting on connection `place` and reports each with the message it stamps.
+    func drainTransmitStamps(_ place: Int) {
+        guard let stamps, let connection = connections[place] else { return }
+        let client = UInt32(ids.lowerBound + place)
+        while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
+            own!.transmitStamps[place].stamp(key: stamp.key, time: stamp.time) { sequence, time in
+                writer.sent(SendReport(.transmitStamp, sequence: UInt32(truncatingIfNeeded: sequence), client: client, time: time))
+            }
+        }
+    }
+}

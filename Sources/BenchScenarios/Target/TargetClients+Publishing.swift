@@ -1,0 +1,150 @@
+import BenchCore
+import BenchNet
+
+/// Fanout's publisher: its connection and what the server says to it, each broadcast's send and t0, and its keepalive.
+extension TargetClients {
+    /// Starts the publisher's connection, once (an sse:// target's publisher POSTs to --publish-url, which may be
+    /// another address).
+    func openPublisher() throws(RunError) {
+        guard let publisher, publisher.connection == nil else { return }
+        do {
+            let publishTo = configuration.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
+            try publisher.open(
+                to: publishTo, epoll: epoll, token: TargetToken.firstConnection, settings: settings,
+                maximumQueuedBytes: configuration.maximumQueuedBytes, stamps: stamps)
+        } catch {
+            throw .setupFailed("cannot connect to \(target): \(error)")
+        }
+    }
+
+    func handlePublisher(_ events: EpollEvents) throws(RunError) {
+        guard let publisher, let connection = publisher.connection, connection.isOpen else { return }
+        do {
+            if stamps != nil && events.contains(.error) { drainPublisherStamps() }
+            if events.contains(.writable) { try connection.writeQueued() }
+            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher, connection) }
+            if !publisher.isEstablished && connection.isEstablished {
+                publisher.isEstablished = true
+                var opening = publisher.session.opening(subscriber: false, id: "p")
+                if !opening.isEmpty { _ = try opening.withUnsafeMutableBytes { try connection.send($0) } }
+            }
+        } catch let refusal as RunError {
+            throw refusal
+        } catch {
+            if !isRunning { throw .setupFailed("\(target) refused the connection or its handshake: \(error)") }
+            let code = (error as? ConnectionError)?.closeCode
+                ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
+            closePublisher(reason: "\(error)", code: code)
+        }
+    }
+
+    /// Reads once: the server's greetings, errors and pings to the publisher (a relayed message is not for it).
+    func readPublisher(_ publisher: TargetPublisher<T>, _ connection: Connection<T>) throws {
+        guard case .processed(let (count, _)) = try connection.read(into: readBuffer) else { return }
+        guard count > 0 else {
+            if !isRunning { throw RunError.setupFailed("\(target) closed the connection") }
+            return closePublisher(reason: "closed by \(target)")
+        }
+        var failure: Error?
+        var refusal: String?
+        _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
+            do {
+                try publisher.session.consume(bytes, endsMessage: endsMessage) { event in
+                    guard case .error(let text) = event else { return }
+                    if !self.isRunning { refusal = text }
+                    self.recording.record(ConnectionEvent(
+                        side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: the server said \(text)"))
+                }
+            } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        if let failure { throw failure }
+        if let refusal { throw RunError.setupFailed("\(target) refused the publisher: \(refusal)") }
+        try publisher.session.sendReplies(on: connection)
+    }
+
+    /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes
+    /// less often than its keepalive would otherwise be taken for gone).
+    func housekeeping(at now: UInt64) {
+        measuringHousekeeping(at: now)
+        flushOrders()
+        guard let publisher, let interval = publisher.session.keepAliveInterval, let connection = publisher.connection,
+            connection.isOpen, publisher.session.isReady, now >= publisher.nextKeepAlive
+        else { return }
+        publisher.nextKeepAlive = now + interval
+        do {
+            try publisher.session.sendKeepAlive(on: connection)
+        } catch {
+            closePublisher(reason: "its keepalive could not be sent: \(error)")
+        }
+    }
+
+    /// Closed loop: after a publish the server did not take, the next waits a moment.
+    func mayBroadcast(at now: UInt64) -> Bool { now >= (publisher?.pausedUntil ?? .max) }
+
+    /// Closes the publisher's connection with the reason (and on WebSocket, the status `code`).
+    func closePublisher(reason: String, code: UInt16 = WebSocketCloseCode.normal) {
+        guard publisher?.close(code: code) == true else { return }
+        recording.record(ConnectionEvent(side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: " + reason))
+    }
+
+    /// Publishes broadcast `sequence`; t0 is the time before the send.
+    func sendBroadcast(_ sequence: Int, scheduled: UInt64) {
+        let clients = configuration.clients
+        let row = recording.row(of: sequence)
+        recording.scheduled[row] = scheduled
+        driver.beginBroadcast(sequence)
+        guard let publisher else { preconditionFailure("fanout has a publisher") }
+        let message = publisher.message(sequence: sequence, token: configuration.token, publisherID: clients)
+        let time = MonotonicClock.now()
+        recording.broadcastStart[row] = time
+        var outcome: Connection<T>.SendOutcome?
+        if let connection = publisher.connection, connection.isOpen {
+            do {
+                outcome = try connection.send(message, stamped: stamps != nil)
+                if outcome != .dropped {
+                    _ = publisher.transmitStamps?.expect(message: sequence, lastByte: connection.bytesTaken &- 1)
+                }
+            } catch {
+                closePublisher(reason: "publishing failed: \(error)")
+            }
+        }
+        if outcome == .dropped {
+            // The server does not take the publisher's bytes: this broadcast is lost to everyone, and closed loop
+            // waits for the next housekeeping tick before it tries the next one.
+            recording.record(ConnectionEvent(
+                side: .clients, client: nil, time: time,
+                reason: "publisher: the server took no more bytes (--max-queue full): broadcast \(sequence) was not published"))
+            publisher.pausedUntil = time + 50_000_000
+        }
+        for client in 0..<clients {
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            if outcome == .dropped {
+                settle(index, as: .droppedQueueFull)
+            } else if outcome != nil && subscriberOpen[client] {
+                recording.markWritten(index, at: time)
+                driver.broadcastMessageWritten()
+            } else {
+                settle(index, as: .droppedClosed)
+            }
+        }
+        driver.dispatched(clients, at: MonotonicClock.now())
+    }
+
+    /// The publisher's transmit stamps: each is its broadcast's t0 as the kernel saw it (every subscriber's write
+    /// time, as the built-in server's first write of a broadcast).
+    func drainPublisherStamps() {
+        guard let stamps, let publisher, let connection = publisher.connection else { return }
+        while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
+            publisher.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { sequence, time in
+                guard recording.heldSequences.contains(sequence) else { return }  // handed on without it, long ago
+                for client in 0..<configuration.clients {
+                    recording.writtenKernel[recording.messageIndex(sequence: sequence, client: client)] = time
+                }
+            }
+        }
+    }
+}

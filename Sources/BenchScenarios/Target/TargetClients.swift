@@ -1,0 +1,215 @@
+import BenchCore
+import BenchNet
+
+/// The measuring role for a user's server (`--target`): the run's measuring core on one thread, with the clients on
+/// threads, in child processes or in agents (``SubscriberGroup``s) that report over one channel each.
+///
+/// - Fanout (`bench fanout --target`): once every subscriber is subscribed (confirmed by the protocol; for ws and tcp
+///   servers, once its `--subscribe` text is sent), the ``TargetPublisher`` sends each broadcast by the timetable (or
+///   closed loop); t0 is the time before that send. Each subscriber stamps the read that brought a broadcast's
+///   marker: delivery = that read − t0, and spread, completion and lost are as for the built-in server.
+/// - Roundtrip (`bench roundtrip --target`): each message's turn is this thread's; it orders the client's group to
+///   send it (``sendMessage(_:sequence:scheduled:)``), and the group stamps the write and the read that brings the
+///   echo back on its own clock: rtt = read − write.
+///
+/// A message without a marker, or with another run's, is an event, not a measurement. What a channel says is checked
+/// as a peer's would be.
+final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
+    let configuration: RunConfiguration
+    let target: TargetURL
+    let address: SocketAddress
+    let settings: TransportSettings
+    let control: RunControl
+    /// The event loop: epoll, timers, stop and start.
+    let loop: TargetLoop
+    var epoll: Epoll { loop.epoll }
+    var sendTimer: MonotonicTimer { loop.sendTimer }
+    var isStopping: Bool { loop.stopping }
+    var isRunning: Bool { loop.running }
+    /// The kernel's transmit stamps of the publisher (t0), when the run uses kernel stamps.
+    let stamps: KernelTimestamps?
+    /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
+    var driver: SendDriver
+    let readBuffer: UnsafeMutableRawBufferPointer
+    var recording: RunRecording
+    /// Where settled rows go to the run's writer as the run goes on; nil keeps the whole run in `recording`.
+    let stream: SettledQueue?
+    /// Fanout's publisher; nil in roundtrip, where each client sends its own messages.
+    let publisher: TargetPublisher<T>?
+    /// The clients' channels: threads', children's and agents' (epoll positions 2, 3, …; the publisher is 0, the
+    /// agents' listener 1), each with its decoder and what waits to be written on it.
+    var channels: [SubscriberChannel]
+    var channelDecoders: [FrameDecoder]
+    var outboxes: [ChannelOutbox]
+    /// Roundtrip: the channel that carries each client (-1: none yet), for its orders.
+    var channelOfClient: [Int32]
+    /// Roundtrip with agents: each message's write as the agent's clock stamped it, so that its echo's times are
+    /// put on this clock by the same shift and the rtt stays what the agent measured.
+    var agentWrites: [UInt64] = []
+    /// Per client: subscribed (connected and ready), and its connection not closed since.
+    var subscriberOpen: [Bool]
+    var subscribed = 0
+    /// Each client thread's latest busy share (percent) since its clients were all ready, by its first id: here, in
+    /// children and in agents.
+    var subscriberThreadLoad: [Int: Double] = [:]
+    /// Clients whose connection is still open (counted, so that the loop does not look at each on every pass).
+    var openSubscribers = 0
+    /// `bench serve fanout|roundtrip --target`: where agents connect (this role closes it), the ids given to them so
+    /// far, and what each is sent after its welcome.
+    let listener: Int32?
+    var agentSubscribers = 0
+    let agentSpec: [UInt8]
+
+    /// A role whose clients report over `channels` (each non-blocking, with the ids it carries; this role does not close
+    /// them) or, with a `listener`, come from agents (`agentSpec`: the client spec they are sent).
+    init(
+        _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
+        protocol kind: PubSubSession.Speech, channels: [SubscriberChannel], listener: Int32?, agentSpec: [UInt8],
+        control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?
+    ) throws(SystemError) {
+        self.listener = listener
+        self.agentSpec = agentSpec
+        self.configuration = configuration
+        self.target = target
+        self.address = address
+        self.settings = transport
+        self.control = control
+        self.channels = channels
+        self.channelDecoders = channels.map { _ in Self.channelDecoder() }
+        self.outboxes = channels.map { _ in ChannelOutbox() }
+        self.loop = try TargetLoop(control: control)
+        self.driver = SendDriver(configuration: configuration)
+        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
+        self.stream = stream
+        self.recording = RunRecording(
+            configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
+        self.recording.serverAddress = target.description
+        self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
+        self.recording.kernelClockAtStart = kernelClock
+        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
+        self.subscriberOpen = Array(repeating: false, count: configuration.clients)
+        self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .roundtrip ? configuration.clients : 0)
+        switch configuration.scenario {
+        case .fanout:
+            publisher = TargetPublisher(configuration, protocol: kind, stampsTransmits: kernelClock != nil)
+        case .roundtrip:
+            publisher = nil
+            for (place, channel) in channels.enumerated() { carry(channel.ids, on: place) }
+            if listener != nil { agentWrites = Array(repeating: 0, count: recording.written.count) }
+        }
+        control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// A channel's decoder: the largest frame a client's share sends is a subscriber report.
+    static func channelDecoder() -> FrameDecoder {
+        FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize)
+    }
+
+    /// What the run's clients are called in messages: fanout's subscribe, roundtrip's send and read their echoes.
+    var clientNoun: String { configuration.scenario == .fanout ? "subscriber" : "client" }
+
+    /// Roundtrip: clients `ids` are reached through channel `place`.
+    func carry(_ ids: Range<Int>, on place: Int) {
+        guard configuration.scenario == .roundtrip else { return }
+        for client in ids { channelOfClient[client] = Int32(place) }
+    }
+
+    /// Connects, waits for the clients, sends and collects; closes the publisher's connection.
+    func run() -> Result<RunRecording, RunError> {
+        defer {
+            _ = publisher?.close()
+            for channel in channels where channel.isAgent && channel.isOpen { Posix.close(channel.descriptor) }
+            listener.map(Posix.close)
+        }
+        do throws(RunError) {
+            try loop.register()
+            do {
+                if let listener { try epoll.add(listener, interest: .readable, token: TargetToken.firstConnection + 1) }
+                for (place, channel) in channels.enumerated() {
+                    try epoll.add(channel.descriptor, interest: .readable, token: Self.token(ofChannel: place))
+                }
+            } catch {
+                throw .system(error)
+            }
+            try connectAll()
+            if !isStopping { try measure() }
+        } catch {
+            return .failure(error)
+        }
+        finish()
+        return .success(recording)
+    }
+
+    /// The epoll token of channel `place`.
+    static func token(ofChannel place: Int) -> UInt64 { TargetToken.firstConnection + UInt64(place + 2) }
+
+    /// Opens the publisher's connection (fanout) and waits until it and every client are ready.
+    func connectAll() throws(RunError) {
+        try loop.setUp(
+            self, timeout: configuration.setupTimeout,
+            isDone: { subscribed >= configuration.clients && publisher?.isReady != false },
+            openMore: { () throws(RunError) in try openPublisher() },
+            timedOut: {
+                let publisherSays = publisher.map { $0.isReady ? " and the publisher" : ", not the publisher," } ?? ""
+                return .setupFailed(
+                    "\(subscribed) of \(configuration.clients) \(clientNoun)s\(publisherSays) were ready at \(target) within "
+                        + DurationText.format(configuration.setupTimeout) + agentsSummary)
+            })
+    }
+
+    func measure() throws(RunError) {
+        driver.startMeasuring()
+        try loop.start(&recording, streamingTo: stream)
+        sendTimerFired()
+        driver.allClientsReady()
+        while true {
+            sendClosedLoop(at: MonotonicClock.now())
+            flushOrders()
+            if isFinished(at: MonotonicClock.now()) {
+                recording.endNanoseconds = MonotonicClock.now()
+                return
+            }
+            try loop.wait(for: self, timeoutMilliseconds: 100)
+        }
+    }
+
+    /// The publisher's connection closed (fanout), or every client's.
+    func isEveryoneGone(at now: UInt64) -> Bool {
+        publisher?.isOpen == false || openSubscribers == 0
+    }
+
+    func isConnected(_ client: Int) -> Bool { subscriberOpen[client] }
+
+    /// Client `client`'s connection closed at `time`, for `reason`: what it still owed is lost.
+    func subscriberClosed(_ client: Int, reason: String, at time: UInt64) {
+        recording.record(ConnectionEvent(side: .clients, client: client, time: time, reason: reason))
+        guard subscriberOpen[client] else { return }
+        subscriberOpen[client] = false
+        openSubscribers -= 1
+        for sequence in recording.heldSequences {
+            let index = recording.messageIndex(sequence: sequence, client: client)
+            if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
+        }
+    }
+
+    func finish() {
+        if publisher?.isOpen == true { drainPublisherStamps() }
+        finishMeasuring()
+        recording.busiestClientThreadPercent = subscriberThreadLoad.values.max()
+        if isStopping {
+            recording.status = .interrupted
+            recording.statusReason = "stopped on request"
+        } else if publisher?.isOpen == false {
+            recording.status = .failed
+            recording.statusReason = "the publisher's connection to \(target) closed"
+        } else if publisher == nil && openSubscribers == 0 {
+            recording.status = .failed
+            recording.statusReason = "\(target) closed every connection"
+        }
+        recording.finishStream(to: stream)
+    }
+}

@@ -1,0 +1,79 @@
+import BenchCore
+import BenchNet
+
+/// A fan-out target run's publisher: one connection to the user's server (an sse:// target's to `--publish-url`), its
+/// protocol session, and the published message, rewritten in place for each broadcast (marker, MQTT's packet
+/// identifier, stx's CRC) from a copy made once: no allocation per broadcast.
+final class TargetPublisher<T: Transport> {
+    /// The connection, once its connect started.
+    private(set) var connection: Connection<T>?
+    let session: PubSubSession
+    /// The connection's handshakes are done (its greeting is then sent).
+    var isEstablished = false
+    /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
+    var transmitStamps: TransmitStampQueue?
+    /// The protocol's keepalive (MQTT's PINGREQ): when next.
+    var nextKeepAlive: UInt64 = 0
+    /// Closed loop: after a publish the server did not take, the next waits until then.
+    var pausedUntil: UInt64 = 0
+    private let publication: [UInt8]
+    private let markerOffset: Int
+    /// Where the published message's packet identifier is rewritten per broadcast (MQTT at QoS 1 or 2).
+    private let packetIDOffset: Int?
+    private let outgoing: UnsafeMutableRawBufferPointer
+
+    init(_ configuration: RunConfiguration, protocol kind: PubSubSession.Speech, stampsTransmits: Bool) {
+        session = PubSubSession(kind, subscriber: false, maximumMessageSize: max(64 << 10, 4 * configuration.payload))
+        let payload = configuration.publishTemplate.expand(size: configuration.payload)
+        let (bytes, payloadOffset, packetIDOffset) = session.publication(of: payload.bytes)
+        publication = bytes
+        markerOffset = payloadOffset + payload.markerOffset
+        self.packetIDOffset = packetIDOffset
+        outgoing = .allocate(byteCount: bytes.count, alignment: 8)
+        transmitStamps = stampsTransmits ? TransmitStampQueue() : nil
+    }
+
+    deinit {
+        outgoing.deallocate()
+    }
+
+    var isOpen: Bool { connection?.isOpen == true }
+
+    /// Connected, greeted and, where the protocol confirms it, accepted: broadcasts may go.
+    var isReady: Bool { isEstablished && session.isReady }
+
+    /// Starts the connect to `address` (its kernel transmit stamps on before any byte, so that their offsets count
+    /// from the first one).
+    func open(
+        to address: SocketAddress, epoll: Epoll, token: UInt64, settings: TransportSettings, maximumQueuedBytes: Int,
+        stamps: KernelTimestamps?
+    ) throws {
+        let descriptor = try TCPSocket.startConnecting(to: address)
+        try? stamps?.enable(on: descriptor, transmit: true)
+        connection = try Connection<T>(
+            descriptor: descriptor, token: token, epoll: epoll, role: .client, settings: settings,
+            maximumQueuedBytes: maximumQueuedBytes, connecting: true)
+    }
+
+    /// The message of broadcast `sequence` of run `token` (from client id `publisherID`), ready to send.
+    @inline(__always)
+    func message(sequence: Int, token: UInt64, publisherID: Int) -> UnsafeMutableRawBufferPointer {
+        publication.withUnsafeBytes { outgoing.copyMemory(from: $0) }  // a WebSocket client masked the last in place
+        Marker(run: token, client: UInt32(publisherID), sequence: UInt32(sequence))
+            .write(into: UnsafeMutableRawBufferPointer(rebasing: outgoing[markerOffset...]))
+        if case .custom(let framing?, _) = session.kind { framing.frame(outgoing) }  // stx: its CRC
+        if let packetIDOffset {  // MQTT at QoS 1 or 2: one identifier per message in flight, never 0
+            let identifier = UInt16(sequence % 65_535 + 1)
+            outgoing[packetIDOffset] = UInt8(identifier >> 8)
+            outgoing[packetIDOffset + 1] = UInt8(identifier & 0xFF)
+        }
+        return outgoing
+    }
+
+    /// Closes the connection (on WebSocket with the status `code`); false when it was not open.
+    func close(code: UInt16 = WebSocketCloseCode.normal) -> Bool {
+        guard let connection, connection.isOpen else { return false }
+        connection.close(code: code)
+        return true
+    }
+}
