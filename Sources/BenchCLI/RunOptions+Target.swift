@@ -9,8 +9,11 @@ extension RunOptions {
         let target = scenario == .roundtrip
             ? OptionSpec(
                 "target", value: "url",
-                help: "Measure your own echo server instead of the built-in one: tcp://HOST:PORT (with --framing), "
-                    + "ws://HOST:PORT/PATH or wss://… (with --tls-ca); it must send every message back verbatim.")
+                help: "Measure your own server's round trip instead of the built-in one's: an echo server at "
+                    + "tcp://HOST:PORT (with --framing), ws://HOST:PORT/PATH or wss://… (with --tls-ca), which sends every "
+                    + "message back verbatim; mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC or nats://HOST:PORT/SUBJECT (each "
+                    + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it); socketio://HOST:PORT/"
+                    + "NAMESPACE (each client emits --publish and takes the event that comes back with its marker).")
             : OptionSpec(
                 "target", value: "url",
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
@@ -23,28 +26,36 @@ extension RunOptions {
             help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
                 + "(STX, destination, source, length, data, CRC-16/CCITT-FALSE).",
             default: "length32")
-        guard scenario == .fanout else { return [target, framing] }
+        let fanout = scenario == .fanout
+        let subscribe = OptionSpec(
+            "subscribe", value: "text",
+            help: "What each \(fanout ? "subscriber" : "client") sends first to a ws:// or tcp:// target; for socketio://, "
+                + "the event it emits once connected, as a JSON array (e.g. '[\"join\",\"room1\"]').")
+        let qos = OptionSpec(
+            "qos", value: "0|1|2",
+            help: fanout
+                ? "An mqtt:// target's quality of service, for the publisher's PUBLISH and the subscriptions (each "
+                    + "subscriber acknowledges what it receives as the QoS asks); the keepalive is --heartbeat."
+                : "An mqtt:// target's quality of service, for each client's PUBLISH and its subscription; the keepalive "
+                    + "is --heartbeat.",
+            default: "0")
+        let publish = OptionSpec(
+            "publish", value: "template",
+            help: fanout
+                ? "The message the publisher sends to a ws://, tcp://, mqtt:// or sse:// target (for socketio://, the "
+                    + "event it emits as a JSON array), with {marker} (required) and "
+                    + "{padding} (filled up to --payload), e.g. '{\"type\":\"broadcast\",\"text\":\"{marker}{padding}\"}'."
+                : "The message each client sends (for socketio://, the event it emits as a JSON array, e.g. "
+                    + "'[\"echo\",\"{marker}{padding}\"]'), with {marker} (required) and {padding} (filled up to --payload).",
+            default: "{marker}{padding}")
+        guard fanout else { return [target, framing, subscribe, qos, publish] }
         return [
-            target, framing,
-            OptionSpec(
-                "subscribe", value: "text",
-                help: "What each subscriber sends first to a ws:// or tcp:// target; for socketio://, the event it "
-                    + "emits once connected, as a JSON array (e.g. '[\"join\",\"room1\"]')."),
+            target, framing, subscribe,
             OptionSpec(
                 "publish-url", value: "url",
                 help: "An sse:// target: where the publisher POSTs each broadcast (the --publish template as the body), "
                     + "http://HOST:PORT/PATH, one request after another on one kept-alive connection."),
-            OptionSpec(
-                "qos", value: "0|1|2",
-                help: "An mqtt:// target's quality of service, for the publisher's PUBLISH and the subscriptions (each "
-                    + "subscriber acknowledges what it receives as the QoS asks); the keepalive is --heartbeat.",
-                default: "0"),
-            OptionSpec(
-                "publish", value: "template",
-                help: "The message the publisher sends to a ws://, tcp://, mqtt:// or sse:// target (for socketio://, the "
-                    + "event it emits as a JSON array), with {marker} (required) and "
-                    + "{padding} (filled up to --payload), e.g. '{\"type\":\"broadcast\",\"text\":\"{marker}{padding}\"}'.",
-                default: "{marker}{padding}"),
+            qos, publish,
         ]
     }
 
@@ -59,10 +70,10 @@ extension RunOptions {
             } catch {
                 throw reader.invalid("target", "url", text, error.reason)
             }
-            if configuration.scenario == .roundtrip, let scheme = configuration.target?.scheme,
-                [.redis, .nats, .mqtt, .sse, .socketIO].contains(scheme)
+            if configuration.scenario == .roundtrip, configuration.target?.scheme != .http,  // not a target: said below
+                let refusal = configuration.target?.scheme.roundtripRefusal
             {
-                throw reader.invalid("target", "url", text, "\(scheme.rawValue):// is publish/subscribe: measure it with bench fanout")
+                throw reader.invalid("target", "url", text, refusal)
             }
             for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads"]
             where parsed.value(option) != nil || parsed.has(option) {
@@ -91,8 +102,8 @@ extension RunOptions {
         }
         if configuration.target?.scheme == .socketIO && parsed.value("publish") == nil {
             throw UsageError(
-                message: "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]': the event the publisher "
-                    + "emits", command: command)
+                message: "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]': the event the "
+                    + (configuration.scenario == .fanout ? "publisher emits" : "clients emit"), command: command)
         }
         if configuration.target != nil, let text = parsed.value("framing") {
             guard let framing = MessageFraming(rawValue: text) else {

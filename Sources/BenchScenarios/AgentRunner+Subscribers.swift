@@ -99,7 +99,7 @@ struct SubscriberShare: Sendable {
             throw .setupFailed("the run's welcome does not fit a target's clients: \(welcome)")
         }
         let scenario = welcome.scenario == 0 ? Scenario.fanout : .roundtrip
-        if scenario == .roundtrip, let refusal = TargetRunner.roundtripRefusal(of: target.scheme) {
+        if scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
             throw .setupFailed("the run's spec asks a round trip of \(target): \(refusal)")
         }
         var configuration = RunConfiguration(scenario: scenario, seed: 0)

@@ -16,6 +16,9 @@ import Testing
         ClientSpec(transport: .tcp, target: try! TargetURL("redis://:pa@ss@127.0.0.1:6379/news")),
         ClientSpec(transport: .tcp, target: try! TargetURL("tcp://127.0.0.1:9"), subscribeText: "JOIN", framing: .line),
         ClientSpec(transport: .tcp, tlsCertificatePEM: pem, target: try! TargetURL("wss://example.com:443/live")),
+        ClientSpec(
+            transport: .tcp, target: try! TargetURL("socketio://127.0.0.1:9/chat"),
+            publishTemplate: try! PublishTemplate(#"["echo","{marker}{padding}"]"#)),
     ])
     func whatIsWrittenReadsBack(spec: ClientSpec) throws {
         let encoded = spec.encoded()
@@ -39,6 +42,7 @@ import Testing
         ([1, 0, 1, 0, 6, 0, 2, 0x61, 0x62], "no such framing"),
         ([1, 0, 1, 0, 5, 0, 1, 0xff], "--subscribe is not text"),
         ([1, 0, 1, 0, 4, 0, 13] + Array("wss://a:1/x/y".utf8), "a wss target without its certificate"),
+        ([1, 0, 1, 0, 8, 0, 3] + Array("abc".utf8), "--publish is not a template with {marker}"),
     ])
     func aSpecThatDoesNotFitIsRefusedSayingWhy(bytes: [UInt8], reason: String) {
         #expect {

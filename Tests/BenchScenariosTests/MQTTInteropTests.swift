@@ -47,6 +47,20 @@ import Testing
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
     }
 
+    /// Roundtrip: each client subscribes to `prices/<client>` and publishes there; at QoS 0 and 1, on two threads, every
+    /// message comes back to its own client.
+    @Test(.enabled(if: hasMosquitto, notice), arguments: [UInt8(0), 1])
+    func roundtripAtEachQoSEchoesEveryMessageToItsOwnClient(qos: UInt8) throws {
+        let server = try Self.broker()
+        defer { server.stop() }
+        let target = "mqtt://127.0.0.1:\(server.port)/prices"
+        var configuration = try TargetServerTests.roundtrip(target, clients: 20, messages: 30)
+        configuration.qos = qos
+        configuration.clientThreads = 2
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
+    }
+
     /// A keepalive of 1 s (from --heartbeat): the broker drops a client silent for 1.5 s, and subscribers at QoS 0 only
     /// receive, every 2 s. Their PINGREQs keep them over 8 s: every broadcast arrives and no connection closes.
     @Test(.enabled(if: hasMosquitto, notice))

@@ -38,6 +38,27 @@ import Testing
         #expect(recording.endNanoseconds - recording.startNanoseconds > 3_000_000_000)
     }
 
+    /// Roundtrip: each client emits an "echo" event that the server emits back to it alone; over four of the server's
+    /// pings, every message comes back, on one client thread and on two.
+    @Test(
+        .enabled(if: hasSocketIO, "python3-socketio or python3-aiohttp is not installed: apt-get install -y python3-socketio python3-aiohttp"),
+        arguments: [1, 2])
+    func roundtripThroughASocketIOServerAcrossSeveralPingsEchoesEveryMessage(threads: Int) throws {
+        let (server, port) = try Self.start()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let target = "socketio://127.0.0.1:\(port)/chat"
+        var configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 8)
+        configuration.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#)
+        configuration.interval = 500_000_000  // 4 s: four of the server's pings
+        configuration.clientThreads = threads
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
+        #expect(recording.endNanoseconds - recording.startNanoseconds > 3_000_000_000)
+    }
+
     @Test func theSessionAnswersOpenPingAndConnectAndTakesEvents() {
         let settings = PubSubSession.SocketIOSettings(namespace: "/chat", subscribe: #"["join","room1"]"#)
         let session = PubSubSession(.socketIO(settings), subscriber: true, maximumMessageSize: 1024)

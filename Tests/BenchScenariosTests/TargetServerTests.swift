@@ -101,6 +101,18 @@ import Testing
         try Self.expectEveryBroadcastDelivered(recording, target: target)
     }
 
+    /// Roundtrip through NATS: each client subscribes to `bench.<client>` and publishes there, on one thread and on two.
+    @Test(.enabled(if: hasNATS, "nats-server is not installed: apt-get install -y nats-server"), arguments: [1, 2])
+    func roundtripThroughNATSEchoesEveryMessageToItsOwnClient(threads: Int) throws {
+        let server = try ExternalServer.start(name: "nats") { port in (Self.natsServer!, ["-a", "127.0.0.1", "-p", "\(port)"]) }
+        defer { server.stop() }
+        let target = "nats://127.0.0.1:\(server.port)/bench"
+        var configuration = try Self.roundtrip(target, clients: 20, messages: 30)
+        configuration.clientThreads = threads
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        _ = try Self.expectEveryMessageEchoed(recording, target: target)
+    }
+
     // MARK: WebSocket servers written with Python's websockets
 
     /// Closed loop (interval 0) and open loop (a fixed 5 ms timetable).

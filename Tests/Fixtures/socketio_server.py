@@ -5,7 +5,7 @@ Usage: socketio_server.py PORT_FILE PING_INTERVAL_SECONDS
 
 Listens on 127.0.0.1 and a free port, which it writes to PORT_FILE (written whole, then renamed into place), in the
 namespace /chat. A client that emits "join" with a room's name enters it; a "chat" event is emitted again to every
-client in room "room1". The server pings every PING_INTERVAL_SECONDS and disconnects a client that has not answered
+client in room "room1"; an "echo" event is emitted back to its sender alone. The server pings every PING_INTERVAL_SECONDS and disconnects a client that has not answered
 within as long again: a run across several pings shows that the harness answers them.
 """
 import asyncio
@@ -28,6 +28,10 @@ async def main(port_file, ping_interval):
     @server.on("chat", namespace="/chat")
     async def chat(sid, text):
         await server.emit("chat", text, room="room1", namespace="/chat")
+
+    @server.on("echo", namespace="/chat")
+    async def echo(sid, text):
+        await server.emit("echo", text, to=sid, namespace="/chat")
 
     runner = web.AppRunner(app)
     await runner.setup()

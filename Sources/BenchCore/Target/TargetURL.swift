@@ -125,3 +125,17 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         return "\(scheme.rawValue)://\(credentials)\(address)\(tail)"
     }
 }
+
+extension TargetURL.Scheme {
+    /// Why a round trip cannot be measured through a server of this scheme; nil when it can (each client publishes to
+    /// its own topic, or sends to an echo, and reads its messages back).
+    public var roundtripRefusal: String? {
+        switch self {
+        case .tcp, .ws, .wss, .mqtt, .nats, .socketIO: return nil
+        case .redis:
+            return "redis:// has no round trip (a subscribed Redis connection cannot publish): measure it with bench fanout"
+        case .sse, .http:
+            return "\(rawValue):// publishes over separate HTTP requests: measure it with bench fanout"
+        }
+    }
+}

@@ -19,7 +19,7 @@ enum TargetRunner {
         let settings = try transportSettings(
             for: target, payload: configuration.payload, pinning: try trustedPEM(configuration),
             from: "--tls-ca \(configuration.tlsTrustPath ?? "")")
-        if configuration.scenario == .roundtrip, let refusal = roundtripRefusal(of: target.scheme) {
+        if configuration.scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
             throw .setupFailed(refusal)
         }
         let kind = speech(of: target, configuration)
@@ -28,18 +28,6 @@ enum TargetRunner {
         case .wss: return try measure(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
         case .tcp, .redis, .nats, .mqtt, .sse, .http:
             return try measure(TCP.self, configuration, target, address, settings, kind, control, stream)
-        }
-    }
-
-    /// Why a roundtrip cannot be measured through a target of `scheme`; nil when it can (each client publishes to its
-    /// own topic and reads its messages back).
-    public static func roundtripRefusal(of scheme: TargetURL.Scheme) -> String? {
-        switch scheme {
-        case .tcp, .ws, .wss, .mqtt, .nats, .socketIO: return nil
-        case .redis:
-            return "redis:// has no round trip: a subscribed Redis connection cannot publish; measure it with bench fanout"
-        case .sse, .http:
-            return "\(scheme.rawValue):// publishes over a separate HTTP request: measure it with bench fanout"
         }
     }
 
