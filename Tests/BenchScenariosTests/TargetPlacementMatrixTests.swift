@@ -1,0 +1,101 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Testing
+
+@testable import BenchScenarios
+
+/// Every kind of user's server with the placements that take it apart from the measuring thread: its clients on two
+/// threads of this process, and in two agents (`bench serve fanout|roundtrip --target`, the agents here on threads of
+/// the test, speaking over loopback as on other hosts). Each completes with every message measured. (Child processes
+/// are the same groups started by the command line: `TargetCompositionTests` and `TargetRoundtripCompositionTests`.)
+/// Serialized, as the other real servers' tests: two runs at once would only measure each other.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct TargetPlacementMatrixTests {
+    enum Server: String, CaseIterable, Sendable {
+        case wsEcho, natsRoundtrip, mqttRoundtrip, redisFanout, natsFanout, wsPubSub
+    }
+
+    enum Placement: String, CaseIterable, Sendable {
+        case twoThreads, twoAgents
+    }
+
+    static var available: [Server] {
+        Server.allCases.filter { server in
+            switch server {
+            case .wsEcho, .wsPubSub: WebSocketTransportTests.pythonHasWebSockets
+            case .natsRoundtrip, .natsFanout: TargetServerTests.hasNATS
+            case .mqttRoundtrip: MQTTInteropTests.hasMosquitto
+            case .redisFanout: TargetServerTests.hasRedis
+            }
+        }
+    }
+
+    @Test(
+        .enabled(if: available.count == Server.allCases.count,
+            "a server is missing: apt-get install -y python3-websockets nats-server mosquitto redis-server"),
+        arguments: Server.allCases, Placement.allCases)
+    func everyServerWithEveryPlacementMeasuresEveryMessage(_ server: Server, _ placement: Placement) throws {
+        let (external, target) = try Self.start(server)
+        defer { external.stop() }
+        var configuration = server == .redisFanout || server == .natsFanout || server == .wsPubSub
+            ? try TargetServerTests.fanout(target, subscribers: 6, broadcasts: 20)
+            : try TargetServerTests.roundtrip(target, clients: 6, messages: 20)
+        if server == .wsPubSub {
+            configuration.warmup = 3  // the relay registers a connection just after its handshake
+            configuration.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
+        }
+        let recording: RunRecording
+        switch placement {
+        case .twoThreads:
+            configuration.clientThreads = 2
+            recording = try ScenarioRunner.run(configuration, control: RunControl())
+        case .twoAgents:
+            configuration.agentToken = AgentToken.hash("matrix")
+            configuration.host = "127.0.0.1"
+            let run = try BackgroundRun(configuration)
+            let address = try #require(SocketAddress(host: "127.0.0.1", port: try run.port()))
+            let agents = try (0..<2).map { _ in
+                let control = try RunControl(clientsStopOnRequest: true)
+                return try NativeThread.spawn(name: "test-agent") {
+                    Result { () throws(RunError) in
+                        try AgentRunner.run(
+                            server: address, clients: 3, token: "matrix", clientThreads: 1, joinTimeout: 20_000_000_000,
+                            control: control)
+                    }
+                }
+            }
+            recording = try run.finish()
+            for agent in agents { #expect(throws: Never.self) { _ = try agent.join().get() } }
+            #expect(recording.agents.map(\.clients) == [3, 3])
+        }
+        if configuration.scenario == .fanout {
+            try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        } else {
+            _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
+        }
+    }
+
+    static func start(_ server: Server) throws -> (ExternalServer, String) {
+        switch server {
+        case .wsEcho:
+            let external = try ExternalServer.python("ws_echo_server.py")
+            return (external, "ws://127.0.0.1:\(external.port)/")
+        case .wsPubSub:
+            let external = try ExternalServer.python("ws_broadcast_server.py")
+            return (external, "ws://127.0.0.1:\(external.port)/")
+        case .natsRoundtrip, .natsFanout:
+            let external = try ExternalServer.start(name: "nats") { port in
+                (TargetServerTests.natsServer!, ["-a", "127.0.0.1", "-p", "\(port)"])
+            }
+            return (external, "nats://127.0.0.1:\(external.port)/matrix")
+        case .mqttRoundtrip:
+            let external = try MQTTInteropTests.broker()
+            return (external, "mqtt://127.0.0.1:\(external.port)/matrix")
+        case .redisFanout:
+            let external = try ExternalServer.start(name: "redis") { port in
+                (TargetServerTests.redisServer, ["--port", "\(port)", "--save", "", "--appendonly", "no"])
+            }
+            return (external, "redis://127.0.0.1:\(external.port)/matrix")
+        }
+    }
+}
