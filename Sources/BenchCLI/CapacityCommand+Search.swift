@@ -31,6 +31,15 @@ extension CapacityCommand {
             Console.error("Error: cannot write to --out \(outputFolder): \(error)\n")
             return .runFailed
         }
+        var liveView: LiveView?
+        if let address = try plan.options(at: plan.search.low).metricsListen {
+            guard let view = LiveView.start(at: address) else {
+                try? Posix.removeDirectory(folder)
+                return .runFailed
+            }
+            liveView = view
+        }
+        defer { liveView?.finish() }
         let started = MonotonicClock.now()
         var runs: [CapacityReport.Run] = []
         var cutShort: String?
@@ -39,7 +48,8 @@ extension CapacityCommand {
             let step = Set(runs.map(\.step)).count + 1
             var verdicts: [CapacitySearch.Verdict] = []
             for repeatIndex in 1...plan.repeats {
-                let options = try plan.options(at: value)  // per repeat: each draws its own seed without --seed
+                var options = try plan.options(at: value)  // per repeat: each draws its own seed without --seed
+                options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value))"
                     + (plan.repeats > 1 ? "-r\(repeatIndex)" : "")
                 let outcome = RunCommand.runStep(

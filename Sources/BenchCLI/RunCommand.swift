@@ -70,6 +70,14 @@ enum RunCommand {
     /// Runs each step in turn, writing and showing each; stops after a step that cannot go on. A sweep's runs go in a
     /// sweep folder, named by their settings, with the sweep's own reports (`sweep.csv`, `sweep.md`, `sweep.html`).
     static func run(_ options: RunOptions, commandLine: String) -> [Outcome] {
+        var options = options
+        var liveView: LiveView?
+        if let address = options.metricsListen {
+            guard let view = LiveView.start(at: address) else { return [Outcome(exitCode: .runFailed)] }
+            liveView = view
+            options.live = view.feed
+        }
+        defer { liveView?.finish() }
         let metadata = RunMetadata(commandLine: commandLine, version: BenchCommandLine.version, cpus: CPUPlacement.onlineCount)
         for path in RunFolder.cutOffRuns(in: options.outputFolder) {
             Console.error("Note: \(path) holds a run that was cut off; 'bench report \(path)' rebuilds its reports.\n")
@@ -141,6 +149,15 @@ enum RunCommand {
     static func runStep(
         _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
     ) -> Outcome {
+        let outcome = measure(configuration, options: options, metadata: metadata, parent: parent, name: name)
+        options.live?.end(status: outcome.status?.rawValue ?? "failed", folder: outcome.folder ?? "")
+        return outcome
+    }
+
+    /// ``runStep(_:options:metadata:parent:name:)`` but for telling its live view how it ended.
+    private static func measure(
+        _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
+    ) -> Outcome {
         var configuration = configuration
         var children: ChildAgents?
         let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
@@ -186,13 +203,14 @@ enum RunCommand {
                 for (key, value) in RunSettingsCSV.startRows(configuration, metadata: metadata) { try csv.row([key, value]) }
             }
             writer = try RunStream.start(
-                RunStream.Writer(configuration: configuration, folder: folder.temporaryPath), queue: queue,
-                mainMetric: configuration.scenario == .fanout ? "delivery" : "rtt")
+                RunStream.Writer(configuration: configuration, folder: folder.temporaryPath, live: options.live != nil),
+                queue: queue, mainMetric: configuration.scenario == .fanout ? "delivery" : "rtt", live: options.live)
         } catch {
             folder.discard()
             Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
             return Outcome(exitCode: .runFailed)
         }
+        options.live?.begin(LiveView.run(configuration, name: name, metadata: metadata, folder: parent), control: control)
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
         SignalWatcher.shared?.watch(control)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host

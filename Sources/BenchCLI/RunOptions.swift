@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchReports
 import BenchScenarios
 
 /// The options of `bench fanout` and `bench roundtrip`, checked and turned into the runs to make.
@@ -29,6 +30,9 @@ struct RunOptions {
     /// Each run shows its summary on stdout and in the step summary (`GITHUB_STEP_SUMMARY`); false for the runs of a
     /// capacity search, which reports them together.
     var reportsEachRun = true
+    /// `--metrics-listen`: where the runs are served while they go; and once serving, the feed they publish to.
+    var metricsListen: SocketAddress?
+    var live: LiveFeed?
 
     /// The options `scenario` accepts, in help order, with SPEC's defaults.
     static func options(for scenario: Scenario) -> [OptionSpec] {
@@ -118,6 +122,7 @@ struct RunOptions {
             OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
             OptionSpec("pin", value: "server-cpu,client-cpu", help: "Pin the server's and the clients' threads to CPUs."),
             OptionSpec("out", value: "dir", help: "Folder the run folder is created in.", default: "results"),
+            LiveView.option,
             OptionSpec(
                 "threshold", value: "expr",
                 help: "[metric.]stat OP value, e.g. \(scenario == .fanout ? "spread" : "rtt").p99<200ms, "
@@ -164,6 +169,7 @@ struct RunOptions {
         if parsed.value("client-procs") != nil {
             clientProcesses = try reader.integer("client-procs", placeholder: "k", in: 0...1_000, default: 0)
         }
+        metricsListen = try LiveView.address(parsed, reader: reader)
         let intervals = try reader.durations("interval", allowZero: true, default: base.interval)
         base.under = try reader.duration("under", allowZero: false, default: base.under)
         base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)

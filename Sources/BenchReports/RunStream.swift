@@ -23,9 +23,10 @@ public enum RunStream {
         /// True once ``SettledMessage/Kind/end`` came.
         public private(set) var isFinished = false
 
-        /// Creates the streamed files in `folder` (their headers written) for a run of `configuration`.
-        public init(configuration: RunConfiguration, folder: String) throws {
-            collector = RunCollector(configuration: configuration)
+        /// Creates the streamed files in `folder` (their headers written) for a run of `configuration`; `live` keeps
+        /// what a live view reads too.
+        public init(configuration: RunConfiguration, folder: String, live: Bool = false) throws {
+            collector = RunCollector(configuration: configuration, live: live)
             reader = collector.reader
             warmup = configuration.warmup
             samples = CSVWriter(sink: try FileSink(creating: "\(folder)/\(SamplesCSV.fileName)"))
@@ -109,16 +110,27 @@ public enum RunStream {
         public let description: String
     }
 
+    /// How often the writer thread publishes what a live view shows.
+    public static var livePublishInterval: UInt64 { 250_000_000 }
+
     /// Starts `writer` on its own thread, taking entries from `queue` until the stream's end. The run goes on if a
     /// file cannot be written (the entries are still taken, so the run never waits for a writer that failed); the
-    /// error comes back from ``Running/join()``.
-    public static func start(_ writer: Writer, queue: SettledQueue, mainMetric: String) throws -> Running {
+    /// error comes back from ``Running/join()``. With `live`, it publishes the collector's snapshot there every
+    /// ``livePublishInterval`` and at the end.
+    public static func start(
+        _ writer: Writer, queue: SettledQueue, mainMetric: String, live: LiveFeed? = nil
+    ) throws -> Running {
         let every = writer.collector.configuration.reportEvery
         let lines = IntervalLines()
         let box = WriterBox(writer)
         let thread = try NativeThread.spawn(name: "bench-results") { () -> Result<RunCollector, StreamError> in
             var failure: String?
+            var nextPublish: UInt64 = 0
             while true {
+                if let live, MonotonicClock.now() >= nextPublish {
+                    nextPublish = MonotonicClock.now() + livePublishInterval
+                    box.writer.collector.liveSnapshot(at: MonotonicClock.now()).map(live.publish)
+                }
                 guard let entry = queue.pop() else {
                     Posix.sleep(nanoseconds: 2_000_000)
                     continue
@@ -137,6 +149,7 @@ public enum RunStream {
                 }
                 if entry.kind == .end { break }
             }
+            if let live { box.writer.collector.liveSnapshot(at: MonotonicClock.now()).map(live.publish) }
             if let failure { return .failure(StreamError(description: failure)) }
             return .success(box.writer.collector)
         }

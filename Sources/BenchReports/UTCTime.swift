@@ -1,10 +1,10 @@
 import Glibc
 
 /// A wall-clock instant broken down in UTC, for folder names and `start_utc`.
-struct UTCTime {
+public struct UTCTime {
     let year: Int32, month: Int32, day: Int32, hour: Int32, minute: Int32, second: Int32
 
-    init(unixNanoseconds: UInt64) {
+    public init(unixNanoseconds: UInt64) {
         var seconds = time_t(unixNanoseconds / 1_000_000_000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -13,7 +13,7 @@ struct UTCTime {
     }
 
     /// `yyyyMMdd-HHmmss`, as in run folder names.
-    var compact: String {
+    public var compact: String {
         "\(year)\(two(month))\(two(day))-\(two(hour))\(two(minute))\(two(second))"
     }
 

@@ -54,6 +54,7 @@ extension BenchServer {
             recording.outages[outage].back = now
             outageOfClient[client] = -1
         }
+        returnedClients += 1
         emptySince = 0
         if configuration.offlineQueue { sendHeldMessages(of: client) }
         _ = driver.unpark(client)

@@ -66,6 +66,9 @@ final class BenchServer<T: Transport>: MeasuringRole {
     /// Each agent client thread's latest busy share (percent) since its clients all said hello, by its first id.
     var agentThreadLoad: [Int: Double] = [:]
     var liveClients = 0
+    /// Clients that said hello again during the run (the live view's reconnects).
+    var returnedClients = 0
+    var connectedClients: Int { liveClients }
     /// When the server last heard anything from each client (monotonic ns).
     var lastHeard: [UInt64]
 

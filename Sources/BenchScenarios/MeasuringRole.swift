@@ -32,6 +32,9 @@ protocol MeasuringRole: AnyObject {
     func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool
     /// True while `client`'s connection is open.
     func isConnected(_ client: Int) -> Bool
+    /// How many clients are connected now, and how many came back after a drop so far (for the live view).
+    var connectedClients: Int { get }
+    var returnedClients: Int { get }
     /// Closed-loop fanout: true when the next broadcast may go now (someone is there to receive it).
     func mayBroadcast(at now: UInt64) -> Bool
     /// True when nobody is left to measure: the run is over whatever is left to send.
@@ -44,6 +47,7 @@ protocol MeasuringRole: AnyObject {
 extension MeasuringRole {
     /// A user's server's clients do not come back (`--reconnect` is the built-in server's): nothing to wait for.
     func isWaitingForReturns(at now: UInt64) -> Bool { false }
+    var returnedClients: Int { 0 }
 
     // MARK: Settling
 
@@ -155,6 +159,8 @@ extension MeasuringRole {
         recording.handOnSettled(at: now, to: stream)
         control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)
         control.echoedMessages.store(driver.echoes, ordering: .relaxed)
+        control.connectedClients.store(connectedClients, ordering: .relaxed)
+        control.reconnects.store(returnedClients, ordering: .relaxed)
     }
 
     /// True when the run is over: nobody is left, or nothing more will be sent and every message is settled (or the

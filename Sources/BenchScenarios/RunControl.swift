@@ -23,6 +23,10 @@ public final class RunControl: Sendable {
     public let isRunning = Atomic<Bool>(false)
     /// The port the server listens on, once it does (0 before): for clients that connect from elsewhere.
     public let serverPort = Atomic<Int>(0)
+    /// Clients connected now, and clients that came back after a drop so far (the live view's gauges; published at
+    /// the measuring role's housekeeping).
+    public let connectedClients = Atomic<Int>(0)
+    public let reconnects = Atomic<Int>(0)
 
     /// Creates a control for one run.
     /// An agent's clients (`bench clients`) stop on a request too: they have no server of their own to end the run.

@@ -108,7 +108,7 @@ public struct DistributionBuilder: Sendable {
     private var recorded = 0
     private var smallest = UInt64.max
     private var largest = UInt64.min
-    private var lost = 0
+    public private(set) var lost = 0
     private var belowThreshold = 0
 
     public init(metric: String, under: UInt64, keepsValues: Bool = true) {

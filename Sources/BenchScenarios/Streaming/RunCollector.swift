@@ -51,10 +51,14 @@ public struct RunCollector: Sendable {
     public private(set) var missingKernelStamps = (send: 0, receive: 0)
     /// Roundtrip: the worst rtt per slice of the run.
     public private(set) var roundTripsOverTime: OverTime?
+    /// What a live view reads (`--metrics-listen`); nil when nobody watches.
+    private var live: LiveStatistics?
+    /// The interval under way's number, for the live view.
+    private var intervalNumber = 0
 
     /// A collector for a run of `configuration` that started at `origin`, keeping exact values up to `exactBudget`
-    /// bytes (default: the configuration's).
-    public init(configuration: RunConfiguration, origin: UInt64 = 0, exactBudget: Int? = nil) {
+    /// bytes (default: the configuration's), and with `live`, what a live view reads (``liveSnapshot(at:)``).
+    public init(configuration: RunConfiguration, origin: UInt64 = 0, exactBudget: Int? = nil, live: Bool = false) {
         self.configuration = configuration
         self.reader = SettledMessageReader(configuration)
         self.origin = origin
@@ -70,6 +74,7 @@ public struct RunCollector: Sendable {
         slots = (slot(.delivery), slot(.spread), slot(.completion), slot(.rtt), slot(.lag), slot(.stack))
         builderOfSlot = timed.map { metric in metrics.firstIndex(of: metric)! }
         roundTripsOverTime = configuration.scenario == .roundtrip ? OverTime() : nil
+        if live { self.live = LiveStatistics(metrics: timed.map(\.rawValue), under: configuration.under) }
     }
 
     /// Takes the next entry of the stream.
@@ -84,6 +89,7 @@ public struct RunCollector: Sendable {
             let end = entry.scheduled
             let rows = interval.close(interval: entry.sequence, start: intervalStart, end: end)
             intervalStart = end
+            intervalNumber = entry.sequence + 1
             timeline += rows
             return .interval(rows)
         case .start:
@@ -96,6 +102,7 @@ public struct RunCollector: Sendable {
 
     private mutating func addMessage(_ m: SettledMessage) {
         measuredMessages += 1
+        if live != nil && !m.outcome.isMeasurement { live!.lose(m.outcome) }
         if m.outcome.isMeasurement {
             let missing = reader.missingKernelStamps(m)
             missingKernelStamps = (missingKernelStamps.send + missing.send, missingKernelStamps.receive + missing.receive)
@@ -149,6 +156,7 @@ public struct RunCollector: Sendable {
     private mutating func record(_ value: UInt64?, _ slot: Int) {
         let builder = builderOfSlot[slot]
         interval.add(value, at: slot)
+        if live != nil, let value { live!.record(value, at: slot, isLag: slot == slots.lag) }
         guard let value else {
             builders[builder].recordLost()
             return
@@ -159,6 +167,22 @@ public struct RunCollector: Sendable {
         if keptValues > budgetValues {
             for index in builders.indices { builders[index].dropValues() }
         }
+    }
+
+    /// What a live view shows now, `now` being the time on the run's clock (monotonic ns); nil unless made `live`.
+    /// Its rows' times are offsets from the run's start, as the timeline's.
+    public func liveSnapshot(at now: UInt64) -> LiveSnapshot? {
+        guard let live else { return nil }
+        let elapsed = origin == 0 || now < origin ? 0 : now - origin
+        let totals = builderOfSlot.map { builder in
+            TimelineRow(
+                builders[builder].histogram, lost: builders[builder].lost, interval: -1, start: 0, end: elapsed,
+                metric: builders[builder].metric)
+        }
+        return LiveSnapshot(
+            statistics: live, totals: totals,
+            current: interval.peek(interval: intervalNumber, start: intervalStart, end: max(intervalStart, elapsed)),
+            timeline: Array(timeline.suffix(LiveSnapshot.maximumRows)), settledMessages: measuredMessages, elapsed: elapsed)
     }
 
     /// The analysis of everything collected, for `recording` (its counters, connect times and events).

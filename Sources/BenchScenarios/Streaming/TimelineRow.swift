@@ -56,17 +56,28 @@ public struct IntervalStatistics: Sendable {
 
     /// The interval's rows, one per metric with anything in it; the statistics start over.
     public mutating func close(interval: Int, start: UInt64, end: UInt64) -> [TimelineRow] {
-        var rows: [TimelineRow] = []
-        for position in metrics.indices where histograms[position].count > 0 || lost[position] > 0 {
-            let histogram = histograms[position]
-            rows.append(
-                TimelineRow(
-                    interval: interval, start: start, end: end, metric: metrics[position],
-                    count: Int(histogram.count), lost: lost[position], p50: histogram.value(atPercentile: 50),
-                    p90: histogram.value(atPercentile: 90), p99: histogram.value(atPercentile: 99), max: histogram.max))
+        let rows = peek(interval: interval, start: start, end: end)
+        for position in metrics.indices {
             histograms[position] = LatencyHistogram()
             lost[position] = 0
         }
         return rows
+    }
+
+    /// The rows of the interval so far, one per metric with anything in it, the statistics kept.
+    public func peek(interval: Int, start: UInt64, end: UInt64) -> [TimelineRow] {
+        metrics.indices.filter { histograms[$0].count > 0 || lost[$0] > 0 }.map { position in
+            TimelineRow(histograms[position], lost: lost[position], interval: interval, start: start, end: end, metric: metrics[position])
+        }
+    }
+}
+
+extension TimelineRow {
+    /// A row of `histogram`'s statistics with `lost` losses.
+    public init(_ histogram: LatencyHistogram, lost: Int, interval: Int, start: UInt64, end: UInt64, metric: String) {
+        self.init(
+            interval: interval, start: start, end: end, metric: metric, count: Int(histogram.count), lost: lost,
+            p50: histogram.value(atPercentile: 50), p90: histogram.value(atPercentile: 90),
+            p99: histogram.value(atPercentile: 99), max: histogram.max)
     }
 }

@@ -184,6 +184,8 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
 
     func isConnected(_ client: Int) -> Bool { subscriberOpen[client] }
 
+    var connectedClients: Int { openSubscribers }
+
     /// Client `client`'s connection closed at `time`, for `reason`: what it still owed is lost.
     func subscriberClosed(_ client: Int, reason: String, at time: UInt64) {
         recording.record(ConnectionEvent(side: .clients, client: client, time: time, reason: reason))

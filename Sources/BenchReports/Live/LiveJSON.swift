@@ -1,0 +1,71 @@
+import BenchCore
+import BenchScenarios
+
+/// What the live page polls (`/live.json`): the run's identity and settings, its progress, each metric so far, the
+/// report interval under way and those that ended. Durations in nanoseconds (`_ns`), times of the run in seconds from
+/// its start (`_s`).
+enum LiveJSON {
+    static func render(_ state: LiveFeed.State) -> String {
+        var fields: [String] = []
+        if let run = state.run {
+            let status = state.ended.map { "\"ended\",\"ended_status\":\(string($0.status)),\"folder\":\(string($0.folder))" }
+                ?? (state.control?.isRunning.load(ordering: .relaxed) == true ? "\"running\"" : "\"setting up\"")
+            fields.append(
+                "\"run\":{\"scenario\":\(string(run.scenario)),\"transport\":\(string(run.transport)),"
+                    + "\"target\":\(string(run.target)),\"name\":\(string(run.name)),\"number\":\(state.runs),"
+                    + "\"started_unix_ms\":\(run.startedUnixNanoseconds / 1_000_000),\"under_ns\":\(run.under),"
+                    + "\"status\":\(status)}")
+            fields.append("\"settings\":[" + run.settings.map { "[\(string($0.key)),\(string($0.value))]" }.joined(separator: ",") + "]")
+        }
+        if let control = state.control {
+            fields.append(
+                "\"progress\":{\"sent\":\(control.dispatchedMessages.load(ordering: .relaxed)),"
+                    + "\"total\":\(control.totalMessages.load(ordering: .relaxed)),"
+                    + "\"connected\":\(control.connectedClients.load(ordering: .relaxed)),"
+                    + "\"reconnects\":\(control.reconnects.load(ordering: .relaxed))}")
+        }
+        if let snapshot = state.snapshot {
+            fields.append("\"elapsed_s\":\(PrometheusExposition.seconds(snapshot.elapsed))")
+            fields.append("\"measured\":\(snapshot.settledMessages)")
+            fields.append("\"lost\":{" + snapshot.statistics.lostByOutcome.map { "\(string($0.outcome)):\($0.count)" }
+                .joined(separator: ",") + "}")
+            fields.append("\"totals\":" + rows(snapshot.totals))
+            fields.append("\"current\":" + rows(snapshot.current))
+            fields.append("\"timeline\":" + rows(snapshot.timeline))
+        }
+        return "{" + fields.joined(separator: ",") + "}\n"
+    }
+
+    private static func rows(_ rows: [TimelineRow]) -> String {
+        "[" + rows.map { row in
+            "{\"metric\":\(string(row.metric)),\"interval\":\(row.interval),\"start_s\":\(PrometheusExposition.seconds(row.start)),"
+                + "\"end_s\":\(PrometheusExposition.seconds(row.end)),\"count\":\(row.count),\"lost\":\(row.lost),"
+                + "\"p50_ns\":\(number(row.p50)),\"p90_ns\":\(number(row.p90)),\"p99_ns\":\(number(row.p99)),"
+                + "\"max_ns\":\(number(row.max))}"
+        }.joined(separator: ",") + "]"
+    }
+
+    private static func number(_ value: UInt64?) -> String { value.map(String.init) ?? "null" }
+
+    /// A JSON string: quotes, backslashes and control characters escaped.
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
