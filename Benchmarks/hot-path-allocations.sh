@@ -58,7 +58,7 @@ while IFS='|' read -r name small large; do
     small=${small//PORT_REDIS/$redis_port}; small=${small//PORT_NATS/$nats_port}; small=${small//PORT_ECHO/$echo_port}
     large=${large//PORT_REDIS/$redis_port}; large=${large//PORT_NATS/$nats_port}; large=${large//PORT_ECHO/$echo_port}
     small=${small//PORT_MQTT/$mqtt_port}; large=${large//PORT_MQTT/$mqtt_port}
-    # The fan-out target rows keep 1.2 s of warmup in both runs, so that both include the subscriber threads' first load
+    # The target rows keep 1.2 s of warmup in both runs, so that both include the subscriber threads' first load
     # report (a second after they are all subscribed) and its one-time allocations; any report after it is in the
     # longer run only. MQTT's subscribers' setup (CONNECT, SUBSCRIBE, their acknowledgements read together or apart) varies by up to 10
     # allocations from run to run, in short runs as in long ones; a per-message allocation would add 100,000.
@@ -90,6 +90,6 @@ target redis|fanout --target redis://127.0.0.1:PORT_REDIS/bench --clients 20 --m
 target nats|fanout --target nats://127.0.0.1:PORT_NATS/bench --clients 20 --messages 50 --warmup 1200 --interval 1ms|fanout --target nats://127.0.0.1:PORT_NATS/bench --clients 20 --messages 5000 --warmup 1200 --interval 1ms
 target redis, 2 thr.|fanout --target redis://127.0.0.1:PORT_REDIS/bench --clients 20 --messages 50 --warmup 1200 --interval 1ms --client-threads 2|fanout --target redis://127.0.0.1:PORT_REDIS/bench --clients 20 --messages 5000 --warmup 1200 --interval 1ms --client-threads 2
 target mqtt, QoS 1|fanout --target mqtt://127.0.0.1:PORT_MQTT/bench --qos 1 --clients 20 --messages 50 --warmup 1200 --interval 1ms|fanout --target mqtt://127.0.0.1:PORT_MQTT/bench --qos 1 --clients 20 --messages 5000 --warmup 1200 --interval 1ms
-target tcp|roundtrip --target tcp://127.0.0.1:PORT_ECHO --framing stx --clients 4 --count 500 --interval 100us|roundtrip --target tcp://127.0.0.1:PORT_ECHO --framing stx --clients 4 --count 50000 --interval 100us
+target tcp|roundtrip --target tcp://127.0.0.1:PORT_ECHO --framing stx --clients 4 --count 500 --warmup 12000 --interval 100us|roundtrip --target tcp://127.0.0.1:PORT_ECHO --framing stx --clients 4 --count 50000 --warmup 12000 --interval 100us
 RUNS
 exit $status
