@@ -8,8 +8,8 @@ import BenchScenarios
 ///   stack), buckets from 10 µs to 60 s (1, 2, 5 per decade) and the run's `--under`;
 /// - `bench_messages_sent_total` (had their turn, warmup included), `bench_messages_measured_total` (settled, warmup
 ///   not), `bench_messages_lost_total{reason}` (by outcome), `bench_reconnects_total`;
-/// - `bench_clients_connected`, `bench_lag_seconds` (the latest message's), `bench_run_progress_ratio`,
-///   `bench_run_running` (1 while sending, 0 before and after);
+/// - `bench_clients_connected`, `bench_lag_latest_seconds` (the latest message's lag: `bench_lag_seconds` is lag's
+///   histogram), `bench_run_progress_ratio`, `bench_run_running` (1 while sending, 0 before and after);
 /// - `bench_run_info{scenario,transport,target,run}` 1.
 public enum PrometheusExposition {
     public static func render(_ state: LiveFeed.State, openMetrics: Bool) -> String {
@@ -50,8 +50,8 @@ public enum PrometheusExposition {
         family("bench_clients_connected", "gauge", "Clients connected now.")
         text += "bench_clients_connected \(control?.connectedClients.load(ordering: .relaxed) ?? 0)\n"
         if let lag = statistics?.latestLag {
-            family("bench_lag_seconds", "gauge", "How late the latest message went, against its timetable.", unit: "seconds")
-            text += "bench_lag_seconds \(seconds(lag))\n"
+            family("bench_lag_latest_seconds", "gauge", "How late the latest message went, against its timetable.", unit: "seconds")
+            text += "bench_lag_latest_seconds \(seconds(lag))\n"
         }
         if let control {
             let total = control.totalMessages.load(ordering: .relaxed)

@@ -1,0 +1,154 @@
+import BenchCore
+import BenchNet
+import BenchReports
+import BenchScenarios
+import Foundation
+import Testing
+
+/// What `/metrics` serves, read as Prometheus reads it: scraped from a real run while it goes (over the live view's own
+/// HTTP server), every line a comment or a valid sample of a declared family, every histogram's buckets cumulative with
+/// `+Inf` equal to its `_count`; and at the end, the counts are the run's own.
+@Suite(.timeLimit(.minutes(3))) struct LiveExpositionTests {
+    @Test(arguments: [false, true])
+    func aRunScrapedWhileItGoesServesAValidExpositionThatEndsAtTheRunsOwnCounts(openMetrics: Bool) throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 3)
+        configuration.clients = 8
+        configuration.messages = 60
+        configuration.warmup = 2
+        configuration.interval = 20_000_000
+        configuration.reportEvery = 300_000_000
+        let feed = LiveFeed()
+        let server = try HTTPServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0)!) { feed.respond(to: $0) }
+        defer { server.stop() }
+        let folder = NSTemporaryDirectory() + "bench-live-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let queue = SettledQueue()
+        let writer = try RunStream.start(
+            RunStream.Writer(configuration: configuration, folder: folder, live: true), queue: queue, mainMetric: "delivery",
+            live: feed)
+        let control = try RunControl()
+        feed.begin(
+            LiveFeed.Run(
+                scenario: "fanout", transport: "tcp", target: "", name: "live \"test\"\nrun", folder: folder, settings: [],
+                under: configuration.under, startedUnixNanoseconds: 0),
+            control: control)
+        let run = try NativeThread.spawn(name: "test-run") { [configuration] in
+            Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: queue) }
+        }
+        // Mid-run: scraped until something was measured (a bound only a hang reaches), each scrape valid.
+        var midRun = ""
+        for _ in 0..<3_000 where !midRun.contains("bench_delivery_seconds_count ") || midRun.contains("bench_delivery_seconds_count 0\n") {
+            midRun = try Self.scrape(server.address, openMetrics: openMetrics)
+            try Self.check(midRun, openMetrics: openMetrics)
+            usleep(10_000)
+        }
+        #expect(midRun.contains("bench_run_running 1"), "\(midRun)")
+        let recording = try run.join().get()
+        let collector = try writer.join().get()
+        feed.end(status: recording.status.rawValue, folder: folder)
+        let final = try Self.scrape(server.address, openMetrics: openMetrics)
+        let families = try Self.check(final, openMetrics: openMetrics)
+        let analysis = collector.analysis(of: recording)
+        let delivery = try #require(analysis.summary(of: .delivery))
+        #expect(families["bench_delivery_seconds_count"] == Double(delivery.count), "\(final)")
+        #expect(families["bench_messages_measured_total"] == Double(configuration.clients * configuration.messages))
+        #expect(final.contains("bench_run_running 0"))
+        #expect(final.contains(#"run="live \"test\"\nrun""#), "label values escaped")
+    }
+
+    /// The families a scrape holds (sample name → value, for samples without labels) after checking every line.
+    @discardableResult
+    static func check(_ text: String, openMetrics: Bool) throws -> [String: Double] {
+        var types: [String: String] = [:]
+        var values: [String: Double] = [:]
+        var buckets: [String: [(le: Double, count: Double)]] = [:]
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "", "ends with a newline")
+        for line in lines.dropLast() {
+            if line.hasPrefix("#") {
+                let parts = line.split(separator: " ", maxSplits: 3)
+                switch parts.first {
+                case "#" where parts.count >= 3 && ["HELP", "TYPE", "UNIT"].contains(parts[1]):
+                    if parts[1] == "TYPE" { types[String(parts[2])] = String(parts[3]) }
+                case "#" where line == "# EOF": #expect(openMetrics && line == lines[lines.count - 2], "EOF last, OpenMetrics only")
+                default: Issue.record("not a comment Prometheus knows: \(line)")
+                }
+                continue
+            }
+            let sample = try #require(Self.sample(String(line)), "not a sample: \(line)")
+            let family = types.keys.filter { sample.name.hasPrefix($0) }.max { $0.count < $1.count }
+            #expect(family != nil, "a sample of no declared family: \(line)")
+            if sample.name.hasSuffix("_bucket") {
+                let le = try #require(sample.labels["le"].flatMap { $0 == "+Inf" ? .infinity : Double($0) }, "\(line)")
+                buckets[sample.name, default: []].append((le, sample.value))
+            } else if sample.labels.isEmpty {
+                values[sample.name] = sample.value
+            }
+        }
+        for (name, series) in buckets {
+            let base = String(name.dropLast("_bucket".count))
+            #expect(zip(series, series.dropFirst()).allSatisfy { $0.le < $1.le && $0.count <= $1.count }, "\(name) cumulative")
+            #expect(series.last?.le == .infinity && series.last?.count == values[base + "_count"], "\(name): +Inf is _count")
+            #expect(types[base] == "histogram")
+        }
+        return values
+    }
+
+    /// `name{a="b",…} value`, with `\\`, `\"` and `\n` escapes in label values.
+    static func sample(_ line: String) -> (name: String, labels: [String: String], value: Double)? {
+        var characters = Substring(line)
+        let name = characters.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == ":" }
+        guard let first = name.first, !first.isNumber else { return nil }
+        characters = characters.dropFirst(name.count)
+        var labels: [String: String] = [:]
+        if characters.first == "{" {
+            characters = characters.dropFirst()
+            while characters.first != "}" {
+                let key = characters.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                characters = characters.dropFirst(key.count)
+                guard !key.isEmpty, characters.hasPrefix("=\"") else { return nil }
+                characters = characters.dropFirst(2)
+                var value = ""
+                while let character = characters.first, character != "\"" {
+                    characters = characters.dropFirst()
+                    if character == "\\" {
+                        guard let escaped = characters.first, "\\\"n".contains(escaped) else { return nil }
+                        value.append(escaped == "n" ? "\n" : escaped)
+                        characters = characters.dropFirst()
+                    } else {
+                        value.append(character)
+                    }
+                }
+                guard characters.first == "\"" else { return nil }
+                characters = characters.dropFirst()
+                labels[String(key)] = value
+                if characters.first == "," { characters = characters.dropFirst() }
+            }
+            characters = characters.dropFirst()
+        }
+        guard characters.first == " ", let value = Double(characters.dropFirst()) else { return nil }
+        return (String(name), labels, value)
+    }
+
+    /// GET /metrics from the live view's server.
+    static func scrape(_ address: SocketAddress, openMetrics: Bool) throws -> String {
+        let socket = try TCPSocket.connect(to: address)
+        defer { Posix.close(socket) }
+        try Posix.setNonBlocking(socket, false)
+        try Posix.setReceiveTimeout(socket, nanoseconds: 20_000_000_000)
+        let accept = openMetrics ? "application/openmetrics-text;version=1.0.0,text/plain;q=0.5" : "text/plain"
+        try Posix.sendAll(socket, Array("GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: \(accept)\r\n\r\n".utf8))
+        var received: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+        defer { buffer.deallocate() }
+        while case .processed(let count) = try Posix.read(socket, into: buffer), count > 0 {
+            received += UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        #expect(parts[0].hasPrefix("HTTP/1.1 200 OK"))
+        #expect(parts[0].contains(openMetrics ? "application/openmetrics-text; version=1.0.0" : "text/plain; version=0.0.4"))
+        return parts.dropFirst().joined(separator: "\r\n\r\n")
+    }
+}
