@@ -40,7 +40,9 @@ struct LiveView {
 
     /// After the command's last run: whoever was watching sees how it ended (``LiveFeed/linger()``); then it stops.
     func finish() {
-        feed.linger()
+        feed.linger { wait in
+            Console.error("live: the run ended; waiting for its watchers' next look (at most \(DurationText.display(wait)))\n")
+        }
         server.stop()
     }
 

@@ -56,6 +56,8 @@ import Testing
         (["fanout", "--reconnect", "--target", "ws://127.0.0.1:1/"], "--reconnect and --drop-connections-at are for the built-in server"),
         (["fanout", "--clients", "2", "--client-threads", "3"], "'--client-threads <k>': expected 1 to 2 (at most one per client)"),
         (["fanout", "--target", "sse://127.0.0.1:1/events"], "an sse:// target needs --publish-url http://HOST:PORT/PATH"),
+        (["fanout", "--metrics-listen", "9464"], "'--metrics-listen <host:port>': expected a numeric address and a port"),
+        (["roundtrip", "--metrics-listen", "example.com:9464"], "'--metrics-listen <host:port>': expected a numeric address and a port"),
         (["roundtrip", "--target", "redis://127.0.0.1:1/t"], "redis:// has no round trip (a subscribed Redis connection cannot publish)"),
         (["roundtrip", "--target", "sse://127.0.0.1:1/e"], "sse:// publishes over separate HTTP requests: measure it with bench fanout"),
         (["roundtrip", "--target", "tcp://127.0.0.1:1", "--publish-url", "http://127.0.0.1:1/p"], "Unknown option '--publish-url'"),

@@ -58,7 +58,8 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops serving: open connections are closed, the listener too.
+    /// Stops serving: no connection is taken any more, those taken get their answers (for at most a second), then
+    /// every one is closed, the listener too.
     public func stop() {
         stopper.notify()
         thread.withLock { thread in
@@ -99,13 +100,18 @@ private final class HTTPServerLoop: @unchecked Sendable {
         else { return }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 8)
         defer { buffer.deallocate() }
-        while true {
-            guard let count = try? epoll.wait(timeoutMilliseconds: 250) else { return }
+        var stopsAt: UInt64?
+        while stopsAt.map({ !peers.isEmpty && MonotonicClock.now() < $0 }) ?? true {
+            guard let count = try? epoll.wait(timeoutMilliseconds: 50) else { return }
             for index in 0..<count {
                 let (token, events) = epoll.event(at: index)
                 switch token {
                 case 0: accept(into: epoll)
-                case 1: return
+                case 1:
+                    // Those that asked already still get their answer (a scrape at the very end must not be cut off).
+                    stopsAt = MonotonicClock.now() + 1_000_000_000
+                    try? epoll.remove(listener)
+                    try? epoll.remove(stopper.descriptor)
                 default: serve(Int32(token - 2), events, buffer: buffer, epoll: epoll)
                 }
             }

@@ -90,15 +90,21 @@ public final class LiveFeed: Sendable {
     public var current: State { state.withLock { $0 } }
 
     /// After the last run: when someone was watching, waits until they have looked once more (a Prometheus scrape, a
-    /// page's poll), so that they see how it ended; at most twice the gap between their looks, and 10 s.
-    public func linger() {
+    /// page's poll), so that they see how it ended: at most twice the gap between their looks (10 s when only one look
+    /// came, so the gap is not known), and never more than 10 s. `note` is told how long it may wait.
+    public func linger(note: (UInt64) -> Void = { _ in }) {
         let endedAt = MonotonicClock.now()
-        let (scrape, poll) = looks.withLock { ($0.lastScrape != 0 ? $0.scrapeGap : 0, $0.lastPoll != 0 ? $0.pollGap : 0) }
-        let wait = min(10_000_000_000, 2 * max(scrape, poll, 500_000_000))
-        guard scrape > 0 || poll > 0 else { return }
+        let longest: UInt64 = 10_000_000_000
+        let (scrape, poll) = looks.withLock { looks in
+            (looks.lastScrape == 0 ? nil : looks.scrapeGap == 0 ? longest : looks.scrapeGap,
+                looks.lastPoll == 0 ? nil : looks.pollGap == 0 ? longest : looks.pollGap)
+        }
+        guard scrape != nil || poll != nil else { return }
+        let wait = min(longest, 2 * max(scrape ?? 0, poll ?? 0, 500_000_000))
+        note(wait)
         while MonotonicClock.now() < endedAt + wait {
             let seen = looks.withLock {
-                (scrape == 0 || $0.lastScrape > endedAt) && (poll == 0 || $0.lastPoll > endedAt)
+                (scrape == nil || $0.lastScrape > endedAt) && (poll == nil || $0.lastPoll > endedAt)
             }
             if seen { return }
             Posix.sleep(nanoseconds: 20_000_000)

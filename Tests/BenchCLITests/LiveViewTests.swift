@@ -1,0 +1,188 @@
+import BenchNet
+import Foundation
+import Glibc
+import Testing
+
+/// `--metrics-listen` as a user runs it: the live page rendered by headless Chromium while the run goes, a real
+/// Prometheus scraping the run every second and asked about it afterwards through its HTTP API, and an address that
+/// cannot be served. Serialized: each run is watched by one watcher on its own port.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct LiveViewTests {
+    static let prometheus = "/usr/bin/prometheus"
+    static let hasPrometheus = FileManager.default.isExecutableFile(atPath: prometheus)
+
+    /// The page mid-run, as Chromium draws it from /live.json: numbers with their units, a chart with points, the run's
+    /// progress; then the run ends as any run does.
+    @Test(.enabled(if: ReportPageTests.chromium != nil, "chromium is not installed: apt-get install -y chromium"))
+    func theLivePageShowsNumbersWithUnitsAndAChartWhileTheRunGoes() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.start([
+            "fanout", "--clients", "10", "--messages", "300", "--interval", "20ms", "--report-every", "500ms",
+            "--metrics-listen", "127.0.0.1:0", "--quiet", "--out", out,
+        ])
+        let port = try Self.livePort(of: run)
+        // Once an interval ended (a point to draw), a bound only a hang reaches.
+        var live = ""
+        for _ in 0..<1_500 where !live.contains("\"timeline\":[{") {
+            usleep(20_000)
+            live = (try? Self.get("/live.json", port: port).body) ?? ""
+        }
+        #expect(live.contains("\"status\":\"running\""), "\(live.prefix(300))")
+        let dom = try Self.rendered("http://127.0.0.1:\(port)/")
+        let finished = try BenchProcess.finish(run, timeout: 60)
+        #expect(finished.exitCode == 0, "\(finished.standardError)")
+        #expect(dom.contains("Running, "), "the run's progress: \(dom.prefix(2000))")
+        let totals = try #require(dom.range(of: "<table id=\"totals\">").map { dom[$0.lowerBound...] }?.prefix(4000))
+        #expect(totals.contains("<td>delivery</td>") && totals.contains("<td>spread</td>"), "\(totals)")
+        #expect(totals.contains(#/<td class="n">\d+(\.\d+)?(ns|µs|ms|s)</td>/#), "durations with their units: \(totals)")
+        #expect(dom.contains(#/<path class="p50" d="M[\d. ]+/#) && dom.contains("<path class=\"p99\""), "a chart with its lines")
+        #expect(dom.contains("clients connected"), "progress")
+    }
+
+    /// Prometheus scrapes the run every second; afterwards its HTTP API gives the run's count of deliveries, and a p99
+    /// from the histogram's buckets that lies in the same bucket as the run's own exact p99.
+    @Test(.enabled(if: hasPrometheus, "prometheus is not installed: apt-get install -y prometheus"))
+    func aRealPrometheusScrapesTheRunAndAgreesWithItsSummary() throws {
+        let benchPort = try Self.freePort(), prometheusPort = try Self.freePort()
+        let work = temporaryFolderPath()
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        try """
+            global: {scrape_interval: 1s, evaluation_interval: 1s}
+            scrape_configs:
+              - job_name: bench
+                scrape_interval: 1s
+                static_configs: [{targets: ['127.0.0.1:\(benchPort)']}]
+
+            """.write(toFile: work + "/prometheus.yml", atomically: true, encoding: .utf8)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: Self.prometheus)
+        server.arguments = [
+            "--config.file=\(work)/prometheus.yml", "--storage.tsdb.path=\(work)/data",
+            "--web.listen-address=127.0.0.1:\(prometheusPort)",
+        ]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        // Until Prometheus scrapes the (not yet listening) target: its discovery hands targets on every 5 s.
+        for _ in 0..<1_500 where !((try? Self.get("/api/v1/targets", port: prometheusPort).body) ?? "").contains("\"health\":\"down\"") {
+            usleep(20_000)
+        }
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "10", "--messages", "200", "--interval", "25ms", "--metrics-listen",
+            "127.0.0.1:\(benchPort)", "--quiet", "--out", out,
+        ], timeout: 90)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let delivery = try #require(try csvRows(folder + "/summary.csv").first { $0["metric"] == "delivery" })
+        let count = try #require(delivery["count"].flatMap(Double.init))
+        let p99 = try #require(delivery["p99_us"].flatMap(Double.init)) / 1e6
+        // The last scrape came after the run ended (the run waits for it). Once Prometheus has seen the run gone (its next
+        // scrape failed), that sample is stored: the largest value of each series is its last.
+        for _ in 0..<1_000 where !((try? Self.get("/api/v1/targets", port: prometheusPort).body) ?? "").contains("\"health\":\"down\"") {
+            usleep(20_000)
+        }
+        let scraped = try Self.query("max_over_time(bench_delivery_seconds_count[10m])", port: prometheusPort)
+        #expect(scraped == count, "Prometheus: \(String(describing: scraped)), summary.csv: \(count)")
+        let estimate = try #require(
+            try Self.query("histogram_quantile(0.99, max_over_time(bench_delivery_seconds_bucket[10m]))", port: prometheusPort))
+        var bounds: [Double] = [0]
+        for exponent in -5...1 { bounds += [1.0, 2, 5].map { $0 * pow(10, Double(exponent)) } }
+        bounds.append(60)
+        func bucket(_ value: Double) -> Int { bounds.firstIndex { value <= $0 + 1e-12 } ?? bounds.count }
+        #expect(bucket(estimate) == bucket(p99), "Prometheus p99 \(estimate) s, the run's \(p99) s: the same bucket")
+    }
+
+    @Test func anAddressInUseExitsThreeAndWritesNothing() throws {
+        let taken = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
+        defer { Posix.close(taken.descriptor) }
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "2", "--messages", "5", "--metrics-listen", "127.0.0.1:\(taken.address.port)", "--out", out,
+        ])
+        #expect(result.exitCode == 3, "\(result.standardError)")
+        #expect(result.standardError.contains("cannot serve --metrics-listen 127.0.0.1:\(taken.address.port)"), "\(result.standardError)")
+        #expect(contents(of: out) == nil || contents(of: out) == [], "nothing written")
+    }
+
+    // MARK: Helpers
+
+    /// The port `bench` said it serves the live view on.
+    static func livePort(of run: BenchProcess.Running) throws -> Int {
+        for _ in 0..<1_000 {
+            let text = (try? String(contentsOfFile: run.outputBase + ".err", encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"live: http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
+                return Int(text[range].split(separator: ":").last!)!
+            }
+            usleep(20_000)
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    /// GET `path` from 127.0.0.1:`port`: the status and the body.
+    static func get(_ path: String, port: Int) throws -> (status: Int, body: String) {
+        let socket = try TCPSocket.connect(to: SocketAddress(host: "127.0.0.1", port: UInt16(port))!)
+        defer { Posix.close(socket) }
+        try Posix.setNonBlocking(socket, false)
+        try Posix.setReceiveTimeout(socket, nanoseconds: 20_000_000_000)
+        try Posix.sendAll(socket, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+        var received: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+        defer { buffer.deallocate() }
+        while case .processed(let count) = try Posix.read(socket, into: buffer), count > 0 {
+            received += UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+        if text.lowercased().contains("transfer-encoding: chunked") { body = Self.unchunked(body) }
+        return (status, body)
+    }
+
+    /// A chunked body's data (Prometheus's API answers chunked).
+    static func unchunked(_ body: String) -> String {
+        var rest = Substring(body), out = ""
+        while let line = rest.range(of: "\r\n"), let size = Int(rest[..<line.lowerBound], radix: 16), size > 0 {
+            let start = line.upperBound
+            let end = rest.utf8.index(start, offsetBy: size)
+            out += rest[start..<end]
+            rest = rest[end...].dropFirst(2)
+        }
+        return out
+    }
+
+    /// An instant query's one value, through Prometheus's HTTP API.
+    static func query(_ expression: String, port: Int) throws -> Double? {
+        let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let (_, body) = try get("/api/v1/query?query=\(encoded)", port: port)
+        let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        let results = (json?["data"] as? [String: Any])?["result"] as? [[String: Any]]
+        return ((results?.first?["value"] as? [Any])?.last as? String).flatMap(Double.init)
+    }
+
+    static func freePort() throws -> Int {
+        let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
+        Posix.close(listener)
+        return Int(address.port)
+    }
+
+    /// The page after Chromium ran its script for a few seconds of its own time.
+    static func rendered(_ url: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(ReportPageTests.chromium))
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + temporaryFolderPath(),
+            "--virtual-time-budget=3000", "--dump-dom", url,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
