@@ -35,7 +35,7 @@ import Testing
             import sys, yaml
             kinds = [d["kind"] for f in sys.argv[1:] for d in yaml.safe_load_all(open(f)) if d]
             print(" ".join(sorted(kinds)))
-            """] + ["server.yaml", "clients-job.yaml", "secret.yaml", "target/server.yaml"].map { Self.folder + "/" + $0 }
+            """] + ["server.yaml", "clients-job.yaml", "secret.yaml", "target/server.yaml", "podmonitor.yaml"].map { Self.folder + "/" + $0 }
         let output = Pipe()
         check.standardOutput = output
         try check.run()
@@ -43,7 +43,7 @@ import Testing
         let kinds = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(check.terminationStatus == 0)
         // target/server.yaml replaces server.yaml's Deployment, Service and volume under the same names.
-        #expect(kinds.contains("Deployment Deployment Job PersistentVolumeClaim PersistentVolumeClaim Secret Service Service"), "\(kinds)")
+        #expect(kinds.contains("Deployment Deployment Job PersistentVolumeClaim PersistentVolumeClaim PodMonitor Secret Service Service"), "\(kinds)")
         #expect(try value("completionMode", in: "clients-job.yaml") == "Indexed")
     }
 
@@ -66,6 +66,7 @@ import Testing
                     .replacingOccurrences(of: "bench-serve:", with: "127.0.0.1:")  // the Service, as cluster DNS resolves it
                     .replacingOccurrences(of: "chat:7001", with: "127.0.0.1:\(chat)")  // the user's chat Service
                     .replacingOccurrences(of: "/results", with: out)  // the results volume
+                    .replacingOccurrences(of: "0.0.0.0:9464", with: "127.0.0.1:0")  // the metrics port, any free one here
             }
         }
         let serverArguments = substituted(try arguments(serverManifest))
