@@ -13,14 +13,16 @@ extension RunOptions {
                     + "tcp://HOST:PORT (with --framing), ws://HOST:PORT/PATH or wss://… (with --tls-ca), which sends every "
                     + "message back verbatim; mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC or nats://HOST:PORT/SUBJECT (each "
                     + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it); socketio://HOST:PORT/"
-                    + "NAMESPACE (each client emits --publish and takes the event that comes back with its marker).")
+                    + "NAMESPACE (each client emits --publish and takes the event that comes back with its marker); "
+                    + "mqtts:// and socketios:// over TLS, with --tls-ca.")
             : OptionSpec(
                 "target", value: "url",
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
                     + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), "
                     + "sse://HOST:PORT/PATH (with --publish-url), socketio://HOST:PORT/NAMESPACE (with --publish, "
                     + "--subscribe), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it "
-                    + "needs a join message); --clients subscribe, one more connection publishes.")
+                    + "needs a join message); --clients subscribe, one more connection publishes. Over TLS (with --tls-ca): "
+                    + "wss://, mqtts://, sses:// (with an https:// --publish-url), socketios://.")
         let framing = OptionSpec(
             "framing", value: "kind",
             help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "
@@ -70,14 +72,22 @@ extension RunOptions {
             } catch {
                 throw reader.invalid("target", "url", text, error.reason)
             }
-            if configuration.scenario == .roundtrip, configuration.target?.scheme != .http,  // not a target: said below
-                let refusal = configuration.target?.scheme.roundtripRefusal
+            let scheme = configuration.target!.scheme
+            if configuration.scenario == .roundtrip, scheme.protocolScheme != .http,  // not a target: said below
+                let refusal = scheme.roundtripRefusal
             {
                 throw reader.invalid("target", "url", text, refusal)
             }
+            // A Socket.IO server's Engine.IO path is the one WebSocket path a target run asks for.
             for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads"]
-            where parsed.value(option) != nil || parsed.has(option) {
+            where (parsed.value(option) != nil || parsed.has(option)) && !(option == "ws-path" && scheme.protocolScheme == .socketIO) {
                 throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
+            }
+            if let path = parsed.value("ws-path") {
+                guard path.hasPrefix("/"), path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                    throw reader.invalid("ws-path", "path", path, "expected a path from /, printable ASCII without blanks")
+                }
+                configuration.engineIOPath = path
             }
             configuration.subscribeText = parsed.value("subscribe")
             if let text = parsed.value("publish") {
@@ -91,16 +101,19 @@ extension RunOptions {
             throw UsageError(message: "--\(option) goes with --target", command: command)
         }
         if let text = parsed.value("qos") {
-            guard configuration.target?.scheme == .mqtt else { throw reader.invalid("qos", "0|1|2", text, "is for mqtt:// targets") }
+            guard configuration.target?.scheme.protocolScheme == .mqtt else {
+                throw reader.invalid("qos", "0|1|2", text, "is for mqtt:// and mqtts:// targets")
+            }
             guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
             configuration.qos = qos
         }
-        if let scheme = configuration.target?.scheme, scheme == .mqtt || scheme == .sse || scheme == .socketIO,
-            let option = (scheme == .socketIO ? ["framing"] : ["subscribe", "framing"]).first(where: { parsed.value($0) != nil })
+        if let scheme = configuration.target?.scheme, [.mqtt, .sse, .socketIO].contains(scheme.protocolScheme),
+            let option = (scheme.protocolScheme == .socketIO ? ["framing"] : ["subscribe", "framing"])
+                .first(where: { parsed.value($0) != nil })
         {
             throw UsageError(message: "--\(option) does not apply to an \(scheme.rawValue):// target", command: command)
         }
-        if configuration.target?.scheme == .socketIO && parsed.value("publish") == nil {
+        if configuration.target?.scheme.protocolScheme == .socketIO && parsed.value("publish") == nil {
             throw UsageError(
                 message: "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]': the event the "
                     + (configuration.scenario == .fanout ? "publisher emits" : "clients emit"), command: command)
@@ -119,24 +132,34 @@ extension RunOptions {
     private static func readPublishURL(
         into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
-        if configuration.target?.scheme == .http {
-            throw reader.invalid("target", "url", parsed.value("target") ?? "", "http:// is where an sse:// target publishes: give it as --publish-url")
+        let scheme = configuration.target?.scheme
+        if scheme?.protocolScheme == .http {
+            throw reader.invalid(
+                "target", "url", parsed.value("target") ?? "",
+                "\(scheme!.rawValue):// is where an sse:// target publishes: give it as --publish-url")
         }
         guard let text = parsed.value("publish-url") else {
-            if configuration.target?.scheme == .sse {
+            if scheme?.protocolScheme == .sse {
                 throw UsageError(message: "an sse:// target needs --publish-url http://HOST:PORT/PATH: where a broadcast is POSTed", command: command)
             }
             return
         }
-        guard configuration.target?.scheme == .sse else { throw reader.invalid("publish-url", "url", text, "is for sse:// targets") }
+        guard let scheme, scheme.protocolScheme == .sse else {
+            throw reader.invalid("publish-url", "url", text, "is for sse:// and sses:// targets")
+        }
         let url: TargetURL
         do {
             url = try TargetURL(text)
         } catch {
             throw reader.invalid("publish-url", "url", text, error.reason)
         }
-        guard url.scheme == .http, SocketAddress(host: url.host, port: url.port) != nil else {
-            throw reader.invalid("publish-url", "url", text, "expected http://ADDRESS:PORT/PATH with a numeric address")
+        let expected = scheme.usesTLS ? "https" : "http"
+        guard url.scheme.protocolScheme == .http, url.scheme.usesTLS == scheme.usesTLS,
+            SocketAddress(host: url.host, port: url.port) != nil
+        else {
+            throw reader.invalid(
+                "publish-url", "url", text,
+                "expected \(expected)://ADDRESS:PORT/PATH with a numeric address (\(expected) for an \(scheme.rawValue):// target)")
         }
         configuration.publishURL = url
     }

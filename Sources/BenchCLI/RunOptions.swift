@@ -215,7 +215,7 @@ struct RunOptions {
             }
         }
         (base.tlsCertificatePath, base.tlsKeyPath, base.tlsTrustPath) = try reader.tlsFiles(
-            for: base.target?.scheme == .wss ? .wss : base.target == nil ? base.transport : .tcp)
+            for: base.target.map(\.scheme.transport) ?? base.transport)
         if let text = parsed.value("arrival") {
             guard let arrival = Arrival(rawValue: text) else {
                 throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")

@@ -112,13 +112,14 @@ struct SubscriberShare: Sendable {
         configuration.heartbeat = welcome.heartbeat
         configuration.qos = spec.qos
         configuration.publishTemplate = spec.publishTemplate ?? .bare
+        configuration.engineIOPath = target.scheme.protocolScheme == .socketIO && spec.webSocketPath != "/" ? spec.webSocketPath : nil
         guard let address = SocketAddress(resolving: target.host, port: target.port) else { throw .invalidHost(target.host) }
         self.configuration = configuration
         self.ids = first..<first + count
         self.target = target
         self.address = address
         self.settings = try TargetRunner.transportSettings(
-            for: target, payload: configuration.payload,
+            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath,
             pinning: spec.tlsCertificatePEM.isEmpty ? nil : Array(spec.tlsCertificatePEM.utf8), from: "the run's certificate")
         self.kind = TargetRunner.speech(of: target, configuration)
         self.kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
@@ -127,10 +128,11 @@ struct SubscriberShare: Sendable {
 
     /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.
     func run(_ ids: Range<Int>, writer: ReportWriter, endSignal: Int32) throws(SystemError) {
-        switch target.scheme {
-        case .ws, .socketIO: try group(WebSocket.self, ids, writer, endSignal).run()
+        switch target.scheme.transport {
+        case .tcp: try group(TCP.self, ids, writer, endSignal).run()
+        case .ws: try group(WebSocket.self, ids, writer, endSignal).run()
+        case .tls: try group(TLS.self, ids, writer, endSignal).run()
         case .wss: try group(SecureWebSocket.self, ids, writer, endSignal).run()
-        case .tcp, .redis, .nats, .mqtt, .sse, .http: try group(TCP.self, ids, writer, endSignal).run()
         }
     }
 

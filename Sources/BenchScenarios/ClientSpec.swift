@@ -135,7 +135,9 @@ public struct ClientSpec: Equatable, Sendable {
         }
         guard let transport else { throw SpecError("no transport") }
         guard !transport.usesTLS || !pem.isEmpty else { throw SpecError("a \(transport.rawValue) run without its certificate") }
-        guard target?.scheme != .wss || !pem.isEmpty else { throw SpecError("a wss target without its certificate") }
+        guard target?.scheme.usesTLS != true || !pem.isEmpty else {
+            throw SpecError("a \(target!.scheme.rawValue) target without its certificate")
+        }
         self.init(
             transport: transport, webSocketPath: path, tlsCertificatePEM: pem, target: target, subscribeText: subscribe,
             framing: framing, qos: qos, publishTemplate: publish)

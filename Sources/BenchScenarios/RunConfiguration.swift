@@ -96,6 +96,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Fan-out targets: what each subscriber sends first (`--subscribe`), and the publisher's message (`--publish`).
     public var subscribeText: String?
     public var publishTemplate: PublishTemplate
+    /// A socketio:// target's Engine.IO path (`--ws-path`; `?EIO=4&transport=websocket` added unless it has a query);
+    /// nil: `/socket.io/`.
+    public var engineIOPath: String?
     /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
     public var qos: UInt8
     /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
@@ -174,6 +177,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.role = .local
         self.framing = .length32
         self.subscribeText = nil
+        self.engineIOPath = nil
         self.publishTemplate = .bare
         self.qos = 0
         self.publishURL = nil

@@ -1,3 +1,4 @@
+import BenchCore
 /// The transport of a run (`--transport`): how the bench frames travel between server and clients.
 public enum TransportKind: String, Sendable, CaseIterable {
     /// Bench frames straight on TCP.
@@ -13,4 +14,17 @@ public enum TransportKind: String, Sendable, CaseIterable {
     public var isWebSocket: Bool { self == .ws || self == .wss }
     /// True for the TLS transports.
     public var usesTLS: Bool { self == .tls || self == .wss }
+}
+
+extension TargetURL.Scheme {
+    /// What connections to a target of this scheme travel over: WebSocket for ws and Socket.IO, plain TCP for the
+    /// rest; over TLS for the secure schemes.
+    public var transport: TransportKind {
+        switch (protocolScheme, usesTLS) {
+        case (.ws, false), (.socketIO, false): .ws
+        case (.ws, true), (.socketIO, true): .wss
+        case (_, false): .tcp
+        case (_, true): .tls
+        }
+    }
 }

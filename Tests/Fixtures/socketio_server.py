@@ -1,25 +1,27 @@
 #!/usr/bin/python3
 """A Socket.IO chat server (python3-socketio and python3-aiohttp, from Debian), for `bench fanout --target socketio://`.
 
-Usage: socketio_server.py PORT_FILE PING_INTERVAL_SECONDS
+Usage: socketio_server.py PORT_FILE PING_INTERVAL_SECONDS [ENGINEIO_PATH [CERT KEY]]
 
 Listens on 127.0.0.1 and a free port, which it writes to PORT_FILE (written whole, then renamed into place), in the
 namespace /chat. A client that emits "join" with a room's name enters it; a "chat" event is emitted again to every
 client in room "room1"; an "echo" event is emitted back to its sender alone. The server pings every PING_INTERVAL_SECONDS and disconnects a client that has not answered
-within as long again: a run across several pings shows that the harness answers them.
+within as long again: a run across several pings shows that the harness answers them. ENGINEIO_PATH (default
+socket.io) is where Engine.IO answers; with CERT and KEY (PEM files), over TLS (for socketios://).
 """
 import asyncio
 import os
+import ssl
 import sys
 
 import socketio
 from aiohttp import web
 
 
-async def main(port_file, ping_interval):
+async def main(port_file, ping_interval, path, tls):
     server = socketio.AsyncServer(async_mode="aiohttp", ping_interval=ping_interval, ping_timeout=ping_interval)
     app = web.Application()
-    server.attach(app)
+    server.attach(app, socketio_path=path)
 
     @server.on("join", namespace="/chat")
     async def join(sid, room):
@@ -35,7 +37,11 @@ async def main(port_file, ping_interval):
 
     runner = web.AppRunner(app)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    context = None
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
     with open(port_file + ".tmp", "w") as out:
@@ -45,4 +51,6 @@ async def main(port_file, ping_interval):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], float(sys.argv[2])))
+    asyncio.run(main(
+        sys.argv[1], float(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "socket.io",
+        sys.argv[4:6] if len(sys.argv) > 5 else None))

@@ -1,17 +1,18 @@
 #!/usr/bin/python3
 """A Server-Sent Events server with an HTTP publish endpoint, for `bench fanout --target sse://`.
 
-Usage: sse_server.py PORT_FILE chunked|plain
+Usage: sse_server.py PORT_FILE chunked|plain [CERT KEY]
 
 Listens on 127.0.0.1 and a free port, which it writes to PORT_FILE (written whole, then renamed into place).
 GET /events answers 200 text/event-stream, with chunked transfer encoding (chunked) or a body that runs until the
-connection closes (plain), and a retry line. Every POST /publish's body goes to every stream as one event: a comment,
+connection closes (plain), and a retry line. With CERT and KEY (PEM files), over TLS (for sses:// and https://). Every POST /publish's body goes to every stream as one event: a comment,
 an id, an event name and the body as its data line, the data line cut in the middle into two chunks (chunked) so
 that a reader must join a line across chunks. The POST is answered 204 on a kept-alive connection. Standard library
 only.
 """
 import asyncio
 import os
+import ssl
 import sys
 
 STREAMS = []
@@ -66,8 +67,12 @@ async def handle(reader, writer, chunked):
         writer.close()
 
 
-async def main(port_file, chunked):
-    server = await asyncio.start_server(lambda r, w: handle(r, w, chunked), "127.0.0.1", 0)
+async def main(port_file, chunked, tls):
+    context = None
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+    server = await asyncio.start_server(lambda r, w: handle(r, w, chunked), "127.0.0.1", 0, ssl=context)
     port = server.sockets[0].getsockname()[1]
     with open(port_file + ".tmp", "w") as out:
         out.write(str(port))
@@ -77,4 +82,4 @@ async def main(port_file, chunked):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2] == "chunked"))
+    asyncio.run(main(sys.argv[1], sys.argv[2] == "chunked", sys.argv[3:5] if len(sys.argv) > 4 else None))

@@ -8,10 +8,27 @@
 ///     sse://HOST:PORT/PATH            a Server-Sent Events stream (with an http:// publish URL)
 ///     socketio://HOST:PORT[/NAMESPACE]  a Socket.IO server (v5, Engine.IO v4, over WebSocket)
 ///     http://HOST:PORT/PATH           where an sse:// target's publisher POSTs (`--publish-url`), not a target
+///     mqtts://, sses://, socketios://, https://   the same over TLS (as wss:// is ws:// over TLS)
 public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
-        case tcp, ws, wss, redis, nats, mqtt, sse, http
+        case tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, http, https
         case socketIO = "socketio"
+        case socketIOSecure = "socketios"
+
+        /// The protocol spoken, TLS aside: wss → ws, mqtts → mqtt, sses → sse, https → http, socketios → socketio.
+        public var protocolScheme: Scheme {
+            switch self {
+            case .wss: .ws
+            case .mqtts: .mqtt
+            case .sses: .sse
+            case .https: .http
+            case .socketIOSecure: .socketIO
+            default: self
+            }
+        }
+
+        /// True for the schemes over TLS.
+        public var usesTLS: Bool { protocolScheme != self }
     }
 
     public var scheme: Scheme
@@ -36,10 +53,10 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     /// Parses `text`; throws with the reason when it is not a target this harness speaks.
     public init(_ text: String) throws(Invalid) {
         guard let separator = text.firstRange(of: "://") else {
-            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis, nats, mqtt, sse or socketio")
+            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, socketio or socketios")
         }
         guard let scheme = Scheme(rawValue: String(text[..<separator.lowerBound]).lowercased()) else {
-            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis, nats, mqtt, sse or socketio")
+            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, socketio or socketios")
         }
         self.scheme = scheme
         var rest = Substring(text[separator.upperBound...])
@@ -51,7 +68,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         if let at = authority.lastIndex(of: "@") {
             let credentials = authority[..<at]
             authority = authority[authority.index(after: at)...]
-            switch scheme {
+            switch scheme.protocolScheme {
             case .redis where credentials.first == ":":
                 password = String(credentials.dropFirst())
             case .mqtt:
@@ -85,11 +102,11 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         guard printable && rest.utf8.count <= 1024 else {
             throw Invalid(reason: "the path must be printable ASCII without blanks, at most 1024 characters")
         }
-        switch scheme {
+        switch scheme.protocolScheme {
         case .tcp:
             guard rest.isEmpty || rest == "/" else { throw Invalid(reason: "a tcp target has no path") }
             path = ""
-        case .ws, .wss, .sse, .http, .socketIO:
+        case .ws, .sse, .http, .socketIO:
             path = rest.isEmpty ? "/" : String(rest)
         case .mqtt:
             let topic = rest.dropFirst()
@@ -106,6 +123,8 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
                 throw Invalid(reason: "a subject to publish to cannot hold wildcards")
             }
             path = String(name)
+        default:  // a scheme over TLS: its protocol's scheme is one of the above
+            path = String(rest)
         }
     }
 
@@ -130,11 +149,11 @@ extension TargetURL.Scheme {
     /// Why a round trip cannot be measured through a server of this scheme; nil when it can (each client publishes to
     /// its own topic, or sends to an echo, and reads its messages back).
     public var roundtripRefusal: String? {
-        switch self {
-        case .tcp, .ws, .wss, .mqtt, .nats, .socketIO: return nil
+        switch protocolScheme {
+        case .tcp, .ws, .mqtt, .nats, .socketIO: return nil
         case .redis:
             return "redis:// has no round trip (a subscribed Redis connection cannot publish): measure it with bench fanout"
-        case .sse, .http:
+        default:
             return "\(rawValue):// publishes over separate HTTP requests: measure it with bench fanout"
         }
     }

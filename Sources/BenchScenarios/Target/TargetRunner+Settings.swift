@@ -7,21 +7,21 @@ extension TargetRunner {
     /// browser would send them (a proxy or CDN in front of the user's server routes by them), not the address they
     /// resolved to; a wss target's certificate is pinned from `pem` (which came from `source`, for messages).
     static func transportSettings(
-        for target: TargetURL, payload: Int, pinning pem: [UInt8]?, from source: String
+        for target: TargetURL, payload: Int, engineIOPath: String? = nil, pinning pem: [UInt8]?, from source: String
     ) throws(RunError) -> TransportSettings {
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
-        // Socket.IO's WebSocket is Engine.IO's, at its default path; the URL's path is the namespace.
-        let path = target.scheme == .socketIO ? "/socket.io/?EIO=4&transport=websocket" : target.path
+        // Socket.IO's WebSocket is Engine.IO's, at its default path (or --ws-path); the URL's path is the namespace.
+        let path = target.scheme.protocolScheme == .socketIO ? engineIOTarget(engineIOPath ?? "/socket.io/") : target.path
         var settings = TransportSettings(
             maximumFrameSize: max(64 << 10, 4 * payload), webSocketPath: path, webSocketHost: "\(host):\(target.port)")
         if target.host.first.map({ !$0.isNumber }) == true && !target.host.contains(":") {
             settings.tlsServerName = target.host
         }
         settings.webSocketText = true
-        if target.scheme == .wss {
+        if target.scheme.usesTLS {
             do throws(TLSError) {
                 try OpenSSL.load()
-                guard let pem else { throw TLSError("a wss target needs --tls-ca") }
+                guard let pem else { throw TLSError("a \(target.scheme.rawValue) target needs --tls-ca") }
                 do {
                     settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
                 } catch {
@@ -34,9 +34,16 @@ extension TargetRunner {
         return settings
     }
 
+    /// The request target of Engine.IO's WebSocket at `path`: its query added (version 4, WebSocket at once) unless
+    /// `path` has one.
+    static func engineIOTarget(_ path: String) -> String {
+        guard !path.contains("?") else { return path }
+        return (path.hasSuffix("/") ? path : path + "/") + "?EIO=4&transport=websocket"
+    }
+
     /// A wss target's certificate to pin, read from `--tls-ca`; nil for other targets, or without `--tls-ca`.
     static func trustedPEM(_ configuration: RunConfiguration) throws(RunError) -> [UInt8]? {
-        guard configuration.target?.scheme == .wss, let path = configuration.tlsTrustPath else { return nil }
+        guard configuration.target?.scheme.usesTLS == true, let path = configuration.tlsTrustPath else { return nil }
         do throws(SystemError) {
             return try Posix.readFile(path, limit: 1 << 20)
         } catch {
@@ -46,11 +53,11 @@ extension TargetRunner {
 
     /// What a fan-out target's connections speak.
     static func speech(of target: TargetURL, _ configuration: RunConfiguration) -> PubSubSession.Speech {
-        switch target.scheme {
+        switch target.scheme.protocolScheme {
         case .redis: return .redis(channel: target.path, password: target.password)
         case .nats: return .nats(subject: target.path)
         case .tcp: return .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
-        case .ws, .wss: return .custom(framing: nil, subscribe: configuration.subscribeText)
+        case .ws: return .custom(framing: nil, subscribe: configuration.subscribeText)
         case .socketIO:
             return .socketIO(PubSubSession.SocketIOSettings(namespace: target.path, subscribe: configuration.subscribeText))
         case .sse, .http:
@@ -59,7 +66,7 @@ extension TargetRunner {
             return .sse(PubSubSession.SSESettings(
                 streamPath: target.path, streamHost: host(target), publishPath: publish?.path ?? "/",
                 publishHost: publish.map(host) ?? ""))
-        case .mqtt:
+        default:  // mqtt (the secure schemes' protocols are the ones above)
             // Client identifiers within MQTT 3.1.1's guaranteed 23 bytes: "b", the run's token, "-", the connection.
             return .mqtt(PubSubSession.MQTTSettings(
                 topic: target.path, qos: configuration.qos,

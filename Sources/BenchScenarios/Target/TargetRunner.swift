@@ -17,17 +17,17 @@ enum TargetRunner {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
         let settings = try transportSettings(
-            for: target, payload: configuration.payload, pinning: try trustedPEM(configuration),
+            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath, pinning: try trustedPEM(configuration),
             from: "--tls-ca \(configuration.tlsTrustPath ?? "")")
         if configuration.scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
             throw .setupFailed(refusal)
         }
         let kind = speech(of: target, configuration)
-        switch target.scheme {
-        case .ws, .socketIO: return try measure(WebSocket.self, configuration, target, address, settings, kind, control, stream)
+        switch target.scheme.transport {
+        case .tcp: return try measure(TCP.self, configuration, target, address, settings, kind, control, stream)
+        case .ws: return try measure(WebSocket.self, configuration, target, address, settings, kind, control, stream)
+        case .tls: return try measure(TLS.self, configuration, target, address, settings, kind, control, stream)
         case .wss: return try measure(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
-        case .tcp, .redis, .nats, .mqtt, .sse, .http:
-            return try measure(TCP.self, configuration, target, address, settings, kind, control, stream)
         }
     }
 

@@ -1,0 +1,78 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Glibc
+import Testing
+
+@testable import BenchScenarios
+
+/// The push protocols over TLS, against real servers given a self-signed certificate that the run pins (`--tls-ca`):
+/// mqtts:// (mosquitto with a TLS listener) fanout and roundtrip, sses:// with an https:// publish URL (the standard
+/// library's SSE server), socketios:// roundtrip at an Engine.IO path of its own (`--ws-path`). Serialized, as the
+/// other real servers' tests.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct TLSTargetInteropTests {
+    static let openSSL = TLSTools.openSSLLoads && TLSTools.hasOpenSSLTool
+
+    @Test(.enabled(if: openSSL && MQTTInteropTests.hasMosquitto, "mosquitto or OpenSSL 3 is not installed: apt-get install -y mosquitto openssl libssl3"),
+        arguments: [Scenario.fanout, .roundtrip])
+    func mqttOverTLSMeasuresEveryMessage(_ scenario: Scenario) throws {
+        let folder = try TemporaryFolder()
+        let (certificate, key) = try folder.makeCertificate(named: "broker")
+        // mosquitto started as root reads its files as the user mosquitto.
+        for (path, mode) in [(folder.path, 0o755), (certificate, 0o644), (key, 0o644)] { chmod(path, mode_t(mode)) }
+        let server = try ExternalServer.start(name: "mosquitto-tls") { port in
+            let configuration = folder.path + "/mosquitto-\(port).conf"
+            try? "listener \(port) 127.0.0.1\ncertfile \(certificate)\nkeyfile \(key)\nallow_anonymous true\n"
+                .write(toFile: configuration, atomically: true, encoding: .utf8)
+            return (MQTTInteropTests.mosquitto, ["-c", configuration])
+        }
+        defer { server.stop() }
+        let target = "mqtts://127.0.0.1:\(server.port)/prices"
+        var configuration = scenario == .fanout
+            ? try TargetServerTests.fanout(target, subscribers: 20, broadcasts: 20)
+            : try TargetServerTests.roundtrip(target, clients: 10, messages: 20)
+        configuration.tlsTrustPath = certificate
+        configuration.qos = 1
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        if scenario == .fanout {
+            try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        } else {
+            _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
+        }
+    }
+
+    @Test(.enabled(if: openSSL, "OpenSSL 3 is not installed: apt-get install -y openssl libssl3"))
+    func serverSentEventsOverTLSDeliverEveryBroadcast() throws {
+        let folder = try TemporaryFolder()
+        let (certificate, key) = try folder.makeCertificate(named: "events")
+        let (server, port) = try PortFileFixture.start("sse_server.py", ["chunked", certificate, key])
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let target = "sses://127.0.0.1:\(port)/events"
+        var configuration = try TargetServerTests.fanout(target, subscribers: 10, broadcasts: 20)
+        configuration.publishURL = try TargetURL("https://127.0.0.1:\(port)/publish")
+        configuration.tlsTrustPath = certificate
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+    }
+
+    @Test(.enabled(if: openSSL && SocketIOInteropTests.hasSocketIO, "python3-socketio, python3-aiohttp or OpenSSL 3 is not installed"))
+    func socketIOOverTLSAtItsOwnPathEchoesEveryMessage() throws {
+        let folder = try TemporaryFolder()
+        let (certificate, key) = try folder.makeCertificate(named: "chat")
+        let (server, port) = try PortFileFixture.start("socketio_server.py", ["1", "realtime", certificate, key])
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let target = "socketios://127.0.0.1:\(port)/chat"
+        var configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 10)
+        configuration.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#)
+        configuration.engineIOPath = "/realtime"
+        configuration.tlsTrustPath = certificate
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
+    }
+}
