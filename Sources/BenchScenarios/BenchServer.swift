@@ -69,6 +69,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
     /// Clients that said hello again during the run (the live view's reconnects).
     var returnedClients = 0
     var connectedClients: Int { liveClients }
+    var reportedClientThreadPercent: Double? { agentThreadLoad.values.max() }
     /// When the server last heard anything from each client (monotonic ns).
     var lastHeard: [UInt64]
 

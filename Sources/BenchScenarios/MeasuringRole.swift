@@ -35,6 +35,8 @@ protocol MeasuringRole: AnyObject {
     /// How many clients are connected now, and how many came back after a drop so far (for the live view).
     var connectedClients: Int { get }
     var returnedClients: Int { get }
+    /// The busiest client thread's CPU share (percent) among those that report theirs while the run goes; nil: none has.
+    var reportedClientThreadPercent: Double? { get }
     /// Closed-loop fanout: true when the next broadcast may go now (someone is there to receive it).
     func mayBroadcast(at now: UInt64) -> Bool
     /// True when nobody is left to measure: the run is over whatever is left to send.
@@ -161,6 +163,11 @@ extension MeasuringRole {
         control.echoedMessages.store(driver.echoes, ordering: .relaxed)
         control.connectedClients.store(connectedClients, ordering: .relaxed)
         control.reconnects.store(returnedClients, ordering: .relaxed)
+        if driver.cpuAtStart != 0 && now > recording.startNanoseconds && recording.startNanoseconds != 0 {
+            let measuring = Double(ThreadCPUTime.now() - driver.cpuAtStart) / Double(now - recording.startNanoseconds)
+            let busiest = min(1, max(measuring, (reportedClientThreadPercent ?? 0) / 100))
+            control.busiestThreadPartsPerMillion.store(Int(busiest * 1_000_000), ordering: .relaxed)
+        }
     }
 
     /// True when the run is over: nobody is left, or nothing more will be sent and every message is settled (or the

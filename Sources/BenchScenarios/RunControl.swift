@@ -27,6 +27,9 @@ public final class RunControl: Sendable {
     /// the measuring role's housekeeping).
     public let connectedClients = Atomic<Int>(0)
     public let reconnects = Atomic<Int>(0)
+    /// The busiest harness thread's CPU share so far, in parts per million: the measuring thread's, or a client thread's
+    /// that reported its own (a target's client groups, agents' threads).
+    public let busiestThreadPartsPerMillion = Atomic<Int>(0)
 
     /// Creates a control for one run.
     /// An agent's clients (`bench clients`) stop on a request too: they have no server of their own to end the run.

@@ -90,14 +90,14 @@ public final class LiveFeed: Sendable {
     public var current: State { state.withLock { $0 } }
 
     /// After the last run: when someone was watching, waits until they have looked once more (a Prometheus scrape, a
-    /// page's poll), so that they see how it ended: at most twice the gap between their looks (10 s when only one look
+    /// page's poll), so that they see how it ended: at most twice the gap between their looks (5 s when only one look
     /// came, so the gap is not known), and never more than 10 s. `note` is told how long it may wait.
     public func linger(note: (UInt64) -> Void = { _ in }) {
         let endedAt = MonotonicClock.now()
         let longest: UInt64 = 10_000_000_000
         let (scrape, poll) = looks.withLock { looks in
-            (looks.lastScrape == 0 ? nil : looks.scrapeGap == 0 ? longest : looks.scrapeGap,
-                looks.lastPoll == 0 ? nil : looks.pollGap == 0 ? longest : looks.pollGap)
+            (looks.lastScrape == 0 ? nil : looks.scrapeGap == 0 ? longest / 4 : looks.scrapeGap,
+                looks.lastPoll == 0 ? nil : looks.pollGap == 0 ? longest / 4 : looks.pollGap)
         }
         guard scrape != nil || poll != nil else { return }
         let wait = min(longest, 2 * max(scrape ?? 0, poll ?? 0, 500_000_000))

@@ -9,7 +9,9 @@ import BenchScenarios
 /// - `bench_messages_sent_total` (had their turn, warmup included), `bench_messages_measured_total` (settled, warmup
 ///   not), `bench_messages_lost_total{reason}` (by outcome), `bench_reconnects_total`;
 /// - `bench_clients_connected`, `bench_lag_latest_seconds` (the latest message's lag: `bench_lag_seconds` is lag's
-///   histogram), `bench_run_progress_ratio`, `bench_run_running` (1 while sending, 0 before and after);
+///   histogram), `bench_run_progress_ratio`, `bench_run_running` (1 while sending, 0 before and after),
+///   `bench_harness_cpu_busiest_ratio` (the measuring thread's CPU share so far, or a client thread's that reports its
+///   own: a target's client groups, agents' threads; a built-in run's own client threads measure theirs at the end);
 /// - `bench_run_info{scenario,transport,target,run}` 1.
 public enum PrometheusExposition {
     public static func render(_ state: LiveFeed.State, openMetrics: Bool) -> String {
@@ -59,6 +61,10 @@ public enum PrometheusExposition {
             family("bench_run_progress_ratio", "gauge", "Messages whose turn came, of the run's.")
             text += "bench_run_progress_ratio \(total > 0 ? Double(min(sent, total)) / Double(total) : 0)\n"
         }
+        family(
+            "bench_harness_cpu_busiest_ratio", "gauge",
+            "The busiest harness thread's CPU share so far: the measuring thread, or a client thread that reports its own.")
+        text += "bench_harness_cpu_busiest_ratio \(Double(control?.busiestThreadPartsPerMillion.load(ordering: .relaxed) ?? 0) / 1_000_000)\n"
         family("bench_run_running", "gauge", "1 while the run sends and collects, 0 before and once it ended.")
         let running = state.ended == nil && control?.isRunning.load(ordering: .relaxed) == true
         text += "bench_run_running \(running ? 1 : 0)\n"

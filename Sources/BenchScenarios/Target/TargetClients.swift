@@ -185,6 +185,7 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
     func isConnected(_ client: Int) -> Bool { subscriberOpen[client] }
 
     var connectedClients: Int { openSubscribers }
+    var reportedClientThreadPercent: Double? { subscriberThreadLoad.values.max() }
 
     /// Client `client`'s connection closed at `time`, for `reason`: what it still owed is lost.
     func subscriberClosed(_ client: Int, reason: String, at time: UInt64) {
