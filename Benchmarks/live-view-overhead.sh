@@ -12,7 +12,7 @@ bench=.build/release/bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"; kill $(jobs -p) 2>/dev/null || true' EXIT
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-run=(fanout --clients 200 --messages 1000 --interval 5ms --seed 7 --json --out "$work")
+run=(fanout --clients 100 --messages 600 --interval 10ms --seed 7 --json --out "$work")
 stats() { python3 -c '
 import json, sys
 m = {x["metric"]: x for x in json.load(sys.stdin)["metrics"]}

@@ -27,7 +27,7 @@ import Testing
             live = (try? Self.get("/live.json", port: port).body) ?? ""
         }
         #expect(live.contains("\"status\":\"running\""), "\(live.prefix(300))")
-        let dom = try Self.rendered("http://127.0.0.1:\(port)/")
+        let dom = try ReportPageTests.rendered(url: "http://127.0.0.1:\(port)/", scriptTime: 3_000)
         let finished = try BenchProcess.finish(run, timeout: 60)
         #expect(finished.exitCode == 0, "\(finished.standardError)")
         #expect(dom.contains("Running, "), "the run's progress: \(dom.prefix(2000))")
@@ -167,22 +167,5 @@ import Testing
         let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         Posix.close(listener)
         return Int(address.port)
-    }
-
-    /// The page after Chromium ran its script for a few seconds of its own time.
-    static func rendered(_ url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(ReportPageTests.chromium))
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + temporaryFolderPath(),
-            "--virtual-time-budget=3000", "--dump-dom", url,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -10,12 +10,17 @@ import Testing
 
     /// The page after Chromium rendered it.
     private func rendered(_ page: String) throws -> String {
+        try Self.rendered(url: "file://" + page)
+    }
+
+    /// The page at `url` after Chromium rendered it (with `scriptTime`, after its script ran that long on Chromium's
+    /// own clock).
+    static func rendered(url: String, scriptTime: Int? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(Self.chromium))
         process.arguments = [
             "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + temporaryFolderPath(), "--dump-dom",
-            "file://" + page,
-        ]
+        ] + (scriptTime.map { ["--virtual-time-budget=\($0)"] } ?? []) + [url]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

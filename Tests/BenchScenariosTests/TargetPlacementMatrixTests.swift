@@ -8,7 +8,7 @@ import Testing
 /// Every kind of user's server with the placements that take it apart from the measuring thread: its clients on two
 /// threads of this process, and in two agents (`bench serve fanout|roundtrip --target`, the agents here on threads of
 /// the test, speaking over loopback as on other hosts). Each completes with every message measured. (Child processes
-/// are the same groups started by the command line: `TargetCompositionTests` and `TargetRoundtripCompositionTests`.)
+/// are the same groups started by the command line: `TargetCompositionTests`.)
 /// Serialized, as the other real servers' tests: two runs at once would only measure each other.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct TargetPlacementMatrixTests {
     enum Server: String, CaseIterable, Sendable {
