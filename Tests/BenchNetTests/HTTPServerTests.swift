@@ -74,7 +74,8 @@ import Testing
         #expect(answer.hasPrefix("HTTP/1.1 431 "), "\(answer.prefix(200))")
     }
 
-    /// A peer that sends half a request and waits is closed at the request timeout; meanwhile others are served.
+    /// A peer that sends half a request and waits is closed at the request timeout, not before; meanwhile others are
+    /// served.
     @Test func aSlowPeerIsClosedAtTheTimeoutAndHoldsNobodyUp() throws {
         let server = try Self.server()
         defer { server.stop() }
@@ -84,11 +85,11 @@ import Testing
         try Posix.sendAll(slow, Array("GET /metr".utf8))
         let start = Date()
         #expect(try Self.exchange(server, Array("GET /fast HTTP/1.1\r\n\r\n".utf8)).hasSuffix("path /fast\n"))
-        #expect(Date().timeIntervalSince(start) < 4, "served while the slow one waits")
+        var byte: UInt8 = 0
+        #expect(recv(slow, &byte, 1, Int32(MSG_DONTWAIT)) == -1 && errno == EAGAIN, "the slow one is still open")
         try Posix.setReceiveTimeout(slow, nanoseconds: 20_000_000_000)
         #expect(try Self.readToEnd(slow).isEmpty, "closed without an answer")
-        let waited = Date().timeIntervalSince(start)
-        #expect(waited >= 4 && waited < 15, "closed at the timeout, \(HTTPServer.requestTimeout / 1_000_000_000) s: \(waited) s")
+        #expect(Date().timeIntervalSince(start) >= 4, "closed at the timeout (\(HTTPServer.requestTimeout / 1_000_000_000) s), not before")
     }
 
     /// Past the limit of connections at once, a new one is closed at once; the server still serves afterwards.

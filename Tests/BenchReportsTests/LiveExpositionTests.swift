@@ -13,7 +13,7 @@ import Testing
     func aRunScrapedWhileItGoesServesAValidExpositionThatEndsAtTheRunsOwnCounts(openMetrics: Bool) throws {
         var configuration = RunConfiguration(scenario: .fanout, seed: 3)
         configuration.clients = 8
-        configuration.messages = 60
+        configuration.messages = 3_000  // a minute: stopped once scraped mid-run
         configuration.warmup = 2
         configuration.interval = 20_000_000
         configuration.reportEvery = 300_000_000
@@ -44,6 +44,7 @@ import Testing
             usleep(10_000)
         }
         #expect(midRun.contains("bench_run_running 1"), "\(midRun)")
+        control.requestStop()
         let recording = try run.join().get()
         let collector = try writer.join().get()
         feed.end(status: recording.status.rawValue, folder: folder)
@@ -52,7 +53,8 @@ import Testing
         let analysis = collector.analysis(of: recording)
         let delivery = try #require(analysis.summary(of: .delivery))
         #expect(families["bench_delivery_seconds_count"] == Double(delivery.count), "\(final)")
-        #expect(families["bench_messages_measured_total"] == Double(configuration.clients * configuration.messages))
+        #expect(families["bench_messages_measured_total"] == Double(collector.measuredMessages))
+        #expect(recording.status == .interrupted)
         #expect(final.contains("bench_run_running 0"))
         #expect(final.contains(#"run="live \"test\"\nrun""#), "label values escaped")
     }
