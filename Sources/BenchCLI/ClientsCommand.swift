@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchReports
 import BenchScenarios
 import Glibc
 
@@ -26,8 +27,12 @@ enum ClientsCommand {
                 default: "the welcome's"),
             OptionSpec(
                 "channel", value: "fd",
-                help: "Started by a fan-out --target run's --client-procs, not by people: read this child's share of "
-                    + "the subscribers from inherited descriptor fd, and report on it; no other option applies."),
+                help: "Started by a --target run's --client-procs, not by people: read this child's share of the "
+                    + "clients from inherited descriptor fd, and report on it; no other option applies."),
+            OptionSpec(
+                "metrics-listen", value: "host:port",
+                help: "Serve this agent's own figures at /metrics (Prometheus's format): the run it joined, its share, "
+                    + "its clock against the collector's, whether its clients run. The run's are bench serve's."),
         ] + RunOptions.connectionOptions.filter { !["drop-connections-at", "offline-queue"].contains($0.name) })
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
@@ -53,6 +58,19 @@ enum ClientsCommand {
         let sources = try RunOptions.readSourceAddresses(reader: reader, parsed: parsed)
         let trust = parsed.value("tls-ca")
         if let trust, !Posix.isReadableFile(trust) { throw reader.invalid("tls-ca", "pem", trust, "cannot read this file") }
+        let metricsAddress = try LiveView.address(parsed, reader: reader)
+        let status = AgentStatus(server: text)
+        var metrics: HTTPServer?
+        if let metricsAddress {
+            do {
+                metrics = try HTTPServer(listeningOn: metricsAddress) { AgentExposition.respond(to: $0, status: status) }
+                Console.error("live: http://\(metrics!.address)/metrics (this agent's own figures)\n")
+            } catch {
+                Console.error("Error: cannot serve --metrics-listen \(metricsAddress): \(error)\n")
+                return .runFailed
+            }
+        }
+        defer { metrics?.stop() }
         let control: RunControl
         do {
             control = try RunControl(clientsStopOnRequest: true)
@@ -66,7 +84,7 @@ enum ClientsCommand {
         do {
             let outcome = try AgentRunner.run(
                 server: address, clients: clients, token: token, clientThreads: threads, joinTimeout: joinTimeout,
-                reconnect: reconnect, sourceAddresses: sources, tlsTrustPath: trust, control: control)
+                reconnect: reconnect, sourceAddresses: sources, tlsTrustPath: trust, control: control, status: status)
             let first = Int(outcome.welcome.firstClient)
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
                 + "\(outcome.welcome.totalClients) over \(outcome.spec.transport.rawValue); its clock was put on the server's with an offset of "

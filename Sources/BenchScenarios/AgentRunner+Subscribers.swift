@@ -32,7 +32,8 @@ extension AgentRunner {
     /// every ``clockRoundInterval`` on the same connection (whole writes under one lock) and, in roundtrip, passes each
     /// send order on to its client's thread; when the collector closes the connection, the clients end.
     static func runTargetClients(
-        _ welcome: AgentWelcome, _ spec: ClientSpec, controlSocket: Int32, threads: Int, control: RunControl
+        _ welcome: AgentWelcome, _ spec: ClientSpec, controlSocket: Int32, threads: Int, control: RunControl,
+        status: AgentStatus?
     ) throws(RunError) {
         let share = try SubscriberShare(welcome, spec)
         let lock = SocketWriteLock()
@@ -74,7 +75,7 @@ extension AgentRunner {
         let count = started.count
         watchControlConnection(
             controlSocket, until: { finished.count.load(ordering: .acquiring) == count }, connectTimes: ConnectTimesMailbox(),
-            relay: relay, writeLock: lock, control: control)
+            relay: relay, writeLock: lock, control: control, status: status)
         for thread in started { thread.join() }
     }
 }

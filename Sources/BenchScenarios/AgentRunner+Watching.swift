@@ -23,7 +23,7 @@ extension AgentRunner {
     /// here holds it.
     static func watchControlConnection(
         _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, loads: ThreadLoadBoard? = nil,
-        relay: OrderRelay? = nil, writeLock: SocketWriteLock?, control: RunControl
+        relay: OrderRelay? = nil, writeLock: SocketWriteLock?, control: RunControl, status: AgentStatus? = nil
     ) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
         defer { buffer.deallocate() }
@@ -48,7 +48,10 @@ extension AgentRunner {
                     switch frame.kind {
                     case .clockReply where frame.bytes.count == WireFormat.clockFrameSize:
                         do throws(SystemError) {
-                            if try round?.take(frame, on: socket, writeLock: writeLock) == true { round = nil }
+                            if let estimate = try round?.take(frame, on: socket, writeLock: writeLock) {
+                                if let estimate { status?.measured(estimate) }
+                                round = nil
+                            }
                         } catch {
                             broken = true
                         }
@@ -83,19 +86,20 @@ struct ClockRound {
         try Self.write(on: socket, writeLock: writeLock) { ClockProbe(t1: pending).encode(.clockProbe, into: $0) }
     }
 
-    /// Takes a clock reply read just now; true when the round is over (its estimate reported, or none could be true).
-    mutating func take(_ frame: Frame, on socket: Int32, writeLock: SocketWriteLock?) throws(SystemError) -> Bool {
+    /// Takes a clock reply read just now: nil while the round goes on; once it is over, its estimate (reported to the
+    /// server), or .some(nil) when none could be true.
+    mutating func take(_ frame: Frame, on socket: Int32, writeLock: SocketWriteLock?) throws(SystemError) -> ClockEstimate?? {
         let t4 = MonotonicClock.now()
         let reply = ClockProbe(frame)
-        guard reply.t1 == pending else { return false }
+        guard reply.t1 == pending else { return nil }
         exchanges.append((reply, t4))
         guard exchanges.count == AgentRunner.clockProbes else {
             try sendProbe(on: socket, writeLock: writeLock)
-            return false
+            return nil
         }
-        guard let estimate = ClockEstimate.best(of: exchanges) else { return true }
+        guard let estimate = ClockEstimate.best(of: exchanges) else { return .some(nil) }
         try Self.write(on: socket, writeLock: writeLock) { estimate.encode(into: $0) }
-        return true
+        return estimate
     }
 
     /// Writes a clock frame made by `encode`, whole, under `writeLock` when given.

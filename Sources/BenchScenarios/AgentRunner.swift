@@ -30,8 +30,9 @@ public enum AgentRunner {
     public static func run(
         server address: SocketAddress, clients: Int, token: String, clientThreads: Int, joinTimeout: UInt64,
         reconnect: ReconnectBackoff? = nil, sourceAddresses: [String] = [], tlsTrustPath: String? = nil,
-        control: RunControl
+        control: RunControl, status: AgentStatus? = nil
     ) throws(RunError) -> Outcome {
+        defer { status?.enter(.ended) }
         let limit = DescriptorLimit.raiseToHardLimit()
         guard clients + 1 + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: clients, descriptorLimit: limit, perClient: 1)
@@ -45,6 +46,7 @@ public enum AgentRunner {
             throw .setupFailed("cannot join the run at \(address): \(error)")
         }
         defer { Posix.close(controlSocket) }
+        status?.joined(welcome, spec)
         guard welcome.clients == UInt32(clients) else {
             throw .setupFailed("the server at \(address) gave \(welcome.clients) ids, not the \(clients) asked for")
         }
@@ -55,8 +57,11 @@ public enum AgentRunner {
             } catch {
                 throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
             }
+            status?.measured(clock)
+            status?.enter(.running)
             try runTargetClients(
-                welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control)
+                welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control,
+                status: status)
             return Outcome(welcome: welcome, spec: spec, clock: clock, events: [])
         }
         guard welcome.scenario <= 1, welcome.timestamps <= 2,
@@ -84,6 +89,8 @@ public enum AgentRunner {
         } catch {
             throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
         }
+        status?.measured(clock)
+        status?.enter(.running)
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         var settings = TransportSettings(
             maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
@@ -101,10 +108,11 @@ public enum AgentRunner {
         let parts = (configuration, address, settings, kernelClock)
         let events: [ConnectionEvent]
         switch spec.transport {
-        case .tcp: events = runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control)
-        case .ws: events = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, control: control)
-        case .tls: events = runClients(parts, over: TLS.self, controlSocket: controlSocket, control: control)
-        case .wss: events = runClients(parts, over: SecureWebSocket.self, controlSocket: controlSocket, control: control)
+        case .tcp: events = runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control, status: status)
+        case .ws: events = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, control: control, status: status)
+        case .tls: events = runClients(parts, over: TLS.self, controlSocket: controlSocket, control: control, status: status)
+        case .wss:
+            events = runClients(parts, over: SecureWebSocket.self, controlSocket: controlSocket, control: control, status: status)
         }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
         return Outcome(welcome: welcome, spec: spec, clock: clock, events: events)
@@ -114,7 +122,7 @@ public enum AgentRunner {
     /// their threads' events.
     private static func runClients<T: Transport>(
         _ parts: (RunConfiguration, SocketAddress, TransportSettings, KernelClockMapping?), over: T.Type,
-        controlSocket: Int32, control: RunControl
+        controlSocket: Int32, control: RunControl, status: AgentStatus?
     ) -> [ConnectionEvent] {
         let connectTimes = ConnectTimesMailbox()
         let loads = ThreadLoadBoard()
@@ -123,7 +131,7 @@ public enum AgentRunner {
             connectTimes: connectTimes, loads: loads)
         watchControlConnection(
             controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, loads: loads, writeLock: nil,
-            control: control)
+            control: control, status: status)
         return threads.join().flatMap(\.events)
     }
 

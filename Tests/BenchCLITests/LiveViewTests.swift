@@ -97,6 +97,35 @@ import Testing
         #expect(bucket(estimate) == bucket(p99), "Prometheus p99 \(estimate) s, the run's \(p99) s: the same bucket")
     }
 
+    /// An agent's own figures, scraped while its clients run: its share of the run and its clock against the
+    /// collector's; every line a comment or a sample.
+    @Test func anAgentServesItsOwnFigures() throws {
+        let out = temporaryFolderPath()
+        let (serve, listening) = try startServe([
+            "fanout", "--clients", "6", "--messages", "3000", "--interval", "20ms", "--token", "t", "--quiet", "--out", out,
+        ])
+        let watched = try BenchProcess.start([
+            "clients", "--connect", "127.0.0.1:\(listening)", "--clients", "3", "--token", "t", "--metrics-listen", "127.0.0.1:0",
+        ])
+        let other = try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(listening)", "--clients", "3", "--token", "t"])
+        let port = try Self.livePort(of: watched)
+        var metrics = ""
+        for _ in 0..<1_500 where !metrics.contains("bench_agent_running 1") {  // once its clients run
+            usleep(20_000)
+            metrics = (try? Self.get("/metrics", port: port).body) ?? ""
+        }
+        kill(serve.processIdentifier, SIGINT)  // a minute of run left: the agent was watched in the middle of it
+        #expect(try BenchProcess.finish(serve, timeout: 60).exitCode == 130)
+        #expect(try BenchProcess.finish(watched, timeout: 30).exitCode == 0)
+        #expect(try BenchProcess.finish(other, timeout: 30).exitCode == 0)
+        #expect(metrics.contains("bench_agent_info{server=\"127.0.0.1:\(listening)\",scenario=\"fanout\",transport=\"tcp\",target=\"\"} 1"), "\(metrics)")
+        #expect(metrics.contains("\nbench_agent_clients 3\n") && metrics.contains("\nbench_agent_clock_rounds_total 1\n"), "\(metrics)")
+        #expect(metrics.contains(#/\nbench_agent_clock_error_seconds 0\.\d+\n/#), "\(metrics)")
+        for line in metrics.split(separator: "\n") {
+            #expect(line.hasPrefix("# ") || line.contains(#/^[a-z_]+(\{[^}]*\})? -?[0-9.]+$/#), "\(line)")
+        }
+    }
+
     @Test func anAddressInUseExitsThreeAndWritesNothing() throws {
         let taken = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         defer { Posix.close(taken.descriptor) }
