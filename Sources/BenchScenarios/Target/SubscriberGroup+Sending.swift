@@ -81,7 +81,13 @@ extension SubscriberGroup {
     /// Reads the orders waiting on the channel and sends each; false when the channel ended (or sent what is no order):
     /// the group's end.
     func readOrders() -> Bool {
-        guard case .processed(let count)? = try? Posix.read(endSignal, into: readBuffer) else { return true }
+        let result: IOResult<Int>
+        do {
+            result = try Posix.read(endSignal, into: readBuffer)
+        } catch {
+            return false  // the channel broke: the run is gone
+        }
+        guard case .processed(let count) = result else { return true }  // nothing yet
         guard count > 0 else { return false }
         var fits = true
         do {
