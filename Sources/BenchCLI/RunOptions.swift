@@ -85,7 +85,10 @@ struct RunOptions {
                 help: "How the frames travel: tcp, ws (one frame per binary WebSocket message, RFC 6455; the heartbeat "
                     + "is a WebSocket ping), tls or wss (WebSocket over TLS); a list (tcp,ws) sweeps.",
                 default: defaults.transport.rawValue),
-            OptionSpec("ws-path", value: "path", help: "The WebSocket path clients ask for.", default: defaults.webSocketPath),
+            OptionSpec(
+                "ws-path", value: "path",
+                help: "The WebSocket path clients ask for; with a socketio:// target, Engine.IO's path (default /socket.io/).",
+                default: defaults.webSocketPath),
             OptionSpec(
                 "tls-cert", value: "pem",
                 help: "tls/wss: the server's certificate (with --tls-key); without, the run makes a self-signed one "
