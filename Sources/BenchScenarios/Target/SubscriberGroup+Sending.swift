@@ -26,8 +26,7 @@ final class OwnMessages {
     /// The messages of `sessions`' clients; a tcp target's message is `--payload` bytes with its framing, as is a ws
     /// target's; the others wrap the payload in their protocol's bytes.
     init(_ configuration: RunConfiguration, sessions: [PubSubSession], stampsTransmits: Bool) {
-        var framing: MessageFraming?
-        if case .custom(let custom, _) = sessions.first?.kind { framing = custom }
+        let framing = sessions.first?.framing
         let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
         let expanded = configuration.publishTemplate.expand(size: configuration.payload - overhead)
         payload = expanded.bytes
@@ -61,14 +60,9 @@ final class OwnMessages {
             UnsafeMutableRawBufferPointer(rebasing: scratch[headSize + payload.count..<size]).copyMemory(from: $0)
         }
         let message = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<size])
-        Marker(run: token, client: client, sequence: sequence)
-            .write(into: UnsafeMutableRawBufferPointer(rebasing: message[(headSize + markerOffset)...]))
-        framing?.frame(message)
-        if let offset = packetIDOffsets[place] {  // one identifier per message in flight, never 0
-            let identifier = UInt16(sequence % 65_535 + 1)
-            message[offset] = UInt8(identifier >> 8)
-            message[offset + 1] = UInt8(identifier & 0xFF)
-        }
+        PubSubSession.mark(
+            message, with: Marker(run: token, client: client, sequence: sequence), at: headSize + markerOffset,
+            framing: framing, packetIDAt: packetIDOffsets[place])
         return message
     }
 

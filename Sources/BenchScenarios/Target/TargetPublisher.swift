@@ -59,14 +59,9 @@ final class TargetPublisher<T: Transport> {
     @inline(__always)
     func message(sequence: Int, token: UInt64, publisherID: Int) -> UnsafeMutableRawBufferPointer {
         publication.withUnsafeBytes { outgoing.copyMemory(from: $0) }  // a WebSocket client masked the last in place
-        Marker(run: token, client: UInt32(publisherID), sequence: UInt32(sequence))
-            .write(into: UnsafeMutableRawBufferPointer(rebasing: outgoing[markerOffset...]))
-        if case .custom(let framing?, _) = session.kind { framing.frame(outgoing) }  // stx: its CRC
-        if let packetIDOffset {  // MQTT at QoS 1 or 2: one identifier per message in flight, never 0
-            let identifier = UInt16(sequence % 65_535 + 1)
-            outgoing[packetIDOffset] = UInt8(identifier >> 8)
-            outgoing[packetIDOffset + 1] = UInt8(identifier & 0xFF)
-        }
+        PubSubSession.mark(
+            outgoing, with: Marker(run: token, client: UInt32(publisherID), sequence: UInt32(sequence)), at: markerOffset,
+            framing: session.framing, packetIDAt: packetIDOffset)
         return outgoing
     }
 
