@@ -51,14 +51,7 @@ public enum AgentRunner {
             throw .setupFailed("the server at \(address) gave \(welcome.clients) ids, not the \(clients) asked for")
         }
         if spec.target != nil {  // bench serve fanout --target: subscribers of the user's server
-            let clock: ClockEstimate
-            do {
-                clock = try measureClock(on: controlSocket, writeLock: nil)
-            } catch {
-                throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
-            }
-            status?.measured(clock)
-            status?.enter(.running)
+            let clock = try startMeasured(on: controlSocket, server: address, status: status)
             try runTargetClients(
                 welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control,
                 status: status)
@@ -83,14 +76,7 @@ public enum AgentRunner {
         configuration.reconnect = reconnect
         configuration.sourceAddresses = sourceAddresses
         configuration.seed = UInt64(truncatingIfNeeded: Posix.processID)  // the reconnects' jitter differs per agent
-        let clock: ClockEstimate
-        do {
-            clock = try measureClock(on: controlSocket, writeLock: nil)
-        } catch {
-            throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
-        }
-        status?.measured(clock)
-        status?.enter(.running)
+        let clock = try startMeasured(on: controlSocket, server: address, status: status)
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         var settings = TransportSettings(
             maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
@@ -161,37 +147,46 @@ public enum AgentRunner {
     /// Probes to measure the server's clock with: the shortest round trip of them sets the estimate.
     static var clockProbes: Int { 32 }
 
-    /// NTP-style: ``clockProbes`` probes on the (blocking) control connection, the best kept (``ClockEstimate``) and
-    /// reported to the server; each write holds `writeLock` when given.
-    private static func measureClock(on socket: Int32, writeLock: SocketWriteLock?) throws(SystemError) -> ClockEstimate {
-        func write(_ bytes: UnsafeMutableRawBufferPointer, _ what: String) throws(SystemError) {
-            if let writeLock {
-                try writeLock.send(UnsafeRawBufferPointer(bytes), on: socket)
-            } else {
-                try Posix.writeAll(socket, UnsafeRawBufferPointer(bytes), what: what)
-            }
+    /// Measures the server's clock before the clients start (``measureClock(on:)``), and tells `status` the clients
+    /// are starting.
+    private static func startMeasured(
+        on socket: Int32, server address: SocketAddress, status: AgentStatus?
+    ) throws(RunError) -> ClockEstimate {
+        let clock: ClockEstimate
+        do {
+            clock = try measureClock(on: socket)
+        } catch {
+            throw .setupFailed("cannot measure the server's clock at \(address): \(error)")
         }
+        status?.measured(clock)
+        status?.enter(.running)
+        return clock
+    }
+
+    /// NTP-style: a ``ClockRound`` of ``clockProbes`` probes on the (blocking) control connection, each reply awaited
+    /// (the receive timeout bounds the wait), the best kept (``ClockEstimate``) and reported to the server. At most twice
+    /// as many replies as probes are read: a server whose replies match no probe is not waited for without end.
+    private static func measureClock(on socket: Int32) throws(SystemError) -> ClockEstimate {
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
         defer { frame.deallocate() }
-        var exchanges: [(reply: ClockProbe, t4: UInt64)] = []
-        for _ in 0..<clockProbes {
-            ClockProbe(t1: MonotonicClock.now()).encode(.clockProbe, into: frame)
-            try write(frame, "send a clock probe")
+        var round = ClockRound()
+        try round.sendProbe(on: socket, writeLock: nil)
+        for _ in 0..<2 * clockProbes {
             try readExactly(
                 socket, into: frame, what: "clock reply in time",
                 whenClosed: "the server closed the connection instead of sending a clock reply")
-            let t4 = MonotonicClock.now()
             guard frame[4] == FrameKind.clockReply.rawValue else {
                 throw SystemError("the server's answer is not a clock reply (kind \(frame[4]))", errno: EPROTO)
             }
-            exchanges.append((ClockProbe(Frame(kind: .clockReply, bytes: frame)), t4))
+            guard let result = try round.take(Frame(kind: .clockReply, bytes: frame), on: socket, writeLock: nil) else {
+                continue
+            }
+            guard let estimate = result else {
+                throw SystemError("no clock reply of the server's could be true", errno: EPROTO)
+            }
+            return estimate
         }
-        guard let estimate = ClockEstimate.best(of: exchanges) else {
-            throw SystemError("no clock reply of the server's could be true", errno: EPROTO)
-        }
-        estimate.encode(into: frame)
-        try write(frame, "send the clock report")
-        return estimate
+        throw SystemError("the server's clock replies match none of this agent's probes", errno: EPROTO)
     }
 
     /// Reads exactly `buffer.count` bytes from the blocking `socket` (its receive timeout bounds the wait): "no
