@@ -62,13 +62,10 @@ enum ClientsCommand {
         let status = AgentStatus(server: text)
         var metrics: HTTPServer?
         if let metricsAddress {
-            do {
-                metrics = try HTTPServer(listeningOn: metricsAddress) { AgentExposition.respond(to: $0, status: status) }
-                Console.error("live: http://\(metrics!.address)/metrics (this agent's own figures)\n")
-            } catch {
-                Console.error("Error: cannot serve --metrics-listen \(metricsAddress): \(error)\n")
-                return .runFailed
+            metrics = LiveView.serve(at: metricsAddress, saying: { "http://\($0)/metrics (this agent's own figures)" }) {
+                AgentExposition.respond(to: $0, status: status)
             }
+            guard metrics != nil else { return .runFailed }
         }
         defer { metrics?.stop() }
         let control: RunControl

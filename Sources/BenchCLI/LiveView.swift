@@ -28,10 +28,19 @@ struct LiveView {
     /// Starts serving at `address` and says where; nil, with the reason on stderr, when it cannot listen there.
     static func start(at address: SocketAddress) -> LiveView? {
         let feed = LiveFeed()
+        let server = serve(at: address, saying: { "http://\($0)/ (Prometheus: http://\($0)/metrics)" }) { feed.respond(to: $0) }
+        return server.map { LiveView(feed: feed, server: $0) }
+    }
+
+    /// An HTTP server for `--metrics-listen` at `address` answering with `handler`; it says where it serves (`where`
+    /// of the bound address) on stderr, or why it cannot (nil).
+    static func serve(
+        at address: SocketAddress, saying where: (SocketAddress) -> String, _ handler: @escaping HTTPServer.Handler
+    ) -> HTTPServer? {
         do {
-            let server = try HTTPServer(listeningOn: address) { request in feed.respond(to: request) }
-            Console.error("live: http://\(server.address)/ (Prometheus: http://\(server.address)/metrics)\n")
-            return LiveView(feed: feed, server: server)
+            let server = try HTTPServer(listeningOn: address, handler: handler)
+            Console.error("live: \(`where`(server.address))\n")
+            return server
         } catch {
             Console.error("Error: cannot serve --metrics-listen \(address): \(error)\n")
             return nil
