@@ -105,7 +105,8 @@ enum ClientsCommand {
         }
         do {
             let welcome = try AgentRunner.runSubscribers(channel: Int32(channel), joinTimeout: 60_000_000_000)
-            Console.error("\(welcome.scenario == 0 ? "subscribers" : "clients") \(welcome.firstClient) to \(welcome.firstClient + welcome.clients - 1): the run ended\n")
+            let clients = welcome.scenario == 0 ? "subscribers" : "clients"
+            Console.error("\(clients) \(welcome.firstClient) to \(welcome.firstClient + welcome.clients - 1): the run ended\n")
         } catch {
             Console.error("Error: \(error)\n")
             return .runFailed

@@ -63,7 +63,8 @@ struct LiveView {
         return LiveFeed.Run(
             scenario: configuration.scenario.rawValue,
             transport: configuration.target?.scheme.rawValue ?? configuration.transport.rawValue,
-            target: configuration.target?.description ?? "", name: name ?? "\(configuration.scenario.rawValue)-\(UTCTime(unixNanoseconds: now).compact)",
+            target: configuration.target?.description ?? "",
+            name: name ?? "\(configuration.scenario.rawValue)-\(UTCTime(unixNanoseconds: now).compact)",
             folder: folder, settings: RunSettingsCSV.startRows(configuration, metadata: metadata), under: configuration.under,
             startedUnixNanoseconds: now)
     }

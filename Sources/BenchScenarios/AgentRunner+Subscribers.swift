@@ -113,7 +113,8 @@ struct SubscriberShare: Sendable {
         configuration.heartbeat = welcome.heartbeat
         configuration.qos = spec.qos
         configuration.publishTemplate = spec.publishTemplate ?? .bare
-        configuration.engineIOPath = target.scheme.protocolScheme == .socketIO && spec.webSocketPath != "/" ? spec.webSocketPath : nil
+        configuration.engineIOPath =
+            target.scheme.protocolScheme == .socketIO && spec.webSocketPath != "/" ? spec.webSocketPath : nil
         guard let address = SocketAddress(resolving: target.host, port: target.port) else { throw .invalidHost(target.host) }
         self.configuration = configuration
         self.ids = first..<first + count

@@ -144,7 +144,9 @@ private final class HTTPServerLoop: @unchecked Sendable {
             guard case .processed(let count) = result else { return }  // nothing yet
             guard count > 0 else { return close(descriptor, epoll) }
             peer.received += UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            let parsed = peer.received.withUnsafeBytes { bytes in Result { () throws(HTTPRequestHead.Invalid) in try HTTPRequestHead.parse(bytes) } }
+            let parsed = peer.received.withUnsafeBytes { bytes in
+                Result { () throws(HTTPRequestHead.Invalid) in try HTTPRequestHead.parse(bytes) }
+            }
             switch parsed {
             case .success(nil):
                 peers[descriptor] = peer

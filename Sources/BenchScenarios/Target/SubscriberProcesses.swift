@@ -36,8 +36,8 @@ extension SubscriberProcesses {
     static func spec(of configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [UInt8] {
         let pem = try TargetRunner.trustedPEM(configuration).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return ClientSpec(
-            transport: .tcp, webSocketPath: configuration.engineIOPath ?? "/", tlsCertificatePEM: pem, target: target, subscribeText: configuration.subscribeText,
-            framing: configuration.framing, qos: configuration.qos,
+            transport: .tcp, webSocketPath: configuration.engineIOPath ?? "/", tlsCertificatePEM: pem, target: target,
+            subscribeText: configuration.subscribeText, framing: configuration.framing, qos: configuration.qos,
             publishTemplate: configuration.scenario == .roundtrip && configuration.publishTemplate != .bare
                 ? configuration.publishTemplate : nil
         ).encoded()

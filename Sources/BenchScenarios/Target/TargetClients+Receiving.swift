@@ -144,9 +144,7 @@ extension TargetClients {
     /// (nil: this machine's).
     func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
         guard sequence <= driver.currentBroadcast, sequence >= 0 else {
-            return recording.record(ConnectionEvent(
-                side: .clients, client: subscriber, time: MonotonicClock.now(),
-                reason: "received a marker of another run (message \(sequence))"))
+            return recordEvent(subscriber, "received a marker of another run (message \(sequence))")
         }
         guard sequence >= recording.flushedUpTo else {
             recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes

@@ -17,8 +17,8 @@ enum TargetRunner {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
         let settings = try transportSettings(
-            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath, pinning: try trustedPEM(configuration),
-            from: "--tls-ca \(configuration.tlsTrustPath ?? "")")
+            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath,
+            pinning: try trustedPEM(configuration), from: "--tls-ca \(configuration.tlsTrustPath ?? "")")
         if configuration.scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
             throw .setupFailed(refusal)
         }
