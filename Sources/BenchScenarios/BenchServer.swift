@@ -278,7 +278,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
         for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
-        if let busiest = agentThreadLoad.values.max() {
+        if let busiest = reportedClientThreadPercent {
             recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busiest)
         }
         recording.finishStream(to: stream)

@@ -202,7 +202,7 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
     func finish() {
         if publisher?.isOpen == true { drainPublisherStamps() }
         finishMeasuring()
-        recording.busiestClientThreadPercent = subscriberThreadLoad.values.max()
+        recording.busiestClientThreadPercent = reportedClientThreadPercent
         if isStopping {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"
