@@ -14,7 +14,9 @@ enum CheckCommand {
             + "summary.md and report.html show both. Without --threshold, the thresholds the run was started with "
             + "are judged again. The exit code follows the thresholds judged now. In a folder of runs (a sweep, a "
             + "suite, results/) every run is read and judged before anything is written; a run the thresholds do not "
-            + "apply to (a roundtrip has no spread) is skipped and named on stderr.",
+            + "apply to (a roundtrip has no spread) is skipped and named on stderr. A run that is no measurement of "
+            + "the server (interrupted, cut off and incomplete, its harness saturated) or a metric with no values "
+            + "gets no verdict but inconclusive (exit 4) unless --accept names the reason.",
         arguments: [
             ("run-folder", "A run folder, e.g. results/fanout-20261122-153000, or a sweep, suite or results folder.")
         ],
@@ -24,12 +26,14 @@ enum CheckCommand {
                 help: "[metric.]stat OP value, e.g. spread.p99<200ms, rtt.p50<=2ms, pct_under>=99%, lost==0; "
                     + "repeatable; none: the run's own thresholds.",
                 repeatable: true),
+            OptionReader.acceptOption,
             OptionSpec("json", help: "Print the verdicts as JSON on stdout."),
         ],
         notes: [
             "metric: rtt, delivery, spread, completion, lag, connect, reconnect (default: spread for fanout, rtt for "
                 + "roundtrip).",
             "stat: p50 p90 p95 p99 p99.9 (p999) min max mean lost pct_under, or any pNN.NNN (p99.99) · OP: < <= > >= ==",
+            "Exit: 0 every threshold held · 1 one was breached · 2 usage error · 4 inconclusive (see --accept).",
         ]
     )
 
@@ -41,11 +45,12 @@ enum CheckCommand {
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let folder = parsed.positionals[0]
         let expressions = parsed.values["threshold"] ?? []
+        let accepted = try OptionReader(parsed: parsed, command: spec.name).acceptedReasons(judges: true)
         // The expressions' syntax is the same for every run: a typo is a usage error, not a reason to skip one.
         _ = try ThresholdParsing.parse(
             expressions, for: .fanout, metrics: RunAnalysis.Metric.allCases.map(\.rawValue), command: spec.name)
         guard !Posix.fileExists(folder + "/run.csv"), let steps = CompareGroups.steps(in: folder) else {
-            let verdict = try judge(try load(folder, expressions), expressions)
+            let verdict = try judge(try load(folder, expressions), expressions, accepting: accepted)
             guard verdict.write() else { return .runFailed }
             print(verdict.judged, json: parsed.has("json"))
             return verdict.exitCode
@@ -55,7 +60,7 @@ enum CheckCommand {
         for path in steps.keys.sorted().flatMap({ steps[$0]! }) {
             let run = try load(path, expressions)  // a folder that does not read refuses the whole check
             do {
-                verdicts.append(try judge(run, expressions))
+                verdicts.append(try judge(run, expressions, accepting: accepted))
             } catch {
                 skipped.append("\(path): \(error.message)")
             }
@@ -77,7 +82,7 @@ enum CheckCommand {
                 print(verdict.judged, json: false)
             }
         }
-        return verdicts.contains { $0.exitCode == .thresholdBreached } ? .thresholdBreached : .success
+        return .of(verdicts.flatMap(\.judged))
     }
 
     private static func print(_ judged: [ThresholdResult], json: Bool) {
@@ -95,7 +100,7 @@ enum CheckCommand {
         let judged: [ThresholdResult]
         let all: [ThresholdResult]
 
-        var exitCode: ExitCode { judged.allSatisfy(\.held) ? .success : .thresholdBreached }
+        var exitCode: ExitCode { .of(judged) }
 
         /// Writes thresholds.csv and the reports that show the verdicts; false (said on stderr) when it could not.
         func write() -> Bool {
@@ -110,13 +115,18 @@ enum CheckCommand {
         }
     }
 
-    /// Reads a run folder, with the extra percentiles the thresholds ask for.
+    /// Reads a run folder, with the extra percentiles the thresholds ask for and the counts over their limits.
     private static func load(_ folder: String, _ expressions: [String]) throws(UsageError) -> SavedRun {
-        try SavedRun.argument(folder, of: spec.name, percentiles: Threshold.percentiles(in: expressions))
+        try SavedRun.argument(
+            folder, of: spec.name, percentiles: Threshold.percentiles(in: expressions),
+            limits: Threshold.countedLimits(in: expressions))
     }
 
-    /// Judges `expressions` (none: the run's own thresholds again) on a run, writing nothing.
-    private static func judge(_ run: SavedRun, _ expressions: [String]) throws(UsageError) -> Verdict {
+    /// Judges `expressions` (none: the run's own thresholds again) on a run, writing nothing: inconclusive where the
+    /// run is no measurement of the server, but for the reasons `accepted`.
+    private static func judge(
+        _ run: SavedRun, _ expressions: [String], accepting accepted: Set<InconclusiveReason>
+    ) throws(UsageError) -> Verdict {
         let folder = run.folder
         guard let scenario = Scenario(rawValue: run.scenario) else {
             throw UsageError(message: "'\(folder)' holds an unknown scenario '\(run.scenario)'", command: spec.name)
@@ -132,8 +142,10 @@ enum CheckCommand {
         let thresholds = try ThresholdParsing.parse(
             expressions.isEmpty ? own.map(\.expression) : expressions, for: scenario,
             metrics: run.results.summaries.map(\.metric), command: spec.name)
+        let reasons = run.results.inconclusiveReasons
         let judged = thresholds.map { threshold in
             threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!).from(source)
+                .judged(in: reasons, accepting: accepted)
         }
         // The run's own verdicts stay (or are replaced by their re-judging); a check replaces an earlier check's.
         let kept = source == .run ? saved.filter { $0.source == .check } : own

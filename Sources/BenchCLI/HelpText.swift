@@ -7,7 +7,8 @@ enum HelpText {
             "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.abstract
         }
         return """
-            OVERVIEW: Latency benchmarks for long-lived TCP connections: fan-out spread and round trip.
+            OVERVIEW: Latency benchmarks for long-lived socket connections (TCP, WebSocket, TLS, MQTT, NATS, Redis,
+            Socket.IO, SSE): fan-out spread, round trip, capacity.
 
             USAGE: bench <command> [<options>]
 
@@ -22,7 +23,11 @@ enum HelpText {
 
             EXIT CODES:
               0 ran, every threshold held · 1 a threshold was breached · 2 usage error (nothing run or written)
-              3 the run could not be done · 130 / 143 interrupted by SIGINT / SIGTERM (what was measured is written)
+              3 the run could not be done
+              4 inconclusive: a verdict that is not a measurement of the server (the run was interrupted or is
+                incomplete, its harness was saturated, or the metric judged has no values); --accept REASON,...
+                takes one as it is (interrupted, incomplete, failed, saturated, no-values)
+              130 / 143 interrupted by SIGINT / SIGTERM (what was measured is written)
 
             """
     }

@@ -11,6 +11,27 @@ struct OptionReader {
         UsageError(message: "The value '\(text)' is invalid for '--\(name) <\(placeholder)>': \(why)", command: command)
     }
 
+    /// `--accept`: the reasons a verdict would be inconclusive for that the user takes as they are. Refused for a
+    /// word that names no reason, and where nothing is judged (`judges`: a run without `--threshold`).
+    func acceptedReasons(judges: Bool) throws(UsageError) -> Set<InconclusiveReason> {
+        guard let text = parsed.value("accept") else { return [] }
+        let known = InconclusiveReason.allCases.map(\.rawValue).joined(separator: ", ")
+        let (accepted, unknown) = InconclusiveReason.parseList(text)
+        guard unknown.isEmpty else { throw invalid("accept", "reasons", text, "'\(unknown[0])' is none of \(known)") }
+        guard judges else {
+            throw UsageError(
+                message: "--accept applies to the verdicts of --threshold: give one, or leave --accept out", command: command)
+        }
+        return accepted
+    }
+
+    /// The help of `--accept`.
+    static let acceptOption = OptionSpec(
+        "accept", value: "reasons",
+        help: "Judge thresholds as measured even when the run is no measurement of the server for these reasons "
+            + "(comma-separated: interrupted, incomplete, failed, saturated, no-values); otherwise such a verdict is "
+            + "inconclusive, exit 4.")
+
     func integer(_ name: String, placeholder: String, in range: ClosedRange<Int>, default value: Int) throws(UsageError) -> Int {
         guard let text = parsed.value(name) else { return value }
         guard let number = Int(text), range.contains(number) else {

@@ -59,12 +59,11 @@ enum RunCommand {
     }
 
     /// The exit code for a series of runs: the first that could not go on decides; otherwise 1 if any threshold
-    /// was breached, else 0.
+    /// was breached, else 4 if a verdict was inconclusive, else 0.
     static func exitCode(of outcomes: [Outcome]) -> ExitCode {
-        if let stopped = outcomes.first(where: { $0.exitCode != .success && $0.exitCode != .thresholdBreached }) {
-            return stopped.exitCode
-        }
-        return outcomes.contains { $0.exitCode == .thresholdBreached } ? .thresholdBreached : .success
+        if let stopped = outcomes.first(where: { !$0.exitCode.ranToItsEnd }) { return stopped.exitCode }
+        if outcomes.contains(where: { $0.exitCode == .thresholdBreached }) { return .thresholdBreached }
+        return outcomes.contains { $0.exitCode == .inconclusive } ? .inconclusive : .success
     }
 
     /// Runs each step in turn, writing and showing each; stops after a step that cannot go on. A sweep's runs go in a
@@ -102,7 +101,7 @@ enum RunCommand {
             let name = options.isSweep ? step.folderName : options.runFolderName
             let outcome = runStep(step.configuration, options: options, metadata: metadata, parent: parent, name: name)
             outcomes.append(outcome)
-            if outcome.exitCode != .success && outcome.exitCode != .thresholdBreached { break }
+            if !outcome.exitCode.ranToItsEnd { break }
         }
         if options.json && !options.jsonLines && options.isSweep {
             Console.out("[" + outcomes.compactMap(\.json).joined(separator: ",\n") + "]\n")
@@ -225,9 +224,13 @@ enum RunCommand {
             return Outcome(status: recording.status, exitCode: .runFailed)
         }
         let analysis = collector.analysis(
-            of: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile))
+            of: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile),
+            limits: options.thresholds.compactMap(\.countedLimit))
+        // A verdict on a run that was no measurement of the server (interrupted, a saturated harness) is inconclusive.
+        let reasons = RunResults(analysis, metadata: metadata, thresholds: []).inconclusiveReasons
         let thresholds = options.thresholds.map { threshold in
             threshold.evaluate(analysis.summary(of: RunAnalysis.Metric(rawValue: threshold.metric)!)!)
+                .judged(in: reasons, accepting: options.accepted)
         }
         let path: String
         do {
@@ -250,7 +253,7 @@ enum RunCommand {
                 Console.out(SummaryTable.render(analysis, thresholds: thresholds, runFolder: path))
             }
             if options.json || options.quiet {
-                for result in thresholds where !result.held { Console.error(result.breachLine + "\n") }
+                for result in thresholds where result.verdict != .held { Console.error(ThresholdText.line(result) + "\n") }
             }
         }
         // On stderr whatever else is printed (the table says it too): a CI log must show it.
@@ -265,7 +268,7 @@ enum RunCommand {
             exitCode: .success)
         switch recording.status {
         case .complete:
-            outcome.exitCode = thresholds.allSatisfy(\.held) ? .success : .thresholdBreached
+            outcome.exitCode = .of(thresholds)
         case .interrupted:
             outcome.exitCode = SignalWatcher.shared?.signal == SIGTERM ? .terminated : .interrupted
         case .failed:

@@ -27,6 +27,8 @@ struct RunOptions {
     var seedWasRandom: Bool
     /// The conditions every run must meet (`--threshold`, repeatable).
     var thresholds: [Threshold]
+    /// `--accept`: what makes a verdict inconclusive that the user takes as it is.
+    var accepted: Set<InconclusiveReason>
     /// Each run shows its summary on stdout and in the step summary (`GITHUB_STEP_SUMMARY`); false for the runs of a
     /// capacity search, which reports them together.
     var reportsEachRun = true
@@ -130,8 +132,10 @@ struct RunOptions {
                 "threshold", value: "expr",
                 help: "[metric.]stat OP value, e.g. \(scenario == .fanout ? "spread" : "rtt").p99<200ms, "
                     + "\(scenario == .fanout ? "delivery" : "rtt").p99.99<1ms or lost==0 (any pNN.NNN; p999 = p99.9); "
-                    + "repeatable; exit 1 when one is breached (in any step of a sweep).",
+                    + "repeatable; exit 1 when one is breached (in any step of a sweep), 4 when the run is no "
+                    + "measurement of the server (interrupted, saturated harness, no values: see --accept).",
                 repeatable: true),
+            OptionReader.acceptOption,
             OptionSpec("quiet", help: "Print no summary table (the run folder's path still goes to stdout)."),
             OptionSpec(
                 "json",
@@ -276,5 +280,6 @@ struct RunOptions {
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: scenario == .roundtrip || base.target == nil,
             reconnects: base.target == nil && base.expectsReconnects, command: command)
+        accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)
     }
 }

@@ -65,6 +65,7 @@ public enum HTMLRunReport {
             .row { display: flex; flex-wrap: wrap; gap: 12px; } figure { margin: 0; }
             figcaption { color: #566; font-size: 12px; max-width: 560px; }
             .held { color: #17803d; } .breached { color: #c0262d; font-weight: 600; }
+            .inconclusive { color: #a15c00; font-weight: 600; }
             svg .area { fill: #fbfcfd; stroke: #c9d2dc; } svg .grid { stroke: #e7ecf1; }
             svg .tick { font-size: 11px; fill: #566; } svg .label { font-size: 12px; fill: #334; }
             svg .curve { fill: none; stroke: #1f6fb2; stroke-width: 2; } svg .bar { fill: #6aa3d5; }
@@ -136,10 +137,13 @@ public enum HTMLRunReport {
 
     private static func thresholdList(_ thresholds: [ThresholdResult]) -> String {
         "<h2>thresholds</h2>\n<ul>\n" + thresholds.map { result in
-            "<li class=\"\(result.held ? "held" : "breached")\">\(result.held ? "held" : "breached"): "
+            "<li class=\"\(result.verdict.rawValue)\">\(result.verdict.rawValue): "
                 + "<code>\(MarkupText.escape(result.expression))</code>"
-                + (result.source == .check ? " (added by bench check)" : "") + ", measured "
-                + "\(MarkupText.escape(result.measuredText ?? "nothing")), limit \(MarkupText.escape(result.limitText))</li>"
+                + (result.source == .check ? " (added by bench check)" : "") + ", "
+                + MarkupText.escape(result.measurementText)
+                + (result.inconclusive.isEmpty
+                    ? "" : ": " + MarkupText.escape(result.inconclusive.map(\.explanation).joined(separator: "; ")))
+                + "</li>"
         }.joined(separator: "\n") + "\n</ul>\n"
     }
 

@@ -1,7 +1,8 @@
 import BenchCore
 
-/// `junit.xml`: each threshold of a run as a JUnit test case (a breach is its failure), so CI systems show
-/// them as tests. Without thresholds, one case says whether the run completed.
+/// `junit.xml`: each threshold of a run as a JUnit test case (a breach is its failure, an inconclusive verdict its
+/// error: not a measurement of the server), so CI systems show them as tests. Without thresholds, or when the run
+/// did not complete, one case says whether the run completed (an error when it did not).
 public enum JUnitXML {
     public static let fileName = "junit.xml"
 
@@ -33,23 +34,34 @@ public enum JUnitXML {
     /// The document for several runs (a suite), one `<testsuite>` each.
     public static func render(_ suites: [Suite]) -> String {
         var text = ""
-        var totalTests = 0
-        var totalFailures = 0
+        var (totalTests, totalFailures, totalErrors) = (0, 0, 0)
         for suite in suites {
-            var cases = suite.thresholds.map { (name: $0.label, failure: $0.held ? nil : $0.breachLine) }
-            // A run that did not complete fails, whatever its thresholds say of the part that ran.
+            var cases: [(name: String, outcome: (element: String, message: String)?)] = suite.thresholds.map { result in
+                switch result.verdict {
+                case .held: return (result.label, nil)
+                case .breached: return (result.label, ("failure", result.breachLine))
+                case .inconclusive: return (result.label, ("error", result.inconclusiveLine))
+                }
+            }
+            // A run that did not complete is no measurement of the server, whatever its thresholds say of the part
+            // that ran: an error.
             if cases.isEmpty || suite.status != "complete" {
                 let detail = suite.statusDetail.map { ": \($0)" } ?? ""
-                cases.insert(("run completed", suite.status == "complete" ? nil : "the run ended \(suite.status)\(detail)"), at: 0)
+                cases.insert(
+                    ("run completed", suite.status == "complete" ? nil : ("error", "the run ended \(suite.status)\(detail)")),
+                    at: 0)
             }
-            let failures = cases.filter { $0.failure != nil }.count
+            let failures = cases.filter { $0.outcome?.element == "failure" }.count
+            let errors = cases.filter { $0.outcome?.element == "error" }.count
             totalTests += cases.count
             totalFailures += failures
-            text += "  <testsuite name=\"bench \(MarkupText.escape(suite.name))\" tests=\"\(cases.count)\" failures=\"\(failures)\">\n"
+            totalErrors += errors
+            text += "  <testsuite name=\"bench \(MarkupText.escape(suite.name))\" tests=\"\(cases.count)\" "
+                + "failures=\"\(failures)\" errors=\"\(errors)\">\n"
             for testCase in cases {
                 text += "    <testcase classname=\"bench.\(MarkupText.escape(suite.name))\" name=\"\(MarkupText.escape(testCase.name))\""
-                if let failure = testCase.failure {
-                    text += ">\n      <failure message=\"\(MarkupText.escape(failure))\"/>\n    </testcase>\n"
+                if let outcome = testCase.outcome {
+                    text += ">\n      <\(outcome.element) message=\"\(MarkupText.escape(outcome.message))\"/>\n    </testcase>\n"
                 } else {
                     text += "/>\n"
                 }
@@ -57,6 +69,7 @@ public enum JUnitXML {
             text += "  </testsuite>\n"
         }
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            + "<testsuites name=\"bench\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\">\n" + text + "</testsuites>\n"
+            + "<testsuites name=\"bench\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\" errors=\"\(totalErrors)\">\n"
+            + text + "</testsuites>\n"
     }
 }

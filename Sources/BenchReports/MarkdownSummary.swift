@@ -32,8 +32,11 @@ public enum MarkdownSummary {
             text += "\n"
             for result in results.thresholds {
                 let check = result.source == .check ? " (added by bench check)" : ""
-                text += "- \(result.held ? "✅" : "❌") `\(result.expression)`\(check): measured "
-                    + "\(escape(result.measuredText ?? "nothing")), limit \(escape(result.limitText))\n"
+                let mark = [Verdict.held: "✅", .breached: "❌", .inconclusive: "⚠️ inconclusive:"][result.verdict]!
+                text += "- \(mark) `\(result.expression)`\(check): \(escape(result.measurementText))"
+                    + (result.inconclusive.isEmpty
+                        ? "" : " — " + escape(result.inconclusive.map(\.explanation).joined(separator: "; ")))
+                    + "\n"
             }
         }
         return text

@@ -100,6 +100,12 @@ public struct RunResults: Sendable {
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
+    /// Why this run's verdicts are not a measurement of the server, from `run.csv`: it did not complete, or its
+    /// harness was saturated. Empty for a complete run whose harness kept up.
+    public var inconclusiveReasons: [InconclusiveReason] {
+        InconclusiveReason.of(status: setting("status") ?? "", saturated: setting("harness_saturated") == "1")
+    }
+
     /// A `--duration` run's length, for headlines: "for 5m" (`5m`, not `300s`); nil for a run of a number of messages.
     public var durationText: String? {
         guard let text = setting("run_for_ns"), let nanoseconds = UInt64(text) else { return nil }

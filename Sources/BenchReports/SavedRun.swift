@@ -33,8 +33,9 @@ public struct SavedRun: Sendable {
     /// memory holds only the values the distributions keep (8 bytes each), not the files. What the files hold is
     /// checked as it is read: every time a whole number of nanoseconds a run can measure, and a sample's `lost` in
     /// agreement with its latency (empty exactly when lost); anything else is a damaged folder, not a loss.
-    /// Every summary also holds the other `percentiles` asked for (`[99.99]`), and those the saved thresholds read.
-    public init(folder: String, percentiles: [Double] = []) throws {
+    /// Every summary also holds the other `percentiles` asked for (`[99.99]`), and those the saved thresholds read,
+    /// and the counts over the `limits` asked for and the saved thresholds'.
+    public init(folder: String, percentiles: [Double] = [], limits: [UInt64] = []) throws {
         self.folder = folder
         func path(_ name: String) -> String { folder + "/" + name }
         var settings: [(key: String, value: String)] = []
@@ -215,8 +216,9 @@ public struct SavedRun: Sendable {
             thresholds = try ThresholdsCSV.read(text)
         }
         let requested = percentiles + Threshold.percentiles(in: thresholds.map(\.expression))
+        let counted = limits + Threshold.countedLimits(in: thresholds.map(\.expression))
         results = RunResults(
-            settings: self.settings, summaries: builders.map { $0.summary(percentiles: requested) },
+            settings: self.settings, summaries: builders.map { $0.summary(percentiles: requested, limits: counted) },
             histograms: builders.map(\.histogram),
             broadcasts: broadcasts, thresholds: thresholds, roundTripsOverTime: roundTrips,
             timeline: timeline.rows(metrics: builders.map(\.metric))

@@ -1,12 +1,15 @@
 import BenchCore
 
-/// A checked threshold as a line for people: `threshold held: rtt.p50<2ms (measured 183.2us, limit 2ms)`, or
-/// ``ThresholdResult/breachLine`` when it was breached.
+/// A checked threshold as a line for people: `threshold held: rtt.p50<2ms (measured 183.2µs, limit 2ms; 95%:
+/// 180.1µs–190.2µs of 1000 values)`, ``ThresholdResult/breachLine`` when it was breached, and
+/// ``ThresholdResult/inconclusiveLine`` when the run was not a measurement of the server.
 public enum ThresholdText {
     public static func line(_ result: ThresholdResult) -> String {
-        result.held
-            ? "threshold held: \(result.expression) (measured \(result.measuredText ?? "-"), limit \(result.limitText))"
-            : result.breachLine
+        switch result.verdict {
+        case .held: return "threshold held: \(result.expression) (\(result.measurementText))"
+        case .breached: return result.breachLine
+        case .inconclusive: return result.inconclusiveLine
+        }
     }
 }
 
@@ -18,7 +21,12 @@ public enum ThresholdsJSON {
                 + "\"measured\":\(result.measuredText.map(SummaryJSON.string) ?? "null"),"
                 + "\"limit\":\(SummaryJSON.string(result.limitText)),"
                 + "\"measured_value\":\(number(result.measuredNumber)),\"limit_value\":\(number(result.limitNumber)),"
-                + "\"held\":\(result.held)}"
+                + "\"held\":\(result.held),\"verdict\":\"\(result.verdict.rawValue)\","
+                + "\"inconclusive\":[\(result.inconclusive.map { "\"\($0.rawValue)\"" }.joined(separator: ","))],"
+                + "\"values\":\(result.evidence.map { "\($0.values)" } ?? "null"),"
+                + "\"beyond_limit\":\(result.evidence?.beyond.map { "\($0)" } ?? "null"),"
+                + "\"ci95_low\":\(number(result.evidence?.interval?.lowerBound)),"
+                + "\"ci95_high\":\(number(result.evidence?.interval?.upperBound))}"
         }
         return "[" + objects.joined(separator: ",") + "]"
     }

@@ -1,11 +1,17 @@
 import BenchCore
 
-/// `thresholds.csv`: every threshold given for the run, held or breached: those the run was started with
-/// (`source` `run`) and those a `bench check` added (`check`).
+/// `thresholds.csv`: every threshold given for the run, held, breached or inconclusive: those the run was started with
+/// (`source` `run`) and those a `bench check` added (`check`), each with what its verdict rests on.
 public enum ThresholdsCSV {
     public static let fileName = "thresholds.csv"
 
-    public static let header = ["expression", "metric", "stat", "op", "limit", "measured", "held", "source"]
+    /// `values`: values judged (measured and lost); `beyond_limit`: how many lay on the wrong side of the limit (a
+    /// share's statistics only); `ci95_low_us`/`ci95_high_us`: a percentile's 95% interval; `decision`: pass, fail or
+    /// undecided at `confidence_pct`; `inconclusive`: why the verdict is not a measurement of the server (`;`-separated).
+    public static let header = [
+        "expression", "metric", "stat", "op", "limit", "measured", "held", "source", "verdict", "values", "beyond_limit",
+        "ci95_low_us", "ci95_high_us", "decision", "confidence_pct", "inconclusive",
+    ]
 
     /// Writes `thresholds.csv`; `measured` is empty when the run has no such value (then it did not hold).
     public static func write<Sink: ByteSink>(_ results: [ThresholdResult], to writer: inout CSVWriter<Sink>) throws {
@@ -19,14 +25,24 @@ public enum ThresholdsCSV {
             if let measured = result.measuredText { writer.field(measured) } else { writer.emptyField() }
             writer.flag(result.held)
             writer.field(result.source.rawValue)
+            writer.field(result.verdict.rawValue)
+            let evidence = result.evidence
+            writer.field(evidence.map { "\($0.values)" } ?? "")
+            writer.field(evidence?.beyond.map { "\($0)" } ?? "")
+            writer.field(evidence?.interval.map { DecimalText.fixed($0.lowerBound, fractionDigits: 3) } ?? "")
+            writer.field(evidence?.interval.map { DecimalText.fixed($0.upperBound, fractionDigits: 3) } ?? "")
+            writer.field(evidence?.decision.rawValue ?? "")
+            writer.field(evidence.map { DecimalText.fixed($0.confidence * 100, fractionDigits: 1) } ?? "")
+            writer.field(result.inconclusive.map(\.rawValue).joined(separator: ";"))
             try writer.endRow()
         }
     }
 
-    /// Reads back what ``write(_:to:)`` wrote, and the files of runs written before `source` existed (all `run`).
+    /// Reads back what ``write(_:to:)`` wrote, and the files of runs written before its later columns existed
+    /// (`source` all `run`; no evidence, nothing inconclusive).
     public static func read(_ text: String) throws -> [ThresholdResult] {
         let rows = try CSVReader.rows(text)
-        guard let first = rows.first, first == header || first == Array(header.dropLast()) else {
+        guard let first = rows.first, first.count >= 7, first == Array(header.prefix(first.count)) else {
             throw SavedRun.LoadError(description: "\(fileName) does not start with \(header.joined(separator: ","))")
         }
         return try rows.dropFirst().map { row in
@@ -35,9 +51,18 @@ public enum ThresholdsCSV {
             }
             let source = row.count > 7 ? ThresholdResult.Source(rawValue: row[7]) : .run
             guard let source else { throw SavedRun.LoadError(description: "\(fileName): unknown source '\(row[7])'") }
+            var inconclusive: [InconclusiveReason] = []
+            if row.count == header.count, !row[15].isEmpty {
+                let (reasons, unknown) = InconclusiveReason.parseList(row[15].replacingAll(";", with: ","))
+                guard unknown.isEmpty else {
+                    throw SavedRun.LoadError(description: "\(fileName): unknown reason '\(unknown[0])'")
+                }
+                inconclusive = InconclusiveReason.allCases.filter(reasons.contains)
+            }
             return ThresholdResult(
                 expression: row[0], metric: row[1], statistic: row[2], comparison: row[3], limitText: row[4],
-                measuredText: row[5].isEmpty ? nil : row[5], held: row[6] == "1", source: source)
+                measuredText: row[5].isEmpty ? nil : row[5], held: row[6] == "1", source: source,
+                inconclusive: inconclusive)
         }
     }
 }

@@ -80,11 +80,11 @@ public struct RunAnalysis: Sendable {
     }
 
     /// Analyses a recording that still holds its messages (nothing was streamed during the run): every row goes
-    /// through a ``RunCollector`` now. Every summary also holds the other `percentiles` thresholds ask for (`[99.99]`).
-    public init(recording: RunRecording, percentiles: [Double] = []) {
+    /// through a ``RunCollector`` now. Every summary also holds the other `percentiles` thresholds ask for (`[99.99]`) and their counts over `limits`.
+    public init(recording: RunRecording, percentiles: [Double] = [], limits: [UInt64] = []) {
         var collector = RunCollector(configuration: recording.configuration)
         for entry in recording.remainingStream() { _ = collector.add(entry) }
-        self = collector.analysis(of: recording, percentiles: percentiles)
+        self = collector.analysis(of: recording, percentiles: percentiles, limits: limits)
     }
 
     /// The summary of `metric`, if this scenario reports it.

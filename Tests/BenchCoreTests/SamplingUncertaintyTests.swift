@@ -26,6 +26,10 @@ import Testing
         let mean = try #require(SamplingUncertainty.interval(of: "mean", in: summary))
         #expect(mean.lowerBound < 100_500 && mean.upperBound > 100_500)
         let bare = builder.summary()
-        #expect(SamplingUncertainty.interval(of: "p99", in: bare) == nil, "its lower bound was not asked for")
+        #expect(SamplingUncertainty.interval(of: "p99", in: bare) == interval, "a summary holds its percentiles' intervals")
+        let read = DistributionSummary(
+            metric: "rtt", count: 200, lost: 0, min: 1_000, max: 200_000, mean: nil, standardDeviation: nil, p50: nil,
+            p90: nil, p95: nil, p99: 198_000, p999: nil, under: 1, percentUnder: nil)
+        #expect(SamplingUncertainty.interval(of: "p99", in: read) == nil, "its lower bound was not asked for")
     }
 }

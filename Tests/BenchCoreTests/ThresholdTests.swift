@@ -92,6 +92,82 @@ import Testing
 
     @Test func aBreachLineNamesTheExpressionTheMeasuredValueAndTheLimit() throws {
         let result = try parse("rtt.p99<100us").evaluate(summary())
-        #expect(result.breachLine == "threshold breached: rtt.p99<100us (measured 990.0µs, limit 100us)")
+        #expect(result.breachLine
+            == "threshold breached: rtt.p99<100us (measured 990.0µs, limit 100us; 95%: 984.0µs–997.0µs of 1010 values)")
+    }
+}
+
+/// A verdict's evidence: how many values a threshold judged, how many lay beyond its limit (lost ones too slow), and
+/// what they decide, counted from the summary as independently as a test can.
+@Suite struct ThresholdEvidenceTests {
+    static func summary(_ values: [UInt64], lost: Int = 0, limits: [UInt64]) -> DistributionSummary {
+        var builder = DistributionBuilder(metric: "spread", under: 1_000_000)
+        for value in values { builder.record(value) }
+        builder.recordLost(lost)
+        return builder.summary(limits: limits)
+    }
+
+    @Test func aPercentileCountsTheValuesAtOrOverItsLimitAndTheLost() throws {
+        let values = (1...600).map { UInt64($0) * 1_000 }  // 1µs … 600µs
+        let under = try Threshold(parsing: "p99<598us", defaultMetric: "spread", metrics: ["spread"])
+        let result = under.evaluate(Self.summary(values, lost: 1, limits: [try #require(under.countedLimit)]))
+        #expect(result.evidence?.values == 601)
+        #expect(result.evidence?.beyond == values.filter { $0 >= 598_000 }.count + 1)
+        #expect(result.evidence?.allowedShare == 0.01)
+        #expect(result.evidence?.decision == .undecided, "4 of 601 beyond a 1% share: chance could give as many")
+        let wider = try Threshold(parsing: "p99<601us", defaultMetric: "spread", metrics: ["spread"])
+        let lostOnly = wider.evaluate(Self.summary(values, lost: 1, limits: [601_000]))
+        #expect(lostOnly.evidence?.beyond == 1 && lostOnly.evidence?.decision == .pass, "the lost one alone")
+        let atMost = try Threshold(parsing: "p99<=598us", defaultMetric: "spread", metrics: ["spread"])
+        #expect(atMost.countedLimit == 598_001)
+        let judged = atMost.evaluate(Self.summary(values, limits: [598_001]))
+        #expect(judged.evidence?.beyond == values.filter { $0 > 598_000 }.count)
+    }
+
+    @Test func aLowerBoundCountsTheValuesUnderIt() throws {
+        let values = (1...100).map { UInt64($0) * 1_000 }
+        let threshold = try Threshold(parsing: "p50>20us", defaultMetric: "spread", metrics: ["spread"])
+        let result = threshold.evaluate(Self.summary(values, limits: [try #require(threshold.countedLimit)]))
+        #expect(result.evidence?.beyond == values.filter { $0 <= 20_000 }.count)
+        #expect(result.evidence?.allowedShare == 0.5)
+        #expect(result.evidence?.decision == .pass)
+    }
+
+    @Test func percentUnderAndLostInPercentAreShares() throws {
+        let values = [UInt64](repeating: 500_000, count: 1000)  // all under 1ms
+        let under = try Threshold(parsing: "pct_under>=99%", defaultMetric: "spread", metrics: ["spread"])
+        let result = under.evaluate(Self.summary(values, lost: 4, limits: []))
+        #expect(result.evidence?.values == 1004 && result.evidence?.beyond == 4)
+        #expect(result.evidence?.decision == .pass)
+        let lost = try Threshold(parsing: "lost<=1%", defaultMetric: "spread", metrics: ["spread"])
+        #expect(lost.evaluate(Self.summary(values, lost: 4, limits: [])).evidence?.beyond == 4)
+    }
+
+    @Test func countsMaxAndMeanAreDecidedAsMeasured() throws {
+        let summary = Self.summary([5_000, 7_000], limits: [])
+        for (text, decision) in [("max<6us", ProportionDecision.Outcome.fail), ("mean<7us", .pass), ("lost==0", .pass)] {
+            let result = try Threshold(parsing: text, defaultMetric: "spread", metrics: ["spread"]).evaluate(summary)
+            #expect(result.evidence?.decision == decision && result.evidence?.beyond == nil, "\(text)")
+        }
+    }
+
+    /// A metric with no values at all is no measurement; one whose every message was lost is a breach.
+    @Test func noValuesAtAllIsInconclusiveAndAllLostIsABreach() throws {
+        let threshold = try Threshold(parsing: "p99<1s", defaultMetric: "spread", metrics: ["spread"])
+        let empty = threshold.evaluate(Self.summary([], limits: [1_000_000_000]))
+        #expect(empty.verdict == .inconclusive && empty.inconclusive == [.noValues])
+        let lost = threshold.evaluate(Self.summary([], lost: 3, limits: [1_000_000_000]))
+        #expect(lost.verdict == .breached && lost.evidence?.beyond == 3)
+    }
+
+    @Test func aRunsReasonsMakeEveryVerdictInconclusiveButThoseAccepted() throws {
+        let result = try Threshold(parsing: "p99<1s", defaultMetric: "spread", metrics: ["spread"])
+            .evaluate(Self.summary([1_000], limits: []))
+        #expect(result.verdict == .held)
+        let saturated = result.judged(in: [.saturated, .interrupted], accepting: [.interrupted])
+        #expect(saturated.verdict == .inconclusive && saturated.inconclusive == [.saturated])
+        #expect(saturated.inconclusiveLine.hasPrefix("threshold inconclusive: p99<1s (measured 1.0µs, limit 1s"))
+        #expect(saturated.inconclusiveLine.hasSuffix("the harness was saturated: it measured itself, under a lighter load than asked"))
+        #expect(result.judged(in: [.saturated], accepting: [.saturated]).verdict == .held)
     }
 }

@@ -209,11 +209,14 @@ import Testing
         for _ in 0..<100 { builder.record(250_100_000) }
         let summary = builder.summary(percentiles: [99.99])
         #expect(try threshold("spread.p99<200ms").evaluate(summary).breachLine
-            == "threshold breached: spread.p99<200ms (measured 250.10ms, limit 200ms)")
+            == "threshold breached: spread.p99<200ms (measured 250.10ms, limit 200ms; 95%: 250.10ms–250.10ms of 100 values)")
+        // Of 100 values a p99.99 can only be the largest: the line says how many a decided verdict needs.
         #expect(try threshold("spread.p99.99<200 ms").evaluate(summary).breachLine
-            == "threshold breached: spread.p99.99<200 ms (measured 250.10ms, limit 200ms)")
+            == "threshold breached: spread.p99.99<200 ms (measured 250.10ms, limit 200ms; of 100 values a p99.99 is the "
+            + "largest: a verdict decided at 95% needs 29956 or more)")
         #expect(try threshold("spread.p999<5µs").evaluate(summary).breachLine
-            == "threshold breached: spread.p999<5µs (measured 250.10ms, limit 5us)")
+            == "threshold breached: spread.p999<5µs (measured 250.10ms, limit 5us; of 100 values a p99.9 is the "
+            + "largest: a verdict decided at 95% needs 2995 or more)")
     }
 
     // MARK: Regression limits

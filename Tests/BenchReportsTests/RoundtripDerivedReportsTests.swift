@@ -60,25 +60,26 @@ import Testing
         #expect(text.contains("| rtt\\|echo | 400 | 3 |"))
     }
 
-    @Test func withoutThresholdsAnInterruptedRunFailsItsOneTestCase() throws {
+    @Test func withoutThresholdsAnInterruptedRunIsAnErrorInItsOneTestCase() throws {
         let document = try XMLDocument(xmlString: JUnitXML.render(results()))
         #expect(try document.nodes(forXPath: "/testsuites/testsuite/@name").first?.stringValue == "bench roundtrip")
         #expect(try document.nodes(forXPath: "//testsuite/@tests").first?.stringValue == "1")
-        #expect(try document.nodes(forXPath: "//testsuite/@failures").first?.stringValue == "1")
+        #expect(try document.nodes(forXPath: "//testsuite/@failures").first?.stringValue == "0")
+        #expect(try document.nodes(forXPath: "//testsuite/@errors").first?.stringValue == "1")
         #expect(try document.nodes(forXPath: "//testcase/@classname").first?.stringValue == "bench.roundtrip")
         #expect(try document.nodes(forXPath: "//testcase/@name").first?.stringValue == "run completed")
-        let messages = try document.nodes(forXPath: "//failure/@message").compactMap(\.stringValue)
+        let messages = try document.nodes(forXPath: "//error/@message").compactMap(\.stringValue)
         #expect(messages == ["the run ended interrupted: SIGINT; 403 of 500 messages sent, 3 lost"])
     }
 
-    @Test func anInterruptedRunFailsInJUnitEvenWhenItsThresholdsHeld() throws {
+    @Test func anInterruptedRunIsAnErrorInJUnitEvenWhenItsThresholdsHeld() throws {
         let held = ThresholdResult(
             expression: "rtt.p50<1ms", metric: "rtt", statistic: "p50", comparison: "<", limitText: "1ms",
             measuredText: "20us", held: true)
         let document = try XMLDocument(xmlString: JUnitXML.render(results(thresholds: [held])))
         #expect(try document.nodes(forXPath: "//testcase/@name").compactMap(\.stringValue) == ["run completed", "rtt.p50<1ms"])
-        #expect(try document.nodes(forXPath: "//testsuite/@failures").first?.stringValue == "1")
-        let messages = try document.nodes(forXPath: "//failure/@message").compactMap(\.stringValue)
+        #expect(try document.nodes(forXPath: "//testsuite/@errors").first?.stringValue == "1")
+        let messages = try document.nodes(forXPath: "//error/@message").compactMap(\.stringValue)
         #expect(messages == ["the run ended interrupted: SIGINT; 403 of 500 messages sent, 3 lost"])
     }
 

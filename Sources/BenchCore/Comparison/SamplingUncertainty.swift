@@ -28,17 +28,21 @@ public enum SamplingUncertainty {
         return value
     }
 
-    /// The 95% interval of `summary`'s `statistic`, in nanoseconds: a percentile's from the percentiles at its bounds
-    /// (which `summary` must hold: ask for ``neededPercentiles(for:count:)`` when it is made), the mean's from σ; nil
-    /// for min and max, and where a bound was not asked for.
+    /// The 95% interval of `summary`'s `statistic`, in nanoseconds: a percentile's as the summary holds it (made from
+    /// the values: ``DistributionSummary/percentileIntervals``) or from the percentiles at its bounds (ask for
+    /// ``neededPercentiles(for:count:)`` when it is made), the mean's from σ; nil for min and max, and where neither
+    /// is at hand.
     public static func interval(of statistic: String, in summary: DistributionSummary) -> ClosedRange<Double>? {
         if statistic == "mean" {
             guard let mean = summary.mean, let sigma = summary.standardDeviation, summary.count > 0 else { return nil }
             let margin = z * sigma / Double(summary.count).squareRoot()
             return Swift.max(0, mean - margin)...(mean + margin)
         }
-        guard let percentile = percentile(of: statistic),
-            let bounds = percentileBounds(percentile, count: summary.count),
+        guard let percentile = percentile(of: statistic) else { return nil }
+        if let held = summary.percentileIntervals[Int((percentile * 1000).rounded())] {
+            return Double(held.lowerBound)...Double(held.upperBound)
+        }
+        guard let bounds = percentileBounds(percentile, count: summary.count),
             let lower = value(atPercentile: bounds.lower, in: summary),
             let upper = value(atPercentile: bounds.upper, in: summary)
         else { return nil }

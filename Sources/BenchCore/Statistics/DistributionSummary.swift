@@ -30,13 +30,22 @@ public struct DistributionSummary: Sendable, Equatable {
     /// histogram (a run whose values did not fit `--exact-budget`), within ``LatencyHistogram/relativeError``.
     /// Count, lost, min, max and percent-under are exact either way.
     public let isExact: Bool
+    /// The 95% interval of each percentile the summary holds (``SamplingUncertainty``), by thousandths of a percent:
+    /// the values at the ranks that bound it. Empty when nothing was measured or it was not made from the values.
+    public let percentileIntervals: [Int: ClosedRange<UInt64>]
+    /// How many measured values were at or above each limit asked for when the summary was made (a threshold's
+    /// limit, so that its verdict can be decided from the count over it: ``ProportionDecision``).
+    public let countsAtOrAbove: [UInt64: Int]
 
     public init(
         metric: String, count: Int, lost: Int, min: UInt64?, max: UInt64?, mean: Double?, standardDeviation: Double?,
         p50: UInt64?, p90: UInt64?, p95: UInt64?, p99: UInt64?, p999: UInt64?, under: UInt64, percentUnder: Double?,
-        percentiles: [Int: UInt64] = [:], isExact: Bool = true
+        percentiles: [Int: UInt64] = [:], isExact: Bool = true, percentileIntervals: [Int: ClosedRange<UInt64>] = [:],
+        countsAtOrAbove: [UInt64: Int] = [:]
     ) {
         self.isExact = isExact
+        self.percentileIntervals = percentileIntervals
+        self.countsAtOrAbove = countsAtOrAbove
         self.metric = metric
         self.count = count
         self.lost = lost
@@ -143,18 +152,27 @@ public struct DistributionBuilder: Sendable {
 
     /// The summary of everything counted so far, with the five percentiles every summary holds and the other
     /// `percentiles` asked for (e.g. `[99.99]` for a threshold on `p99.99`; to the thousandth of a percent, above 0
-    /// and below 100), all by nearest rank over the measured values: the value at rank ⌈p/100 × count⌉.
-    public func summary(percentiles: [Double] = []) -> DistributionSummary {
-        guard keepsValues else { return histogramSummary(percentiles: percentiles) }
+    /// and below 100), all by nearest rank over the measured values: the value at rank ⌈p/100 × count⌉; the 95%
+    /// interval of each; and how many values were at or above each of `limits`.
+    public func summary(percentiles: [Double] = [], limits: [UInt64] = []) -> DistributionSummary {
+        guard keepsValues else { return histogramSummary(percentiles: percentiles, limits: limits) }
         let sorted = values.sorted()
-        let total = sorted.count + lost
         func percentile(_ p: Double) -> UInt64? {
             percentile(thousandths: Int((p * 1000).rounded()))
         }
         func percentile(thousandths: Int) -> UInt64? {
             guard !sorted.isEmpty else { return nil }
+            if thousandths <= 0 { return sorted.first }
             let rank = max(1, (thousandths * sorted.count + 99_999) / 100_000)
             return sorted[min(rank, sorted.count) - 1]
+        }
+        func atOrAbove(_ limit: UInt64) -> Int {
+            var (low, high) = (0, sorted.count)  // the first index whose value is at or above the limit
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] < limit { low = middle + 1 } else { high = middle }
+            }
+            return sorted.count - low
         }
         var mean: Double?
         var standardDeviation: Double?
@@ -171,37 +189,50 @@ public struct DistributionBuilder: Sendable {
             mean = Double(first) + shiftedMean
             standardDeviation = (squares / Double(sorted.count)).squareRoot()
         }
-        return DistributionSummary(
-            metric: metric, count: sorted.count, lost: lost, min: sorted.first, max: sorted.last, mean: mean,
-            standardDeviation: standardDeviation, p50: percentile(50), p90: percentile(90), p95: percentile(95),
-            p99: percentile(99), p999: percentile(99.9), under: under,
-            percentUnder: total > 0 ? 100 * Double(belowThreshold) / Double(total) : nil,
-            percentiles: Dictionary(
-                percentiles.compactMap { p -> (Int, UInt64)? in
-                    let thousandths = Int((p * 1000).rounded())
-                    guard thousandths > 0, thousandths < 100_000, let value = percentile(thousandths: thousandths)
-                    else { return nil }
-                    return (thousandths, value)
-                }, uniquingKeysWith: { first, _ in first })
-        )
+        return made(
+            count: sorted.count, min: sorted.first, max: sorted.last, mean: mean, standardDeviation: standardDeviation,
+            percentiles: percentiles, limits: limits, isExact: true, percentile: percentile(thousandths:),
+            atOrAbove: atOrAbove)
     }
 
-    /// The summary once the values were dropped: percentiles from the histogram, the rest exact.
-    private func histogramSummary(percentiles: [Double]) -> DistributionSummary {
-        let total = recorded + lost
-        func percentile(_ p: Double) -> UInt64? { histogram.value(atPercentile: p) }
+    /// The summary once the values were dropped: percentiles and counts over a limit from the histogram (within a
+    /// bucket: a bucket that holds the limit counts as at or above it), the rest exact.
+    private func histogramSummary(percentiles: [Double], limits: [UInt64]) -> DistributionSummary {
+        made(
+            count: recorded, min: recorded > 0 ? smallest : nil, max: recorded > 0 ? largest : nil,
+            mean: histogram.mean, standardDeviation: histogram.standardDeviation, percentiles: percentiles,
+            limits: limits, isExact: false,
+            percentile: { thousandths in
+                thousandths <= 0 ? (recorded > 0 ? smallest : nil) : histogram.value(atPercentile: Double(thousandths) / 1000)
+            },
+            atOrAbove: { histogram.count(atOrAbove: $0) })
+    }
+
+    /// A summary from the statistics of either kind of builder and its way of reading a percentile and counting over a
+    /// limit.
+    private func made(
+        count: Int, min: UInt64?, max: UInt64?, mean: Double?, standardDeviation: Double?, percentiles: [Double],
+        limits: [UInt64], isExact: Bool, percentile: (Int) -> UInt64?, atOrAbove: (UInt64) -> Int
+    ) -> DistributionSummary {
+        let total = count + lost
+        let asked = percentiles.map { Int(($0 * 1000).rounded()) }.filter { $0 > 0 && $0 < 100_000 }
+        var intervals: [Int: ClosedRange<UInt64>] = [:]
+        for thousandths in Set([50_000, 90_000, 95_000, 99_000, 99_900] + asked) {
+            guard let bounds = SamplingUncertainty.percentileBounds(Double(thousandths) / 1000, count: count),
+                let lower = percentile(Int((bounds.lower * 1000).rounded())),
+                let upper = bounds.upper >= 100 ? max : percentile(Int((bounds.upper * 1000).rounded()))
+            else { continue }
+            intervals[thousandths] = lower...Swift.max(lower, upper)
+        }
         return DistributionSummary(
-            metric: metric, count: recorded, lost: lost, min: recorded > 0 ? smallest : nil,
-            max: recorded > 0 ? largest : nil, mean: histogram.mean, standardDeviation: histogram.standardDeviation,
-            p50: percentile(50), p90: percentile(90), p95: percentile(95), p99: percentile(99), p999: percentile(99.9),
-            under: under, percentUnder: total > 0 ? 100 * Double(belowThreshold) / Double(total) : nil,
+            metric: metric, count: count, lost: lost, min: min, max: max, mean: mean,
+            standardDeviation: standardDeviation, p50: percentile(50_000), p90: percentile(90_000),
+            p95: percentile(95_000), p99: percentile(99_000), p999: percentile(99_900), under: under,
+            percentUnder: total > 0 ? 100 * Double(belowThreshold) / Double(total) : nil,
             percentiles: Dictionary(
-                percentiles.compactMap { p -> (Int, UInt64)? in
-                    let thousandths = Int((p * 1000).rounded())
-                    guard thousandths > 0, thousandths < 100_000, let value = percentile(Double(thousandths) / 1000)
-                    else { return nil }
-                    return (thousandths, value)
-                }, uniquingKeysWith: { first, _ in first }),
-            isExact: false)
+                asked.compactMap { thousandths in percentile(thousandths).map { (thousandths, $0) } },
+                uniquingKeysWith: { first, _ in first }),
+            isExact: isExact, percentileIntervals: intervals,
+            countsAtOrAbove: Dictionary(limits.map { ($0, atOrAbove($0)) }, uniquingKeysWith: { first, _ in first }))
     }
 }

@@ -125,6 +125,18 @@ public struct LatencyHistogram: Sendable {
         return maximum
     }
 
+    /// How many values counted were at or above `limit`, to the bucket: the bucket that holds `limit` counts whole
+    /// (at most 0.1% of the limit wider), so a count over a threshold's limit is never too low.
+    public func count(atOrAbove limit: UInt64) -> Int {
+        guard recorded > 0, limit > minimum else { return Int(recorded) }
+        guard limit <= maximum else { return 0 }
+        var total: UInt64 = 0
+        for index in Self.index(of: Swift.min(limit, highestTrackableValue), bits: subBucketBits)..<counts.count {
+            total += counts[index]
+        }
+        return Int(total)
+    }
+
     /// Adds the counts of `other`, which must have the same layout.
     public mutating func add(_ other: LatencyHistogram) {
         precondition(other.subBucketBits == subBucketBits && other.counts.count == counts.count)

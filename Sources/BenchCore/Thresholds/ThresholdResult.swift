@@ -1,9 +1,54 @@
-/// A threshold checked against a run: what was measured, and whether the threshold held.
+/// A threshold checked against a run: what was measured, whether the threshold held, how sure that is, and whether the
+/// run was a measurement of the server at all.
 public struct ThresholdResult: Sendable, Equatable {
     /// Who asked for a threshold: the run's own command line, or a later `bench check`.
     public enum Source: String, Sendable {
         case run
         case check
+    }
+
+    /// What a verdict rests on: how many values it judged, how many lay beyond the limit, and what they decide.
+    public struct Evidence: Sendable, Equatable {
+        /// Values judged: measured and lost.
+        public let values: Int
+        /// Values on the wrong side of the limit (a lost one is too slow), for the statistics that are a share of the
+        /// values (percentiles, `pct_under`, `lost` in percent); nil for the others.
+        public let beyond: Int?
+        /// The share of the values the threshold allows beyond its limit (0.01 for a p99); nil with `beyond`.
+        public let allowedShare: Double?
+        /// A percentile's 95% interval, in the unit of ``ThresholdResult/measuredNumber`` (µs).
+        public let interval: ClosedRange<Double>?
+        /// The interval as people read it: `980.1µs–4.63ms`.
+        public let intervalText: String?
+        /// The confidence the decision was taken with (0.95).
+        public let confidence: Double
+        /// Pass, fail or undecided with that confidence: from the count beyond the limit where there is one, else the
+        /// measured value against the limit.
+        public let decision: ProportionDecision.Outcome
+
+        public init(
+            values: Int, beyond: Int? = nil, allowedShare: Double? = nil, interval: ClosedRange<Double>? = nil,
+            intervalText: String? = nil, confidence: Double = 0.95, decision: ProportionDecision.Outcome
+        ) {
+            self.values = values
+            self.beyond = beyond
+            self.allowedShare = allowedShare
+            self.interval = interval
+            self.intervalText = intervalText
+            self.confidence = confidence
+            self.decision = decision
+        }
+
+        /// The fewest values a pass could be decided from (none beyond the limit): 299 for a p99 at 95%.
+        public var valuesToDecide: Int? {
+            allowedShare.flatMap { ProportionDecision.valuesToPass(allowedShare: $0, confidence: confidence) }
+        }
+
+        /// True when a percentile of so few values can only be their largest (a p99 of under 100 values).
+        public var isOnlyTheLargest: Bool {
+            guard let allowedShare, allowedShare > 0 else { return false }
+            return Double(values) * allowedShare < 1
+        }
     }
 
     /// The expression as the user wrote it, e.g. `spread.p99<200ms`.
@@ -27,11 +72,16 @@ public struct ThresholdResult: Sendable, Equatable {
     /// when not known (nothing measured, or a verdict read back from thresholds.csv).
     public let measuredNumber: Double?
     public let limitNumber: Double?
+    /// What the verdict rests on; nil for a verdict read back from a thresholds.csv written before it was kept.
+    public let evidence: Evidence?
+    /// Why the verdict is not a measurement of the server (the run was interrupted, its harness saturated, the
+    /// metric has no values…), unless the user accepted that; empty when it is one.
+    public let inconclusive: [InconclusiveReason]
 
     public init(
         expression: String, metric: String, statistic: String, comparison: String, limitText: String,
         measuredText: String?, held: Bool, source: Source = .run, measuredNumber: Double? = nil,
-        limitNumber: Double? = nil
+        limitNumber: Double? = nil, evidence: Evidence? = nil, inconclusive: [InconclusiveReason] = []
     ) {
         self.measuredNumber = measuredNumber
         self.limitNumber = limitNumber
@@ -43,6 +93,8 @@ public struct ThresholdResult: Sendable, Equatable {
         self.measuredText = measuredText
         self.held = held
         self.source = source
+        self.evidence = evidence
+        self.inconclusive = inconclusive
     }
 
     /// The same verdict, as asked for by `source`.
@@ -50,7 +102,22 @@ public struct ThresholdResult: Sendable, Equatable {
         ThresholdResult(
             expression: expression, metric: metric, statistic: statistic, comparison: comparison,
             limitText: limitText, measuredText: measuredText, held: held, source: source,
-            measuredNumber: measuredNumber, limitNumber: limitNumber)
+            measuredNumber: measuredNumber, limitNumber: limitNumber, evidence: evidence, inconclusive: inconclusive)
+    }
+
+    /// The same verdict, inconclusive also for the run's `reasons` but those in `accepted`.
+    public func judged(in reasons: [InconclusiveReason], accepting accepted: Set<InconclusiveReason>) -> ThresholdResult {
+        let all = (inconclusive + reasons.filter { !inconclusive.contains($0) }).filter { !accepted.contains($0) }
+        return ThresholdResult(
+            expression: expression, metric: metric, statistic: statistic, comparison: comparison,
+            limitText: limitText, measuredText: measuredText, held: held, source: source,
+            measuredNumber: measuredNumber, limitNumber: limitNumber, evidence: evidence, inconclusive: all)
+    }
+
+    /// What a gate reads: held, breached, or inconclusive (not a measurement of the server).
+    public var verdict: Verdict {
+        if !inconclusive.isEmpty { return .inconclusive }
+        return held ? .held : .breached
     }
 
     /// The expression, marked `check:` when a check added it: how reports name the verdict.
@@ -58,9 +125,41 @@ public struct ThresholdResult: Sendable, Equatable {
         source == .check ? "check: \(expression)" : expression
     }
 
+    /// `measured 1.31ms, limit 200ms; 95%: 980.1µs–4.63ms of 200 values`: what the verdict read, and how sure it is.
+    public var measurementText: String {
+        var text = "measured \(measuredText ?? "nothing: no value was measured"), limit \(limitText)"
+        if let evidence, measuredText != nil, let percentile = SamplingUncertainty.percentile(of: statistic) {
+            if evidence.isOnlyTheLargest, let needed = evidence.valuesToDecide {
+                text += "; of \(evidence.values) values a p\(Self.trimmed(percentile)) is the largest: a verdict "
+                    + "decided at \(Self.trimmed(evidence.confidence * 100))% needs \(needed) or more"
+            } else if let interval = evidence.intervalText {
+                text += "; \(Self.trimmed(evidence.confidence * 100))%: \(interval) of \(evidence.values) values"
+            }
+        }
+        return text
+    }
+
     /// The line printed for a breach: `threshold breached: spread.p99<200ms (measured 250.1ms, limit 200ms)`.
     public var breachLine: String {
-        "threshold breached: \(expression) (measured \(measuredText ?? "nothing: no value was measured"), "
-            + "limit \(limitText))"
+        "threshold breached: \(expression) (\(measurementText))"
     }
+
+    /// The line printed for a verdict that is not a measurement: `threshold inconclusive: spread.p99<200ms (measured
+    /// 1.2ms, limit 200ms): the run was interrupted`.
+    public var inconclusiveLine: String {
+        "threshold inconclusive: \(expression) (\(measurementText)): "
+            + inconclusive.map(\.explanation).joined(separator: "; ")
+    }
+
+    private static func trimmed(_ value: Double) -> String {
+        var text = DecimalText.fixed(value, fractionDigits: 3)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}
+
+/// What a gate makes of a threshold.
+public enum Verdict: String, Sendable, Equatable {
+    case held, breached, inconclusive
 }

@@ -185,8 +185,9 @@ public struct RunCollector: Sendable {
             timeline: Array(timeline.suffix(LiveSnapshot.maximumRows)), settledMessages: measuredMessages, elapsed: elapsed)
     }
 
-    /// The analysis of everything collected, for `recording` (its counters, connect times and events).
-    public func analysis(of recording: RunRecording, percentiles: [Double] = []) -> RunAnalysis {
+    /// The analysis of everything collected, for `recording` (its counters, connect times and events); every summary
+    /// also holds the other `percentiles` and the counts over the `limits` thresholds ask for.
+    public func analysis(of recording: RunRecording, percentiles: [Double] = [], limits: [UInt64] = []) -> RunAnalysis {
         var builders = builders
         if let connect = metrics.firstIndex(of: .connect) {
             for time in recording.connectTimes where time > 0 { builders[connect].record(time) }
@@ -197,7 +198,7 @@ public struct RunCollector: Sendable {
             }
         }
         return RunAnalysis(
-            recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles) },
+            recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles, limits: limits) },
             histograms: builders.map(\.histogram), broadcasts: broadcasts, broadcastCount: broadcastCount,
             measuredMessages: measuredMessages, missingKernelStamps: missingKernelStamps, timeline: timeline,
             roundTripsOverTime: roundTripsOverTime?.finished())
