@@ -42,46 +42,53 @@ extension CapacityCommand {
         defer { liveView?.finish() }
         let started = MonotonicClock.now()
         var runs: [CapacityReport.Run] = []
+        var steps: [CapacityReport.Step] = []
         var cutShort: String?
         var stopCode: ExitCode?
+        let acceptsSaturation = try plan.options(at: plan.search.low).accepted.contains(.saturated)
         search: while let value = plan.search.nextValue() {
-            let step = Set(runs.map(\.step)).count + 1
-            var verdicts: [CapacitySearch.Verdict] = []
-            for repeatIndex in 1...plan.repeats {
-                var options = try plan.options(at: value)  // per repeat: each draws its own seed without --seed
+            let step = plan.search.steps.count + 1
+            let isConfirmation = plan.search.steps.contains { $0.value == value }
+            var judgement = StepJudgement(objectives: plan.slos, confidence: plan.confidence)
+            var verdict = CapacitySearch.Verdict.undecided
+            for runIndex in 1...plan.stepBudget {
+                var options = try plan.options(at: value)  // per run: each draws its own seed without --seed
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value))"
-                    + (plan.repeats > 1 ? "-r\(repeatIndex)" : "")
+                    + (runIndex > 1 ? "-r\(runIndex)" : "")
                 let outcome = RunCommand.runStep(
                     options.steps[0].configuration, options: options, metadata: metadata, parent: folder, name: name)
-                guard outcome.exitCode == .success || outcome.exitCode == .thresholdBreached, let path = outcome.folder else {
+                guard outcome.exitCode.ranToItsEnd, let path = outcome.folder else {
                     stopCode = outcome.exitCode
                     cutShort = outcome.exitCode == .interrupted || outcome.exitCode == .terminated
                         ? "interrupted at \(plan.axis.text(value))"
                         : "the run at \(plan.axis.text(value)) could not be done"
                     break search
                 }
-                let verdict: CapacitySearch.Verdict = outcome.thresholds.allSatisfy(\.held)
-                    ? .pass : outcome.harnessSaturation == nil ? .fail : .harnessBound
+                if outcome.harnessSaturation != nil && !acceptsSaturation {
+                    verdict = .harnessBound  // no measurement of the server, whatever its objectives say
+                } else {
+                    judgement.add(outcome.thresholds)
+                    verdict = judgement.verdict
+                }
                 runs.append(CapacityReport.Run(
-                    step: step, value: value, repeatIndex: repeatIndex, verdict: verdict, objectives: outcome.thresholds,
+                    step: step, value: value, repeatIndex: runIndex, verdict: verdict, objectives: outcome.thresholds,
                     harnessSaturation: outcome.harnessSaturation, folder: String(path.split(separator: "/").last ?? "")))
                 if !quiet {
-                    let measured = outcome.thresholds.map { "\($0.metric).\($0.statistic) \($0.measuredText ?? "–")" }
-                    Console.error("step \(step): \(plan.axis.text(value))"
-                        + (plan.repeats > 1 ? ", run \(repeatIndex) of \(plan.repeats)" : "") + ": "
-                        + measured.joined(separator: ", ") + " → \(verdict.rawValue)\n")
+                    Console.error(progressLine(plan, step: step, value: value, run: runIndex, outcome.thresholds, judgement, verdict))
                 }
-                verdicts.append(verdict)
-                if verdict == .fail { break }  // the step has failed whatever the other repeats show
+                if verdict == .harnessBound || (verdict != .undecided && runIndex >= plan.minimumRuns) { break }
             }
-            plan.search.record(value, .combining(verdicts))
+            plan.search.record(value, verdict)
+            steps.append(CapacityReport.Step(
+                number: step, value: value, verdict: verdict, isConfirmation: isConfirmation, judgement: judgement))
+            for index in runs.indices where runs[index].step == step { runs[index].verdict = verdict }
         }
         let capacity = plan.search.capacity
         let report = CapacityReport(
             scenario: scenario.rawValue, axis: plan.axis, objectives: plan.slos, search: plan.search, runs: runs,
-            duration: MonotonicClock.now() - started, cutShort: cutShort,
-            thresholds: plan.thresholds.map { ($0.expression, $0.holds(capacity)) })
+            steps: steps, confidence: plan.confidence, duration: MonotonicClock.now() - started, cutShort: cutShort,
+            thresholds: plan.thresholds.map { ($0.expression, cutShort == nil ? $0.verdict(on: plan.search) : .inconclusive) })
         do {
             try report.write(into: folder)
         } catch {
@@ -96,12 +103,31 @@ extension CapacityCommand {
         } else {
             Console.out(report.line + "\ncapacity folder: \(folder)\n")
         }
-        for threshold in report.thresholds where !threshold.held {
-            Console.error("threshold breached: \(threshold.expression) (capacity \(capacity.map { plan.axis.text($0) } ?? "none"))\n")
+        for threshold in report.thresholds where threshold.verdict != .held {
+            let found = capacity.map { "capacity \(plan.axis.text($0))" } ?? "no capacity found"
+            Console.error("threshold \(threshold.verdict.rawValue): \(threshold.expression) (\(found)"
+                + (threshold.verdict == .inconclusive ? "; what the search decided cannot say" : "") + ")\n")
         }
         if let stopCode { return stopCode }
         if plan.search.ending == .harnessBound && capacity == nil { return .runFailed }
-        if plan.search.ending == .lowEndFails || report.thresholds.contains(where: { !$0.held }) { return .thresholdBreached }
+        if plan.search.ending == .lowEndFails && plan.search.verdicts[plan.search.low] == .fail {
+            return .thresholdBreached
+        }
+        if report.thresholds.contains(where: { $0.verdict == .breached }) { return .thresholdBreached }
+        if report.thresholds.contains(where: { $0.verdict == .inconclusive }) { return .inconclusive }
         return .success
+    }
+
+    /// `step 3: 16 clients, run 2: spread.p99 1.31ms (0 of 60 beyond the limit so far) → undecided`.
+    private static func progressLine(
+        _ plan: CapacityPlan, step: Int, value: UInt64, run: Int, _ results: [ThresholdResult], _ judgement: StepJudgement,
+        _ verdict: CapacitySearch.Verdict
+    ) -> String {
+        let objectives = zip(results, judgement.objectives).map { result, objective in
+            "\(result.metric).\(result.statistic) \(result.measuredText ?? "–")"
+                + (objective.beyond.map { " (\($0) of \(objective.values) beyond the limit so far)" } ?? "")
+        }
+        return "step \(step): \(plan.axis.text(value)), run \(run): " + objectives.joined(separator: ", ")
+            + " → \(verdict.rawValue)\n"
     }
 }

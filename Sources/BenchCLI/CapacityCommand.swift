@@ -20,20 +20,33 @@ enum CapacityCommand {
             name: "capacity \(scenario.rawValue)",
             abstract: "Find the most clients (or the shortest interval, the largest payload) the server holds within an objective.",
             overview: "Search one setting given as a range LO..HI (--clients, --interval or --payload) for the hardest "
-                + "value at which every --slo holds: runs from the easy end, twice as hard each step until one breaks, "
-                + "then bisects to --resolution. Each step is a whole \(scenario.rawValue) run (--messages/--count or "
-                + "--duration), --repeat times; a step passes only if every repeat does. A step that broke while the "
-                + "harness was saturated is harness-bound, not the server's failure, and ends the search. Writes "
-                + "<out>/capacity-<UTC>/ (each run's folder, capacity.csv, capacity.md, capacity.html) and prints the "
-                + "capacity. Exit 0 when found (or the high end holds: at least HI), 1 when the low end already breaks "
-                + "an objective or a --threshold on the capacity breaks, 3 when a run cannot run.",
+                + "value at which every --slo holds: runs from the easy end, twice as hard each step until one does not "
+                + "pass, then bisects to --resolution. Each step is decided with --confidence from the values of all "
+                + "its runs (each a whole \(scenario.rawValue) run: --messages/--count or --duration): an objective on "
+                + "a percentile or a share passes when so few values lie beyond its limit that chance would rarely give "
+                + "as few were it broken (a p99 needs 299 values with none over at 95%), fails when so many do that "
+                + "chance would rarely give as many were it held; an undecided step runs again, up to --step-budget "
+                + "runs. The last pass and the first failure are run once more, at another moment, to confirm them. A "
+                + "step whose harness was saturated is harness-bound, no measurement of the server, and ends the "
+                + "search. Writes <out>/capacity-<UTC>/ (each run's folder, capacity.csv, capacity.md, capacity.html) "
+                + "and prints the capacity with its interval. Exit 0 when found (or the high end holds: at least HI), "
+                + "1 when the low end already breaks an objective or a --threshold on the capacity breaks, 3 when a run "
+                + "cannot run, 4 when a --threshold on the capacity cannot be decided from what the search decided.",
             options: options + [
                 OptionSpec(
                     "slo", value: "expr", help: "An objective every step must meet, as --threshold writes it "
                         + "(spread.p99<200ms, pct_under>=99%); repeatable, at least one.", repeatable: true),
                 OptionSpec("resolution", value: "percent", help: "Stop bisecting when the last pass and the first fail "
                     + "are this close, relative to the value.", default: "2%"),
-                OptionSpec("repeat", value: "k", help: "Runs per step; the step passes only if every one does.", default: "1"),
+                OptionSpec(
+                    "confidence", value: "percent", help: "How sure each step's verdict must be, from 50% to 99.9%.",
+                    default: "95%"),
+                OptionSpec(
+                    "step-budget", value: "runs", help: "The most runs a step takes to be decided; a step still "
+                        + "undecided then is reported undecided, and the search stays below it.",
+                    default: "\(CapacityPlan.defaultStepBudget)"),
+                OptionSpec("repeat", value: "k", help: "The fewest runs per step, pooled, however soon it is decided.", default: "1"),
+                OptionReader.acceptOption,
                 OptionSpec(
                     "threshold", value: "expr", help: "A condition on the capacity found (capacity>=5000, "
                         + "capacity<=1ms for an interval): exit 1 when it breaks; repeatable.", repeatable: true),
@@ -79,8 +92,20 @@ enum CapacityCommand {
             throw UsageError(message: "--slo is required: the objective each step must meet, e.g. --slo 'spread.p99<200ms'",
                 command: command)
         }
+        let confidenceText = parsed.value("confidence") ?? "95%"
+        guard confidenceText.hasSuffix("%"), let confidence = Double(confidenceText.dropLast()), confidence >= 50,
+            confidence <= 99.9
+        else {
+            throw reader.invalid("confidence", "percent", confidenceText, "expected a percentage from 50% to 99.9%, e.g. 95%")
+        }
+        let minimumRuns = try reader.integer("repeat", placeholder: "k", in: 1...100, default: 1)
+        let budget = try reader.integer(
+            "step-budget", placeholder: "runs", in: 1...1000, default: max(minimumRuns, CapacityPlan.defaultStepBudget))
+        guard budget >= minimumRuns else {
+            throw reader.invalid("step-budget", "runs", "\(budget)", "less than --repeat \(minimumRuns): a step runs at least that often")
+        }
         var base = parsed.replacing("slo", with: nil).replacing("resolution", with: nil).replacing("repeat", with: nil)
-            .replacing("threshold", with: slos)
+            .replacing("confidence", with: nil).replacing("step-budget", with: nil).replacing("threshold", with: slos)
         base = base.replacing(axis.rawValue, with: [ends[0]])
         let low = try value(of: axis, in: RunOptions(base, scenario: scenario))
         let high = try value(of: axis, in: RunOptions(base.replacing(axis.rawValue, with: [ends[1]]), scenario: scenario))
@@ -98,7 +123,7 @@ enum CapacityCommand {
         return CapacityPlan(
             scenario: scenario, axis: axis, base: base, slos: slos,
             search: CapacitySearch(low: easy, high: hard, direction: direction, resolution: percent / 100),
-            repeats: try reader.integer("repeat", placeholder: "k", in: 1...100, default: 1),
+            confidence: confidence / 100, minimumRuns: minimumRuns, stepBudget: budget,
             thresholds: try (parsed.values["threshold"] ?? []).map { expression throws(UsageError) in
                 try CapacityThreshold(expression, axis: axis, reader: reader)
             })
@@ -123,8 +148,16 @@ struct CapacityPlan {
     let base: ParsedOptions
     let slos: [String]
     var search: CapacitySearch
-    let repeats: Int
+    /// How sure each step's verdict must be (0.95).
+    let confidence: Double
+    /// The fewest and the most runs of a step.
+    let minimumRuns: Int
+    let stepBudget: Int
     let thresholds: [CapacityThreshold]
+
+    /// The most runs a step takes unless `--step-budget` says otherwise: enough for a p99 of runs of 30 broadcasts to
+    /// be decided (299 values) with a few over.
+    static let defaultStepBudget = 20
 
     /// The options of the step at `value`.
     func options(at value: UInt64) throws(UsageError) -> RunOptions {
@@ -162,9 +195,24 @@ struct CapacityThreshold {
         self.limit = limit
     }
 
-    /// True when `capacity` meets it; a search that found none breaks it.
-    func holds(_ capacity: UInt64?) -> Bool {
-        guard let capacity else { return false }
+    /// The verdict on what `search` decided: held when both ends of what the capacity may be meet it (from the last
+    /// pass to just before the first decided failure, or on without end when none was decided; below the low end when
+    /// that was decided broken), breached when neither does, else inconclusive (as when nothing was decided).
+    func verdict(on search: CapacitySearch) -> Verdict {
+        let increasing = search.direction == .increasing
+        let ends: (UInt64, UInt64)
+        if let capacity = search.capacity {
+            ends = (capacity, search.capacityBound ?? (increasing ? .max : 0))
+        } else if search.verdicts[search.low] == .fail {
+            ends = increasing ? (0, search.low - min(search.low, 1)) : (search.low + 1, .max)
+        } else {
+            return .inconclusive
+        }
+        let (first, last) = (holds(ends.0), holds(ends.1))
+        return first && last ? .held : !first && !last ? .breached : .inconclusive
+    }
+
+    private func holds(_ capacity: UInt64) -> Bool {
         switch comparison {
         case ">=": return capacity >= limit
         case "<=": return capacity <= limit

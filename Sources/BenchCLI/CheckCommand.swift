@@ -139,16 +139,17 @@ enum CheckCommand {
                 message: "'\(folder)' was run without thresholds: give one or more '--threshold <expr>'",
                 command: spec.name)
         }
-        let thresholds = try ThresholdParsing.parse(
-            expressions.isEmpty ? own.map(\.expression) : expressions, for: scenario,
-            metrics: run.results.summaries.map(\.metric), command: spec.name)
-        let reasons = run.results.inconclusiveReasons
-        let judged = thresholds.map { threshold in
-            threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!).from(source)
-                .judged(in: reasons, accepting: accepted)
+        func judged(_ expressions: [String], as source: ThresholdResult.Source) throws(UsageError) -> [ThresholdResult] {
+            let thresholds = try ThresholdParsing.parse(
+                expressions, for: scenario, metrics: run.results.summaries.map(\.metric), command: spec.name)
+            return thresholds.map { threshold in
+                threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!).from(source)
+                    .judged(in: run.results.inconclusiveReasons, accepting: accepted)
+            }
         }
+        let now = try judged(expressions.isEmpty ? own.map(\.expression) : expressions, as: source)
         // The run's own verdicts stay (or are replaced by their re-judging); a check replaces an earlier check's.
         let kept = source == .run ? saved.filter { $0.source == .check } : own
-        return Verdict(folder: folder, run: run, judged: judged, all: source == .run ? judged + kept : kept + judged)
+        return Verdict(folder: folder, run: run, judged: now, all: source == .run ? now + kept : kept + now)
     }
 }

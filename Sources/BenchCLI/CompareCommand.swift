@@ -35,10 +35,13 @@ enum CompareCommand {
 
     /// The settings two runs must share: another scenario, transport or server is another measurement, not a change.
     static let requiredSettings = ["scenario", "transport", "target"]
-    /// The settings two runs may differ in and still be compared; each difference is said above the table.
+    /// The settings two runs may differ in and still be compared; each difference is said above the table: what
+    /// is offered (clients, payload, timetable, length), how it is judged (the percent-under threshold, what counts as
+    /// lost, the warmup left out) and how a target is spoken to (framing, MQTT QoS, the subscribe and publish texts).
     static let notedSettings = [
-        "clients", "payload_bytes", "interval_ns", "arrival", "timestamps", "client_threads", "server_threads",
-        "busy_poll",
+        "clients", "payload_bytes", "interval_ns", "arrival", "messages", "count", "run_for_ns", "warmup", "under_ns",
+        "timeout_ns", "timestamps", "client_threads", "server_threads", "busy_poll", "framing", "qos", "subscribe",
+        "publish_template", "publish_url", "engine_io_path", "ws_path",
     ]
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
@@ -67,7 +70,10 @@ enum CompareCommand {
                     + "the baseline and \(shown(key, setting(key, of: current.results))) in the current run",
                 command: spec.name)
         }
-        let differences = notedSettings.filter { baseline.results.setting($0) != current.results.setting($0) }.map {
+        // A key a run written before it existed lacks reads as empty: not a difference.
+        let differences = notedSettings.filter {
+            (baseline.results.setting($0) ?? "") != (current.results.setting($0) ?? "")
+        }.map {
             "\($0) \(shown($0, baseline.results.setting($0))) → \(shown($0, current.results.setting($0)))"
         }
         let limits = try self.limits(parsed, metrics: baseline.results.summaries.map(\.metric))

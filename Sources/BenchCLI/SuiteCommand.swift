@@ -18,7 +18,9 @@ enum SuiteCommand {
             OptionSpec("quiet", help: "Print no summary tables, only one line per run."),
         ],
         notes: [
-            "Exit: 0 every threshold held · 1 one was breached · 3 a run could not be done · 130/143 interrupted.",
+            "Exit: 0 every threshold held · 1 one was breached · 3 a run could not be done · 4 a verdict was "
+                + "inconclusive (a run interrupted or saturated, a metric with no values; a line's own --accept takes a "
+                + "reason) · 130/143 interrupted.",
             "With GITHUB_STEP_SUMMARY set, suite.md is appended there.",
         ]
     )
@@ -84,6 +86,7 @@ enum SuiteCommand {
         }
         if let stop = exitCodes.first(where: { $0 == .interrupted || $0 == .terminated }) { return stop }
         if exitCodes.contains(.runFailed) { return .runFailed }
-        return exitCodes.contains(.thresholdBreached) ? .thresholdBreached : .success
+        if exitCodes.contains(.thresholdBreached) { return .thresholdBreached }
+        return exitCodes.contains(.inconclusive) ? .inconclusive : .success
     }
 }

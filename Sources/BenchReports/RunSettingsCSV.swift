@@ -17,7 +17,8 @@ public enum RunSettingsCSV {
         let keep: Set<String> = [
             "scenario", "command_line", "version", "seed", "clients", "messages", "count", "warmup", "run_for_ns",
             "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
-            "dead_after_ns", "max_queue_bytes", "target", "framing", "transport", "ws_path", "timestamps",
+            "dead_after_ns", "max_queue_bytes", "target", "framing", "qos", "subscribe", "publish_template", "publish_url",
+            "engine_io_path", "transport", "ws_path", "timestamps",
             "client_threads", "server_threads", "busy_poll", "host", "cpus", "kernel", "report_every_ns",
             "exact_budget_bytes", "reconnect_base_ns", "reconnect_max_ns", "reconnect_tries", "drop_connections_at_ns",
         ]
@@ -55,6 +56,12 @@ public enum RunSettingsCSV {
             ("max_queue_bytes", "\(configuration.maximumQueuedBytes)"),
             ("target", configuration.target?.description ?? ""),
             ("framing", configuration.target?.scheme == .tcp ? configuration.framing.rawValue : ""),
+            // What else of a target's protocol changes what is measured: bench compare notes each difference.
+            ("qos", configuration.target.map { [.mqtt, .mqtts].contains($0.scheme) } == true ? "\(configuration.qos)" : ""),
+            ("subscribe", configuration.target == nil ? "" : configuration.subscribeText ?? ""),
+            ("publish_template", configuration.target == nil ? "" : configuration.publishTemplate.text),
+            ("publish_url", configuration.publishURL?.description ?? ""),
+            ("engine_io_path", configuration.engineIOPath ?? ""),
             ("transport", configuration.target.map { $0.scheme.rawValue } ?? configuration.transport.rawValue),
             ("ws_path", configuration.transport.isWebSocket ? configuration.webSocketPath : ""),
             ("tls_certificate_sha256", recording.tlsCertificateFingerprint),

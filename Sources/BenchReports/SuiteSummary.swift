@@ -31,16 +31,27 @@ public struct SuiteSummary: Sendable {
             self.exitCode = exitCode
         }
 
-        var breached: [ThresholdResult] { thresholds.filter { !$0.held } }
+        var breached: [ThresholdResult] { thresholds.filter { $0.verdict == .breached } }
 
-        /// `ok`, `threshold breached`, `could not run`, `interrupted`.
+        var inconclusive: [ThresholdResult] { thresholds.filter { $0.verdict == .inconclusive } }
+
+        /// `ok`, `threshold breached`, `could not run`, `inconclusive`, `interrupted`.
         var verdict: String {
             switch exitCode {
             case 0: return "ok"
             case 1: return "threshold breached"
             case 3: return "could not run"
+            case 4: return "inconclusive"
             default: return "interrupted"
             }
+        }
+
+        /// ✅, ❌, or ⚠️ for a verdict that is no measurement of the server.
+        var mark: String { exitCode == 0 ? "✅" : exitCode == 4 ? "⚠️" : "❌" }
+
+        /// The lines that say what did not hold: each breach, and each verdict that is inconclusive and why.
+        var problems: [String] {
+            thresholds.filter { $0.verdict != .held }.map { $0.verdict == .breached ? $0.breachLine : $0.inconclusiveLine }
         }
     }
 
@@ -53,9 +64,9 @@ public struct SuiteSummary: Sendable {
         self.entries = entries
     }
 
-    /// `suite.csv`: `name,command,status,run_folder,thresholds,breached,exit_code`.
+    /// `suite.csv`: `name,command,status,run_folder,thresholds,breached,inconclusive,exit_code`.
     public func writeCSV<Sink: ByteSink>(to writer: inout CSVWriter<Sink>) throws {
-        try writer.row(["name", "command", "status", "run_folder", "thresholds", "breached", "exit_code"])
+        try writer.row(["name", "command", "status", "run_folder", "thresholds", "breached", "inconclusive", "exit_code"])
         for entry in entries {
             writer.field(entry.name)
             writer.field(entry.command)
@@ -63,6 +74,7 @@ public struct SuiteSummary: Sendable {
             writer.field(entry.folder ?? "")
             writer.field(entry.thresholds.count)
             writer.field(entry.breached.count)
+            writer.field(entry.inconclusive.count)
             writer.field(Int(entry.exitCode))
             try writer.endRow()
         }
@@ -72,11 +84,11 @@ public struct SuiteSummary: Sendable {
     public var markdown: String {
         var text = "### bench suite\n\n| run | verdict | thresholds held | folder |\n|---|---|--:|---|\n"
         for entry in entries {
-            let held = "\(entry.thresholds.count - entry.breached.count)/\(entry.thresholds.count)"
-            text += "| \(entry.name) | \(entry.exitCode == 0 ? "✅" : "❌") \(entry.verdict) | \(held) | "
+            let held = "\(entry.thresholds.filter { $0.verdict == .held }.count)/\(entry.thresholds.count)"
+            text += "| \(entry.name) | \(entry.mark) \(entry.verdict) | \(held) | "
                 + "`\(entry.folder ?? "-")` |\n"
         }
-        let breaches = entries.flatMap { entry in entry.breached.map { "- \(entry.name): \($0.breachLine)" } }
+        let breaches = entries.flatMap { entry in entry.problems.map { "- \(entry.name): \($0)" } }
         if !breaches.isEmpty { text += "\n" + breaches.joined(separator: "\n") + "\n" }
         let measured = entries.filter { !$0.summaries.isEmpty }
         if !measured.isEmpty {
@@ -97,10 +109,10 @@ public struct SuiteSummary: Sendable {
     public var text: String {
         let width = entries.map(\.name.count).max() ?? 0
         var lines = entries.map { entry in
-            let held = "\(entry.thresholds.count - entry.breached.count)/\(entry.thresholds.count) thresholds held"
+            let held = "\(entry.thresholds.filter { $0.verdict == .held }.count)/\(entry.thresholds.count) thresholds held"
             return entry.name + String(repeating: " ", count: width - entry.name.count) + "  \(entry.verdict), \(held)"
         }
-        lines += entries.flatMap { entry in entry.breached.map { "\(entry.name): \($0.breachLine)" } }
+        lines += entries.flatMap { entry in entry.problems.map { "\(entry.name): \($0)" } }
         return lines.map { $0 + "\n" }.joined()
     }
 }

@@ -38,8 +38,27 @@ public enum ThresholdsCSV {
         }
     }
 
-    /// Reads back what ``write(_:to:)`` wrote, and the files of runs written before its later columns existed
-    /// (`source` all `run`; no evidence, nothing inconclusive).
+    /// A row's evidence (nil where it has none): the share allowed comes from the expression, as the run judged it.
+    private static func evidence(_ row: [String]) -> ThresholdResult.Evidence? {
+        guard let values = Int(row[9]), let decision = ProportionDecision.Outcome(rawValue: row[13]),
+            let confidence = Double(row[14])
+        else { return nil }
+        let nanoseconds = [row[11], row[12]].map { Double($0).map { UInt64(roundingClamped: ($0 * 1000).rounded()) } }
+        var interval: ClosedRange<Double>?
+        var intervalText: String?
+        if let low = nanoseconds[0], let high = nanoseconds[1], low <= high {
+            interval = (Double(low) / 1000)...(Double(high) / 1000)
+            intervalText = DurationText.display(low) + "–" + DurationText.display(high)
+        }
+        return ThresholdResult.Evidence(
+            values: values, beyond: Int(row[10]),
+            allowedShare: (try? Threshold(parsing: row[0], defaultMetric: row[1], metrics: [row[1]]))?.allowedShare,
+            interval: interval, intervalText: intervalText, confidence: confidence / 100, decision: decision)
+    }
+
+    /// Reads back what ``write(_:to:)`` wrote, evidence and all (a percentile's interval to the nanosecond, as written),
+    /// and the files of runs written before its later columns existed (`source` all `run`; no evidence, nothing
+    /// inconclusive).
     public static func read(_ text: String) throws -> [ThresholdResult] {
         let rows = try CSVReader.rows(text)
         guard let first = rows.first, first.count >= 7, first == Array(header.prefix(first.count)) else {
@@ -62,7 +81,7 @@ public enum ThresholdsCSV {
             return ThresholdResult(
                 expression: row[0], metric: row[1], statistic: row[2], comparison: row[3], limitText: row[4],
                 measuredText: row[5].isEmpty ? nil : row[5], held: row[6] == "1", source: source,
-                inconclusive: inconclusive)
+                evidence: row.count == header.count ? evidence(row) : nil, inconclusive: inconclusive)
         }
     }
 }

@@ -22,8 +22,12 @@ import Testing
         let failure = try #require(search.firstFail)
         #expect(capacity <= truth && truth < failure)
         #expect(failure - capacity <= max(1, UInt64(0.02 * Double(capacity))), "\(search.steps)")
-        #expect(search.steps.count <= 14, "\(search.steps.map(\.value))")
+        #expect(search.steps.count <= 16, "\(search.steps.map(\.value))")
         #expect(!search.isNonMonotonic)
+        // The two steps that decide the answer ran again, last.
+        #expect(Set(search.steps.suffix(2).map(\.value)) == [capacity, failure])
+        #expect(search.isConfirmation(at: search.steps.count - 1) && search.isConfirmation(at: search.steps.count - 2))
+        #expect(search.capacityBound == failure - 1)
     }
 
     @Test func theFirstStepsDoubleFromTheLowEnd() {
@@ -54,8 +58,8 @@ import Testing
 
     @Test func aHighEndThatHoldsIsAtLeastIt() {
         let search = finish(CapacitySearch(low: 100, high: 20_000, direction: .increasing)) { _ in .pass }
-        #expect(search.steps.map(\.value) == [100, 200, 400, 800, 1_600, 3_200, 6_400, 12_800, 20_000])
-        #expect(search.capacity == 20_000 && search.ending == .highEndHolds)
+        #expect(search.steps.map(\.value) == [100, 200, 400, 800, 1_600, 3_200, 6_400, 12_800, 20_000, 20_000])
+        #expect(search.capacity == 20_000 && search.ending == .highEndHolds && search.capacityBound == nil)
     }
 
     /// The harness saturated at 6,400: no harder step would measure the server, so the search stops there, the
@@ -68,12 +72,59 @@ import Testing
         #expect(search.capacity == 3_200 && search.ending == .harnessBound)
     }
 
-    @Test func aStepPassesOnlyIfEveryRepeatPasses() {
+    @Test func aValuePassesOnlyIfEveryStepAtItPasses() {
         typealias Verdict = CapacitySearch.Verdict
         #expect(Verdict.combining([.pass, .pass, .pass]) == .pass)
         #expect(Verdict.combining([.pass, .fail, .pass]) == .fail)
         #expect(Verdict.combining([.pass, .harnessBound]) == .harnessBound)
         #expect(Verdict.combining([.harnessBound, .fail]) == .fail)
+        #expect(Verdict.combining([.pass, .undecided]) == .undecided, "a pass its confirmation did not decide")
+        #expect(Verdict.combining([.undecided, .fail]) == .fail)
+    }
+
+    /// A band where the steps cannot be decided (the server's p99 sits at the limit): the search stays below it, and
+    /// the capacity's interval reaches up to the first decided failure.
+    @Test func anUndecidedBandIsNotPassedAndBoundsTheIntervalByTheFirstDecidedFailure() throws {
+        let search = finish(CapacitySearch(low: 100, high: 20_000, direction: .increasing)) {
+            $0 <= 1_000 ? .pass : $0 <= 1_400 ? .undecided : .fail
+        }
+        let capacity = try #require(search.capacity)
+        #expect(capacity <= 1_000 && search.firstFail.map { $0 > 1_000 } == true)
+        #expect(search.firstDecidedFail == 1_600 && search.capacityBound == 1_599, "\(search.steps.map(\.value))")
+        #expect(search.ending == .found)
+        #expect(search.steps.filter { $0.value == capacity }.count == 2, "the last pass was confirmed")
+        // Undecided from the first step past the last pass: no failure decided, so no bound above.
+        let open = finish(CapacitySearch(low: 100, high: 20_000, direction: .increasing)) {
+            $0 <= 1_000 ? .pass : .undecided
+        }
+        #expect(open.capacity == 1_000 && open.firstDecidedFail == nil && open.capacityBound == nil)
+    }
+
+    /// The last pass fails when run again: it is no pass, and the search goes on below it, confirming the next.
+    @Test func aConfirmationThatDisagreesMovesTheAnswer() throws {
+        var seen: [UInt64: Int] = [:]
+        let search = finish(CapacitySearch(low: 1, high: 64, direction: .increasing)) { value in
+            seen[value, default: 0] += 1
+            if value == 10 { return seen[value] == 1 ? .pass : .fail }  // a drift the second run caught
+            return value <= 10 ? .pass : .fail
+        }
+        #expect(search.capacity == 9 && search.firstFail == 10, "\(search.steps.map(\.value))")
+        #expect(search.steps.filter { $0.value == 9 }.count == 2 && search.steps.filter { $0.value == 10 }.count == 2)
+        #expect(search.ending == .found)
+    }
+
+    @Test func theIntervalOfAnIntervalsCapacityLiesAboveTheFirstFailure() throws {
+        let search = finish(CapacitySearch(low: 10_000_000, high: 10_000, direction: .decreasing)) {
+            $0 >= 37_000 ? .pass : .fail
+        }
+        let failure = try #require(search.firstDecidedFail)
+        #expect(search.capacityBound == failure + 1)
+    }
+
+    /// Nothing decided at the low end within the budget: no capacity, and the search ends there.
+    @Test func anUndecidedLowEndEndsTheSearchWithNoCapacity() {
+        let search = finish(CapacitySearch(low: 100, high: 20_000, direction: .increasing)) { _ in .undecided }
+        #expect(search.steps.map(\.value) == [100] && search.capacity == nil && search.ending == .lowEndFails)
     }
 
     /// A harder step that passed after an easier one failed: the capacity is bounded by the lowest failure, and the

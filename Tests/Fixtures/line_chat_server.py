@@ -39,7 +39,7 @@ async def chat(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
 
 
 async def main(port: int) -> None:
-    server = await asyncio.start_server(chat, "127.0.0.1", port, limit=1 << 20)
+    server = await asyncio.start_server(chat, "127.0.0.1", port, limit=1 << 20, backlog=4096)  # a connect burst waits whole
     async with server:
         await server.serve_forever()
 

@@ -33,7 +33,7 @@ async def relay(websocket, path=None):
 
 
 async def main(port: int) -> None:
-    async with websockets.serve(relay, "127.0.0.1", port, max_size=1 << 20):
+    async with websockets.serve(relay, "127.0.0.1", port, max_size=1 << 20, backlog=4096):  # a connect burst waits whole
         await asyncio.Future()  # until killed
 
 

@@ -1,11 +1,16 @@
 /// The search of `bench capacity`: the hardest value of one setting (clients, payload, a shorter interval) at which a
-/// server still meets its objective, found in as few runs as it takes.
+/// server still meets its objective, found in as few steps as it takes, each step decided with a stated confidence.
 ///
 /// As MLPerf's LoadGen does, it brackets first, from the easy end: each step twice as hard as the last (half the
-/// interval), until one fails or the hard end holds; then it bisects between the last pass and the first fail until
-/// they are within the resolution. A step whose failure was the harness's own (it was saturated) ends the search:
-/// the server held at least the last pass, and no harder step would measure the server. A pure value: the command
-/// runs the steps and ``record(_:_:)``s their verdicts.
+/// interval), until one does not pass or the hard end holds; then it bisects between the last pass and the first step
+/// that did not pass until they are within the resolution. A step's verdict is a decision (``StepJudgement``): pass,
+/// fail, or undecided when its budget ran out first; an undecided step is not a pass, so the search stays below it,
+/// but it bounds nothing: the capacity's interval reaches up to the first decided failure. The two steps that decide
+/// the answer (the last pass and the first failure) are then run again, at another moment, since a machine's drift
+/// between runs is invisible inside one: a value whose second step disagrees with its first is not confirmed, and the
+/// search goes on from what that leaves. A step whose harness was saturated ends the search: the server held at least
+/// the last pass, and no harder step would measure the server. A pure value: the command runs the steps and
+/// ``record(_:_:)``s their verdicts.
 public struct CapacitySearch: Sendable {
     /// Which way the setting gets harder.
     public enum Direction: Sendable {
@@ -15,28 +20,31 @@ public struct CapacitySearch: Sendable {
         case decreasing
     }
 
-    /// What a step (all its repeats) showed.
+    /// What a step (all its runs) showed.
     public enum Verdict: String, Sendable, Equatable {
-        /// Every objective held.
+        /// Every objective was decided held.
         case pass
-        /// An objective broke while the harness kept up: the server's.
+        /// An objective was decided broken while the harness kept up: the server's failure.
         case fail
-        /// An objective broke while the harness was saturated: not the server's failure, and the search stops.
+        /// No objective was decided broken, but not every one was decided held within the step's budget.
+        case undecided
+        /// The harness was saturated: not a measurement of the server, and the search stops.
         case harnessBound = "harness-bound"
 
-        /// A step's verdict from its repeats': any server failure fails it; else any harness-bound repeat makes it
-        /// harness-bound; else it passes.
-        public static func combining(_ repeats: [Verdict]) -> Verdict {
-            if repeats.contains(.fail) { return .fail }
-            return repeats.contains(.harnessBound) ? .harnessBound : .pass
+        /// A value's verdict from all its steps: a failure anywhere fails it; else a harness-bound step makes it
+        /// harness-bound; else one undecided step leaves it undecided (a pass not confirmed); else it passed.
+        public static func combining(_ steps: [Verdict]) -> Verdict {
+            if steps.contains(.fail) { return .fail }
+            if steps.contains(.harnessBound) { return .harnessBound }
+            return steps.contains(.undecided) ? .undecided : .pass
         }
     }
 
     /// How the search ended.
     public enum Ending: String, Sendable, Equatable {
-        /// Bisected to the resolution: the capacity lies between the last pass and the first fail.
+        /// Bisected to the resolution and confirmed: the capacity lies between the last pass and the first failure.
         case found
-        /// Even the easy end broke the objective.
+        /// Even the easy end did not pass (it broke the objective, or could not be decided).
         case lowEndFails = "low-end-fails"
         /// The hard end held: the capacity is at least that.
         case highEndHolds = "high-end-holds"
@@ -51,9 +59,9 @@ public struct CapacitySearch: Sendable {
     public let direction: Direction
     /// How close the last pass and the first fail must be, as a fraction of the last pass (0.02: 2%).
     public let resolution: Double
-    /// The most distinct values tried.
+    /// The most steps run, confirmations included.
     public let maximumSteps: Int
-    /// Every step so far, in order.
+    /// Every step so far, in order (a value run again to confirm it appears twice).
     public private(set) var steps: [(value: UInt64, verdict: Verdict)] = []
 
     /// A search from `low` (the easy end) to `high` (the hard end), in either order of size.
@@ -68,22 +76,42 @@ public struct CapacitySearch: Sendable {
     /// True when `a` is harder than `b`.
     public func isHarder(_ a: UInt64, than b: UInt64) -> Bool { direction == .increasing ? a > b : a < b }
 
-    /// The hardest value that passed.
-    public var lastPass: UInt64? { hardest(steps.filter { $0.verdict == .pass }.map(\.value)) }
-    /// The easiest value that did not pass (failed, or was harness-bound).
-    public var firstFail: UInt64? { easiest(steps.filter { $0.verdict != .pass }.map(\.value)) }
-
-    /// The capacity: the hardest pass easier than every failure (nil when the easy end failed).
-    public var capacity: UInt64? {
-        guard let firstFail else { return lastPass }
-        return hardest(steps.filter { $0.verdict == .pass && isHarder(firstFail, than: $0.value) }.map(\.value))
+    /// Each value tried, with the verdict of all its steps.
+    public var verdicts: [UInt64: Verdict] {
+        Dictionary(grouping: steps, by: \.value).mapValues { Verdict.combining($0.map(\.verdict)) }
     }
 
-    /// True when a step passed that is harder than one that failed: results were not monotonic, and the capacity is
+    /// The hardest value that passed.
+    public var lastPass: UInt64? { hardest(values(.pass)) }
+    /// The easiest value that did not pass (failed, undecided, or harness-bound).
+    public var firstFail: UInt64? { easiest(verdicts.filter { $0.value != .pass }.map(\.key)) }
+    /// The easiest value decided to fail: the capacity lies below it.
+    public var firstDecidedFail: UInt64? { easiest(values(.fail)) }
+
+    /// The capacity: the hardest pass easier than every value that did not pass (nil when the easy end did not pass).
+    public var capacity: UInt64? {
+        guard let firstFail else { return lastPass }
+        return hardest(values(.pass).filter { isHarder(firstFail, than: $0) })
+    }
+
+    /// The hardest value the capacity may be, from what was decided: just easier than the first decided failure
+    /// harder than the capacity; nil when none was decided (the capacity is at least ``capacity``).
+    public var capacityBound: UInt64? {
+        guard let capacity else { return nil }
+        guard let failure = easiest(values(.fail).filter { isHarder($0, than: capacity) }) else { return nil }
+        return direction == .increasing ? failure - 1 : failure + 1
+    }
+
+    /// True when a step passed that is harder than one that did not: results were not monotonic, and the capacity is
     /// bounded by the lowest failure.
     public var isNonMonotonic: Bool {
         guard let firstFail, let lastPass else { return false }
         return isHarder(lastPass, than: firstFail)
+    }
+
+    /// True when `value` was run again to confirm it.
+    public func isConfirmation(at index: Int) -> Bool {
+        steps[..<index].contains { $0.value == steps[index].value }
     }
 
     /// How the search ended; nil while it goes on.
@@ -92,19 +120,28 @@ public struct CapacitySearch: Sendable {
     /// The value to try next; nil once the search is over.
     public func nextValue() -> UInt64? {
         guard steps.count < maximumSteps else { return nil }
-        guard let last = steps.last else { return low }
+        guard !steps.isEmpty else { return low }
         if steps.contains(where: { $0.verdict == .harnessBound }) { return nil }
-        guard let lastPass = capacity else { return nil }  // the easy end failed
+        guard let pass = capacity else { return nil }  // the easy end did not pass
         guard let failure = firstFail else {
-            // Bracketing: twice as hard, up to the hard end.
-            guard last.value != high else { return nil }
+            // Bracketing: twice as hard, up to the hard end, which is then confirmed.
+            guard pass != high else { return confirming(pass) }
             let doubled = direction == .increasing
-                ? (lastPass > UInt64.max / 2 ? high : min(high, 2 * lastPass)) : max(high, lastPass / 2)
-            return doubled == lastPass ? nil : doubled
+                ? (pass > UInt64.max / 2 ? high : min(high, 2 * pass)) : max(high, pass / 2)
+            return doubled == pass ? nil : doubled
         }
-        guard !isNarrowed(pass: lastPass, fail: failure) else { return nil }
-        let middle = min(lastPass, failure) + (max(lastPass, failure) - min(lastPass, failure)) / 2
-        return steps.contains { $0.value == middle } ? nil : middle
+        guard isNarrowed(pass: pass, fail: failure) else {
+            let middle = min(pass, failure) + (max(pass, failure) - min(pass, failure)) / 2
+            return steps.contains { $0.value == middle } ? nil : middle
+        }
+        // Bisected: the last pass and the first decided failure are run once more, each.
+        if let next = confirming(pass) { return next }
+        return verdicts[failure] == .fail ? confirming(failure) : nil
+    }
+
+    /// `value` when it has been run only once: its confirmation is due.
+    private func confirming(_ value: UInt64) -> UInt64? {
+        steps.filter { $0.value == value }.count < 2 ? value : nil
     }
 
     /// Records the verdict of the step at `value`.
@@ -115,14 +152,21 @@ public struct CapacitySearch: Sendable {
     private func endingOnceOver() -> Ending {
         if steps.contains(where: { $0.verdict == .harnessBound }) { return .harnessBound }
         if capacity == nil { return .lowEndFails }
-        guard let failure = firstFail, let pass = capacity else { return steps.last?.value == high ? .highEndHolds : .stepLimit }
-        return isNarrowed(pass: pass, fail: failure) || steps.count < maximumSteps ? .found : .stepLimit
+        guard let failure = firstFail, let pass = capacity else {
+            return verdicts[high] == .pass && confirming(high) == nil ? .highEndHolds : .stepLimit
+        }
+        let confirmed = confirming(pass) == nil && (verdicts[failure] != .fail || confirming(failure) == nil)
+        return steps.count < maximumSteps || (isNarrowed(pass: pass, fail: failure) && confirmed) ? .found : .stepLimit
     }
 
     /// True when `pass` and `fail` are within the resolution of `pass` (or next to each other): bisection is done.
     private func isNarrowed(pass: UInt64, fail: UInt64) -> Bool {
         let gap = max(pass, fail) - min(pass, fail)
         return gap <= 1 || Double(gap) <= resolution * Double(pass)
+    }
+
+    private func values(_ verdict: Verdict) -> [UInt64] {
+        verdicts.filter { $0.value == verdict }.map(\.key)
     }
 
     private func hardest(_ values: [UInt64]) -> UInt64? {

@@ -8,14 +8,14 @@ enum CapacityHTML {
         var body = "<h1>bench capacity \(MarkupText.escape(report.scenario)): \(report.axis.rawValue)</h1>\n"
         body += "<p class=\"line\">\(MarkupText.escape(report.line))</p>\n"
         for threshold in report.thresholds {
-            body += "<p class=\"\(threshold.held ? "held" : "breached")\">threshold \(MarkupText.escape(threshold.expression)): "
-                + (threshold.held ? "held" : "breached") + "</p>\n"
+            body += "<p class=\"\(threshold.verdict.rawValue)\">threshold \(MarkupText.escape(threshold.expression)): "
+                + threshold.verdict.rawValue + "</p>\n"
         }
         body += "<div class=\"row\">\n"
         for (index, objective) in report.objectives.enumerated() {
             body += plot(report, objective: index).map {
                 "<figure>\($0)<figcaption>\(MarkupText.escape(objective)) against \(report.axis.rawValue): green passed, "
-                    + "red broke, grey harness-bound; the numbers are the steps' order; dashed: the limit; blue: the "
+                    + "red broke, amber undecided, grey harness-bound; the numbers are the steps' order; dashed: the limit; blue: the "
                     + "capacity</figcaption></figure>\n"
             } ?? "<p>\(MarkupText.escape(objective)): nothing was measured.</p>\n"
         }
@@ -70,7 +70,7 @@ enum CapacityHTML {
         if let capacity = report.search.capacity {
             svg.verticalLine(at: Double(capacity), label: "capacity \(report.axis.text(capacity))", cssClass: "capacity")
         }
-        for verdict in [CapacitySearch.Verdict.pass, .fail, .harnessBound] {
+        for verdict in [CapacitySearch.Verdict.pass, .fail, .undecided, .harnessBound] {
             svg.points(
                 measured.filter { $0.run.verdict == verdict }.map {
                     (Double($0.run.value), $0.y, "step \($0.run.step): \(report.axis.text($0.run.value)), "
@@ -87,7 +87,9 @@ enum CapacityHTML {
     private static func page(_ body: String) -> String {
         ReportPage.html(title: "bench capacity", style: """
             .line { font-size: 16px; font-weight: 600; } .held { color: #1e7d32; } .breached { color: #c0262d; }
+            .inconclusive { color: #a15c00; }
             td.pass { color: #1e7d32; } td.fail { color: #c0262d; } td.harness-bound { color: #6b7580; }
+            td.undecided { color: #a15c00; } svg .undecided { fill: #d18a00; }
             svg .step { font-size: 10px; fill: #334; }
             svg .pass { fill: #2e9d44; } svg .fail { fill: #c0262d; } svg .harness-bound { fill: #8a949e; }
             svg .under-label { font-size: 11px; fill: #c0262d; }

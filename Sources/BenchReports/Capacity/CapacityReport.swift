@@ -71,6 +71,25 @@ public struct CapacityReport {
         }
     }
 
+    /// One step of the search: a value, its runs pooled, and what they decided.
+    public struct Step: Sendable {
+        public var number: Int
+        public var value: UInt64
+        public var verdict: CapacitySearch.Verdict
+        /// True when the value was run before: this step confirms (or not) the first.
+        public var isConfirmation: Bool
+        /// Each objective's evidence over the step's runs, in the order given.
+        public var judgement: StepJudgement
+
+        public init(number: Int, value: UInt64, verdict: CapacitySearch.Verdict, isConfirmation: Bool, judgement: StepJudgement) {
+            self.number = number
+            self.value = value
+            self.verdict = verdict
+            self.isConfirmation = isConfirmation
+            self.judgement = judgement
+        }
+    }
+
     public static let csvName = "capacity.csv"
     public static let markdownName = "capacity.md"
     public static let htmlName = "capacity.html"
@@ -81,17 +100,24 @@ public struct CapacityReport {
     public var objectives: [String]
     public var search: CapacitySearch
     public var runs: [Run]
+    /// Every step, in order, with its pooled evidence.
+    public var steps: [Step]
+    /// The confidence each step was decided with (0.95).
+    public var confidence: Double
     /// How long the search took (ns).
     public var duration: UInt64
     /// Why the search stopped before its end (interrupted, a run that could not run); nil when it ended.
     public var cutShort: String?
-    /// `--threshold` on the capacity, checked.
-    public var thresholds: [(expression: String, held: Bool)]
+    /// `--threshold` on the capacity, checked: inconclusive where what was decided cannot say (the search was cut
+    /// short, or its interval straddles the limit).
+    public var thresholds: [(expression: String, verdict: Verdict)]
 
     public init(
-        scenario: String, axis: Axis, objectives: [String], search: CapacitySearch, runs: [Run], duration: UInt64,
-        cutShort: String?, thresholds: [(expression: String, held: Bool)]
+        scenario: String, axis: Axis, objectives: [String], search: CapacitySearch, runs: [Run], steps: [Step],
+        confidence: Double, duration: UInt64, cutShort: String?, thresholds: [(expression: String, verdict: Verdict)]
     ) {
+        self.steps = steps
+        self.confidence = confidence
         self.scenario = scenario
         self.axis = axis
         self.objectives = objectives
@@ -102,29 +128,38 @@ public struct CapacityReport {
         self.thresholds = thresholds
     }
 
-    /// The line on stdout: `capacity: 1,984 clients (spread.p99<100ms held at 1,984 clients, broke at 2,016 clients;
-    /// 9 steps, 3 min)`.
+    /// The line on stdout: `capacity: 1,000 clients (95%: 1,000–1,019 clients; spread.p99<2ms held at 1,000 clients,
+    /// broke at 1,020 clients, each confirmed; 11 steps, 3 min)`.
     public var line: String {
         let slo = objectives.joined(separator: " and ")
-        let steps = "\(Set(runs.map(\.step)).count) steps, \(DurationText.display(duration))"
+        let stepsText = "\(steps.count) step\(steps.count == 1 ? "" : "s"), \(DurationText.display(duration))"
         let held = search.capacity.map { axis.text($0) }
-        let broke = search.firstFail.map { axis.text($0) }
+        let confidenceText = "\(Self.percentText(confidence * 100))%"
         var text: String
         switch cutShort == nil ? search.ending : nil {
         case .lowEndFails?:
-            text = "capacity: below \(axis.text(search.low)) (\(slo) broke at \(broke ?? "the low end"); \(steps))"
+            let undecided = search.verdicts[search.low] == .undecided
+            text = "capacity: below \(axis.text(search.low)) (\(slo) "
+                + (undecided ? "was not decided at the low end within the step budget" : "broke at the low end")
+                + "; \(stepsText))"
         case .highEndHolds?:
-            text = "capacity: at least \(held ?? "") (\(slo) held up to the high end; \(steps))"
+            text = "capacity: at least \(held ?? "") (\(slo) held up to the high end, confirmed; \(stepsText))"
         case .harnessBound?:
             let at = search.steps.last { $0.verdict == .harnessBound }.map { axis.text($0.value) } ?? ""
             text = held.map { "capacity: at least \($0)" } ?? "capacity: not measured"
-            text += " (the harness was saturated at \(at), where \(slo) broke: the harness, not the server, was the limit; "
-                + "\(steps))"
+            text += " (the harness was saturated at \(at): the harness, not the server, was the limit; \(stepsText))"
         case .found?, .stepLimit?:
-            text = "capacity: \(held ?? "") (\(slo) held at \(held ?? ""), broke at \(broke ?? ""); \(steps))"
+            let range = search.capacityBound.map { "\(confidenceText): \(rangeText(search.capacity ?? 0, $0)); " }
+                ?? "\(confidenceText): at least that; "
+            let broke = search.firstDecidedFail.map { ", broke at \(axis.text($0))" } ?? ""
+            text = "capacity: \(held ?? "") (\(range)\(slo) held at \(held ?? "")\(broke); \(stepsText))"
             if search.ending == .stepLimit { text += "; the search stopped after its step limit" }
         case nil:
-            text = "capacity: at least \(held ?? "nothing yet") (\(cutShort ?? "cut short"); \(steps))"
+            text = "capacity: at least \(held ?? "nothing yet") (\(cutShort ?? "cut short"); \(stepsText))"
+        }
+        let undecided = search.verdicts.filter { $0.value == .undecided }.map(\.key).sorted()
+        if !undecided.isEmpty {
+            text += "; undecided within the step budget: " + undecided.map { axis.text($0) }.joined(separator: ", ")
         }
         if search.isNonMonotonic {
             text += "; not monotonic: a harder step passed after an easier one broke, so the capacity is bounded by the "
@@ -133,43 +168,57 @@ public struct CapacityReport {
         return text
     }
 
-    /// The search as one JSON object.
+    /// `980–1,019 clients`, or one value when the two are the same.
+    private func rangeText(_ a: UInt64, _ b: UInt64) -> String {
+        let (low, high) = (min(a, b), max(a, b))
+        guard low != high else { return axis.text(low) }
+        let lowText = axis == .clients ? Axis.grouped(low) : axis.text(low)
+        return lowText + "–" + axis.text(high)
+    }
+
+    static func percentText(_ value: Double) -> String {
+        var text = DecimalText.fixed(value, fractionDigits: 2)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// The search as one JSON object: the capacity and its interval, and each step's values judged and how many lay
+    /// beyond each objective's limit.
     public var json: String {
         func number(_ value: UInt64?) -> String { value.map { "\($0)" } ?? "null" }
         let runs = runs.map { run in
             let objectives = run.objectives.map { result in
                 "{\"expression\":\(SummaryJSON.string(result.expression)),\"measured\":"
-                    + (result.measuredText.map(SummaryJSON.string) ?? "null") + ",\"held\":\(result.held)}"
+                    + (result.measuredText.map(SummaryJSON.string) ?? "null") + ",\"held\":\(result.held),"
+                    + "\"values\":\(result.evidence.map { "\($0.values)" } ?? "null"),"
+                    + "\"beyond_limit\":\(result.evidence?.beyond.map { "\($0)" } ?? "null")}"
             }.joined(separator: ",")
             return "{\"step\":\(run.step),\"value\":\(run.value),\"repeat\":\(run.repeatIndex),"
                 + "\"verdict\":\"\(run.verdict.rawValue)\",\"harness_saturated\":\(run.harnessSaturation != nil),"
                 + "\"objectives\":[\(objectives)],\"folder\":\(SummaryJSON.string(run.folder))}"
         }.joined(separator: ",")
+        let steps = steps.map { step in
+            let objectives = step.judgement.objectives.map { objective in
+                "{\"expression\":\(SummaryJSON.string(objective.expression)),\"values\":\(objective.values),"
+                    + "\"beyond_limit\":\(objective.beyond.map { "\($0)" } ?? "null"),"
+                    + "\"decision\":\"\(objective.decision(confidence: confidence).rawValue)\"}"
+            }.joined(separator: ",")
+            return "{\"step\":\(step.number),\"value\":\(step.value),\"verdict\":\"\(step.verdict.rawValue)\","
+                + "\"confirmation\":\(step.isConfirmation),\"runs\":\(step.judgement.runs),\"objectives\":[\(objectives)]}"
+        }.joined(separator: ",")
+        let capacity = search.capacity
         return "{\"scenario\":\(SummaryJSON.string(scenario)),\"axis\":\"\(axis.rawValue)\",\"unit\":\"\(axis.column)\","
-            + "\"capacity\":\(number(search.capacity)),\"last_pass\":\(number(search.lastPass)),"
-            + "\"first_fail\":\(number(search.firstFail)),\"ending\":"
+            + "\"capacity\":\(number(capacity)),\"capacity_low\":\(number(capacity.map { min($0, search.capacityBound ?? $0) })),"
+            + "\"capacity_high\":\(number(capacity == nil ? nil : search.capacityBound.map { max($0, capacity!) })),"
+            + "\"confidence\":\(DecimalText.fixed(confidence, fractionDigits: 4)),"
+            + "\"last_pass\":\(number(search.lastPass)),\"first_fail\":\(number(search.firstDecidedFail)),\"ending\":"
             + (cutShort == nil ? "\"\(search.ending?.rawValue ?? "found")\"" : "\"cut-short\"")
             + ",\"non_monotonic\":\(search.isNonMonotonic),\"duration_s\":\(DecimalText.fixed(Double(duration) / 1e9, fractionDigits: 3)),"
-            + "\"line\":\(SummaryJSON.string(line)),\"steps\":[\(runs)]}"
-    }
-
-    /// Writes `capacity.csv`, `capacity.md` and `capacity.html` into `folder`.
-    public func write(into folder: String) throws {
-        try AtomicFile.writeCSV(folder + "/" + Self.csvName) { csv in
-            // Each objective's measured figure as a number, its unit in the column's name (times in µs).
-            let units = runs.first?.objectives.map { " (\(MeasuredUnit($0).rawValue))" }
-                ?? Array(repeating: "", count: objectives.count)
-            try csv.row(["step", axis.column, "repeat", "verdict"]
-                + zip(objectives, units).map { "\($0) measured\($1)" } + ["harness_saturated", "run_folder"])
-            for run in runs {
-                try csv.row(["\(run.step)", "\(run.value)", "\(run.repeatIndex)", run.verdict.rawValue]
-                    + run.objectives.map { result in
-                        result.measuredNumber.map { DecimalText.fixed($0, fractionDigits: 3) } ?? ""
-                    } + [run.harnessSaturation == nil ? "0" : "1", run.folder])
-            }
-        }
-        try AtomicFile.writeText(folder + "/" + Self.markdownName, markdown)
-        try AtomicFile.writeText(folder + "/" + Self.htmlName, CapacityHTML.render(self))
+            + "\"line\":\(SummaryJSON.string(line)),\"steps\":[\(steps)],\"runs\":[\(runs)],"
+            + "\"thresholds\":[" + thresholds.map {
+                "{\"expression\":\(SummaryJSON.string($0.expression)),\"verdict\":\"\($0.verdict.rawValue)\"}"
+            }.joined(separator: ",") + "]}"
     }
 
     /// What an objective's measured number (``ThresholdResult/measuredNumber``) counts: times in microseconds, the
@@ -184,20 +233,5 @@ public struct CapacityReport {
                 self = result.statistic == "lost" ? .messages : .microseconds
             }
         }
-    }
-
-    /// `capacity.md`: the line, then a table of the runs.
-    public var markdown: String {
-        var text = "### bench capacity \(scenario): \(axis.rawValue)\n\n**\(line)**\n\n"
-        for threshold in thresholds { text += "- \(threshold.held ? "✅" : "❌") `\(threshold.expression)`\n" }
-        text += (thresholds.isEmpty ? "" : "\n") + "| step | \(axis.rawValue) | repeat | verdict | "
-            + objectives.map { "`\($0)`" }.joined(separator: " | ") + " | harness |\n|---|---|---|---|"
-            + String(repeating: "---|", count: objectives.count + 1) + "\n"
-        for run in runs {
-            text += "| \(run.step) | \(axis.text(run.value)) | \(run.repeatIndex) | \(run.verdict.rawValue) | "
-                + run.objectives.map { $0.measuredText ?? "–" }.joined(separator: " | ")
-                + " | \(run.harnessSaturation == nil ? "kept up" : "saturated") |\n"
-        }
-        return text
     }
 }

@@ -1,0 +1,56 @@
+import BenchCore
+
+extension CapacityReport {
+    /// Writes `capacity.csv`, `capacity.md` and `capacity.html` into `folder`.
+    public func write(into folder: String) throws {
+        try AtomicFile.writeCSV(folder + "/" + Self.csvName) { csv in
+            // Each objective's measured figure as a number, its unit in the column's name (times in µs), and the
+            // values it judged with how many lay beyond its limit.
+            let units = runs.first?.objectives.map { " (\(MeasuredUnit($0).rawValue))" }
+                ?? Array(repeating: "", count: objectives.count)
+            try csv.row(["step", axis.column, "repeat", "verdict", "confirmation"]
+                + zip(objectives, units).flatMap { ["\($0) measured\($1)", "\($0) values", "\($0) beyond limit"] }
+                + ["harness_saturated", "run_folder"])
+            for run in runs {
+                let confirmation = steps.first { $0.number == run.step }?.isConfirmation == true
+                var row = ["\(run.step)", "\(run.value)", "\(run.repeatIndex)", run.verdict.rawValue, confirmation ? "1" : "0"]
+                for result in run.objectives {
+                    row.append(result.measuredNumber.map { DecimalText.fixed($0, fractionDigits: 3) } ?? "")
+                    row.append(result.evidence.map { "\($0.values)" } ?? "")
+                    row.append(result.evidence?.beyond.map { "\($0)" } ?? "")
+                }
+                try csv.row(row + [run.harnessSaturation == nil ? "0" : "1", run.folder])
+            }
+        }
+        try AtomicFile.writeText(folder + "/" + Self.markdownName, markdown)
+        try AtomicFile.writeText(folder + "/" + Self.htmlName, CapacityHTML.render(self))
+    }
+
+    /// `capacity.md`: the line, the thresholds on it, a table of the steps (each objective's values and how many lay
+    /// beyond its limit, pooled over the step's runs) and one of the runs.
+    public var markdown: String {
+        let marks: [Verdict: String] = [.held: "✅", .breached: "❌", .inconclusive: "⚠️ inconclusive:"]
+        var text = "### bench capacity \(scenario): \(axis.rawValue)\n\n**\(line)**\n\n"
+        for threshold in thresholds { text += "- \(marks[threshold.verdict]!) `\(threshold.expression)`\n" }
+        text += (thresholds.isEmpty ? "" : "\n") + "Each step decided at \(Self.percentText(confidence * 100))% from "
+            + "the values of all its runs (beyond the limit / judged).\n\n"
+        text += "| step | \(axis.rawValue) | runs | verdict | " + objectives.map { "`\($0)`" }.joined(separator: " | ")
+            + " |\n|---|---|--:|---|" + String(repeating: "---|", count: objectives.count) + "\n"
+        for step in steps {
+            text += "| \(step.number)\(step.isConfirmation ? " (again)" : "") | \(axis.text(step.value)) | "
+                + "\(step.judgement.runs) | \(step.verdict.rawValue) | "
+                + step.judgement.objectives.map { objective in
+                    let counted = objective.beyond.map { "\($0)/\(objective.values)" } ?? "\(objective.values) values"
+                    return "\(objective.decision(confidence: confidence).rawValue) (\(counted))"
+                }.joined(separator: " | ") + " |\n"
+        }
+        text += "\n| step | \(axis.rawValue) | run | verdict | " + objectives.map { "`\($0)`" }.joined(separator: " | ")
+            + " | harness |\n|---|---|---|---|" + String(repeating: "---|", count: objectives.count + 1) + "\n"
+        for run in runs {
+            text += "| \(run.step) | \(axis.text(run.value)) | \(run.repeatIndex) | \(run.verdict.rawValue) | "
+                + run.objectives.map { $0.measuredText ?? "–" }.joined(separator: " | ")
+                + " | \(run.harnessSaturation == nil ? "kept up" : "saturated") |\n"
+        }
+        return text
+    }
+}
