@@ -51,7 +51,12 @@ extension CapacityCommand {
             let isConfirmation = plan.search.steps.contains { $0.value == value }
             var judgement = StepJudgement(objectives: plan.slos, confidence: plan.confidence)
             var verdict = CapacitySearch.Verdict.undecided
-            for runIndex in 1...plan.stepBudget {
+            let stepStart = MonotonicClock.now()
+            var runIndex = 0
+            while runIndex < max(1, plan.minimumRuns)
+                || plan.stepBudget.allowsAnother(after: runIndex, startedAt: stepStart, now: MonotonicClock.now())
+            {
+                runIndex += 1
                 var options = try plan.options(at: value)  // per run: each draws its own seed without --seed
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value))"
@@ -110,8 +115,8 @@ extension CapacityCommand {
         }
         if let stopCode { return stopCode }
         if plan.search.ending == .harnessBound && capacity == nil { return .runFailed }
-        if plan.search.ending == .lowEndFails && plan.search.verdicts[plan.search.low] == .fail {
-            return .thresholdBreached
+        if plan.search.ending == .lowEndFails {  // broken, or nothing decided even there
+            return plan.search.verdicts[plan.search.low] == .fail ? .thresholdBreached : .inconclusive
         }
         if report.thresholds.contains(where: { $0.verdict == .breached }) { return .thresholdBreached }
         if report.thresholds.contains(where: { $0.verdict == .inconclusive }) { return .inconclusive }

@@ -25,13 +25,14 @@ enum CapacityCommand {
                 + "its runs (each a whole \(scenario.rawValue) run: --messages/--count or --duration): an objective on "
                 + "a percentile or a share passes when so few values lie beyond its limit that chance would rarely give "
                 + "as few were it broken (a p99 needs 299 values with none over at 95%), fails when so many do that "
-                + "chance would rarely give as many were it held; an undecided step runs again, up to --step-budget "
-                + "runs. The last pass and the first failure are run once more, at another moment, to confirm them. A "
+                + "chance would rarely give as many were it held; an undecided step runs again, within --step-budget. "
+                + "The last pass and the first failure are run once more, at another moment, to confirm them. A "
                 + "step whose harness was saturated is harness-bound, no measurement of the server, and ends the "
                 + "search. Writes <out>/capacity-<UTC>/ (each run's folder, capacity.csv, capacity.md, capacity.html) "
                 + "and prints the capacity with its interval. Exit 0 when found (or the high end holds: at least HI), "
                 + "1 when the low end already breaks an objective or a --threshold on the capacity breaks, 3 when a run "
-                + "cannot run, 4 when a --threshold on the capacity cannot be decided from what the search decided.",
+                + "cannot run, 4 when nothing was decided at the low end or a --threshold on the capacity cannot be decided from "
+                + "what the search decided.",
             options: options + [
                 OptionSpec(
                     "slo", value: "expr", help: "An objective every step must meet, as --threshold writes it "
@@ -42,9 +43,10 @@ enum CapacityCommand {
                     "confidence", value: "percent", help: "How sure each step's verdict must be, from 50% to 99.9%.",
                     default: "95%"),
                 OptionSpec(
-                    "step-budget", value: "runs", help: "The most runs a step takes to be decided; a step still "
+                    "step-budget", value: "runs|duration", help: "How long a step may run to be decided: a number of "
+                        + "runs (20), or a time (90s) after which no further run starts; a step still "
                         + "undecided then is reported undecided, and the search stays below it.",
-                    default: "\(CapacityPlan.defaultStepBudget)"),
+                    default: DurationText.format(CapacityPlan.defaultStepBudget)),
                 OptionSpec("repeat", value: "k", help: "The fewest runs per step, pooled, however soon it is decided.", default: "1"),
                 OptionReader.acceptOption,
                 OptionSpec(
@@ -99,10 +101,21 @@ enum CapacityCommand {
             throw reader.invalid("confidence", "percent", confidenceText, "expected a percentage from 50% to 99.9%, e.g. 95%")
         }
         let minimumRuns = try reader.integer("repeat", placeholder: "k", in: 1...100, default: 1)
-        let budget = try reader.integer(
-            "step-budget", placeholder: "runs", in: 1...1000, default: max(minimumRuns, CapacityPlan.defaultStepBudget))
-        guard budget >= minimumRuns else {
-            throw reader.invalid("step-budget", "runs", "\(budget)", "less than --repeat \(minimumRuns): a step runs at least that often")
+        let budget: CapacityPlan.StepBudget
+        switch parsed.value("step-budget") {
+        case nil:
+            budget = .time(CapacityPlan.defaultStepBudget)
+        case let text? where text.allSatisfy({ $0.isASCII && $0.isNumber }):
+            budget = .runs(try reader.integer("step-budget", placeholder: "runs|duration", in: 1...10_000, default: 1))
+            guard case .runs(let runs) = budget, runs >= minimumRuns else {
+                throw reader.invalid(
+                    "step-budget", "runs|duration", text, "less than --repeat \(minimumRuns): a step runs at least that often")
+            }
+        case let text?:
+            guard let time = try? DurationText.parse(text), time > 0 else {
+                throw reader.invalid("step-budget", "runs|duration", text, "expected a number of runs (20) or a duration (90s)")
+            }
+            budget = .time(time)
         }
         var base = parsed.replacing("slo", with: nil).replacing("resolution", with: nil).replacing("repeat", with: nil)
             .replacing("confidence", with: nil).replacing("step-budget", with: nil).replacing("threshold", with: slos)
@@ -150,14 +163,30 @@ struct CapacityPlan {
     var search: CapacitySearch
     /// How sure each step's verdict must be (0.95).
     let confidence: Double
-    /// The fewest and the most runs of a step.
+    /// How long a step may run to be decided.
+    enum StepBudget {
+        /// At most this many runs.
+        case runs(Int)
+        /// No run starts once this long (ns) has passed since the step's first.
+        case time(UInt64)
+
+        /// True when a step that started at `start` and has made `runs` runs may make another.
+        func allowsAnother(after runs: Int, startedAt start: UInt64, now: UInt64) -> Bool {
+            switch self {
+            case .runs(let most): return runs < most
+            case .time(let most): return now - start < most
+            }
+        }
+    }
+
+    /// The fewest runs of a step, and how long it may run.
     let minimumRuns: Int
-    let stepBudget: Int
+    let stepBudget: StepBudget
     let thresholds: [CapacityThreshold]
 
-    /// The most runs a step takes unless `--step-budget` says otherwise: enough for a p99 of runs of 30 broadcasts to
-    /// be decided (299 values) with a few over.
-    static let defaultStepBudget = 20
+    /// How long a step may run unless `--step-budget` says otherwise: a minute, enough for a p99 of a fan-out of 30
+    /// broadcasts every 50 ms (2 s a run: 900 values) to be decided with 3 over.
+    static let defaultStepBudget: UInt64 = 60_000_000_000
 
     /// The options of the step at `value`.
     func options(at value: UInt64) throws(UsageError) -> RunOptions {

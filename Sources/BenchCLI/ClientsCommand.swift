@@ -11,7 +11,8 @@ enum ClientsCommand {
         abstract: "An agent: join a bench serve run with some of its clients, echo until the server ends the run.",
         overview: "Connect to a bench serve run, ask for --clients client ids with its --token, then simulate those "
             + "clients (they connect, say hello, echo every message) until the server ends the run. The server's "
-            + "welcome says what they speak (tcp, ws, tls or wss, the WebSocket path, the certificate to pin). Exit 0 "
+            + "welcome says what they speak (tcp, ws, tls or wss, the WebSocket path, how to trust the server's "
+            + "certificate). Exit 0 "
             + "then; exit 3 when the server cannot be reached, refuses the agent (a wrong token, no ids left, the run "
             + "already began) or the clients cannot connect.",
         options: [
@@ -22,9 +23,11 @@ enum ClientsCommand {
             OptionSpec("join-timeout", value: "duration", help: "How long to wait for the server's welcome.", default: "60s"),
             OptionSpec(
                 "tls-ca", value: "pem",
-                help: "tls/wss runs: the one certificate the clients accept from the server (pinning), instead of the "
-                    + "one the server's welcome names (which came over the plain control connection).",
+                help: "TLS runs: verify the server's chain up to these authorities and its name, instead of trusting as "
+                    + "the server's welcome says (which came over the plain control connection).",
                 default: "the welcome's"),
+            OptionSpec("tls-pin", value: "pem", help: "TLS runs: accept exactly this certificate from the server."),
+            OptionSpec("tls-insecure", help: "TLS runs: accept any certificate (encrypted, not authenticated)."),
             OptionSpec(
                 "channel", value: "fd",
                 help: "Started by a --target run's --client-procs, not by people: read this child's share of the "
@@ -56,8 +59,11 @@ enum ClientsCommand {
         let joinTimeout = try reader.duration("join-timeout", allowZero: false, default: 60_000_000_000)
         let reconnect = try RunOptions.readBackoff(reader: reader, parsed: parsed, command: spec.name)
         let sources = try RunOptions.readSourceAddresses(reader: reader, parsed: parsed)
-        let trust = parsed.value("tls-ca")
-        if let trust, !Posix.isReadableFile(trust) { throw reader.invalid("tls-ca", "pem", trust, "cannot read this file") }
+        let trust = try reader.tlsTrust(secure: true, why: "")
+        if trust == .insecure {
+            Console.error("Warning: --tls-insecure: the server's certificate is not checked; the connections are "
+                + "encrypted, not authenticated\n")
+        }
         let metricsAddress = try LiveView.address(parsed, reader: reader)
         let status = AgentStatus(server: text)
         var metrics: HTTPServer?
@@ -81,7 +87,8 @@ enum ClientsCommand {
         do {
             let outcome = try AgentRunner.run(
                 server: address, clients: clients, token: token, clientThreads: threads, joinTimeout: joinTimeout,
-                reconnect: reconnect, sourceAddresses: sources, tlsTrustPath: trust, control: control, status: status)
+                reconnect: reconnect, sourceAddresses: sources, tlsTrust: trust, serverName: server.host, control: control,
+                status: status)
             let first = Int(outcome.welcome.firstClient)
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
                 + "\(outcome.welcome.totalClients) over \(outcome.spec.transport.rawValue); its clock was put on the server's with an offset of "

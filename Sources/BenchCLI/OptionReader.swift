@@ -112,9 +112,9 @@ struct OptionReader {
         return sizes
     }
 
-    /// `--tls-cert`, `--tls-key` and `--tls-ca`: files that can be read, the first two together, for TLS transports.
-    func tlsFiles(for transport: TransportKind) throws(UsageError) -> (String?, String?, String?) {
-        let names = ["tls-cert", "tls-key", "tls-ca"]
+    /// `--tls-cert` and `--tls-key`: files that can be read, the two together, for the built-in server over TLS.
+    func tlsFiles(for transport: TransportKind) throws(UsageError) -> (String?, String?) {
+        let names = ["tls-cert", "tls-key"]
         let paths = names.map { parsed.value($0) }
         for (name, path) in zip(names, paths) {
             guard let path else { continue }
@@ -127,8 +127,42 @@ struct OptionReader {
                 message: "--\(given) needs --\(missing) <pem>: the server's certificate and its key go together",
                 command: command)
         }
-        return (paths[0], paths[1], paths[2])
+        return (paths[0], paths[1])
     }
+
+    /// `--tls-ca FILE`, `--tls-pin FILE` or `--tls-insecure`: how TLS clients trust the server; at most one, and only
+    /// where the clients speak TLS (`secure`, else refused saying `why`); a file that reads, a bundle no larger than
+    /// can be carried to agents.
+    func tlsTrust(secure: Bool, why: String) throws(UsageError) -> TLSTrustOption? {
+        let given = ["tls-ca", "tls-pin", "tls-insecure"].filter { parsed.value($0) != nil || parsed.has($0) }
+        guard given.count <= 1 else {
+            throw UsageError(
+                message: given.map { "--\($0)" }.joined(separator: " and ") + " say different things: give one of "
+                    + "--tls-ca (verify the chain and name), --tls-pin (exactly this certificate) or --tls-insecure",
+                command: command)
+        }
+        guard let name = given.first else { return nil }
+        guard secure else { throw UsageError(message: "--\(name) \(why)", command: command) }
+        if name == "tls-insecure" { return .insecure }
+        let path = parsed.value(name)!
+        guard Posix.isReadableFile(path) else { throw invalid(name, "pem", path, "cannot read this file") }
+        guard name == "tls-ca" else { return .pin(path: path) }
+        guard let size = Posix.fileSize(path), size <= TLSTrustOption.largestBundle else {
+            throw invalid(name, "pem", path, "a bundle of at most \(TLSTrustOption.largestBundle >> 10) KiB (the authorities "
+                + "this server's certificate chains to, not the whole system store: that one is the default)")
+        }
+        return .authorities(path: path)
+    }
+
+    /// The TLS trust options' help, for runs and agents.
+    static let tlsTrustOptions = [
+        OptionSpec(
+            "tls-ca", value: "pem",
+            help: "TLS: verify the server's chain up to these authorities (a PEM bundle) and its name, as TLS clients do.",
+            default: "a target: the system's store; the built-in server: its own certificate, pinned"),
+        OptionSpec("tls-pin", value: "pem", help: "TLS: accept exactly this certificate from the server, no chain, no name."),
+        OptionSpec("tls-insecure", help: "TLS: accept any certificate (encrypted, not authenticated; said on stderr)."),
+    ]
 
     func cpuPair(_ text: String) throws(UsageError) -> (Int, Int) {
         let allowed = CPUPlacement.allowedCPUs()

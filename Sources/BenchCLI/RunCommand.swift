@@ -95,6 +95,10 @@ enum RunCommand {
                 return [Outcome(exitCode: .runFailed)]
             }
         }
+        if options.steps.first?.configuration.tlsTrust == .insecure {
+            Console.error("Warning: --tls-insecure: the server's certificate is not checked; the connections are "
+                + "encrypted, not authenticated\n")
+        }
         var outcomes: [Outcome] = []
         for step in options.steps {
             if SignalWatcher.shared?.signal != nil { break }

@@ -90,7 +90,7 @@ extension RunOptions {
         if !configuration.sourceAddresses.isEmpty {
             arguments += ["--source-addresses", configuration.sourceAddresses.joined(separator: ",")]
         }
-        if let path = configuration.tlsTrustPath { arguments += ["--tls-ca", path] }
+        arguments += configuration.tlsTrust?.arguments ?? []
         return arguments
     }
 

@@ -10,19 +10,21 @@ extension RunOptions {
             ? OptionSpec(
                 "target", value: "url",
                 help: "Measure your own server's round trip instead of the built-in one's: an echo server at "
-                    + "tcp://HOST:PORT (with --framing), ws://HOST:PORT/PATH or wss://… (with --tls-ca), which sends every "
+                    + "tcp://HOST:PORT (with --framing), ws://HOST:PORT/PATH or wss://…, which sends every "
                     + "message back verbatim; mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC or nats://HOST:PORT/SUBJECT (each "
                     + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it); socketio://HOST:PORT/"
                     + "NAMESPACE (each client emits --publish and takes the event that comes back with its marker); "
-                    + "mqtts:// and socketios:// over TLS, with --tls-ca.")
+                    + "mqtts:// and socketios:// over TLS (the server's certificate verified against the system's "
+                    + "store, or --tls-ca, --tls-pin, --tls-insecure).")
             : OptionSpec(
                 "target", value: "url",
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
                     + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), "
                     + "sse://HOST:PORT/PATH (with --publish-url), socketio://HOST:PORT/NAMESPACE (with --publish, "
                     + "--subscribe), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it "
-                    + "needs a join message); --clients subscribe, one more connection publishes. Over TLS (with --tls-ca): "
-                    + "wss://, mqtts://, sses:// (with an https:// --publish-url), socketios://.")
+                    + "needs a join message); --clients subscribe, one more connection publishes. Over TLS: "
+                    + "wss://, mqtts://, sses:// (with an https:// --publish-url), socketios:// (the server's certificate "
+                    + "verified against the system's store, or --tls-ca, --tls-pin, --tls-insecure).")
         let framing = OptionSpec(
             "framing", value: "kind",
             help: "How a tcp:// target cuts messages: length32, length16 (big-endian length first), line, or stx "

@@ -96,10 +96,7 @@ struct RunOptions {
                 help: "tls/wss: the server's certificate (with --tls-key); without, the run makes a self-signed one "
                     + "and its clients pin exactly that."),
             OptionSpec("tls-key", value: "pem", help: "tls/wss: the server's private key."),
-            OptionSpec(
-                "tls-ca", value: "pem",
-                help: "tls/wss: the one certificate the clients accept from the server (pinning).",
-                default: "the server's own"),
+        ] + OptionReader.tlsTrustOptions + [
             OptionSpec(
                 "timestamps", value: "source",
                 help: "Where receive and send times come from: user (the harness's reads and writes), kernel "
@@ -221,8 +218,12 @@ struct RunOptions {
                         + "runs its share of the clients on one thread", command: command)
             }
         }
-        (base.tlsCertificatePath, base.tlsKeyPath, base.tlsTrustPath) = try reader.tlsFiles(
+        (base.tlsCertificatePath, base.tlsKeyPath) = try reader.tlsFiles(
             for: base.target.map(\.scheme.transport) ?? base.transport)
+        base.tlsTrust = try reader.tlsTrust(
+            secure: (base.target.map(\.scheme.transport) ?? base.transport).usesTLS,
+            why: base.target == nil
+                ? "needs --transport tls or wss" : "needs a target over TLS (tls://, wss://, mqtts://, sses://, socketios://)")
         if let text = parsed.value("arrival") {
             guard let arrival = Arrival(rawValue: text) else {
                 throw reader.invalid("arrival", "kind", text, "expected poisson or fixed")

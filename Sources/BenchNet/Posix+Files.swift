@@ -113,6 +113,13 @@ extension Posix {
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG && access(path, R_OK) == 0
     }
 
+    /// The size in bytes of the regular file at `path`; nil when there is none.
+    public static func fileSize(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
     /// True when `fd` is a terminal.
     public static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1

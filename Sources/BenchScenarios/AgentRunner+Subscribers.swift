@@ -121,8 +121,7 @@ struct SubscriberShare: Sendable {
         self.target = target
         self.address = address
         self.settings = try TargetRunner.transportSettings(
-            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath,
-            pinning: spec.tlsCertificatePEM.isEmpty ? nil : Array(spec.tlsCertificatePEM.utf8), from: "the run's certificate")
+            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath, trust: spec.tlsTrust)
         self.kind = TargetRunner.speech(of: target, configuration)
         self.kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         _ = DescriptorLimit.raiseToHardLimit()

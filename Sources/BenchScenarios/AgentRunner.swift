@@ -29,8 +29,8 @@ public enum AgentRunner {
     ///   cannot connect.
     public static func run(
         server address: SocketAddress, clients: Int, token: String, clientThreads: Int, joinTimeout: UInt64,
-        reconnect: ReconnectBackoff? = nil, sourceAddresses: [String] = [], tlsTrustPath: String? = nil,
-        control: RunControl, status: AgentStatus? = nil
+        reconnect: ReconnectBackoff? = nil, sourceAddresses: [String] = [], tlsTrust: TLSTrustOption? = nil,
+        serverName: String? = nil, control: RunControl, status: AgentStatus? = nil
     ) throws(RunError) -> Outcome {
         defer { status?.enter(.ended) }
         let limit = DescriptorLimit.raiseToHardLimit()
@@ -38,7 +38,7 @@ public enum AgentRunner {
             throw .tooManyClients(requested: clients, descriptorLimit: limit, perClient: 1)
         }
         let welcome: AgentWelcome
-        let spec: ClientSpec
+        var spec: ClientSpec
         let controlSocket: Int32
         do {
             (controlSocket, welcome, spec) = try join(address, clients: clients, token: token, timeout: joinTimeout)
@@ -46,6 +46,13 @@ public enum AgentRunner {
             throw .setupFailed("cannot join the run at \(address): \(error)")
         }
         defer { Posix.close(controlSocket) }
+        if let tlsTrust, spec.tlsTrust != nil {  // the agent's own way to trust the server, over the welcome's
+            do throws(TLSError) {
+                spec.tlsTrust = try TLSTrust.reading(tlsTrust, otherwise: .insecure)
+            } catch {
+                throw .tls(error)
+            }
+        }
         status?.joined(welcome, spec)
         guard welcome.clients == UInt32(clients) else {
             throw .setupFailed("the server at \(address) gave \(welcome.clients) ids, not the \(clients) asked for")
@@ -84,11 +91,13 @@ public enum AgentRunner {
         if spec.transport.usesTLS {
             do {
                 try OpenSSL.load()
-                let pinned = try tlsTrustPath.map(TLSSetup.trustedCertificate)
-                    ?? TLSCertificate(pem: Array(spec.tlsCertificatePEM.utf8))
-                settings.tls = try TLSContext(pinning: pinned)
+                settings.tls = try (spec.tlsTrust ?? .insecure).clientContext()
+                settings.tlsPeerName = serverName ?? address.host
+                if let name = serverName, name.first.map({ !$0.isNumber }) == true, !name.contains(":") {
+                    settings.tlsServerName = name
+                }
             } catch {
-                throw .setupFailed("the run is over \(spec.transport.rawValue), and its certificate cannot be pinned: \(error)")
+                throw .setupFailed("the run is over \(spec.transport.rawValue), and the server cannot be trusted: \(error)")
             }
         }
         let parts = (configuration, address, settings, kernelClock)

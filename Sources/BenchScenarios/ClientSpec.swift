@@ -11,9 +11,10 @@ public struct ClientSpec: Equatable, Sendable {
     public var transport: TransportKind
     /// The WebSocket path they ask for (ws, wss).
     public var webSocketPath: String
-    /// The server's certificate, as PEM text, that TLS clients pin (tls, wss); empty otherwise. An agent given its
-    /// own `--tls-ca` pins that instead.
-    public var tlsCertificatePEM: String
+    /// How TLS clients trust the server (tls, wss, a target over TLS): the run's certificate to pin, the authorities
+    /// of its `--tls-ca`, the system's store, or nothing; nil without TLS. An agent given its own `--tls-ca`,
+    /// `--tls-pin` or `--tls-insecure` trusts so instead.
+    public var tlsTrust: TLSTrust?
     /// A target run: the user's server the clients connect to (the certificate above is a wss target's),
     /// what each sends first (`--subscribe`), and how a tcp target cuts messages (`--framing`).
     public var target: TargetURL?
@@ -25,7 +26,7 @@ public struct ClientSpec: Equatable, Sendable {
     public var publishTemplate: PublishTemplate?
 
     public init(
-        transport: TransportKind, webSocketPath: String = "/", tlsCertificatePEM: String = "", target: TargetURL? = nil,
+        transport: TransportKind, webSocketPath: String = "/", tlsTrust: TLSTrust? = nil, target: TargetURL? = nil,
         subscribeText: String? = nil, framing: MessageFraming = .length32, qos: UInt8 = 0,
         publishTemplate: PublishTemplate? = nil
     ) {
@@ -33,7 +34,7 @@ public struct ClientSpec: Equatable, Sendable {
         self.publishTemplate = publishTemplate
         self.transport = transport
         self.webSocketPath = webSocketPath
-        self.tlsCertificatePEM = tlsCertificatePEM
+        self.tlsTrust = tlsTrust
         self.target = target
         self.subscribeText = subscribeText
         self.framing = framing
@@ -48,6 +49,9 @@ public struct ClientSpec: Equatable, Sendable {
         case framing = 6
         case qos = 7
         case publishTemplate = 8
+        /// How the certificate field is to be trusted: absent, pinned (1); the authorities of a bundle (2), the system's
+        /// store (3), nothing (4).
+        case tlsTrustKind = 9
     }
 
     /// The frame, length field included.
@@ -58,7 +62,15 @@ public struct ClientSpec: Equatable, Sendable {
         }
         field(.transport, [UInt8(TransportKind.allCases.firstIndex(of: transport)!)])
         field(.webSocketPath, webSocketPath.utf8)
-        if !tlsCertificatePEM.isEmpty { field(.tlsCertificate, tlsCertificatePEM.utf8) }
+        switch tlsTrust {
+        case .pinned(let pem, _)?: field(.tlsCertificate, pem)
+        case .authorities(let pem?, _)?:
+            field(.tlsCertificate, pem)
+            field(.tlsTrustKind, [2])
+        case .authorities(nil, _)?: field(.tlsTrustKind, [3])
+        case .insecure?: field(.tlsTrustKind, [4])
+        case nil: break
+        }
         if let target {
             field(.target, target.textWithCredentials.utf8)
             field(.framing, framing.rawValue.utf8)
@@ -79,7 +91,8 @@ public struct ClientSpec: Equatable, Sendable {
         var seen: Set<UInt8> = []
         var transport: TransportKind?
         var path = "/"
-        var pem = ""
+        var pem: [UInt8]?
+        var trustKind: UInt8 = 1
         var target: TargetURL?
         var subscribe: String?
         var framing = MessageFraming.length32
@@ -107,9 +120,12 @@ public struct ClientSpec: Equatable, Sendable {
                 else { throw SpecError("the WebSocket path is not a path") }
                 path = text
             case .tlsCertificate:
-                guard let text = String(validating: value, as: UTF8.self), text.hasPrefix("-----BEGIN CERTIFICATE-----")
+                guard let text = String(validating: value, as: UTF8.self), text.contains("-----BEGIN CERTIFICATE-----")
                 else { throw SpecError("the TLS certificate is not PEM text") }
-                pem = text
+                pem = Array(value)
+            case .tlsTrustKind:
+                guard value.count == 1, (1...4).contains(value.first!) else { throw SpecError("no such way to trust TLS") }
+                trustKind = value.first!
             case .target:
                 guard let text = String(validating: value, as: UTF8.self), let url = try? TargetURL(text) else {
                     throw SpecError("the target is not a target URL")
@@ -134,12 +150,21 @@ public struct ClientSpec: Equatable, Sendable {
             }
         }
         guard let transport else { throw SpecError("no transport") }
-        guard !transport.usesTLS || !pem.isEmpty else { throw SpecError("a \(transport.rawValue) run without its certificate") }
-        guard target?.scheme.usesTLS != true || !pem.isEmpty else {
-            throw SpecError("a \(target!.scheme.rawValue) target without its certificate")
+        var trust: TLSTrust?
+        switch (trustKind, pem) {
+        case (1, let pem?): trust = .pinned(pem: pem, source: "the run's certificate")
+        case (2, let pem?): trust = .authorities(pem: pem, source: "the run's --tls-ca")
+        case (3, nil): trust = .systemStore
+        case (4, nil): trust = .insecure
+        case (1, nil): trust = nil
+        default: throw SpecError("a certificate where none belongs, or none where one does")
+        }
+        let secure = transport.usesTLS || target?.scheme.usesTLS == true
+        guard secure == (trust != nil) else {
+            throw SpecError(secure ? "a TLS run without its certificate" : "a certificate for a run without TLS")
         }
         self.init(
-            transport: transport, webSocketPath: path, tlsCertificatePEM: pem, target: target, subscribeText: subscribe,
+            transport: transport, webSocketPath: path, tlsTrust: trust, target: target, subscribeText: subscribe,
             framing: framing, qos: qos, publishTemplate: publish)
     }
 

@@ -73,8 +73,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// TLS: the server's certificate and private key (PEM files); nil makes an ephemeral self-signed certificate.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
-    /// TLS: the one certificate the clients accept from the server (PEM); nil pins the server's own.
-    public var tlsTrustPath: String?
+    /// TLS: how the clients trust the server (`--tls-ca`, `--tls-pin`, `--tls-insecure`); nil: the built-in server's
+    /// own certificate pinned, a target's chain and name verified against the system's store.
+    public var tlsTrust: TLSTrustOption?
     /// What this run is: the built-in server with its clients, the built-in server whose clients agents bring, or a
     /// user's server measured by this process's clients. One value, so a run cannot be two of them at once.
     public var role: RunRole
@@ -173,7 +174,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.webSocketPath = "/"
         self.tlsCertificatePath = nil
         self.tlsKeyPath = nil
-        self.tlsTrustPath = nil
+        self.tlsTrust = nil
         self.role = .local
         self.framing = .length32
         self.subscribeText = nil

@@ -80,9 +80,13 @@ public enum ScenarioRunner {
         if configuration.transport.usesTLS {
             do {
                 let certificate: TLSCertificate
-                (certificate, server.tls, clients.tls) = try TLSSetup.contexts(for: configuration)
+                (certificate, server.tls, clients.tls, spec.tlsTrust) = try TLSSetup.contexts(for: configuration)
                 fingerprint = certificate.sha256Fingerprint
-                spec.tlsCertificatePEM = certificate.pem
+                // Verifying clients check the name they connect to (the server's --host) and send it when it is one.
+                clients.tlsPeerName = configuration.host
+                if configuration.host.first.map({ !$0.isNumber }) == true && !configuration.host.contains(":") {
+                    clients.tlsServerName = configuration.host
+                }
             } catch {
                 Posix.close(listener)
                 throw .tls(error)

@@ -1,12 +1,12 @@
 import BenchNet
 
-/// The TLS contexts of a run: the server's certificate (from `--tls-cert`/`--tls-key`, or made for the run) and the
-/// certificate its clients pin (`--tls-ca`, or the server's own).
+/// The TLS contexts of a run: the server's certificate (from `--tls-cert`/`--tls-key`, or made for the run) and how its
+/// clients trust it (`--tls-ca`, `--tls-pin`, `--tls-insecure`, or by default the server's own certificate pinned).
 enum TLSSetup {
     /// Loads OpenSSL and returns the server's certificate, the server's context and the clients'.
     static func contexts(
         for configuration: RunConfiguration
-    ) throws(TLSError) -> (certificate: TLSCertificate, server: TLSContext, clients: TLSContext) {
+    ) throws(TLSError) -> (certificate: TLSCertificate, server: TLSContext, clients: TLSContext, trust: TLSTrust) {
         try OpenSSL.load()
         let certificate: TLSCertificate
         if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
@@ -17,13 +17,8 @@ enum TLSSetup {
         } else {
             certificate = try TLSCertificate(selfSignedFor: "bench ephemeral")
         }
-        let pinned = try configuration.tlsTrustPath.map(trustedCertificate)
-        return (certificate, try TLSContext(serving: certificate), try TLSContext(pinning: pinned ?? certificate))
-    }
-
-    /// The one certificate clients accept (`--tls-ca`), read from `path`. OpenSSL must be loaded.
-    static func trustedCertificate(_ path: String) throws(TLSError) -> TLSCertificate {
-        try naming("--tls-ca \(path)") { () throws(TLSError) in try TLSCertificate(pem: try read(path, "--tls-ca")) }
+        let trust = try TLSTrust.reading(configuration.tlsTrust, otherwise: .pinned(pem: Array(certificate.pem.utf8), source: "the server's certificate"))
+        return (certificate, try TLSContext(serving: certificate), try trust.clientContext(), trust)
     }
 
     /// `body`'s result, its error prefixed with the option and file it is about.

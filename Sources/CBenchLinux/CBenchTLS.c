@@ -3,6 +3,7 @@
 // the harness does every socket call itself (kernel timestamps, its own queue), OpenSSL only transforms bytes.
 #define _GNU_SOURCE
 #include "CBenchLinux.h"
+#include "CBenchTLSPrivate.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -10,73 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SSL_ERROR_WANT_READ 2
-#define SSL_ERROR_WANT_WRITE 3
-#define SSL_ERROR_ZERO_RETURN 6
-#define SSL_CTRL_MODE 33
-#define SSL_CTRL_SET_MIN_PROTO_VERSION 123
-#define SSL_MODE_RELEASE_BUFFERS 0x10L
-#define TLS1_2_VERSION 0x0303
-#define SSL_VERIFY_NONE 0
-#define BIO_CTRL_RESET 1
-#define BIO_CTRL_INFO 3
-#define MBSTRING_ASC 0x1001
-
-static struct {
-    void *(*TLS_server_method)(void);
-    void *(*TLS_client_method)(void);
-    void *(*SSL_CTX_new)(void *);
-    void (*SSL_CTX_free)(void *);
-    int (*SSL_CTX_use_certificate)(void *, void *);
-    int (*SSL_CTX_use_PrivateKey)(void *, void *);
-    int (*SSL_CTX_check_private_key)(void *);
-    void (*SSL_CTX_set_verify)(void *, int, void *);
-    long (*SSL_CTX_ctrl)(void *, int, long, void *);
-    void *(*SSL_new)(void *);
-    void (*SSL_free)(void *);
-    void (*SSL_set_bio)(void *, void *, void *);
-    long (*SSL_ctrl)(void *, int, long, void *);
-    void (*SSL_set_accept_state)(void *);
-    void (*SSL_set_connect_state)(void *);
-    int (*SSL_do_handshake)(void *);
-    int (*SSL_read)(void *, void *, int);
-    int (*SSL_write)(void *, const void *, int);
-    int (*SSL_get_error)(const void *, int);
-    int (*SSL_shutdown)(void *);
-    void *(*SSL_get1_peer_certificate)(const void *);
-    const char *(*SSL_get_version)(const void *);
-    void *(*BIO_new)(const void *);
-    const void *(*BIO_s_mem)(void);
-    int (*BIO_write)(void *, const void *, int);
-    long (*BIO_ctrl)(void *, int, long, void *);
-    void *(*BIO_new_mem_buf)(const void *, int);
-    int (*BIO_free)(void *);
-    void *(*PEM_read_bio_X509)(void *, void *, void *, void *);
-    void *(*PEM_read_bio_PrivateKey)(void *, void *, void *, void *);
-    int (*PEM_write_bio_X509)(void *, void *);
-    void (*X509_free)(void *);
-    void (*EVP_PKEY_free)(void *);
-    int (*X509_cmp)(const void *, const void *);
-    int (*X509_digest)(const void *, const void *, unsigned char *, unsigned int *);
-    const void *(*EVP_sha256)(void);
-    void *(*EVP_PKEY_Q_keygen)(void *, const char *, const char *, ...);
-    void *(*X509_new)(void);
-    int (*X509_set_version)(void *, long);
-    void *(*X509_get_serialNumber)(void *);
-    int (*ASN1_INTEGER_set)(void *, long);
-    void *(*X509_gmtime_adj)(void *, long);
-    void *(*X509_getm_notBefore)(const void *);
-    void *(*X509_getm_notAfter)(const void *);
-    int (*X509_set_pubkey)(void *, void *);
-    void *(*X509_get_subject_name)(const void *);
-    int (*X509_NAME_add_entry_by_txt)(void *, const char *, int, const unsigned char *, int, int, int);
-    int (*X509_set_issuer_name)(void *, const void *);
-    int (*X509_sign)(void *, void *, const void *);
-    unsigned long (*ERR_get_error)(void);
-    void (*ERR_error_string_n)(unsigned long, char *, size_t);
-    void (*ERR_clear_error)(void);
-} ossl;
-
+struct CBenchTLSFunctions ossl;
+__thread struct CBenchTLSSession *CBenchTLS_handshaking;
 static int loaded;
 
 /// The oldest queued OpenSSL error as text (or `fallback`), the queue cleared.
@@ -118,6 +54,12 @@ int CBenchTLS_load(char *error, size_t size) {
     LOAD(crypto, X509_getm_notBefore) LOAD(crypto, X509_getm_notAfter) LOAD(crypto, X509_set_pubkey)
     LOAD(crypto, X509_get_subject_name) LOAD(crypto, X509_NAME_add_entry_by_txt) LOAD(crypto, X509_set_issuer_name)
     LOAD(crypto, X509_sign) LOAD(crypto, ERR_get_error) LOAD(crypto, ERR_error_string_n) LOAD(crypto, ERR_clear_error)
+    LOAD(ssl, SSL_CTX_get_cert_store) LOAD(ssl, SSL_CTX_set_default_verify_paths) LOAD(crypto, X509_STORE_add_cert)
+    LOAD(ssl, SSL_set1_host) LOAD(ssl, SSL_get0_param) LOAD(crypto, X509_VERIFY_PARAM_set1_ip_asc)
+    LOAD(crypto, X509_STORE_CTX_get_error) LOAD(crypto, X509_STORE_CTX_get_current_cert) LOAD(crypto, X509_NAME_oneline)
+    LOAD(crypto, X509_get_issuer_name) LOAD(crypto, X509_get_ext_d2i) LOAD(crypto, OPENSSL_sk_num)
+    LOAD(crypto, OPENSSL_sk_value) LOAD(crypto, ASN1_STRING_get0_data) LOAD(crypto, ASN1_STRING_length)
+    LOAD(crypto, GENERAL_NAMES_free) LOAD(crypto, ASN1_TIME_print) LOAD(crypto, X509_verify_cert_error_string)
 #undef LOAD
     loaded = 1;
     return 0;
@@ -193,7 +135,8 @@ void *CBenchTLS_newContext(int server, void *certificate, void *key, char *error
     }
     ossl.SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
     ossl.SSL_CTX_ctrl(context, SSL_CTRL_MODE, SSL_MODE_RELEASE_BUFFERS, NULL);
-    // Clients check the server's certificate themselves, against the one they pin (CBenchTLS_peerIs).
+    // Clients pin the server's certificate themselves (CBenchTLS_peerIs), unless told to verify its chain and name
+    // (CBenchTLS_trustAuthorities, CBenchTLS_trustSystemStore).
     ossl.SSL_CTX_set_verify(context, SSL_VERIFY_NONE, NULL);
     if (server && (ossl.SSL_CTX_use_certificate(context, certificate) != 1
                    || ossl.SSL_CTX_use_PrivateKey(context, key) != 1 || ossl.SSL_CTX_check_private_key(context) != 1)) {
@@ -205,15 +148,6 @@ void *CBenchTLS_newContext(int server, void *certificate, void *key, char *error
 }
 
 void CBenchTLS_freeContext(void *context) { ossl.SSL_CTX_free(context); }
-
-/// A session: the SSL object, its two memory BIOs, and room to put a frame's head and body into one record.
-struct CBenchTLSSession {
-    void *ssl;
-    void *input;
-    void *output;
-    unsigned char *joined;
-    size_t joinedSize;
-};
 
 void *CBenchTLS_newSession(void *context, int server) {
     struct CBenchTLSSession *session = calloc(1, sizeof *session);
@@ -262,8 +196,13 @@ static int outcome(struct CBenchTLSSession *session, int result, char *error, si
 int CBenchTLS_handshake(void *opaque, char *error, size_t size) {
     struct CBenchTLSSession *session = opaque;
     ossl.ERR_clear_error();  // SSL_get_error reads the thread's error queue: start each call with it empty
+    CBenchTLS_handshaking = session;  // where the verification callback says why the server's certificate failed
     int result = ossl.SSL_do_handshake(session->ssl);
-    return result == 1 ? 1 : outcome(session, result, error, size);
+    CBenchTLS_handshaking = NULL;
+    if (result == 1) return 1;
+    int code = outcome(session, result, error, size);
+    if (code == -1 && session->failure[0] != 0) snprintf(error, size, "%s", session->failure);
+    return code;
 }
 
 long CBenchTLS_read(void *opaque, void *buffer, int capacity, char *error, size_t size) {

@@ -45,6 +45,23 @@ import Testing
         #expect(try csvRows(folder + "/capacity.csv").map { $0["clients"]! } == ["1", "2", "4", "4"], "the high end again")
     }
 
+    /// Nothing decided even at the low end within the budget (a p99 needs 299 values; two runs of 5 give 10): no
+    /// capacity, exit 4, and the line says so.
+    @Test func aLowEndThatCannotBeDecidedIsInconclusive() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "capacity", "roundtrip", "--clients", "1..4", "--count", "5", "--interval", "0", "--slo", "rtt.p99<10s",
+            "--step-budget", "2", "--json", "--out", out,
+        ])
+        #expect(result.exitCode == 4, "\(result.standardError)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardOutput)")
+        #expect(json["capacity"] is NSNull && json["ending"] as? String == "low-end-fails")
+        #expect((json["line"] as? String)?.hasPrefix("capacity: not decided (rtt.p99<10s: not decided at 1 client") == true)
+        let steps = try #require(json["steps"] as? [[String: Any]])
+        #expect(steps.count == 1 && steps[0]["runs"] as? Int == 2 && steps[0]["verdict"] as? String == "undecided")
+    }
+
     @Test(arguments: [
         (["--slo", "spread.p99<1ms"], "bench capacity searches a range"),
         (["--clients", "2..8", "--payload", "64..128", "--slo", "spread.p99<1ms"], "one range at a time"),
@@ -59,6 +76,7 @@ import Testing
         (["--clients", "2..8", "--slo", "spread.p99<1ms", "--confidence", "99.99%"], "--confidence"),
         (["--clients", "2..8", "--slo", "spread.p99<1ms", "--confidence", "95"], "--confidence"),
         (["--clients", "2..8", "--slo", "spread.p99<1ms", "--step-budget", "0"], "--step-budget"),
+        (["--clients", "2..8", "--slo", "spread.p99<1ms", "--step-budget", "soon"], "a number of runs (20) or a duration"),
         (["--clients", "2..8", "--slo", "spread.p99<1ms", "--step-budget", "2", "--repeat", "3"], "less than --repeat 3"),
         (["--clients", "2..8", "--slo", "spread.p99<1ms", "--accept", "slow"], "'slow' is none of"),
     ])
@@ -77,7 +95,7 @@ import Testing
         let page = try BenchProcess.run(["capacity", "fanout", "--help"])
         #expect(page.exitCode == 0)
         for option in ["--slo <expr>", "--resolution <percent>", "--repeat <k>", "capacity>=5000", "--confidence <percent>",
-            "--step-budget <runs>", "(default: 20)", "--accept <reasons>"]
+            "--step-budget <runs|duration>", "(default: 60s)", "--accept <reasons>"]
         {
             #expect(page.standardOutput.contains(option), "\(option)")
         }

@@ -50,6 +50,33 @@ import Testing
         #expect(result.standardOutput.hasPrefix("note: the runs differ in clients 3 → 4\nbaseline: \(first)\n"))
     }
 
+    /// What changes the measurement without changing the server is said: the percent-under threshold, the timeout
+    /// that decides what is lost, and a target's protocol settings such as MQTT's QoS (written into run.csv here, as a
+    /// run against an MQTT broker writes it: `qos,1`).
+    @Test func settingsThatChangeWhatIsMeasuredAreSaidAboveTheTable() throws {
+        let out = temporaryFolderPath()
+        func run(_ extra: [String]) throws -> String {
+            let result = try BenchProcess.run([
+                "fanout", "--clients", "3", "--messages", "15", "--interval", "1ms", "--arrival", "fixed", "--quiet",
+                "--out", out,
+            ] + extra)
+            return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let (baseline, current) = (try run([]), try run(["--under", "1ms", "--timeout", "2s"]))
+        let settings = try String(contentsOfFile: baseline + "/run.csv", encoding: .utf8)
+        #expect(settings.contains("\r\nqos,\r\n") && settings.contains("\r\npublish_template,\r\n"), "recorded, empty here")
+        for (folder, qos) in [(baseline, "0"), (current, "1")] {
+            let path = folder + "/run.csv"
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            try text.replacingOccurrences(of: "\r\nqos,\r\n", with: "\r\nqos,\(qos)\r\n")
+                .write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let result = try BenchProcess.run(["compare", baseline, current, "--noise-floor", "60s"])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.hasPrefix(
+            "note: the runs differ in under_ns 200ms → 1ms, timeout_ns 5s → 2s, qos 0 → 1\n"), "\(result.standardOutput)")
+    }
+
     /// A baseline written before run.csv had `transport` and `target` is a tcp run of the built-in server: a stored CI
     /// baseline of that age still compares.
     @Test func aBaselineWithoutTransportOrTargetIsTakenForTCPOnTheBuiltInServer() throws {

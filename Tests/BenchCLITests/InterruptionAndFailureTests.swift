@@ -25,14 +25,25 @@ import Testing
         #expect(result.standardError.contains("cannot listen on 192.0.2.1:0: bind: Cannot assign requested address"))
     }
 
-    @Test func aTLSRunWhoseCertificateDoesNotReadFailsBeforeAnyLoadWithExitThree() throws {
+    @Test(arguments: [("--tls-ca", "--tls-ca /etc/hostname: no PEM certificate in it"),
+        ("--tls-pin", "--tls-pin /etc/hostname: not a PEM certificate")])
+    func aTLSRunWhoseCertificateDoesNotReadFailsBeforeAnyLoadWithExitThree(option: String, message: String) throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
-            "roundtrip", "--transport", "tls", "--tls-ca", "/etc/hostname", "--count", "5", "--out", out,
+            "roundtrip", "--transport", "tls", option, "/etc/hostname", "--count", "5", "--out", out,
         ])
         #expect(result.exitCode == 3)
-        #expect(result.standardError.contains("--tls-ca /etc/hostname: not a PEM certificate"), "\(result.standardError)")
+        #expect(result.standardError.contains(message), "\(result.standardError)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).isEmpty, "no run folder")
+    }
+
+    /// `--tls-insecure` runs, and says on stderr that nothing was checked.
+    @Test func anInsecureTLSRunSaysSo() throws {
+        let result = try BenchProcess.run([
+            "roundtrip", "--transport", "tls", "--tls-insecure", "--count", "5", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("Warning: --tls-insecure: the server's certificate is not checked"))
     }
 }
 

@@ -7,19 +7,25 @@ import Testing
 /// else is refused with a reason, never a trap.
 @Suite struct ClientSpecTests {
     static let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    static let pinned = TLSTrust.pinned(pem: Array(pem.utf8), source: "the run's certificate")
 
     private func fields(_ spec: ClientSpec) -> [UInt8] { Array(spec.encoded().dropFirst(5)) }
 
-    @Test(arguments: [
+    static let specs: [ClientSpec] = [
         ClientSpec(transport: .tcp), ClientSpec(transport: .ws, webSocketPath: "/live?room=1"),
-        ClientSpec(transport: .tls, tlsCertificatePEM: pem), ClientSpec(transport: .wss, webSocketPath: "/x", tlsCertificatePEM: pem),
+        ClientSpec(transport: .tls, tlsTrust: pinned), ClientSpec(transport: .wss, webSocketPath: "/x", tlsTrust: pinned),
+        ClientSpec(transport: .tls, tlsTrust: .authorities(pem: Array((pem + pem).utf8), source: "the run's --tls-ca")),
+        ClientSpec(transport: .tls, tlsTrust: .insecure),
         ClientSpec(transport: .tcp, target: try! TargetURL("redis://:pa@ss@127.0.0.1:6379/news")),
         ClientSpec(transport: .tcp, target: try! TargetURL("tcp://127.0.0.1:9"), subscribeText: "JOIN", framing: .line),
-        ClientSpec(transport: .tcp, tlsCertificatePEM: pem, target: try! TargetURL("wss://example.com:443/live")),
+        ClientSpec(transport: .tcp, tlsTrust: pinned, target: try! TargetURL("wss://example.com:443/live")),
+        ClientSpec(transport: .tcp, tlsTrust: .systemStore, target: try! TargetURL("mqtts://example.com:8883/prices")),
         ClientSpec(
             transport: .tcp, target: try! TargetURL("socketio://127.0.0.1:9/chat"),
             publishTemplate: try! PublishTemplate(#"["echo","{marker}{padding}"]"#)),
-    ])
+    ]
+
+    @Test(arguments: specs)
     func whatIsWrittenReadsBack(spec: ClientSpec) throws {
         let encoded = spec.encoded()
         #expect(Int(encoded[0]) << 24 | Int(encoded[1]) << 16 | Int(encoded[2]) << 8 | Int(encoded[3]) == encoded.count - 4)
@@ -27,23 +33,29 @@ import Testing
         #expect(try ClientSpec(fields: fields(spec)) == spec)
     }
 
-    @Test(arguments: [
+    static let refusals: [([UInt8], String)] = [
         ([UInt8](), "no transport"),
         ([1, 0, 1, 9], "no such transport"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([9, 0, 0], "unknown field 9"),
+        ([10, 0, 0], "unknown field 10"),
+        ([1, 0, 1, 2, 9, 0, 1, 7], "no such way to trust TLS"),
+        ([1, 0, 1, 0, 9, 0, 1, 4], "a certificate for a run without TLS"),
+        ([1, 0, 1, 2, 9, 0, 1, 2], "none where one does"),
+        ([1, 0, 1, 2, 9, 0, 1, 4, 3, 0, 27] + Array("-----BEGIN CERTIFICATE-----".utf8), "a certificate where none belongs"),
         ([1, 0, 5, 0], "runs past the frame"),
         ([1, 0], "cut off"),
         ([1, 0, 1, 1, 2, 0, 3, 0x61, 0x62, 0x63], "not a path"),
         ([1, 0, 1, 1, 2, 0, 3, 0x2f, 0x20, 0x61], "not a path"),
-        ([1, 0, 1, 2], "a tls run without its certificate"),
+        ([1, 0, 1, 2], "a TLS run without its certificate"),
         ([1, 0, 1, 2, 3, 0, 2, 0x41, 0x42], "not PEM text"),
         ([1, 0, 1, 0, 4, 0, 3, 0x61, 0x62, 0x63], "not a target URL"),
         ([1, 0, 1, 0, 6, 0, 2, 0x61, 0x62], "no such framing"),
         ([1, 0, 1, 0, 5, 0, 1, 0xff], "--subscribe is not text"),
-        ([1, 0, 1, 0, 4, 0, 13] + Array("wss://a:1/x/y".utf8), "a wss target without its certificate"),
+        ([1, 0, 1, 0, 4, 0, 13] + Array("wss://a:1/x/y".utf8), "a TLS run without its certificate"),
         ([1, 0, 1, 0, 8, 0, 3] + Array("abc".utf8), "--publish is not a template with {marker}"),
-    ])
+    ]
+
+    @Test(arguments: refusals)
     func aSpecThatDoesNotFitIsRefusedSayingWhy(bytes: [UInt8], reason: String) {
         #expect {
             _ = try ClientSpec(fields: bytes)
@@ -54,7 +66,7 @@ import Testing
 
     /// Cut at every byte, and every byte changed: refused or read, never a trap.
     @Test func everyPrefixAndEveryByteChangeIsReadOrRefused() {
-        let whole = fields(ClientSpec(transport: .wss, webSocketPath: "/socket", tlsCertificatePEM: Self.pem))
+        let whole = fields(ClientSpec(transport: .wss, webSocketPath: "/socket", tlsTrust: Self.pinned))
         for end in 0..<whole.count {
             #expect(throws: ClientSpec.SpecError.self) { _ = try ClientSpec(fields: whole[0..<end]) }
         }

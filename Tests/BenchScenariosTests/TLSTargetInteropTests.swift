@@ -31,7 +31,7 @@ import Testing
         var configuration = scenario == .fanout
             ? try TargetServerTests.fanout(target, subscribers: 20, broadcasts: 20)
             : try TargetServerTests.roundtrip(target, clients: 10, messages: 20)
-        configuration.tlsTrustPath = certificate
+        configuration.tlsTrust = .pin(path: certificate)
         configuration.qos = 1
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         if scenario == .fanout {
@@ -53,7 +53,7 @@ import Testing
         let target = "sses://127.0.0.1:\(port)/events"
         var configuration = try TargetServerTests.fanout(target, subscribers: 10, broadcasts: 20)
         configuration.publishURL = try TargetURL("https://127.0.0.1:\(port)/publish")
-        configuration.tlsTrustPath = certificate
+        configuration.tlsTrust = .pin(path: certificate)
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
     }
@@ -71,7 +71,7 @@ import Testing
         var configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 10)
         configuration.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#)
         configuration.engineIOPath = "/realtime"
-        configuration.tlsTrustPath = certificate
+        configuration.tlsTrust = .pin(path: certificate)
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
     }

@@ -166,7 +166,7 @@ struct TLSTransportTests {
         let folder = try TemporaryFolder()
         let other = try folder.makeCertificate(named: "someone-else")
         var configuration = Self.configuration(.tls, .fanout, clients: 2, messages: 10)
-        configuration.tlsTrustPath = other.certificate  // the server presents its ephemeral certificate
+        configuration.tlsTrust = .pin(path: other.certificate)  // the server presents its ephemeral certificate
         configuration.setupTimeout = 60_000_000_000  // far beyond the bound below: waiting it out fails the test
         let started = MonotonicClock.now()
         #expect {

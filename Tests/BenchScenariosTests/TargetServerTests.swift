@@ -251,19 +251,6 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 5, "a refused connection fails at once, not at the setup timeout")
     }
 
-    @Test(.enabled(if: TLSTools.openSSLLoads, "OpenSSL 3 cannot be loaded: apt-get install -y libssl3"))
-    func aWSSTargetWithoutATrustedCertificateAsksForTLSCA() throws {
-        let port = try ExternalServer.freePort()
-        var configuration = try Self.roundtrip("wss://127.0.0.1:\(port)/", clients: 1, messages: 10)
-        configuration.tlsTrustPath = nil
-        do {
-            let recording = try ScenarioRunner.run(configuration, control: RunControl())
-            Issue.record("a wss run without --tls-ca did not fail: \(recording.status)")
-        } catch {
-            #expect("\(error)".contains("--tls-ca"), "\(error)")
-        }
-    }
-
     // MARK: Configurations
 
     static func base(_ scenario: Scenario, _ target: String, clients: Int, messages: Int) throws -> RunConfiguration {

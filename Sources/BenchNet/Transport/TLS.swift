@@ -100,11 +100,15 @@ public final class TLSCertificate: @unchecked Sendable {
     }
 }
 
-/// The TLS setup shared by every connection of one side: OpenSSL's context, and for clients the certificate pinned.
+/// The TLS setup shared by every connection of one side: OpenSSL's context, and for clients what they trust: one
+/// pinned certificate, a chain to an authority (a bundle, or the system's store) with the server's name, or nothing.
 public final class TLSContext: @unchecked Sendable {
     let context: UnsafeMutableRawPointer
     /// Clients: the one certificate the server must present.
     let pinned: TLSCertificate?
+    /// Clients that verify the server's chain and name: what they trust, for messages (`--tls-ca ca.pem`, `the
+    /// system's store`); nil when they do not verify (pinning, or `--tls-insecure`).
+    public let verifiedAgainst: String?
     /// Servers: the certificate presented (kept alive with the context).
     private let own: TLSCertificate?
 
@@ -116,6 +120,7 @@ public final class TLSContext: @unchecked Sendable {
         }
         own = certificate
         pinned = nil
+        verifiedAgainst = nil
     }
 
     /// A client's context that accepts exactly `certificate` from the server (pinning: no chain, no names checked).
@@ -125,6 +130,44 @@ public final class TLSContext: @unchecked Sendable {
         }
         own = nil
         pinned = certificate
+        verifiedAgainst = nil
+    }
+
+    /// A client's context that verifies the server's chain up to one of `authorities` (a PEM bundle; nil: the
+    /// system's store), and its name (``TransportSettings/tlsPeerName``), as TLS clients do. `source` names the
+    /// authorities in messages.
+    public init(verifyingWith authorities: [UInt8]?, source: String) throws(TLSError) {
+        let context = try OpenSSL.call("the clients' TLS context") { error, size in
+            CBenchTLS_newContext(0, nil, nil, error, size)
+        }
+        do {
+            _ = try OpenSSL.call(source) { error, size in
+                guard let authorities else { return CBenchTLS_trustSystemStore(context, error, size) == 0 ? () : nil }
+                return authorities.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        CBenchTLS_trustAuthorities(context, $0.baseAddress, Int32(clamping: $0.count), error, size)
+                    }
+                } == 0 ? () : nil
+            }
+        } catch {
+            CBenchTLS_freeContext(context)
+            throw error
+        }
+        self.context = context
+        own = nil
+        pinned = nil
+        verifiedAgainst = source
+    }
+
+    /// A client's context that accepts any certificate from the server (`--tls-insecure`): encrypted, not
+    /// authenticated.
+    public init(acceptingAnyServer: Void) throws(TLSError) {
+        context = try OpenSSL.call("the clients' TLS context") { error, size in
+            CBenchTLS_newContext(0, nil, nil, error, size)
+        }
+        own = nil
+        pinned = nil
+        verifiedAgainst = nil
     }
 
     deinit {

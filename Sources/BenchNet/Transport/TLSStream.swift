@@ -2,13 +2,15 @@ import CBenchLinux
 
 /// TLS 1.2 or 1.3 below the frames, through OpenSSL reading and writing memory: the connection still makes every
 /// socket call (kernel stamps, its queue), OpenSSL only encrypts and decrypts. A client checks that the server
-/// presents exactly the pinned certificate once the handshake ends.
+/// presents exactly the pinned certificate once the handshake ends, or has OpenSSL verify its chain and name during it.
 ///
 /// Partial writes: into memory a write is whole, so OpenSSL's rule to retry the same buffer never arises; what the
 /// socket does not take waits, already encrypted, in the connection's queue.
 public struct TLSStream: StreamLayer {
     private let session: TLSSession
     private let pinned: TLSCertificate?
+    /// What a verifying client trusts, for messages.
+    private let verifiedAgainst: String?
     private let role: TransportRole
     public private(set) var isEstablished = false
 
@@ -16,9 +18,15 @@ public struct TLSStream: StreamLayer {
         guard let context = settings.tls else { throw .tls("no TLS context for this run") }
         self.session = try TLSSession(context, server: role == .server)
         self.pinned = context.pinned
+        self.verifiedAgainst = role == .client ? context.verifiedAgainst : nil
         self.role = role
         if role == .client, let name = settings.tlsServerName {
             guard CBenchTLS_setServerName(session.session, name) == 0 else { throw .tls("cannot send the server name \(name)") }
+        }
+        if let verifiedAgainst {
+            guard let name = settings.tlsPeerName, CBenchTLS_expectName(session.session, name) == 0 else {
+                throw .tls("no name to verify the server's certificate against (\(verifiedAgainst))")
+            }
         }
     }
 
@@ -76,7 +84,8 @@ public struct TLSStream: StreamLayer {
             isEstablished = true
         case 0: return
         case -2: throw .closedByPeer("TLS close_notify during the handshake")
-        default: throw .tls("handshake failed: \(session.errorText)")
+        default:
+            throw .tls("handshake failed: \(session.errorText)" + (verifiedAgainst.map { " (trusted: \($0))" } ?? ""))
         }
     }
 

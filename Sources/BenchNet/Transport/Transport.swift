@@ -55,6 +55,8 @@ public struct TransportSettings: @unchecked Sendable {
     public var tls: TLSContext?
     /// TLS clients: the server's name to send (SNI), when it is a name rather than an address.
     public var tlsServerName: String?
+    /// TLS clients that verify: the name (or address) the server's certificate must carry, the one they connect to.
+    public var tlsPeerName: String?
     /// WebSocket messages are text (a user's server that speaks JSON): sent as text frames, and text accepted.
     public var webSocketText = false
     /// A server's connections whose first byte is 0 carry bench frames as they are, past the transport's layers:

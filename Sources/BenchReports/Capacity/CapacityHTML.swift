@@ -1,8 +1,9 @@
 import BenchCore
 
 /// `capacity.html`: one self-contained page (inline SVG, no scripts): per objective its measured figure against the
-/// searched setting, each run a dot coloured by its verdict and numbered by its step, the objective's limit as a line
-/// and the capacity marked; then the runs in order, each linked to its report.
+/// searched setting, each run a dot coloured by what its step decided of that objective, numbered by the steps at its
+/// value, the objective's limit as a line and the capacity marked; then the steps with each objective's decision and
+/// count beyond its limit, and the runs in order, each linked to its report.
 enum CapacityHTML {
     static func render(_ report: CapacityReport) -> String {
         var body = "<h1>bench capacity \(MarkupText.escape(report.scenario)): \(report.axis.rawValue)</h1>\n"
@@ -14,12 +15,13 @@ enum CapacityHTML {
         body += "<div class=\"row\">\n"
         for (index, objective) in report.objectives.enumerated() {
             body += plot(report, objective: index).map {
-                "<figure>\($0)<figcaption>\(MarkupText.escape(objective)) against \(report.axis.rawValue): green passed, "
-                    + "red broke, amber undecided, grey harness-bound; the numbers are the steps' order; dashed: the limit; blue: the "
-                    + "capacity</figcaption></figure>\n"
+                "<figure>\($0)<figcaption>\(MarkupText.escape(objective)) against \(report.axis.rawValue), a dot a run: "
+                    + "green decided held, red decided broken, amber undecided, grey harness-bound; the numbers are the "
+                    + "steps at that value, in the order tried; dashed: the limit; blue: the capacity</figcaption></figure>\n"
             } ?? "<p>\(MarkupText.escape(objective)): nothing was measured.</p>\n"
         }
-        body += "</div>\n<h2>runs</h2>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>repeat</th>"
+        body += "</div>\n" + stepTable(report)
+        body += "<h2>runs</h2>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>run</th>"
             + "<th>verdict</th>" + report.objectives.map { "<th>\(MarkupText.escape($0))</th>" }.joined()
             + "<th>harness</th><th>report</th></tr>\n"
         for run in report.runs {
@@ -30,6 +32,35 @@ enum CapacityHTML {
                 + "<td><a href=\"\(MarkupText.escape(run.folder))/\(HTMLRunReport.fileName)\">report</a></td></tr>\n"
         }
         return page(body + "</table>\n")
+    }
+
+    /// The steps: each one's runs and verdict, and per objective its decision with the values beyond the limit of
+    /// those judged, pooled over the step's runs.
+    private static func stepTable(_ report: CapacityReport) -> String {
+        var html = "<h2>steps</h2>\n<p class=\"note\">Each objective decided at "
+            + "\(CapacityReport.percentText(report.confidence * 100))% from the values of all the step's runs: beyond the "
+            + "limit / judged.</p>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>runs</th><th>verdict</th>"
+            + report.objectives.map { "<th>\(MarkupText.escape($0))</th>" }.joined() + "</tr>\n"
+        for step in report.steps {
+            html += "<tr><td class=\"n\">\(step.number)\(step.isConfirmation ? " (again)" : "")</td>"
+                + "<td class=\"n\">\(MarkupText.escape(report.axis.text(step.value)))</td>"
+                + "<td class=\"n\">\(step.judgement.runs)</td>"
+                + "<td class=\"\(step.verdict.rawValue)\">\(step.verdict.rawValue)</td>"
+                + step.judgement.objectives.map { objective in
+                    let decision = objective.decision(confidence: report.confidence).rawValue
+                    let counted = objective.beyond.map { "\($0) / \(objective.values)" } ?? "\(objective.values) values"
+                    return "<td class=\"\(decision)\">\(decision) (\(counted))</td>"
+                }.joined() + "</tr>\n"
+        }
+        return html + "</table>\n"
+    }
+
+    /// What a run's step decided of objective `index`: its decision, or harness-bound.
+    private static func decision(of run: CapacityReport.Run, objective index: Int, in report: CapacityReport) -> String {
+        guard run.verdict != .harnessBound, let step = report.steps.first(where: { $0.number == run.step }),
+            index < step.judgement.objectives.count
+        else { return run.verdict.rawValue }
+        return step.judgement.objectives[index].decision(confidence: report.confidence).rawValue
     }
 
     /// The plot of objective `index`; nil when no run measured it.
@@ -70,16 +101,19 @@ enum CapacityHTML {
         if let capacity = report.search.capacity {
             svg.verticalLine(at: Double(capacity), label: "capacity \(report.axis.text(capacity))", cssClass: "capacity")
         }
-        for verdict in [CapacitySearch.Verdict.pass, .fail, .undecided, .harnessBound] {
+        for kind in ["pass", "fail", "undecided", "harness-bound"] {
             svg.points(
-                measured.filter { $0.run.verdict == verdict }.map {
+                measured.filter { decision(of: $0.run, objective: index, in: report) == kind }.map {
                     (Double($0.run.value), $0.y, "step \($0.run.step): \(report.axis.text($0.run.value)), "
-                        + "\($0.run.objectives[index].measuredText ?? "–"), \(verdict.rawValue)")
+                        + "\($0.run.objectives[index].measuredText ?? "–"), \(kind)")
                 },
-                cssClass: verdict.rawValue, radius: 4)
+                cssClass: kind, radius: 4)
         }
-        for (run, y) in measured where run.repeatIndex == 1 {
-            svg.label("\(run.step)", x: Double(run.value), y: y)
+        // One label per value tried, naming its steps ("2, 4"), by its highest dot: steps at one value do not pile up.
+        for value in Set(measured.map(\.run.value)).sorted() {
+            let here = measured.filter { $0.run.value == value }
+            let steps = Array(Set(here.map(\.run.step))).sorted().map(String.init).joined(separator: ", ")
+            svg.label(steps, x: Double(value), y: here.map(\.y).max()!)
         }
         return svg.svg
     }
@@ -89,7 +123,7 @@ enum CapacityHTML {
             .line { font-size: 16px; font-weight: 600; } .held { color: #1e7d32; } .breached { color: #c0262d; }
             .inconclusive { color: #a15c00; }
             td.pass { color: #1e7d32; } td.fail { color: #c0262d; } td.harness-bound { color: #6b7580; }
-            td.undecided { color: #a15c00; } svg .undecided { fill: #d18a00; }
+            td.undecided { color: #a15c00; } svg .undecided { fill: #d18a00; } .note { color: #566; }
             svg .step { font-size: 10px; fill: #334; }
             svg .pass { fill: #2e9d44; } svg .fail { fill: #c0262d; } svg .harness-bound { fill: #8a949e; }
             svg .under-label { font-size: 11px; fill: #c0262d; }

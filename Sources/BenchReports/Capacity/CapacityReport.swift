@@ -138,10 +138,12 @@ public struct CapacityReport {
         var text: String
         switch cutShort == nil ? search.ending : nil {
         case .lowEndFails?:
-            let undecided = search.verdicts[search.low] == .undecided
-            text = "capacity: below \(axis.text(search.low)) (\(slo) "
-                + (undecided ? "was not decided at the low end within the step budget" : "broke at the low end")
-                + "; \(stepsText))"
+            if search.verdicts[search.low] == .undecided {
+                text = "capacity: not decided (\(slo): not decided at \(axis.text(search.low)), the low end, within "
+                    + "the step budget; \(stepsText))"
+            } else {
+                text = "capacity: below \(axis.text(search.low)) (\(slo) broke at the low end; \(stepsText))"
+            }
         case .highEndHolds?:
             text = "capacity: at least \(held ?? "") (\(slo) held up to the high end, confirmed; \(stepsText))"
         case .harnessBound?:
@@ -158,7 +160,7 @@ public struct CapacityReport {
             text = "capacity: at least \(held ?? "nothing yet") (\(cutShort ?? "cut short"); \(stepsText))"
         }
         let undecided = search.verdicts.filter { $0.value == .undecided }.map(\.key).sorted()
-        if !undecided.isEmpty {
+        if !undecided.isEmpty && (cutShort != nil || search.ending != .lowEndFails) {
             text += "; undecided within the step budget: " + undecided.map { axis.text($0) }.joined(separator: ", ")
         }
         if search.isNonMonotonic {

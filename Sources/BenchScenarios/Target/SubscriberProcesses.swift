@@ -32,11 +32,11 @@ enum SubscriberProcesses {
 
 extension SubscriberProcesses {
     /// What a child or an agent is sent after its welcome: the target, what its clients send first, the framing, in
-    /// roundtrip what they send, and a wss target's certificate (from `--tls-ca`).
+    /// roundtrip what they send, and how a target over TLS is trusted (`--tls-ca`, `--tls-pin`, `--tls-insecure`).
     static func spec(of configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [UInt8] {
-        let pem = try TargetRunner.trustedPEM(configuration).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return ClientSpec(
-            transport: .tcp, webSocketPath: configuration.engineIOPath ?? "/", tlsCertificatePEM: pem, target: target,
+        ClientSpec(
+            transport: .tcp, webSocketPath: configuration.engineIOPath ?? "/", tlsTrust: try TargetRunner.trust(configuration),
+            target: target,
             subscribeText: configuration.subscribeText, framing: configuration.framing, qos: configuration.qos,
             publishTemplate: configuration.scenario == .roundtrip && configuration.publishTemplate != .bare
                 ? configuration.publishTemplate : nil

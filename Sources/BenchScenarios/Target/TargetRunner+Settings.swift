@@ -5,9 +5,9 @@ import BenchNet
 extension TargetRunner {
     /// The transport settings of connections to `target`: the Host field and the TLS server name are the URL's, as a
     /// browser would send them (a proxy or CDN in front of the user's server routes by them), not the address they
-    /// resolved to; a wss target's certificate is pinned from `pem` (which came from `source`, for messages).
+    /// resolved to; a target over TLS is trusted as `trust` says (its chain and the URL's host verified, by default).
     static func transportSettings(
-        for target: TargetURL, payload: Int, engineIOPath: String? = nil, pinning pem: [UInt8]?, from source: String
+        for target: TargetURL, payload: Int, engineIOPath: String? = nil, trust: TLSTrust?
     ) throws(RunError) -> TransportSettings {
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         // Socket.IO's WebSocket is Engine.IO's, at its default path (or --ws-path); the URL's path is the namespace.
@@ -18,15 +18,11 @@ extension TargetRunner {
             settings.tlsServerName = target.host
         }
         settings.webSocketText = true
+        settings.tlsPeerName = target.host
         if target.scheme.usesTLS {
             do throws(TLSError) {
                 try OpenSSL.load()
-                guard let pem else { throw TLSError("a \(target.scheme.rawValue) target needs --tls-ca") }
-                do {
-                    settings.tls = try TLSContext(pinning: try TLSCertificate(pem: pem))
-                } catch {
-                    throw TLSError("\(source): \(error)")
-                }
+                settings.tls = try (trust ?? .systemStore).clientContext()
             } catch {
                 throw .tls(error)
             }
@@ -41,13 +37,14 @@ extension TargetRunner {
         return (path.hasSuffix("/") ? path : path + "/") + "?EIO=4&transport=websocket"
     }
 
-    /// A wss target's certificate to pin, read from `--tls-ca`; nil for other targets, or without `--tls-ca`.
-    static func trustedPEM(_ configuration: RunConfiguration) throws(RunError) -> [UInt8]? {
-        guard configuration.target?.scheme.usesTLS == true, let path = configuration.tlsTrustPath else { return nil }
-        do throws(SystemError) {
-            return try Posix.readFile(path, limit: 1 << 20)
+    /// How a target over TLS is trusted: as `--tls-ca`, `--tls-pin` or `--tls-insecure` say, by default its chain
+    /// against the system's store; nil for a target without TLS.
+    static func trust(_ configuration: RunConfiguration) throws(RunError) -> TLSTrust? {
+        guard configuration.target?.scheme.usesTLS == true else { return nil }
+        do throws(TLSError) {
+            return try TLSTrust.reading(configuration.tlsTrust, otherwise: .systemStore)
         } catch {
-            throw .tls(TLSError("--tls-ca \(path): \(error)"))
+            throw .tls(error)
         }
     }
 

@@ -18,7 +18,7 @@ enum TargetRunner {
         }
         let settings = try transportSettings(
             for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath,
-            pinning: try trustedPEM(configuration), from: "--tls-ca \(configuration.tlsTrustPath ?? "")")
+            trust: try trust(configuration))
         if configuration.scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
             throw .setupFailed(refusal)
         }

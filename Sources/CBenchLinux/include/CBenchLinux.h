@@ -108,6 +108,16 @@ void CBenchTLS_clearOutput(void *session);
 void CBenchTLS_shutdown(void *session);
 /// 1 when the peer's certificate is `certificate`, else 0.
 int CBenchTLS_peerIs(void *session, const void *certificate);
+
+/// Clients of `context` verify the server's chain up to one of the certificates of the PEM bundle `pem` (CBenchTLSVerify.c).
+/// Returns 0, or -1 with why in `error` (no certificate in it).
+int CBenchTLS_trustAuthorities(void *context, const char *pem, int length, char *error, size_t size);
+
+/// Clients of `context` verify the server's chain up to the system's store of authorities. Returns 0, or -1.
+int CBenchTLS_trustSystemStore(void *context, char *error, size_t size);
+
+/// The name (a DNS name or an IP address) the server's certificate must carry, when its context verifies. 0 or -1.
+int CBenchTLS_expectName(void *session, const char *name);
 /// The protocol version agreed, e.g. "TLSv1.3".
 const char *CBenchTLS_version(void *session);
 
