@@ -54,7 +54,7 @@ import Testing
 }
 
 @Suite struct PortableNaturalLogTests {
-    @Test(arguments: [1.0, 2, 10, 2.718281828459045, 0.5, 1e-300, 1e300, 5e-324, 1.4142135623730951, 123_456.789])
+    @Test(arguments: [1.0, 2, 10, 2.718281828459045, 0.5, 1e-300, 1e300, Double.leastNonzeroMagnitude, 1.4142135623730951, 123_456.789])
     func itAgreesWithLibmToFourteenDigits(x: Double) {
         let expected = Glibc.log(x)
         #expect(abs(portableNaturalLog(x) - expected) <= max(abs(expected) * 1e-14, 1e-15), "ln \(x)")

@@ -59,6 +59,48 @@ import Testing
         #expect(final.contains(#"run="live \"test\"\nrun""#), "label values escaped")
     }
 
+    /// The progress of a `--duration` run is its time: scraped once a report interval has ended, it is at least that
+    /// interval's share of the run (it read 3.9e-08 at 8 s of 20 s when it was the messages sent of 2^32 per client),
+    /// and `/live.json` gives no message total for it.
+    @Test func aTimedRunsProgressIsItsTime() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 5)
+        configuration.clients = 4
+        configuration.duration = 60_000_000_000  // stopped once scraped
+        configuration.interval = 20_000_000
+        configuration.reportEvery = 300_000_000
+        let feed = LiveFeed()
+        let server = try HTTPServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0)!) { feed.respond(to: $0) }
+        defer { server.stop() }
+        let folder = NSTemporaryDirectory() + "bench-live-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let queue = SettledQueue()
+        let writer = try RunStream.start(
+            RunStream.Writer(configuration: configuration, folder: folder, live: true), queue: queue, mainMetric: "delivery",
+            live: feed)
+        let control = try RunControl()
+        let settings = RunSettingsCSV.startRows(configuration, metadata: RunMetadata(commandLine: "bench", version: "t", cpus: 2))
+        feed.begin(
+            LiveFeed.Run(
+                scenario: "fanout", transport: "tcp", target: "", name: "timed", folder: folder, settings: settings,
+                under: configuration.under, startedUnixNanoseconds: 0),
+            control: control)
+        let run = try NativeThread.spawn(name: "test-run") { [configuration] in
+            Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: queue) }
+        }
+        var ratio = 0.0
+        // Scraped once the first report interval ended (a bound only a hang reaches).
+        for _ in 0..<3_000 where !(feed.current.snapshot?.timeline.isEmpty == false) { usleep(10_000) }
+        let scraped = try Self.check(try Self.scrape(server.address, openMetrics: false), openMetrics: false)
+        ratio = try #require(scraped["bench_run_progress_ratio"])
+        let live = try Self.scrape(server.address, openMetrics: false, path: "/live.json")
+        control.requestStop()
+        _ = try run.join().get()
+        _ = try writer.join().get()
+        #expect(ratio >= 0.3 / 60 && ratio < 1, "\(ratio)")
+        #expect(live.contains("\"total\":null,\"run_for_s\":60,"), "\(live)")
+    }
+
     /// The families a scrape holds (sample name → value, for samples without labels) after checking every line.
     @discardableResult
     static func check(_ text: String, openMetrics: Bool) throws -> [String: Double] {
@@ -134,13 +176,13 @@ import Testing
     }
 
     /// GET /metrics from the live view's server.
-    static func scrape(_ address: SocketAddress, openMetrics: Bool) throws -> String {
+    static func scrape(_ address: SocketAddress, openMetrics: Bool, path: String = "/metrics") throws -> String {
         let socket = try TCPSocket.connect(to: address)
         defer { Posix.close(socket) }
         try Posix.setNonBlocking(socket, false)
         try Posix.setReceiveTimeout(socket, nanoseconds: 20_000_000_000)
         let accept = openMetrics ? "application/openmetrics-text;version=1.0.0,text/plain;q=0.5" : "text/plain"
-        try Posix.sendAll(socket, Array("GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: \(accept)\r\n\r\n".utf8))
+        try Posix.sendAll(socket, Array("GET \(path) HTTP/1.1\r\nHost: x\r\nAccept: \(accept)\r\n\r\n".utf8))
         var received: [UInt8] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
         defer { buffer.deallocate() }
@@ -150,7 +192,7 @@ import Testing
         let text = String(decoding: received, as: UTF8.self)
         let parts = text.components(separatedBy: "\r\n\r\n")
         #expect(parts[0].hasPrefix("HTTP/1.1 200 OK"))
-        #expect(parts[0].contains(openMetrics ? "application/openmetrics-text; version=1.0.0" : "text/plain; version=0.0.4"))
+        #expect(path != "/metrics" || parts[0].contains(openMetrics ? "application/openmetrics-text; version=1.0.0" : "text/plain; version=0.0.4"))
         return parts.dropFirst().joined(separator: "\r\n\r\n")
     }
 }

@@ -92,7 +92,7 @@ import Testing
         var echo = [UInt8](repeating: 0, count: WireFormat.minimumMessageSize)
         var received = written + 50_000
         if child == .echoesBeforeTheWriteOrInTheFuture { received = client == 0 ? written - 1 : written + 3_600_000_000_000 }
-        echo.withUnsafeMutableBytes {
+        _ = echo.withUnsafeMutableBytes {
             Frame.encodeMessage(into: $0, kind: .echo, sequence: sequence, client: client, sentNanoseconds: 0, receivedNanoseconds: received)
         }
         let report = SendReport(

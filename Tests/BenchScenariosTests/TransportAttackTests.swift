@@ -292,9 +292,9 @@ import Testing
         let port = try run.port()
 
         let input = folder.path + "/garbage.bin"
-        FileManager.default.createFile(atPath: input, contents: Data([UInt8](repeating: 0xFF, count: 64) + [0x0A]))
+        _ = FileManager.default.createFile(atPath: input, contents: Data([UInt8](repeating: 0xFF, count: 64) + [0x0A]))
         let output = folder.path + "/s_client.out"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TLSTools.opensslPath)
         process.arguments = ["s_client", "-connect", "127.0.0.1:\(port)", "-no_ign_eof"]

@@ -45,6 +45,21 @@ public final class LiveFeed: Sendable {
         public var ended: (status: String, folder: String)?
         /// Runs begun so far (a capacity search's steps).
         public var runs = 0
+
+        /// A `--duration` run's length (ns); nil for a run of a number of messages.
+        public var runFor: UInt64? {
+            run?.settings.first { $0.key == "run_for_ns" }.flatMap { UInt64($0.value) }.flatMap { $0 > 0 ? $0 : nil }
+        }
+
+        /// How far the run is, 0…1: of a `--duration` run its time, of any other the messages whose turn came.
+        public var progress: Double {
+            if ended?.status == "complete" { return 1 }
+            if let runFor { return min(1, Double(snapshot?.elapsed ?? 0) / Double(runFor)) }
+            guard let control else { return 0 }
+            let total = control.totalMessages.load(ordering: .relaxed)
+            let sent = control.dispatchedMessages.load(ordering: .relaxed)
+            return total > 0 ? Double(min(sent, total)) / Double(total) : 0
+        }
     }
 
     private let state = Mutex(State())

@@ -19,8 +19,9 @@ enum LiveJSON {
         }
         if let control = state.control {
             fields.append(
-                "\"progress\":{\"sent\":\(control.dispatchedMessages.load(ordering: .relaxed)),"
-                    + "\"total\":\(control.totalMessages.load(ordering: .relaxed)),"
+                "\"progress\":{\"ratio\":\(state.progress),\"sent\":\(control.dispatchedMessages.load(ordering: .relaxed)),"
+                    + "\"total\":\(state.runFor == nil ? "\(control.totalMessages.load(ordering: .relaxed))" : "null"),"
+                    + "\"run_for_s\":\(state.runFor.map(PrometheusExposition.seconds) ?? "null"),"
                     + "\"connected\":\(control.connectedClients.load(ordering: .relaxed)),"
                     + "\"reconnects\":\(control.reconnects.load(ordering: .relaxed))}")
         }

@@ -100,9 +100,11 @@ enum LivePage {
           }
           const p = live.progress;
           if (p) {
-            document.getElementById("progress").style.width = (p.total ? Math.min(100, 100 * p.sent / p.total) : 0) + "%";
-            document.getElementById("counts").textContent = p.sent.toLocaleString("en") + " of " + p.total.toLocaleString("en")
-              + " messages sent, " + (live.measured || 0).toLocaleString("en") + " measured; " + p.connected.toLocaleString("en")
+            document.getElementById("progress").style.width = Math.min(100, 100 * p.ratio) + "%";
+            const length = p.run_for_s === null
+              ? p.sent.toLocaleString("en") + " of " + p.total.toLocaleString("en") + " messages sent, "
+              : elapsed.toFixed(1) + "s of " + Number(p.run_for_s) + "s, " + p.sent.toLocaleString("en") + " messages sent, ";
+            document.getElementById("counts").textContent = length + (live.measured || 0).toLocaleString("en") + " measured; " + p.connected.toLocaleString("en")
               + " clients connected" + (p.reconnects ? ", " + p.reconnects + " came back" : "");
           }
           fill(document.getElementById("totals"), live.totals || []);

@@ -49,12 +49,10 @@ public enum PrometheusExposition {
                 "bench_lag_latest_seconds", "How late the latest message went, against its timetable.", seconds(lag),
                 unit: "seconds")
         }
-        if let control {
-            let total = control.totalMessages.load(ordering: .relaxed)
-            let sent = control.dispatchedMessages.load(ordering: .relaxed)
+        if control != nil {
             out.gauge(
-                "bench_run_progress_ratio", "Messages whose turn came, of the run's.",
-                "\(total > 0 ? Double(min(sent, total)) / Double(total) : 0)")
+                "bench_run_progress_ratio", "How far the run is: of a --duration run its time, else the messages whose turn came.",
+                "\(state.progress)")
         }
         out.gauge(
             "bench_harness_cpu_busiest_ratio",
