@@ -88,4 +88,42 @@ import Testing
             #expect(events.isEmpty && errors == ["a POST was answered HTTP/1.1 500 Internal Server Error"], "cut at \(cut): \(errors)")
         }
     }
+
+    /// Transfer-Encoding read as HTTP writes it: any case, with or without the space, across fields: each form opens
+    /// a chunked stream whose events come out whole.
+    @Test(arguments: [
+        "Transfer-Encoding:chunked", "TRANSFER-ENCODING: Chunked", "transfer-encoding:\tchunked ",
+    ])
+    func aChunkedStreamIsFoundWhateverTheFieldsSpelling(field: String) throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\(field)\r\n\r\n"
+        let (events, opened, errors) = try Self.feed(.subscriber, [Array(head.utf8) + Self.chunked(Self.events, size: 7)])
+        #expect(opened && errors.isEmpty)
+        #expect(events == Self.expected, "\(events)")
+    }
+
+    @Test(arguments: [
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", "a transfer coding bench did not ask for: gzip"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n", "did not ask for: gzip"),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", "chunked applied more than once"),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\n", "Content-Length is not one number"),
+        ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "Content-Length is not one number"),
+    ])
+    func aBodyThatCannotBeDelimitedIsRefused(head: String, reason: String) {
+        for role in [HTTPEventStream.Role.subscriber, .publisher] {
+            #expect {
+                _ = try Self.feed(role, [Array(head.utf8)])
+            } throws: { error in
+                "\(error)".contains(reason)
+            }
+        }
+    }
+
+    /// A POST's response with neither Content-Length nor chunking would have its body read as the next head: refused.
+    @Test func aPublishersResponseWithoutALengthIsRefused() {
+        #expect {
+            _ = try Self.feed(.publisher, [Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nok".utf8)])
+        } throws: { error in
+            "\(error)".contains("neither Content-Length nor chunked")
+        }
+    }
 }

@@ -14,7 +14,9 @@ final class HTTPEventStream {
     let role: Role
     private let maximumSize: Int
     /// The head being read (and, for the publisher, of each response).
-    private var head: [UInt8] = []
+    private var head = HTTPHeadReader(maximumSize: HTTPEventStream.headLimit)
+    /// Bytes of the head read so far (none: a CR or LF before it is the blank line after a chunked trailer).
+    private var headBytes = 0
     private var inBody = false
     private var chunked = false
     /// Chunked: bytes left of the current chunk's data; -1 while its size line is read, -2 while the CRLF after its
@@ -37,7 +39,6 @@ final class HTTPEventStream {
     init(role: Role, maximumMessageSize: Int) {
         self.role = role
         self.maximumSize = maximumMessageSize
-        head.reserveCapacity(1024)
         // Grown to the largest line and event once, then reused: 20,000 streams do not each hold the largest message.
         line.reserveCapacity(256)
         data.reserveCapacity(256)
@@ -76,47 +77,56 @@ final class HTTPEventStream {
 
     // MARK: Head
 
-    /// Reads the head up to its blank line: then checks the status, and chunked or not.
+    /// Reads the head up to its blank line, parsed as HTTP says (``HTTPHeadReader``): then checks the status, and how
+    /// the body is delimited (``HTTPBodyLength``): an event stream until the server closes it, or chunked; a POST's
+    /// response by its length or chunked, as a connection that carries the next one must.
     private func readHead(
         _ bytes: UnsafeRawBufferPointer, from start: Int, _ onEvent: (PubSubEvent) -> Void
     ) throws(MessageFramingError) -> Int {
         var index = start
-        while index < bytes.count {
-            if head.isEmpty && (bytes[index] == 13 || bytes[index] == 10) {  // the blank line after a chunked trailer
-                index += 1
-                continue
-            }
-            head.append(bytes[index])
-            index += 1
-            guard head.count <= Self.headLimit else {
-                throw MessageFramingError(description: "an HTTP head longer than \(Self.headLimit / 1024) KiB")
-            }
-            guard head.count >= 4, head[head.count - 4] == 13, head[head.count - 3] == 10, head[head.count - 2] == 13,
-                head[head.count - 1] == 10
-            else { continue }
-            let text = String(decoding: head, as: UTF8.self).lowercased()
-            let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-            chunked = text.contains("\r\ntransfer-encoding: chunked")
-            bodyLeft = text.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                .flatMap { Int($0.dropFirst("content-length:".count).filter { $0 != " " }) } ?? 0
-            let firstLine = String(decoding: head.prefix { $0 != 13 }, as: UTF8.self)
-            head.removeAll(keepingCapacity: true)
-            (inBody, chunkLeft) = (true, -1)
-            switch role {
-            case .subscriber:
-                guard status == 200 else {
-                    onEvent(.error("the event stream answered \(firstLine.prefix(200))"))
-                    return bytes.count
-                }
-                isOpen = true
-                onEvent(.ready)
-            case .publisher:
-                if !(200..<300).contains(status) { onEvent(.error("a POST was answered \(firstLine.prefix(200))")) }
-                if !chunked && bodyLeft == 0 { inBody = false }
-            }
-            return index
+        while headBytes == 0, index < bytes.count, bytes[index] == 13 || bytes[index] == 10 { index += 1 }
+        guard index < bytes.count else { return index }
+        let read: (head: HTTPHead, used: Int)?
+        do {
+            read = try head.consume(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+        } catch {
+            throw MessageFramingError(description: error == .tooLong(limit: Self.headLimit)
+                ? "an HTTP head longer than \(Self.headLimit / 1024) KiB" : "\(error)")
         }
-        return index
+        guard let (response, used) = read else {
+            headBytes += bytes.count - index
+            return bytes.count
+        }
+        head = HTTPHeadReader(maximumSize: Self.headLimit)
+        headBytes = 0
+        let length: HTTPBodyLength
+        do {
+            length = try HTTPBodyLength(response: response)
+        } catch {
+            throw MessageFramingError(description: "\(error)")
+        }
+        let status = HTTPBodyLength.status(of: response) ?? 0
+        chunked = length == .chunked
+        if case .length(let count) = length { bodyLeft = count } else { bodyLeft = 0 }
+        (inBody, chunkLeft) = (true, -1)
+        switch role {
+        case .subscriber:
+            guard status == 200 else {
+                onEvent(.error("the event stream answered \(response.startLine.prefix(200))"))
+                return bytes.count
+            }
+            isOpen = true
+            onEvent(.ready)
+        case .publisher:
+            if !(200..<300).contains(status) { onEvent(.error("a POST was answered \(response.startLine.prefix(200))")) }
+            if length == .untilClose {
+                throw MessageFramingError(
+                    description: "a POST was answered with neither Content-Length nor chunked: its body would end only "
+                        + "with the connection, which carries the next POST")
+            }
+            if !chunked && bodyLeft == 0 { inBody = false }
+        }
+        return index + used
     }
 
     // MARK: Body
