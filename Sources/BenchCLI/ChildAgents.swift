@@ -80,7 +80,7 @@ extension ChildAgents {
     /// returned, for the run), the children started with theirs.
     static func startSubscribers(
         _ count: Int, of configuration: RunConfiguration, log: String
-    ) throws(SystemError) -> ([Int32], ChildAgents) {
+    ) throws(SystemError) -> ([ChildChannel], ChildAgents) {
         var ours: [Int32] = []
         var theirs: [Int32] = []
         do throws(SystemError) {
@@ -100,7 +100,7 @@ extension ChildAgents {
                 children.reap()  // those started see their channel end
                 throw error
             }
-            return (ours, children)
+            return (zip(ours, children.pids).map { ChildChannel(descriptor: $0, processID: Int($1)) }, children)
         } catch {
             for descriptor in ours + theirs { Posix.close(descriptor) }
             throw error

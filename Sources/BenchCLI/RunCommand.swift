@@ -203,7 +203,7 @@ enum RunCommand {
                 control.failSetup(reason)
             }
         }
-        for channel in configuration.subscriberChannels { Posix.close(channel) }  // the children's end of the run
+        for channel in configuration.subscriberChannels { Posix.close(channel.descriptor) }  // the children's end of the run
         children?.reap()
         SignalWatcher.shared?.watch(nil)
         let collected = writer.join()

@@ -53,7 +53,7 @@ public struct RunConfiguration: Sendable, Equatable {
     /// channels (connected stream sockets), each carrying the next consecutive share of the ids
     /// (``ScenarioRunner/split(_:into:)``); empty: the subscribers run on threads of this process. Placement, like
     /// ``localClientRange``; the caller closes them after the run, which ends the children.
-    public var subscriberChannels: [Int32]
+    public var subscriberChannels: [ChildChannel]
     /// How long all clients may take to connect and say hello before the run fails.
     public var setupTimeout: UInt64
     /// Where receive and send times come from.

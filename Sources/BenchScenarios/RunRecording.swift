@@ -140,7 +140,8 @@ public struct RunRecording: Sendable {
         self.received = Array(repeating: 0, count: messages)
         self.echoed = Array(repeating: 0, count: messages)
         self.outcome = Array(repeating: .notDispatched, count: messages)
-        if configuration.agentToken != nil {  // agents.csv counts each agent's clients' messages
+        // agents.csv counts each agent's (and a target run's each child's) clients' messages.
+        if configuration.agentToken != nil || !configuration.subscriberChannels.isEmpty {
             self.measuredPerClient = Array(repeating: 0, count: configuration.clients)
             self.lostPerClient = Array(repeating: 0, count: configuration.clients)
         }

@@ -77,8 +77,15 @@ import Testing
             #expect(log.isEmpty, "no child process: \(log)")
         case .twoProcesses:
             #expect(log.contains("\(noun) 0 to 2: the run ended") && log.contains("\(noun) 3 to 5: the run ended"), "\(log)")
+            // The children are listed as agents are, with their share, their messages and losses, and their pid.
+            let children = try csvRows(folder + "/agents.csv")
+            #expect(children.map { $0["first_client"]! } == ["0", "3"] && children.map { $0["clients"]! } == ["3", "3"], "\(children)")
+            #expect(children.allSatisfy { $0["messages"] == "\(3 * messages)" && $0["lost"] == "0" }, "\(children)")
+            #expect(children.allSatisfy { Int($0["pid"] ?? "").map { $0 > 0 } == true && $0["same_boot"] == "1" }, "\(children)")
         case .automaticSplit:
             #expect(log.contains("\(noun) 0 to "), "\(log)")
+            let children = try csvRows(folder + "/agents.csv")
+            #expect(children.count >= 2 && children.compactMap { Int($0["clients"]!) }.reduce(0, +) == clients, "\(children)")
         case .serveAndAgents:
             let agents = try csvRows(folder + "/agents.csv")
             #expect(agents.map { $0["first_client"]! } == ["0", "3"] && agents.map { $0["clients"]! } == ["3", "3"], "\(agents)")

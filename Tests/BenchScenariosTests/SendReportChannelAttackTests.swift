@@ -55,7 +55,7 @@ import Testing
         var configuration = try TargetAttackTests.roundtrip("tcp://127.0.0.1:\(server.port)", clients: 2, messages: messages)
         configuration.timestamps = .user
         configuration.timeout = 2_000_000_000
-        configuration.subscriberChannels = [ours]
+        configuration.subscriberChannels = [ChildChannel(descriptor: ours, processID: 0)]
         let fake = Thread {
             defer { Posix.close(theirs) }
             guard SubscriberChannelAttackTests.readShare(theirs) else { return }

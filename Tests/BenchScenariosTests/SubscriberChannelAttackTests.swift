@@ -71,7 +71,7 @@ import Testing
         var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
         configuration.framing = .line
         configuration.warmup = warmup
-        configuration.subscriberChannels = [ours]
+        configuration.subscriberChannels = [ChildChannel(descriptor: ours, processID: 0)]
         let fake = Thread {
             defer { Posix.close(theirs) }
             if Self.readShare(theirs) { child(theirs) }

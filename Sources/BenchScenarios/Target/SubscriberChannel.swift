@@ -1,3 +1,15 @@
+/// This process's end of the channel to a child process that runs a share of a target run's clients
+/// (`--client-procs`), and the child's process id (listed in `agents.csv`).
+public struct ChildChannel: Sendable, Equatable {
+    public let descriptor: Int32
+    public let processID: Int
+
+    public init(descriptor: Int32, processID: Int) {
+        self.descriptor = descriptor
+        self.processID = processID
+    }
+}
+
 /// The measuring thread's end of a channel from a share of the subscribers (``SubscriberGroup``): the descriptor
 /// (non-blocking) and the ids it carries. It carries echo frames and ``SubscriberReport``s; an agent's control
 /// connection (`bench serve fanout --target`) carries its hello first, and clock probes and reports among them.

@@ -7,14 +7,19 @@ import BenchNet
 /// this machine's boot, so their monotonic clock is this process's.
 enum SubscriberProcesses {
     /// Sends every child of `configuration.subscriberChannels` its welcome and spec, and returns the measuring
-    /// thread's ends (made non-blocking).
-    static func welcome(_ configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [SubscriberChannel] {
+    /// thread's ends (made non-blocking) and each child's record for `agents.csv` (this host, its pid, its ids; on this
+    /// machine's clock, so with no clock rounds).
+    static func welcome(
+        _ configuration: RunConfiguration, target: TargetURL
+    ) throws(RunError) -> (channels: [SubscriberChannel], children: [AgentRecord]) {
         let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.subscriberChannels.count)
         let spec = try spec(of: configuration, target: target)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }
         var channels: [SubscriberChannel] = []
-        for (descriptor, ids) in zip(configuration.subscriberChannels, shares) {
+        var children: [AgentRecord] = []
+        for (child, ids) in zip(configuration.subscriberChannels, shares) {
+            let descriptor = child.descriptor
             AgentWelcome(configuration, firstClient: ids.lowerBound, clients: ids.count, runToken: configuration.token)
                 .encode(into: frame)
             do throws(SystemError) {
@@ -25,8 +30,11 @@ enum SubscriberProcesses {
                 throw .setupFailed("a subscribers' process went before it was told its share: \(error)")
             }
             channels.append(SubscriberChannel(descriptor: descriptor, ids: ids))
+            children.append(AgentRecord(
+                host: Posix.hostName, pid: child.processID, firstClient: ids.lowerBound,
+                clients: ids.count, sameBoot: true))
         }
-        return channels
+        return (channels, children)
     }
 }
 

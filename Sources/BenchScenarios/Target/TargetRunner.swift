@@ -44,15 +44,17 @@ enum TargetRunner {
             : nil
         defer { groups?.end() }
         let (channels, listener, agentSpec): ([SubscriberChannel], Int32?, [UInt8])
+        var children: [AgentRecord] = []
         if let groups {
             (channels, listener, agentSpec) = (groups.channels, nil, [])
         } else if configuration.agentToken != nil {
             let spec = try SubscriberProcesses.spec(of: configuration, target: target)
             (channels, listener, agentSpec) = ([], try listenForAgents(configuration, control: control), spec)
         } else {
-            (channels, listener, agentSpec) = (try SubscriberProcesses.welcome(configuration, target: target), nil, [])
+            let welcomed = try SubscriberProcesses.welcome(configuration, target: target)
+            (channels, listener, agentSpec, children) = (welcomed.channels, nil, [], welcomed.children)
         }
-        var recording = try onOwnThread(configuration) { () throws(SystemError) in
+        var recording = try onOwnThread(configuration) { [children] () throws(SystemError) in
             let role: TargetClients<T>
             do throws(SystemError) {
                 role = try TargetClients<T>(
@@ -63,6 +65,9 @@ enum TargetRunner {
                 listener.map(Posix.close)  // the role closes it when it runs; it never will
                 throw error
             }
+            // The children are listed with the agents (agents.csv), as the built-in server's are; they read this
+            // process's clock, so their channels carry no clock of their own.
+            role.recording.agents = children
             return role.run()
         }
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
