@@ -57,7 +57,13 @@ public enum BenchCommandLine {
         default:
             guard let spec = Commands.named(command) else {
                 let what = command.hasPrefix("-") ? "option" : "command"
-                throw UsageError(message: "Unknown \(what) '\(command)'", command: nil)
+                // As for options: the command it most likely misspells (`fanot`: fanout).
+                let names = Set(Commands.all.map { $0.name.split(separator: " ").first.map(String.init) ?? $0.name })
+                let near = command.hasPrefix("-") ? [] : OptionSpec.nearest(to: command, among: names.sorted())
+                throw UsageError(
+                    message: "Unknown \(what) '\(command)'"
+                        + (near.isEmpty ? "" : ". Did you mean " + near.map { "'\($0)'" }.joined(separator: " or ") + "?"),
+                    command: nil)
             }
             if spec.name.hasPrefix("serve ") {
                 // Help wins over an option bench serve refuses (or does not know), as it does everywhere.

@@ -5,7 +5,9 @@ import BenchCore
 enum SummaryRow {
     /// The column titles, the last one naming the threshold: `<200ms`.
     static func header(under: UInt64) -> [String] {
-        ["metric", "count", "lost", "p50", "p90", "p99", "p99.9", "max", "<" + DurationText.format(under)]
+        let limit = DurationText.format(under)  // exact, in µs as every time people read here
+        return ["metric", "count", "lost", "p50", "p90", "p99", "p99.9", "max",
+            "<" + (limit.hasSuffix("us") ? limit.dropLast(2) + "\u{B5}s" : limit)]
     }
 
     /// The cells: metric, count, lost, five times for people (`-` when not measured), percent under.

@@ -34,6 +34,15 @@ import Testing
         #expect(contents(of: out) == [URL(fileURLWithPath: folder).lastPathComponent], "no temporary folder left")
     }
 
+    /// The percent-under column is headed in µs, as every other time people read: `--under 300us` is `<300µs`.
+    @Test func thePercentUnderColumnIsHeadedAsTimesAreShown() throws {
+        let result = try BenchProcess.run([
+            "roundtrip", "--count", "5", "--interval", "0", "--under", "300us", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains("  <300µs\n"), "\(result.standardOutput)")
+    }
+
     @Test func aFanoutRunPrintsItsTableAndFolder() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([

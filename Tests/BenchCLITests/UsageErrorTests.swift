@@ -116,7 +116,9 @@ import Testing
         (["fanout", "--tls", "x"], "Error: Unknown option '--tls'\n"),
         (["fanout", "extra"], "Error: Unexpected argument 'extra'"),
         (["fanout", "--quiet=yes"], "Error: '--quiet' takes no value"),
-        (["broadcast"], "Error: Unknown command 'broadcast'"),
+        (["broadcast"], "Error: Unknown command 'broadcast'\n"),
+        (["fanot"], "Error: Unknown command 'fanot'. Did you mean 'fanout'?"),
+        (["capacty", "fanout"], "Error: Unknown command 'capacty'. Did you mean 'capacity'?"),
         ([], "Error: Missing command"),
     ])
     func aBadCommandLineExitsTwoAndWritesNothing(arguments: [String], message: String) throws {

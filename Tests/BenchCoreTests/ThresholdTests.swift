@@ -171,3 +171,20 @@ import Testing
         #expect(result.judged(in: [.saturated], accepting: [.saturated]).verdict == .held)
     }
 }
+
+/// One duration grammar for people: a threshold's limit takes hours and minutes as `--duration` does, but `m`, which
+/// elsewhere is more likely a mistyped `ms`, is refused naming both readings.
+@Suite struct ThresholdLongLimitTests {
+    @Test(arguments: [("p99<1h", UInt64(3_600_000_000_000)), ("p99<1.5min", 90_000_000_000), ("p99<200ms", 200_000_000)])
+    func hoursAndMinutesAreTaken(text: String, nanoseconds: UInt64) throws {
+        #expect(try Threshold(parsing: text, defaultMetric: "rtt", metrics: ["rtt"]).limit == .nanoseconds(nanoseconds))
+    }
+
+    @Test func aBareMIsRefusedSayingWhy() {
+        #expect {
+            _ = try Threshold(parsing: "p99<10m", defaultMetric: "rtt", metrics: ["rtt"])
+        } throws: { error in
+            "\(error)".contains("m is minutes only in --duration: write 10ms, or 10min for minutes")
+        }
+    }
+}

@@ -328,7 +328,7 @@ public struct Threshold: Sendable, Equatable {
             return .count(count)
         default:
             do {
-                return .nanoseconds(try DurationText.parse(text))
+                return .nanoseconds(try DurationText.parseLong(text))
             } catch {
                 throw ThresholdError(
                     expression: expression, reason: "\(statistic.rawValue) takes a duration: \(error.reason)")

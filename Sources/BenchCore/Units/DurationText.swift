@@ -30,6 +30,21 @@ public enum DurationText {
         return nanoseconds
     }
 
+    /// Reads a long time where one is meant (a threshold's limit): what ``parse(_:)`` reads, and minutes and hours
+    /// spelled so that no typo of `ms` reads as them, `90min`, `1.5h`; `10m` is refused, naming both readings.
+    public static func parseLong(_ text: String) throws(UnitError) -> UInt64 {
+        if text.hasSuffix("m") && !text.hasSuffix("ms") {
+            throw UnitError(text: text, reason: "m is minutes only in --duration: write 10ms, or 10min for minutes")
+        }
+        if text.hasSuffix("min") || text.hasSuffix("h") { return try parseRunLength(text) }
+        do {
+            return try parse(text)
+        } catch {
+            guard error.reason.hasPrefix("expected") else { throw error }
+            throw UnitError(text: text, reason: "expected a number and a unit: ns, us, ms, s, min or h (e.g. 10ms)")
+        }
+    }
+
     /// Reads the length of a whole run (`--duration`): what ``parse(_:)`` reads, and minutes and hours, `5m`, `90min`,
     /// `1.5h`. Only there: anywhere else `10m` is more likely a mistyped `10ms` than ten minutes.
     public static func parseRunLength(_ text: String) throws(UnitError) -> UInt64 {
