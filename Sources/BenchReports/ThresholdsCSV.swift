@@ -7,10 +7,13 @@ public enum ThresholdsCSV {
 
     /// `values`: values judged (measured and lost); `beyond_limit`: how many lay on the wrong side of the limit (a
     /// share's statistics only); `ci95_low_us`/`ci95_high_us`: a percentile's 95% interval; `decision`: pass, fail or
-    /// undecided at `confidence_pct`; `inconclusive`: why the verdict is not a measurement of the server (`;`-separated).
+    /// undecided at `confidence_pct`; `inconclusive`: why the verdict is not a measurement of the server (`;`-separated);
+    /// then the limit and the measured value as numbers, in the column of their unit (the others empty): times in µs,
+    /// shares in percent, counts of messages. (`limit` and `measured` are as people read them, units and all.)
     public static let header = [
         "expression", "metric", "stat", "op", "limit", "measured", "held", "source", "verdict", "values", "beyond_limit",
-        "ci95_low_us", "ci95_high_us", "decision", "confidence_pct", "inconclusive",
+        "ci95_low_us", "ci95_high_us", "decision", "confidence_pct", "inconclusive", "limit_us", "measured_us",
+        "limit_pct", "measured_pct", "limit_count", "measured_count",
     ]
 
     /// Writes `thresholds.csv`; `measured` is empty when the run has no such value (then it did not hold).
@@ -34,8 +37,20 @@ public enum ThresholdsCSV {
             writer.field(evidence?.decision.rawValue ?? "")
             writer.field(evidence.map { DecimalText.fixed($0.confidence * 100, fractionDigits: 1) } ?? "")
             writer.field(result.inconclusive.map(\.rawValue).joined(separator: ";"))
+            let unit = MeasuredUnit(result)
+            for column in [MeasuredUnit.microseconds, .percent, .messages] {
+                for number in [result.limitNumber, result.measuredNumber] {
+                    writer.field(column == unit ? number.map { DecimalText.fixed($0, fractionDigits: 3) } ?? "" : "")
+                }
+            }
             try writer.endRow()
         }
+    }
+
+    /// The number in the unit's column that has one (`limit_us`, `limit_pct` or `limit_count`, from `first`, every
+    /// second column).
+    private static func number(_ row: [String], at first: Int) -> Double? {
+        stride(from: first, to: row.count, by: 2).lazy.compactMap { Double(row[$0]) }.first
     }
 
     /// A row's evidence (nil where it has none): the share allowed comes from the expression, as the run judged it.
@@ -61,7 +76,8 @@ public enum ThresholdsCSV {
     /// inconclusive).
     public static func read(_ text: String) throws -> [ThresholdResult] {
         let rows = try CSVReader.rows(text)
-        guard let first = rows.first, first.count >= 7, first == Array(header.prefix(first.count)) else {
+        guard let first = rows.first, [7, 8, 16, header.count].contains(first.count), first == Array(header.prefix(first.count))
+        else {
             throw SavedRun.LoadError(description: "\(fileName) does not start with \(header.joined(separator: ","))")
         }
         return try rows.dropFirst().map { row in
@@ -71,7 +87,7 @@ public enum ThresholdsCSV {
             let source = row.count > 7 ? ThresholdResult.Source(rawValue: row[7]) : .run
             guard let source else { throw SavedRun.LoadError(description: "\(fileName): unknown source '\(row[7])'") }
             var inconclusive: [InconclusiveReason] = []
-            if row.count == header.count, !row[15].isEmpty {
+            if row.count >= 16, !row[15].isEmpty {
                 let (reasons, unknown) = InconclusiveReason.parseList(row[15].replacingAll(";", with: ","))
                 guard unknown.isEmpty else {
                     throw SavedRun.LoadError(description: "\(fileName): unknown reason '\(unknown[0])'")
@@ -81,7 +97,23 @@ public enum ThresholdsCSV {
             return ThresholdResult(
                 expression: row[0], metric: row[1], statistic: row[2], comparison: row[3], limitText: row[4],
                 measuredText: row[5].isEmpty ? nil : row[5], held: row[6] == "1", source: source,
-                evidence: row.count == header.count ? evidence(row) : nil, inconclusive: inconclusive)
+                measuredNumber: row.count == header.count ? number(row, at: 17) : nil,
+                limitNumber: row.count == header.count ? number(row, at: 16) : nil,
+                evidence: row.count >= 16 ? evidence(row) : nil, inconclusive: inconclusive)
+        }
+    }
+}
+
+/// What an objective's measured number (``ThresholdResult/measuredNumber``) counts: times in microseconds, the
+/// share under (or lost) in percent, losses in messages.
+enum MeasuredUnit: String {
+    case microseconds = "µs", percent = "%", messages
+
+    init(_ result: ThresholdResult) {
+        if result.statistic == "pct_under" || result.limitText.hasSuffix("%") {
+            self = .percent
+        } else {
+            self = result.statistic == "lost" ? .messages : .microseconds
         }
     }
 }

@@ -29,9 +29,9 @@ public enum TimelineCSV {
     public static func line(_ rows: [TimelineRow], metric: String) -> String? {
         guard let row = rows.first(where: { $0.metric == metric }) else { return nil }
         func time(_ value: UInt64?) -> String { value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-" }
-        // Whole seconds, or as many decimals (up to 3) as it takes for the ends to differ: the run's last interval
-        // is often a short tail ([20.0s–20.4s], not [20s–20s]).
-        var digits = 0
+        // Tenths of a second in every run's lines alike ([10.0s–11.0s], and the run's last interval, often a short
+        // tail, [20.0s–20.4s]), or more decimals (up to 3) where it takes them for the ends to differ.
+        var digits = 1
         func seconds(_ value: UInt64) -> String { DecimalText.fixed(Double(value) / 1e9, fractionDigits: digits) }
         while digits < 3 && seconds(row.start) == seconds(row.end) { digits += 1 }
         let (start, end) = (seconds(row.start), seconds(row.end))

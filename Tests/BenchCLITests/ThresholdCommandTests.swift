@@ -18,11 +18,14 @@ import Testing
         let folder = try #require(contents(of: out)?.first)
         let csv = try String(contentsOfFile: "\(out)/\(folder)/thresholds.csv", encoding: .utf8)
         #expect(csv.hasPrefix("expression,metric,stat,op,limit,measured,held,source,verdict,values,beyond_limit,"
-            + "ci95_low_us,ci95_high_us,decision,confidence_pct,inconclusive\r\nrtt.p50<1ns,rtt,p50,<,1ns,"))
-        #expect(csv.hasSuffix("lost==0,rtt,lost,==,0,0,1,run,held,20,,,,pass,95.0,\r\n"))
+            + "ci95_low_us,ci95_high_us,decision,confidence_pct,inconclusive,limit_us,measured_us,limit_pct,measured_pct,"
+            + "limit_count,measured_count\r\nrtt.p50<1ns,rtt,p50,<,1ns,"))
+        #expect(csv.hasSuffix("lost==0,rtt,lost,==,0,0,1,run,held,20,,,,pass,95.0,,,,,,0.000,0.000\r\n"))
         // The p50's 95% interval and the count over its limit: every one of the 20 round trips is 1 ns or more.
         let p50 = try #require(try csvRows("\(out)/\(folder)/thresholds.csv").first)
         #expect(p50["values"] == "20" && p50["beyond_limit"] == "20" && p50["decision"] == "fail")
+        // The limit and the measured value as numbers in their unit's columns: 1 ns is 0.001 µs.
+        #expect(p50["limit_us"] == "0.001" && Double(p50["measured_us"] ?? "").map { $0 > 0 } == true && p50["limit_pct"] == "")
         #expect(Double(p50["ci95_low_us"] ?? "").map { $0 > 0 } == true, "\(p50)")
     }
 
@@ -82,9 +85,10 @@ import Testing
         let first = try BenchProcess.run(["check", folder, "--threshold", "delivery.max<0ns", "--accept", "saturated"])
         #expect(first.exitCode == 1, "the check's own verdict decides")
         var csv = try file("thresholds.csv")
-        #expect(csv.contains("\r\nlost==0,spread,lost,==,0,0,1,run,held,10,,,,pass,95.0,\r\n"), "the run's verdict stays: \(csv)")
+        #expect(csv.contains("\r\nlost==0,spread,lost,==,0,0,1,run,held,10,,,,pass,95.0,,,,,,0.000,0.000\r\n"),
+            "the run's verdict stays: \(csv)")
         #expect(csv.contains("\r\ndelivery.max<0ns,delivery,max,<,0,"))
-        #expect(csv.hasSuffix(",0,check,breached,30,,,,fail,95.0,\r\n"))
+        #expect(csv.contains(",0,check,breached,30,,,,fail,95.0,,0.000,"), "\(csv)")
         let junit = try file("junit.xml")
         #expect(junit.contains("name=\"lost==0\"/>") && junit.contains("name=\"check: delivery.max&lt;0ns\""))
         #expect(try file("summary.md").contains("`delivery.max<0ns` (added by bench check)"))

@@ -94,11 +94,15 @@ import Testing
         let scraped = try Self.check(try Self.scrape(server.address, openMetrics: false), openMetrics: false)
         ratio = try #require(scraped["bench_run_progress_ratio"])
         let live = try Self.scrape(server.address, openMetrics: false, path: "/live.json")
+        // The page's first answer carries the figures, drawn before it shows: never blank at first look.
+        let page = try Self.scrape(server.address, openMetrics: false, path: "/")
         control.requestStop()
         _ = try run.join().get()
         _ = try writer.join().get()
         #expect(ratio >= 0.3 / 60 && ratio < 1, "\(ratio)")
         #expect(live.contains("\"total\":null,\"run_for_s\":60,"), "\(live)")
+        #expect(page.contains("show({\"run\":{\"scenario\":\"fanout\"") && page.contains("\"run_for_s\":60,"), "\(page.prefix(300))")
+        #expect(page.contains("[\"length\",\"for 60s\"]"), "settings as report.html labels them")
     }
 
     /// The families a scrape holds (sample name → value, for samples without labels) after checking every line.

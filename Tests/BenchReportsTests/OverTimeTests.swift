@@ -44,9 +44,10 @@ import Testing
 }
 
 @Suite struct IntervalLineTests {
-    /// The run's last interval is often a short tail: its ends are told apart ([20.0s–20.4s], not [20s–20s]).
+    /// Every line in tenths of a second, whole intervals and the run's short last one alike; more decimals where the
+    /// ends would read the same ([20.000s–20.004s], not [20.0s–20.0s]).
     @Test(arguments: [
-        (UInt64(10_000_000_000), UInt64(20_000_000_000), "[10s–20s]"),
+        (UInt64(10_000_000_000), UInt64(20_000_000_000), "[10.0s–20.0s]"),
         (20_000_000_000, 20_400_000_000, "[20.0s–20.4s]"),
         (20_000_000_000, 20_004_000_000, "[20.000s–20.004s]"),
     ])

@@ -70,7 +70,7 @@ enum CapacityHTML {
             return (run, y)
         }
         guard let first = report.runs.first?.objectives[safe: index], !measured.isEmpty else { return nil }
-        let isTime = CapacityReport.MeasuredUnit(first) == .microseconds
+        let isTime = MeasuredUnit(first) == .microseconds
         let limit = first.limitNumber
         let xs = report.runs.map { Double($0.value) } + [Double(report.search.low), Double(report.search.high)]
         let xRange = max(1, xs.min()! / 1.3)...(xs.max()! * 1.3)
@@ -84,7 +84,8 @@ enum CapacityHTML {
         } else {
             let top = max(1, ys.max()! * 1.1)
             yScale = .linear(0...top)
-            yTicks = AxisTicks.linear(upTo: top) { DecimalText.fixed($0, fractionDigits: $0 < 10 ? 1 : 0) }
+            let unit = MeasuredUnit(first) == .percent ? "%" : ""
+            yTicks = AxisTicks.linear(upTo: top) { DecimalText.fixed($0, fractionDigits: $0 < 10 ? 1 : 0) + unit }
         }
         var ticks: [(Double, String)] = []
         var tick = 1.0
@@ -97,7 +98,10 @@ enum CapacityHTML {
         var svg = SVGPlot(
             x: .logarithmic(xRange), y: yScale, xLabel: report.axis.rawValue, yLabel: report.objectives[index],
             xTicks: ticks, yTicks: yTicks)
-        if let limit { svg.horizontalLine(at: limit, label: "limit \(first.limitText)", cssClass: "under") }
+        // The limit's label at the hard end, under its line: the steps' dots crowd the easy end and the line itself.
+        if let limit {
+            svg.horizontalLine(at: limit, label: "limit \(first.limitText)", cssClass: "under", labelAtRight: true, labelBelow: true)
+        }
         if let capacity = report.search.capacity {
             svg.verticalLine(at: Double(capacity), label: "capacity \(report.axis.text(capacity))", cssClass: "capacity")
         }

@@ -222,18 +222,4 @@ public struct CapacityReport {
                 "{\"expression\":\(SummaryJSON.string($0.expression)),\"verdict\":\"\($0.verdict.rawValue)\"}"
             }.joined(separator: ",") + "]}"
     }
-
-    /// What an objective's measured number (``ThresholdResult/measuredNumber``) counts: times in microseconds, the
-    /// share under (or lost) in percent, losses in messages.
-    enum MeasuredUnit: String {
-        case microseconds = "µs", percent = "%", messages
-
-        init(_ result: ThresholdResult) {
-            if result.statistic == "pct_under" || result.limitText.hasSuffix("%") {
-                self = .percent
-            } else {
-                self = result.statistic == "lost" ? .messages : .microseconds
-            }
-        }
-    }
 }

@@ -141,7 +141,7 @@ public final class LiveFeed: Sendable {
             looks.withLock { Looks.seen(&$0.lastPoll, &$0.pollGap) }
             return HTTPServer.Response(contentType: "application/json", text: LiveJSON.render(current))
         case "/", "/index.html":
-            return HTTPServer.Response(contentType: "text/html; charset=utf-8", text: LivePage.html)
+            return HTTPServer.Response(contentType: "text/html; charset=utf-8", text: LivePage.html(current))
         default:
             return HTTPServer.Response(status: 404, contentType: "text/plain", text: "not here: try /, /metrics or /live.json\n")
         }

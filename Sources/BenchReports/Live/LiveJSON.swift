@@ -15,7 +15,10 @@ enum LiveJSON {
                     + "\"target\":\(string(run.target)),\"name\":\(string(run.name)),\"number\":\(state.runs),"
                     + "\"started_unix_ms\":\(run.startedUnixNanoseconds / 1_000_000),\"under_ns\":\(run.under),"
                     + "\"status\":\(status)}")
-            fields.append("\"settings\":[" + run.settings.map { "[\(string($0.key)),\(string($0.value))]" }.joined(separator: ",") + "]")
+            // As report.html labels them, each in its unit (`timeout 5s`), not as run.csv keys them.
+            let readable = HTMLRunReport.readableSettings(RunResults(
+                settings: run.settings, summaries: [], histograms: [], broadcasts: [], thresholds: []))
+            fields.append("\"settings\":[" + readable.map { "[\(string($0.key)),\(string($0.value))]" }.joined(separator: ",") + "]")
         }
         if let control = state.control {
             fields.append(

@@ -1,9 +1,17 @@
 /// The live page (`GET /` of `--metrics-listen`): self-contained, in report.html's style, drawn by its own script from
 /// `/live.json` every second: how far the run is, each metric so far and in the report interval under way, the main
 /// metric's p50 and p99 over the intervals that ended as a chart, the losses by outcome and the run's settings; once the
-/// run ended, how and where its folder is.
+/// run ended, how and where its folder is. The first answer carries the figures of the moment (`/live.json`'s, drawn
+/// by the same script before the page shows), so a page looked at once is never blank.
 enum LivePage {
-    static let html = ReportPage.html(title: "bench — live", style: style, body: body)
+    static func html(_ state: LiveFeed.State) -> String {
+        // In a script, "</" would end it: JSON's own escape keeps the text the same.
+        var figures = LiveJSON.render(state).replacingAll("</", with: "<\\/")
+        if figures.hasSuffix("\n") { figures.removeLast() }
+        return ReportPage.html(
+            title: "bench — live", style: style,
+            body: body.replacingAll("show(FIRST_FIGURES);", with: "show(\(figures));"))
+    }
 
     private static let style = """
         #status { font-size: 15px; margin: 6px 0 2px; } #status.ended { color: #0b6b2f; } #status.failed { color: #c0262d; }
@@ -56,24 +64,31 @@ enum LivePage {
           if (text !== undefined) e.textContent = text;
           return e;
         }
+        // A tick step of 1, 2 or 5 times a power of ten, for about `count` steps up to `max`.
+        function niceStep(max, count) {
+          const raw = max / count, magnitude = Math.pow(10, Math.floor(Math.log10(raw))), residual = raw / magnitude;
+          return (residual <= 1 ? 1 : residual <= 2 ? 2 : residual <= 5 ? 5 : 10) * magnitude;
+        }
         function chart(rows, metric, under) {
           const plot = document.getElementById("chart");
           while (plot.firstChild) plot.removeChild(plot.firstChild);
           const W = 760, H = 260, L = 64, R = 12, T = 10, B = 34;
           plot.append(svg("rect", {class: "area", x: L, y: T, width: W - L - R, height: H - T - B}));
           const points = rows.filter(r => r.metric === metric && r.p99_ns !== null);
-          const xMax = Math.max(1, ...points.map(r => r.end_s));
+          const xEnd = Math.max(1, ...points.map(r => r.end_s)), xStep = niceStep(xEnd, 5);
+          const xMax = Math.ceil(xEnd / xStep) * xStep;
           const top = Math.max(1, ...points.map(r => r.p99_ns));
-          const yMax = (under && under < 2 * top ? Math.max(top, under) : top) * 1.15;  // --under when it is near
+          const high = (under && under < 2 * top ? Math.max(top, under) : top) * 1.05;  // --under when it is near
+          const yStep = niceStep(high, 4), yMax = Math.ceil(high / yStep) * yStep;
           const x = s => L + (W - L - R) * s / xMax, y = v => H - B - (H - T - B) * v / yMax;
-          for (let i = 0; i <= 4; i++) {
-            const v = yMax * i / 4;
+          for (let v = 0; v <= yMax + yStep / 2; v += yStep) {  // 1-2-5 steps: 200µs, 400µs… not 334µs, 667µs
             plot.append(svg("line", {class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v)}));
             plot.append(svg("text", {class: "tick", x: L - 6, y: y(v) + 4, "text-anchor": "end"}, duration(Math.round(v))));
           }
-          for (let i = 0; i <= 4; i++) {
-            const s = xMax * i / 4;
-            plot.append(svg("text", {class: "tick", x: x(s), y: H - B + 16, "text-anchor": "middle"}, s.toFixed(1) + "s"));
+          for (let s = 0; s <= xMax + xStep / 2; s += xStep) {  // the last label ends at the plot's edge, not past it
+            const last = s + xStep > xMax + xStep / 2;
+            plot.append(svg("text", {class: "tick", x: x(s), y: H - B + 16, "text-anchor": last ? "end" : "middle"},
+              (xStep < 1 ? s.toFixed(1) : s.toFixed(0)) + "s"));
           }
           plot.append(svg("text", {class: "label", x: L + (W - L - R) / 2, y: H - 4, "text-anchor": "middle"}, metric + " by the run's time"));
           if (under && under <= yMax) plot.append(svg("line", {class: "under", x1: L, x2: W - R, y1: y(under), y2: y(under)}));
@@ -108,8 +123,13 @@ enum LivePage {
               + " clients connected" + (p.reconnects ? ", " + p.reconnects + " came back" : "");
           }
           fill(document.getElementById("totals"), live.totals || []);
-          const current = live.current || [];
-          document.getElementById("current-title").textContent = "This interval" + (current.length ? " (from " + Number(current[0].start_s).toFixed(1) + "s)" : "");
+          // Once the run ended, its last interval (no interval is under way any more).
+          const timeline = live.timeline || [];
+          const last = timeline.length ? timeline[timeline.length - 1].interval : -1;
+          const over = run.status === "ended" && !(live.current || []).length;
+          const current = over ? timeline.filter(row => row.interval === last) : (live.current || []);
+          document.getElementById("current-title").textContent = (over ? "Last interval" : "This interval")
+            + (current.length ? " (from " + Number(current[0].start_s).toFixed(1) + "s)" : "");
           fill(document.getElementById("current"), current);
           document.getElementById("chart-title").textContent = "Over time: " + main;
           chart(live.timeline || [], main, run.under_ns);
@@ -132,7 +152,8 @@ enum LivePage {
           }
           setTimeout(poll, 1000);  // a capacity search's next run may follow
         }
-        poll();
+        show(FIRST_FIGURES);
+        setTimeout(poll, 1000);
         </script>
 
         """#
