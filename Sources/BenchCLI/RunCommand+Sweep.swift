@@ -33,7 +33,8 @@ extension RunCommand {
         } else if options.quiet {
             Console.out(folder + "\n")
         } else {
-            Console.out("sweep folder: \(folder)\n")
+            // Every step together, as each run printed its own table above.
+            Console.out("\n" + report.text + "sweep folder: \(folder)\n")
         }
     }
 }

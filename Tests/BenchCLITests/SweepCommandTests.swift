@@ -10,6 +10,20 @@ import Testing
             .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
     }
 
+    /// Without --quiet, a sweep ends with every step's every metric in one table, before its folder.
+    @Test func aSweepEndsWithOneTableOfEveryStep() throws {
+        let result = try BenchProcess.run([
+            "roundtrip", "--clients", "1,2", "--count", "10", "--interval", "0", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let header = try #require(lines.lastIndex { $0.hasPrefix("clients  metric") }, "\(result.standardOutput)")
+        let table = lines[(header + 1)...].prefix { !$0.hasPrefix("sweep folder: ") }
+        #expect(table.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+            == ["1 rtt", "1 lag", "1 connect", "2 rtt", "2 lag", "2 connect"], "\(table)")
+        #expect(lines[header].hasSuffix("<200ms") && lines.last?.hasPrefix("sweep folder: ") == true)
+    }
+
     @Test func aClientListMakesOneStepEachAndSweepCSVRowsEqualTheirSummaries() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([

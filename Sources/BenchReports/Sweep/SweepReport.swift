@@ -141,29 +141,48 @@ public struct SweepReport {
 
     /// `sweep.md`: the sweep as a Markdown table, times as the summary table shows them.
     public var markdown: String {
-        let settings = steps.first?.settings.map(\.column) ?? []
         var text = "### bench \(scenario) sweep: \(Set(steps.map(\.key)).count) steps"
             + (repeats > 1 ? " × \(repeats) repeats (medians)" : "") + "\n\n"
-        let columns = settings + ["metric", "count", "lost", "p50", "p90", "p99", "p99.9", "max", "<" + DurationText.format(under)]
         text += "| " + columns.joined(separator: " | ") + " |\n"
         text += "|" + columns.map { _ in "---" }.joined(separator: "|") + "|\n"
-        for row in rows {
-            var cells = row.settings.map(\.value) + [row.metric]
-            for (statistic, value) in zip(Self.statistics, row.values) {
-                guard let value else {
-                    cells.append("-")
-                    continue
-                }
-                if statistic.isTime {
-                    cells.append(DisplayDuration.text(nanoseconds: UInt64(roundingClamped: value.median * 1000)))
-                } else if statistic.column == "pct_under" {
-                    cells.append(DecimalText.fixed(value.median, fractionDigits: 2) + "%")
-                } else {
-                    cells.append(DecimalText.fixed(value.median, fractionDigits: 0))
-                }
-            }
-            text += "| " + cells.joined(separator: " | ") + " |\n"
-        }
+        for row in rows { text += "| " + cells(row).joined(separator: " | ") + " |\n" }
         return text
+    }
+
+    /// The same table for the terminal, at the sweep's end: every step's every metric, columns aligned.
+    public var text: String {
+        let table = [columns] + rows.map(cells)
+        let widths = columns.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        let settings = steps.first?.settings.count ?? 0
+        return table.map { cells in
+            cells.enumerated().map { column, text in
+                let padding = String(repeating: " ", count: widths[column] - text.count)
+                return column <= settings ? text + padding : padding + text  // settings and metric to the left
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// The tables' columns: the swept settings, then the summary table's.
+    private var columns: [String] {
+        (steps.first?.settings.map(\.column) ?? []) + SummaryRow.header(under: under)
+    }
+
+    /// A row's cells: its settings, the metric, then each statistic's median as the summary table shows it.
+    private func cells(_ row: Row) -> [String] {
+        var cells = row.settings.map(\.value) + [row.metric]
+        for (statistic, value) in zip(Self.statistics, row.values) {
+            guard let value else {
+                cells.append("-")
+                continue
+            }
+            if statistic.isTime {
+                cells.append(DisplayDuration.text(nanoseconds: UInt64(roundingClamped: value.median * 1000)))
+            } else if statistic.column == "pct_under" {
+                cells.append(DecimalText.fixed(value.median, fractionDigits: 2) + "%")
+            } else {
+                cells.append(DecimalText.fixed(value.median, fractionDigits: 0))
+            }
+        }
+        return cells
     }
 }
