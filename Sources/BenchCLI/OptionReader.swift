@@ -146,12 +146,14 @@ struct OptionReader {
         if name == "tls-insecure" { return .insecure }
         let path = parsed.value(name)!
         guard Posix.isReadableFile(path) else { throw invalid(name, "pem", path, "cannot read this file") }
-        guard name == "tls-ca" else { return .pin(path: path) }
+        // Either file is carried to agents in one field of their client spec.
         guard let size = Posix.fileSize(path), size <= TLSTrustOption.largestBundle else {
-            throw invalid(name, "pem", path, "a bundle of at most \(TLSTrustOption.largestBundle >> 10) KiB (the authorities "
-                + "this server's certificate chains to, not the whole system store: that one is the default)")
+            throw invalid(name, "pem", path, name == "tls-pin"
+                ? "one certificate of at most \(TLSTrustOption.largestBundle >> 10) KiB"
+                : "a bundle of at most \(TLSTrustOption.largestBundle >> 10) KiB (the authorities this server's "
+                    + "certificate chains to, not the whole system store: that one is the default)")
         }
-        return .authorities(path: path)
+        return name == "tls-ca" ? .authorities(path: path) : .pin(path: path)
     }
 
     /// The TLS trust options' help, for runs and agents.

@@ -91,6 +91,12 @@ extension RunOptions {
                 }
                 configuration.engineIOPath = path
             }
+            // Each is carried to children and agents in one field of their client spec.
+            for (name, placeholder) in [("subscribe", "text"), ("publish", "template")] {
+                if let text = parsed.value(name), text.utf8.count > 60 << 10 {
+                    throw reader.invalid(name, placeholder, String(text.prefix(40)) + "…", "longer than 60 KiB")
+                }
+            }
             configuration.subscribeText = parsed.value("subscribe")
             if let text = parsed.value("publish") {
                 do {

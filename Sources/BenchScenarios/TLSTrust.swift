@@ -20,7 +20,8 @@ public enum TLSTrustOption: Sendable, Equatable {
         }
     }
 
-    /// The most a `--tls-ca` bundle may hold: it is carried to agents in one field of their client spec.
+    /// The most a `--tls-ca` bundle or a `--tls-pin` certificate may hold: it is carried to agents in one field of their
+    /// client spec.
     public static let largestBundle = 60 << 10
 }
 
@@ -40,7 +41,8 @@ public enum TLSTrust: Sendable, Equatable {
         switch option {
         case nil: return fallback
         case .insecure: return .insecure
-        case .pin(let path): return .pinned(pem: try read(path, "--tls-pin"), source: "--tls-pin \(path)")
+        case .pin(let path):
+            return .pinned(pem: try read(path, "--tls-pin", limit: TLSTrustOption.largestBundle), source: "--tls-pin \(path)")
         case .authorities(let path):
             return .authorities(pem: try read(path, "--tls-ca", limit: TLSTrustOption.largestBundle), source: "--tls-ca \(path)")
         }

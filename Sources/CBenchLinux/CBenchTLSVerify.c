@@ -79,17 +79,17 @@ static void names(void *certificate, char *text, size_t size) {
     int count = list ? ossl.OPENSSL_sk_num(list) : 0;
     for (int index = 0; index < count && used + 1 < size; index++) {
         struct GeneralName *name = ossl.OPENSSL_sk_value(list, index);
+        // Only a DNS name's and an IP address's value is a string: the other kinds are read not at all.
+        if (name->type != GEN_DNS && name->type != GEN_IPADD) continue;
         const unsigned char *bytes = ossl.ASN1_STRING_get0_data(name->value);
         int length = ossl.ASN1_STRING_length(name->value);
-        char one[INET6_ADDRSTRLEN + 1] = "";
         if (name->type == GEN_DNS) {
-            snprintf(one, sizeof one, "%.*s", length, (const char *)bytes);
-        } else if (name->type == GEN_IPADD && (length == 4 || length == 16)) {
-            inet_ntop(length == 4 ? AF_INET : AF_INET6, bytes, one, sizeof one);
-        } else {
-            continue;
+            used += (size_t)snprintf(text + used, size - used, "%s%.*s", used ? ", " : "", length, (const char *)bytes);
+        } else if (length == 4 || length == 16) {
+            char address[INET6_ADDRSTRLEN] = "";
+            inet_ntop(length == 4 ? AF_INET : AF_INET6, bytes, address, sizeof address);
+            used += (size_t)snprintf(text + used, size - used, "%s%s", used ? ", " : "", address);
         }
-        used += (size_t)snprintf(text + used, size - used, "%s%s", used ? ", " : "", one);
     }
     if (list) ossl.GENERAL_NAMES_free(list);
     if (used == 0) ossl.X509_NAME_oneline(ossl.X509_get_subject_name(certificate), text, (int)size);

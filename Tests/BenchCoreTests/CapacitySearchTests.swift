@@ -75,11 +75,13 @@ import Testing
     @Test func aValuePassesOnlyIfEveryStepAtItPasses() {
         typealias Verdict = CapacitySearch.Verdict
         #expect(Verdict.combining([.pass, .pass, .pass]) == .pass)
-        #expect(Verdict.combining([.pass, .fail, .pass]) == .fail)
+        #expect(Verdict.combining([.pass, .fail, .pass]) == .undecided, "disputed: neither confirmed")
+        #expect(Verdict.combining([.fail, .fail]) == .fail)
         #expect(Verdict.combining([.pass, .harnessBound]) == .harnessBound)
         #expect(Verdict.combining([.harnessBound, .fail]) == .fail)
         #expect(Verdict.combining([.pass, .undecided]) == .undecided, "a pass its confirmation did not decide")
         #expect(Verdict.combining([.undecided, .fail]) == .fail)
+        #expect(Verdict.combining([.fail, .pass]) == .undecided, "a failure its confirmation did not repeat")
     }
 
     /// A band where the steps cannot be decided (the server's p99 sits at the limit): the search stays below it, and
@@ -109,6 +111,7 @@ import Testing
             return value <= 10 ? .pass : .fail
         }
         #expect(search.capacity == 9 && search.firstFail == 10, "\(search.steps.map(\.value))")
+        #expect(search.verdicts[10] == .undecided && search.capacityBound == 10, "disputed: the interval reaches over it")
         #expect(search.steps.filter { $0.value == 9 }.count == 2 && search.steps.filter { $0.value == 10 }.count == 2)
         #expect(search.ending == .found)
     }

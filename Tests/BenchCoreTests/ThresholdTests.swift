@@ -143,6 +143,31 @@ import Testing
         #expect(lost.evaluate(Self.summary(values, lost: 4, limits: [])).evidence?.beyond == 4)
     }
 
+    /// pct_under's allowed share is its wrong side: `>=99%` allows 1% not under, `<10%` allows 10% under.
+    @Test func aShareOfUnderIsDecidedAgainstItsWrongSide() throws {
+        let values = (1...1000).map { UInt64($0) * 1_000 }  // 1µs … 1ms: 999 under 1ms
+        let half = (1...1000).map { UInt64($0) * 2_000 }  // 499 under 1ms
+        let atLeast = try Threshold(parsing: "pct_under>=99%", defaultMetric: "spread", metrics: ["spread"])
+        #expect(atLeast.allowedShare == 0.01)
+        #expect(atLeast.evaluate(Self.summary(half, limits: [])).evidence?.decision == .fail, "half under: broken")
+        #expect(atLeast.evaluate(Self.summary(values, limits: [])).evidence?.decision == .pass, "1 of 1000 not under")
+        let atMost = try Threshold(parsing: "pct_under<10%", defaultMetric: "spread", metrics: ["spread"])
+        #expect(atMost.allowedShare == 0.1)
+        #expect(atMost.evaluate(Self.summary(half, limits: [])).evidence?.beyond == 499)
+        #expect(try Threshold(parsing: "lost>=90%", defaultMetric: "spread", metrics: ["spread"]).allowedShare == 0.1)
+    }
+
+    /// The largest limit has nothing over it: no count can be made, and the verdict is as measured (no wrap to 0).
+    @Test func theLargestLimitIsJudgedAsMeasured() throws {
+        let threshold = try Threshold(parsing: "p99<=18446744073709551615ns", defaultMetric: "spread", metrics: ["spread"])
+        #expect(threshold.countedLimit == nil)
+        let result = threshold.evaluate(Self.summary([5_000], limits: []))
+        #expect(result.held && result.evidence?.decision == .pass)
+        // A share too small for a count of values: none, never a trap (log1p keeps 1e-18 exact; 1e-300 overflows).
+        #expect(ProportionDecision.valuesToPass(allowedShare: 1e-18, confidence: 0.95).map { $0 > 1 << 60 } == true)
+        #expect(ProportionDecision.valuesToPass(allowedShare: 1e-300, confidence: 0.95) == nil)
+    }
+
     @Test func countsMaxAndMeanAreDecidedAsMeasured() throws {
         let summary = Self.summary([5_000, 7_000], limits: [])
         for (text, decision) in [("max<6us", ProportionDecision.Outcome.fail), ("mean<7us", .pass), ("lost==0", .pass)] {

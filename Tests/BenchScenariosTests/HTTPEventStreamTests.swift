@@ -118,6 +118,21 @@ import Testing
         }
     }
 
+    /// An interim 1xx response is skipped, and a chunked response's trailer fields are not read as the next head.
+    @Test func interimResponsesAndTrailersAreSkipped() throws {
+        let stream = "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + Self.head
+        let (events, opened, errors) = try Self.feed(.subscriber, [Array(stream.utf8) + Self.chunked(Self.events, size: 9)])
+        #expect(opened && errors.isEmpty && events == Self.expected, "\(events) \(errors)")
+        let responses = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "2\r\nok\r\n0\r\nX-Checksum: 1\r\nX-Other: 2\r\n\r\n"
+            + "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
+        let bytes = Array(responses.utf8)
+        for cut in 1..<bytes.count {
+            let (_, _, errors) = try Self.feed(.publisher, [Array(bytes[..<cut]), Array(bytes[cut...])])
+            #expect(errors == ["a POST was answered HTTP/1.1 500 Internal Server Error"], "cut at \(cut): \(errors)")
+        }
+    }
+
     /// A POST's response with neither Content-Length nor chunking would have its body read as the next head: refused.
     @Test func aPublishersResponseWithoutALengthIsRefused() {
         #expect {

@@ -31,9 +31,11 @@ public struct CapacitySearch: Sendable {
         /// The harness was saturated: not a measurement of the server, and the search stops.
         case harnessBound = "harness-bound"
 
-        /// A value's verdict from all its steps: a failure anywhere fails it; else a harness-bound step makes it
+        /// A value's verdict from all its steps: a pass and a failure disagree, and leave it undecided (neither the
+        /// pass nor the failure is confirmed); else a failure fails it; else a harness-bound step makes it
         /// harness-bound; else one undecided step leaves it undecided (a pass not confirmed); else it passed.
         public static func combining(_ steps: [Verdict]) -> Verdict {
+            if steps.contains(.fail) && steps.contains(.pass) { return .undecided }
             if steps.contains(.fail) { return .fail }
             if steps.contains(.harnessBound) { return .harnessBound }
             return steps.contains(.undecided) ? .undecided : .pass

@@ -21,12 +21,16 @@ public struct StepJudgement: Sendable {
         /// Runs that gave it no values (nothing sent for its metric): they decide nothing.
         public private(set) var emptyRuns = 0
         public private(set) var runs = 0
+        /// What the runs so far decide, with the judgement's confidence: worked out once a run, as reports read it
+        /// many times (a pooled binomial of millions of values is not free).
+        public private(set) var decision = ProportionDecision.Outcome.undecided
 
         init(expression: String) {
             self.expression = expression
         }
 
-        mutating func add(_ result: ThresholdResult) {
+        mutating func add(_ result: ThresholdResult, confidence: Double) {
+            defer { decision = deciding(confidence: confidence) }
             runs += 1
             guard result.inconclusive.isEmpty else {
                 emptyRuns += 1
@@ -42,7 +46,7 @@ public struct StepJudgement: Sendable {
         }
 
         /// Pass, fail or undecided with `confidence`.
-        public func decision(confidence: Double) -> ProportionDecision.Outcome {
+        private func deciding(confidence: Double) -> ProportionDecision.Outcome {
             if brokenRuns > 0 { return .fail }
             if let beyond, let allowedShare {
                 return ProportionDecision.decide(
@@ -67,13 +71,13 @@ public struct StepJudgement: Sendable {
     public mutating func add(_ results: [ThresholdResult]) {
         precondition(results.count == objectives.count, "one verdict per objective")
         runs += 1
-        for index in objectives.indices { objectives[index].add(results[index]) }
+        for index in objectives.indices { objectives[index].add(results[index], confidence: confidence) }
     }
 
     /// The step's verdict so far: fail as soon as an objective is decided broken, pass once every one is decided
     /// held, else undecided.
     public var verdict: CapacitySearch.Verdict {
-        let decisions = objectives.map { $0.decision(confidence: confidence) }
+        let decisions = objectives.map(\.decision)
         if decisions.contains(.fail) { return .fail }
         return decisions.allSatisfy { $0 == .pass } ? .pass : .undecided
     }

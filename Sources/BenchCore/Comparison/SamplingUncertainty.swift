@@ -38,7 +38,7 @@ public enum SamplingUncertainty {
             let margin = z * sigma / Double(summary.count).squareRoot()
             return Swift.max(0, mean - margin)...(mean + margin)
         }
-        guard let percentile = percentile(of: statistic) else { return nil }
+        guard let percentile = percentile(of: statistic), percentile >= 0, percentile <= 100 else { return nil }
         if let held = summary.percentileIntervals[Int((percentile * 1000).rounded())] {
             return Double(held.lowerBound)...Double(held.upperBound)
         }

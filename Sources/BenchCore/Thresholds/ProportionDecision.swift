@@ -29,7 +29,8 @@ public enum ProportionDecision {
     /// The fewest values that can decide a pass with none beyond the limit: 299 for a p99 at 95%.
     public static func valuesToPass(allowedShare: Double, confidence: Double) -> Int? {
         guard allowedShare > 0, allowedShare < 1, confidence > 0, confidence < 1 else { return nil }
-        return Int((log(1 - confidence) / log(1 - allowedShare)).rounded(.up))
+        let needed = (log1p(-confidence) / log1p(-allowedShare)).rounded(.up)
+        return needed.isFinite && needed < Double(Int.max / 2) ? Int(needed) : nil
     }
 
     /// P(X ≤ k) for X binomial(n, p), summed in log space term by term (each term from the last by its ratio), so

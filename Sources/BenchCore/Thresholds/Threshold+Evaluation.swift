@@ -64,7 +64,8 @@ extension Threshold {
     /// other statistics.
     public var countedLimit: UInt64? {
         guard statistic.percentile != nil, case .nanoseconds(let value) = limit, comparison != .equal else { return nil }
-        return comparison == .less || comparison == .greaterOrEqual ? value : value &+ 1
+        if comparison == .less || comparison == .greaterOrEqual { return value }
+        return value == .max ? nil : value + 1  // nothing is over the largest value: judged as measured
     }
 
     /// The share of the values the threshold allows beyond its limit (0.01 for `p99<…`, 0.5 for `p50>…`, 0.01 for
@@ -75,8 +76,8 @@ extension Threshold {
         let upper = comparison == .less || comparison == .lessOrEqual
         switch (statistic, limit) {
         case (.percentUnder, .percent(let percent)), (.lost, .percent(let percent)):
-            let share = percent / 100
-            return upper == (statistic == .lost) ? share : (100 - percent) / 100
+            // pct_under>=99% allows 1% not under; lost<=0.1% allows 0.1% lost: the share of the wrong side.
+            return upper ? percent / 100 : (100 - percent) / 100
         case (_, .nanoseconds):
             guard let percentile = statistic.percentile else { return nil }
             return upper ? (100 - percentile) / 100 : percentile / 100

@@ -61,6 +61,11 @@ public struct HTTPHeadReader: Sendable {
         self.maximumSize = maximumSize
     }
 
+    /// Ready for the next head of the same stream, its buffer's capacity kept (a publisher reads one per message).
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Takes bytes of the stream. Returns the head once it is complete, with how many of `input`'s bytes it used
     /// (the rest belong to what follows the head); nil while it needs more.
     public mutating func consume(_ input: UnsafeRawBufferPointer) throws(Failure) -> (head: HTTPHead, used: Int)? {

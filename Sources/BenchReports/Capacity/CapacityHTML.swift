@@ -47,7 +47,7 @@ enum CapacityHTML {
                 + "<td class=\"n\">\(step.judgement.runs)</td>"
                 + "<td class=\"\(step.verdict.rawValue)\">\(step.verdict.rawValue)</td>"
                 + step.judgement.objectives.map { objective in
-                    let decision = objective.decision(confidence: report.confidence).rawValue
+                    let decision = objective.decision.rawValue
                     let counted = objective.beyond.map { "\($0) / \(objective.values)" } ?? "\(objective.values) values"
                     return "<td class=\"\(decision)\">\(decision) (\(counted))</td>"
                 }.joined() + "</tr>\n"
@@ -60,7 +60,7 @@ enum CapacityHTML {
         guard run.verdict != .harnessBound, let step = report.steps.first(where: { $0.number == run.step }),
             index < step.judgement.objectives.count
         else { return run.verdict.rawValue }
-        return step.judgement.objectives[index].decision(confidence: report.confidence).rawValue
+        return step.judgement.objectives[index].decision.rawValue
     }
 
     /// The plot of objective `index`; nil when no run measured it.

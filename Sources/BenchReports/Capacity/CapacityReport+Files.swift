@@ -41,7 +41,7 @@ extension CapacityReport {
                 + "\(step.judgement.runs) | \(step.verdict.rawValue) | "
                 + step.judgement.objectives.map { objective in
                     let counted = objective.beyond.map { "\($0)/\(objective.values)" } ?? "\(objective.values) values"
-                    return "\(objective.decision(confidence: confidence).rawValue) (\(counted))"
+                    return "\(objective.decision.rawValue) (\(counted))"
                 }.joined(separator: " | ") + " |\n"
         }
         text += "\n| step | \(axis.rawValue) | run | verdict | " + objectives.map { "`\($0)`" }.joined(separator: " | ")

@@ -204,7 +204,7 @@ public struct CapacityReport {
             let objectives = step.judgement.objectives.map { objective in
                 "{\"expression\":\(SummaryJSON.string(objective.expression)),\"values\":\(objective.values),"
                     + "\"beyond_limit\":\(objective.beyond.map { "\($0)" } ?? "null"),"
-                    + "\"decision\":\"\(objective.decision(confidence: confidence).rawValue)\"}"
+                    + "\"decision\":\"\(objective.decision.rawValue)\"}"
             }.joined(separator: ",")
             return "{\"step\":\(step.number),\"value\":\(step.value),\"verdict\":\"\(step.verdict.rawValue)\","
                 + "\"confirmation\":\(step.isConfirmation),\"runs\":\(step.judgement.runs),\"objectives\":[\(objectives)]}"

@@ -20,9 +20,12 @@ final class HTTPEventStream {
     private var inBody = false
     private var chunked = false
     /// Chunked: bytes left of the current chunk's data; -1 while its size line is read, -2 while the CRLF after its
-    /// data is skipped, -3 after an event stream's last chunk.
+    /// data is skipped, -3 after an event stream's last chunk, -4 while a response's trailer fields are skipped (up to
+    /// their empty line).
     private var chunkLeft = -1
     private var sizeLine: [UInt8] = []
+    /// Bytes of the trailer line being skipped (0: none yet, so an LF now ends the trailer).
+    private var trailerLine = 0
     /// The publisher: body bytes of the current response still to skip (Content-Length).
     private var bodyLeft = 0
     /// The subscriber: the current line, the current event's data, and a CR just ended a line (an LF after it is part
@@ -66,6 +69,18 @@ final class HTTPEventStream {
                 index += 1
             } else if chunkLeft == -3 {  // after the last chunk of a stream: nothing more is read
                 return
+            } else if chunkLeft == -4 {  // a trailer's lines: an empty one ends the response
+                let byte = bytes[index]
+                index += 1
+                if byte == 10 {
+                    if trailerLine == 0 { inBody = false }
+                    trailerLine = 0
+                } else if byte != 13 {
+                    trailerLine += 1
+                    guard trailerLine <= Self.headLimit else {
+                        throw MessageFramingError(description: "a trailer line longer than \(Self.headLimit / 1024) KiB")
+                    }
+                }
             } else {
                 let end = min(bytes.count, index + chunkLeft)
                 chunkLeft -= end - index
@@ -97,7 +112,7 @@ final class HTTPEventStream {
             headBytes += bytes.count - index
             return bytes.count
         }
-        head = HTTPHeadReader(maximumSize: Self.headLimit)
+        head.reset()
         headBytes = 0
         let length: HTTPBodyLength
         do {
@@ -106,6 +121,7 @@ final class HTTPEventStream {
             throw MessageFramingError(description: "\(error)")
         }
         let status = HTTPBodyLength.status(of: response) ?? 0
+        if (100..<200).contains(status) && status != 101 { return index + used }  // an interim response: the real one follows
         chunked = length == .chunked
         if case .length(let count) = length { bodyLeft = count } else { bodyLeft = 0 }
         (inBody, chunkLeft) = (true, -1)
@@ -193,9 +209,9 @@ final class HTTPEventStream {
             throw MessageFramingError(description: "a chunk size that is not hexadecimal")
         }
         guard size == 0 else { return chunkLeft = size }
-        // The last chunk: a publisher's response is over (its trailer's blank line is skipped before the next head);
-        // an event stream is over.
-        if role == .publisher { inBody = false } else { chunkLeft = -3 }
+        // The last chunk: a publisher's response ends after its trailer (fields, if any, then an empty line); an event
+        // stream is over.
+        if role == .publisher { (chunkLeft, trailerLine) = (-4, 0) } else { chunkLeft = -3 }
     }
 
     private func grow(_ buffer: inout [UInt8], _ byte: UInt8, _ limit: Int, _ what: String) throws(MessageFramingError) {
