@@ -51,6 +51,27 @@ import Testing
         #expect(accepted.standardOutput.contains("threshold held: spread.p99<20s"))
     }
 
+    /// The case that passed a gate before: a run stopped by Ctrl-C, then checked. Its own thresholds and a check's are
+    /// inconclusive (exit 4), not held.
+    @Test func aRunStoppedByCtrlCIsNoPassForCheck() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "fanout", "--clients", "3", "--messages", "100000", "--interval", "2ms", "--report-every", "100ms",
+            "--threshold", "spread.p99<200ms", "--quiet", "--out", out,
+        ])
+        #expect(waitForLines(2, in: "samples.csv", under: out), "the run measured something")
+        kill(process.processIdentifier, SIGINT)
+        let run = try BenchProcess.finish(process, timeout: 30)
+        #expect(run.exitCode == 130, "a signal still exits as one: \(run.standardError)")
+        let folder = run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Interrupted (and, on a busy machine, maybe saturated as well).
+        let reasons = try csvRows(folder + "/thresholds.csv").map { $0["inconclusive"] ?? "" }
+        #expect(reasons.count == 1 && reasons[0].split(separator: ";").contains("interrupted"), "\(reasons)")
+        let check = try BenchProcess.run(["check", folder, "--threshold", "spread.p99<200ms"])
+        #expect(check.exitCode == 4, "\(check.standardOutput) \(check.standardError)")
+        #expect(check.standardOutput.contains("threshold inconclusive: spread.p99<200ms"), "\(check.standardOutput)")
+    }
+
     /// A harness that cannot keep a timetable of a broadcast to 50 clients every microsecond measures itself: the
     /// run's own thresholds are inconclusive (exit 4), not held, unless the user accepts a saturated harness.
     @Test func aSaturatedRunsThresholdsAreInconclusiveUnlessAccepted() throws {
