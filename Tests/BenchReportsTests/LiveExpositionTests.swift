@@ -17,25 +17,9 @@ import Testing
         configuration.warmup = 2
         configuration.interval = 20_000_000
         configuration.reportEvery = 300_000_000
-        let feed = LiveFeed()
-        let server = try HTTPServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0)!) { feed.respond(to: $0) }
-        defer { server.stop() }
-        let folder = NSTemporaryDirectory() + "bench-live-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let queue = SettledQueue()
-        let writer = try RunStream.start(
-            RunStream.Writer(configuration: configuration, folder: folder, live: true), queue: queue, mainMetric: "delivery",
-            live: feed)
-        let control = try RunControl()
-        feed.begin(
-            LiveFeed.Run(
-                scenario: "fanout", transport: "tcp", target: "", name: "live \"test\"\nrun", folder: folder, settings: [],
-                under: configuration.under, startedUnixNanoseconds: 0),
-            control: control)
-        let run = try NativeThread.spawn(name: "test-run") { [configuration] in
-            Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: queue) }
-        }
+        let live = try LiveRun(configuration, name: "live \"test\"\nrun", settings: [])
+        defer { live.close() }
+        let (feed, server, control, folder) = (live.feed, live.server, live.control, live.folder)
         // Mid-run: scraped until something was measured (a bound only a hang reaches), each scrape valid.
         var midRun = ""
         for _ in 0..<3_000 where !midRun.contains("bench_delivery_seconds_count ") || midRun.contains("bench_delivery_seconds_count 0\n") {
@@ -45,8 +29,7 @@ import Testing
         }
         #expect(midRun.contains("bench_run_running 1"), "\(midRun)")
         control.requestStop()
-        let recording = try run.join().get()
-        let collector = try writer.join().get()
+        let (recording, collector) = try live.join()
         feed.end(status: recording.status.rawValue, folder: folder)
         let final = try Self.scrape(server.address, openMetrics: openMetrics)
         let families = try Self.check(final, openMetrics: openMetrics)
@@ -68,26 +51,10 @@ import Testing
         configuration.duration = 60_000_000_000  // stopped once scraped
         configuration.interval = 20_000_000
         configuration.reportEvery = 300_000_000
-        let feed = LiveFeed()
-        let server = try HTTPServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0)!) { feed.respond(to: $0) }
-        defer { server.stop() }
-        let folder = NSTemporaryDirectory() + "bench-live-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let queue = SettledQueue()
-        let writer = try RunStream.start(
-            RunStream.Writer(configuration: configuration, folder: folder, live: true), queue: queue, mainMetric: "delivery",
-            live: feed)
-        let control = try RunControl()
         let settings = RunSettingsCSV.startRows(configuration, metadata: RunMetadata(commandLine: "bench", version: "t", cpus: 2))
-        feed.begin(
-            LiveFeed.Run(
-                scenario: "fanout", transport: "tcp", target: "", name: "timed", folder: folder, settings: settings,
-                under: configuration.under, startedUnixNanoseconds: 0),
-            control: control)
-        let run = try NativeThread.spawn(name: "test-run") { [configuration] in
-            Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: queue) }
-        }
+        let run = try LiveRun(configuration, name: "timed", settings: settings)
+        defer { run.close() }
+        let (feed, server, control) = (run.feed, run.server, run.control)
         var ratio = 0.0
         // Scraped once the first report interval ended (a bound only a hang reaches).
         for _ in 0..<3_000 where !(feed.current.snapshot?.timeline.isEmpty == false) { usleep(10_000) }
@@ -97,8 +64,7 @@ import Testing
         // The page's first answer carries the figures, drawn before it shows: never blank at first look.
         let page = try Self.scrape(server.address, openMetrics: false, path: "/")
         control.requestStop()
-        _ = try run.join().get()
-        _ = try writer.join().get()
+        _ = try run.join()
         #expect(ratio >= 0.3 / 60 && ratio < 1, "\(ratio)")
         #expect(live.contains("\"total\":null,\"run_for_s\":60,"), "\(live)")
         #expect(page.contains("show({\"run\":{\"scenario\":\"fanout\"") && page.contains("\"run_for_s\":60,"), "\(page.prefix(300))")
@@ -198,5 +164,46 @@ import Testing
         #expect(parts[0].hasPrefix("HTTP/1.1 200 OK"))
         #expect(path != "/metrics" || parts[0].contains(openMetrics ? "application/openmetrics-text; version=1.0.0" : "text/plain; version=0.0.4"))
         return parts.dropFirst().joined(separator: "\r\n\r\n")
+    }
+}
+
+/// A run served live while it goes, for the tests above: its feed on an HTTP server of its own, its writer streaming
+/// into a temporary folder, the run on a thread of its own until it is told to stop.
+final class LiveRun {
+    let feed = LiveFeed()
+    let server: HTTPServer
+    let folder = NSTemporaryDirectory() + "bench-live-\(UUID().uuidString)"
+    let control: RunControl
+    private let writer: RunStream.Running
+    private let run: NativeThread<Result<RunRecording, RunError>>
+
+    init(_ configuration: RunConfiguration, name: String, settings: [(key: String, value: String)]) throws {
+        let feed = feed
+        server = try HTTPServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0)!) { feed.respond(to: $0) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let queue = SettledQueue()
+        writer = try RunStream.start(
+            RunStream.Writer(configuration: configuration, folder: folder, live: true), queue: queue, mainMetric: "delivery",
+            live: feed)
+        let control = try RunControl()
+        self.control = control
+        feed.begin(
+            LiveFeed.Run(
+                scenario: "fanout", transport: "tcp", target: "", name: name, folder: folder, settings: settings,
+                under: configuration.under, startedUnixNanoseconds: 0),
+            control: control)
+        run = try NativeThread.spawn(name: "test-run") { [configuration] in
+            Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: queue) }
+        }
+    }
+
+    /// The run's recording and its writer's collector, once both ended (stop it first).
+    func join() throws -> (RunRecording, RunCollector) {
+        (try run.join().get(), try writer.join().get())
+    }
+
+    func close() {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }
