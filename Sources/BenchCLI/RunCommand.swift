@@ -230,8 +230,10 @@ enum RunCommand {
         let analysis = collector.analysis(
             of: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile),
             limits: options.thresholds.compactMap(\.countedLimit))
-        // A verdict on a run that was no measurement of the server (interrupted, a saturated harness) is inconclusive.
-        let reasons = RunResults(analysis, metadata: metadata, thresholds: []).inconclusiveReasons
+        // A verdict on a run that was no measurement of the server (interrupted, a saturated harness) is inconclusive:
+        // the rule a saved run's is judged by (RunResults.inconclusiveReasons), from what run.csv will say.
+        let reasons = InconclusiveReason.of(
+            status: recording.status.rawValue, saturated: analysis.harnessLoad.saturation != nil)
         let thresholds = options.thresholds.map { threshold in
             threshold.evaluate(analysis.summary(of: RunAnalysis.Metric(rawValue: threshold.metric)!)!)
                 .judged(in: reasons, accepting: options.accepted)
