@@ -12,12 +12,15 @@ enum TLSSetup {
         if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
             let files = "--tls-cert \(certificatePath) and --tls-key \(keyPath)"
             certificate = try naming(files) { () throws(TLSError) in
-                try TLSCertificate(pem: try read(certificatePath, "--tls-cert"), keyPEM: try read(keyPath, "--tls-key"))
+                try TLSCertificate(
+                    pem: try TLSTrust.read(certificatePath, "--tls-cert", limit: 1 << 20),
+                    keyPEM: try TLSTrust.read(keyPath, "--tls-key", limit: 1 << 20))
             }
         } else {
             certificate = try TLSCertificate(selfSignedFor: "bench ephemeral")
         }
-        let trust = try TLSTrust.reading(configuration.tlsTrust, otherwise: .pinned(pem: Array(certificate.pem.utf8), source: "the server's certificate"))
+        let trust = try TLSTrust.reading(
+            configuration.tlsTrust, otherwise: .pinned(pem: Array(certificate.pem.utf8), source: "the server's certificate"))
         return (certificate, try TLSContext(serving: certificate), try trust.clientContext(), trust)
     }
 
@@ -30,11 +33,4 @@ enum TLSSetup {
         }
     }
 
-    private static func read(_ path: String, _ option: String) throws(TLSError) -> [UInt8] {
-        do {
-            return try Posix.readFile(path, limit: 1 << 20)
-        } catch {
-            throw TLSError("\(option) \(path): \(error)")
-        }
-    }
 }

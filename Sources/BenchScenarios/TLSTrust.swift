@@ -65,10 +65,8 @@ public enum TLSTrust: Sendable, Equatable {
         }
     }
 
-    /// True for `--tls-insecure`: the run says so on stderr.
-    public var isInsecure: Bool { self == .insecure }
-
-    private static func read(_ path: String, _ option: String, limit: Int = 1 << 20) throws(TLSError) -> [UInt8] {
+    /// The file at `path` an `option` names (at most `limit` bytes), its failure said with both.
+    static func read(_ path: String, _ option: String, limit: Int) throws(TLSError) -> [UInt8] {
         do {
             return try Posix.readFile(path, limit: limit)
         } catch {
