@@ -111,13 +111,7 @@ struct LatencyUnit: Equatable {
 
     /// `value` in this unit with no more decimals than it needs (up to 2): `0.5ms`, `200µs`, `1.25s`.
     func text(nanoseconds value: Double) -> String {
-        let scaled = value / size
-        var text = DecimalText.fixed(scaled, fractionDigits: 2)
-        if text.contains(".") {
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
-        }
-        return text + name
+        DecimalText.trimmed(value / size, fractionDigits: 2) + name
     }
 }
 

@@ -182,4 +182,10 @@ import Testing
         #expect(Self.exactFixed(value, digits) == text, "the test's own oracle agrees")
         #expect(DecimalText.fixed(value, fractionDigits: digits) == text)
     }
+
+    /// The shortest of the fixed text: trailing zeros and a bare point go, the integer part stays whole.
+    @Test(arguments: [(99.5, 3, "99.5"), (100, 3, "100"), (95, 2, "95"), (0.001, 3, "0.001"), (1e-7, 3, "0"), (10, 0, "10")])
+    func trimmedTextDropsOnlyTheDecimalsItDoesNotNeed(value: Double, digits: Int, text: String) {
+        #expect(DecimalText.trimmed(value, fractionDigits: digits) == text)
+    }
 }

@@ -8,6 +8,15 @@ public enum DecimalText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// ``fixed(_:fractionDigits:)`` without the decimals it does not need: (99.5, 3) → `99.5`, (100, 3) → `100`.
+    public static func trimmed(_ value: Double, fractionDigits: Int) -> String {
+        var text = fixed(value, fractionDigits: fractionDigits)
+        guard text.contains(".") else { return text }
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
     /// Nanoseconds as microseconds with exactly three decimals, from the integer: 1_234_567 → `1234.567`.
     public static func microseconds(fromNanoseconds value: UInt64) -> String {
         var bytes: [UInt8] = []

@@ -69,10 +69,7 @@ public struct RegressionLimit: Sendable, Equatable {
     public var allowanceText: String {
         switch allowance {
         case .percent(let percent):
-            var text = DecimalText.fixed(percent, fractionDigits: 3)
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
-            return "+\(text)%"
+            return "+\(DecimalText.trimmed(percent, fractionDigits: 3))%"
         case .nanoseconds(let value): return "+" + DurationText.format(value)
         }
     }

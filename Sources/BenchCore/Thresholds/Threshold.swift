@@ -220,10 +220,7 @@ public struct Threshold: Sendable, Equatable {
     }
 
     static func percentText(_ value: Double) -> String {
-        var text = DecimalText.fixed(value, fractionDigits: 3)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text + "%"
+        DecimalText.trimmed(value, fractionDigits: 3) + "%"
     }
 }
 

@@ -129,11 +129,12 @@ public struct ThresholdResult: Sendable, Equatable {
     public var measurementText: String {
         var text = "measured \(measuredText ?? "nothing: no value was measured"), limit \(limitText)"
         if let evidence, measuredText != nil, let percentile = SamplingUncertainty.percentile(of: statistic) {
+            let confidence = DecimalText.trimmed(evidence.confidence * 100, fractionDigits: 3) + "%"
             if evidence.isOnlyTheLargest, let needed = evidence.valuesToDecide {
-                text += "; of \(evidence.values) values a p\(Self.trimmed(percentile)) is the largest: a verdict "
-                    + "decided at \(Self.trimmed(evidence.confidence * 100))% needs \(needed) or more"
+                text += "; of \(evidence.values) values a p\(DecimalText.trimmed(percentile, fractionDigits: 3)) is the "
+                    + "largest: a verdict decided at \(confidence) needs \(needed) or more"
             } else if let interval = evidence.intervalText {
-                text += "; \(Self.trimmed(evidence.confidence * 100))%: \(interval) of \(evidence.values) values"
+                text += "; \(confidence): \(interval) of \(evidence.values) values"
             }
         }
         return text
@@ -151,12 +152,6 @@ public struct ThresholdResult: Sendable, Equatable {
             + inconclusive.map(\.explanation).joined(separator: "; ")
     }
 
-    private static func trimmed(_ value: Double) -> String {
-        var text = DecimalText.fixed(value, fractionDigits: 3)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
-    }
 }
 
 /// What a gate makes of a threshold.

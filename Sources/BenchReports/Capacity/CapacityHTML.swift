@@ -38,7 +38,7 @@ enum CapacityHTML {
     /// those judged, pooled over the step's runs.
     private static func stepTable(_ report: CapacityReport) -> String {
         var html = "<h2>steps</h2>\n<p class=\"note\">Each objective decided at "
-            + "\(CapacityReport.percentText(report.confidence * 100))% from the values of all the step's runs: beyond the "
+            + "\(DecimalText.trimmed(report.confidence * 100, fractionDigits: 2))% from the values of all the step's runs: beyond the "
             + "limit / judged.</p>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>runs</th><th>verdict</th>"
             + report.objectives.map { "<th>\(MarkupText.escape($0))</th>" }.joined() + "</tr>\n"
         for step in report.steps {

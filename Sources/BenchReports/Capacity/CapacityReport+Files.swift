@@ -32,7 +32,7 @@ extension CapacityReport {
         let marks: [Verdict: String] = [.held: "✅", .breached: "❌", .inconclusive: "⚠️ inconclusive:"]
         var text = "### bench capacity \(scenario): \(axis.rawValue)\n\n**\(line)**\n\n"
         for threshold in thresholds { text += "- \(marks[threshold.verdict]!) `\(threshold.expression)`\n" }
-        text += (thresholds.isEmpty ? "" : "\n") + "Each step decided at \(Self.percentText(confidence * 100))% from "
+        text += (thresholds.isEmpty ? "" : "\n") + "Each step decided at \(DecimalText.trimmed(confidence * 100, fractionDigits: 2))% from "
             + "the values of all its runs (beyond the limit / judged).\n\n"
         text += "| step | \(axis.rawValue) | runs | verdict | " + objectives.map { "`\($0)`" }.joined(separator: " | ")
             + " |\n|---|---|--:|---|" + String(repeating: "---|", count: objectives.count) + "\n"

@@ -134,7 +134,7 @@ public struct CapacityReport {
         let slo = objectives.joined(separator: " and ")
         let stepsText = "\(steps.count) step\(steps.count == 1 ? "" : "s"), \(DurationText.display(duration))"
         let held = search.capacity.map { axis.text($0) }
-        let confidenceText = "\(Self.percentText(confidence * 100))%"
+        let confidenceText = "\(DecimalText.trimmed(confidence * 100, fractionDigits: 2))%"
         var text: String
         switch cutShort == nil ? search.ending : nil {
         case .lowEndFails?:
@@ -178,12 +178,6 @@ public struct CapacityReport {
         return lowText + "–" + axis.text(high)
     }
 
-    static func percentText(_ value: Double) -> String {
-        var text = DecimalText.fixed(value, fractionDigits: 2)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
-    }
 
     /// The search as one JSON object: the capacity and its interval, and each step's values judged and how many lay
     /// beyond each objective's limit.
