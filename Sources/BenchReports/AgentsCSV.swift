@@ -19,8 +19,8 @@ public enum AgentsCSV {
             writer.field(agent.firstClient)
             writer.field(agent.clients)
             let clients = agent.firstClient..<agent.firstClient + agent.clients
-            writer.field(recording.measuredPerClient.isEmpty ? 0 : recording.measuredPerClient[clients].reduce(0, +))
-            writer.field(recording.lostPerClient.isEmpty ? 0 : recording.lostPerClient[clients].reduce(0, +))
+            writer.field(recording.ledger.measuredPerClient.isEmpty ? 0 : recording.ledger.measuredPerClient[clients].reduce(0, +))
+            writer.field(recording.ledger.lostPerClient.isEmpty ? 0 : recording.ledger.lostPerClient[clients].reduce(0, +))
             writer.flag(agent.sameBoot)
             let clock = agent.clock
             if let first = clock.first { writer.field(String(first.offset)) } else { writer.emptyField() }

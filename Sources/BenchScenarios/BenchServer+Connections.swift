@@ -63,10 +63,10 @@ extension BenchServer {
     /// `--offline-queue`: message `index` fell due while its client was away: it is in flight from `due` on (its rtt
     /// will count the wait; its timeout runs), and goes when the client is back.
     func holdUntilBack(_ index: Int, sequence: Int, client: Int, due: UInt64) {
-        recording.markWritten(index, at: due)
-        if offlineMessages[client].count >= recording.window {
+        written(index, at: due)
+        if offlineMessages[client].count >= recording.ledger.window {
             // A client away for longer than the ring holds: its oldest held messages were handed on (timed out).
-            offlineMessages[client].removeAll { $0.sequence < recording.flushedUpTo }
+            offlineMessages[client].removeAll { $0.sequence < recording.ledger.flushedUpTo }
         }
         offlineMessages[client].append((sequence, index))
     }
@@ -78,11 +78,11 @@ extension BenchServer {
         let frame = Frame(kind: .data, bytes: message)
         let now = MonotonicClock.now()
         for (sequence, index) in offlineMessages[client]
-        where sequence >= recording.flushedUpTo && recording.outcome[index] == .written && isConnected(client)
-            && now < recording.written[index] &+ configuration.timeout {
-            let due = recording.written[index]
+        where sequence >= recording.ledger.flushedUpTo && recording.ledger.outcome[index] == .written
+            && isConnected(client) && now < recording.ledger.written[index] &+ configuration.timeout {
+            let due = recording.ledger.written[index]
             frame.setMessageFields(sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(client), sentNanoseconds: due)
-            _ = record(Self.send(message, on: peers[slot].connection, stamped: false), ofMessage: index, slot: slot, at: due, stamped: false)
+            record(Self.send(message, on: peers[slot].connection, stamped: false), ofMessage: index, slot: slot, at: due, stamped: false)
         }
         offlineMessages[client].removeAll(keepingCapacity: true)
     }

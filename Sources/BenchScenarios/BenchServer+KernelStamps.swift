@@ -24,7 +24,7 @@ extension BenchServer {
             }
             guard let stamp else { return }
             peers[slot].transmitStamps?.stamp(key: stamp.key, time: stamp.time) { message, time in
-                recording.writtenKernel[message] = time
+                recording.ledger.transmitStamp(message, at: time)
             }
         }
     }

@@ -207,71 +207,41 @@ extension BenchServer {
         return true
     }
 
-    /// Records an echo: the client's receive time it carries, and `now`, when the server's read returned it.
-    ///
-    /// The receive time comes from the network and is not trusted: one before the message's write or after the
-    /// echo's arrival is not a measurement. The message is then lost as `invalidTimestamp` and the connection
-    /// closed with the reason. An echo after the timeout is kept as `late` (lost for the metrics); any further
-    /// echo of a message is a duplicate and changes nothing.
+    /// Records an echo: the client's receive time it carries, and `now`, when the server's read returned it (`kernel`:
+    /// the kernel's stamp of that read). An agent's client's stamps are put on this clock first, within the bounds of
+    /// the write and the echo; the ledger decides the rest. A peer that echoes what it was not sent, or times that
+    /// cannot be true, is closed with the reason.
     private func handleEcho(_ frame: Frame, from client: Int, slot: Int, at now: UInt64, kernel: UInt64) -> Bool {
-        let sequence = Int(frame.sequence)
-        guard Int(frame.client) == client, sequence < recording.flushedUpTo + recording.window else {
+        guard Int(frame.client) == client else {
             let reason = "echoed message \(frame.sequence) of client \(frame.client), never sent on this connection"
             closePeer(slot: slot, reason: reason, at: now)
             return false
         }
-        guard sequence >= recording.flushedUpTo else {
-            recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes
-            return true
+        let sequence = Int(frame.sequence)
+        var received = frame.receivedNanoseconds
+        var receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
+        if configuration.agentToken != nil, let agent = agent(ofClient: client) {
+            // An agent's client: its stamps are on its agent's clock, put on ours within a bound.
+            let clock = recording.agents[agent].clock
+            let written = recording.ledger.written[recording.ledger.messageIndex(sequence: sequence, client: client)]
+            received = clock.serverTime(ofAgentStamp: received, between: written, and: now)
+            receivedKernel = receivedKernel == 0 ? 0 : clock.serverTime(ofAgentStamp: receivedKernel, between: written, and: received)
         }
-        let index = recording.messageIndex(sequence: sequence, client: client)
-        let outcome = recording.outcome[index]
-        switch outcome {
-        case .written, .timedOut:
-            // A message that timed out in closed loop was settled then; its fate can still change, not its count.
-            func conclude(_ fate: MessageOutcome) {
-                if outcome == .written { settle(index, as: fate) } else { recording.changeTimedOut(index, to: fate) }
-            }
-            var received = frame.receivedNanoseconds
-            var receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
-            if configuration.agentToken != nil, let agent = agent(ofClient: client) {
-                // An agent's client: its stamps are on its agent's clock, put on ours within a bound.
-                let clock = recording.agents[agent].clock
-                received = clock.serverTime(ofAgentStamp: received, between: recording.written[index], and: now)
-                receivedKernel = receivedKernel == 0
-                    ? 0 : clock.serverTime(ofAgentStamp: receivedKernel, between: recording.written[index], and: received)
-            }
-            guard recording.isPlausible(received: received, forMessage: index, echoedAt: now),
-                receivedKernel == 0
-                    || recording.isPlausible(
-                        kernelReceived: receivedKernel, received: received, forMessage: index, tolerance: kernelTolerance)
-            else {
-                conclude(.invalidTimestamp)
-                let written = recording.written[index]
-                closePeer(
-                    slot: slot,
-                    reason: "echoed message \(sequence) with receive time \(received) ns (kernel: \(receivedKernel) ns), "
-                        + "outside its write (\(written) ns) and the echo's arrival (\(now) ns): not a measurement",
-                    at: now)
-                return false
-            }
-            recording.echoed[index] = now
-            recording.received[index] = received
-            if recording.usesKernelStamps {
-                recording.receivedKernel[index] = receivedKernel
-                recording.echoedKernel[index] = kernel
-            }
-            driver.countEcho()
-            let inTime = outcome == .written && recording.isInTime(message: index, received: received, echoedAt: now)
-            conclude(inTime ? .echoed : .late)
-        case .echoed, .late, .invalidTimestamp:
-            recording.duplicateEchoes += 1
-        case .notDispatched, .droppedClosed, .droppedQueueFull, .writtenThenClosed:
-            let reason = "echoed message \(sequence) of client \(client), which was never written to it"
+        let stamps = MessageLedger.EchoStamps(
+            received: received, receivedKernel: receivedKernel, echoed: now, echoedKernel: kernel, arrival: now,
+            kernelTolerance: kernelTolerance)
+        switch echo(sequence: sequence, client: client, stamps) {
+        case .measured, .late, .duplicate, .stale:
+            return true
+        case .implausible(_, _, let reason):
+            closePeer(slot: slot, reason: reason, at: now)
+            return false
+        case .notSent(let sequence, let client, let inRing):
+            let reason = "echoed message \(sequence) of client \(client), "
+                + (inRing ? "which was never written to it" : "never sent on this connection")
             closePeer(slot: slot, reason: reason, at: now)
             return false
         }
-        return true
     }
 
     /// Closes the connection in `slot`, records why, and settles what was in flight to its client as lost.
@@ -287,10 +257,7 @@ extension BenchServer {
             return
         }
         liveClients -= 1
-        for sequence in recording.heldSequences {
-            let index = recording.messageIndex(sequence: sequence, client: client)
-            if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
-        }
+        clientGone(client)
         clientLeft(client, at: now)
     }
 

@@ -7,8 +7,7 @@ extension BenchServer {
     /// t0 is the time taken before the first write; each write has its own time, taken right before it.
     func sendBroadcast(_ sequence: Int, scheduled: UInt64) {
         let clients = configuration.clients
-        let row = recording.row(of: sequence)
-        recording.scheduled[row] = scheduled
+        recording.ledger.due(broadcast: sequence, at: scheduled)
         driver.beginBroadcast(sequence)
         broadcastOrderRandom.shuffle(broadcastOrder)
         if let writers {
@@ -19,15 +18,15 @@ extension BenchServer {
         let frame = Frame(kind: .data, bytes: message)
         for position in 0..<clients {
             let client = Int(broadcastOrder[position])
-            let index = recording.messageIndex(sequence: sequence, client: client)
+            let index = recording.ledger.messageIndex(sequence: sequence, client: client)
             let slot = slotOfClient[client]
             let time = MonotonicClock.now()
-            if position == 0 { recording.broadcastStart[row] = time }
+            if position == 0 { recording.ledger.broadcastBegan(sequence, at: time) }
             if slot >= 0 && peers[slot].connection.isOpen {
                 frame.setMessageFields(sequence: UInt32(sequence), client: UInt32(client), sentNanoseconds: time)
-                if write(index, to: slot, at: time, stamped: position == 0) { driver.broadcastMessageWritten() }
+                write(index, to: slot, at: time, stamped: position == 0)
             } else {
-                settle(index, as: .droppedClosed)
+                dropped(index, as: .droppedClosed)
             }
         }
         driver.dispatched(clients, at: MonotonicClock.now())
@@ -50,15 +49,13 @@ extension BenchServer {
         writers.writeBroadcast(frame: message)
         var start = UInt64.max
         for position in 0..<min(writers.threads, clients) { start = min(start, writers.times[position]) }
-        recording.broadcastStart[recording.row(of: sequence)] = start
+        recording.ledger.broadcastBegan(sequence, at: start)
         for position in 0..<clients {
             let client = Int(broadcastOrder[position])
-            let index = recording.messageIndex(sequence: sequence, client: client)
+            let index = recording.ledger.messageIndex(sequence: sequence, client: client)
             let stamped = stamps != nil && position < writers.threads
             let slot = slotOfClient[client]
-            if record(writers.results[position], ofMessage: index, slot: slot, at: writers.times[position], stamped: stamped) {
-                driver.broadcastMessageWritten()
-            }
+            record(writers.results[position], ofMessage: index, slot: slot, at: writers.times[position], stamped: stamped)
         }
     }
 
@@ -68,7 +65,7 @@ extension BenchServer {
     func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool {
         let clients = configuration.clients
         let client = index % clients
-        recording.scheduled[index] = scheduled
+        recording.ledger.due(message: index, at: scheduled)
         let slot = slotOfClient[client]
         let time = MonotonicClock.now()
         driver.dispatched(1, at: time)
@@ -77,7 +74,7 @@ extension BenchServer {
                 holdUntilBack(index, sequence: sequence, client: client, due: scheduled)
                 return true
             }
-            settle(index, as: .droppedClosed)
+            dropped(index, as: .droppedClosed)
             return false
         }
         Frame(kind: .data, bytes: message).setMessageFields(
@@ -93,6 +90,7 @@ extension BenchServer {
     /// With kernel stamps and `stamped`, the kernel is asked for the write's transmit stamp: for every message in
     /// roundtrip, for the first write of each broadcast in fanout (its t0). Stamping every write of a broadcast
     /// would slow its write loop by a quarter on the development machines, and with it the spread it measures.
+    @discardableResult
     private func write(_ index: Int, to slot: Int, at time: UInt64, stamped: Bool) -> Bool {
         let stamped = stamped && stamps != nil
         let result = Self.send(message, on: peers[slot].connection, stamped: stamped)
@@ -115,10 +113,11 @@ extension BenchServer {
     }
 
     /// The bookkeeping of a write of message `index` to `slot` at `time`, on the server's thread. True when written.
+    @discardableResult
     func record(_ result: WriteResult, ofMessage index: Int, slot: Int, at time: UInt64, stamped: Bool) -> Bool {
         switch result {
         case .written, .queued:
-            recording.markWritten(index, at: time)
+            written(index, at: time)
             if case .queued = result {
                 recording.peakQueuedBytes = max(recording.peakQueuedBytes, peers[slot].connection.queuedByteCount)
             }
@@ -126,14 +125,14 @@ extension BenchServer {
             return true
         case .dropped:
             recording.queueFullDrops[index % configuration.clients] += 1
-            settle(index, as: .droppedQueueFull)
+            dropped(index, as: .droppedQueueFull)
             return false
         case .failed(let errno):
-            settle(index, as: .droppedClosed)
+            dropped(index, as: .droppedClosed)
             closePeer(slot: slot, reason: "write failed: \(SystemError("send", errno: errno))", at: time)
             return false
         case .notConnected:
-            settle(index, as: .droppedClosed)
+            dropped(index, as: .droppedClosed)
             return false
         }
     }

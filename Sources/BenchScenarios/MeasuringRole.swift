@@ -24,8 +24,7 @@ protocol MeasuringRole: AnyObject {
     var isStopping: Bool { get }
 
     /// Fanout: writes broadcast `sequence`, due at `scheduled`, to every client: ``SendDriver/beginBroadcast(_:)``,
-    /// then per client ``RunRecording/markWritten(_:at:)`` and ``SendDriver/broadcastMessageWritten()``, or
-    /// ``settle(_:as:)``; then ``SendDriver/dispatched(_:at:)``.
+    /// then per client ``written(_:at:)`` or ``dropped(_:as:)``; then ``SendDriver/dispatched(_:at:)``.
     func sendBroadcast(_ sequence: Int, scheduled: UInt64)
     /// Roundtrip: writes message `index` (`sequence` of its client), due at `scheduled`; true when it went out (and
     /// waits for its echo), false when it was settled as lost at once.
@@ -51,13 +50,48 @@ extension MeasuringRole {
     func isWaitingForReturns(at now: UInt64) -> Bool { false }
     var returnedClients: Int { 0 }
 
-    // MARK: Settling
+    // MARK: The ledger's events, with what they mean for the send driver
 
-    /// Message `index` is settled as `outcome`; in closed loop, that may let the next message go.
+    /// Message `index` went out at `time` (in fanout, one of the broadcast in flight).
     @inline(__always)
-    func settle(_ index: Int, as outcome: MessageOutcome) {
-        let wasInFlight = recording.settle(index, as: outcome)
-        driver.settled(index, clients: configuration.clients, window: recording.window, wasInFlight: wasInFlight)
+    func written(_ index: Int, at time: UInt64) {
+        recording.ledger.written(index, at: time)
+        if configuration.scenario == .fanout { driver.broadcastMessageWritten() }
+    }
+
+    /// Message `index` was not written, for `reason` (``MessageOutcome/droppedClosed``,
+    /// ``MessageOutcome/droppedQueueFull``).
+    @inline(__always)
+    func dropped(_ index: Int, as reason: MessageOutcome) {
+        settled(index, wasInFlight: recording.ledger.dropped(index, as: reason))
+    }
+
+    /// `client`'s connection closed: what it still owed is lost with it.
+    func clientGone(_ client: Int) {
+        let (clients, window) = (configuration.clients, recording.ledger.window)  // not read while the ledger changes
+        recording.ledger.clientGone(client) { driver.settled($0, clients: clients, window: window, wasInFlight: true) }
+    }
+
+    /// Client `client` echoed message `sequence` with `stamps` (on this clock): the ledger's answer, which the caller
+    /// acts on (the driver has heard of a message that left flight).
+    @inline(__always)
+    func echo(sequence: Int, client: Int, _ stamps: MessageLedger.EchoStamps) -> MessageLedger.EchoAction {
+        let action = recording.ledger.echo(sequence: sequence, client: client, stamps)
+        if let message = action.settledMessage { settled(message, wasInFlight: true) }
+        return action
+    }
+
+    /// A client's group wrote message `index` at `time` (on this clock), reported at `now`.
+    func writeReported(_ index: Int, at time: UInt64, arrival now: UInt64) -> MessageLedger.StampAction {
+        let action = recording.ledger.writeReported(index, at: time, arrival: now)
+        if action == .implausible(settled: true) { settled(index, wasInFlight: true) }
+        return action
+    }
+
+    /// Message `index` settled; in closed loop, that may let the next message go.
+    @inline(__always)
+    private func settled(_ index: Int, wasInFlight: Bool) {
+        driver.settled(index, clients: configuration.clients, window: recording.ledger.window, wasInFlight: wasInFlight)
     }
 
     // MARK: Open loop
@@ -85,7 +119,7 @@ extension MeasuringRole {
             switch configuration.scenario {
             case .fanout: sendBroadcast(event.sequence, scheduled: due)
             case .roundtrip:
-                let index = recording.messageIndex(sequence: event.sequence, client: event.client)
+                let index = recording.ledger.messageIndex(sequence: event.sequence, client: event.client)
                 _ = sendMessage(index, sequence: event.sequence, scheduled: due)
             }
             driver.advancePlan()
@@ -119,7 +153,7 @@ extension MeasuringRole {
                     driver.retryLater(client, advancing: false)
                     continue
                 }
-                let index = recording.messageIndex(sequence: sequence, client: client)
+                let index = recording.ledger.messageIndex(sequence: sequence, client: client)
                 if sendMessage(index, sequence: sequence, scheduled: now) {
                     driver.took(client, awaiting: index)
                 } else if isConnected(client) {
@@ -139,16 +173,18 @@ extension MeasuringRole {
         switch configuration.scenario {
         case .fanout:
             let sequence = driver.currentBroadcast
-            guard driver.unresolvedInBroadcast > 0, now >= recording.broadcastStart[recording.row(of: sequence)] + timeout
+            guard driver.unresolvedInBroadcast > 0, now >= recording.ledger.broadcastStart[recording.ledger.row(of: sequence)] + timeout
             else { return }
             for client in 0..<configuration.clients {
-                let index = recording.messageIndex(sequence: sequence, client: client)
-                if recording.outcome[index] == .written { settle(index, as: .timedOut) }
+                let index = recording.ledger.messageIndex(sequence: sequence, client: client)
+                if recording.ledger.timedOut(index) { settled(index, wasInFlight: true) }
             }
         case .roundtrip:
             for client in 0..<configuration.clients {
                 let index = driver.awaited[client]
-                if index >= 0 && now >= recording.written[index] + timeout { settle(index, as: .timedOut) }
+                if index >= 0 && now >= recording.ledger.written[index] + timeout && recording.ledger.timedOut(index) {
+                    settled(index, wasInFlight: true)
+                }
             }
         }
     }
@@ -160,7 +196,7 @@ extension MeasuringRole {
         expireClosedLoopMessages(at: now)
         recording.handOnSettled(at: now, to: stream)
         control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)
-        control.echoedMessages.store(driver.echoes, ordering: .relaxed)
+        control.echoedMessages.store(recording.ledger.echoesReceived, ordering: .relaxed)
         control.connectedClients.store(connectedClients, ordering: .relaxed)
         control.reconnects.store(returnedClients, ordering: .relaxed)
         if driver.cpuAtStart != 0 && now > recording.startNanoseconds && recording.startNanoseconds != 0 {
@@ -186,9 +222,9 @@ extension MeasuringRole {
     /// progress counters are final.
     func finishMeasuring() {
         if driver.cpuAtStart != 0 { recording.measuringThreadCPU = ThreadCPUTime.now() - driver.cpuAtStart }
-        recording.timeOutWhatIsInFlight()
+        recording.ledger.timeOutWhatIsInFlight()
         if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
         control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)
-        control.echoedMessages.store(driver.echoes, ordering: .relaxed)
+        control.echoedMessages.store(recording.ledger.echoesReceived, ordering: .relaxed)
     }
 }

@@ -1,15 +1,10 @@
 import BenchNet
 
-/// The raw record of a run's messages in flight: every timestamp the server took or received, per message, in
-/// arrays allocated once, before the run.
-///
-/// The arrays are a ring of ``window`` rows, one row per sequence number (its broadcast in fanout, its place in the
-/// client's series in roundtrip), one column per client: message `(sequence, client)` is at index
-/// `(sequence % window) * clients + client`. Rows are handed on in order once every message in them is settled
-/// (`RunRecording+Window.swift`: ``flush(at:ending:emit:)``), as ``SettledMessage``s, and reused; so memory is set by
-/// the timeout and the send rate, not by the run's length. A window of every sequence keeps the whole run (tests that
-/// build a recording by hand). A time of 0 means "never happened". Warmup messages are included (they are the first
-/// `warmup` sequence numbers); they are never streamed.
+/// The raw record of a run: its ``MessageLedger`` (every message in flight and its fate, in a ring allocated once,
+/// before the run, and handed on row by row as ``SettledMessage``s: `RunRecording+Window.swift`), and the run-level
+/// facts beside it — its status, times, connection events, agents, drops, heartbeats and outages. A window of every
+/// sequence keeps the whole run (tests that build a recording by hand). Warmup messages are included (they are the
+/// first `warmup` sequence numbers); they are never streamed.
 public struct RunRecording: Sendable {
     /// What was run.
     public var configuration: RunConfiguration
@@ -27,10 +22,8 @@ public struct RunRecording: Sendable {
     public var endNanoseconds: UInt64 = 0
     /// Wall-clock time at ``startNanoseconds``, in nanoseconds since the Unix epoch.
     public var startUnixNanoseconds: UInt64 = 0
-    /// Rows in the ring: sequence numbers in flight at once.
-    public let window: Int
-    /// The first sequence number not yet handed on: rows hold `flushedUpTo ..< flushedUpTo + window`.
-    public internal(set) var flushedUpTo = 0
+    /// Every message in flight and what became of it: the ring, written only by its own events.
+    public internal(set) var ledger: MessageLedger
     /// Report intervals ended so far (``SettledMessage/Kind/intervalEnd`` entries emitted).
     public internal(set) var intervalsEnded = 0
     /// True once the stream's end was emitted (``finishStream(emit:)``).
@@ -41,32 +34,10 @@ public struct RunRecording: Sendable {
     /// The busiest client thread's CPU time in percent: over its life for this process's, since its clients were all
     /// connected for those that report it (children, agents, a target run's subscriber threads); nil without any.
     public var busiestClientThreadPercent: Double?
-    /// Echoes that came after their row was handed on (long after their timeout): counted, nothing else.
-    public var echoesAfterHandOn = 0
     /// Times a send waited because its row of the ring still held an unsettled message (shows as lag).
     public var windowWaits = 0
     /// Times the measuring thread found the stream to the writer full and waited for it (shows as lag).
     public var writerWaits = 0
-    /// When each send was due: per broadcast in fanout, per message in roundtrip (monotonic ns).
-    public var scheduled: [UInt64]
-    /// Fanout only: the time before the first write of each broadcast, t0(k).
-    public var broadcastStart: [UInt64]
-    /// Per message: the time right before the write system call, tw; 0 if never written.
-    public var written: [UInt64]
-    /// Per message: the time right after the client's read returned it, tr, as its echo reported.
-    public var received: [UInt64]
-    /// Per message: the time right after the server's read returned its echo.
-    public var echoed: [UInt64]
-    /// Per message: what became of it. It changes only through the ring's methods (``markWritten(_:at:)``,
-    /// ``settle(_:as:)``, ``changeTimedOut(_:to:)``, ``timeOutWhatIsInFlight()``), so written → settled holds by
-    /// construction.
-    public private(set) var outcome: [MessageOutcome]
-    /// With kernel stamps (`timestamps` kernel or both; empty arrays otherwise), per message, monotonic ns, 0 when
-    /// the kernel gave none: when the kernel handed the server's write on, when the segment reached the client,
-    /// and when the echo reached the server.
-    public var writtenKernel: [UInt64]
-    public var receivedKernel: [UInt64]
-    public var echoedKernel: [UInt64]
     /// How kernel stamps (CLOCK_REALTIME) were put on the run's clock, read before the run and again after it.
     public var kernelClockAtStart: KernelClockMapping?
     public var kernelClockAtEnd: KernelClockMapping?
@@ -85,9 +56,6 @@ public struct RunRecording: Sendable {
     public static let maximumEvents = 10_000
     /// `bench serve`: the agents that joined, in the order they did.
     public var agents: [AgentRecord] = []
-    /// With agents: per client, measured messages handed on and how many of them were lost (for `agents.csv`).
-    public internal(set) var measuredPerClient: [Int] = []
-    public internal(set) var lostPerClient: [Int] = []
     /// Echoes the clients could not send because their write queue was full.
     public var droppedEchoes = 0
     /// Heartbeats the clients of this process sent.
@@ -117,8 +85,6 @@ public struct RunRecording: Sendable {
     public var peakQueuedBytes = 0
     /// Times accept(2) failed on the listening socket (the connection skipped, or accepting paused).
     public var acceptFailures = 0
-    /// Echoes that arrived twice for the same message (ignored after the first).
-    public var duplicateEchoes = 0
     /// CPUs the server's thread was seen running on during the run.
     public var serverCPUs = CPUSet()
     /// CPUs the server's thread was allowed to run on.
@@ -131,24 +97,7 @@ public struct RunRecording: Sendable {
     /// Empty storage for `window` sequence numbers of `configuration` (nil: all of them), allocated once, before the run.
     public init(configuration: RunConfiguration, window: Int? = nil) {
         self.configuration = configuration
-        let sequences = max(1, min(window ?? configuration.sequencesPerClient, configuration.sequencesPerClient))
-        self.window = sequences
-        let messages = sequences * configuration.clients
-        self.scheduled = Array(repeating: 0, count: configuration.scenario == .fanout ? sequences : messages)
-        self.broadcastStart = Array(repeating: 0, count: configuration.scenario == .fanout ? sequences : 0)
-        self.written = Array(repeating: 0, count: messages)
-        self.received = Array(repeating: 0, count: messages)
-        self.echoed = Array(repeating: 0, count: messages)
-        self.outcome = Array(repeating: .notDispatched, count: messages)
-        // agents.csv counts each agent's (and a target run's each child's) clients' messages.
-        if configuration.agentToken != nil || !configuration.subscriberChannels.isEmpty {
-            self.measuredPerClient = Array(repeating: 0, count: configuration.clients)
-            self.lostPerClient = Array(repeating: 0, count: configuration.clients)
-        }
-        let kernel = configuration.timestamps.usesKernel
-        self.writtenKernel = Array(repeating: 0, count: kernel ? messages : 0)
-        self.receivedKernel = Array(repeating: 0, count: kernel ? messages : 0)
-        self.echoedKernel = Array(repeating: 0, count: kernel ? messages : 0)
+        self.ledger = MessageLedger(configuration: configuration, window: window)
         self.queueFullDrops = Array(repeating: 0, count: configuration.clients)
         self.connectTimes = Array(repeating: 0, count: configuration.clients)
     }
@@ -157,42 +106,6 @@ public struct RunRecording: Sendable {
     /// sending began (waiting for its clients or agents), which has no start.
     public var sendingDuration: UInt64 {
         startNanoseconds == 0 ? 0 : endNanoseconds - Swift.min(startNanoseconds, endNanoseconds)
-    }
-
-    // MARK: A message's outcome, which only these change
-
-    /// Message `index` went out at `time` (the time before the write): it waits for its echo.
-    @inline(__always)
-    public mutating func markWritten(_ index: Int, at time: UInt64) {
-        outcome[index] = .written
-        written[index] = time
-    }
-
-    /// Message `index` is settled as `outcome` (echoed, late, dropped, lost with its connection, timed out); true when
-    /// it was waiting for its echo, false when it never went out.
-    @inline(__always) @discardableResult
-    public mutating func settle(_ index: Int, as outcome: MessageOutcome) -> Bool {
-        let wasInFlight = self.outcome[index] == .written
-        self.outcome[index] = outcome
-        return wasInFlight
-    }
-
-    /// An echo of message `index` came after it was settled as timed out: its fate can still change (to late, or to
-    /// an invalid timestamp), not its count.
-    @inline(__always)
-    public mutating func changeTimedOut(_ index: Int, to outcome: MessageOutcome) {
-        if self.outcome[index] == .timedOut { self.outcome[index] = outcome }
-    }
-
-    /// The end of a run: every message still waiting for its echo timed out.
-    public mutating func timeOutWhatIsInFlight() {
-        for index in outcome.indices where outcome[index] == .written { outcome[index] = .timedOut }
-    }
-
-    /// Empties message `index`'s place in the ring for the sequence that takes its row next.
-    @inline(__always)
-    mutating func clear(message index: Int) {
-        (written[index], received[index], echoed[index], outcome[index]) = (0, 0, 0, .notDispatched)
     }
 
     // MARK: Events
@@ -214,23 +127,5 @@ public struct RunRecording: Sendable {
     /// The slow consumers: clients with messages dropped because their write queue was full, and how many.
     public var slowClients: [(client: Int, dropped: Int)] {
         queueFullDrops.enumerated().filter { $0.element > 0 }.map { (client: $0.offset, dropped: $0.element) }
-    }
-
-    /// Index of message `(sequence, client)` in the per-message arrays.
-    @inline(__always)
-    public func messageIndex(sequence: Int, client: Int) -> Int {
-        row(of: sequence) * configuration.clients + client
-    }
-
-    /// The row of `sequence` in the ring: its index in the per-sequence arrays (`scheduled` in fanout,
-    /// `broadcastStart`).
-    @inline(__always)
-    public func row(of sequence: Int) -> Int {
-        sequence % window
-    }
-
-    /// The sequence number row `row` holds now.
-    public func sequence(ofRow row: Int) -> Int {
-        flushedUpTo + (row - flushedUpTo % window + window) % window
     }
 }

@@ -4,8 +4,8 @@ import BenchNet
 /// turn-taking), what went out and what settled, the broadcast in flight and the clients waiting for their turn.
 ///
 /// It holds counts and queues only; the role writes the messages and reads the echoes, and tells the driver what
-/// happened through ``MeasuringRole/settle(_:as:)`` and the `dispatched…` methods here. No method allocates: the
-/// closed loop's queues are reserved for every client up front.
+/// happened through the ledger events of ``MeasuringRole`` (`written`, `dropped`, `echo`, …) and the `dispatched…`
+/// methods here. No method allocates: the closed loop's queues are reserved for every client up front.
 struct SendDriver {
     /// The longest a role keeps sending late events before it reads what arrived in the meantime.
     static var catchUpBudget: UInt64 { 1_000_000 }
@@ -15,8 +15,6 @@ struct SendDriver {
     /// Messages whose turn came, and those settled (echoed, late, dropped, lost with their connection, timed out).
     private(set) var dispatched = 0
     private(set) var resolved = 0
-    /// Echoes (or relayed messages) that arrived, published at housekeeping for the progress line.
-    private(set) var echoes = 0
     /// When the last message went out (monotonic ns).
     private(set) var lastDispatch: UInt64 = 0
     /// The measuring thread's CPU time when sending began (``ThreadCPUTime``), 0 before.
@@ -64,12 +62,6 @@ struct SendDriver {
     mutating func dispatched(_ count: Int, at time: UInt64) {
         dispatched += count
         lastDispatch = time
-    }
-
-    /// An echo arrived (for the progress line; measured or not).
-    @inline(__always)
-    mutating func countEcho() {
-        echoes += 1
     }
 
     /// Broadcast `sequence` begins: none of its messages is in flight yet.

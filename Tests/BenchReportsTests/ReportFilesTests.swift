@@ -1,10 +1,10 @@
 import BenchCore
 import BenchNet
-import BenchScenarios
 import Foundation
 import Testing
 
 @testable import BenchReports
+@testable import BenchScenarios
 
 /// The report files of a hand-made recording: exact bytes where the format matters.
 @Suite struct ReportFilesTests {
@@ -19,14 +19,17 @@ import Testing
         recording.endNanoseconds = 2_001_000
         recording.startUnixNanoseconds = 1_795_000_000_000_000_000  // 2026-11-18T11:06:40Z
         // Messages (sequence, client): warmup (0, *), then (1, 0) echoed, (1, 1) lost, (2, 0) echoed, (2, 1) echoed.
-        recording.scheduled = [1_000, 1_000, 2_000, 2_000, 3_000, 3_000]
-        for (index, written) in [1_100, 1_200, 2_010, 2_020, 3_005, 3_007].enumerated() {
-            recording.markWritten(index, at: UInt64(written))
+        let times: [(due: UInt64, written: UInt64, echoed: UInt64)] = [
+            (1_000, 1_100, 1_500), (1_000, 1_200, 1_600), (2_000, 2_010, 2_510), (2_000, 2_020, 0), (3_000, 3_005, 4_005),
+            (3_000, 3_007, 5_007),
+        ]
+        for (index, time) in times.enumerated() {
+            recording.ledger.due(message: index, at: time.due)
+            recording.ledger.written(index, at: time.written)
+            let stamps = MessageLedger.EchoStamps(received: time.written, echoed: time.echoed, arrival: time.echoed)
+            if time.echoed != 0 { _ = recording.ledger.echo(sequence: index / 2, client: index % 2, stamps) }
         }
-        recording.echoed = [1_500, 1_600, 2_510, 0, 4_005, 5_007]
-        for (index, outcome) in [MessageOutcome.echoed, .echoed, .echoed, .timedOut, .echoed, .echoed].enumerated() {
-            recording.settle(index, as: outcome)
-        }
+        recording.ledger.timedOut(3)
         recording.serverCPUs = CPUSet([0])
         recording.record(ConnectionEvent(side: .server, client: nil, time: 1_500, reason: "unknown frame kind 71, \"GET\""))
         return recording

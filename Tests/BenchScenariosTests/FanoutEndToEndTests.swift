@@ -133,12 +133,12 @@ import Testing
         #expect(analysis.summary(of: .delivery)?.lost == 0)
         #expect(analysis.summary(of: .delivery)?.count == Self.clients * Self.messages)
         for sequence in 0..<configuration.sequencesPerClient {
-            let writes = (0..<Self.clients).map { recording.written[recording.messageIndex(sequence: sequence, client: $0)] }
+            let writes = (0..<Self.clients).map { recording.ledger.written[recording.ledger.messageIndex(sequence: sequence, client: $0)] }
             #expect(writes.allSatisfy { $0 != 0 })
-            #expect(recording.broadcastStart[sequence] == writes.min(), "t0 is the earliest first write of any thread")
+            #expect(recording.ledger.broadcastStart[sequence] == writes.min(), "t0 is the earliest first write of any thread")
             if timestamps == .kernel {
                 let stamped = (0..<Self.clients).filter {
-                    recording.writtenKernel[recording.messageIndex(sequence: sequence, client: $0)] != 0
+                    recording.ledger.writtenKernel[recording.ledger.messageIndex(sequence: sequence, client: $0)] != 0
                 }
                 #expect(stamped.count == threads, "each thread stamps its first write")
             }

@@ -76,11 +76,11 @@ import Testing
         peer.echo(second, received: { $0 + 1 })
         let recording = try run.finish()
 
-        #expect(recording.outcome[0] == .late)
-        #expect(recording.outcome[1] == .echoed)
-        #expect(recording.duplicateEchoes == 1)
-        #expect(recording.received[0] == recording.written[0] + 1, "the first echo's receive time is kept")
-        #expect(recording.echoed[0] != 0 && recording.echoed[0] <= recording.echoed[1], "and its arrival")
+        #expect(recording.ledger.outcome[0] == .late)
+        #expect(recording.ledger.outcome[1] == .echoed)
+        #expect(recording.ledger.duplicateEchoes == 1)
+        #expect(recording.ledger.received[0] == recording.ledger.written[0] + 1, "the first echo's receive time is kept")
+        #expect(recording.ledger.echoed[0] != 0 && recording.ledger.echoed[0] <= recording.ledger.echoed[1], "and its arrival")
         #expect(recording.roundTrip(ofMessage: 0) == nil, "a late echo is lost for the metric")
     }
 

@@ -13,8 +13,8 @@ import Testing
     private func expectOrdered(_ recording: RunRecording, _ index: Int, scenario: String) {
         let slack = 2 * (recording.kernelClockAtStart?.uncertainty ?? 0)
         let (wu, wk, rk, ru, ek, eu) = (
-            recording.written[index], recording.writtenKernel[index], recording.receivedKernel[index],
-            recording.received[index], recording.echoedKernel[index], recording.echoed[index]
+            recording.ledger.written[index], recording.ledger.writtenKernel[index], recording.ledger.receivedKernel[index],
+            recording.ledger.received[index], recording.ledger.echoedKernel[index], recording.ledger.echoed[index]
         )
         #expect(rk != 0 && ek != 0, "\(scenario): message \(index) has its kernel receive stamps")
         if wk != 0 {
@@ -38,12 +38,12 @@ import Testing
         let name = "\(scenario) \(clients) clients, interval \(interval)"
 
         #expect(recording.status == .complete, "\(name)")
-        for index in recording.outcome.indices where recording.outcome[index] == .echoed {
+        for index in recording.ledger.outcome.indices where recording.ledger.outcome[index] == .echoed {
             expectOrdered(recording, index, scenario: name)
         }
         #expect(recording.missingKernelStamps == (0, 0), "\(name)")
-        let transmitStamps = recording.writtenKernel.filter { $0 != 0 }.count
-        let expected = scenario == .fanout ? configuration.sequencesPerClient : recording.written.count
+        let transmitStamps = recording.ledger.writtenKernel.filter { $0 != 0 }.count
+        let expected = scenario == .fanout ? configuration.sequencesPerClient : recording.ledger.written.count
         #expect(transmitStamps == expected, "\(name): one transmit stamp per message, per broadcast in fanout")
         let clock = try #require(recording.kernelClockAtStart)
         #expect(clock.uncertainty < 10_000, "\(name): the clocks were read within 10 µs of each other")
@@ -52,8 +52,8 @@ import Testing
         let rtt = try #require(analysis.summary(of: .rtt))
         #expect(rtt.count == clients * 30 && rtt.lost == 0)
         // The kernel's round trip leaves out the server's own wake-ups, so it is shorter than the user-space one.
-        let userRoundTrips = recording.outcome.indices.filter { recording.isMeasured(message: $0) }
-            .map { recording.echoed[$0] - recording.written[$0] }
+        let userRoundTrips = recording.ledger.outcome.indices.filter { recording.ledger.isMeasured(message: $0) }
+            .map { recording.ledger.echoed[$0] - recording.ledger.written[$0] }
         #expect(rtt.max! <= userRoundTrips.max()!)
         let stack = try #require(analysis.summary(of: .stack), "--timestamps both reports stack")
         #expect(stack.count == clients * 30)
@@ -85,8 +85,8 @@ import Testing
         let analysis = RunAnalysis(recording: recording)
         #expect(analysis.summary(of: .delivery)?.lost == 0, "a missing stamp is not a lost message")
         for sequence in 0..<10 {
-            let index = recording.messageIndex(sequence: sequence, client: 2)
-            #expect(recording.receiveTime(ofMessage: index) == recording.received[index], "its own read stands in")
+            let index = recording.ledger.messageIndex(sequence: sequence, client: 2)
+            #expect(recording.receiveTime(ofMessage: index) == recording.ledger.received[index], "its own read stands in")
         }
     }
 
@@ -108,7 +108,7 @@ import Testing
         peer.echo(frame, received: { $0 + 1 }, receivedKernel: { _ in 1 })  // a kernel stamp long before the write
         #expect(peer.serverCloses())
         let recording = try run.finish()
-        #expect(recording.outcome[0] == .invalidTimestamp)
+        #expect(recording.ledger.outcome[0] == .invalidTimestamp)
         #expect(recording.connectionEvents.contains { $0.reason.contains("(kernel: 1 ns)") })
     }
 }

@@ -39,9 +39,9 @@ import Testing
         // The other 19 got every broadcast while the stalled client's queue overflowed: the server never waited for
         // it (a server that did would never finish, since the stalled client never reads).
         for sequence in 0..<configuration.messages {
-            let received = (0..<19).map { recording.received[recording.messageIndex(sequence: sequence, client: $0)] }
+            let received = (0..<19).map { recording.ledger.received[recording.ledger.messageIndex(sequence: sequence, client: $0)] }
             #expect(received.allSatisfy { $0 != 0 })
-            let stalledIndex = recording.messageIndex(sequence: sequence, client: 19)
+            let stalledIndex = recording.ledger.messageIndex(sequence: sequence, client: 19)
             #expect(recording.delivery(ofMessage: stalledIndex) == nil, "nothing reached the stalled client")
         }
 
@@ -133,7 +133,7 @@ import Testing
         #expect(recording.deadClients == [1])
         #expect(recording.connectionEvents.contains { $0.client == 1 && $0.reason.contains("taken for dead") })
         let lostByClient = (0..<2).map { client in
-            (0..<50).filter { recording.roundTrip(ofMessage: recording.messageIndex(sequence: $0, client: client)) == nil }.count
+            (0..<50).filter { recording.roundTrip(ofMessage: recording.ledger.messageIndex(sequence: $0, client: client)) == nil }.count
         }
         #expect(lostByClient == [0, 50])
     }

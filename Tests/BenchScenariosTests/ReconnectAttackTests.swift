@@ -33,7 +33,7 @@ import Testing
         var sentToNobody = 0
         for sequence in 0..<configuration.sequencesPerClient {
             let outcomes = (0..<configuration.clients).map {
-                recording.outcome[recording.messageIndex(sequence: sequence, client: $0)]
+                recording.ledger.outcome[recording.ledger.messageIndex(sequence: sequence, client: $0)]
             }
             if outcomes.allSatisfy({ $0 == .droppedClosed }) { sentToNobody += 1 }
         }

@@ -25,14 +25,10 @@ import Testing
                                     (3_000_040, 3_000_500, 4_500_000)]),  // client 2's echo came after the timeout
         ]
         for (sequence, broadcast) in broadcasts.enumerated() {
-            recording.scheduled[sequence] = broadcast.0
-            recording.broadcastStart[sequence] = broadcast.1
-            for (client, times) in broadcast.2.enumerated() {
-                let index = recording.messageIndex(sequence: sequence, client: client)
-                recording.markWritten(index, at: times.0)
-                (recording.received[index], recording.echoed[index]) = (times.1, times.2)
-                // As the server decides: no echo is a timeout, an echo more than 1 ms after the write is late.
-                recording.settle(index, as: times.2 == 0 ? .timedOut : times.2 - times.0 > 1_000_000 ? .late : .echoed)
+            recording.sendBroadcast(sequence, due: broadcast.0, t0: broadcast.1, writes: broadcast.2.map(\.0))
+            for (client, times) in broadcast.2.enumerated() where times.2 != 0 {
+                // The ledger decides: an echo more than 1 ms after the write is late; no echo times out at the end.
+                recording.echo(message: recording.ledger.messageIndex(sequence: sequence, client: client), received: times.1, echoed: times.2)
             }
         }
         return recording
@@ -92,12 +88,13 @@ import Testing
         configuration.messages = 4
         configuration.warmup = 0
         var recording = RunRecording(configuration: configuration)
-        recording.scheduled = [10, 20, 30, 40]
-        recording.markWritten(0, at: 11)
-        recording.echoed = [111, 0, 0, 0]
-        recording.settle(0, as: .echoed)
-        recording.settle(1, as: .droppedQueueFull)
-        recording.settle(2, as: .droppedClosed)
+        recording.send(message: 0, due: 10, at: 11)
+        #expect(recording.echo(message: 0, received: 60, echoed: 111) == .measured(message: 0))
+        recording.ledger.due(message: 1, at: 20)
+        recording.ledger.dropped(1, as: .droppedQueueFull)
+        recording.ledger.due(message: 2, at: 30)
+        recording.ledger.dropped(2, as: .droppedClosed)
+        recording.ledger.due(message: 3, at: 40)
         let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
         #expect(rtt.count == 1)
         #expect(rtt.lost == 2)

@@ -5,7 +5,7 @@
 extension RunRecording {
     /// Message `index` as the stream would hand it on.
     func message(_ index: Int) -> SettledMessage {
-        settledMessage(at: index, t0Kernel: kernelBroadcastStart(row: index / configuration.clients))
+        ledger.settledMessage(at: index, t0Kernel: ledger.kernelBroadcastStart(row: index / configuration.clients))
     }
 
     var reader: SettledMessageReader { SettledMessageReader(configuration) }

@@ -23,24 +23,24 @@ import Testing
 
     @Test func anHonestChildsReportsAreMeasuredAsItStampedThem() throws {
         let recording = try TargetAttackTests.expectRecording(try Self.run(.honest))
-        #expect(recording.outcome.allSatisfy { $0 == .echoed }, "\(TargetAttackTests.tally(recording))")
-        #expect(recording.outcome.count >= 2 * Self.messages)
-        for index in recording.outcome.indices {
-            #expect(recording.echoed[index] - recording.written[index] == 50_000, "rtt as the child stamped it")
-            #expect(recording.written[index] >= recording.scheduled[index])
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed }, "\(TargetAttackTests.tally(recording))")
+        #expect(recording.ledger.outcome.count >= 2 * Self.messages)
+        for index in recording.ledger.outcome.indices {
+            #expect(recording.ledger.echoed[index] - recording.ledger.written[index] == 50_000, "rtt as the child stamped it")
+            #expect(recording.ledger.written[index] >= recording.ledger.scheduled[index])
         }
     }
 
     @Test(arguments: [Child.writesBeforeTheOrder, .echoesBeforeTheWriteOrInTheFuture])
     func timesThatCannotBeTrueAreLostNotMeasured(_ child: Child) throws {
         let recording = try TargetAttackTests.expectRecording(try Self.run(child))
-        #expect(!recording.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
-        #expect(recording.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
+        #expect(!recording.ledger.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
+        #expect(recording.ledger.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
     }
 
     @Test func aReportOfAClientNotItsOwnEndsTheChannelAndItsClientsAreLost() throws {
         let recording = try TargetAttackTests.expectRecording(try Self.run(.reportsAnotherClient))
-        #expect(!recording.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
+        #expect(!recording.ledger.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
         #expect(recording.connectionEvents.contains { $0.reason.contains("does not fit") }, "\(recording.connectionEvents.map(\.reason))")
     }
 

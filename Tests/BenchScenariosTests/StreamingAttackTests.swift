@@ -52,13 +52,10 @@ import Testing
         let start: UInt64 = 1_000_000_000
         recording.startNanoseconds = start
         for (sequence, offset) in [0, 10, 20, 190, 200].enumerated() {
-            let index = recording.messageIndex(sequence: sequence, client: 0)
+            let index = recording.ledger.messageIndex(sequence: sequence, client: 0)
             let due = start + UInt64(offset) * 1_000_000
-            recording.scheduled[index] = due
-            recording.markWritten(index, at: due + 1_000)
-            recording.received[index] = due + 20_000
-            recording.echoed[index] = sequence == 4 ? 0 : due + 40_000
-            if sequence != 4 { recording.settle(index, as: .echoed) }
+            recording.send(message: index, due: due, at: due + 1_000)
+            if sequence != 4 { recording.echo(message: index, received: due + 20_000, echoed: due + 40_000) }
         }
         // Ticks every 50 ms: the first three rows go at 50 ms (interval 0), the fourth at 200 ms (interval 2, 150–225
         // ms); the last message times out at 205 ms and its row goes at the 250 ms tick, still in interval 2, which that
@@ -67,7 +64,7 @@ import Testing
         var entries = [recording.startEntry]
         for tick in stride(from: 50, through: 250, by: 50) {
             let now = start + UInt64(tick) * 1_000_000
-            recording.flush(at: now, ending: false) { entries.append($0) }
+            recording.ledger.flush(at: now, ending: false) { entries.append($0) }
             recording.endIntervals(at: now) { entries.append($0) }
         }
         recording.endNanoseconds = start + 250_400_000

@@ -69,14 +69,9 @@ import Testing
     }
 
     private func broadcast(_ sequence: Int, at time: UInt64, echoed: Bool, in recording: inout RunRecording) {
-        let row = recording.row(of: sequence)
-        recording.scheduled[row] = time
-        recording.broadcastStart[row] = time
-        for client in 0..<2 {
-            let index = recording.messageIndex(sequence: sequence, client: client)
-            recording.markWritten(index, at: time)
-            if echoed { recording.settle(index, as: .echoed) }
-            if echoed { (recording.received[index], recording.echoed[index]) = (time + 10, time + 20) }
+        recording.sendBroadcast(sequence, due: time, t0: time, writes: [time, time])
+        for client in 0..<2 where echoed {
+            recording.echo(message: recording.ledger.messageIndex(sequence: sequence, client: client), received: time + 10, echoed: time + 20)
         }
     }
 
@@ -84,22 +79,22 @@ import Testing
         var recording = ring()
         var entries: [SettledMessage] = []
         for sequence in 0..<3 { broadcast(sequence, at: UInt64(1_000 * (sequence + 1)), echoed: sequence != 1, in: &recording) }
-        #expect(!recording.canWrite(sequence: 3), "three rows, all taken")
-        recording.flush(at: 5_000, ending: false) { entries.append($0) }
-        #expect(recording.flushedUpTo == 1, "the warmup row went (unstreamed); row 1 still waits for its echoes")
+        #expect(!recording.ledger.canWrite(sequence: 3), "three rows, all taken")
+        recording.ledger.flush(at: 5_000, ending: false) { entries.append($0) }
+        #expect(recording.ledger.flushedUpTo == 1, "the warmup row went (unstreamed); row 1 still waits for its echoes")
         #expect(entries.isEmpty)
-        #expect(recording.canWrite(sequence: 3) && !recording.canWrite(sequence: 4))
+        #expect(recording.ledger.canWrite(sequence: 3) && !recording.ledger.canWrite(sequence: 4))
         // Its timeout passes: open loop settles it as timed out, and row 2 follows.
-        recording.flush(at: 2_000 + 10_000, ending: false) { entries.append($0) }
-        #expect(recording.flushedUpTo == 3)
+        recording.ledger.flush(at: 2_000 + 10_000, ending: false) { entries.append($0) }
+        #expect(recording.ledger.flushedUpTo == 3)
         #expect(entries.map(\.kind) == [.message, .message, .broadcast, .message, .message, .broadcast])
         #expect(entries.prefix(2).allSatisfy { $0.outcome == .timedOut && $0.sequence == 1 })
         #expect(entries[3].outcome == .echoed && entries[3].sequence == 2 && entries[3].received == 3_010)
         // The rows were cleared: sequence 4 finds an empty row.
         broadcast(3, at: 13_000, echoed: true, in: &recording)
-        let index = recording.messageIndex(sequence: 4, client: 1)
-        #expect(recording.outcome[index] == .notDispatched && recording.written[index] == 0)
-        #expect(recording.sequence(ofRow: recording.row(of: 4)) == 4)
+        let index = recording.ledger.messageIndex(sequence: 4, client: 1)
+        #expect(recording.ledger.outcome[index] == .notDispatched && recording.ledger.written[index] == 0)
+        #expect(recording.ledger.sequence(ofRow: recording.ledger.row(of: 4)) == 4)
     }
 
     @Test func aRowNotYetSentWaitsAndTheEndHandsOnWhatIsLeft() {
@@ -107,8 +102,8 @@ import Testing
         var entries: [SettledMessage] = []
         broadcast(0, at: 1_000, echoed: true, in: &recording)
         broadcast(1, at: 2_000, echoed: true, in: &recording)
-        recording.flush(at: .max, ending: false) { entries.append($0) }
-        #expect(recording.flushedUpTo == 2, "row 2 was never sent: it waits")
+        recording.ledger.flush(at: .max, ending: false) { entries.append($0) }
+        #expect(recording.ledger.flushedUpTo == 2, "row 2 was never sent: it waits")
         recording.endNanoseconds = 3_000
         recording.finishStream { entries.append($0) }
         #expect(entries.map(\.kind) == [.message, .message, .broadcast, .intervalEnd, .end])
@@ -184,7 +179,7 @@ import Testing
         #expect(recording.status == .complete && recording.streamEnded)
         #expect(entries.first?.kind == .start && entries.last?.kind == .end)
         let messages = entries.filter { $0.kind == .message }
-        #expect(recording.window < messages.count / 3, "the ring went round")
+        #expect(recording.ledger.window < messages.count / 3, "the ring went round")
         for client in 0..<3 {
             let sequences = messages.filter { $0.client == client }.map(\.sequence)
             #expect(sequences == Array(5..<(5 + sequences.count)), "client \(client): every message once, in order, no warmup")
@@ -209,7 +204,7 @@ import Testing
         let (recording, entries) = try streamedRun(configuration)
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
         let messages = entries.filter { $0.kind == .message }
-        #expect(recording.window < messages.count / 2, "the ring (\(recording.window) rows) went round")
+        #expect(recording.ledger.window < messages.count / 2, "the ring (\(recording.ledger.window) rows) went round")
         #expect(messages.allSatisfy { $0.outcome == .echoed }, "\(Set(messages.map(\.outcome)))")
         #expect(Set(messages.map { $0.sequence * 2 + $0.client }).count == messages.count, "each message once")
         #expect(entries.filter { $0.kind == .intervalEnd }.count >= 3, "every 500 ms of a 1.5 s run")
@@ -228,7 +223,7 @@ import Testing
         let (recording, entries) = try streamedRun(configuration)
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
         let broadcasts = entries.filter { $0.kind == .broadcast }
-        #expect(recording.window < broadcasts.count, "the ring (\(recording.window) rows) went round")
+        #expect(recording.ledger.window < broadcasts.count, "the ring (\(recording.ledger.window) rows) went round")
         let messages = entries.filter { $0.kind == .message }
         #expect(messages.count == 20 * broadcasts.count && messages.allSatisfy { $0.outcome == .echoed })
     }

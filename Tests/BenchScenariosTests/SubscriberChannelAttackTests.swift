@@ -57,8 +57,8 @@ import Testing
             _ = read(theirs, &byte, 1)  // until the run closes its end
         }
         let recording = try TargetAttackTests.expectRecording(outcome)
-        #expect(!recording.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
-        #expect(recording.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
+        #expect(!recording.ledger.outcome.contains(.echoed), "\(TargetAttackTests.tally(recording))")
+        #expect(recording.ledger.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
     }
 
     /// A fan-out run of 2 subscribers through a server that only reads, whose one child is `child` (a thread of the

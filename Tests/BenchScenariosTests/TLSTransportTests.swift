@@ -97,7 +97,7 @@ struct TLSTransportTests {
 
         #expect(recording.status == .complete)
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
         let expected = try folder.fingerprint(of: pair.certificate)
         #expect(recording.tlsCertificateFingerprint == expected)
         let files = try RunFiles.write(recording)
@@ -149,7 +149,7 @@ struct TLSTransportTests {
         let recording = try run.finish()
 
         #expect(recording.status == .complete)
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
         #expect(recording.tlsCertificateFingerprint == (try folder.fingerprint(of: pair.certificate)))
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.count <= 1, "at most the stray s_client connection: \(reasons)")
@@ -240,7 +240,7 @@ struct TLSTransportTests {
 
         #expect(recording.status == .complete, "\(recording.statusReason) \(stunnel.errors())")
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
         #expect(report.connectTimes.count == 3)
         #expect(report.connectTimes.map(\.client).sorted() == [0, 1, 2])
         #expect(report.connectTimes.allSatisfy { $0.nanoseconds > 0 })

@@ -78,12 +78,12 @@ import Testing
         let served = try authority.issue("localhost", names: "DNS:localhost,IP:127.0.0.1")
         for host in ["127.0.0.1", "localhost"] {
             let recording = try Self.run(serving: served, trust: .authorities(path: authority.certificate), host: host)
-            #expect(recording.status == .complete && recording.outcome.allSatisfy { $0 == .echoed }, "\(host)")
+            #expect(recording.status == .complete && recording.ledger.outcome.allSatisfy { $0 == .echoed }, "\(host)")
         }
         // Pinned, or not checked at all, the same certificate is accepted too.
         for trust in [TLSTrustOption.pin(path: served.certificate), .insecure] {
             let recording = try Self.run(serving: served, trust: trust)
-            #expect(recording.outcome.allSatisfy { $0 == .echoed }, "\(trust)")
+            #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed }, "\(trust)")
         }
     }
 

@@ -68,11 +68,11 @@ import Testing
             Issue.record("the run did not complete: \(String(describing: box.value))")
             return
         }
-        #expect(recording.outcome.allSatisfy { $0 == .echoed }, "\(TargetAttackTests.tally(recording))")
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed }, "\(TargetAttackTests.tally(recording))")
         for sequence in 0..<5 {
-            let t0 = recording.broadcastStart[recording.row(of: sequence)]
+            let t0 = recording.ledger.broadcastStart[recording.ledger.row(of: sequence)]
             for client in 0..<2 {
-                let received = recording.received[recording.messageIndex(sequence: sequence, client: client)]
+                let received = recording.ledger.received[recording.ledger.messageIndex(sequence: sequence, client: client)]
                 #expect(received >= t0 && received - t0 < 1_000_000_000, "broadcast \(sequence) to \(client): \(received - t0) ns")
             }
         }

@@ -34,8 +34,8 @@ import Testing
         let recording = try Self.expectRecording(outcome)
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.filter { $0.contains("length32 message of 4294967299 bytes") }.count == 2, "\(reasons)")
-        #expect(!recording.outcome.contains(.echoed), "nothing was echoed")
-        #expect(recording.outcome.allSatisfy { [.writtenThenClosed, .droppedClosed, .notDispatched].contains($0) }, "\(Self.tally(recording))")
+        #expect(!recording.ledger.outcome.contains(.echoed), "nothing was echoed")
+        #expect(recording.ledger.outcome.allSatisfy { [.writtenThenClosed, .droppedClosed, .notDispatched].contains($0) }, "\(Self.tally(recording))")
         #expect(recording.status == .failed, "every connection was closed: \(recording.status)")
         #expect(outcome.seconds < 10, "the run ends when the last connection is closed, \(outcome.seconds) s")
     }
@@ -60,8 +60,8 @@ import Testing
         let recording = try Self.expectRecording(outcome)
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.contains { $0.contains("a line longer than 65536 bytes") }, "\(reasons)")
-        #expect(!recording.outcome.contains(.echoed))
-        #expect(recording.outcome.allSatisfy { [.writtenThenClosed, .droppedClosed, .notDispatched].contains($0) }, "\(Self.tally(recording))")
+        #expect(!recording.ledger.outcome.contains(.echoed))
+        #expect(recording.ledger.outcome.allSatisfy { [.writtenThenClosed, .droppedClosed, .notDispatched].contains($0) }, "\(Self.tally(recording))")
         #expect(recording.status == .failed, "\(recording.status)")
         // The client stops reading at 64 KiB: the server cannot push much more than the socket buffers hold.
         #expect(sent.value < 16 << 20, "the client kept reading a line it should have given up on: \(sent.value) bytes")
@@ -84,8 +84,8 @@ import Testing
         let recording = try Self.expectRecording(Self.run(configuration, within: 60))
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.filter { $0.contains("an stx message's CRC is") }.count == 2, "\(reasons)")
-        #expect(!recording.outcome.contains(.echoed))
-        #expect(recording.outcome.allSatisfy { [.writtenThenClosed, .droppedClosed, .notDispatched].contains($0) }, "\(Self.tally(recording))")
+        #expect(!recording.ledger.outcome.contains(.echoed))
+        #expect(recording.ledger.outcome.allSatisfy { [.writtenThenClosed, .droppedClosed, .notDispatched].contains($0) }, "\(Self.tally(recording))")
     }
 
     /// An stx "echo" whose first byte is not STX.
@@ -117,8 +117,8 @@ import Testing
         let configuration = try Self.roundtrip(port: server.port, clients: 3, messages: 10)
         let recording = try Self.expectRecording(Self.run(configuration, within: 60))
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed }, "\(Self.tally(recording))")
-        #expect(recording.duplicateEchoes == configuration.totalMessages, "\(recording.duplicateEchoes)")
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed }, "\(Self.tally(recording))")
+        #expect(recording.ledger.duplicateEchoes == configuration.totalMessages, "\(recording.ledger.duplicateEchoes)")
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
         let files = try RunFiles.write(recording)
         #expect(files.samples.count == 3 * 10, "one row per message, not per echo")
@@ -145,8 +145,8 @@ import Testing
         let configuration = try Self.roundtrip(port: server.port, clients: 2, messages: 10)
         let recording = try Self.expectRecording(Self.run(configuration, within: 60))
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed }, "\(Self.tally(recording))")
-        #expect(recording.duplicateEchoes == 0)
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed }, "\(Self.tally(recording))")
+        #expect(recording.ledger.duplicateEchoes == 0)
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.count == 3 * configuration.totalMessages, "\(reasons.count) events")
         #expect(reasons.allSatisfy { $0.contains("received a marker of another run or client") }, "\(Set(reasons).prefix(5))")
@@ -304,7 +304,7 @@ import Testing
         let recording = try Self.expectRecording(Self.run(configuration, within: 60))
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.contains { $0.contains("a server frame is masked") }, "\(reasons)")
-        #expect(!recording.outcome.contains(.echoed))
+        #expect(!recording.ledger.outcome.contains(.echoed))
         // The close frame is in the server's socket before the run ends, but the server's thread may not have read it
         // yet on a busy machine: wait for it to (a bound only a hang reaches), then stop the server.
         let deadline = Date() + 30
@@ -326,10 +326,10 @@ import Testing
         configuration.timeout = 1_000_000_000  // its messages can only time out
         let outcome = Self.run(configuration, within: 60)
         let recording = try Self.expectRecording(outcome)
-        #expect(!recording.outcome.contains(.echoed))
-        #expect(recording.outcome.allSatisfy { [.timedOut, .droppedQueueFull].contains($0) }, "\(Self.tally(recording))")
-        #expect(recording.outcome.contains(.droppedQueueFull), "the queue filled: \(Self.tally(recording))")
-        #expect(recording.queueFullDrops.reduce(0, +) == recording.outcome.filter { $0 == .droppedQueueFull }.count)
+        #expect(!recording.ledger.outcome.contains(.echoed))
+        #expect(recording.ledger.outcome.allSatisfy { [.timedOut, .droppedQueueFull].contains($0) }, "\(Self.tally(recording))")
+        #expect(recording.ledger.outcome.contains(.droppedQueueFull), "the queue filled: \(Self.tally(recording))")
+        #expect(recording.queueFullDrops.reduce(0, +) == recording.ledger.outcome.filter { $0 == .droppedQueueFull }.count)
         // 20 messages 5 ms apart, then the 1 s timeout: over in seconds, whatever the load, unless it hung.
         #expect(outcome.seconds < 30, "\(outcome.seconds) s")
     }
@@ -391,8 +391,8 @@ import Testing
                 Set(closing.compactMap(\.client)) == Set(0..<subscribers),
                 "every subscriber closed with a reason containing '\(reason)': \(recording.connectionEvents.map(\.reason)); \(tally(recording))",
                 sourceLocation: sourceLocation)
-            #expect(!recording.outcome.contains(.echoed), sourceLocation: sourceLocation)
-            #expect(!recording.outcome.contains(.written), sourceLocation: sourceLocation)
+            #expect(!recording.ledger.outcome.contains(.echoed), sourceLocation: sourceLocation)
+            #expect(!recording.ledger.outcome.contains(.written), sourceLocation: sourceLocation)
         case nil:
             break  // recorded as a hang
         }
@@ -400,7 +400,7 @@ import Testing
     }
 
     static func tally(_ recording: RunRecording) -> [String: Int] {
-        Dictionary(grouping: recording.outcome, by: { "\($0)" }).mapValues(\.count)
+        Dictionary(grouping: recording.ledger.outcome, by: { "\($0)" }).mapValues(\.count)
     }
 
     static func residentBytes() -> Int {

@@ -302,7 +302,7 @@ import Testing
         var missing: [String] = []
         for sequence in warmup..<configuration.sequencesPerClient {
             for client in 0..<clients {
-                let outcome = recording.outcome[recording.messageIndex(sequence: sequence, client: client)]
+                let outcome = recording.ledger.outcome[recording.ledger.messageIndex(sequence: sequence, client: client)]
                 if outcome != .echoed { missing.append("broadcast \(sequence) to \(client): \(outcome)") }
             }
         }
@@ -357,7 +357,7 @@ import Testing
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
         #expect(recording.connectTimes.count == clients && recording.connectTimes.allSatisfy { $0 > 0 })
-        #expect(recording.outcome.allSatisfy { $0 == .echoed }, "warmup included")
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed }, "warmup included")
 
         let files = try RunFiles.write(recording)
         #expect(files.settings["status"] == "complete")

@@ -44,7 +44,7 @@ import Testing
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.count == 1, "\(reasons)")
         #expect(reasons.first?.contains("8192") == true, "the head reader's limit is named: \(reasons)")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
     }
 
     /// After a good handshake and hello, 20,000 masked pings (125 bytes of payload each, so 2.5 MB of pongs owed)
@@ -194,7 +194,7 @@ import Testing
 
         #expect(recording.status == .complete)
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
         let files = try RunFiles.write(recording)
         #expect(files.samples.count == 20)
         #expect(files.samples.allSatisfy { $0["outcome"] == "echoed" && $0["lost"] == "0" })
@@ -262,7 +262,7 @@ import Testing
         }
 
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
         let reasons = recording.connectionEvents.map(\.reason)
         if attack == .halfClientHello {
             #expect(reasons.count <= 1, "\(reasons)")
@@ -315,7 +315,7 @@ import Testing
         let recording = try run.finish()
 
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.count == 1, "\(reasons)")
         #expect(reasons.first.map { !$0.contains("closed by peer") } == true, "the garbage, not the close: \(reasons)")

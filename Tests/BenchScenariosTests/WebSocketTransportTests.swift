@@ -158,7 +158,7 @@ import Testing
         #expect(reasons.first?.contains(violation.reason) == true, "\(reasons)")
         #expect(reasons.first?.contains("\(violation.closeCode)") == true, "\(reasons)")
         #expect(recording.connectionEvents.first?.client == nil, "the hostile connection had no client id")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed }, "every client's messages, the run's own and client 3's")
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed }, "every client's messages, the run's own and client 3's")
         let files = try RunFiles.write(recording)
         #expect(files.events.count == 1)
         #expect(files.events.first?["reason"]?.contains(violation.reason) == true)
@@ -207,7 +207,7 @@ import Testing
         #expect(recording.status == .complete)
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.count == 1 && reasons.first?.contains("refused with \(handshake.status)") == true, "\(reasons)")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
     }
 
     @Test func aMaskedPingIsAnsweredWithAPongCarryingItsPayload() throws {
@@ -237,7 +237,7 @@ import Testing
         let recording = try run.finish()
         #expect(recording.status == .complete)
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
     }
 
     // MARK: Interop
@@ -338,7 +338,7 @@ import Testing
         let recording = try ScenarioRunner.run(configuration, control: try RunControl())
         #expect(recording.status == .complete)
         #expect(recording.deadClients.isEmpty, "\(recording.connectionEvents.map(\.reason))")
-        #expect(recording.outcome.allSatisfy { $0 == .echoed })
+        #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
         #expect(recording.heartbeatsReceived >= clients && recording.heartbeatsReceived <= recording.heartbeatsSent)
         let files = try RunFiles.write(recording)
         for rows in Dictionary(grouping: files.samples, by: { $0["client"] ?? "" }).values {

@@ -10,22 +10,22 @@ extension TargetClients {
     /// false when it was settled as lost at once.
     func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool {
         let client = index % configuration.clients
-        recording.scheduled[index] = scheduled
+        recording.ledger.due(message: index, at: scheduled)
         let time = MonotonicClock.now()
         driver.dispatched(1, at: time)
         let place = Int(channelOfClient[client])
         guard subscriberOpen[client], place >= 0, channels[place].isOpen else {
-            settle(index, as: .droppedClosed)
+            dropped(index, as: .droppedClosed)
             return false
         }
         guard let order = outboxes[place].reserve(WireFormat.minimumMessageSize) else {
             recording.queueFullDrops[client] += 1  // the client's share does not keep up with its orders
-            settle(index, as: .droppedQueueFull)
+            dropped(index, as: .droppedQueueFull)
             return false
         }
         Frame.encodeMessage(
             into: order, sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(client), sentNanoseconds: scheduled)
-        recording.markWritten(index, at: time)
+        written(index, at: time)
         return true
     }
 
@@ -52,25 +52,24 @@ extension TargetClients {
     /// What became of a message a client was ordered to send (`clock`: its agent's, nil for this machine's).
     func take(_ report: SendReport, clock: ClockModel?) {
         let sequence = Int(report.sequence), client = Int(report.client)
-        guard recording.heldSequences.contains(sequence) else { return }  // sealed long ago (timed out): nothing changes
-        let index = recording.messageIndex(sequence: sequence, client: client)
+        guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes
+        let index = recording.ledger.messageIndex(sequence: sequence, client: client)
         let now = MonotonicClock.now()
-        switch (report.what, recording.outcome[index]) {
-        case (.written, .written), (.written, .timedOut):
-            // The order went out at written[index]: the group wrote after that, and told before now.
-            let ordered = recording.written[index]
+        switch report.what {
+        case .written:
+            // The order went out at the message's write time: the group wrote after that, and told before now.
+            let ordered = recording.ledger.written[index]
             let time = clock.map { $0.serverTime(ofAgentStamp: report.time, between: ordered, and: now) } ?? report.time
-            guard time >= ordered, time <= now else { return settle(index, as: .invalidTimestamp) }
-            recording.written[index] = time
-            if !agentWrites.isEmpty { agentWrites[index] = report.time }
-        case (.transmitStamp, .written), (.transmitStamp, .timedOut), (.transmitStamp, .echoed), (.transmitStamp, .late):
-            guard recording.usesKernelStamps else { return }
-            recording.writtenKernel[index] = onThisClock(report.time, of: index, clock: clock)
-        case (.droppedQueueFull, .written):
+            if writeReported(index, at: time, arrival: now) == .taken && !agentWrites.isEmpty {
+                agentWrites[index] = report.time
+            }
+        case .transmitStamp:
+            recording.ledger.transmitStamp(index, at: onThisClock(report.time, of: index, clock: clock))
+        case .droppedQueueFull where recording.ledger.outcome[index] == .written:
             recording.queueFullDrops[client] += 1
-            settle(index, as: .droppedQueueFull)
-        case (.droppedClosed, .written):
-            settle(index, as: .droppedClosed)
+            dropped(index, as: .droppedQueueFull)
+        case .droppedClosed where recording.ledger.outcome[index] == .written:
+            dropped(index, as: .droppedClosed)
         default:
             break  // about a message that is not in flight: a stale or false report changes nothing
         }
@@ -83,42 +82,34 @@ extension TargetClients {
         guard clock != nil, stamp != 0 else { return stamp }
         let agentWrite = agentWrites.isEmpty ? 0 : agentWrites[index]
         guard agentWrite != 0 else { return 0 }  // its write was never reported: no way to place it
-        return recording.written[index] &+ (stamp &- agentWrite)
+        return recording.ledger.written[index] &+ (stamp &- agentWrite)
     }
 
-    /// Client `client` read the echo of its message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0).
+    /// Client `client` read the echo of its message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0): the
+    /// client is the measuring end, so its read is both the receive and the echo.
     func settleEcho(sequence: Int, client: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
-        guard sequence >= recording.flushedUpTo else {
-            recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes
+        let index = recording.ledger.messageIndex(sequence: sequence, client: client)
+        let received = onThisClock(stamp, of: index, clock: clock)
+        let kernelReceived = onThisClock(kernel, of: index, clock: clock)
+        let stamps = MessageLedger.EchoStamps(
+            received: received, receivedKernel: kernelReceived, echoed: received, echoedKernel: kernelReceived,
+            arrival: MonotonicClock.now())
+        take(echo(sequence: sequence, client: client, stamps), from: client)
+    }
+
+    /// Acts on the ledger's answer to an echo from `client`: what cannot be a measurement is recorded as the
+    /// clients' side saw it.
+    @inline(__always)
+    func take(_ action: MessageLedger.EchoAction, from client: Int) {
+        switch action {
+        case .measured, .late, .duplicate, .stale:
             return
-        }
-        guard sequence < recording.heldSequences.upperBound else {
-            return recordEvent(client, "received a marker of another run or client (client \(client), message \(sequence))")
-        }
-        let index = recording.messageIndex(sequence: sequence, client: client)
-        let arrival = MonotonicClock.now()
-        switch recording.outcome[index] {
-        case .written, .timedOut:
-            let first = recording.outcome[index] == .written
-            let received = onThisClock(stamp, of: index, clock: clock)
-            guard received >= recording.written[index], received <= arrival else {
-                if first { settle(index, as: .invalidTimestamp) } else { recording.changeTimedOut(index, to: .invalidTimestamp) }
-                return
-            }
-            recording.received[index] = received
-            recording.echoed[index] = received
-            if recording.usesKernelStamps {
-                let kernelReceived = onThisClock(kernel, of: index, clock: clock)
-                recording.receivedKernel[index] = kernelReceived
-                recording.echoedKernel[index] = kernelReceived
-            }
-            let inTime = first && received - recording.written[index] <= configuration.timeout
-            if first { settle(index, as: inTime ? .echoed : .late) } else { recording.changeTimedOut(index, to: .late) }
-            driver.countEcho()
-        case .echoed, .late:
-            recording.duplicateEchoes += 1
-        default:
+        case .implausible(_, _, let reason):
+            recordEvent(client, reason)
+        case .notSent(let sequence, let client, true):
             recordEvent(client, "echoed message \(sequence), which was never sent on this connection")
+        case .notSent(let sequence, let client, false):
+            recordEvent(client, "received a marker of another run or client (client \(client), message \(sequence))")
         }
     }
 

@@ -94,13 +94,12 @@ extension TargetClients {
     /// Publishes broadcast `sequence`; t0 is the time before the send.
     func sendBroadcast(_ sequence: Int, scheduled: UInt64) {
         let clients = configuration.clients
-        let row = recording.row(of: sequence)
-        recording.scheduled[row] = scheduled
+        recording.ledger.due(broadcast: sequence, at: scheduled)
         driver.beginBroadcast(sequence)
         guard let publisher else { preconditionFailure("fanout has a publisher") }
         let message = publisher.message(sequence: sequence, token: configuration.token, publisherID: clients)
         let time = MonotonicClock.now()
-        recording.broadcastStart[row] = time
+        recording.ledger.broadcastBegan(sequence, at: time)
         var outcome: Connection<T>.SendOutcome?
         if let connection = publisher.connection, connection.isOpen {
             do {
@@ -121,14 +120,13 @@ extension TargetClients {
             publisher.pausedUntil = time + 50_000_000
         }
         for client in 0..<clients {
-            let index = recording.messageIndex(sequence: sequence, client: client)
+            let index = recording.ledger.messageIndex(sequence: sequence, client: client)
             if outcome == .dropped {
-                settle(index, as: .droppedQueueFull)
+                dropped(index, as: .droppedQueueFull)
             } else if outcome != nil && subscriberOpen[client] {
-                recording.markWritten(index, at: time)
-                driver.broadcastMessageWritten()
+                written(index, at: time)
             } else {
-                settle(index, as: .droppedClosed)
+                dropped(index, as: .droppedClosed)
             }
         }
         driver.dispatched(clients, at: MonotonicClock.now())
@@ -140,10 +138,7 @@ extension TargetClients {
         guard let stamps, let publisher, let connection = publisher.connection else { return }
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             publisher.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { sequence, time in
-                guard recording.heldSequences.contains(sequence) else { return }  // handed on without it, long ago
-                for client in 0..<configuration.clients {
-                    recording.writtenKernel[recording.messageIndex(sequence: sequence, client: client)] = time
-                }
+                recording.ledger.transmitStamp(broadcast: sequence, at: time)
             }
         }
     }

@@ -141,37 +141,13 @@ extension TargetClients {
     }
 
     /// Broadcast `sequence` read by `subscriber` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
-    /// (nil: this machine's).
+    /// (nil: this machine's): put on this clock within the broadcast's start and now, then the ledger decides.
     func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
-        guard sequence <= driver.currentBroadcast, sequence >= 0 else {
-            return recordEvent(subscriber, "received a marker of another run (message \(sequence))")
-        }
-        guard sequence >= recording.flushedUpTo else {
-            recording.echoesAfterHandOn += 1  // its fate was sealed long ago (timed out): nothing changes
-            return
-        }
-        let index = recording.messageIndex(sequence: sequence, client: subscriber)
-        let t0 = recording.broadcastStart[recording.row(of: sequence)]
+        let t0 = recording.ledger.broadcastStart[recording.ledger.row(of: sequence)]
         let arrival = MonotonicClock.now()
-        let now = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
-        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: now) } ?? kernel
-        switch recording.outcome[index] {
-        case .written:
-            guard now >= t0, now <= arrival else { return settle(index, as: .invalidTimestamp) }
-            recording.received[index] = now
-            if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
-            let inTime = now - t0 <= configuration.timeout
-            settle(index, as: inTime ? .echoed : .late)
-            if inTime { driver.countEcho() }
-        case .timedOut:
-            guard now >= t0, now <= arrival else { return }
-            recording.received[index] = now
-            if recording.usesKernelStamps { recording.receivedKernel[index] = kernel }
-            recording.changeTimedOut(index, to: .late)
-        case .echoed, .late:
-            recording.duplicateEchoes += 1
-        default:
-            break  // published while it was not subscribed: not counted
-        }
+        let received = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
+        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: received) } ?? kernel
+        let stamps = MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
+        take(echo(sequence: sequence, client: subscriber, stamps), from: subscriber)
     }
 }

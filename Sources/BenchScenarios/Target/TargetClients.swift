@@ -95,7 +95,7 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
         case .roundtrip:
             publisher = nil
             for (place, channel) in channels.enumerated() { carry(channel.ids, on: place) }
-            if listener != nil { agentWrites = Array(repeating: 0, count: recording.written.count) }
+            if listener != nil { agentWrites = Array(repeating: 0, count: recording.ledger.written.count) }
         }
         control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
     }
@@ -193,10 +193,7 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
         guard subscriberOpen[client] else { return }
         subscriberOpen[client] = false
         openSubscribers -= 1
-        for sequence in recording.heldSequences {
-            let index = recording.messageIndex(sequence: sequence, client: client)
-            if recording.outcome[index] == .written { settle(index, as: .writtenThenClosed) }
-        }
+        clientGone(client)
     }
 
     func finish() {

@@ -1,0 +1,123 @@
+/// The ledger's rules, read-only: where a message sits in the ring, when stamps can be true, when an echo is in time,
+/// when a row may be handed on, and a message as the stream hands it on. The events that act on them are in
+/// `MessageLedger.swift`.
+extension MessageLedger {
+    // MARK: Where a message sits
+
+    /// Index of message `(sequence, client)` in the per-message arrays.
+    @inline(__always)
+    public func messageIndex(sequence: Int, client: Int) -> Int {
+        row(of: sequence) * clients + client
+    }
+
+    /// The row of `sequence` in the ring: its index in the per-sequence arrays (`scheduled` in fanout,
+    /// `broadcastStart`).
+    @inline(__always)
+    public func row(of sequence: Int) -> Int {
+        sequence % window
+    }
+
+    /// The sequence number row `row` holds now.
+    public func sequence(ofRow row: Int) -> Int {
+        flushedUpTo + (row - flushedUpTo % window + window) % window
+    }
+
+    /// The sequence numbers whose rows are in the ring now (up to the run's last).
+    public var heldSequences: Range<Int> {
+        flushedUpTo..<min(flushedUpTo + window, sequences)
+    }
+
+    /// True when `sequence` can be written now: its row is free, or holds it already.
+    @inline(__always)
+    public func canWrite(sequence: Int) -> Bool {
+        sequence < flushedUpTo + window
+    }
+
+    /// True when message `index` counts in the results: it had its turn and is not a warmup message.
+    public func isMeasured(message index: Int) -> Bool {
+        outcome[index].wasDispatched && sequence(ofRow: index / clients) >= warmup
+    }
+
+    /// How long after a row's writes its transmit stamps are waited for before it is handed on without them.
+    static var stampGrace: UInt64 { 20_000_000 }
+
+    /// True when `stamps` can be true of message `index`: the client's read not before the write, nor after the echo
+    /// reached the measuring end, which is not after the measuring thread took it in.
+    @inline(__always)
+    func isPlausible(_ stamps: EchoStamps, ofMessage index: Int) -> Bool {
+        let end = stamps.echoed == 0 ? stamps.received : stamps.echoed
+        guard stamps.received >= written[index], stamps.received <= end, end <= stamps.arrival else { return false }
+        guard let tolerance = stamps.kernelTolerance, stamps.receivedKernel != 0 else { return true }
+        return stamps.receivedKernel &+ tolerance >= written[index] && stamps.receivedKernel <= stamps.received &+ tolerance
+    }
+
+    /// Why `stamps` of message `index` (`sequence` of its client) cannot be true, for people.
+    func implausibility(of stamps: EchoStamps, sequence: Int, message index: Int) -> String {
+        "echoed message \(sequence) with receive time \(stamps.received) ns (kernel: \(stamps.receivedKernel) ns), "
+            + "outside its write (\(written[index]) ns) and the echo's arrival (\(stamps.arrival) ns): not a measurement"
+    }
+
+    /// True when an echo with `stamps` came in time for message `index`: its end within the timeout of the write and,
+    /// in fanout, the client's read within the timeout of the broadcast's start. The stamps are plausible.
+    @inline(__always)
+    func isInTime(_ stamps: EchoStamps, ofMessage index: Int) -> Bool {
+        let end = stamps.echoed == 0 ? stamps.received : stamps.echoed
+        guard end - written[index] <= timeout else { return false }
+        return !isFanout || stamps.received - broadcastStart[index / clients] <= timeout
+    }
+
+    /// True when message `index` was written (whatever became of it since).
+    @inline(__always)
+    func wentOut(_ index: Int) -> Bool {
+        switch outcome[index] {
+        case .written, .echoed, .timedOut, .late, .invalidTimestamp, .writtenThenClosed: return true
+        case .notDispatched, .droppedClosed, .droppedQueueFull: return false
+        }
+    }
+
+    /// True when every message of `row` is settled and its stamps are in (or overdue).
+    func isSettled(row: Int, at now: UInt64) -> Bool {
+        var stampsDue: UInt64 = 0
+        for index in row * clients..<(row + 1) * clients {
+            switch outcome[index] {
+            case .notDispatched:
+                return false
+            case .written:
+                guard isOpenLoop && now >= written[index] &+ timeout else { return false }
+            default:
+                break
+            }
+            if usesKernelStamps && !isFanout && written[index] != 0 && writtenKernel[index] == 0 {
+                stampsDue = max(stampsDue, written[index] &+ Self.stampGrace)
+            }
+        }
+        if usesKernelStamps && isFanout && broadcastStart[row] != 0 && kernelBroadcastStart(row: row) == 0 {
+            stampsDue = broadcastStart[row] &+ Self.stampGrace
+        }
+        return now >= stampsDue
+    }
+
+    /// Fanout with kernel stamps: t0 of the broadcast in `row` as the kernel saw it, the earliest transmit stamp of
+    /// its writes (its first write's, or with server threads each thread's first); 0 when none came.
+    func kernelBroadcastStart(row: Int) -> UInt64 {
+        guard usesKernelStamps && isFanout else { return 0 }
+        var earliest = UInt64.max
+        for index in row * clients..<(row + 1) * clients where writtenKernel[index] != 0 {
+            earliest = Swift.min(earliest, writtenKernel[index])
+        }
+        return earliest == .max ? 0 : earliest
+    }
+
+    /// Message `index` as the stream hands it on; `t0Kernel` is its broadcast's kernel t0 in fanout.
+    func settledMessage(at index: Int, t0Kernel: UInt64) -> SettledMessage {
+        let row = index / clients
+        let kernel = usesKernelStamps
+        return SettledMessage(
+            kind: .message, outcome: outcome[index], sequence: sequence(ofRow: row),
+            client: index % clients, scheduled: isFanout ? scheduled[row] : scheduled[index],
+            written: written[index], received: received[index], echoed: echoed[index],
+            writtenKernel: kernel ? writtenKernel[index] : 0, receivedKernel: kernel ? receivedKernel[index] : 0,
+            echoedKernel: kernel ? echoedKernel[index] : 0, broadcastStart: isFanout ? broadcastStart[row] : 0,
+            broadcastStartKernel: t0Kernel)
+    }
+}
