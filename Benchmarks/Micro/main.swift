@@ -115,7 +115,7 @@ do {
 
 // Handing a settled message from the measuring thread to the writer's: a push and a pop of the queue between them.
 do {
-    let queue = SettledQueue(capacity: 1 << 16)
+    let queue = try SettledQueue(capacity: 1 << 16)
     let entry = SettledMessage(kind: .message, outcome: .echoed, sequence: 1, client: 2, written: 3, received: 4, echoed: 5)
     var sum = 0
     let rounds = 1_000

@@ -32,6 +32,7 @@ enum ProgressLine {
             runner = try NativeThread.spawn(name: "bench-run", body)
         } catch {
             stream?.push(SettledMessage(kind: .end))  // the run never began: its writer must not wait for it
+            stream?.publish()
             return .failure(.system(error))
         }
         let started = MonotonicClock.now()

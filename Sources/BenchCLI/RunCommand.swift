@@ -165,7 +165,14 @@ enum RunCommand {
         }
         // The streamed files start now: run.csv says `running` until the run's own replaces it, so a run killed
         // outright leaves a folder `bench report` can read.
-        let queue = SettledQueue()
+        let queue: SettledQueue
+        do {
+            queue = try SettledQueue()
+        } catch {
+            folder.discard()
+            Console.error("Error: the run's hand-off to its writer could not be made: \(error)\n")
+            return Outcome(exitCode: .runFailed)
+        }
         let writer: RunStream.Running
         do {
             try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) { csv in

@@ -21,6 +21,16 @@ public final class EventNotifier: Sendable {
         _ = Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size)
     }
 
+    /// Blocks until notified or `nanoseconds` pass (rounded up to a millisecond, at most a minute); true when it was
+    /// notified, the notification consumed. A signal that interrupts the wait reads as a timeout.
+    public func wait(nanoseconds: UInt64) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(min((nanoseconds + 999_999) / 1_000_000, 60_000))
+        guard Glibc.poll(&entry, 1, milliseconds) > 0 else { return false }
+        drain()
+        return true
+    }
+
     /// Consumes pending notifications so the descriptor stops being readable.
     public func drain() {
         var count: UInt64 = 0

@@ -9,7 +9,7 @@ import Synchronization
 /// run killed outright leaves its folder readable up to its last interval.
 ///
 /// ``Writer`` does the work on whichever thread calls it (a recording analysed after the fact); ``start(_:)`` runs it
-/// on a thread of its own (`bench-results`) during a run, polling the queue.
+/// on a thread of its own (`bench-results`) during a run, woken by the queue when entries come.
 public enum RunStream {
     /// The files and the collector of one run.
     public struct Writer {
@@ -110,6 +110,9 @@ public enum RunStream {
         public let description: String
     }
 
+    /// The longest the writer sleeps on an empty queue before it looks again (the producer wakes it sooner).
+    static var idleWait: UInt64 { 100_000_000 }
+
     /// How often the writer thread publishes what a live view shows.
     public static var livePublishInterval: UInt64 { 250_000_000 }
 
@@ -132,7 +135,8 @@ public enum RunStream {
                     box.writer.collector.liveSnapshot(at: MonotonicClock.now()).map(live.publish)
                 }
                 guard let entry = queue.pop() else {
-                    Posix.sleep(nanoseconds: 2_000_000)
+                    let untilPublish = live == nil ? idleWait : min(idleWait, nextPublish &- MonotonicClock.now())
+                    queue.waitForEntries(upTo: max(1, untilPublish))
                     continue
                 }
                 if failure == nil {

@@ -181,7 +181,7 @@ final class LiveRun {
         let feed = feed
         server = try HTTPServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0)!) { feed.respond(to: $0) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let queue = SettledQueue()
+        let queue = try SettledQueue()
         writer = try RunStream.start(
             RunStream.Writer(configuration: configuration, folder: folder, live: true), queue: queue, mainMetric: "delivery",
             live: feed)

@@ -10,8 +10,8 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct SettledQueueStressTests {
     @Test(arguments: [2, 8, 64])
     func aSmallRingWrappedThousandsOfTimesDeliversEveryEntryOnceInOrder(capacity: Int) throws {
-        let queue = SettledQueue(capacity: capacity)
-        let count = capacity * 2_000  // 2,000 wraps; the producer meets a full ring often (and sleeps 0.2 ms each time)
+        let queue = try SettledQueue(capacity: capacity)
+        let count = capacity * 2_000  // 2,000 wraps; the producer meets a full ring often (and waits for a pop each time)
         let producer = try NativeThread.spawn(name: "test-producer") { () -> Int in
             for sequence in 0..<count {
                 let value = UInt64(sequence)
@@ -44,5 +44,20 @@ import Testing
         #expect(received == count)
         #expect(misfits.isEmpty, "entries torn or out of order at \(misfits)")
         #expect(queue.pop() == nil, "nothing after the end")
+    }
+
+    /// The writer sleeps on an empty queue until the producer publishes (it polled every 2 ms before): a wait whose
+    /// bound (a minute) passed would mean the producer's word never came.
+    @Test func aConsumerAsleepOnAnEmptyQueueWakesWhenEntriesArePublished() throws {
+        let queue = try SettledQueue(capacity: 4)
+        let consumer = try NativeThread.spawn(name: "test-consumer") { () -> (Bool, SettledMessage?) in
+            let woken = queue.waitForEntries(upTo: 60_000_000_000)
+            return (woken, queue.pop())
+        }
+        queue.push(SettledMessage(kind: .start, scheduled: 42))
+        queue.publish()
+        let (woken, entry) = consumer.join()
+        #expect(woken, "the consumer slept until its bound: publishing did not wake it")
+        #expect(entry?.kind == .start && entry?.scheduled == 42)
     }
 }

@@ -5,7 +5,7 @@ import BenchNet
 
 /// Runs `configuration` streaming to a queue that a thread of the test drains; the recording and every entry.
 func streamedRun(_ configuration: RunConfiguration) throws -> (RunRecording, [SettledMessage]) {
-    let queue = SettledQueue()
+    let queue = try SettledQueue()
     let consumer = try NativeThread.spawn(name: "test-consumer") { () -> [SettledMessage] in
         var entries: [SettledMessage] = []
         let deadline = MonotonicClock.now() + 60_000_000_000

@@ -127,7 +127,7 @@ import Testing
     // MARK: The queue to the writer
 
     @Test func theQueueKeepsOrderAcrossItsWrapAndTheProducerWaitsWhenItIsFull() throws {
-        let queue = SettledQueue(capacity: 4)
+        let queue = try SettledQueue(capacity: 4)
         #expect(queue.capacity == 4)
         for sequence in 0..<3 { queue.push(SettledMessage(kind: .message, sequence: sequence)) }
         #expect(queue.pop()?.sequence == 0 && queue.pop()?.sequence == 1)
@@ -152,7 +152,7 @@ import Testing
     @Test func aRunThatCannotStartStillEndsItsStream() throws {
         var configuration = RunConfiguration(scenario: .fanout, seed: 1)
         configuration.host = "192.0.2.1"  // not on this machine: listening fails
-        let queue = SettledQueue(capacity: 16)
+        let queue = try SettledQueue(capacity: 16)
         #expect(throws: RunError.self) { try ScenarioRunner.run(configuration, control: RunControl(), stream: queue) }
         #expect(queue.pop()?.kind == .end, "the writer is not left waiting")
     }

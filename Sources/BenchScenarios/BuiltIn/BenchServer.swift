@@ -25,7 +25,6 @@ final class BenchServer<T: Transport>: MeasuringRole {
     }
 
     /// How often timeouts are checked and progress is published while the run goes on.
-    static var housekeepingInterval: UInt64 { 50_000_000 }
 
     /// How long accepting pauses after accept failed for want of descriptors or memory.
     static var acceptRetryInterval: UInt64 { 100_000_000 }
@@ -36,7 +35,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
     let epoll: Epoll
     /// Fires when the next open-loop send is due.
     let sendTimer: MonotonicTimer
-    /// Fires every ``housekeepingInterval`` while the run goes on.
+    /// Fires every ``SendDriver/housekeepingInterval`` while the run goes on.
     let housekeepingTimer: MonotonicTimer
     /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
     var driver: SendDriver
@@ -195,7 +194,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
         let now = MonotonicClock.now()
         recording.start(at: now, streamingTo: stream)
         do {
-            try housekeepingTimer.arm(at: now + Self.housekeepingInterval, period: Self.housekeepingInterval)
+            try housekeepingTimer.arm(at: now + SendDriver.housekeepingInterval, period: SendDriver.housekeepingInterval)
             try dispatchDueEvents()
         } catch {
             throw .system(error)
@@ -278,9 +277,6 @@ final class BenchServer<T: Transport>: MeasuringRole {
         for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
         recording.serverCPUs = observedCPUs
         recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
-        if let busiest = reportedClientThreadPercent {
-            recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busiest)
-        }
         recording.finishStream(to: stream)
     }
 
@@ -299,13 +295,4 @@ final class BenchServer<T: Transport>: MeasuringRole {
     func isEveryoneGone(at now: UInt64) -> Bool {
         liveClients == 0 && !isWaitingForReturns(at: now)
     }
-}
-
-/// epoll tokens of ``BenchServer``: fixed ones for the listener, timers and wake-up, then one per accepted connection.
-enum BenchServerToken {
-    static let listener: UInt64 = 0
-    static let sendTimer: UInt64 = 1
-    static let housekeepingTimer: UInt64 = 2
-    static let wake: UInt64 = 3
-    static let firstConnection: UInt64 = 4
 }

@@ -218,10 +218,14 @@ extension MeasuringRole {
         return driver.resolved == driver.dispatched || now >= driver.lastDispatch + configuration.timeout
     }
 
-    /// The end of the run's measuring: what still waits for its echo timed out, the end time is set, and the
-    /// progress counters are final.
+    /// The end of the run's measuring: what still waits for its echo timed out, the end time is set, the busiest client
+    /// thread that reported its share is kept (beside what this process's own client threads say), and the progress
+    /// counters are final.
     func finishMeasuring() {
         if driver.cpuAtStart != 0 { recording.measuringThreadCPU = ThreadCPUTime.now() - driver.cpuAtStart }
+        if let busiest = reportedClientThreadPercent {
+            recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busiest)
+        }
         recording.ledger.timeOutWhatIsInFlight()
         if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
         control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)

@@ -41,6 +41,7 @@ extension RunRecording {
         guard let stream, startNanoseconds != 0 else { return }
         ledger.flush(at: now, ending: false) { stream.push($0) }
         endIntervals(at: now) { stream.push($0) }
+        stream.publish()
     }
 
     /// Sending began at `now`: the run's time origin, and the stream's first entry.
@@ -48,6 +49,7 @@ extension RunRecording {
         startNanoseconds = now
         startUnixNanoseconds = WallClock.nowUnixNanoseconds()
         stream?.push(startEntry)
+        stream?.publish()
     }
 
     /// The stream's end, however the run ended (`stream`'s first entry too, if sending never began).
@@ -55,6 +57,7 @@ extension RunRecording {
         guard let stream else { return }
         if startNanoseconds == 0 { stream.push(startEntry) }
         finishStream { stream.push($0) }
+        stream.publish()
         writerWaits = stream.producerWaits
     }
 

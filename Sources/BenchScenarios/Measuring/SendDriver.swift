@@ -9,6 +9,8 @@ import BenchNet
 struct SendDriver {
     /// The longest a role keeps sending late events before it reads what arrived in the meantime.
     static var catchUpBudget: UInt64 { 1_000_000 }
+    /// How often every role does its housekeeping: closed-loop timeouts, handing settled rows on, progress.
+    static var housekeepingInterval: UInt64 { 50_000_000 }
 
     /// The open-loop timetable; nil in closed loop.
     private(set) var plan: SendPlan?

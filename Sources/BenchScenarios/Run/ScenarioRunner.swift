@@ -23,10 +23,12 @@ public enum ScenarioRunner {
             if let stream, !recording.streamEnded {
                 stream.push(recording.startEntry)
                 recording.finishStream { stream.push($0) }
+                stream.publish()
             }
             return recording
         } catch {
             stream?.push(SettledMessage(kind: .end))
+            stream?.publish()
             throw error
         }
     }

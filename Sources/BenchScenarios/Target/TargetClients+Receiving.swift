@@ -63,7 +63,7 @@ extension TargetClients {
         let clock = channel.agent.map { recording.agents[$0].clock }
         switch frame.kind {
         case .echo where frame.bytes.count == WireFormat.minimumMessageSize && channel.ids.contains(Int(frame.client)):
-            if publisher == nil {
+            if configuration.scenario == .roundtrip {
                 settleEcho(
                     sequence: Int(frame.sequence), client: Int(frame.client), at: frame.receivedNanoseconds,
                     kernel: frame.receivedKernelNanoseconds, clock: clock)
@@ -73,7 +73,7 @@ extension TargetClients {
                     kernel: frame.receivedKernelNanoseconds, clock: clock)
             }
             return nil
-        case .sendReport where publisher == nil:
+        case .sendReport where configuration.scenario == .roundtrip:
             guard let report = SendReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a send report of a client not its own, or of no known kind"
             }

@@ -199,14 +199,13 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
     func finish() {
         if publisher?.isOpen == true { drainPublisherStamps() }
         finishMeasuring()
-        recording.busiestClientThreadPercent = reportedClientThreadPercent
         if isStopping {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"
         } else if publisher?.isOpen == false {
             recording.status = .failed
             recording.statusReason = "the publisher's connection to \(target) closed"
-        } else if publisher == nil && openSubscribers == 0 {
+        } else if configuration.scenario == .roundtrip && openSubscribers == 0 {
             recording.status = .failed
             recording.statusReason = "\(target) closed every connection"
         }

@@ -36,7 +36,6 @@ final class TargetLoop {
     /// Sending has begun: a connection that fails now is lost, not a setup failure.
     private(set) var running = false
 
-    static let housekeepingInterval: UInt64 = 50_000_000
 
     init(control: RunControl) throws(SystemError) {
         self.control = control
@@ -63,7 +62,7 @@ final class TargetLoop {
         control.isRunning.store(true, ordering: .relaxed)
         running = true
         do {
-            try housekeepingTimer.arm(at: now + Self.housekeepingInterval, period: Self.housekeepingInterval)
+            try housekeepingTimer.arm(at: now + SendDriver.housekeepingInterval, period: SendDriver.housekeepingInterval)
         } catch {
             throw .system(error)
         }
