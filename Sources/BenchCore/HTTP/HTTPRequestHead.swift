@@ -19,40 +19,29 @@ public struct HTTPRequestHead: Equatable, Sendable {
         public let status: Int
     }
 
-    /// Reads the head at the start of `bytes`: the head and how many bytes it took, or nil when the empty line that
-    /// ends it has not come yet (and ``maximumSize`` is not passed).
+    /// Reads the head at the start of `bytes` (with ``HTTPHeadReader``, the one reader of a head): the head and how
+    /// many bytes it took, or nil when the empty line that ends it has not come yet (and ``maximumSize`` is not
+    /// passed).
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(Invalid) -> (head: HTTPRequestHead, size: Int)? {
-        var lines: [Substring] = []
-        var start = 0
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == 10 else {
-                index += 1
-                continue
+        var reader = HTTPHeadReader(maximumSize: maximumSize)
+        let found: (head: HTTPHead, used: Int)?
+        do {
+            found = try reader.consume(bytes)
+        } catch {
+            switch error {
+            case .tooLong: throw Invalid(description: "a request head of more than \(maximumSize) bytes", status: 431)
+            case .malformed(let reason): throw Invalid(description: reason, status: 400)
             }
-            let end = index > start && bytes[index - 1] == 13 ? index - 1 : index
-            guard let line = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) else {
-                throw Invalid(description: "a line of the request is not UTF-8", status: 400)
-            }
-            index += 1
-            start = index
-            if line.isEmpty {
-                if lines.isEmpty { continue }  // empty lines before a request line are ignored (RFC 9112 §2.2)
-                return (try head(of: lines), index)
-            }
-            lines.append(Substring(line))
-            guard index <= maximumSize else { break }
         }
-        guard bytes.count <= maximumSize else {
-            throw Invalid(description: "a request head of more than \(maximumSize) bytes", status: 431)
-        }
-        return nil
+        guard let found else { return nil }
+        return (try HTTPRequestHead(found.head), found.used)
     }
 
-    private static func head(of lines: [Substring]) throws(Invalid) -> HTTPRequestHead {
-        let parts = lines[0].split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenCharacter) else {
-            throw Invalid(description: "not a request line: \(lines[0].prefix(80))", status: 400)
+    /// The request `head` is: its request line read as one.
+    private init(_ head: HTTPHead) throws(Invalid) {
+        let parts = head.startLine.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(HTTPHeadReader.isTokenCharacter) else {
+            throw Invalid(description: "not a request line: \(head.startLine.prefix(80))", status: 400)
         }
         guard parts[2] == "HTTP/1.1" || parts[2] == "HTTP/1.0" else {
             throw Invalid(description: "not HTTP/1.0 or HTTP/1.1: \(parts[2].prefix(20))", status: 400)
@@ -60,33 +49,8 @@ public struct HTTPRequestHead: Equatable, Sendable {
         guard parts[1].hasPrefix("/"), parts[1].unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
             throw Invalid(description: "the request target is not a path", status: 400)
         }
-        var fields: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":"), colon > line.startIndex,
-                line[..<colon].allSatisfy(isTokenCharacter)
-            else {
-                throw Invalid(description: "not a header field: \(line.prefix(80))", status: 400)
-            }
-            let value = line[line.index(after: colon)...].trimmingPrefixAndSuffix(" \t")
-            fields[line[..<colon].lowercased()] = String(value)
-        }
-        let path = parts[1].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        return HTTPRequestHead(method: String(parts[0]), path: String(path), fields: fields)
-    }
-
-    /// A character of an RFC 9110 token (methods, field names).
-    private static func isTokenCharacter(_ character: Character) -> Bool {
-        guard let ascii = character.asciiValue else { return false }
-        return (ascii >= 0x30 && ascii <= 0x39) || (ascii >= 0x41 && ascii <= 0x5A) || (ascii >= 0x61 && ascii <= 0x7A)
-            || "!#$%&'*+-.^_`|~".utf8.contains(ascii)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingPrefixAndSuffix(_ characters: String) -> Substring {
-        var result = self
-        while let first = result.first, characters.contains(first) { result = result.dropFirst() }
-        while let last = result.last, characters.contains(last) { result = result.dropLast() }
-        return result
+        method = String(parts[0])
+        path = String(parts[1].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
+        fields = Dictionary(head.fields.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
     }
 }

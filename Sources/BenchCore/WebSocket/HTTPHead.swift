@@ -38,7 +38,12 @@ public struct HTTPHead: Sendable, Equatable {
     }
 }
 
-/// Collects an HTTP head from a byte stream, however it was split, up to a size limit.
+/// Collects an HTTP/1.x head (RFC 9112) from a byte stream, however it was split, up to a size limit: the one reader of
+/// a head for every user (a WebSocket handshake's either way, a Server-Sent Events response, the live view's requests).
+///
+/// Every byte is untrusted. Lines end in CRLF or a bare LF (as the RFC lets a recipient take), empty lines before the
+/// start line are skipped (RFC 9112 §2.2), the head ends at an empty line; it must be ASCII text, and each field a
+/// token name, a colon and a value (blanks around it dropped).
 public struct HTTPHeadReader: Sendable {
     /// Why a head could not be read.
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -53,9 +58,12 @@ public struct HTTPHeadReader: Sendable {
         }
     }
 
-    /// The largest head accepted, empty line included.
+    /// The largest head accepted, empty lines before it and the one that ends it included.
     public let maximumSize: Int
     private var bytes: [UInt8] = []
+    /// Where the line being read began, and where the start line did (nil: only empty lines so far).
+    private var lineStart = 0
+    private var headStart: Int?
 
     public init(maximumSize: Int = 8192) {
         self.maximumSize = maximumSize
@@ -64,6 +72,7 @@ public struct HTTPHeadReader: Sendable {
     /// Ready for the next head of the same stream, its buffer's capacity kept (a publisher reads one per message).
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
+        (lineStart, headStart) = (0, nil)
     }
 
     /// Takes bytes of the stream. Returns the head once it is complete, with how many of `input`'s bytes it used
@@ -72,32 +81,40 @@ public struct HTTPHeadReader: Sendable {
         for (offset, byte) in input.enumerated() {
             bytes.append(byte)
             if bytes.count > maximumSize { throw .tooLong(limit: maximumSize) }
-            if byte == UInt8(ascii: "\n") && bytes.count >= 4 && bytes[bytes.count - 4..<bytes.count].elementsEqual(
-                [13, 10, 13, 10])
-            {
-                return (try Self.parse(bytes), offset + 1)
-            }
+            guard byte == UInt8(ascii: "\n") else { continue }
+            let end = bytes.count - 1
+            let isEmpty = end == lineStart || (end == lineStart + 1 && bytes[lineStart] == UInt8(ascii: "\r"))
+            if isEmpty, let headStart { return (try Self.parse(bytes[headStart..<lineStart]), offset + 1) }
+            if !isEmpty && headStart == nil { headStart = lineStart }
+            lineStart = bytes.count
         }
         return nil
     }
 
-    private static func parse(_ bytes: [UInt8]) throws(Failure) -> HTTPHead {
-        guard bytes.allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32..<127).contains($0) }) else {
-            throw .malformed("the head holds bytes that are not printable ASCII")
+    /// The head in `bytes`: its lines, each ending in LF.
+    private static func parse(_ bytes: ArraySlice<UInt8>) throws(Failure) -> HTTPHead {
+        guard bytes.allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32...127).contains($0) }) else {
+            throw .malformed("the head holds bytes that are not ASCII text")
         }
-        let lines = String(decoding: bytes.dropLast(4), as: UTF8.self)
-            .split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard let startLine = lines.first, !startLine.isEmpty else { throw .malformed("the start line is empty") }
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { line in
+            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+        }
         var fields: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw .malformed("header line without a name: \(line.prefix(80))")
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex, line[..<colon].allSatisfy(isTokenCharacter)
+            else {
+                throw .malformed("not a header field: \(line.prefix(80))")
             }
-            let name = line[..<colon]
-            guard !name.contains(" ") && !name.contains("\t") else { throw .malformed("blank in header name \(name)") }
-            fields.append((String(name), String(line[line.index(after: colon)...].trimmed)))
+            fields.append((String(line[..<colon]), String(line[line.index(after: colon)...].trimmed)))
         }
-        return HTTPHead(startLine: String(startLine), fields: fields)
+        return HTTPHead(startLine: lines[0], fields: fields)
+    }
+
+    /// A character of an RFC 9110 token (methods, field names).
+    public static func isTokenCharacter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue else { return false }
+        return (ascii >= 0x30 && ascii <= 0x39) || (ascii >= 0x41 && ascii <= 0x5A) || (ascii >= 0x61 && ascii <= 0x7A)
+            || "!#$%&'*+-.^_`|~".utf8.contains(ascii)
     }
 }
 
