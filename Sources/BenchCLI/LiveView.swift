@@ -62,8 +62,8 @@ struct LiveView {
         let now = WallClock.nowUnixNanoseconds()
         return LiveFeed.Run(
             scenario: configuration.scenario.rawValue,
-            transport: configuration.target?.scheme.rawValue ?? configuration.transport.rawValue,
-            target: configuration.target?.description ?? "",
+            transport: configuration.target?.url.scheme.rawValue ?? configuration.transport.rawValue,
+            target: configuration.target?.url.description ?? "",
             name: name ?? "\(configuration.scenario.rawValue)-\(UTCTime(unixNanoseconds: now).compact)",
             folder: folder, settings: RunSettingsCSV.startRows(configuration, metadata: metadata), under: configuration.under,
             startedUnixNanoseconds: now)

@@ -68,13 +68,15 @@ extension RunOptions {
     static func readTarget(
         into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
+        var target: TargetSettings?
+        defer { if let target { configuration.role = .target(target, agentToken: nil) } }
         if let text = parsed.value("target") {
             do {
-                configuration.target = try TargetURL(text)
+                target = TargetSettings(try TargetURL(text))
             } catch {
                 throw reader.invalid("target", "url", text, error.reason)
             }
-            let scheme = configuration.target!.scheme
+            let scheme = target!.url.scheme
             if configuration.scenario == .roundtrip, scheme.protocolScheme != .http,  // not a target: said below
                 let refusal = scheme.roundtripRefusal
             {
@@ -89,7 +91,7 @@ extension RunOptions {
                 guard path.hasPrefix("/"), path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
                     throw reader.invalid("ws-path", "path", path, "expected a path from /, printable ASCII without blanks")
                 }
-                configuration.engineIOPath = path
+                target?.engineIOPath = path
             }
             // Each is carried to children and agents in one field of their client spec.
             for (name, placeholder) in [("subscribe", "text"), ("publish", "template")] {
@@ -97,10 +99,10 @@ extension RunOptions {
                     throw reader.invalid(name, placeholder, String(text.prefix(40)) + "…", "longer than 60 KiB")
                 }
             }
-            configuration.subscribeText = parsed.value("subscribe")
+            target?.subscribeText = parsed.value("subscribe")
             if let text = parsed.value("publish") {
                 do {
-                    configuration.publishTemplate = try PublishTemplate(text)
+                    target?.publishTemplate = try PublishTemplate(text)
                 } catch {
                     throw reader.invalid("publish", "template", text, error.reason)
                 }
@@ -109,38 +111,38 @@ extension RunOptions {
             throw UsageError(message: "--\(option) goes with --target", command: command)
         }
         if let text = parsed.value("qos") {
-            guard configuration.target?.scheme.protocolScheme == .mqtt else {
+            guard target?.url.scheme.protocolScheme == .mqtt else {
                 throw reader.invalid("qos", "0|1|2", text, "is for mqtt:// and mqtts:// targets")
             }
             guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
-            configuration.qos = qos
+            target?.qos = qos
         }
-        if let scheme = configuration.target?.scheme, [.mqtt, .sse, .socketIO].contains(scheme.protocolScheme),
+        if let scheme = target?.url.scheme, [.mqtt, .sse, .socketIO].contains(scheme.protocolScheme),
             let option = (scheme.protocolScheme == .socketIO ? ["framing"] : ["subscribe", "framing"])
                 .first(where: { parsed.value($0) != nil })
         {
             throw UsageError(message: "--\(option) does not apply to an \(scheme.rawValue):// target", command: command)
         }
-        if configuration.target?.scheme.protocolScheme == .socketIO && parsed.value("publish") == nil {
+        if target?.url.scheme.protocolScheme == .socketIO && parsed.value("publish") == nil {
             throw UsageError(
                 message: "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]': the event the "
                     + (configuration.scenario == .fanout ? "publisher emits" : "clients emit"), command: command)
         }
-        if configuration.target != nil, let text = parsed.value("framing") {
+        if target != nil, let text = parsed.value("framing") {
             guard let framing = MessageFraming(rawValue: text) else {
                 throw reader.invalid("framing", "kind", text, "expected length32, length16, line or stx")
             }
-            guard configuration.target?.scheme == .tcp else { throw reader.invalid("framing", "kind", text, "is for tcp:// targets") }
-            configuration.framing = framing
+            guard target?.url.scheme == .tcp else { throw reader.invalid("framing", "kind", text, "is for tcp:// targets") }
+            target?.framing = framing
         }
-        try readPublishURL(into: &configuration, reader: reader, parsed: parsed, command: command)
+        try readPublishURL(into: &target, reader: reader, parsed: parsed, command: command)
     }
 
     /// `--publish-url`: required by an sse:// target and only there; an http:// URL whose host is an address.
     private static func readPublishURL(
-        into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
+        into target: inout TargetSettings?, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
-        let scheme = configuration.target?.scheme
+        let scheme = target?.url.scheme
         if scheme?.protocolScheme == .http {
             throw reader.invalid(
                 "target", "url", parsed.value("target") ?? "",
@@ -169,6 +171,6 @@ extension RunOptions {
                 "publish-url", "url", text,
                 "expected \(expected)://ADDRESS:PORT/PATH with a numeric address (\(expected) for an \(scheme.rawValue):// target)")
         }
-        configuration.publishURL = url
+        target?.publishURL = url
     }
 }

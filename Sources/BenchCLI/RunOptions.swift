@@ -219,9 +219,9 @@ struct RunOptions {
             }
         }
         (base.tlsCertificatePath, base.tlsKeyPath) = try reader.tlsFiles(
-            for: base.target.map(\.scheme.transport) ?? base.transport)
+            for: base.target.map(\.url.scheme.transport) ?? base.transport)
         base.tlsTrust = try reader.tlsTrust(
-            secure: (base.target.map(\.scheme.transport) ?? base.transport).usesTLS,
+            secure: (base.target.map(\.url.scheme.transport) ?? base.transport).usesTLS,
             why: base.target == nil
                 ? "needs --transport tls or wss" : "needs a target over TLS (tls://, wss://, mqtts://, sses://, socketios://)")
         if let text = parsed.value("arrival") {

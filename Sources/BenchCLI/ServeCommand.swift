@@ -86,7 +86,7 @@ enum ServeCommand {
         for index in options.steps.indices {
             options.steps[index].configuration.localClientRange = 0..<0
             options.steps[index].configuration.clientThreads = 1
-            options.steps[index].configuration.agentToken = AgentToken.hash(token)
+            options.steps[index].configuration.admitAgents(tokenHash: AgentToken.hash(token))
             options.steps[index].configuration.setupTimeout = joinTimeout
             options.steps[index].configuration.host = host
             options.steps[index].configuration.port = port

@@ -31,6 +31,7 @@ public enum RunSettingsCSV {
     public static func rows(_ analysis: RunAnalysis, metadata: RunMetadata) -> [(key: String, value: String)] {
         let recording = analysis.recording
         let configuration = recording.configuration
+        let target = configuration.target
         let lostMessages = analysis.summary(of: configuration.scenario == .fanout ? .delivery : .rtt)?.lost ?? 0
         let duration = Double(recording.sendingDuration)
         let harness = analysis.harnessLoad
@@ -54,15 +55,15 @@ public enum RunSettingsCSV {
             ("heartbeat_ns", "\(configuration.heartbeat)"),
             ("dead_after_ns", "\(configuration.deadAfter)"),
             ("max_queue_bytes", "\(configuration.maximumQueuedBytes)"),
-            ("target", configuration.target?.description ?? ""),
-            ("framing", configuration.target?.scheme == .tcp ? configuration.framing.rawValue : ""),
+            ("target", target?.url.description ?? ""),
+            ("framing", target?.url.scheme == .tcp ? target!.framing.rawValue : ""),
             // What else of a target's protocol changes what is measured: bench compare notes each difference.
-            ("qos", configuration.target.map { [.mqtt, .mqtts].contains($0.scheme) } == true ? "\(configuration.qos)" : ""),
-            ("subscribe", configuration.target == nil ? "" : configuration.subscribeText ?? ""),
-            ("publish_template", configuration.target == nil ? "" : configuration.publishTemplate.text),
-            ("publish_url", configuration.publishURL?.description ?? ""),
-            ("engine_io_path", configuration.engineIOPath ?? ""),
-            ("transport", configuration.target.map { $0.scheme.rawValue } ?? configuration.transport.rawValue),
+            ("qos", target.map { [.mqtt, .mqtts].contains($0.url.scheme) } == true ? "\(target!.qos)" : ""),
+            ("subscribe", target?.subscribeText ?? ""),
+            ("publish_template", target?.publishTemplate.text ?? ""),
+            ("publish_url", target?.publishURL?.description ?? ""),
+            ("engine_io_path", target?.engineIOPath ?? ""),
+            ("transport", target.map { $0.url.scheme.rawValue } ?? configuration.transport.rawValue),
             ("ws_path", configuration.transport.isWebSocket ? configuration.webSocketPath : ""),
             ("tls_certificate_sha256", recording.tlsCertificateFingerprint),
             ("timestamps", configuration.timestamps.rawValue),

@@ -21,8 +21,8 @@ public enum SummaryJSON {
         let configuration = recording.configuration
         var fields: [(String, String)] = [
             ("scenario", string(configuration.scenario.rawValue)),
-            ("transport", string(configuration.target.map { $0.scheme.rawValue } ?? configuration.transport.rawValue)),
-            ("target", configuration.target.map { string($0.description) } ?? "null"),
+            ("transport", string(configuration.target.map { $0.url.scheme.rawValue } ?? configuration.transport.rawValue)),
+            ("target", configuration.target.map { string($0.url.description) } ?? "null"),
             ("status", string(recording.status.rawValue)),
             ("run_folder", string(runFolder)),
             ("seed", "\(configuration.seed)"),

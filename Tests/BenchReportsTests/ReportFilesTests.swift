@@ -111,7 +111,7 @@ import Testing
 
     @Test func aTargetRunsHeaderAndJSONNameItsServerAndNoServerCPU() throws {
         var recording = recording()
-        recording.configuration.target = try TargetURL("redis://:secret@127.0.0.1:6379/news")
+        recording.configuration.role = .target(TargetSettings(try TargetURL("redis://:secret@127.0.0.1:6379/news")), agentToken: nil)
         let table = SummaryTable.render(RunAnalysis(recording: recording), runFolder: "results/x")
         #expect(table.hasPrefix("roundtrip through redis://:***@127.0.0.1:6379/news: 2 clients"), "\(table)")
         #expect(!table.contains("server ran on CPU"), "a user's server runs on no CPU we know: \(table)")

@@ -11,7 +11,7 @@ import Testing
         configuration.clients = 15_000  // more than one process holds with its own clients (9,968 here)
         configuration.localClientRange = 0..<0
         configuration.clientThreads = 1
-        configuration.agentToken = AgentToken.hash("t")
+        configuration.admitAgents(tokenHash: AgentToken.hash("t"))
         configuration.setupTimeout = 200_000_000
         #expect {
             try ScenarioRunner.run(configuration, control: RunControl())
@@ -35,7 +35,7 @@ import Testing
         var configuration = RunConfiguration(scenario: .fanout, seed: 1)
         configuration.clients = 4
         configuration.localClientRange = 0..<0
-        configuration.agentToken = AgentToken.hash("t")
+        configuration.admitAgents(tokenHash: AgentToken.hash("t"))
         configuration.setupTimeout = 10_000_000_000
         let run = try BackgroundRun(configuration)
         let agent = try RawPeer(port: run.port())

@@ -11,18 +11,28 @@ import Testing
 
     private func fields(_ spec: ClientSpec) -> [UInt8] { Array(spec.encoded().dropFirst(5)) }
 
+    /// A target at `url`, with its settings as `change` makes them.
+    private static func target(_ url: String, _ change: (inout TargetSettings) -> Void = { _ in }) -> TargetSettings {
+        var settings = TargetSettings(try! TargetURL(url))
+        change(&settings)
+        return settings
+    }
+
     static let specs: [ClientSpec] = [
         ClientSpec(transport: .tcp), ClientSpec(transport: .ws, webSocketPath: "/live?room=1"),
         ClientSpec(transport: .tls, tlsTrust: pinned), ClientSpec(transport: .wss, webSocketPath: "/x", tlsTrust: pinned),
         ClientSpec(transport: .tls, tlsTrust: .authorities(pem: Array((pem + pem).utf8), source: "the run's --tls-ca")),
         ClientSpec(transport: .tls, tlsTrust: .insecure),
-        ClientSpec(transport: .tcp, target: try! TargetURL("redis://:pa@ss@127.0.0.1:6379/news")),
-        ClientSpec(transport: .tcp, target: try! TargetURL("tcp://127.0.0.1:9"), subscribeText: "JOIN", framing: .line),
-        ClientSpec(transport: .tcp, tlsTrust: pinned, target: try! TargetURL("wss://example.com:443/live")),
-        ClientSpec(transport: .tcp, tlsTrust: .systemStore, target: try! TargetURL("mqtts://example.com:8883/prices")),
+        ClientSpec(transport: .tcp, target: Self.target("redis://:pa@ss@127.0.0.1:6379/news")),
+        ClientSpec(transport: .tcp, target: Self.target("tcp://127.0.0.1:9") { $0.subscribeText = "JOIN"; $0.framing = .line }),
+        ClientSpec(transport: .tcp, tlsTrust: pinned, target: Self.target("wss://example.com:443/live")),
+        ClientSpec(transport: .tcp, tlsTrust: .systemStore, target: Self.target("mqtts://example.com:8883/prices") { $0.qos = 2 }),
         ClientSpec(
-            transport: .tcp, target: try! TargetURL("socketio://127.0.0.1:9/chat"),
-            publishTemplate: try! PublishTemplate(#"["echo","{marker}{padding}"]"#)),
+            transport: .tcp, webSocketPath: "/engine.io/",
+            target: Self.target("socketio://127.0.0.1:9/chat") {
+                $0.publishTemplate = try! PublishTemplate(#"["echo","{marker}{padding}"]"#)
+                $0.engineIOPath = "/engine.io/"
+            }),
     ]
 
     @Test(arguments: specs)
@@ -36,6 +46,8 @@ import Testing
     static let refusals: [([UInt8], String)] = [
         ([UInt8](), "no transport"),
         ([1, 0, 1, 9], "no such transport"),
+        ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
+        ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
         ([10, 0, 0], "unknown field 10"),
         ([1, 0, 1, 2, 9, 0, 1, 7], "no such way to trust TLS"),

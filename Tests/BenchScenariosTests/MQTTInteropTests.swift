@@ -41,7 +41,7 @@ import Testing
         defer { server.stop() }
         let target = "mqtt://127.0.0.1:\(server.port)/prices"
         var configuration = try TargetServerTests.fanout(target, subscribers: 100, broadcasts: 30)
-        configuration.qos = qos
+        configuration.changeTarget { $0.qos = qos }
         configuration.clientThreads = qos == 1 ? 2 : 1
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
@@ -55,7 +55,7 @@ import Testing
         defer { server.stop() }
         let target = "mqtt://127.0.0.1:\(server.port)/prices"
         var configuration = try TargetServerTests.roundtrip(target, clients: 20, messages: 30)
-        configuration.qos = qos
+        configuration.changeTarget { $0.qos = qos }
         configuration.clientThreads = 2
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
@@ -100,7 +100,7 @@ import Testing
         }
         #expect(Date().timeIntervalSince(started) < 30, "at once, not at the 60 s setup timeout")
         var right = configuration
-        right.target = try TargetURL("mqtt://bench:s3cret@127.0.0.1:\(server.port)/prices")
+        right.role = .target(TargetSettings(try TargetURL("mqtt://bench:s3cret@127.0.0.1:\(server.port)/prices")), agentToken: nil)
         let recording = try ScenarioRunner.run(right, control: RunControl())
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: "mqtt://bench:***@127.0.0.1:\(server.port)/prices")
     }

@@ -21,7 +21,7 @@ import Testing
         }
         let target = "sse://127.0.0.1:\(port)/events"
         var configuration = try TargetServerTests.fanout(target, subscribers: 100, broadcasts: 30)
-        configuration.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
+        try configuration.changeTarget { $0.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish") }
         configuration.clientThreads = threads
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
@@ -35,7 +35,7 @@ import Testing
             server.waitUntilExit()
         }
         var configuration = try TargetServerTests.fanout("sse://127.0.0.1:\(port)/nothing", subscribers: 2, broadcasts: 5)
-        configuration.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
+        try configuration.changeTarget { $0.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish") }
         let control = try RunControl()
         do throws(RunError) {
             _ = try ScenarioRunner.run(configuration, control: control)

@@ -29,8 +29,8 @@ import Testing
         }
         let target = "socketio://127.0.0.1:\(port)/chat"
         var configuration = try TargetServerTests.fanout(target, subscribers: 20, broadcasts: 6)
-        configuration.publishTemplate = try PublishTemplate(#"["chat","{marker}{padding}"]"#)
-        configuration.subscribeText = #"["join","room1"]"#
+        try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(#"["chat","{marker}{padding}"]"#) }
+        configuration.changeTarget { $0.subscribeText = #"["join","room1"]"# }
         configuration.interval = 500_000_000  // 4 s with the warmup: four of the server's pings
         configuration.clientThreads = threads
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
@@ -51,7 +51,7 @@ import Testing
         }
         let target = "socketio://127.0.0.1:\(port)/chat"
         var configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 8)
-        configuration.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#)
+        try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#) }
         configuration.interval = 500_000_000  // 4 s: four of the server's pings
         configuration.clientThreads = threads
         let recording = try ScenarioRunner.run(configuration, control: RunControl())

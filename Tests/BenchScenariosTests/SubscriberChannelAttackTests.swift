@@ -69,7 +69,7 @@ import Testing
         let (ours, theirs) = try Posix.socketPair()
         defer { Posix.close(ours) }
         var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
-        configuration.framing = .line
+        configuration.changeTarget { $0.framing = .line }
         configuration.warmup = warmup
         configuration.subscriberChannels = [ChildChannel(descriptor: ours, processID: 0)]
         let fake = Thread {

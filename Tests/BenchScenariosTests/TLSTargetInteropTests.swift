@@ -32,7 +32,7 @@ import Testing
             ? try TargetServerTests.fanout(target, subscribers: 20, broadcasts: 20)
             : try TargetServerTests.roundtrip(target, clients: 10, messages: 20)
         configuration.tlsTrust = .pin(path: certificate)
-        configuration.qos = 1
+        configuration.changeTarget { $0.qos = 1 }
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         if scenario == .fanout {
             try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
@@ -52,7 +52,7 @@ import Testing
         }
         let target = "sses://127.0.0.1:\(port)/events"
         var configuration = try TargetServerTests.fanout(target, subscribers: 10, broadcasts: 20)
-        configuration.publishURL = try TargetURL("https://127.0.0.1:\(port)/publish")
+        try configuration.changeTarget { $0.publishURL = try TargetURL("https://127.0.0.1:\(port)/publish") }
         configuration.tlsTrust = .pin(path: certificate)
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
@@ -69,8 +69,8 @@ import Testing
         }
         let target = "socketios://127.0.0.1:\(port)/chat"
         var configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 10)
-        configuration.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#)
-        configuration.engineIOPath = "/realtime"
+        try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#) }
+        configuration.changeTarget { $0.engineIOPath = "/realtime" }
         configuration.tlsTrust = .pin(path: certificate)
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)

@@ -19,10 +19,10 @@ import Testing
         }
         defer { server.stop() }
         var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
-        configuration.framing = .line
+        configuration.changeTarget { $0.framing = .line }
         configuration.warmup = 0
         configuration.messages = 5
-        configuration.agentToken = AgentToken.hash("t")
+        configuration.admitAgents(tokenHash: AgentToken.hash("t"))
         let control = try RunControl()
         let box = ResultBox()
         let served = configuration

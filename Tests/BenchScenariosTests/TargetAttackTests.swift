@@ -29,7 +29,7 @@ import Testing
         }
         defer { server.stop() }
         var configuration = try Self.roundtrip(port: server.port, clients: 2, messages: 10)
-        configuration.framing = .length32
+        configuration.changeTarget { $0.framing = .length32 }
         let outcome = Self.run(configuration, within: 60)
         let recording = try Self.expectRecording(outcome)
         let reasons = recording.connectionEvents.map(\.reason)
@@ -54,7 +54,7 @@ import Testing
         }
         defer { server.stop() }
         var configuration = try Self.roundtrip(port: server.port, clients: 1, messages: 10)
-        configuration.framing = .line
+        configuration.changeTarget { $0.framing = .line }
         let residentBefore = Self.residentBytes()
         let outcome = Self.run(configuration, within: 60)
         let recording = try Self.expectRecording(outcome)
@@ -80,7 +80,7 @@ import Testing
         }
         defer { server.stop() }
         var configuration = try Self.roundtrip(port: server.port, clients: 2, messages: 10)
-        configuration.framing = .stx
+        configuration.changeTarget { $0.framing = .stx }
         let recording = try Self.expectRecording(Self.run(configuration, within: 60))
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.filter { $0.contains("an stx message's CRC is") }.count == 2, "\(reasons)")
@@ -99,7 +99,7 @@ import Testing
         }
         defer { server.stop() }
         var configuration = try Self.roundtrip(port: server.port, clients: 1, messages: 10)
-        configuration.framing = .stx
+        configuration.changeTarget { $0.framing = .stx }
         let recording = try Self.expectRecording(Self.run(configuration, within: 60))
         let reasons = recording.connectionEvents.map(\.reason)
         #expect(reasons.contains { $0.contains("does not start with STX") }, "\(reasons)")

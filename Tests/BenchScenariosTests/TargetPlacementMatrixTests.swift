@@ -42,7 +42,7 @@ import Testing
             : try TargetServerTests.roundtrip(target, clients: 6, messages: 20)
         if server == .wsPubSub {
             configuration.warmup = 3  // the relay registers a connection just after its handshake
-            configuration.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
+            try configuration.changeTarget { $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}") }
         }
         let recording: RunRecording
         switch placement {
@@ -50,7 +50,7 @@ import Testing
             configuration.clientThreads = 2
             recording = try ScenarioRunner.run(configuration, control: RunControl())
         case .twoAgents:
-            configuration.agentToken = AgentToken.hash("matrix")
+            configuration.admitAgents(tokenHash: AgentToken.hash("matrix"))
             configuration.host = "127.0.0.1"
             let run = try BackgroundRun(configuration)
             let address = try #require(SocketAddress(host: "127.0.0.1", port: try run.port()))

@@ -145,7 +145,7 @@ import Testing
         let target = "ws://127.0.0.1:\(server.port)/"
         var configuration = try Self.fanout(target, subscribers: 20, broadcasts: 30)
         configuration.warmup = 3  // the relay registers a connection just after its handshake
-        configuration.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
+        try configuration.changeTarget { $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}") }
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try Self.expectEveryBroadcastDelivered(recording, target: target)
     }
@@ -160,7 +160,7 @@ import Testing
         defer { server.stop() }
         let target = "tcp://127.0.0.1:\(server.port)"
         var configuration = try Self.roundtrip(target, clients: 3, messages: 30)
-        configuration.framing = framing
+        configuration.changeTarget { $0.framing = framing }
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         let files = try Self.expectEveryMessageEchoed(recording, target: target)
         #expect(files.settings["framing"] == framing.rawValue)
@@ -217,9 +217,9 @@ import Testing
         let subscribers = 10
         var configuration = try Self.fanout(target, subscribers: subscribers, broadcasts: 30)
         configuration.warmup = 3  // a JOIN may reach the server after the first broadcast
-        configuration.framing = .line
-        configuration.subscribeText = "JOIN"
-        configuration.publishTemplate = try PublishTemplate("{marker}{padding}")
+        configuration.changeTarget { $0.framing = .line }
+        configuration.changeTarget { $0.subscribeText = "JOIN" }
+        try configuration.changeTarget { $0.publishTemplate = try PublishTemplate("{marker}{padding}") }
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
 
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
@@ -255,7 +255,7 @@ import Testing
 
     static func base(_ scenario: Scenario, _ target: String, clients: Int, messages: Int) throws -> RunConfiguration {
         var configuration = RunConfiguration(scenario: scenario, seed: 97)
-        configuration.target = try TargetURL(target)
+        configuration.role = .target(TargetSettings(try TargetURL(target)), agentToken: nil)
         configuration.timestamps = .user
         configuration.clientThreads = 1
         configuration.clients = clients

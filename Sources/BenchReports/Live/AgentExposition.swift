@@ -26,11 +26,11 @@ public enum AgentExposition {
         var out = ExpositionText(openMetrics: openMetrics)
         let escape = PrometheusExposition.escape
         let scenario = state.welcome.map { $0.scenario == 0 ? "fanout" : "roundtrip" } ?? ""
-        let transport = state.spec.map { $0.target?.scheme.rawValue ?? $0.transport.rawValue } ?? ""
+        let transport = state.spec.map { $0.target?.url.scheme.rawValue ?? $0.transport.rawValue } ?? ""
         out.info(
             "bench_agent", "The run this agent joined.",
             labels: "{server=\"\(escape(server))\",scenario=\"\(scenario)\",transport=\"\(escape(transport))\","
-                + "target=\"\(escape(state.spec?.target?.description ?? ""))\"}")
+                + "target=\"\(escape(state.spec?.target?.url.description ?? ""))\"}")
         out.gauge("bench_agent_clients", "Client ids this agent was given.", "\(state.welcome?.clients ?? 0)")
         out.gauge("bench_agent_first_client", "The first of them.", "\(state.welcome?.firstClient ?? 0)")
         if let clock = state.clock {

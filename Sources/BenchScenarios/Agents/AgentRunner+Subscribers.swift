@@ -92,37 +92,19 @@ struct SubscriberShare: Sendable {
     let kernelClock: KernelClockMapping?
 
     init(_ welcome: AgentWelcome, _ spec: ClientSpec) throws(RunError) {
-        let first = Int(welcome.firstClient), count = Int(welcome.clients)
-        guard let target = spec.target, welcome.scenario <= 1, welcome.timestamps <= 2, count > 0,
-            first + count <= Int(welcome.totalClients), RunConfiguration.Limits.clients.contains(Int(welcome.totalClients)),
-            welcome.payload >= WireFormat.minimumMessageSize, welcome.payload <= WireFormat.maximumFrameSize
-        else {
-            throw .setupFailed("the run's welcome does not fit a target's clients: \(welcome)")
+        let configuration = try RunConfiguration(welcome: welcome, spec: spec)
+        guard let settings = configuration.target else {
+            throw .setupFailed("the run's spec names no target for a target's clients")
         }
-        let scenario = welcome.scenario == 0 ? Scenario.fanout : .roundtrip
-        if scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
-            throw .setupFailed("the run's spec asks a round trip of \(target): \(refusal)")
-        }
-        var configuration = RunConfiguration(scenario: scenario, seed: 0)
-        configuration.clients = Int(welcome.totalClients)
-        configuration.payload = Int(welcome.payload)
-        configuration.timestamps = [TimestampSource.user, .kernel, .both][Int(welcome.timestamps)]
-        configuration.token = welcome.runToken
-        configuration.framing = spec.framing
-        configuration.subscribeText = spec.subscribeText
-        configuration.heartbeat = welcome.heartbeat
-        configuration.qos = spec.qos
-        configuration.publishTemplate = spec.publishTemplate ?? .bare
-        configuration.engineIOPath =
-            target.scheme.protocolScheme == .socketIO && spec.webSocketPath != "/" ? spec.webSocketPath : nil
+        let target = settings.url
         guard let address = SocketAddress(resolving: target.host, port: target.port) else { throw .invalidHost(target.host) }
         self.configuration = configuration
-        self.ids = first..<first + count
+        self.ids = configuration.localClients
         self.target = target
         self.address = address
         self.settings = try TargetRunner.transportSettings(
-            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath, trust: spec.tlsTrust)
-        self.kind = TargetRunner.speech(of: target, configuration)
+            for: target, payload: configuration.payload, engineIOPath: settings.engineIOPath, trust: spec.tlsTrust)
+        self.kind = TargetRunner.speech(of: settings, configuration)
         self.kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         _ = DescriptorLimit.raiseToHardLimit()
     }

@@ -64,21 +64,7 @@ public enum AgentRunner {
                 status: status)
             return Outcome(welcome: welcome, spec: spec, clock: clock, events: [])
         }
-        guard welcome.scenario <= 1, welcome.timestamps <= 2,
-            Int(welcome.firstClient) + clients <= Int(welcome.totalClients),
-            RunConfiguration.Limits.clients.contains(Int(welcome.totalClients)),
-            welcome.payload >= WireFormat.minimumMessageSize, welcome.payload <= WireFormat.maximumFrameSize,
-            welcome.heartbeat <= RunConfiguration.Limits.longestDuration
-        else {
-            throw .setupFailed("the server at \(address) answered with a welcome that does not fit: \(welcome)")
-        }
-        var configuration = RunConfiguration(scenario: welcome.scenario == 0 ? .fanout : .roundtrip, seed: 0)
-        configuration.clients = Int(welcome.totalClients)
-        configuration.localClientRange = Int(welcome.firstClient)..<Int(welcome.firstClient) + clients
-        configuration.payload = Int(welcome.payload)
-        configuration.heartbeat = welcome.heartbeat
-        configuration.timestamps = [TimestampSource.user, .kernel, .both][Int(welcome.timestamps)]
-        configuration.token = welcome.runToken
+        var configuration = try RunConfiguration(welcome: welcome, spec: spec)
         configuration.clientThreads = max(1, min(clientThreads, clients))
         configuration.reconnect = reconnect
         configuration.sourceAddresses = sourceAddresses

@@ -23,7 +23,7 @@ public enum ClientProcesses {
         var server = configuration
         server.localClientRange = 0..<0
         server.clientThreads = 1
-        server.agentToken = AgentToken.hash(token)
+        server.admitAgents(tokenHash: AgentToken.hash(token))
         return server
     }
 

@@ -9,35 +9,23 @@ import BenchCore
 public struct ClientSpec: Equatable, Sendable {
     /// The transport the clients connect with.
     public var transport: TransportKind
-    /// The WebSocket path they ask for (ws, wss).
+    /// The WebSocket path they ask for (ws, wss; a socketio:// target's Engine.IO path).
     public var webSocketPath: String
     /// How TLS clients trust the server (tls, wss, a target over TLS): the run's certificate to pin, the authorities
     /// of its `--tls-ca`, the system's store, or nothing; nil without TLS. An agent given its own `--tls-ca`,
     /// `--tls-pin` or `--tls-insecure` trusts so instead.
     public var tlsTrust: TLSTrust?
-    /// A target run: the user's server the clients connect to (the certificate above is a wss target's),
-    /// what each sends first (`--subscribe`), and how a tcp target cuts messages (`--framing`).
-    public var target: TargetURL?
-    public var subscribeText: String?
-    public var framing: MessageFraming
-    /// An MQTT target's quality of service.
-    public var qos: UInt8
-    /// A roundtrip target run: what each client sends (`--publish`), when it is not the marker and padding alone.
-    public var publishTemplate: PublishTemplate?
+    /// A target run: the user's server the clients connect to (the certificate above is a wss target's) and how to
+    /// speak to it: what each sends first (`--subscribe`), how a tcp target cuts messages (`--framing`), an MQTT
+    /// target's QoS, in roundtrip what each client sends (`--publish`), a socketio:// target's Engine.IO path (carried
+    /// as the WebSocket path). The publisher's own settings (its `--publish-url`) stay with the measuring side.
+    public var target: TargetSettings?
 
-    public init(
-        transport: TransportKind, webSocketPath: String = "/", tlsTrust: TLSTrust? = nil, target: TargetURL? = nil,
-        subscribeText: String? = nil, framing: MessageFraming = .length32, qos: UInt8 = 0,
-        publishTemplate: PublishTemplate? = nil
-    ) {
-        self.qos = qos
-        self.publishTemplate = publishTemplate
+    public init(transport: TransportKind, webSocketPath: String = "/", tlsTrust: TLSTrust? = nil, target: TargetSettings? = nil) {
         self.transport = transport
         self.webSocketPath = webSocketPath
         self.tlsTrust = tlsTrust
         self.target = target
-        self.subscribeText = subscribeText
-        self.framing = framing
     }
 
     private enum Tag: UInt8 {
@@ -72,12 +60,12 @@ public struct ClientSpec: Equatable, Sendable {
         case nil: break
         }
         if let target {
-            field(.target, target.textWithCredentials.utf8)
-            field(.framing, framing.rawValue.utf8)
-            field(.qos, [qos])
+            field(.target, target.url.textWithCredentials.utf8)
+            field(.framing, target.framing.rawValue.utf8)
+            field(.qos, [target.qos])
+            if let subscribeText = target.subscribeText { field(.subscribeText, subscribeText.utf8) }
+            if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
         }
-        if let subscribeText { field(.subscribeText, subscribeText.utf8) }
-        if let publishTemplate { field(.publishTemplate, publishTemplate.text.utf8) }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }
@@ -163,9 +151,16 @@ public struct ClientSpec: Equatable, Sendable {
         guard secure == (trust != nil) else {
             throw SpecError(secure ? "a TLS run without its certificate" : "a certificate for a run without TLS")
         }
-        self.init(
-            transport: transport, webSocketPath: path, tlsTrust: trust, target: target, subscribeText: subscribe,
-            framing: framing, qos: qos, publishTemplate: publish)
+        var settings = target.map(TargetSettings.init)
+        if target == nil, subscribe != nil || publish != nil || seen.contains(Tag.framing.rawValue) || seen.contains(Tag.qos.rawValue) {
+            throw SpecError("a target's settings without a target")
+        }
+        settings?.framing = framing
+        settings?.qos = qos
+        settings?.subscribeText = subscribe
+        settings?.publishTemplate = publish ?? .bare
+        if target?.scheme.protocolScheme == .socketIO && path != "/" { settings?.engineIOPath = path }
+        self.init(transport: transport, webSocketPath: path, tlsTrust: trust, target: settings)
     }
 
     /// Why a client spec from the network was refused.

@@ -102,7 +102,8 @@ extension RunConfiguration {
             webSocketPath.hasPrefix("/") && webSocketPath.utf8.count <= 1024
                 && webSocketPath.utf8.allSatisfy { (0x21...0x7E).contains($0) },
             "ws-path", "expected a path from /, of at most 1024 printable ASCII characters without blanks")
-        if let target {
+        if let settings = target {
+            let (target, framing) = (settings.url, settings.framing)
             let framed = target.scheme == .tcp
             let overhead = framed ? framing.headerSize + framing.trailerSize : 0
             try check(

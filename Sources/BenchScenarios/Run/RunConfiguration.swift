@@ -79,47 +79,31 @@ public struct RunConfiguration: Sendable, Equatable {
     /// What this run is: the built-in server with its clients, the built-in server whose clients agents bring, or a
     /// user's server measured by this process's clients. One value, so a run cannot be two of them at once.
     public var role: RunRole
-    /// A user's server to measure instead of the built-in one (`--target`); nil: the built-in server. A view of
-    /// ``role``: setting it makes the run a target run (or, with nil, a local one).
-    public var target: TargetURL? {
-        get {
-            // A switch statement, not an `if case` expression: that form crashed the optimizer's ownership verifier
-            // (Swift 6.3.1, -O) in a caller.
-            switch role {
-            case .target(let url, _): return url
-            case .local, .serve: return nil
-            }
+    /// A target run's server and how to speak to it; nil: the built-in server. Read from ``role``, which alone holds it.
+    public var target: TargetSettings? {
+        // A switch statement, not an `if case` expression: that form crashed the optimizer's ownership verifier
+        // (Swift 6.3.1, -O) in a caller.
+        switch role {
+        case .target(let settings, _): return settings
+        case .local, .serve: return nil
         }
-        set { role = newValue.map { .target($0, agentToken: nil) } ?? .local }
     }
-    /// How messages are cut out of the stream on `tcp://` targets (`--framing`).
-    public var framing: MessageFraming
-    /// Fan-out targets: what each subscriber sends first (`--subscribe`), and the publisher's message (`--publish`).
-    public var subscribeText: String?
-    public var publishTemplate: PublishTemplate
-    /// A socketio:// target's Engine.IO path (`--ws-path`; `?EIO=4&transport=websocket` added unless it has a query);
-    /// nil: `/socket.io/`.
-    public var engineIOPath: String?
-    /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
-    public var qos: UInt8
-    /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
-    public var publishURL: TargetURL?
-    /// `bench serve`: the hash of its `--token` (``AgentToken``), which an agent (`bench clients`) must show to be
-    /// given client ids; nil: the run takes no agents. A view of ``role``: setting it makes the run a served one (a
-    /// target run stays one, its subscribers then brought by agents).
+    /// The hash of `bench serve`'s `--token` (``AgentToken``), which an agent (`bench clients`) must show to be given
+    /// client ids; nil: the run takes no agents. Read from ``role``; ``admitAgents(tokenHash:)`` sets it.
     public var agentToken: UInt64? {
-        get {
-            switch role {
-            case .serve(let token): return token
-            case .target(_, let token): return token
-            case .local: return nil
-            }
+        switch role {
+        case .serve(let token): return token
+        case .target(_, let token): return token
+        case .local: return nil
         }
-        set {
-            switch role {
-            case .target(let url, _): role = .target(url, agentToken: newValue)
-            case .local, .serve: role = newValue.map { .serve(agentToken: $0) } ?? .local
-            }
+    }
+
+    /// The run's clients are brought by agents that show the token whose hash is `tokenHash`: the built-in server
+    /// serves them (`bench serve`), a target run has them measure its server (`bench serve … --target`).
+    public mutating func admitAgents(tokenHash: UInt64) {
+        switch role {
+        case .target(let settings, _): role = .target(settings, agentToken: tokenHash)
+        case .local, .serve: role = .serve(agentToken: tokenHash)
         }
     }
     /// The addresses the clients connect from, client `i` from the `i % count`th (`--source-addresses`); empty: one
@@ -176,12 +160,6 @@ public struct RunConfiguration: Sendable, Equatable {
         self.tlsKeyPath = nil
         self.tlsTrust = nil
         self.role = .local
-        self.framing = .length32
-        self.subscribeText = nil
-        self.engineIOPath = nil
-        self.publishTemplate = .bare
-        self.qos = 0
-        self.publishURL = nil
         self.reconnect = nil
         self.sourceAddresses = []
         self.offlineQueue = false

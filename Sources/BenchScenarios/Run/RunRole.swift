@@ -9,8 +9,8 @@ public enum RunRole: Sendable, Equatable {
     /// The built-in server alone (`bench serve`, and the server's side of `--client-procs`): agents that show the
     /// token whose hash this is (``AgentToken``) bring the clients.
     case serve(agentToken: UInt64)
-    /// A user's server at this URL (`--target`), measured by this process's clients (on its threads or in its child
-    /// processes) or, with `agentToken`, by the subscribers of agents that show the token whose hash this is
-    /// (`bench serve fanout --target`).
-    case target(TargetURL, agentToken: UInt64?)
+    /// A user's server and how to speak to it (`--target` and its options), measured by this process's clients (on
+    /// its threads or in its child processes) or, with `agentToken`, by the clients of agents that show the token whose
+    /// hash this is (`bench serve fanout|roundtrip --target`).
+    case target(TargetSettings, agentToken: UInt64?)
 }

@@ -42,7 +42,7 @@ public enum ScenarioRunner {
         }
         switch configuration.role {
         case .target(let target, _):
-            return try TargetRunner.run(configuration, target: target, control: control, stream: stream)
+            return try TargetRunner.run(configuration, settings: target, control: control, stream: stream)
         case .local, .serve:
             break  // the built-in server, below; with .serve it waits for agents
         }

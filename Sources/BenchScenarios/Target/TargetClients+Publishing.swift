@@ -8,7 +8,7 @@ extension TargetClients {
     func openPublisher() throws(RunError) {
         guard let publisher, publisher.connection == nil else { return }
         do {
-            let publishTo = configuration.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
+            let publishTo = configuration.target?.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
             try publisher.open(
                 to: publishTo, epoll: epoll, token: TargetToken.firstConnection, settings: settings,
                 maximumQueuedBytes: configuration.maximumQueuedBytes, stamps: stamps)

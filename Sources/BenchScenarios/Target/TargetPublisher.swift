@@ -24,7 +24,7 @@ final class TargetPublisher<T: Transport> {
 
     init(_ configuration: RunConfiguration, protocol kind: PubSubSession.Speech, stampsTransmits: Bool) {
         session = PubSubSession(kind, subscriber: false, maximumMessageSize: max(64 << 10, 4 * configuration.payload))
-        let payload = configuration.publishTemplate.expand(size: configuration.payload)
+        let payload = (configuration.target?.publishTemplate ?? .bare).expand(size: configuration.payload)
         let (bytes, payloadOffset, packetIDOffset) = session.publication(of: payload.bytes)
         publication = bytes
         markerOffset = payloadOffset + payload.markerOffset

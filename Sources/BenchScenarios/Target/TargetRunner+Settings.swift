@@ -40,7 +40,7 @@ extension TargetRunner {
     /// How a target over TLS is trusted: as `--tls-ca`, `--tls-pin` or `--tls-insecure` say, by default its chain
     /// against the system's store; nil for a target without TLS.
     static func trust(_ configuration: RunConfiguration) throws(RunError) -> TLSTrust? {
-        guard configuration.target?.scheme.usesTLS == true else { return nil }
+        guard configuration.target?.url.scheme.usesTLS == true else { return nil }
         do throws(TLSError) {
             return try TLSTrust.reading(configuration.tlsTrust, otherwise: .systemStore)
         } catch {
@@ -48,25 +48,26 @@ extension TargetRunner {
         }
     }
 
-    /// What a fan-out target's connections speak.
-    static func speech(of target: TargetURL, _ configuration: RunConfiguration) -> PubSubSession.Speech {
+    /// What a target's connections speak, as its `settings` say (and the run's heartbeat and token).
+    static func speech(of settings: TargetSettings, _ configuration: RunConfiguration) -> PubSubSession.Speech {
+        let target = settings.url
         switch target.scheme.protocolScheme {
         case .redis: return .redis(channel: target.path, password: target.password)
         case .nats: return .nats(subject: target.path)
-        case .tcp: return .custom(framing: configuration.framing, subscribe: configuration.subscribeText)
-        case .ws: return .custom(framing: nil, subscribe: configuration.subscribeText)
+        case .tcp: return .custom(framing: settings.framing, subscribe: settings.subscribeText)
+        case .ws: return .custom(framing: nil, subscribe: settings.subscribeText)
         case .socketIO:
-            return .socketIO(PubSubSession.SocketIOSettings(namespace: target.path, subscribe: configuration.subscribeText))
+            return .socketIO(PubSubSession.SocketIOSettings(namespace: target.path, subscribe: settings.subscribeText))
         case .sse, .http:
             func host(_ url: TargetURL) -> String { (url.host.contains(":") ? "[\(url.host)]" : url.host) + ":\(url.port)" }
-            let publish = configuration.publishURL
+            let publish = settings.publishURL
             return .sse(PubSubSession.SSESettings(
                 streamPath: target.path, streamHost: host(target), publishPath: publish?.path ?? "/",
                 publishHost: publish.map(host) ?? ""))
         default:  // mqtt (the secure schemes' protocols are the ones above)
             // Client identifiers within MQTT 3.1.1's guaranteed 23 bytes: "b", the run's token, "-", the connection.
             return .mqtt(PubSubSession.MQTTSettings(
-                topic: target.path, qos: configuration.qos,
+                topic: target.path, qos: settings.qos,
                 keepAlive: UInt16(min((configuration.heartbeat + 999_999_999) / 1_000_000_000, 65_535)),
                 username: target.username, password: target.password,
                 clientIDPrefix: "b\(String(configuration.token, radix: 36))-"))

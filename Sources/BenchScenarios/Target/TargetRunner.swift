@@ -3,11 +3,12 @@ import BenchNet
 
 /// Runs a scenario against a user's server (`--target`) instead of the built-in one.
 enum TargetRunner {
-    /// Runs `configuration` against `target`, streaming its settled messages to `stream` when given (as
+    /// Runs `configuration` against the server its role's `settings` name, streaming its settled messages to `stream` when given (as
     /// ``ScenarioRunner/run(_:control:stream:)`` does for the built-in server).
     static func run(
-        _ configuration: RunConfiguration, target: TargetURL, control: RunControl, stream: SettledQueue?
+        _ configuration: RunConfiguration, settings target: TargetSettings, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
+        let (settings, target) = (target, target.url)
         guard let address = SocketAddress(host: target.host, port: target.port) else {
             throw .invalidHost(target.host)
         }
@@ -16,25 +17,26 @@ enum TargetRunner {
         guard subscribersHere + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
-        let settings = try transportSettings(
-            for: target, payload: configuration.payload, engineIOPath: configuration.engineIOPath,
+        let transport = try transportSettings(
+            for: target, payload: configuration.payload, engineIOPath: settings.engineIOPath,
             trust: try trust(configuration))
         if configuration.scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
             throw .setupFailed(refusal)
         }
-        let kind = speech(of: target, configuration)
+        let kind = speech(of: settings, configuration)
         switch target.scheme.transport {
-        case .tcp: return try measure(TCP.self, configuration, target, address, settings, kind, control, stream)
-        case .ws: return try measure(WebSocket.self, configuration, target, address, settings, kind, control, stream)
-        case .tls: return try measure(TLS.self, configuration, target, address, settings, kind, control, stream)
-        case .wss: return try measure(SecureWebSocket.self, configuration, target, address, settings, kind, control, stream)
+        case .tcp: return try measure(TCP.self, configuration, settings, address, transport, kind, control, stream)
+        case .ws: return try measure(WebSocket.self, configuration, settings, address, transport, kind, control, stream)
+        case .tls: return try measure(TLS.self, configuration, settings, address, transport, kind, control, stream)
+        case .wss: return try measure(SecureWebSocket.self, configuration, settings, address, transport, kind, control, stream)
         }
     }
 
     private static func measure<T: Transport>(
-        _: T.Type, _ configuration: RunConfiguration, _ target: TargetURL, _ address: SocketAddress,
+        _: T.Type, _ configuration: RunConfiguration, _ targetSettings: TargetSettings, _ address: SocketAddress,
         _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl, _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
+        let target = targetSettings.url
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         // The clients: from agents (bench serve), in the child processes at the ends of the run's channels, or on
         // threads of this process.
@@ -48,10 +50,10 @@ enum TargetRunner {
         if let groups {
             (channels, listener, agentSpec) = (groups.channels, nil, [])
         } else if configuration.agentToken != nil {
-            let spec = try SubscriberProcesses.spec(of: configuration, target: target)
+            let spec = try SubscriberProcesses.spec(of: configuration, target: targetSettings)
             (channels, listener, agentSpec) = ([], try listenForAgents(configuration, control: control), spec)
         } else {
-            let welcomed = try SubscriberProcesses.welcome(configuration, target: target)
+            let welcomed = try SubscriberProcesses.welcome(configuration, target: targetSettings)
             (channels, listener, agentSpec, children) = (welcomed.channels, nil, [], welcomed.children)
         }
         var recording = try onOwnThread(configuration) { [children] () throws(SystemError) in

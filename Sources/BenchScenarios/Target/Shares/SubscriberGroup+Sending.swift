@@ -28,7 +28,7 @@ final class OwnMessages {
     init(_ configuration: RunConfiguration, sessions: [PubSubSession], stampsTransmits: Bool) {
         let framing = sessions.first?.framing
         let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
-        let expanded = configuration.publishTemplate.expand(size: configuration.payload - overhead)
+        let expanded = (configuration.target?.publishTemplate ?? .bare).expand(size: configuration.payload - overhead)
         payload = expanded.bytes
         markerOffset = expanded.markerOffset
         self.framing = framing

@@ -10,7 +10,7 @@ enum SubscriberProcesses {
     /// thread's ends (made non-blocking) and each child's record for `agents.csv` (this host, its pid, its ids; on this
     /// machine's clock, so with no clock rounds).
     static func welcome(
-        _ configuration: RunConfiguration, target: TargetURL
+        _ configuration: RunConfiguration, target: TargetSettings
     ) throws(RunError) -> (channels: [SubscriberChannel], children: [AgentRecord]) {
         let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.subscriberChannels.count)
         let spec = try spec(of: configuration, target: target)
@@ -41,13 +41,13 @@ enum SubscriberProcesses {
 extension SubscriberProcesses {
     /// What a child or an agent is sent after its welcome: the target, what its clients send first, the framing, in
     /// roundtrip what they send, and how a target over TLS is trusted (`--tls-ca`, `--tls-pin`, `--tls-insecure`).
-    static func spec(of configuration: RunConfiguration, target: TargetURL) throws(RunError) -> [UInt8] {
-        ClientSpec(
-            transport: .tcp, webSocketPath: configuration.engineIOPath ?? "/", tlsTrust: try TargetRunner.trust(configuration),
-            target: target,
-            subscribeText: configuration.subscribeText, framing: configuration.framing, qos: configuration.qos,
-            publishTemplate: configuration.scenario == .roundtrip && configuration.publishTemplate != .bare
-                ? configuration.publishTemplate : nil
+    static func spec(of configuration: RunConfiguration, target: TargetSettings) throws(RunError) -> [UInt8] {
+        var clients = target
+        clients.publishURL = nil  // the publisher's, on the measuring side
+        if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's too
+        return ClientSpec(
+            transport: .tcp, webSocketPath: target.engineIOPath ?? "/", tlsTrust: try TargetRunner.trust(configuration),
+            target: clients
         ).encoded()
     }
 }

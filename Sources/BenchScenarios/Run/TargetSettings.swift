@@ -1,0 +1,31 @@
+import BenchCore
+
+/// A user's server to measure (`--target`) and everything that says how to speak to it: the settings only a target
+/// run has, held by its role (``RunRole/target(_:agentToken:)``) so that no other run carries them.
+public struct TargetSettings: Sendable, Equatable {
+    /// Where the server is and what it speaks.
+    public var url: TargetURL
+    /// How messages are cut out of the stream on `tcp://` targets (`--framing`).
+    public var framing: MessageFraming = .length32
+    /// What each subscriber sends first (`--subscribe`); nil: what the protocol says (a SUBSCRIBE, a `sub`).
+    public var subscribeText: String?
+    /// The message a publisher (fanout) or each client (roundtrip) sends (`--publish`).
+    public var publishTemplate: PublishTemplate = .bare
+    /// A socketio:// target's Engine.IO path (`--ws-path`; `?EIO=4&transport=websocket` added unless it has a
+    /// query); nil: `/socket.io/`.
+    public var engineIOPath: String?
+    /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
+    public var qos: UInt8 = 0
+    /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
+    public var publishURL: TargetURL?
+
+    /// The server at `url`, spoken to as its scheme says by default.
+    public init(_ url: TargetURL) {
+        self.url = url
+    }
+}
+
+extension TargetSettings: CustomStringConvertible {
+    /// The server as people read it: its URL, credentials hidden.
+    public var description: String { url.description }
+}
