@@ -7,34 +7,21 @@ import Synchronization
 /// What a run shows while it goes on, on standard error: a progress line redrawn a few times a second, only on a
 /// terminal (CI logs get none), and a line per report interval (`--report-every`), on a terminal and in logs alike.
 enum ProgressLine {
-    /// Runs `configuration` on a thread of its own, streaming to `stream`, and shows its progress (with `show`) and the
-    /// lines of `writer`'s intervals (with `showIntervals`) until it ends. A run that waits for agents (`bench serve`,
-    /// `--client-procs`) hands the port it listens on to `onListening`, once it does, whatever the other settings.
-    static func run(
+    /// Shows `configuration`'s progress (with `show`) and the lines of `writer`'s intervals (with `showIntervals`)
+    /// until `isFinished` says its run thread ended (which rings `ended`). A run that waits for agents (`bench serve`, `--client-procs`) hands
+    /// the port it listens on to `onListening`, once it does, whatever the other settings.
+    static func watch(
         _ configuration: RunConfiguration,
         control: RunControl,
-        stream: SettledQueue?,
         writer: RunStream.Running?,
         show: Bool,
         showIntervals: Bool,
+        until isFinished: () -> Bool,
+        ended: EventNotifier,
         onListening: (Int) -> Void = { _ in },
         onTick: () -> Void = {}
-    ) -> Result<RunRecording, RunError> {
-        let finished = Atomic<Bool>(false)
-        let body: @Sendable () -> Result<RunRecording, RunError> = {
-            defer { finished.store(true, ordering: .releasing) }
-            return Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: stream) }
-        }
+    ) {
         let waitsForAgents = configuration.agentToken != nil
-        guard show || (showIntervals && writer != nil) || waitsForAgents else { return body() }
-        let runner: NativeThread<Result<RunRecording, RunError>>
-        do {
-            runner = try NativeThread.spawn(name: "bench-run", body)
-        } catch {
-            stream?.push(SettledMessage(kind: .end))  // the run never began: its writer must not wait for it
-            stream?.publish()
-            return .failure(.system(error))
-        }
         let started = MonotonicClock.now()
         var announced = false
         func announce() {
@@ -48,16 +35,14 @@ enum ProgressLine {
             guard showIntervals, let writer else { return }
             for line in writer.takeIntervalLines() { Console.error((show ? "\r\u{1B}[2K" : "") + line + "\n") }
         }
-        while !finished.load(ordering: .acquiring) {
+        while !isFinished() {
             announce()
             onTick()
             printIntervals()
             if show { Console.error("\r\u{1B}[2K" + text(configuration, control: control, since: started)) }
-            Posix.sleep(nanoseconds: waitsForAgents && !announced ? 10_000_000 : 200_000_000)
+            _ = ended.wait(nanoseconds: waitsForAgents && !announced ? 10_000_000 : 200_000_000)
         }
         if show { Console.error("\r\u{1B}[2K") }
-        let result = runner.join()
-        return result
     }
 
     private static func text(_ configuration: RunConfiguration, control: RunControl, since start: UInt64) -> String {

@@ -128,112 +128,12 @@ enum RunCommand {
     private static func measure(
         _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
     ) -> Outcome {
-        var configuration = configuration
-        var children: ChildAgents?
-        let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
-        if processes > 0 && configuration.agentToken == nil && configuration.target == nil {
-            let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
-            configuration = ClientProcesses.serverSide(of: configuration, token: token)
-            children = ChildAgents(
-                shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token,
-                extraArguments: RunOptions.childArguments(of: configuration))
+        let ended: RunLifetime.Ended
+        switch RunLifetime.run(configuration, options: options, metadata: metadata, parent: parent, name: name) {
+        case .success(let value): ended = value
+        case .failure(let failure): return Outcome(status: failure.status, exitCode: .runFailed)
         }
-        let folder: RunFolder
-        let control: RunControl
-        do {
-            folder = try RunFolder.prepare(in: parent)
-        } catch {
-            Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
-            return Outcome(exitCode: .runFailed)
-        }
-        do {
-            control = try RunControl()
-        } catch {
-            folder.discard()
-            Console.error("Error: \(error)\n")
-            return Outcome(exitCode: .runFailed)
-        }
-        if processes > 0 && configuration.target != nil {
-            do {
-                (configuration.subscriberChannels, children) = try ChildAgents.startSubscribers(
-                    processes, of: configuration, log: folder.path(of: ChildAgents.logName))
-            } catch {
-                folder.discard()
-                Console.error("Error: the client processes could not start: \(error)\n")
-                return Outcome(exitCode: .runFailed)
-            }
-        }
-        // The streamed files start now: run.csv says `running` until the run's own replaces it, so a run killed
-        // outright leaves a folder `bench report` can read.
-        let queue: SettledQueue
-        do {
-            queue = try SettledQueue()
-        } catch {
-            folder.discard()
-            Console.error("Error: the run's hand-off to its writer could not be made: \(error)\n")
-            return Outcome(exitCode: .runFailed)
-        }
-        let writer: RunStream.Running
-        do {
-            try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) { csv in
-                try csv.row(["key", "value"])
-                for (key, value) in RunSettingsCSV.startRows(configuration, metadata: metadata) { try csv.row([key, value]) }
-            }
-            writer = try RunStream.start(
-                RunStream.Writer(configuration: configuration, folder: folder.temporaryPath, live: options.live != nil),
-                queue: queue, mainMetric: configuration.scenario == .fanout ? "delivery" : "rtt", live: options.live)
-        } catch {
-            folder.discard()
-            Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
-            return Outcome(exitCode: .runFailed)
-        }
-        options.live?.begin(LiveView.run(configuration, name: name, metadata: metadata, folder: parent), control: control)
-        let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
-        SignalWatcher.shared?.watch(control)
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        let result = ProgressLine.run(
-            configuration, control: control, stream: queue, writer: writer, show: showProgress,
-            showIntervals: !options.quiet
-        ) { port in
-            guard let children else {
-                Console.error("serve: listening on \(host):\(port); waiting for \(configuration.clients) clients from "
-                    + "agents (bench clients --connect \(host):\(port) --token …)\n")
-                return
-            }
-            do {
-                try children.start(port: port, host: host, log: folder.path(of: ChildAgents.logName))
-            } catch {
-                control.failSetup("the client processes could not start: \(error)")
-            }
-        } onTick: {
-            if let children, !control.isRunning.load(ordering: .relaxed), let reason = children.endedChild() {
-                control.failSetup(reason)
-            }
-        }
-        for channel in configuration.subscriberChannels { Posix.close(channel.descriptor) }  // the children's end of the run
-        children?.reap()
-        SignalWatcher.shared?.watch(nil)
-        let collected = writer.join()
-        if !options.quiet { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }
-
-        let recording: RunRecording
-        switch result {
-        case .success(let value):
-            recording = value
-        case .failure(let error):
-            folder.discard()
-            Console.error("Error: \(error)\n")
-            return Outcome(exitCode: .runFailed)
-        }
-        let collector: RunCollector
-        switch collected {
-        case .success(let value):
-            collector = value
-        case .failure(let error):
-            folder.discard()
-            Console.error("Error: could not write the run folder: \(error)\n")
-            return Outcome(status: recording.status, exitCode: .runFailed)
-        }
+        let (recording, collector, folder) = (ended.recording, ended.collector, ended.folder)
         let analysis = collector.analysis(
             of: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile),
             limits: options.thresholds.compactMap(\.countedLimit))

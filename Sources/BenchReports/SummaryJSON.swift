@@ -32,8 +32,8 @@ public enum SummaryJSON {
             ("arrival", string(configuration.isClosedLoop ? "closed-loop" : configuration.arrival.rawValue)),
             ("payload_bytes", "\(configuration.payload)"),
             ("under_ns", "\(configuration.under)"),
-            ("server_cpus", string(recording.serverCPUs.description)),
-            ("client_cpus", string(recording.clientCPUs.description)),
+            ("server_cpus", string(recording.server.cpus.description)),
+            ("client_cpus", string(recording.clientThreads.cpus.description)),
         ]
         let metrics = analysis.summaries.map { summary -> String in
             let values: [(String, String)] = [

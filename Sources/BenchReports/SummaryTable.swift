@@ -59,13 +59,13 @@ public enum SummaryTable {
             clients = "\(who) in \(recording.agents.count) agent process\(recording.agents.count == 1 ? "" : "es")"
         } else if children > 0 {
             clients = "\(who) in \(children) child process\(children == 1 ? "" : "es")"
-        } else if recording.clientCPUs.isEmpty {  // a target run's threads do not note their CPUs
+        } else if recording.clientThreads.cpus.isEmpty {  // a target run's threads do not note their CPUs
             clients = "\(who) in this process\(threads)"
         } else {
-            clients = "\(who) on CPU \(recording.clientCPUs)\(threads)"
+            clients = "\(who) on CPU \(recording.clientThreads.cpus)\(threads)"
         }
         // A user's server runs wherever it runs: only the measuring clients' CPUs are known.
-        let server = configuration.target == nil ? "server ran on CPU \(recording.serverCPUs)\(writers), " : ""
+        let server = configuration.target == nil ? "server ran on CPU \(recording.server.cpus)\(writers), " : ""
         var line = server + "\(clients); \(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
         let missing = analysis.missingKernelStamps
         if missing.send + missing.receive > 0 {
@@ -108,7 +108,7 @@ public enum SummaryTable {
         }
         if !recording.outages.isEmpty {
             let back = recording.outagesBack
-            let dropped = recording.connectionsDroppedAt == 0 ? "" : " (every connection closed by --drop-connections-at)"
+            let dropped = recording.server.connectionsDroppedAt == 0 ? "" : " (every connection closed by --drop-connections-at)"
             let times = analysis.summary(of: .reconnect).map { summary in
                 summary.p50.map { "; reconnect p50 \(DurationText.display($0)), max \(DurationText.display(summary.max ?? $0))" } ?? ""
             } ?? ""
@@ -125,11 +125,11 @@ public enum SummaryTable {
                 + "\(ByteSizeText.format(recording.configuration.maximumQueuedBytes))): "
                 + shown.joined(separator: ", ") + (slow.count > 5 ? ", …" : ""))
         }
-        if !recording.deadClients.isEmpty {
-            let shown = recording.deadClients.prefix(10).map(String.init).joined(separator: ", ")
-            lines.append("dead clients: \(recording.deadClients.count) (silent for "
+        if !recording.server.deadClients.isEmpty {
+            let shown = recording.server.deadClients.prefix(10).map(String.init).joined(separator: ", ")
+            lines.append("dead clients: \(recording.server.deadClients.count) (silent for "
                 + "\(DurationText.format(recording.configuration.deadAfter))): \(shown)"
-                + (recording.deadClients.count > 10 ? ", …" : ""))
+                + (recording.server.deadClients.count > 10 ? ", …" : ""))
         }
         if !recording.connectionEvents.isEmpty {
             lines.append(eventsLine(recording))

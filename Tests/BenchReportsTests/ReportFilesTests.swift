@@ -30,7 +30,7 @@ import Testing
             if time.echoed != 0 { _ = recording.ledger.echo(sequence: index / 2, client: index % 2, stamps) }
         }
         recording.ledger.timedOut(3)
-        recording.serverCPUs = CPUSet([0])
+        recording.server.cpus = CPUSet([0])
         recording.record(ConnectionEvent(side: .server, client: nil, time: 1_500, reason: "unknown frame kind 71, \"GET\""))
         return recording
     }

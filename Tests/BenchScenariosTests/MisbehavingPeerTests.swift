@@ -34,7 +34,7 @@ import Testing
         #expect(recording.status == .complete)
         #expect(recording.slowClients.map(\.client) == [19])
         #expect(recording.queueFullDrops[19] > 0)
-        #expect(recording.peakQueuedBytes <= configuration.maximumQueuedBytes, "memory stays bounded")
+        #expect(recording.server.peakQueuedBytes <= configuration.maximumQueuedBytes, "memory stays bounded")
 
         // The other 19 got every broadcast while the stalled client's queue overflowed: the server never waited for
         // it (a server that did would never finish, since the stalled client never reads).
@@ -130,7 +130,7 @@ import Testing
         let recording = try run.finish()
 
         #expect(recording.status == .complete)
-        #expect(recording.deadClients == [1])
+        #expect(recording.server.deadClients == [1])
         #expect(recording.connectionEvents.contains { $0.client == 1 && $0.reason.contains("taken for dead") })
         let lostByClient = (0..<2).map { client in
             (0..<50).filter { recording.roundTrip(ofMessage: recording.ledger.messageIndex(sequence: $0, client: client)) == nil }.count
@@ -151,9 +151,9 @@ import Testing
             let recording = try ScenarioRunner.run(configuration, control: RunControl())
 
             #expect(recording.status == .complete, "\(scenario)")
-            #expect(recording.deadClients.isEmpty, "\(scenario)")
-            #expect(recording.heartbeatsReceived >= clients * 10, "\(scenario): about 20 per client in 1 s")
-            #expect(recording.heartbeatsSent >= recording.heartbeatsReceived)
+            #expect(recording.server.deadClients.isEmpty, "\(scenario)")
+            #expect(recording.server.heartbeatsReceived >= clients * 10, "\(scenario): about 20 per client in 1 s")
+            #expect(recording.clientThreads.heartbeatsSent >= recording.server.heartbeatsReceived)
             let analysis = RunAnalysis(recording: recording)
             #expect(analysis.summary(of: .rtt)?.count == 3 * clients, "\(scenario): heartbeats are not samples")
         }
@@ -169,7 +169,7 @@ import Testing
         configuration.heartbeat = 0
         configuration.deadAfter = 250_000_000
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
-        #expect(recording.deadClients.sorted() == [0, 1, 2])
+        #expect(recording.server.deadClients.sorted() == [0, 1, 2])
         #expect(recording.status == .failed)
         #expect(recording.statusReason == "every client disconnected")
     }

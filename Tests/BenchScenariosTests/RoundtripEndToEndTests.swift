@@ -60,8 +60,8 @@ import Testing
         let rtt = try #require(RunAnalysis(recording: recording).summary(of: .rtt))
         #expect(recording.status == .complete)
         #expect((rtt.count, rtt.lost) == (2_000, 0))
-        #expect(recording.serverCPUs.isEmpty == false)
-        #expect(recording.clientCPUs.isEmpty == false, "the blocking single client records its CPU too")
+        #expect(recording.server.cpus.isEmpty == false)
+        #expect(recording.clientThreads.cpus.isEmpty == false, "the blocking single client records its CPU too")
     }
 
     /// Small on purpose: each case spins two threads for its whole run (100 × 2 ms at most), beside other suites.

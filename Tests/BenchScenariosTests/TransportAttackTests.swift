@@ -85,8 +85,8 @@ import Testing
 
         #expect(sent == 20_000, "the server kept reading the flood (took \(flooding / 1_000_000) ms)")
         #expect(recording.status == .complete)
-        #expect(recording.peakQueuedBytes <= configuration.maximumQueuedBytes, "\(recording.peakQueuedBytes)")
-        #expect(recording.heartbeatsReceived == 20_000, "every ping was parsed: \(recording.heartbeatsReceived)")
+        #expect(recording.server.peakQueuedBytes <= configuration.maximumQueuedBytes, "\(recording.server.peakQueuedBytes)")
+        #expect(recording.server.heartbeatsReceived == 20_000, "every ping was parsed: \(recording.server.heartbeatsReceived)")
         let files = try RunFiles.write(recording)
         let own = files.samples.filter { $0.int("client") == 0 }
         #expect(own.count == 30 && own.allSatisfy { $0["outcome"] == "echoed" }, "client 0 is unaffected")

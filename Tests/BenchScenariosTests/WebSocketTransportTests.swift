@@ -337,9 +337,9 @@ import Testing
         configuration.deadAfter = 1_500_000_000
         let recording = try ScenarioRunner.run(configuration, control: try RunControl())
         #expect(recording.status == .complete)
-        #expect(recording.deadClients.isEmpty, "\(recording.connectionEvents.map(\.reason))")
+        #expect(recording.server.deadClients.isEmpty, "\(recording.connectionEvents.map(\.reason))")
         #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
-        #expect(recording.heartbeatsReceived >= clients && recording.heartbeatsReceived <= recording.heartbeatsSent)
+        #expect(recording.server.heartbeatsReceived >= clients && recording.server.heartbeatsReceived <= recording.clientThreads.heartbeatsSent)
         let files = try RunFiles.write(recording)
         for rows in Dictionary(grouping: files.samples, by: { $0["client"] ?? "" }).values {
             let echoes = rows.compactMap { Int($0["echo_ns"] ?? "") }.sorted()

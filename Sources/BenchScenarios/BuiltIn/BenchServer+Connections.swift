@@ -14,7 +14,7 @@ extension BenchServer {
     func disconnectSilentClients(at now: UInt64) {
         for client in 0..<configuration.clients {
             guard isConnected(client), now - lastHeard[client] > configuration.deadAfter else { continue }
-            recording.deadClients.append(client)
+            recording.server.deadClients.append(client)
             let silence = DurationText.format((now - lastHeard[client]) / 1_000_000 * 1_000_000)
             closePeer(
                 slot: slotOfClient[client], reason: "silent for \(silence) (no echo, no heartbeat): taken for dead",
@@ -25,10 +25,10 @@ extension BenchServer {
     /// `--drop-connections-at`: once that long after sending began, closes every client's connection (not an agent's
     /// control connection), without a goodbye, as a server restart would. What was in flight to them is lost.
     func dropConnectionsIfDue(at now: UInt64) {
-        guard let drop = configuration.dropConnectionsAt, running, !stopping, recording.connectionsDroppedAt == 0,
+        guard let drop = configuration.dropConnectionsAt, running, !stopping, recording.server.connectionsDroppedAt == 0,
             now >= recording.startNanoseconds &+ drop
         else { return }
-        recording.connectionsDroppedAt = now
+        recording.server.connectionsDroppedAt = now
         for client in 0..<configuration.clients where isConnected(client) {
             closePeer(
                 slot: slotOfClient[client], reason: "closed by --drop-connections-at \(DurationText.format(drop))",

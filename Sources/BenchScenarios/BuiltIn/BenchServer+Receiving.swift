@@ -15,7 +15,7 @@ extension BenchServer {
             do {
                 result = try TCPSocket.accept(from: listener)
             } catch {
-                recording.acceptFailures += 1
+                recording.server.acceptFailures += 1
                 if Self.isResourceShortage(error) {
                     pauseAccepting(after: error)
                     return
@@ -164,7 +164,7 @@ extension BenchServer {
                 closePeer(slot: slot, reason: "sent a heartbeat as client \(frame.heartbeatClient)", at: now)
                 return false
             }
-            recording.heartbeatsReceived += 1
+            recording.server.heartbeatsReceived += 1
             return true
         case .data:
             closePeer(slot: slot, reason: "sent a data frame; clients send only hello and echo frames", at: now)

@@ -119,7 +119,7 @@ extension BenchServer {
         case .written, .queued:
             written(index, at: time)
             if case .queued = result {
-                recording.peakQueuedBytes = max(recording.peakQueuedBytes, peers[slot].connection.queuedByteCount)
+                recording.server.peakQueuedBytes = max(recording.server.peakQueuedBytes, peers[slot].connection.queuedByteCount)
             }
             if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
             return true

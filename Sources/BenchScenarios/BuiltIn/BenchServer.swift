@@ -274,9 +274,9 @@ final class BenchServer<T: Transport>: MeasuringRole {
         if let writers { observedCPUs.formUnion(writers.stop()) }
         awaitAgentsConnectTimes()
         sayGoodbye()
-        for peer in peers where peer.client != nil { recording.heartbeatsReceived += peer.connection.pingsReceived }
-        recording.serverCPUs = observedCPUs
-        recording.serverAllowedCPUs = CPUPlacement.allowedCPUs()
+        for peer in peers where peer.client != nil { recording.server.heartbeatsReceived += peer.connection.pingsReceived }
+        recording.server.cpus = observedCPUs
+        recording.server.allowedCPUs = CPUPlacement.allowedCPUs()
         recording.finishStream(to: stream)
     }
 

@@ -54,16 +54,11 @@ public struct RunRecording: Sendable {
     public private(set) var listenerEvents = 0
     /// The most events a run keeps, so that a flood of connections cannot grow its memory without bound.
     public static let maximumEvents = 10_000
+    /// What this process's client threads said of themselves, and what the built-in server counted of its connections.
+    public internal(set) var clientThreads = ClientThreadsTally()
+    public internal(set) var server = BuiltInServerTally()
     /// `bench serve`: the agents that joined, in the order they did.
     public var agents: [AgentRecord] = []
-    /// Echoes the clients could not send because their write queue was full.
-    public var droppedEchoes = 0
-    /// Heartbeats the clients of this process sent.
-    public var heartbeatsSent = 0
-    /// Heartbeats the server received.
-    public var heartbeatsReceived = 0
-    /// Clients the server disconnected because it heard nothing from them for `deadAfter`.
-    public var deadClients: [Int] = []
     /// Per client, messages not written because its write queue was full: the slow consumers.
     public var queueFullDrops: [Int]
     /// Per client of this process, from the start of its connect to the end of its transport's handshakes (ns); 0 for
@@ -76,23 +71,6 @@ public struct RunRecording: Sendable {
     public static var maximumOutages: Int { 1 << 20 }
     /// The outages whose client came back.
     public var outagesBack: Int { outages.count { $0.back != 0 } }
-    /// `--reconnect`, as this process's clients saw it: hellos they said again after a drop, and clients that gave up.
-    public var clientReconnects = 0
-    public var clientsGaveUp = 0
-    /// When the server closed every client's connection for `--drop-connections-at` (monotonic ns); 0: it did not.
-    public var connectionsDroppedAt: UInt64 = 0
-    /// The most bytes any one connection had waiting in its write queue.
-    public var peakQueuedBytes = 0
-    /// Times accept(2) failed on the listening socket (the connection skipped, or accepting paused).
-    public var acceptFailures = 0
-    /// CPUs the server's thread was seen running on during the run.
-    public var serverCPUs = CPUSet()
-    /// CPUs the server's thread was allowed to run on.
-    public var serverAllowedCPUs = CPUSet()
-    /// CPUs the clients' thread was seen running on during the run.
-    public var clientCPUs = CPUSet()
-    /// CPUs the clients' thread was allowed to run on.
-    public var clientAllowedCPUs = CPUSet()
 
     /// Empty storage for `window` sequence numbers of `configuration` (nil: all of them), allocated once, before the run.
     public init(configuration: RunConfiguration, window: Int? = nil) {

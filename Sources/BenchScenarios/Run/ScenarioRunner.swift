@@ -145,12 +145,12 @@ public enum ScenarioRunner {
         recording.serverAddress = bound.description
         recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
         for report in clientReports {
-            recording.clientCPUs.formUnion(report.observedCPUs)
-            recording.clientAllowedCPUs.formUnion(report.allowedCPUs)
-            recording.droppedEchoes += report.droppedEchoes
-            recording.heartbeatsSent += report.heartbeats
-            recording.clientReconnects += report.reconnects
-            recording.clientsGaveUp += report.gaveUp
+            recording.clientThreads.cpus.formUnion(report.observedCPUs)
+            recording.clientThreads.allowedCPUs.formUnion(report.allowedCPUs)
+            recording.clientThreads.droppedEchoes += report.droppedEchoes
+            recording.clientThreads.heartbeatsSent += report.heartbeats
+            recording.clientThreads.reconnects += report.reconnects
+            recording.clientThreads.gaveUp += report.gaveUp
             if let busy = report.busyPercent {
                 recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busy)
             }

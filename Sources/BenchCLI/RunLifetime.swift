@@ -1,0 +1,155 @@
+import BenchCore
+import BenchNet
+import BenchReports
+import BenchScenarios
+import Synchronization
+
+/// One run's lifetime, owned in one place: its folder, its control and child processes, the hand-off to its writer
+/// and the writer's thread, the live view's notice, the measuring role on a thread of its own (`bench-run`), the
+/// progress shown while it goes, and the joins at the end, however it ended. It hands back what was measured and what
+/// the writer collected; the analysis and the reports are the command's.
+enum RunLifetime {
+    /// A run that ended (complete, interrupted or failed) with its folder written as it went.
+    struct Ended {
+        let recording: RunRecording
+        let collector: RunCollector
+        let folder: RunFolder
+    }
+
+    /// A run that could not be run, or whose folder could not be written: said on standard error, the folder
+    /// discarded; `status` is how the run ended when it did.
+    struct Failure: Error {
+        var status: RunStatus?
+    }
+
+    /// Runs `configuration` as `options` say, into a new folder in `parent`.
+    static func run(
+        _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
+    ) -> Result<Ended, Failure> {
+        var configuration = configuration
+        var children: ChildAgents?
+        let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
+        if processes > 0 && configuration.agentToken == nil && configuration.target == nil {
+            let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+            configuration = ClientProcesses.serverSide(of: configuration, token: token)
+            children = ChildAgents(
+                shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token,
+                extraArguments: RunOptions.childArguments(of: configuration))
+        }
+        let folder: RunFolder
+        let control: RunControl
+        do {
+            folder = try RunFolder.prepare(in: parent)
+        } catch {
+            Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
+            return .failure(Failure())
+        }
+        do {
+            control = try RunControl()
+        } catch {
+            folder.discard()
+            Console.error("Error: \(error)\n")
+            return .failure(Failure())
+        }
+        if processes > 0 && configuration.target != nil {
+            do {
+                (configuration.subscriberChannels, children) = try ChildAgents.startSubscribers(
+                    processes, of: configuration, log: folder.path(of: ChildAgents.logName))
+            } catch {
+                folder.discard()
+                Console.error("Error: the client processes could not start: \(error)\n")
+                return .failure(Failure())
+            }
+        }
+        // The streamed files start now: run.csv says `running` until the run's own replaces it, so a run killed
+        // outright leaves a folder `bench report` can read.
+        let queue: SettledQueue
+        do {
+            queue = try SettledQueue()
+        } catch {
+            folder.discard()
+            Console.error("Error: the run's hand-off to its writer could not be made: \(error)\n")
+            return .failure(Failure())
+        }
+        let writer: RunStream.Running
+        do {
+            try AtomicFile.writeCSV(folder.path(of: RunSettingsCSV.fileName)) { csv in
+                try csv.row(["key", "value"])
+                for (key, value) in RunSettingsCSV.startRows(configuration, metadata: metadata) { try csv.row([key, value]) }
+            }
+            writer = try RunStream.start(
+                RunStream.Writer(configuration: configuration, folder: folder.temporaryPath, live: options.live != nil),
+                queue: queue, mainMetric: configuration.scenario == .fanout ? "delivery" : "rtt", live: options.live)
+        } catch {
+            folder.discard()
+            Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
+            return .failure(Failure())
+        }
+        options.live?.begin(LiveView.run(configuration, name: name, metadata: metadata, folder: parent), control: control)
+        let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
+        SignalWatcher.shared?.watch(control)
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let finished = Atomic<Bool>(false)
+        let runConfiguration = configuration
+        let result: Result<RunRecording, RunError>
+        do {
+            let ended = try EventNotifier()
+            let runner = try NativeThread.spawn(name: "bench-run") { () -> Result<RunRecording, RunError> in
+                defer {
+                    finished.store(true, ordering: .releasing)
+                    ended.notify()
+                }
+                return Result { () throws(RunError) in
+                    try ScenarioRunner.run(runConfiguration, control: control, stream: queue)
+                }
+            }
+            ProgressLine.watch(
+                configuration, control: control, writer: writer, show: showProgress, showIntervals: !options.quiet,
+                until: { finished.load(ordering: .acquiring) }, ended: ended
+            ) { port in
+                guard let children else {
+                    Console.error("serve: listening on \(host):\(port); waiting for \(configuration.clients) clients from "
+                        + "agents (bench clients --connect \(host):\(port) --token …)\n")
+                    return
+                }
+                do {
+                    try children.start(port: port, host: host, log: folder.path(of: ChildAgents.logName))
+                } catch {
+                    control.failSetup("the client processes could not start: \(error)")
+                }
+            } onTick: {
+                if let children, !control.isRunning.load(ordering: .relaxed), let reason = children.endedChild() {
+                    control.failSetup(reason)
+                }
+            }
+            result = runner.join()
+        } catch {
+            queue.push(SettledMessage(kind: .end))  // the run never began: its writer must not wait for it
+            queue.publish()
+            result = .failure(.system(error))
+        }
+        for channel in configuration.subscriberChannels { Posix.close(channel.descriptor) }  // the children's end of the run
+        children?.reap()
+        SignalWatcher.shared?.watch(nil)
+        let collected = writer.join()
+        if !options.quiet { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }
+
+        let recording: RunRecording
+        switch result {
+        case .success(let value):
+            recording = value
+        case .failure(let error):
+            folder.discard()
+            Console.error("Error: \(error)\n")
+            return .failure(Failure())
+        }
+        switch collected {
+        case .success(let collector):
+            return .success(Ended(recording: recording, collector: collector, folder: folder))
+        case .failure(let error):
+            folder.discard()
+            Console.error("Error: could not write the run folder: \(error)\n")
+            return .failure(Failure(status: recording.status))
+        }
+    }
+}

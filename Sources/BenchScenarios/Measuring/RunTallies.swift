@@ -1,0 +1,37 @@
+import BenchNet
+
+/// What this process's client threads said of themselves when they ended (their reports, summed): set once, by
+/// whoever ran them (``ScenarioRunner``), and only there.
+public struct ClientThreadsTally: Sendable, Equatable {
+    /// Echoes the clients could not send because their write queue was full.
+    public var droppedEchoes = 0
+    /// Heartbeats the clients sent.
+    public var heartbeatsSent = 0
+    /// `--reconnect`: hellos the clients said again after a drop, and clients that gave up.
+    public var reconnects = 0
+    public var gaveUp = 0
+    /// CPUs the client threads were seen running on, and were allowed to run on.
+    public var cpus = CPUSet()
+    public var allowedCPUs = CPUSet()
+
+    public init() {}
+}
+
+/// What the built-in server counted of its connections during a run: its own, written by it alone.
+public struct BuiltInServerTally: Sendable, Equatable {
+    /// Heartbeats the server received.
+    public var heartbeatsReceived = 0
+    /// Clients the server disconnected because it heard nothing from them for `deadAfter`.
+    public var deadClients: [Int] = []
+    /// When the server closed every client's connection for `--drop-connections-at` (monotonic ns); 0: it did not.
+    public var connectionsDroppedAt: UInt64 = 0
+    /// The most bytes any one connection had waiting in its write queue.
+    public var peakQueuedBytes = 0
+    /// Times accept(2) failed on the listening socket (the connection skipped, or accepting paused).
+    public var acceptFailures = 0
+    /// CPUs the server's thread was seen running on, and was allowed to run on.
+    public var cpus = CPUSet()
+    public var allowedCPUs = CPUSet()
+
+    public init() {}
+}
