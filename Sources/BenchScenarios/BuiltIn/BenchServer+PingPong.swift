@@ -24,7 +24,7 @@ extension BenchServer {
             }
             observedCPUs.insert(CPUPlacement.currentCPU())
             let now = MonotonicClock.now()
-            if control.isStopRequested { stopping = true }
+            loop.hearStopRequest()
             if !stopping { sendClosedLoop(at: now) }
             if now >= nextHousekeeping {
                 housekeeping(at: now)

@@ -37,7 +37,7 @@ extension BenchServer {
             do {
                 connection = try Connection<T>(
                     descriptor: fd,
-                    token: Token.firstConnection + UInt64(slot),
+                    token: Self.token(ofSlot: slot),
                     epoll: epoll,
                     role: .server,
                     settings: transportSettings,
@@ -82,7 +82,7 @@ extension BenchServer {
         guard let resume = acceptResumeTime, now >= resume else { return }
         acceptResumeTime = nil
         do {
-            try epoll.add(listener, interest: .readable, token: Token.listener)
+            try epoll.add(listener, interest: .readable, token: Self.listenerToken)
         } catch {
             pauseAccepting(after: error)
         }

@@ -10,8 +10,7 @@ import BenchNet
 /// (``pingPongOnBlockingSocket()``, in `BenchServer+PingPong.swift`). The send logic is in
 /// `BenchServer+Sending.swift`, what it does with incoming frames in `BenchServer+Receiving.swift`, kernel
 /// transmit stamps in `BenchServer+KernelStamps.swift`.
-final class BenchServer<T: Transport>: MeasuringRole {
-    typealias Token = BenchServerToken
+final class BenchServer<T: Transport>: MeasuringLoopRole {
 
     /// An accepted connection and, once it said hello, its client id.
     struct Peer {
@@ -24,19 +23,19 @@ final class BenchServer<T: Transport>: MeasuringRole {
         var agent: Int?
     }
 
-    /// How often timeouts are checked and progress is published while the run goes on.
-
     /// How long accepting pauses after accept failed for want of descriptors or memory.
     static var acceptRetryInterval: UInt64 { 100_000_000 }
 
     let configuration: RunConfiguration
     let control: RunControl
     let listener: Int32
-    let epoll: Epoll
-    /// Fires when the next open-loop send is due.
-    let sendTimer: MonotonicTimer
-    /// Fires every ``SendDriver/housekeepingInterval`` while the run goes on.
-    let housekeepingTimer: MonotonicTimer
+    /// The event loop: epoll (the listener at position 0, connection `slot` at `slot + 1`), the timers, stop and start.
+    let loop: MeasuringLoop
+    var epoll: Epoll { loop.epoll }
+    var sendTimer: MonotonicTimer { loop.sendTimer }
+    var housekeepingTimer: MonotonicTimer { loop.housekeepingTimer }
+    var running: Bool { loop.running }
+    var stopping: Bool { loop.stopping }
     /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
     var driver: SendDriver
     var recording: RunRecording
@@ -80,8 +79,6 @@ final class BenchServer<T: Transport>: MeasuringRole {
     let broadcastOrder: UnsafeMutableBufferPointer<UInt32>
     var broadcastOrderRandom: SplitMix64
 
-    var running = false
-    var stopping = false
     /// Set while accepting pauses after a failed accept: when to watch the listener again.
     var acceptResumeTime: UInt64?
     /// True from a failed accept to the next successful one (the series is reported once).
@@ -105,9 +102,7 @@ final class BenchServer<T: Transport>: MeasuringRole {
         self.configuration = configuration
         self.control = control
         self.listener = listener
-        self.epoll = try Epoll()
-        self.sendTimer = try MonotonicTimer()
-        self.housekeepingTimer = try MonotonicTimer()
+        self.loop = try MeasuringLoop(control: control)
         self.driver = SendDriver(configuration: configuration)
         self.stream = stream
         self.recording = RunRecording(
@@ -151,16 +146,13 @@ final class BenchServer<T: Transport>: MeasuringRole {
         }
         do throws(RunError) {
             do throws(SystemError) {
-                try epoll.add(listener, interest: .readable, token: Token.listener)
-                try epoll.add(sendTimer.descriptor, interest: .readable, token: Token.sendTimer)
-                try epoll.add(housekeepingTimer.descriptor, interest: .readable, token: Token.housekeepingTimer)
-                try epoll.add(control.serverWake.descriptor, interest: .readable, token: Token.wake)
+                try epoll.add(listener, interest: .readable, token: Self.listenerToken)
             } catch {
                 throw RunError.system(error)
             }
             try waitForClients()
             if !stopping {
-                try start()
+                try loop.beginSending(self)
                 try sendAndCollect()
             }
         } catch {
@@ -186,22 +178,6 @@ final class BenchServer<T: Transport>: MeasuringRole {
         }
     }
 
-    /// Sending begins: offset 0 of the timetable is now.
-    private func start() throws(RunError) {
-        driver.startMeasuring()
-        running = true
-        control.isRunning.store(true, ordering: .relaxed)
-        let now = MonotonicClock.now()
-        recording.start(at: now, streamingTo: stream)
-        do {
-            try housekeepingTimer.arm(at: now + SendDriver.housekeepingInterval, period: SendDriver.housekeepingInterval)
-            try dispatchDueEvents()
-        } catch {
-            throw .system(error)
-        }
-        driver.allClientsReady()
-    }
-
     /// The loop of the run proper, until every message is settled or the last one's timeout passed.
     private func sendAndCollect() throws(RunError) {
         if driver.plan == nil && configuration.clients == 1 && peers.count == 1 && !configuration.expectsReconnects {
@@ -219,33 +195,20 @@ final class BenchServer<T: Transport>: MeasuringRole {
         }
     }
 
+    /// The epoll token of the listening socket, and of the connection in `slot`.
+    static var listenerToken: UInt64 { MeasuringLoop.token(ofPosition: 0) }
+    static func token(ofSlot slot: Int) -> UInt64 { MeasuringLoop.token(ofPosition: slot + 1) }
+
     /// Waits for events, at most `timeout` nanoseconds if given, and handles them.
     func waitForEvents(timeout: UInt64?) throws(RunError) {
-        let count: Int
-        do {
-            count = try epoll.wait(timeoutMilliseconds: timeout.map { Int32(($0 + 999_999) / 1_000_000) } ?? -1)
-        } catch {
-            throw .system(error)
-        }
+        try loop.wait(for: self, timeoutMilliseconds: timeout.map { Int32(($0 + 999_999) / 1_000_000) } ?? -1)
         observedCPUs.insert(CPUPlacement.currentCPU())
-        for index in 0..<count {
-            let (token, events) = epoll.event(at: index)
-            switch token {
-            case Token.listener:
-                acceptConnections()
-            case Token.sendTimer:
-                sendTimer.drain()
-                do { try dispatchDueEvents() } catch { throw .system(error) }
-            case Token.housekeepingTimer:
-                housekeepingTimer.drain()
-                housekeeping(at: MonotonicClock.now())
-            case Token.wake:
-                control.serverWake.drain()
-                if control.isStopRequested { stopping = true }
-            default:
-                handleConnectionEvent(slot: Int(token - Token.firstConnection), events: events)
-            }
-        }
+    }
+
+    /// The listener's events (position 0), or a connection's (`slot` + 1).
+    func handle(_ events: EpollEvents, position: Int) -> RunError? {
+        if position == 0 { acceptConnections() } else { handleConnectionEvent(slot: position - 1, events: events) }
+        return nil
     }
 
     /// Checks closed-loop timeouts and silent clients, and publishes progress.

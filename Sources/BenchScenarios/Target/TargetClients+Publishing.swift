@@ -10,7 +10,7 @@ extension TargetClients {
         do {
             let publishTo = configuration.target?.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
             try publisher.open(
-                to: publishTo, epoll: epoll, token: TargetToken.firstConnection, settings: settings,
+                to: publishTo, epoll: epoll, token: MeasuringLoop.token(ofPosition: 0), settings: settings,
                 maximumQueuedBytes: configuration.maximumQueuedBytes, stamps: stamps)
         } catch {
             throw .setupFailed("cannot connect to \(target): \(error)")

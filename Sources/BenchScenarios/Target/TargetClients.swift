@@ -14,14 +14,14 @@ import BenchNet
 ///
 /// A message without a marker, or with another run's, is an event, not a measurement. What a channel says is checked
 /// as a peer's would be.
-final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
+final class TargetClients<T: Transport>: MeasuringLoopRole {
     let configuration: RunConfiguration
     let target: TargetURL
     let address: SocketAddress
     let settings: TransportSettings
     let control: RunControl
     /// The event loop: epoll, timers, stop and start.
-    let loop: TargetLoop
+    let loop: MeasuringLoop
     var epoll: Epoll { loop.epoll }
     var sendTimer: MonotonicTimer { loop.sendTimer }
     var isStopping: Bool { loop.stopping }
@@ -77,7 +77,7 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
         self.channels = channels
         self.channelDecoders = channels.map { _ in Self.channelDecoder() }
         self.outboxes = channels.map { _ in ChannelOutbox() }
-        self.loop = try TargetLoop(control: control)
+        self.loop = try MeasuringLoop(control: control)
         self.driver = SendDriver(configuration: configuration)
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         self.stream = stream
@@ -126,9 +126,8 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
             listener.map(Posix.close)
         }
         do throws(RunError) {
-            try loop.register()
             do {
-                if let listener { try epoll.add(listener, interest: .readable, token: TargetToken.firstConnection + 1) }
+                if let listener { try epoll.add(listener, interest: .readable, token: MeasuringLoop.token(ofPosition: 1)) }
                 for (place, channel) in channels.enumerated() {
                     try epoll.add(channel.descriptor, interest: .readable, token: Self.token(ofChannel: place))
                 }
@@ -145,7 +144,7 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
     }
 
     /// The epoll token of channel `place`.
-    static func token(ofChannel place: Int) -> UInt64 { TargetToken.firstConnection + UInt64(place + 2) }
+    static func token(ofChannel place: Int) -> UInt64 { MeasuringLoop.token(ofPosition: place + 2) }
 
     /// Opens the publisher's connection (fanout) and waits until it and every client are ready.
     func connectAll() throws(RunError) {
@@ -162,10 +161,7 @@ final class TargetClients<T: Transport>: TargetLoopRole, MeasuringRole {
     }
 
     func measure() throws(RunError) {
-        driver.startMeasuring()
-        try loop.start(&recording, streamingTo: stream)
-        sendTimerFired()
-        driver.allClientsReady()
+        try loop.beginSending(self)
         while true {
             sendClosedLoop(at: MonotonicClock.now())
             flushOrders()

@@ -1,0 +1,111 @@
+import BenchCore
+import BenchNet
+
+/// What a measuring role (the built-in ``BenchServer``, a target's ``TargetClients``) does in its ``MeasuringLoop``:
+/// the events of its own descriptors, and its housekeeping.
+protocol MeasuringLoopRole: MeasuringRole {
+    /// epoll's events for the role's descriptor at `position` (``MeasuringLoop/token(ofPosition:)``); a failure ends
+    /// the run.
+    func handle(_ events: EpollEvents, position: Int) -> RunError?
+    /// Every ``SendDriver/housekeepingInterval`` while the run goes on: at least the core's
+    /// (``MeasuringRole/measuringHousekeeping(at:)``), then the role's own.
+    func housekeeping(at now: UInt64)
+}
+
+/// The event loop of every measuring role, written once: one epoll with the run's wake-up, the send timer and the
+/// housekeeping timer, then the role's own descriptors; whether sending began or a stop was asked; the start of
+/// sending; and the dispatch of each wake-up: a stop heard, the timetable's due sends, housekeeping, the role's events.
+final class MeasuringLoop {
+    let control: RunControl
+    let epoll: Epoll
+    let sendTimer: MonotonicTimer
+    let housekeepingTimer: MonotonicTimer
+    /// A stop was asked (Ctrl-C): no more sends.
+    private(set) var stopping = false
+    /// Sending has begun: a connection that fails now is lost, not a setup failure.
+    private(set) var running = false
+
+    private static let wake: UInt64 = 0
+    private static let sendTimerToken: UInt64 = 1
+    private static let housekeepingToken: UInt64 = 2
+    private static let firstRoleToken: UInt64 = 3
+
+    /// An epoll with the run's wake-up and the two timers in it.
+    init(control: RunControl) throws(SystemError) {
+        self.control = control
+        epoll = try Epoll()
+        sendTimer = try MonotonicTimer()
+        housekeepingTimer = try MonotonicTimer()
+        try epoll.add(control.serverWake.descriptor, interest: .readable, token: Self.wake)
+        try epoll.add(sendTimer.descriptor, interest: .readable, token: Self.sendTimerToken)
+        try epoll.add(housekeepingTimer.descriptor, interest: .readable, token: Self.housekeepingToken)
+    }
+
+    /// The epoll token of the role's descriptor at `position` (0, 1, …).
+    static func token(ofPosition position: Int) -> UInt64 { firstRoleToken + UInt64(position) }
+
+    /// A stop was asked outside the loop's own waits (a ping-pong blocked in read): it is heard now.
+    func hearStopRequest() {
+        if control.isStopRequested { stopping = true }
+    }
+
+    /// Sending begins: offset 0 of the timetable is now (the first entry of `role`'s stream, if it streams), the
+    /// measuring thread's CPU time counts from here, housekeeping ticks, what is due goes, and in closed loop every
+    /// client may send its first message.
+    func beginSending<Role: MeasuringLoopRole>(_ role: Role) throws(RunError) {
+        role.driver.startMeasuring()
+        running = true
+        control.isRunning.store(true, ordering: .relaxed)
+        let now = MonotonicClock.now()
+        role.recording.start(at: now, streamingTo: role.stream)
+        do {
+            try housekeepingTimer.arm(at: now + SendDriver.housekeepingInterval, period: SendDriver.housekeepingInterval)
+            try role.dispatchDueEvents()
+        } catch {
+            throw .system(error)
+        }
+        role.driver.allClientsReady()
+    }
+
+    /// Waits for events, at most `timeoutMilliseconds` (-1: until one comes), and hands them to `role`.
+    func wait<Role: MeasuringLoopRole>(for role: Role, timeoutMilliseconds: Int32) throws(RunError) {
+        let count: Int
+        do {
+            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            throw .system(error)
+        }
+        for index in 0..<count {
+            let (token, events) = epoll.event(at: index)
+            switch token {
+            case Self.wake:
+                control.serverWake.drain()
+                hearStopRequest()
+            case Self.sendTimerToken:
+                sendTimer.drain()
+                do { try role.dispatchDueEvents() } catch { throw .system(error) }
+            case Self.housekeepingToken:
+                housekeepingTimer.drain()
+                role.housekeeping(at: MonotonicClock.now())
+            default:
+                if let failure = role.handle(events, position: Int(token - Self.firstRoleToken)) { throw failure }
+            }
+        }
+    }
+
+    /// Setup: until `isDone`, lets `openMore` start connects (a window at a time) and hands events to `role`; at the
+    /// end of `timeout`, throws what `timedOut` says. Returns early when a stop is asked.
+    func setUp<Role: MeasuringLoopRole>(
+        _ role: Role, timeout: UInt64, isDone: () -> Bool, openMore: () throws(RunError) -> Void,
+        timedOut: () -> RunError
+    ) throws(RunError) {
+        let deadline = MonotonicClock.now() + timeout
+        while !isDone() && !stopping {
+            try openMore()
+            let now = MonotonicClock.now()
+            guard now < deadline else { throw timedOut() }
+            // At most 100 ms, so that the deadline is checked again.
+            try wait(for: role, timeoutMilliseconds: Int32(min((deadline - now) / 1_000_000 + 1, 100)))
+        }
+    }
+}
