@@ -7,21 +7,21 @@ import BenchNet
 /// first `warmup` sequence numbers); they are never streamed.
 public struct RunRecording: Sendable {
     /// What was run.
-    public var configuration: RunConfiguration
+    public internal(set) var configuration: RunConfiguration
     /// How it ended.
-    public var status: RunStatus = .complete
+    public internal(set) var status: RunStatus = .complete
     /// Why it failed or stopped, for people; nil when complete.
-    public var statusReason: String?
+    public internal(set) var statusReason: String?
     /// The address the server listened on, with the port it got.
-    public var serverAddress = ""
+    public internal(set) var serverAddress = ""
     /// TLS: the SHA-256 fingerprint of the certificate the server presented; empty on plain transports.
-    public var tlsCertificateFingerprint = ""
+    public internal(set) var tlsCertificateFingerprint = ""
     /// Monotonic time of schedule offset 0: when all clients were connected and sending began.
-    public var startNanoseconds: UInt64 = 0
+    public internal(set) var startNanoseconds: UInt64 = 0
     /// Monotonic time when the last echo came in or the last timeout passed.
-    public var endNanoseconds: UInt64 = 0
+    public internal(set) var endNanoseconds: UInt64 = 0
     /// Wall-clock time at ``startNanoseconds``, in nanoseconds since the Unix epoch.
-    public var startUnixNanoseconds: UInt64 = 0
+    public internal(set) var startUnixNanoseconds: UInt64 = 0
     /// Every message in flight and what became of it: the ring, written only by its own events.
     public internal(set) var ledger: MessageLedger
     /// Report intervals ended so far (``SettledMessage/Kind/intervalEnd`` entries emitted).
@@ -30,17 +30,17 @@ public struct RunRecording: Sendable {
     public internal(set) var streamEnded = false
     /// CPU time the measuring thread (the built-in server's, or a target run's clients') used from the start of sending
     /// to the end, nanoseconds: over ``sendingDuration``, how busy the harness itself was.
-    public var measuringThreadCPU: UInt64 = 0
+    public internal(set) var measuringThreadCPU: UInt64 = 0
     /// The busiest client thread's CPU time in percent: over its life for this process's, since its clients were all
     /// connected for those that report it (children, agents, a target run's subscriber threads); nil without any.
-    public var busiestClientThreadPercent: Double?
+    public internal(set) var busiestClientThreadPercent: Double?
     /// Times a send waited because its row of the ring still held an unsettled message (shows as lag).
-    public var windowWaits = 0
+    public internal(set) var windowWaits = 0
     /// Times the measuring thread found the stream to the writer full and waited for it (shows as lag).
-    public var writerWaits = 0
+    public internal(set) var writerWaits = 0
     /// How kernel stamps (CLOCK_REALTIME) were put on the run's clock, read before the run and again after it.
-    public var kernelClockAtStart: KernelClockMapping?
-    public var kernelClockAtEnd: KernelClockMapping?
+    public internal(set) var kernelClockAtStart: KernelClockMapping?
+    public internal(set) var kernelClockAtEnd: KernelClockMapping?
     /// Connections that closed early or were refused, with the reason: the first ``maximumEvents``.
     public private(set) var connectionEvents: [ConnectionEvent] = []
     /// Events beyond ``maximumEvents`` (a flood of stray connections), counted but not kept.
@@ -58,16 +58,16 @@ public struct RunRecording: Sendable {
     public internal(set) var clientThreads = ClientThreadsTally()
     public internal(set) var server = BuiltInServerTally()
     /// `bench serve`: the agents that joined, in the order they did.
-    public var agents: [AgentRecord] = []
+    public internal(set) var agents: [AgentRecord] = []
     /// Per client, messages not written because its write queue was full: the slow consumers.
-    public var queueFullDrops: [Int]
+    public internal(set) var queueFullDrops: [Int]
     /// Per client of this process, from the start of its connect to the end of its transport's handshakes (ns); 0 for
     /// clients of other processes, whose connects were not seen here.
-    public var connectTimes: [UInt64]
+    public internal(set) var connectTimes: [UInt64]
     /// Each time a client's connection closed during the run: when, and when its next hello was accepted (0: it never
     /// came back). The `reconnect` metric of runs that expect reconnects (``RunConfiguration/expectsReconnects``).
     /// At most ``maximumOutages`` are kept (24 MiB): clients that come and go without end cannot grow memory further.
-    public var outages: [ClientOutage] = []
+    public internal(set) var outages: [ClientOutage] = []
     public static var maximumOutages: Int { 1 << 20 }
     /// The outages whose client came back.
     public var outagesBack: Int { outages.count { $0.back != 0 } }
