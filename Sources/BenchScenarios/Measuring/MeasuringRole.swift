@@ -1,12 +1,13 @@
 import BenchCore
 import BenchNet
 
-/// A role that measures: the built-in server (``BenchServer``), and for a user's server the echo clients
-/// (``TargetEchoClients``) and the subscribers with their publisher (``TargetClients``).
+/// A role that measures: the built-in server (``BenchServer``), and for a user's server its clients, with their
+/// publisher in fanout (``TargetClients``).
 ///
 /// The measuring core is written once, in this protocol's extension: the open-loop timetable with its catch-up
-/// budget, the closed loop's turns, settling a message, closed-loop timeouts, handing settled rows on, and when the
-/// run is over. A role supplies the piece that is its own: how a broadcast or a message is written, whether a client
+/// budget, the closed loop's turns, the ledger's events as the send driver must hear them (``written(_:at:)``,
+/// ``dropped(_:as:)``, ``clientGone(_:)``, ``echo(sequence:client:_:)``), closed-loop timeouts, handing settled rows
+/// on, and when the run is over. A role supplies the piece that is its own: how a broadcast or a message is written, whether a client
 /// is connected, whether anyone is left. Everything is generic over the concrete role, so nothing here is an
 /// existential on the per-message path.
 protocol MeasuringRole: AnyObject {
