@@ -82,7 +82,7 @@ enum CompareCommand {
             noiseFloor: noiseFloor)
         var notes: [String] = []
         if !comparison.regressions.isEmpty && !parsed.has("no-uncertainty") {
-            comparison = try withinUncertainty(comparison, baselineFolder, currentFolder, notes: &notes)
+            comparison = withinUncertainty(comparison, baseline: baseline, current: current, notes: &notes)
         }
         if !comparison.regressions.isEmpty {
             notes.append("note: one run on each side says nothing of how much runs of the same code differ (p99 by "
@@ -101,22 +101,12 @@ enum CompareCommand {
 
     /// `comparison` without the regressions that lie within the two runs' sampling uncertainty: where the current
     /// run's 95% interval of the statistic reaches down into the baseline's (``SamplingUncertainty``), the change may
-    /// be chance, and a note says so. The runs are read again for the percentiles at the intervals' bounds (only when
-    /// something regressed, so a passing comparison reads each run once).
+    /// be chance, and a note says so. Every statistic a limit can name has its interval in the summaries the runs
+    /// were read into (``DistributionSummary/percentileIntervals``, the mean's from σ).
     private static func withinUncertainty(
-        _ comparison: RunComparison, _ baselineFolder: String, _ currentFolder: String, notes: inout [String]
-    ) throws(UsageError) -> RunComparison {
-        func load(_ folder: String) throws(UsageError) -> SavedRun {
-            let first = try SavedRun.argument(folder, of: spec.name)
-            let needed = comparison.regressions.flatMap { regression in
-                SamplingUncertainty.neededPercentiles(
-                    for: regression.limit.statistic,
-                    count: first.results.summaries.first { $0.metric == regression.limit.metric }?.count ?? 0)
-            }
-            return try SavedRun.argument(folder, of: spec.name, percentiles: needed)
-        }
-        let (baseline, current) = (try load(baselineFolder), try load(currentFolder))
-        return comparison.excluding { regression in
+        _ comparison: RunComparison, baseline: SavedRun, current: SavedRun, notes: inout [String]
+    ) -> RunComparison {
+        comparison.excluding { regression in
             let (metric, statistic) = (regression.limit.metric, regression.limit.statistic)
             guard let old = baseline.results.summaries.first(where: { $0.metric == metric }),
                 let new = current.results.summaries.first(where: { $0.metric == metric }),

@@ -29,37 +29,17 @@ public enum SamplingUncertainty {
     }
 
     /// The 95% interval of `summary`'s `statistic`, in nanoseconds: a percentile's as the summary holds it (made from
-    /// the values: ``DistributionSummary/percentileIntervals``) or from the percentiles at its bounds (ask for
-    /// ``neededPercentiles(for:count:)`` when it is made), the mean's from σ; nil for min and max, and where neither
-    /// is at hand.
+    /// the values: ``DistributionSummary/percentileIntervals``), the mean's from σ; nil for min and max, and where the
+    /// summary holds none.
     public static func interval(of statistic: String, in summary: DistributionSummary) -> ClosedRange<Double>? {
         if statistic == "mean" {
             guard let mean = summary.mean, let sigma = summary.standardDeviation, summary.count > 0 else { return nil }
             let margin = z * sigma / Double(summary.count).squareRoot()
             return Swift.max(0, mean - margin)...(mean + margin)
         }
-        guard let percentile = percentile(of: statistic), percentile >= 0, percentile <= 100 else { return nil }
-        if let held = summary.percentileIntervals[Int((percentile * 1000).rounded())] {
-            return Double(held.lowerBound)...Double(held.upperBound)
-        }
-        guard let bounds = percentileBounds(percentile, count: summary.count),
-            let lower = value(atPercentile: bounds.lower, in: summary),
-            let upper = value(atPercentile: bounds.upper, in: summary)
+        guard let percentile = percentile(of: statistic), percentile >= 0, percentile <= 100,
+            let held = summary.percentileIntervals[Int((percentile * 1000).rounded())]
         else { return nil }
-        return Double(lower)...Double(Swift.max(lower, upper))
-    }
-
-    /// The percentiles a summary of `count` values must hold for ``interval(of:in:)`` of `statistic`.
-    public static func neededPercentiles(for statistic: String, count: Int) -> [Double] {
-        guard let percentile = percentile(of: statistic), let bounds = percentileBounds(percentile, count: count)
-        else { return [] }
-        return [bounds.lower, bounds.upper]
-    }
-
-    /// The 0th percentile is the minimum and the 100th the maximum, which every summary holds.
-    private static func value(atPercentile percentile: Double, in summary: DistributionSummary) -> UInt64? {
-        if percentile <= 0 { return summary.min }
-        if percentile >= 100 { return summary.max }
-        return summary.percentile(percentile)
+        return Double(held.lowerBound)...Double(held.upperBound)
     }
 }
