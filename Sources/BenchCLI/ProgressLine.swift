@@ -8,16 +8,15 @@ import Synchronization
 /// terminal (CI logs get none), and a line per report interval (`--report-every`), on a terminal and in logs alike.
 enum ProgressLine {
     /// Shows `configuration`'s progress (with `show`) and the lines of `writer`'s intervals (with `showIntervals`)
-    /// until `isFinished` says its run thread ended (which rings `ended`). A run that waits for agents (`bench serve`, `--client-procs`) hands
-    /// the port it listens on to `onListening`, once it does, whatever the other settings.
+    /// until its run thread rings `ended`. A run that waits for agents (`bench serve`, `--client-procs`) hands the port it
+    /// listens on to `onListening`, once it does, whatever the other settings.
     static func watch(
         _ configuration: RunConfiguration,
         control: RunControl,
         writer: RunStream.Running?,
         show: Bool,
         showIntervals: Bool,
-        until isFinished: () -> Bool,
-        ended: EventNotifier,
+        until ended: EventNotifier,
         onListening: (Int) -> Void = { _ in },
         onTick: () -> Void = {}
     ) {
@@ -35,13 +34,12 @@ enum ProgressLine {
             guard showIntervals, let writer else { return }
             for line in writer.takeIntervalLines() { Console.error((show ? "\r\u{1B}[2K" : "") + line + "\n") }
         }
-        while !isFinished() {
+        repeat {
             announce()
             onTick()
             printIntervals()
             if show { Console.error("\r\u{1B}[2K" + text(configuration, control: control, since: started)) }
-            _ = ended.wait(nanoseconds: waitsForAgents && !announced ? 10_000_000 : 200_000_000)
-        }
+        } while !ended.wait(nanoseconds: waitsForAgents && !announced ? 10_000_000 : 200_000_000)
         if show { Console.error("\r\u{1B}[2K") }
     }
 

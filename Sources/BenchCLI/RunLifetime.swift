@@ -89,23 +89,19 @@ enum RunLifetime {
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
         SignalWatcher.shared?.watch(control)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        let finished = Atomic<Bool>(false)
         let runConfiguration = configuration
         let result: Result<RunRecording, RunError>
         do {
             let ended = try EventNotifier()
             let runner = try NativeThread.spawn(name: "bench-run") { () -> Result<RunRecording, RunError> in
-                defer {
-                    finished.store(true, ordering: .releasing)
-                    ended.notify()
-                }
+                defer { ended.notify() }
                 return Result { () throws(RunError) in
                     try ScenarioRunner.run(runConfiguration, control: control, stream: queue)
                 }
             }
             ProgressLine.watch(
                 configuration, control: control, writer: writer, show: showProgress, showIntervals: !options.quiet,
-                until: { finished.load(ordering: .acquiring) }, ended: ended
+                until: ended
             ) { port in
                 guard let children else {
                     Console.error("serve: listening on \(host):\(port); waiting for \(configuration.clients) clients from "

@@ -1,4 +1,10 @@
 extension UInt64 {
+    /// `self − other`, or 0 when `other` is larger (a kernel stamp a conversion's uncertainty away).
+    @inline(__always)
+    public func subtractingClamped(_ other: UInt64) -> UInt64 {
+        self >= other ? self - other : 0
+    }
+
     /// `value` rounded to the nearest whole number and clamped to `0...UInt64.max` (NaN is 0): for turning a
     /// computed statistic back into nanoseconds, where a value at 2^64 would otherwise trap.
     public init(roundingClamped value: Double) {

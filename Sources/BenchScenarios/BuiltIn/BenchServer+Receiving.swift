@@ -219,7 +219,7 @@ extension BenchServer {
         }
         let sequence = Int(frame.sequence)
         var received = frame.receivedNanoseconds
-        var receivedKernel = recording.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
+        var receivedKernel = recording.ledger.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
         if configuration.agentToken != nil, let agent = agent(ofClient: client) {
             // An agent's client: its stamps are on its agent's clock, put on ours within a bound.
             let clock = recording.agents[agent].clock

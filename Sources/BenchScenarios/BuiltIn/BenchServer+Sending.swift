@@ -124,8 +124,7 @@ extension BenchServer {
             if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
             return true
         case .dropped:
-            recording.queueFullDrops[index % configuration.clients] += 1
-            dropped(index, as: .droppedQueueFull)
+            droppedForFullQueue(index)
             return false
         case .failed(let errno):
             dropped(index, as: .droppedClosed)

@@ -67,6 +67,14 @@ extension MeasuringRole {
         settled(index, wasInFlight: recording.ledger.dropped(index, as: reason))
     }
 
+    /// Message `index` was not written because its client's write queue was full: lost, and the client counted as a
+    /// slow consumer (``RunRecording/queueFullDrops``).
+    @inline(__always)
+    func droppedForFullQueue(_ index: Int) {
+        recording.queueFullDrops[index % configuration.clients] += 1
+        dropped(index, as: .droppedQueueFull)
+    }
+
     /// `client`'s connection closed: what it still owed is lost with it.
     func clientGone(_ client: Int) {
         let (clients, window) = (configuration.clients, recording.ledger.window)  // not read while the ledger changes

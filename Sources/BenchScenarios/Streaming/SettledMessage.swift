@@ -1,3 +1,5 @@
+import BenchCore
+
 /// One entry of the stream a run hands from its measuring thread to its writer: a message whose fate is sealed,
 /// the end of a fanout broadcast, the end of a report interval, or the end of the run.
 ///

@@ -19,8 +19,7 @@ extension TargetClients {
             return false
         }
         guard let order = outboxes[place].reserve(WireFormat.minimumMessageSize) else {
-            recording.queueFullDrops[client] += 1  // the client's share does not keep up with its orders
-            dropped(index, as: .droppedQueueFull)
+            droppedForFullQueue(index)  // the client's share does not keep up with its orders
             return false
         }
         Frame.encodeMessage(
@@ -66,8 +65,7 @@ extension TargetClients {
         case .transmitStamp:
             recording.ledger.transmitStamp(index, at: onThisClock(report.time, of: index, clock: clock))
         case .droppedQueueFull where recording.ledger.outcome[index] == .written:
-            recording.queueFullDrops[client] += 1
-            dropped(index, as: .droppedQueueFull)
+            droppedForFullQueue(index)
         case .droppedClosed where recording.ledger.outcome[index] == .written:
             dropped(index, as: .droppedClosed)
         default:

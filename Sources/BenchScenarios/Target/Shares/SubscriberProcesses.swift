@@ -43,8 +43,7 @@ extension SubscriberProcesses {
     /// roundtrip what they send, and how a target over TLS is trusted (`--tls-ca`, `--tls-pin`, `--tls-insecure`).
     static func spec(of configuration: RunConfiguration, target: TargetSettings) throws(RunError) -> [UInt8] {
         var clients = target
-        clients.publishURL = nil  // the publisher's, on the measuring side
-        if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's too
+        if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's, not the clients'
         return ClientSpec(
             transport: .tcp, webSocketPath: target.engineIOPath ?? "/", tlsTrust: try TargetRunner.trust(configuration),
             target: clients
