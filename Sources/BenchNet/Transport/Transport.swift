@@ -57,6 +57,12 @@ public struct TransportSettings: @unchecked Sendable {
     public var tlsServerName: String?
     /// TLS clients that verify: the name (or address) the server's certificate must carry, the one they connect to.
     public var tlsPeerName: String?
+
+    /// TLS clients connect to `host` (a name or an address): its certificate must carry it, and a name is sent (SNI).
+    public mutating func expectServer(named host: String) {
+        tlsPeerName = host
+        if host.first.map({ !$0.isNumber }) == true && !host.contains(":") { tlsServerName = host }
+    }
     /// WebSocket messages are text (a user's server that speaks JSON): sent as text frames, and text accepted.
     public var webSocketText = false
     /// A server's connections whose first byte is 0 carry bench frames as they are, past the transport's layers:

@@ -78,10 +78,7 @@ public enum AgentRunner {
             do {
                 try OpenSSL.load()
                 settings.tls = try (spec.tlsTrust ?? .insecure).clientContext()
-                settings.tlsPeerName = serverName ?? address.host
-                if let name = serverName, name.first.map({ !$0.isNumber }) == true, !name.contains(":") {
-                    settings.tlsServerName = name
-                }
+                settings.expectServer(named: serverName ?? address.host)
             } catch {
                 throw .setupFailed("the run is over \(spec.transport.rawValue), and the server cannot be trusted: \(error)")
             }

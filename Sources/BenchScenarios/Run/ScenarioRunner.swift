@@ -85,10 +85,7 @@ public enum ScenarioRunner {
                 (certificate, server.tls, clients.tls, spec.tlsTrust) = try TLSSetup.contexts(for: configuration)
                 fingerprint = certificate.sha256Fingerprint
                 // Verifying clients check the name they connect to (the server's --host) and send it when it is one.
-                clients.tlsPeerName = configuration.host
-                if configuration.host.first.map({ !$0.isNumber }) == true && !configuration.host.contains(":") {
-                    clients.tlsServerName = configuration.host
-                }
+                clients.expectServer(named: configuration.host)
             } catch {
                 Posix.close(listener)
                 throw .tls(error)

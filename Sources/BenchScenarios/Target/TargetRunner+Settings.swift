@@ -14,11 +14,8 @@ extension TargetRunner {
         let path = target.scheme.protocolScheme == .socketIO ? engineIOTarget(engineIOPath ?? "/socket.io/") : target.path
         var settings = TransportSettings(
             maximumFrameSize: max(64 << 10, 4 * payload), webSocketPath: path, webSocketHost: "\(host):\(target.port)")
-        if target.host.first.map({ !$0.isNumber }) == true && !target.host.contains(":") {
-            settings.tlsServerName = target.host
-        }
+        settings.expectServer(named: target.host)
         settings.webSocketText = true
-        settings.tlsPeerName = target.host
         if target.scheme.usesTLS {
             do throws(TLSError) {
                 try OpenSSL.load()

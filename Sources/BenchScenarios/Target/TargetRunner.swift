@@ -17,24 +17,25 @@ enum TargetRunner {
         guard subscribersHere + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
+        let trust = try trust(configuration)  // read once: this process's connections and the children's spec
         let transport = try transportSettings(
-            for: target, payload: configuration.payload, engineIOPath: settings.engineIOPath,
-            trust: try trust(configuration))
+            for: target, payload: configuration.payload, engineIOPath: settings.engineIOPath, trust: trust)
         if configuration.scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
             throw .setupFailed(refusal)
         }
         let kind = speech(of: settings, configuration)
         switch target.scheme.transport {
-        case .tcp: return try measure(TCP.self, configuration, settings, address, transport, kind, control, stream)
-        case .ws: return try measure(WebSocket.self, configuration, settings, address, transport, kind, control, stream)
-        case .tls: return try measure(TLS.self, configuration, settings, address, transport, kind, control, stream)
-        case .wss: return try measure(SecureWebSocket.self, configuration, settings, address, transport, kind, control, stream)
+        case .tcp: return try measure(TCP.self, configuration, settings, address, transport, trust, kind, control, stream)
+        case .ws: return try measure(WebSocket.self, configuration, settings, address, transport, trust, kind, control, stream)
+        case .tls: return try measure(TLS.self, configuration, settings, address, transport, trust, kind, control, stream)
+        case .wss: return try measure(SecureWebSocket.self, configuration, settings, address, transport, trust, kind, control, stream)
         }
     }
 
     private static func measure<T: Transport>(
         _: T.Type, _ configuration: RunConfiguration, _ targetSettings: TargetSettings, _ address: SocketAddress,
-        _ settings: TransportSettings, _ kind: PubSubSession.Speech, _ control: RunControl, _ stream: SettledQueue?
+        _ settings: TransportSettings, _ trust: TLSTrust?, _ kind: PubSubSession.Speech, _ control: RunControl,
+        _ stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let target = targetSettings.url
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
@@ -50,10 +51,10 @@ enum TargetRunner {
         if let groups {
             (channels, listener, agentSpec) = (groups.channels, nil, [])
         } else if configuration.agentToken != nil {
-            let spec = try SubscriberProcesses.spec(of: configuration, target: targetSettings)
+            let spec = SubscriberProcesses.spec(of: configuration, target: targetSettings, trust: trust)
             (channels, listener, agentSpec) = ([], try listenForAgents(configuration, control: control), spec)
         } else {
-            let welcomed = try SubscriberProcesses.welcome(configuration, target: targetSettings)
+            let welcomed = try SubscriberProcesses.welcome(configuration, target: targetSettings, trust: trust)
             (channels, listener, agentSpec, children) = (welcomed.channels, nil, [], welcomed.children)
         }
         var recording = try onOwnThread(configuration) { [children] () throws(SystemError) in

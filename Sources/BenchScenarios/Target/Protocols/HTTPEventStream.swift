@@ -15,8 +15,6 @@ final class HTTPEventStream {
     private let maximumSize: Int
     /// The head being read (and, for the publisher, of each response).
     private var head = HTTPHeadReader(maximumSize: HTTPEventStream.headLimit)
-    /// Bytes of the head read so far (none: a CR or LF before it is the blank line after a chunked trailer).
-    private var headBytes = 0
     private var inBody = false
     private var chunked = false
     /// Chunked: bytes left of the current chunk's data; -1 while its size line is read, -2 while the CRLF after its
@@ -98,22 +96,16 @@ final class HTTPEventStream {
     private func readHead(
         _ bytes: UnsafeRawBufferPointer, from start: Int, _ onEvent: (PubSubEvent) -> Void
     ) throws(MessageFramingError) -> Int {
-        var index = start
-        while headBytes == 0, index < bytes.count, bytes[index] == 13 || bytes[index] == 10 { index += 1 }
-        guard index < bytes.count else { return index }
+        guard start < bytes.count else { return start }
         let read: (head: HTTPHead, used: Int)?
         do {
-            read = try head.consume(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+            read = try head.consume(UnsafeRawBufferPointer(rebasing: bytes[start...]))
         } catch {
             throw MessageFramingError(description: error == .tooLong(limit: Self.headLimit)
                 ? "an HTTP head longer than \(Self.headLimit / 1024) KiB" : "\(error)")
         }
-        guard let (response, used) = read else {
-            headBytes += bytes.count - index
-            return bytes.count
-        }
+        guard let (response, used) = read else { return bytes.count }
         head.reset()
-        headBytes = 0
         let length: HTTPBodyLength
         do {
             length = try HTTPBodyLength(response: response)
@@ -121,7 +113,7 @@ final class HTTPEventStream {
             throw MessageFramingError(description: "\(error)")
         }
         let status = HTTPBodyLength.status(of: response) ?? 0
-        if (100..<200).contains(status) && status != 101 { return index + used }  // an interim response: the real one follows
+        if (100..<200).contains(status) && status != 101 { return start + used }  // an interim response: the real one follows
         chunked = length == .chunked
         if case .length(let count) = length { bodyLeft = count } else { bodyLeft = 0 }
         (inBody, chunkLeft) = (true, -1)
@@ -142,7 +134,7 @@ final class HTTPEventStream {
             }
             if !chunked && bodyLeft == 0 { inBody = false }
         }
-        return index + used
+        return start + used
     }
 
     // MARK: Body

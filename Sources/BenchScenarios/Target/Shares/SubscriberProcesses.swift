@@ -10,10 +10,10 @@ enum SubscriberProcesses {
     /// thread's ends (made non-blocking) and each child's record for `agents.csv` (this host, its pid, its ids; on this
     /// machine's clock, so with no clock rounds).
     static func welcome(
-        _ configuration: RunConfiguration, target: TargetSettings
+        _ configuration: RunConfiguration, target: TargetSettings, trust: TLSTrust?
     ) throws(RunError) -> (channels: [SubscriberChannel], children: [AgentRecord]) {
         let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.subscriberChannels.count)
-        let spec = try spec(of: configuration, target: target)
+        let spec = spec(of: configuration, target: target, trust: trust)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }
         var channels: [SubscriberChannel] = []
@@ -40,12 +40,13 @@ enum SubscriberProcesses {
 
 extension SubscriberProcesses {
     /// What a child or an agent is sent after its welcome: the target, what its clients send first, the framing, in
-    /// roundtrip what they send, and how a target over TLS is trusted (`--tls-ca`, `--tls-pin`, `--tls-insecure`).
-    static func spec(of configuration: RunConfiguration, target: TargetSettings) throws(RunError) -> [UInt8] {
+    /// roundtrip what they send, and how a target over TLS is trusted (`trust`: `--tls-ca`, `--tls-pin`,
+    /// `--tls-insecure` as read for this process's own connections).
+    static func spec(of configuration: RunConfiguration, target: TargetSettings, trust: TLSTrust?) -> [UInt8] {
         var clients = target
         if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's, not the clients'
         return ClientSpec(
-            transport: .tcp, webSocketPath: target.engineIOPath ?? "/", tlsTrust: try TargetRunner.trust(configuration),
+            transport: .tcp, webSocketPath: target.engineIOPath ?? "/", tlsTrust: trust,
             target: clients
         ).encoded()
     }
