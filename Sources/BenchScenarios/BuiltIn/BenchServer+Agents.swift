@@ -23,7 +23,7 @@ extension BenchServer {
         let left = configuration.clients - configuration.localClients.count - agentClients
         let refusal = AgentAdmission.refusal(
             of: frame, saidHelloBefore: peers[slot].client != nil || peers[slot].agent != nil,
-            expected: configuration.agentToken, running: running, left: left, total: configuration.clients)
+            expected: configuration.agentToken, running: isRunning, left: left, total: configuration.clients)
         if let refusal {
             closePeer(slot: slot, reason: refusal, at: now)
             return false
@@ -122,7 +122,7 @@ extension BenchServer {
     /// An agent's control connection closed: before the run began, its clients will not all come, so the setup fails
     /// at once, naming it (rather than at the join timeout).
     func agentLeft(slot: Int) {
-        guard !running, let agent = peers[slot].agent else { return }
+        guard !isRunning, let agent = peers[slot].agent else { return }
         let record = recording.agents[agent]
         control.failSetup(
             "agent \(record.host) (pid \(record.pid)) left before the run began; it had clients \(record.firstClient) to "
@@ -136,10 +136,10 @@ extension BenchServer {
     /// of a few milliseconds can end before they arrive. While an agent still connected has clients without one, the
     /// server reads its control connections (nothing else: no sending, no accepting), up to ``connectTimesGrace``.
     func awaitAgentsConnectTimes() {
-        guard !recording.agents.isEmpty, !stopping, isWaitingForConnectTimes else { return }
-        for descriptor in [listener, sendTimer.descriptor, housekeepingTimer.descriptor] { try? epoll.remove(descriptor) }
+        guard !recording.agents.isEmpty, !isStopping, isWaitingForConnectTimes else { return }
+        for descriptor in [listener, sendTimer.descriptor, loop.housekeepingTimer.descriptor] { try? epoll.remove(descriptor) }
         let deadline = MonotonicClock.now() + Self.connectTimesGrace
-        while isWaitingForConnectTimes && !stopping {
+        while isWaitingForConnectTimes && !isStopping {
             let now = MonotonicClock.now()
             guard now < deadline else { return }
             do { try waitForEvents(timeout: min(deadline - now, 20_000_000)) } catch { return }

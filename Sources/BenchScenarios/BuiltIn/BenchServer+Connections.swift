@@ -25,7 +25,7 @@ extension BenchServer {
     /// `--drop-connections-at`: once that long after sending began, closes every client's connection (not an agent's
     /// control connection), without a goodbye, as a server restart would. What was in flight to them is lost.
     func dropConnectionsIfDue(at now: UInt64) {
-        guard let drop = configuration.dropConnectionsAt, running, !stopping, recording.server.connectionsDroppedAt == 0,
+        guard let drop = configuration.dropConnectionsAt, isRunning, !isStopping, recording.server.connectionsDroppedAt == 0,
             now >= recording.startNanoseconds &+ drop
         else { return }
         recording.server.connectionsDroppedAt = now
@@ -39,7 +39,7 @@ extension BenchServer {
     /// Client `client`'s connection closed during the run: its outage begins (it may come back: a client that knows
     /// the run's token may say hello again).
     func clientLeft(_ client: Int, at now: UInt64) {
-        guard running else { return }
+        guard isRunning else { return }
         if liveClients == 0 { emptySince = now }
         guard recording.outages.count < RunRecording.maximumOutages else { return }
         outageOfClient[client] = recording.outages.count
@@ -90,7 +90,7 @@ extension BenchServer {
     /// With no client left: true while they may still come back, in a run that expects reconnects, until `deadAfter`
     /// (or, when that is 0, a timeout) has passed since the last one left.
     func isWaitingForReturns(at now: UInt64) -> Bool {
-        guard configuration.expectsReconnects, running, !stopping, emptySince > 0 else { return false }
+        guard configuration.expectsReconnects, isRunning, !isStopping, emptySince > 0 else { return false }
         let grace = configuration.deadAfter > 0 ? configuration.deadAfter : configuration.timeout
         return now < emptySince &+ grace
     }

@@ -25,7 +25,7 @@ extension BenchServer {
             observedCPUs.insert(CPUPlacement.currentCPU())
             let now = MonotonicClock.now()
             loop.hearStopRequest()
-            if !stopping { sendClosedLoop(at: now) }
+            if !isStopping { sendClosedLoop(at: now) }
             if now >= nextHousekeeping {
                 housekeeping(at: now)
                 nextHousekeeping = now + SendDriver.housekeepingInterval

@@ -31,11 +31,6 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     let listener: Int32
     /// The event loop: epoll (the listener at position 0, connection `slot` at `slot + 1`), the timers, stop and start.
     let loop: MeasuringLoop
-    var epoll: Epoll { loop.epoll }
-    var sendTimer: MonotonicTimer { loop.sendTimer }
-    var housekeepingTimer: MonotonicTimer { loop.housekeepingTimer }
-    var running: Bool { loop.running }
-    var stopping: Bool { loop.stopping }
     /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
     var driver: SendDriver
     var recording: RunRecording
@@ -151,7 +146,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
                 throw RunError.system(error)
             }
             try waitForClients()
-            if !stopping {
+            if !isStopping {
                 try loop.beginSending(self)
                 try sendAndCollect()
             }
@@ -165,7 +160,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     /// Accepts connections until every client said hello.
     private func waitForClients() throws(RunError) {
         let deadline = MonotonicClock.now() + configuration.setupTimeout
-        while helloCount < configuration.clients && !stopping {
+        while helloCount < configuration.clients && !isStopping {
             if let reason = control.setupFailureReason { throw .setupFailed(reason) }
             let now = MonotonicClock.now()
             guard now < deadline else {
@@ -227,9 +222,9 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         // says so): one last drain of every connection's error queue, before what is left is settled and handed on.
         if stamps != nil { for slot in peers.indices where peers[slot].connection.isOpen { drainTransmitStamps(slot: slot) } }
         finishMeasuring()
-        if stopping {
+        if isStopping {
             recording.status = .interrupted
-            recording.statusReason = running ? "stopped on request" : "stopped on request before sending began"
+            recording.statusReason = isRunning ? "stopped on request" : "stopped on request before sending began"
         } else if liveClients == 0 {
             recording.status = .failed
             recording.statusReason = "every client disconnected"
@@ -245,8 +240,6 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
 
     // MARK: MeasuringRole
 
-    var isRunning: Bool { running }
-    var isStopping: Bool { stopping }
 
     /// With every client away (they may come back), a broadcast would go to nobody and wait for nothing: the next one
     /// waits for a client to be back, as closed-loop roundtrip's parked clients do.

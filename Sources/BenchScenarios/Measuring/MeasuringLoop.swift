@@ -4,12 +4,22 @@ import BenchNet
 /// What a measuring role (the built-in ``BenchServer``, a target's ``TargetClients``) does in its ``MeasuringLoop``:
 /// the events of its own descriptors, and its housekeeping.
 protocol MeasuringLoopRole: MeasuringRole {
+    /// The loop the role runs in.
+    var loop: MeasuringLoop { get }
     /// epoll's events for the role's descriptor at `position` (``MeasuringLoop/token(ofPosition:)``); a failure ends
     /// the run.
     func handle(_ events: EpollEvents, position: Int) -> RunError?
     /// Every ``SendDriver/housekeepingInterval`` while the run goes on: at least the core's
     /// (``MeasuringRole/measuringHousekeeping(at:)``), then the role's own.
     func housekeeping(at now: UInt64)
+}
+
+/// What a role's loop holds, read through it.
+extension MeasuringLoopRole {
+    var epoll: Epoll { loop.epoll }
+    var sendTimer: MonotonicTimer { loop.sendTimer }
+    var isRunning: Bool { loop.running }
+    var isStopping: Bool { loop.stopping }
 }
 
 /// The event loop of every measuring role, written once: one epoll with the run's wake-up, the send timer and the

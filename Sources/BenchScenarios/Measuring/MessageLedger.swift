@@ -158,7 +158,7 @@ public struct MessageLedger: Sendable {
             echoesAfterHandOn += 1
             return .stale
         }
-        guard sequence < min(flushedUpTo + window, sequences), client < clients else {
+        guard sequence < heldSequences.upperBound, client < clients else {
             return .notSent(sequence: sequence, client: client, inRing: false)
         }
         let index = messageIndex(sequence: sequence, client: client)
@@ -224,7 +224,7 @@ public struct MessageLedger: Sendable {
     /// up to ``stampGrace`` after its writes, for its transmit stamps. `ending` hands on every row that is left:
     /// what is still in flight timed out, what never had its turn is not streamed.
     public mutating func flush(at now: UInt64, ending: Bool, emit: (SettledMessage) -> Void) {
-        let last = ending ? min(flushedUpTo + window, sequences) : sequences
+        let last = ending ? heldSequences.upperBound : sequences
         while flushedUpTo < last {
             let row = row(of: flushedUpTo)
             guard ending || isSettled(row: row, at: now) else { return }
@@ -237,7 +237,7 @@ public struct MessageLedger: Sendable {
         let sequence = flushedUpTo
         let t0Kernel = kernelBroadcastStart(row: row)
         for index in row * clients..<(row + 1) * clients {
-            if outcome[index] == .written { _ = settle(index, as: .timedOut) }
+            _ = timedOut(index)
             if isMeasured(message: index) {
                 emit(settledMessage(at: index, t0Kernel: t0Kernel))
                 if !measuredPerClient.isEmpty {

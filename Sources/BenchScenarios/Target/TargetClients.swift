@@ -22,10 +22,6 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     let control: RunControl
     /// The event loop: epoll, timers, stop and start.
     let loop: MeasuringLoop
-    var epoll: Epoll { loop.epoll }
-    var sendTimer: MonotonicTimer { loop.sendTimer }
-    var isStopping: Bool { loop.stopping }
-    var isRunning: Bool { loop.running }
     /// The kernel's transmit stamps of the publisher (t0), when the run uses kernel stamps.
     let stamps: KernelTimestamps?
     /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
