@@ -45,10 +45,8 @@ extension CapacityCommand {
         var steps: [CapacityReport.Step] = []
         var cutShort: String?
         var stopCode: ExitCode?
-        let acceptsSaturation = try plan.options(at: plan.search.low).accepted.contains(.saturated)
         search: while let value = plan.search.nextValue() {
             let step = plan.search.steps.count + 1
-            let isConfirmation = plan.search.steps.contains { $0.value == value }
             var judgement = StepJudgement(objectives: plan.slos, confidence: plan.confidence)
             var verdict = CapacitySearch.Verdict.undecided
             let stepStart = MonotonicClock.now()
@@ -70,7 +68,7 @@ extension CapacityCommand {
                         : "the run at \(plan.axis.text(value)) could not be done"
                     break search
                 }
-                if outcome.harnessSaturation != nil && !acceptsSaturation {
+                if outcome.harnessSaturation != nil && !options.accepted.contains(.saturated) {
                     verdict = .harnessBound  // no measurement of the server, whatever its objectives say
                 } else {
                     judgement.add(outcome.thresholds)
@@ -86,7 +84,8 @@ extension CapacityCommand {
             }
             plan.search.record(value, verdict)
             steps.append(CapacityReport.Step(
-                number: step, value: value, verdict: verdict, isConfirmation: isConfirmation, judgement: judgement))
+                number: step, value: value, verdict: verdict,
+                isConfirmation: plan.search.isConfirmation(at: plan.search.steps.count - 1), judgement: judgement))
             for index in runs.indices where runs[index].step == step { runs[index].verdict = verdict }
         }
         let capacity = plan.search.capacity

@@ -142,7 +142,7 @@ public enum HTMLRunReport {
                 + (result.source == .check ? " (added by bench check)" : "") + ", "
                 + MarkupText.escape(result.measurementText)
                 + (result.inconclusive.isEmpty
-                    ? "" : ": " + MarkupText.escape(result.inconclusive.map(\.explanation).joined(separator: "; ")))
+                    ? "" : ": " + MarkupText.escape(result.inconclusiveText))
                 + "</li>"
         }.joined(separator: "\n") + "\n</ul>\n"
     }

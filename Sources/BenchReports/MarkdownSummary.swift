@@ -32,10 +32,9 @@ public enum MarkdownSummary {
             text += "\n"
             for result in results.thresholds {
                 let check = result.source == .check ? " (added by bench check)" : ""
-                let mark = [Verdict.held: "✅", .breached: "❌", .inconclusive: "⚠️ inconclusive:"][result.verdict]!
-                text += "- \(mark) `\(result.expression)`\(check): \(escape(result.measurementText))"
+                text += "- \(result.verdict.markdownMark) `\(result.expression)`\(check): \(escape(result.measurementText))"
                     + (result.inconclusive.isEmpty
-                        ? "" : " — " + escape(result.inconclusive.map(\.explanation).joined(separator: "; ")))
+                        ? "" : " — " + escape(result.inconclusiveText))
                     + "\n"
             }
         }

@@ -51,7 +51,7 @@ public struct SuiteSummary: Sendable {
 
         /// The lines that say what did not hold: each breach, and each verdict that is inconclusive and why.
         var problems: [String] {
-            thresholds.filter { $0.verdict != .held }.map { $0.verdict == .breached ? $0.breachLine : $0.inconclusiveLine }
+            thresholds.filter { $0.verdict != .held }.map(ThresholdText.line)
         }
     }
 

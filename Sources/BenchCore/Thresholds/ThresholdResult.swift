@@ -148,8 +148,12 @@ public struct ThresholdResult: Sendable, Equatable {
     /// The line printed for a verdict that is not a measurement: `threshold inconclusive: spread.p99<200ms (measured
     /// 1.2ms, limit 200ms): the run was interrupted`.
     public var inconclusiveLine: String {
-        "threshold inconclusive: \(expression) (\(measurementText)): "
-            + inconclusive.map(\.explanation).joined(separator: "; ")
+        "threshold inconclusive: \(expression) (\(measurementText)): " + inconclusiveText
+    }
+
+    /// Why the verdict is inconclusive, for people: each reason's explanation, `; ` between them (empty when it is not).
+    public var inconclusiveText: String {
+        inconclusive.map(\.explanation).joined(separator: "; ")
     }
 
 }
@@ -157,4 +161,13 @@ public struct ThresholdResult: Sendable, Equatable {
 /// What a gate makes of a threshold.
 public enum Verdict: String, Sendable, Equatable {
     case held, breached, inconclusive
+
+    /// How a Markdown report marks it: ✅, ❌, or ⚠️ with the word.
+    public var markdownMark: String {
+        switch self {
+        case .held: return "✅"
+        case .breached: return "❌"
+        case .inconclusive: return "⚠️ inconclusive:"
+        }
+    }
 }

@@ -29,9 +29,8 @@ extension CapacityReport {
     /// `capacity.md`: the line, the thresholds on it, a table of the steps (each objective's values and how many lay
     /// beyond its limit, pooled over the step's runs) and one of the runs.
     public var markdown: String {
-        let marks: [Verdict: String] = [.held: "✅", .breached: "❌", .inconclusive: "⚠️ inconclusive:"]
         var text = "### bench capacity \(scenario): \(axis.rawValue)\n\n**\(line)**\n\n"
-        for threshold in thresholds { text += "- \(marks[threshold.verdict]!) `\(threshold.expression)`\n" }
+        for threshold in thresholds { text += "- \(threshold.verdict.markdownMark) `\(threshold.expression)`\n" }
         text += (thresholds.isEmpty ? "" : "\n") + "Each step decided at \(DecimalText.trimmed(confidence * 100, fractionDigits: 2))% from "
             + "the values of all its runs (beyond the limit / judged).\n\n"
         text += "| step | \(axis.rawValue) | runs | verdict | " + objectives.map { "`\($0)`" }.joined(separator: " | ")
