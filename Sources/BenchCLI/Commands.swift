@@ -4,7 +4,7 @@ import BenchScenarios
 enum Commands {
     /// The commands in help order.
     static let all: [CommandSpec] = [
-        RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), CheckCommand.spec, CompareCommand.spec,
+        RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), RunCommand.spec(for: .chat), CheckCommand.spec, CompareCommand.spec,
         ReportCommand.spec, SuiteCommand.spec, CapacityCommand.spec(for: .fanout), CapacityCommand.spec(for: .roundtrip),
         ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip), ClientsCommand.spec,
     ]
@@ -17,7 +17,7 @@ enum Commands {
     /// Runs the command `spec` with its parsed options.
     static func run(_ spec: CommandSpec, _ parsed: ParsedOptions, arguments: [String]) throws(UsageError) -> ExitCode {
         switch spec.name {
-        case "fanout", "roundtrip":
+        case "fanout", "roundtrip", "chat":
             let scenario = Scenario(rawValue: spec.name)!
             let options = try RunOptions(parsed, scenario: scenario)
             let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")

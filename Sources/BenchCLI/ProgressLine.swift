@@ -49,9 +49,9 @@ enum ProgressLine {
         guard control.isRunning.load(ordering: .relaxed) else {
             return "\(configuration.scenario.rawValue): connecting \(configuration.clients) clients… \(elapsed)"
         }
-        // Fanout counts broadcasts (each is a message to every client), roundtrip its messages.
+        // Fanout counts broadcasts (each is a message to every client), roundtrip its messages, chat its deliveries.
         let perSend = configuration.scenario == .fanout ? max(1, configuration.clients) : 1
-        let unit = configuration.scenario == .fanout ? "broadcasts" : "messages"
+        let unit = configuration.scenario == .fanout ? "broadcasts" : configuration.scenario == .chat ? "deliveries" : "messages"
         let sent = control.dispatchedMessages.load(ordering: .relaxed) / perSend
         let echoed = control.echoedMessages.load(ordering: .relaxed)
         let stopping = control.isStopRequested ? " · stopping" : ""

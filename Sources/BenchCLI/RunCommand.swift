@@ -12,8 +12,17 @@ enum RunCommand {
             name: scenario.rawValue,
             abstract: scenario == .fanout
                 ? "Broadcast to N clients; measure delivery, spread per broadcast, completion and echo round trip."
+                : scenario == .chat
+                ? "Clients in rooms, each sending to its room; measure delivery, spread and completion per message."
                 : "Send each client its own messages; measure the echo round trip.",
-            overview: scenario == .fanout
+            overview: scenario == .chat
+                ? "Start a chat relay (or measure yours with --target) and N clients on this machine, dealt into rooms "
+                    + "by the seed; every member sends COUNT marked messages on its own timetable (--rate), which the "
+                    + "server relays to the other members of its room. Reports delivery (a member's receive − the "
+                    + "sender's write), spread (last − first member's receive of a message), completion (last member's "
+                    + "receive − write) and lag (write − schedule), with losses: a member that did not have a message "
+                    + "within --timeout lost it. Receives and sends are the kernel's stamps (--timestamps)."
+                : scenario == .fanout
                 ? "Start a broadcast server and N clients on this machine; broadcast M timestamped messages to all "
                     + "clients in a new random order each time; every client stamps arrival and echoes. Reports "
                     + "delivery (client receive − start of the broadcast), spread (last − first client receive of a "
@@ -26,7 +35,7 @@ enum RunCommand {
             notes: [
                 "Durations take ns, us, ms or s (10ms); sizes take B, KiB or MiB (64, 1KiB).",
                 "Results go to <out>/\(scenario.rawValue)-<UTC yyyyMMdd-HHmmss>/: run.csv, samples.csv, summary.csv, "
-                    + "histogram.csv\(scenario == .fanout ? ", broadcasts.csv" : ""), thresholds.csv (with --threshold),",
+                    + "histogram.csv\(scenario.isBroadcast ? ", broadcasts.csv" : ""), thresholds.csv (with --threshold),",
                 "summary.md, junit.xml, report.html and one <metric>.hgrm per metric.",
             ]
         )

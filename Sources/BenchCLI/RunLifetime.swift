@@ -79,7 +79,7 @@ enum RunLifetime {
             }
             writer = try RunStream.start(
                 RunStream.Writer(configuration: configuration, folder: folder.temporaryPath, live: options.live != nil),
-                queue: queue, mainMetric: configuration.scenario == .fanout ? "delivery" : "rtt", live: options.live)
+                queue: queue, mainMetric: configuration.scenario.isBroadcast ? "delivery" : "rtt", live: options.live)
         } catch {
             folder.discard()
             Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")

@@ -6,7 +6,15 @@ import BenchScenarios
 extension RunOptions {
     /// `--target` and what goes with it: how to measure a user's own server.
     static func targetOptions(for scenario: Scenario) -> [OptionSpec] {
-        let target = scenario == .roundtrip
+        let target = scenario == .chat
+            ? OptionSpec(
+                "target", value: "url",
+                help: "Measure your own chat server instead of the built-in relay: nats://HOST:PORT/SUBJECT (room r is "
+                    + "SUBJECT.r), mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (TOPIC/r, with --qos), ws://HOST:PORT/PATH or "
+                    + "tcp://HOST:PORT (with --subscribe and --publish, {room} in either), socketio://HOST:PORT/NAMESPACE "
+                    + "(--subscribe '[\"join\",\"{room}\"]', --publish '[\"say\",\"{room}\",\"{marker}{padding}\"]'); each member "
+                    + "sends on its own connection, and every other member of its room must receive it.")
+            : scenario == .roundtrip
             ? OptionSpec(
                 "target", value: "url",
                 help: "Measure your own server's round trip instead of the built-in one's: an echo server at "
@@ -33,7 +41,7 @@ extension RunOptions {
         let fanout = scenario == .fanout
         let subscribe = OptionSpec(
             "subscribe", value: "text",
-            help: "What each \(fanout ? "subscriber" : "client") sends first to a ws:// or tcp:// target; for socketio://, "
+            help: "What each \(fanout ? "subscriber" : scenario == .chat ? "member ({room}: its room's number)" : "client") sends first to a ws:// or tcp:// target; for socketio://, "
                 + "the event it emits once connected, as a JSON array (e.g. '[\"join\",\"room1\"]').")
         let qos = OptionSpec(
             "qos", value: "0|1|2",
@@ -77,8 +85,9 @@ extension RunOptions {
                 throw reader.invalid("target", "url", text, error.reason)
             }
             let scheme = target!.url.scheme
-            if configuration.scenario == .roundtrip, scheme.protocolScheme != .http,  // not a target: said below
-                let refusal = scheme.roundtripRefusal
+            if scheme.protocolScheme != .http,  // not a target: said below
+                let refusal = configuration.scenario == .roundtrip
+                    ? scheme.roundtripRefusal : configuration.scenario == .chat ? scheme.chatRefusal : nil
             {
                 throw reader.invalid("target", "url", text, refusal)
             }

@@ -41,13 +41,15 @@ struct RunOptions {
         let defaults = RunConfiguration(scenario: scenario, seed: 0)
         let countOption = scenario == .fanout
             ? OptionSpec("messages", value: "m", help: "Broadcasts to measure.", default: "\(defaults.messages)")
-            : OptionSpec("count", value: "c", help: "Messages to measure per client.", default: "\(defaults.messages)")
-        return [
+            : OptionSpec(
+                "count", value: "c", help: scenario == .chat ? "Messages to measure per member." : "Messages to measure per client.",
+                default: "\(defaults.messages)")
+        let all: [OptionSpec] = [
             OptionSpec(
                 "clients", value: "n", help: "Simulated clients, one connection each; a list (10,100,1000) sweeps.",
                 default: "\(defaults.clients)"),
             countOption,
-            ] + lengthOptions(defaults: defaults, countOption: countOption.name)
+            ] + (scenario == .chat ? chatOptions(defaults: defaults) : []) + lengthOptions(defaults: defaults, countOption: countOption.name)
             + connectionOptions.filter { scenario == .roundtrip || $0.name != "offline-queue" } + [
             OptionSpec(
                 "interval", value: "duration",
@@ -68,7 +70,7 @@ struct RunOptions {
             OptionSpec(
                 "warmup", value: "n",
                 help: scenario == .fanout
-                    ? "Broadcasts sent first and discarded." : "Messages per client sent first and discarded.",
+                    ? "Broadcasts sent first and discarded." : "Messages per \(scenario == .chat ? "member" : "client") sent first and discarded.",
                 default: "\(defaults.warmup)"),
             OptionSpec(
                 "heartbeat", value: "duration", help: "How often each client sends a heartbeat; 0 = none.",
@@ -127,8 +129,8 @@ struct RunOptions {
             LiveView.option,
             OptionSpec(
                 "threshold", value: "expr",
-                help: "[metric.]stat OP value, e.g. \(scenario == .fanout ? "spread" : "rtt").p99<200ms, "
-                    + "\(scenario == .fanout ? "delivery" : "rtt").p99.99<1ms or lost==0 (any pNN.NNN; p999 = p99.9); "
+                help: "[metric.]stat OP value, e.g. \(scenario.isBroadcast ? "spread" : "rtt").p99<200ms, "
+                    + "\(scenario.isBroadcast ? "delivery" : "rtt").p99.99<1ms or lost==0 (any pNN.NNN; p999 = p99.9); "
                     + "repeatable; exit 1 when one is breached (in any step of a sweep), 4 when the run is no "
                     + "measurement of the server (interrupted, saturated harness, no values: see --accept).",
                 repeatable: true),
@@ -144,6 +146,7 @@ struct RunOptions {
                     + "their range.",
                 default: "1"),
         ]
+        return scenario == .chat ? all.filter { !optionsChatDoesNotTake.contains($0.name) } : all
     }
 
     /// Checks every option and builds the runs. Nothing is touched on disk or network here.
@@ -165,6 +168,7 @@ struct RunOptions {
         typealias Limits = RunConfiguration.Limits
         let clientCounts = try reader.integers("clients", placeholder: "n", in: Limits.clients, default: base.clients)
         base.clients = clientCounts.max()!
+        let (rooms, roomSize) = try Self.readChat(into: &base, reader: reader, parsed: parsed)
         base.messages = try reader.integer(
             scenario == .fanout ? "messages" : "count", placeholder: scenario == .fanout ? "m" : "c",
             in: Limits.messages, default: base.messages)
@@ -260,6 +264,7 @@ struct RunOptions {
         ) { configuration in
             configuration.maximumQueuedBytes = maximumQueuedBytes ?? max(base.maximumQueuedBytes, 4 * configuration.payload)
             configuration.clientThreads = clientThreads > 0 ? clientThreads : min(defaultClientThreads, configuration.clients)
+            Self.chatRooms(for: &configuration, rooms: rooms, roomSize: roomSize)
         }
         for configuration in steps.map(\.configuration) {
             do {
@@ -279,7 +284,7 @@ struct RunOptions {
         jsonLines = parsed.has("json-lines")
         runFolderName = nil
         thresholds = try ThresholdParsing.parse(
-            parsed.values["threshold"] ?? [], for: scenario, hasEchoes: scenario == .roundtrip || base.target == nil,
+            parsed.values["threshold"] ?? [], for: scenario, hasEchoes: base.hasEchoes,
             reconnects: base.target == nil && base.expectsReconnects, command: command)
         accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)
     }

@@ -27,7 +27,7 @@ enum ThresholdParsing {
             }
             do {
                 thresholds.append(try Threshold(
-                    parsing: text, defaultMetric: scenario == .fanout ? "spread" : "rtt", metrics: metrics))
+                    parsing: text, defaultMetric: scenario.isBroadcast ? "spread" : "rtt", metrics: metrics))
             } catch {
                 throw UsageError(
                     message: "The value '\(text)' is invalid for '--threshold <expr>': \(error.reason)", command: command)

@@ -34,8 +34,8 @@ public enum HTMLRunReport {
             body += figure(bars(histogram, axis: axis, noun: noun), caption: "\(noun) per bin (8 bins per doubling)")
             body += "</div>\n"
         }
-        if scenario == "fanout" && !results.broadcasts.isEmpty {
-            body += "<h2>spread per broadcast</h2>\n"
+        if scenario != "roundtrip" && !results.broadcasts.isEmpty {
+            body += "<h2>spread per \(scenario == "chat" ? "message" : "broadcast")</h2>\n"
             body += figure(
                 overTime(results.broadcasts.map { (Double($0.start) / 1e9, $0.spread) }, yLabel: "spread"),
                 caption: "each broadcast's spread at its start; red crosses: incomplete broadcasts (no spread)")

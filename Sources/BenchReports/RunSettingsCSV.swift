@@ -15,7 +15,8 @@ public enum RunSettingsCSV {
         let recording = RunRecording(configuration: configuration, window: 1)
         let analysis = RunCollector(configuration: configuration).analysis(of: recording)
         let keep: Set<String> = [
-            "scenario", "command_line", "version", "seed", "clients", "messages", "count", "warmup", "run_for_ns",
+            "scenario", "command_line", "version", "seed", "clients", "rooms", "room_sizes", "messages", "count", "warmup",
+            "run_for_ns",
             "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
             "dead_after_ns", "max_queue_bytes", "target", "framing", "qos", "subscribe", "publish_template", "publish_url",
             "engine_io_path", "transport", "ws_path", "timestamps",
@@ -32,7 +33,7 @@ public enum RunSettingsCSV {
         let recording = analysis.recording
         let configuration = recording.configuration
         let target = configuration.target
-        let lostMessages = analysis.summary(of: configuration.scenario == .fanout ? .delivery : .rtt)?.lost ?? 0
+        let lostMessages = analysis.summary(of: configuration.scenario.isBroadcast ? .delivery : .rtt)?.lost ?? 0
         let duration = Double(recording.sendingDuration)
         let harness = analysis.harnessLoad
         var rows: [(String, String)] = [
@@ -43,6 +44,8 @@ public enum RunSettingsCSV {
             ("status_reason", recording.statusReason ?? ""),
             ("seed", "\(configuration.seed)"),
             ("clients", "\(configuration.clients)"),
+            ("rooms", configuration.chatRooms.map { "\($0.rooms)" } ?? ""),
+            ("room_sizes", configuration.chatRooms?.sizesText ?? ""),
             (configuration.scenario == .fanout ? "messages" : "count", configuration.duration == nil ? "\(configuration.messages)" : ""),
             ("warmup", "\(configuration.warmup)"),
             ("run_for_ns", configuration.duration.map { "\($0)" } ?? ""),
@@ -132,7 +135,7 @@ public enum RunSettingsCSV {
                 ("kernel_clock_drift_ns", drift.map { "\($0)" } ?? ""),
             ])
         }
-        if configuration.scenario == .fanout {
+        if configuration.scenario.isBroadcast {
             rows.append(("broadcasts_incomplete", "\(analysis.summary(of: .spread)?.lost ?? 0)"))
         }
         return rows

@@ -3,7 +3,7 @@ import BenchNet
 import BenchScenarios
 import Synchronization
 
-/// Writes a run's streamed files as its messages settle: `samples.csv`, for fanout `broadcasts.csv`, and
+/// Writes a run's streamed files as its messages settle: `samples.csv`, for fanout `broadcasts.csv` (chat: `messages.csv`), and
 /// `timeline.csv`, from the ``SettledMessage``s of the run's ``SettledQueue``, while a ``RunCollector`` keeps the
 /// statistics. At the end of each report interval the files are handed to the kernel and synced to disk, so that a
 /// run killed outright leaves its folder readable up to its last interval.
@@ -31,9 +31,9 @@ public enum RunStream {
             warmup = configuration.warmup
             samples = CSVWriter(sink: try FileSink(creating: "\(folder)/\(SamplesCSV.fileName)"))
             try samples.row(SamplesCSV.header(configuration.scenario, timestamps: configuration.timestamps))
-            if configuration.scenario == .fanout {
-                var writer = CSVWriter(sink: try FileSink(creating: "\(folder)/\(BroadcastsCSV.fileName)"))
-                try writer.row(BroadcastsCSV.header)
+            if let file = BroadcastsCSV.file(for: configuration.scenario) {
+                var writer = CSVWriter(sink: try FileSink(creating: "\(folder)/\(file.name)"))
+                try writer.row(file.header)
                 broadcasts = writer
             }
             timeline = CSVWriter(sink: try FileSink(creating: "\(folder)/\(TimelineCSV.fileName)"))
@@ -54,7 +54,7 @@ public enum RunStream {
             case .broadcast(let broadcast):
                 try broadcasts.map { _ in
                     try BroadcastsCSV.writeRow(
-                        broadcast, origin: collector.origin, warmup: warmup, interval: interval, to: &broadcasts!)
+                        broadcast, chat: collector.configuration.scenario == .chat, origin: collector.origin, warmup: warmup, interval: interval, to: &broadcasts!)
                 }
                 return []
             case .interval(let rows):

@@ -19,12 +19,26 @@ public enum SamplesCSV {
         "broadcast", "client", "t0_ns", "write_ns", "recv_ns", "echo_ns", "delivery_ns", "rtt_ns", "lost", "outcome",
     ]
 
+    /// Chat: one row per delivery of a member's message (`sender`, its `seq`) to another member of its room (`client`);
+    /// `sent_ns` is the sender's write, t0 of its delivery, spread and completion.
+    public static let chatHeader = [
+        "sender", "seq", "client", "sent_ns", "recv_ns", "delivery_ns", "lost", "outcome",
+    ]
+
     /// The columns of a run with these settings.
     public static func header(_ scenario: Scenario, timestamps: TimestampSource) -> [String] {
-        var header = scenario == .fanout ? fanoutHeader : roundtripHeader
+        var header: [String]
+        switch scenario {
+        case .fanout: header = fanoutHeader
+        case .roundtrip: header = roundtripHeader
+        case .chat: header = chatHeader
+        }
         if timestamps.usesKernel {
-            header += scenario == .fanout
-                ? ["user_t0_ns", "user_write_ns", "user_recv_ns", "user_echo_ns"] : ["user_sent_ns", "user_echo_ns"]
+            switch scenario {
+            case .fanout: header += ["user_t0_ns", "user_write_ns", "user_recv_ns", "user_echo_ns"]
+            case .roundtrip: header += ["user_sent_ns", "user_echo_ns"]
+            case .chat: header += ["user_sent_ns", "user_recv_ns"]
+            }
             header.append("kernel_stamps_missing")
         }
         if timestamps == .both { header.append("stack_ns") }
@@ -54,6 +68,20 @@ public enum SamplesCSV {
             if kernel {
                 writer.time(m.written, since: origin)
                 writer.time(m.echoed, since: origin)
+            }
+        case .chat:
+            let delivery = reader.delivery(m)
+            writer.field(m.sender)
+            writer.field(m.sequence - warmup)
+            writer.field(m.client)
+            writer.time(reader.broadcastStartTime(m), since: origin)
+            writer.time(m.received == 0 ? 0 : reader.receiveTime(m), since: origin)
+            writer.nanoseconds(delivery)
+            writer.flag(delivery == nil)
+            writer.field(m.outcome.name)
+            if kernel {
+                writer.time(m.broadcastStart, since: origin)
+                writer.time(m.received, since: origin)
             }
         case .fanout:
             let delivery = reader.delivery(m)

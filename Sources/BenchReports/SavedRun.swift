@@ -112,33 +112,37 @@ public struct SavedRun: Sendable {
             }
         }
         let tolerant = cutOff
-        switch try setting("scenario") {
-        case "fanout":
-            // A fanout through a user's server has no echoes: no rtt.
-            let hasEchoes = (settings.first { $0.key == "target" }?.value ?? "").isEmpty
+        let scenario = try setting("scenario")
+        switch scenario {
+        case "fanout", "chat":
+            // A fanout through a user's server has no echoes, nor has a chat: no rtt.
+            let chat = scenario == "chat"
+            let hasEchoes = !chat && (settings.first { $0.key == "target" }?.value ?? "").isEmpty
             let names = ["delivery", "spread", "completion"] + (hasEchoes ? ["rtt"] : []) + ["lag"] + (hasStack ? ["stack"] : [])
             builders = names.map(builder)
             let (delivery, spread, completion, lag) = (0, 1, 2, hasEchoes ? 4 : 3)
             let rtt = hasEchoes ? 3 : nil
             let stack = hasStack ? names.count - 1 : nil
-            let columns = ["delivery_ns", "rtt_ns", "lost", "interval"] + (hasStack ? ["stack_ns"] : [])
+            let columns = ["delivery_ns", "lost", "interval"] + (hasStack ? ["stack_ns"] : []) + (hasEchoes ? ["rtt_ns"] : [])
             try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns, tolerant: tolerant) { row in
-                guard let interval = try timeline.interval(row, 3) else { return }
-                let value = try sample(row, 0, "delivery_ns", lost: 2)
+                guard let interval = try timeline.interval(row, 2) else { return }
+                let value = try sample(row, 0, "delivery_ns", lost: 1)
                 record(value, delivery)
                 timeline.add(value, "delivery", interval: interval)
                 if let rtt {
-                    let value = try sample(row, 1, "rtt_ns", lost: 2)
+                    let value = try sample(row, columns.count - 1, "rtt_ns", lost: 1)
                     record(value, rtt)
                     timeline.add(value, "rtt", interval: interval)
                 }
-                if let stack, let value = try row.nanoseconds(4, named: "stack_ns") {
+                if let stack, let value = try row.nanoseconds(3, named: "stack_ns") {
                     record(value, stack)
                     timeline.add(value, "stack", interval: interval)
                 }
             }
-            let broadcastColumns = ["broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete", "interval"]
-            try CSVFileRows.read(path(BroadcastsCSV.fileName), columns: broadcastColumns, tolerant: tolerant) { row in
+            let broadcastColumns = [chat ? "seq" : "broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete", "interval"]
+            let file = BroadcastsCSV.file(for: chat ? .chat : .fanout)!.name
+            var rows = 0
+            try CSVFileRows.read(path(file), columns: broadcastColumns, tolerant: tolerant) { row in
                 guard let index = Int(row[0]), index >= 0, row[5] == "0" || row[5] == "1" else {
                     throw LoadError(description: "\(row.path) line \(row.line): not a broadcast row")
                 }
@@ -158,9 +162,11 @@ public struct SavedRun: Sendable {
                     record(value, lag)
                     timeline.add(value, "lag", interval: interval)
                 }
-                if broadcasts.count < RunCollector.maximumPlottedBroadcasts && index == broadcasts.count {
+                let plotted = chat ? rows : index  // a chat message's sequence is its sender's: plotted in file order
+                rows += 1
+                if broadcasts.count < RunCollector.maximumPlottedBroadcasts && plotted == broadcasts.count {
                     broadcasts.append(RunResults.Broadcast(
-                        index: index, start: try row.nanoseconds(1, named: "t0_ns") ?? 0, spread: spreadValue))
+                        index: plotted, start: try row.nanoseconds(1, named: "t0_ns") ?? 0, spread: spreadValue))
                 } else {
                     broadcasts.removeAll()
                 }
@@ -238,10 +244,9 @@ public struct SavedRun: Sendable {
         // would have written.
         let scenario = Scenario(rawValue: self.scenario) ?? .fanout
         let timestamps = settings.first { $0.key == "timestamps" }.flatMap { TimestampSource(rawValue: $0.value) } ?? .user
-        for (file, header) in [
-            (SamplesCSV.fileName, SamplesCSV.header(scenario, timestamps: timestamps)),
-            (BroadcastsCSV.fileName, BroadcastsCSV.header),
-        ] where file == SamplesCSV.fileName || scenario == .fanout {
+        for (file, header) in [(SamplesCSV.fileName, SamplesCSV.header(scenario, timestamps: timestamps))]
+            + (BroadcastsCSV.file(for: scenario).map { [$0] } ?? [])
+        {
             try Self.keepRows(of: path(file), throughInterval: lastSyncedInterval ?? .max, header: header)
         }
         try AtomicFile.writeCSV(path(RunSettingsCSV.fileName)) { writer in

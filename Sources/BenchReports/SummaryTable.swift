@@ -36,12 +36,16 @@ public enum SummaryTable {
         let messages = configuration.duration.map { "for \(DurationText.format($0))" }
             ?? (configuration.scenario == .fanout
                 ? "\(configuration.messages) broadcasts" : "\(configuration.messages) messages each")
+        let rooms = configuration.chatRooms.map {
+            " in \($0.rooms) room\($0.rooms == 1 ? "" : "s")\($0.sizes == .uniform ? "" : " (\($0.sizesText))")"
+        } ?? ""
         let pace = configuration.isClosedLoop
             ? "closed loop" : "every \(DurationText.format(configuration.interval)) (\(configuration.arrival.rawValue))"
         let duration = DecimalText.fixed(Double(recording.sendingDuration) / 1e9, fractionDigits: 1)
         // What was measured: the built-in server over its transport, or the user's server at its URL.
-        let server = configuration.target.map { "through \($0)" } ?? "over \(configuration.transport.rawValue)"
-        return "\(configuration.scenario.rawValue) \(server): \(clients), \(messages), \(pace), "
+        let server = configuration.target.map { "through \($0)" }
+            ?? (configuration.scenario == .chat ? "through the built-in relay" : "over \(configuration.transport.rawValue)")
+        return "\(configuration.scenario.rawValue) \(server): \(clients)\(rooms), \(messages), \(pace), "
             + "\(ByteSizeText.format(configuration.payload)), seed \(configuration.seed): "
             + "\(recording.status.rawValue) in \(duration)s"
     }
@@ -52,7 +56,8 @@ public enum SummaryTable {
         let threads = configuration.clientThreads == 1 ? "" : " (\(configuration.clientThreads) threads)"
         let writers = configuration.serverThreads == 1 ? "" : " (\(configuration.serverThreads) threads)"
         let stamps = configuration.timestamps == .user ? "user-space" : "kernel"
-        let who = configuration.target != nil && configuration.scenario == .fanout ? "subscribers" : "clients"
+        let who = configuration.scenario == .chat
+            ? "members" : configuration.target != nil && configuration.scenario == .fanout ? "subscribers" : "clients"
         let children = configuration.subscriberChannels.count
         let clients: String
         if !recording.agents.isEmpty {
@@ -65,7 +70,8 @@ public enum SummaryTable {
             clients = "\(who) on CPU \(recording.clientThreads.cpus)\(threads)"
         }
         // A user's server runs wherever it runs: only the measuring clients' CPUs are known.
-        let server = configuration.target == nil ? "server ran on CPU \(recording.server.cpus)\(writers), " : ""
+        let server = configuration.target == nil
+            ? "\(configuration.scenario == .chat ? "relay" : "server") ran on CPU \(recording.server.cpus)\(writers), " : ""
         var line = server + "\(clients); \(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
         let missing = analysis.missingKernelStamps
         if missing.send + missing.receive > 0 {

@@ -22,13 +22,13 @@ import Testing
 
     /// Broadcast `sequence` (fanout) or every client's message `sequence` (roundtrip) written at `time`.
     private func send(_ sequence: Int, at time: UInt64, in ledger: inout MessageLedger) {
-        if ledger.isFanout {
+        if ledger.hasBroadcasts {
             ledger.due(broadcast: sequence, at: time)
             ledger.broadcastBegan(sequence, at: time)
         }
         for client in 0..<ledger.clients {
             let index = ledger.messageIndex(sequence: sequence, client: client)
-            if !ledger.isFanout { ledger.due(message: index, at: time) }
+            if !ledger.hasBroadcasts { ledger.due(message: index, at: time) }
             ledger.written(index, at: time)
         }
     }

@@ -5,7 +5,7 @@
 extension RunRecording {
     /// Message `index` as the stream would hand it on.
     func message(_ index: Int) -> SettledMessage {
-        ledger.settledMessage(at: index, t0Kernel: ledger.kernelBroadcastStart(row: index / configuration.clients))
+        ledger.settledMessage(at: index, t0Kernel: ledger.kernelBroadcastStart(ledger.broadcastIndex(ofMessage: index)))
     }
 
     var reader: SettledMessageReader { SettledMessageReader(configuration) }

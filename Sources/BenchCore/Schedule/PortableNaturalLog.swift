@@ -31,3 +31,23 @@ public func portableNaturalLog(_ x: Double) -> Double {
 public func portableLog2(_ x: Double) -> Double {
     portableNaturalLog(x) / 0.693_147_180_559_945_309_417_232_121_458
 }
+
+/// e to the power `x`, computed here for the same reason as ``portableNaturalLog(_:)``: `x = k · ln 2 + r` with
+/// `|r| ≤ ln 2 / 2`, `e^r` summed until its terms vanish, then scaled by `2^k`.
+public func portableExponential(_ x: Double) -> Double {
+    precondition(x.isFinite && abs(x) < 700, "portableExponential of \(x)")
+    let ln2 = 0.693_147_180_559_945_309_417_232_121_458
+    let k = (x / ln2).rounded()
+    let r = x - k * ln2
+    var sum = 1.0
+    var term = 1.0
+    var n = 1.0
+    while true {
+        term *= r / n
+        let next = sum + term
+        if next == sum { break }
+        sum = next
+        n += 1
+    }
+    return Double(sign: .plus, exponent: Int(k), significand: sum)
+}

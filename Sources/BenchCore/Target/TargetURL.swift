@@ -148,6 +148,19 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
 extension TargetURL.Scheme {
     /// Why a round trip cannot be measured through a server of this scheme; nil when it can (each client publishes to
     /// its own topic, or sends to an echo, and reads its messages back).
+    /// Why a chat run cannot have its members send on their own connections to a server of this scheme; nil when it can.
+    public var chatRefusal: String? {
+        switch protocolScheme {
+        case .tcp, .ws, .mqtt, .nats, .socketIO: return nil
+        case .redis:
+            return "redis:// chat is not built yet (a subscribed Redis connection cannot publish): nats://, mqtt://, ws://, "
+                + "tcp:// and socketio:// targets take chat"
+        default:
+            return "\(rawValue):// publishes over separate HTTP requests, not on a member's own connection: nats://, "
+                + "mqtt://, ws://, tcp:// and socketio:// targets take chat"
+        }
+    }
+
     public var roundtripRefusal: String? {
         switch protocolScheme {
         case .tcp, .ws, .mqtt, .nats, .socketIO: return nil

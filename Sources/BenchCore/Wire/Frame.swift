@@ -52,6 +52,9 @@ extension Frame {
     /// When the server wrote the data frame (monotonic nanoseconds).
     public var sentNanoseconds: UInt64 { load(UInt64.self, at: Offset.sent) }
 
+    /// A delivery frame's sender: the member whose message was read (a number beyond 32 bits is no client's).
+    public var deliverySender: UInt64 { sentNanoseconds }
+
     /// When the client's read returned the data frame (monotonic nanoseconds); 0 in a data frame.
     public var receivedNanoseconds: UInt64 { load(UInt64.self, at: Offset.received) }
 
@@ -87,7 +90,7 @@ extension Frame {
         receivedKernelNanoseconds: UInt64 = 0
     ) -> Frame {
         precondition(buffer.count >= WireFormat.minimumMessageSize && buffer.count <= WireFormat.maximumFrameSize)
-        precondition(kind == .data || kind == .echo)
+        precondition(kind == .data || kind == .echo || kind == .delivery)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         let frame = Frame(kind: kind, bytes: buffer)
         frame.store(UInt32(buffer.count - WireFormat.lengthFieldSize), at: Offset.length)

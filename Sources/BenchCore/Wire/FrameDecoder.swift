@@ -122,7 +122,7 @@ public struct FrameDecoder {
             guard size == SendReport.size else {
                 throw .wrongSize(kind: kind, announced: size, expected: SendReport.size)
             }
-        case .data, .echo:
+        case .data, .echo, .delivery:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)
             }

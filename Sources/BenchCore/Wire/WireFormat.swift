@@ -91,6 +91,9 @@ public enum FrameKind: UInt8, Sendable {
     /// A roundtrip target run's client tells the measuring thread what became of a message it was ordered to send
     /// (``SendReport``): written, its transmit stamp, or not written; ``SendReport/size`` bytes.
     case sendReport = 14
+    /// A chat member's client tells the measuring thread it read another member's message: an echo frame's layout,
+    /// with the sender's id where a data frame's send time goes (``Frame/deliverySender``).
+    case delivery = 15
 }
 
 extension FrameKind {
@@ -107,6 +110,7 @@ extension FrameKind {
         case .clientSpec: return "a client spec"
         case .subscriberReport: return "a subscriber report"
         case .sendReport: return "a send report"
+        case .delivery: return "a delivery"
         default: return "a \(self)"
         }
     }

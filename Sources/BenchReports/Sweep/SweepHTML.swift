@@ -7,7 +7,7 @@ import BenchCore
 enum SweepHTML {
     static func render(_ report: SweepReport) -> String {
         let rows = report.rows
-        let metrics = report.scenario == "fanout" ? ["spread", "delivery"] : ["rtt"]
+        let metrics = report.scenario == "roundtrip" ? ["rtt"] : ["spread", "delivery"]
         var body = "<h1>bench \(MarkupText.escape(report.scenario)) sweep</h1>\n"
         body += "<p class=\"meta\">\(Set(report.steps.map(\.key)).count) steps"
             + (report.repeats > 1 ? ", \(report.repeats) repeats each (medians)" : "")

@@ -1,7 +1,10 @@
-/// One fanout broadcast's row: when it was due and went out, how many clients got it, first and last arrival.
+/// One fanout broadcast's row (or a chat message's): when it was due and went out, how many clients got it, first and
+/// last arrival.
 public struct BroadcastResult: Sendable, Equatable {
-    /// The broadcast's sequence number (warmup broadcasts come first and are not reported).
+    /// The broadcast's sequence number (warmup broadcasts come first and are not reported); in chat, the sender's.
     public let sequence: Int
+    /// Chat: the member that sent it (0 in fanout).
+    public let sender: Int
     /// When it was due (monotonic ns).
     public let scheduled: UInt64
     /// t0: the time before its first write.
@@ -17,10 +20,11 @@ public struct BroadcastResult: Sendable, Equatable {
     public let lag: UInt64?
 
     public init(
-        sequence: Int, scheduled: UInt64, start: UInt64, delivered: Int, lost: Int, firstReceived: UInt64?,
-        lastReceived: UInt64?, lag: UInt64?
+        sequence: Int, sender: Int = 0, scheduled: UInt64, start: UInt64, delivered: Int, lost: Int,
+        firstReceived: UInt64?, lastReceived: UInt64?, lag: UInt64?
     ) {
         self.sequence = sequence
+        self.sender = sender
         self.scheduled = scheduled
         self.start = start
         self.delivered = delivered

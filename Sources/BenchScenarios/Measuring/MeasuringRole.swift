@@ -30,6 +30,9 @@ protocol MeasuringRole: AnyObject {
     /// Roundtrip: writes message `index` (`sequence` of its client), due at `scheduled`; true when it went out (and
     /// waits for its echo), false when it was settled as lost at once.
     func sendMessage(_ index: Int, sequence: Int, scheduled: UInt64) -> Bool
+    /// Chat: has `sender` write its message `sequence`, due at `scheduled`, to its room (``TargetClients``: the built-in
+    /// server is not a chat relay's measuring side).
+    func sendChatMessage(sequence: Int, sender: Int, scheduled: UInt64)
     /// True while `client`'s connection is open.
     func isConnected(_ client: Int) -> Bool
     /// How many clients are connected now, and how many came back after a drop so far (for the live view).
@@ -50,6 +53,9 @@ extension MeasuringRole {
     /// A user's server's clients do not come back (`--reconnect` is the built-in server's): nothing to wait for.
     func isWaitingForReturns(at now: UInt64) -> Bool { false }
     var returnedClients: Int { 0 }
+    func sendChatMessage(sequence: Int, sender: Int, scheduled: UInt64) {
+        preconditionFailure("a chat run is measured by its clients' role (TargetClients)")
+    }
 
     // MARK: The ledger's events, with what they mean for the send driver
 
@@ -67,11 +73,13 @@ extension MeasuringRole {
         settled(index, wasInFlight: recording.ledger.dropped(index, as: reason))
     }
 
-    /// Message `index` was not written because its client's write queue was full: lost, and the client counted as a
-    /// slow consumer (``RunRecording/queueFullDrops``).
+    /// Message `index` was not written because its client's write queue was full (in chat, its sender's): lost, and the
+    /// client counted as a slow consumer (``RunRecording/queueFullDrops``).
     @inline(__always)
     func droppedForFullQueue(_ index: Int) {
-        recording.queueFullDrops[index % configuration.clients] += 1
+        let slow = recording.ledger.chat == nil
+            ? recording.ledger.receiver(ofMessage: index) : recording.ledger.sender(ofMessage: index)
+        recording.queueFullDrops[slow] += 1
         dropped(index, as: .droppedQueueFull)
     }
 
@@ -94,6 +102,22 @@ extension MeasuringRole {
     func writeReported(_ index: Int, at time: UInt64, arrival now: UInt64) -> MessageLedger.StampAction {
         let action = recording.ledger.writeReported(index, at: time, arrival: now)
         if action == .implausible(settled: true) { settled(index, wasInFlight: true) }
+        return action
+    }
+
+    /// Chat: `sender`'s client wrote its message `sequence` at `time` (on this clock), reported at `now`.
+    func writeReported(broadcast sequence: Int, sender: Int, at time: UInt64, arrival now: UInt64) -> MessageLedger.StampAction {
+        let (clients, window) = (configuration.clients, recording.ledger.window)  // not read while the ledger changes
+        return recording.ledger.writeReported(broadcast: sequence, sender: sender, at: time, arrival: now) {
+            driver.settled($0, clients: clients, window: window, wasInFlight: true)
+        }
+    }
+
+    /// Chat: `member` read `sender`'s message `sequence` with `stamps` (on this clock): the ledger's answer.
+    @inline(__always)
+    func delivered(sequence: Int, sender: Int, member: Int, _ stamps: MessageLedger.EchoStamps) -> MessageLedger.EchoAction {
+        let action = recording.ledger.delivered(sequence: sequence, sender: sender, member: member, stamps)
+        if let message = action.settledMessage { settled(message, wasInFlight: true) }
         return action
     }
 
@@ -130,6 +154,8 @@ extension MeasuringRole {
             case .roundtrip:
                 let index = recording.ledger.messageIndex(sequence: event.sequence, client: event.client)
                 _ = sendMessage(index, sequence: event.sequence, scheduled: due)
+            case .chat:
+                sendChatMessage(sequence: event.sequence, sender: event.client, scheduled: due)
             }
             driver.advancePlan()
         }
@@ -172,6 +198,8 @@ extension MeasuringRole {
                 }
             }
             driver.endPass()
+        case .chat:
+            break  // open loop only: each member's own timetable
         }
     }
 
@@ -182,12 +210,15 @@ extension MeasuringRole {
         switch configuration.scenario {
         case .fanout:
             let sequence = driver.currentBroadcast
-            guard driver.unresolvedInBroadcast > 0, now >= recording.ledger.broadcastStart[recording.ledger.row(of: sequence)] + timeout
+            let broadcast = recording.ledger.broadcastIndex(sequence: sequence, sender: 0)
+            guard driver.unresolvedInBroadcast > 0, now >= recording.ledger.broadcastStart[broadcast] + timeout
             else { return }
             for client in 0..<configuration.clients {
                 let index = recording.ledger.messageIndex(sequence: sequence, client: client)
                 if recording.ledger.timedOut(index) { settled(index, wasInFlight: true) }
             }
+        case .chat:
+            break  // open loop only: rows hand timed-out messages on
         case .roundtrip:
             for client in 0..<configuration.clients {
                 let index = driver.awaited[client]

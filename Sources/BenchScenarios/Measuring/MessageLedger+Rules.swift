@@ -4,14 +4,48 @@
 extension MessageLedger {
     // MARK: Where a message sits
 
-    /// Index of message `(sequence, client)` in the per-message arrays.
+    /// Index of message `(sequence, client)` in the per-message arrays (fanout and roundtrip, where a column is a
+    /// client).
     @inline(__always)
     public func messageIndex(sequence: Int, client: Int) -> Int {
-        row(of: sequence) * clients + client
+        row(of: sequence) * columns + client
     }
 
-    /// The row of `sequence` in the ring: its index in the per-sequence arrays (`scheduled` in fanout,
-    /// `broadcastStart`).
+    /// Index of broadcast `sequence` (in chat, `sender`'s message `sequence`) in ``scheduled`` and ``broadcastStart``.
+    @inline(__always)
+    public func broadcastIndex(sequence: Int, sender: Int) -> Int {
+        row(of: sequence) * senders + sender
+    }
+
+    /// The messages of broadcast `sequence` (in chat, `sender`'s message `sequence`): one per client it goes to.
+    @inline(__always)
+    public func messages(ofBroadcast sequence: Int, sender: Int) -> Range<Int> {
+        let base = row(of: sequence) * columns
+        return base + columnStart[sender]..<base + columnStart[sender + 1]
+    }
+
+    /// Fanout and chat: the broadcast message `index` belongs to, its index in ``broadcastStart``.
+    @inline(__always)
+    func broadcastIndex(ofMessage index: Int) -> Int {
+        let (row, column) = index.quotientAndRemainder(dividingBy: columns)
+        return row * senders + (chat.map { Int($0.senderOfColumn[column]) } ?? 0)
+    }
+
+    /// The client message `index` goes to.
+    @inline(__always)
+    public func receiver(ofMessage index: Int) -> Int {
+        let column = index % columns
+        return chat.map { Int($0.receiverOfColumn[column]) } ?? column
+    }
+
+    /// The client that sent message `index`: in chat its room's member, else the client itself (roundtrip) or the
+    /// server, reported as 0 (fanout).
+    @inline(__always)
+    public func sender(ofMessage index: Int) -> Int {
+        chat.map { Int($0.senderOfColumn[index % columns]) } ?? (hasBroadcasts ? 0 : index % columns)
+    }
+
+    /// The row of `sequence` in the ring.
     @inline(__always)
     public func row(of sequence: Int) -> Int {
         sequence % window
@@ -35,7 +69,7 @@ extension MessageLedger {
 
     /// True when message `index` counts in the results: it had its turn and is not a warmup message.
     public func isMeasured(message index: Int) -> Bool {
-        outcome[index].wasDispatched && sequence(ofRow: index / clients) >= warmup
+        outcome[index].wasDispatched && sequence(ofRow: index / columns) >= warmup
     }
 
     /// How long after a row's writes its transmit stamps are waited for before it is handed on without them.
@@ -58,12 +92,12 @@ extension MessageLedger {
     }
 
     /// True when an echo with `stamps` came in time for message `index`: its end within the timeout of the write and,
-    /// in fanout, the client's read within the timeout of the broadcast's start. The stamps are plausible.
+    /// in fanout and chat, the client's read within the timeout of the broadcast's start. The stamps are plausible.
     @inline(__always)
     func isInTime(_ stamps: EchoStamps, ofMessage index: Int) -> Bool {
         let end = stamps.echoed == 0 ? stamps.received : stamps.echoed
         guard end - written[index] <= timeout else { return false }
-        return !isFanout || stamps.received - broadcastStart[index / clients] <= timeout
+        return !hasBroadcasts || stamps.received &- broadcastStart[broadcastIndex(ofMessage: index)] <= timeout
     }
 
     /// True when message `index` was written (whatever became of it since).
@@ -78,7 +112,7 @@ extension MessageLedger {
     /// True when every message of `row` is settled and its stamps are in (or overdue).
     func isSettled(row: Int, at now: UInt64) -> Bool {
         var stampsDue: UInt64 = 0
-        for index in row * clients..<(row + 1) * clients {
+        for index in row * columns..<(row + 1) * columns {
             switch outcome[index] {
             case .notDispatched:
                 return false
@@ -87,37 +121,45 @@ extension MessageLedger {
             default:
                 break
             }
-            if usesKernelStamps && !isFanout && written[index] != 0 && writtenKernel[index] == 0 {
+            if usesKernelStamps && !hasBroadcasts && written[index] != 0 && writtenKernel[index] == 0 {
                 stampsDue = max(stampsDue, written[index] &+ Self.stampGrace)
             }
         }
-        if usesKernelStamps && isFanout && broadcastStart[row] != 0 && kernelBroadcastStart(row: row) == 0 {
-            stampsDue = broadcastStart[row] &+ Self.stampGrace
+        if usesKernelStamps && hasBroadcasts {
+            for broadcast in row * senders..<(row + 1) * senders
+            where broadcastStart[broadcast] != 0 && kernelBroadcastStart(broadcast) == 0 {
+                stampsDue = max(stampsDue, broadcastStart[broadcast] &+ Self.stampGrace)
+            }
         }
         return now >= stampsDue
     }
 
-    /// Fanout with kernel stamps: t0 of the broadcast in `row` as the kernel saw it, the earliest transmit stamp of
-    /// its writes (its first write's, or with server threads each thread's first); 0 when none came.
-    func kernelBroadcastStart(row: Int) -> UInt64 {
-        guard usesKernelStamps && isFanout else { return 0 }
+    /// Fanout and chat with kernel stamps: t0 of broadcast `broadcast` (its index in ``broadcastStart``) as the kernel
+    /// saw it, the earliest transmit stamp of its writes (its first write's, or with server threads each thread's
+    /// first); 0 when none came.
+    func kernelBroadcastStart(_ broadcast: Int) -> UInt64 {
+        guard usesKernelStamps && hasBroadcasts else { return 0 }
+        let (row, sender) = broadcast.quotientAndRemainder(dividingBy: senders)
         var earliest = UInt64.max
-        for index in row * clients..<(row + 1) * clients where writtenKernel[index] != 0 {
+        for index in row * columns + columnStart[sender]..<row * columns + columnStart[sender + 1]
+        where writtenKernel[index] != 0 {
             earliest = Swift.min(earliest, writtenKernel[index])
         }
         return earliest == .max ? 0 : earliest
     }
 
-    /// Message `index` as the stream hands it on; `t0Kernel` is its broadcast's kernel t0 in fanout.
+    /// Message `index` as the stream hands it on; `t0Kernel` is its broadcast's kernel t0 in fanout and chat.
     func settledMessage(at index: Int, t0Kernel: UInt64) -> SettledMessage {
-        let row = index / clients
+        let row = index / columns
         let kernel = usesKernelStamps
+        let broadcast = hasBroadcasts ? broadcastIndex(ofMessage: index) : 0
         return SettledMessage(
             kind: .message, outcome: outcome[index], sequence: sequence(ofRow: row),
-            client: index % clients, scheduled: isFanout ? scheduled[row] : scheduled[index],
+            client: receiver(ofMessage: index), sender: chat == nil ? 0 : sender(ofMessage: index),
+            scheduled: hasBroadcasts ? scheduled[broadcast] : scheduled[index],
             written: written[index], received: received[index], echoed: echoed[index],
             writtenKernel: kernel ? writtenKernel[index] : 0, receivedKernel: kernel ? receivedKernel[index] : 0,
-            echoedKernel: kernel ? echoedKernel[index] : 0, broadcastStart: isFanout ? broadcastStart[row] : 0,
+            echoedKernel: kernel ? echoedKernel[index] : 0, broadcastStart: hasBroadcasts ? broadcastStart[broadcast] : 0,
             broadcastStartKernel: t0Kernel)
     }
 }

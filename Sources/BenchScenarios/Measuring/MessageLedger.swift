@@ -1,3 +1,4 @@
+import BenchCore
 import BenchNet
 
 /// The one ledger of every message in flight: when it was due, written and echoed, and what became of it.
@@ -8,13 +9,23 @@ import BenchNet
 /// the built-in server and for every target role alike (`MessageLedger+Echo.swift`).
 ///
 /// The arrays are a ring of ``window`` rows, one per sequence number (its broadcast in fanout, its place in the
-/// client's series in roundtrip), one column per client: message `(sequence, client)` is at index
-/// `(sequence % window) * clients + client`. Rows are handed on in order once every message in them is settled
+/// client's series in roundtrip and chat), of ``columns`` messages each. In fanout and roundtrip a column is a client:
+/// message `(sequence, client)` is at index `(sequence % window) * clients + client`. A chat row holds every client's
+/// message of that round, one column per delivery to another member of its room (``ChatColumns``). Fanout's row is one
+/// broadcast, a chat row one per client (``senders``): the sends whose deliveries are measured together (t0, spread).
+/// Rows are handed on in order once every message in them is settled
 /// (`MessageLedger+HandOn.swift`) and reused, so memory is set by the timeout and the send rate, not by the run's
 /// length. A time of 0 means "never happened".
 public struct MessageLedger: Sendable {
-    /// Clients: columns of the ring.
+    /// Clients of the run.
     public let clients: Int
+    /// Messages per row: one per client, or in chat one per delivery (``chat``).
+    public let columns: Int
+    /// Broadcasts per row (1 in fanout, one per client in chat, 0 in roundtrip), and where each one's columns begin.
+    public let senders: Int
+    let columnStart: [Int]
+    /// Chat: which delivery each column is.
+    public let chat: ChatColumns?
     /// Rows in the ring: sequence numbers in flight at once.
     public let window: Int
     /// Sequence numbers in the run (per client), and the first of them that are warmup.
@@ -22,7 +33,8 @@ public struct MessageLedger: Sendable {
     let warmup: Int
     /// A message's timeout: past it, an echo is late.
     let timeout: UInt64
-    let isFanout: Bool
+    /// Fanout or chat: messages are measured from their broadcast's start (``broadcastStart``).
+    let hasBroadcasts: Bool
     /// Open loop settles what timed out when its row is handed on; closed loop settles its own (``timedOut(_:)``).
     let isOpenLoop: Bool
     /// True when kernel stamps are kept (the kernel arrays are empty otherwise).
@@ -30,9 +42,10 @@ public struct MessageLedger: Sendable {
 
     /// The first sequence number not yet handed on: rows hold `flushedUpTo ..< flushedUpTo + window`.
     public private(set) var flushedUpTo = 0
-    /// When each send was due: per broadcast in fanout, per message in roundtrip (monotonic ns).
+    /// When each send was due: per broadcast in fanout and chat (``broadcastIndex(sequence:sender:)``), per message in
+    /// roundtrip (monotonic ns).
     public private(set) var scheduled: [UInt64]
-    /// Fanout only: the time before the first write of each broadcast, t0(k).
+    /// Fanout and chat: the time before the first write of each broadcast, t0(k) (a chat message's only write).
     public private(set) var broadcastStart: [UInt64]
     /// Per message: the time right before the write system call, tw; 0 if never written.
     public private(set) var written: [UInt64]
@@ -66,14 +79,22 @@ public struct MessageLedger: Sendable {
         sequences = configuration.sequencesPerClient
         warmup = configuration.warmup
         timeout = configuration.timeout
-        isFanout = configuration.scenario == .fanout
+        hasBroadcasts = configuration.scenario.isBroadcast
+        switch configuration.scenario {
+        case .fanout: (senders, columnStart, chat) = (1, [0, configuration.clients], nil)
+        case .roundtrip: (senders, columnStart, chat) = (0, [], nil)
+        case .chat:
+            let chat = ChatColumns(ChatRooms(clients: clients, plan: configuration.chatRooms!, seed: configuration.seed))
+            (senders, columnStart, self.chat) = (clients, chat.columnStart, chat)
+        }
+        columns = chat?.count ?? clients
         isOpenLoop = configuration.interval > 0
         usesKernelStamps = configuration.timestamps.usesKernel
         let rows = max(1, min(window ?? sequences, sequences))
         self.window = rows
-        let messages = rows * clients
-        scheduled = Array(repeating: 0, count: isFanout ? rows : messages)
-        broadcastStart = Array(repeating: 0, count: isFanout ? rows : 0)
+        let messages = rows * columns
+        scheduled = Array(repeating: 0, count: hasBroadcasts ? rows * senders : messages)
+        broadcastStart = Array(repeating: 0, count: rows * senders)
         written = Array(repeating: 0, count: messages)
         received = Array(repeating: 0, count: messages)
         echoed = Array(repeating: 0, count: messages)
@@ -95,16 +116,17 @@ public struct MessageLedger: Sendable {
         scheduled[index] = time
     }
 
-    /// Fanout: broadcast `sequence` fell due at `time`.
+    /// Fanout: broadcast `sequence` fell due at `time`; chat: `sender`'s message `sequence`.
     @inline(__always)
-    mutating func due(broadcast sequence: Int, at time: UInt64) {
-        scheduled[row(of: sequence)] = time
+    mutating func due(broadcast sequence: Int, sender: Int = 0, at time: UInt64) {
+        scheduled[broadcastIndex(sequence: sequence, sender: sender)] = time
     }
 
-    /// Fanout: broadcast `sequence`'s first write began at `time` (its t0).
+    /// Fanout: broadcast `sequence`'s first write began at `time` (its t0); chat: `sender`'s message `sequence` was
+    /// written at `time` (set again when its client reports its own stamp).
     @inline(__always)
-    mutating func broadcastBegan(_ sequence: Int, at time: UInt64) {
-        broadcastStart[row(of: sequence)] = time
+    mutating func broadcastBegan(_ sequence: Int, sender: Int = 0, at time: UInt64) {
+        broadcastStart[broadcastIndex(sequence: sequence, sender: sender)] = time
     }
 
     /// Message `index` went out at `time` (the time before the write; held for an away client, when it fell due): it
@@ -128,13 +150,16 @@ public struct MessageLedger: Sendable {
         outcome[index] == .written ? settle(index, as: .timedOut) : false
     }
 
-    /// `client`'s connection closed: every message of it still in flight is lost with it. `settled` hears each.
+    /// `client`'s connection closed: every message to it still in flight is lost with it. `settled` hears each.
     mutating func clientGone(_ client: Int, settled: (Int) -> Void) {
+        let incoming = chat?.incomingColumns(of: client) ?? [client]
         for sequence in heldSequences {
-            let index = messageIndex(sequence: sequence, client: client)
-            if outcome[index] == .written {
-                _ = settle(index, as: .writtenThenClosed)
-                settled(index)
+            for column in incoming {
+                let index = row(of: sequence) * columns + column
+                if outcome[index] == .written {
+                    _ = settle(index, as: .writtenThenClosed)
+                    settled(index)
+                }
             }
         }
     }
@@ -154,14 +179,25 @@ public struct MessageLedger: Sendable {
     /// within the timeout of the broadcast's start. A message that timed out keeps its count: its fate becomes late
     /// (or invalid), and it is recorded all the same.
     mutating func echo(sequence: Int, client: Int, _ stamps: EchoStamps) -> EchoAction {
+        echo(sequence: sequence, column: client < clients && chat == nil ? client : nil, of: client, stamps)
+    }
+
+    /// Chat: `member` read `sender`'s message `sequence` with `stamps` (`received`; nothing echoes); as
+    /// ``echo(sequence:client:_:)``, and a member outside the sender's room was never sent it.
+    mutating func delivered(sequence: Int, sender: Int, member: Int, _ stamps: EchoStamps) -> EchoAction {
+        echo(sequence: sequence, column: chat?.column(sender: sender, member: member), of: member, stamps)
+    }
+
+    /// The echo of the message in `column` (nil: no message of this run goes to `client`) of row `sequence`.
+    private mutating func echo(sequence: Int, column: Int?, of client: Int, _ stamps: EchoStamps) -> EchoAction {
         guard sequence >= flushedUpTo else {
             echoesAfterHandOn += 1
             return .stale
         }
-        guard sequence < heldSequences.upperBound, client < clients else {
+        guard sequence < heldSequences.upperBound, let column else {
             return .notSent(sequence: sequence, client: client, inRing: false)
         }
-        let index = messageIndex(sequence: sequence, client: client)
+        let index = row(of: sequence) * columns + column
         let wasInFlight: Bool
         switch outcome[index] {
         case .written: wasInFlight = true
@@ -202,6 +238,23 @@ public struct MessageLedger: Sendable {
         return .taken
     }
 
+    /// Chat: `sender`'s client reported that it wrote its message `sequence` at `time`, the report arriving at `now`:
+    /// each delivery of it as ``writeReported(_:at:arrival:)`` (`settled` hears each that left flight), and the
+    /// message's t0 is the client's stamp once taken.
+    mutating func writeReported(
+        broadcast sequence: Int, sender: Int, at time: UInt64, arrival now: UInt64, settled: (Int) -> Void
+    ) -> StampAction {
+        guard heldSequences.contains(sequence) else { return .ignored }
+        var answer = StampAction.ignored
+        for index in messages(ofBroadcast: sequence, sender: sender) {
+            let action = writeReported(index, at: time, arrival: now)
+            if action == .implausible(settled: true) { settled(index) }
+            if action != .ignored { answer = action }
+        }
+        if answer == .taken { broadcastStart[broadcastIndex(sequence: sequence, sender: sender)] = time }
+        return answer
+    }
+
     /// The kernel handed message `index`'s write on at `time`: kept if the message went out (a stamp of one that
     /// was never written changes nothing).
     @inline(__always)
@@ -210,10 +263,11 @@ public struct MessageLedger: Sendable {
         writtenKernel[index] = time
     }
 
-    /// Fanout through a publisher: its one write of broadcast `sequence` went on at `time`, every subscriber's t0.
-    mutating func transmitStamp(broadcast sequence: Int, at time: UInt64) {
+    /// Fanout through a publisher: its one write of broadcast `sequence` went on at `time`, every subscriber's t0;
+    /// chat: `sender`'s one write of its message `sequence`, every other member's.
+    mutating func transmitStamp(broadcast sequence: Int, sender: Int = 0, at time: UInt64) {
         guard heldSequences.contains(sequence) else { return }  // handed on without it, long ago
-        for client in 0..<clients { transmitStamp(messageIndex(sequence: sequence, client: client), at: time) }
+        for index in messages(ofBroadcast: sequence, sender: sender) { transmitStamp(index, at: time) }
     }
 
     // MARK: Handing on
@@ -232,31 +286,43 @@ public struct MessageLedger: Sendable {
         }
     }
 
-    /// Emits `row`'s measured messages (and in fanout its broadcast), clears it and moves the ring on.
+    /// Emits `row`'s measured messages (in fanout and chat, each broadcast's after its messages), clears it and moves
+    /// the ring on.
     private mutating func handOn(row: Int, emit: (SettledMessage) -> Void) {
+        guard hasBroadcasts else {
+            handOn(messages: row * columns..<(row + 1) * columns, t0Kernel: 0, emit: emit)
+            flushedUpTo += 1
+            return
+        }
         let sequence = flushedUpTo
-        let t0Kernel = kernelBroadcastStart(row: row)
-        for index in row * clients..<(row + 1) * clients {
+        for sender in 0..<senders {
+            let broadcast = row * senders + sender
+            let t0Kernel = kernelBroadcastStart(broadcast)
+            handOn(messages: messages(ofBroadcast: sequence, sender: sender), t0Kernel: t0Kernel, emit: emit)
+            if sequence >= warmup && broadcastStart[broadcast] != 0 {
+                emit(SettledMessage(
+                    kind: .broadcast, sequence: sequence, sender: sender, scheduled: scheduled[broadcast],
+                    broadcastStart: broadcastStart[broadcast], broadcastStartKernel: t0Kernel))
+            }
+            (scheduled[broadcast], broadcastStart[broadcast]) = (0, 0)
+        }
+        flushedUpTo += 1
+    }
+
+    /// Emits the measured ones of `messages` and clears them all.
+    private mutating func handOn(messages: Range<Int>, t0Kernel: UInt64, emit: (SettledMessage) -> Void) {
+        for index in messages {
             _ = timedOut(index)
             if isMeasured(message: index) {
                 emit(settledMessage(at: index, t0Kernel: t0Kernel))
                 if !measuredPerClient.isEmpty {
-                    let client = index - row * clients
+                    let client = receiver(ofMessage: index)
                     measuredPerClient[client] += 1
                     if !outcome[index].isMeasurement { lostPerClient[client] += 1 }
                 }
             }
             clear(message: index)
         }
-        if isFanout {
-            if sequence >= warmup && broadcastStart[row] != 0 {
-                emit(SettledMessage(
-                    kind: .broadcast, sequence: sequence, scheduled: scheduled[row],
-                    broadcastStart: broadcastStart[row], broadcastStartKernel: t0Kernel))
-            }
-            (scheduled[row], broadcastStart[row]) = (0, 0)
-        }
-        flushedUpTo += 1
     }
 
     // MARK: Settling, which only the events call
@@ -283,6 +349,6 @@ public struct MessageLedger: Sendable {
     private mutating func clear(message index: Int) {
         (written[index], received[index], echoed[index], outcome[index]) = (0, 0, 0, .notDispatched)
         if usesKernelStamps { (writtenKernel[index], receivedKernel[index], echoedKernel[index]) = (0, 0, 0) }
-        if !isFanout { scheduled[index] = 0 }
+        if !hasBroadcasts { scheduled[index] = 0 }
     }
 }

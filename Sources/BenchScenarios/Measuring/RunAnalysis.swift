@@ -5,11 +5,11 @@ import BenchCore
 public struct RunAnalysis: Sendable {
     /// The names of the metrics, in report order.
     public enum Metric: String, Sendable, CaseIterable {
-        /// Fanout: client read − t0 of the broadcast.
+        /// Fanout: client read − t0 of the broadcast; chat: a member's read − the sender's write.
         case delivery
-        /// Fanout: last − first client read of a broadcast.
+        /// Fanout: last − first client read of a broadcast; chat: of a message, among the other members.
         case spread
-        /// Fanout: last client read − t0.
+        /// Fanout: last client read − t0; chat: last member's read − the sender's write.
         case completion
         /// Echo read at the server − write to the client.
         case rtt
@@ -23,13 +23,13 @@ public struct RunAnalysis: Sendable {
         /// With `--timestamps both`: user-space read − kernel receive stamp on the measuring side.
         case stack
 
-        /// The metrics a scenario reports, in order. A fanout through a user's server (`--target`) has no echo, so
-        /// no `rtt`; only a run whose clients may come back (`--reconnect`, `--drop-connections-at`) has `reconnect`.
+        /// The metrics a scenario reports, in order. A fanout through a user's server (`--target`) and a chat have no
+        /// echo, so no `rtt`; only a run whose clients may come back (`--reconnect`, `--drop-connections-at`) has `reconnect`.
         public static func reported(
             by scenario: Scenario, timestamps: TimestampSource = .user, hasEchoes: Bool = true,
             reconnects: Bool = false
         ) -> [Metric] {
-            (scenario == .fanout ? [.delivery, .spread, .completion] + (hasEchoes ? [.rtt] : []) + [.lag] : [.rtt, .lag])
+            (scenario.isBroadcast ? [.delivery, .spread, .completion] + (hasEchoes ? [.rtt] : []) + [.lag] : [.rtt, .lag])
                 + [.connect] + (reconnects ? [.reconnect] : []) + (timestamps == .both ? [.stack] : [])
         }
 
@@ -37,7 +37,7 @@ public struct RunAnalysis: Sendable {
         public static func reported(by configuration: RunConfiguration) -> [Metric] {
             reported(
                 by: configuration.scenario, timestamps: configuration.timestamps,
-                hasEchoes: configuration.scenario == .roundtrip || configuration.target == nil,
+                hasEchoes: configuration.hasEchoes,
                 reconnects: configuration.target == nil && configuration.expectsReconnects)
         }
     }

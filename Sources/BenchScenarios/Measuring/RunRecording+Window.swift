@@ -9,7 +9,7 @@ extension RunRecording {
 
     /// The rows a live run needs so that its timetable never waits for one: every sequence sent within a timeout
     /// (and the stamps' grace and a housekeeping tick) of the oldest, with room for Poisson's bursts and, in
-    /// roundtrip, for the clients' own timetables drifting apart (6 σ of a random walk over the run). Closed loop
+    /// roundtrip and chat, for the clients' own timetables drifting apart (6 σ of a random walk over the run). Closed loop
     /// needs few. Never more than the run's own sequences.
     public static func window(for configuration: RunConfiguration) -> Int {
         let sequences = configuration.sequencesPerClient
@@ -17,12 +17,12 @@ extension RunRecording {
         if configuration.interval > 0 {
             let span = configuration.timeout + MessageLedger.stampGrace + 100_000_000
             rows = Int(min(span / configuration.interval, UInt64(maximumMessagesInFlight))) * 5 / 4 + 16
-            if configuration.scenario == .roundtrip && configuration.clients > 1 {
-                let expected = Double(max(1, configuration.expectedMessages / configuration.clients))
+            if configuration.scenario != .fanout && configuration.clients > 1 {
+                let expected = Double(max(1, configuration.expectedMessages / configuration.messagesPerSequence))
                 rows += 6 * Int(expected.squareRoot()) + 16
             }
         }
-        let fitting = max(4, maximumMessagesInFlight / max(1, configuration.clients))
+        let fitting = max(4, maximumMessagesInFlight / max(1, configuration.messagesPerSequence))
         return max(1, min(sequences, rows, fitting))
     }
 

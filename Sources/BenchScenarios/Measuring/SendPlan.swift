@@ -3,12 +3,12 @@ import BenchCore
 /// When every send of an open-loop run is due, from `--interval`, `--arrival` and `--seed`, so that the same seed
 /// repeats the same run. Drawn one send at a time, so that an hour-long timetable takes no more memory than a short one.
 ///
-/// Fanout has one timetable of broadcasts. Roundtrip gives each client its own timetable, shifted by a random
+/// Fanout has one timetable of broadcasts. Roundtrip and chat give each client its own timetable, shifted by a random
 /// phase in `[0, interval)` so that clients do not all send at the same instant, and merges them in time order
 /// (ties by sequence, then client) with a heap of the clients' next sends. Closed-loop runs (`interval` 0) have no
 /// timetable: each send follows the previous echo. A `--duration` timetable ends with the last send due before it.
 struct SendPlan {
-    /// The random stream of client `client`'s timetable in roundtrip, and of the broadcasts in fanout (0).
+    /// The random stream of client `client`'s timetable in roundtrip and chat, and of the broadcasts in fanout (0).
     static func scheduleStream(client: Int) -> UInt64 { UInt64(client) }
 
     /// The random stream that orders the clients of each broadcast in fanout.
@@ -19,11 +19,11 @@ struct SendPlan {
     private let sequences: Int
     private let end: UInt64
     private let clients: Int
-    /// Per timetable (one in fanout, one per client in roundtrip): the next send's offset, sequence and random stream.
+    /// Per timetable (one in fanout, one per client in roundtrip and chat): the next send's offset, sequence and random stream.
     private var offsets: [UInt64]
     private var nextSequences: [Int]
     private var randoms: [SplitMix64]
-    /// Roundtrip: the timetables by their next send, a binary min-heap.
+    /// Roundtrip and chat: the timetables by their next send, a binary min-heap.
     private var heap: [Int]
 
     /// The timetable of an open-loop run.

@@ -49,6 +49,12 @@ extension RunConfiguration {
             if !condition { throw ConfigurationError(option: option, reason: reason()) }
         }
         let countOption = scenario == .fanout ? "messages" : "count"
+        try check(chatRooms == nil || scenario == .chat, "rooms", "is for chat")
+        if scenario == .chat {
+            guard let chatRooms else { throw ConfigurationError(option: "rooms", reason: "a chat run needs rooms") }
+            if let refusal = chatRooms.refusal(clients: clients) { throw ConfigurationError(option: "rooms", reason: refusal) }
+            try check(interval > 0, "rate", "must be more than 0: every member sends on its own timetable")
+        }
         try check(Limits.clients.contains(clients), "clients", "expected \(Limits.clients.lowerBound) to \(Limits.clients.upperBound)")
         try check(Limits.messages.contains(messages), countOption, "expected \(Limits.messages.lowerBound) to \(Limits.messages.upperBound)")
         try check(Limits.warmup.contains(warmup), "warmup", "expected \(Limits.warmup.lowerBound) to \(Limits.warmup.upperBound)")

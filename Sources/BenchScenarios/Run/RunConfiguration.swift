@@ -6,6 +6,8 @@ public struct RunConfiguration: Sendable, Equatable {
     public var scenario: Scenario
     /// Simulated clients, each on its own connection.
     public var clients: Int
+    /// Chat: how the clients are dealt into rooms (the deal itself comes from ``seed``); nil in the other scenarios.
+    public var chatRooms: ChatRoomPlan?
     /// Measured messages: broadcasts in fanout, messages per client in roundtrip.
     public var messages: Int
     /// Send by the timetable (or closed loop) until this long after the start, instead of a number of messages;
@@ -127,13 +129,14 @@ public struct RunConfiguration: Sendable, Equatable {
     /// The defaults SPEC gives for a scenario, with a seed.
     public init(scenario: Scenario, seed: UInt64) {
         self.scenario = scenario
-        self.clients = scenario == .fanout ? 50 : 1
-        self.messages = 200
-        self.warmup = 10
+        self.clients = scenario == .fanout ? 50 : scenario == .chat ? 100 : 1
+        self.chatRooms = scenario == .chat ? ChatRoomPlan(rooms: 10) : nil  // rooms of 10
+        self.messages = scenario == .chat ? 50 : 200
+        self.warmup = scenario == .chat ? 5 : 10
         self.duration = nil
         self.reportEvery = 10_000_000_000
         self.exactBudget = 64 << 20
-        self.interval = scenario == .fanout ? 50_000_000 : 10_000_000
+        self.interval = scenario == .fanout ? 50_000_000 : scenario == .chat ? 100_000_000 : 10_000_000
         self.arrival = .poisson
         self.payload = 64
         self.timeout = 5_000_000_000
@@ -170,15 +173,23 @@ public struct RunConfiguration: Sendable, Equatable {
     /// has as many as the wire's 32 bits number; its time ends it first.
     public var sequencesPerClient: Int { duration == nil ? warmup + messages : Int(UInt32.max) }
 
-    /// Messages in the whole run, warmup included: one per client and sequence number (a `--duration` run's bound).
-    public var totalMessages: Int { clients * sequencesPerClient }
+    /// Messages of one sequence number: one per client (a broadcast's, or each client's own), or in chat one per
+    /// delivery of every client's message to the other members of its room.
+    public var messagesPerSequence: Int {
+        guard scenario == .chat, let chatRooms, chatRooms.refusal(clients: clients) == nil else { return clients }
+        return chatRooms.deliveriesPerRound(clients: clients)
+    }
+
+    /// Messages in the whole run, warmup included: ``messagesPerSequence`` per sequence number (a `--duration` run's
+    /// bound).
+    public var totalMessages: Int { messagesPerSequence * sequencesPerClient }
 
     /// Messages the run is expected to send, warmup included: exact for a count, the timetable's mean for an open-loop
     /// `--duration`, 0 (unknown) for a closed-loop one.
     public var expectedMessages: Int {
         guard let duration else { return totalMessages }
         guard interval > 0 else { return 0 }
-        return clients * Int(min(duration / interval + 1, UInt64(UInt32.max)))
+        return messagesPerSequence * Int(min(duration / interval + 1, UInt64(UInt32.max)))
     }
 
     /// The clients this process simulates.
@@ -187,6 +198,10 @@ public struct RunConfiguration: Sendable, Equatable {
     /// True when clients may come back after their connection closed: the server then accepts a client's hello during
     /// the run, and a run with no client left waits (up to ``deadAfter``) for one to return instead of ending.
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
+
+    /// True when a message's echo comes back to the measuring side (rtt): roundtrip, and fanout from the built-in
+    /// server; a target's subscribers and a chat room's members only read.
+    public var hasEchoes: Bool { scenario == .roundtrip || (scenario == .fanout && target == nil) }
 
     /// True when each send waits for the previous one's echoes instead of following a timetable.
     public var isClosedLoop: Bool { interval == 0 }

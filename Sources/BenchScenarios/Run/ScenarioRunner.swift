@@ -43,6 +43,10 @@ public enum ScenarioRunner {
         switch configuration.role {
         case .target(let target, _):
             return try TargetRunner.run(configuration, settings: target, control: control, stream: stream)
+        case .local where configuration.scenario == .chat:
+            return try ChatRelay.measure(configuration, control: control, stream: stream)
+        case .serve where configuration.scenario == .chat:
+            throw .setupFailed("the built-in chat server does not take agents yet: run bench chat with its clients here")
         case .local, .serve:
             break  // the built-in server, below; with .serve it waits for agents
         }
@@ -50,12 +54,7 @@ public enum ScenarioRunner {
             throw .invalidHost(configuration.host)
         }
         try checkCPUs(configuration)
-        let memory = Posix.physicalMemory
-        let held = configuration.clients * (stream == nil ? configuration.sequencesPerClient : RunRecording.window(for: configuration))
-        let needed = held * RunError.bytesPerMessage(configuration.timestamps)
-        guard needed <= memory / 2 else {
-            throw .tooManyMessages(messages: held, bytesNeeded: needed, bytesAvailable: memory)
-        }
+        try checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
         // The server's end of every client, and this process's own clients' ends (agents hold theirs).
         let perClient = configuration.localClients.count == configuration.clients ? 2 : 1
@@ -168,7 +167,7 @@ public enum ScenarioRunner {
     }
 
     /// Refuses CPUs this process may not run on, before anything starts.
-    private static func checkCPUs(_ configuration: RunConfiguration) throws(RunError) {
+    static func checkCPUs(_ configuration: RunConfiguration) throws(RunError) {
         let allowed = CPUPlacement.allowedCPUs()
         for cpu in [configuration.serverCPU, configuration.clientCPU].compactMap({ $0 }) {
             guard allowed.contains(cpu) else {
@@ -181,5 +180,16 @@ public enum ScenarioRunner {
     private static func placeCurrentThread(on cpu: Int?) throws(SystemError) {
         CPUPlacement.minimizeTimerSlack()
         if let cpu { try CPUPlacement.pinCurrentThread(to: cpu) }
+    }
+
+    /// The ring of messages in flight (the whole run's, without a stream) must fit in half the machine's memory.
+    static func checkMemory(_ configuration: RunConfiguration, streaming: Bool) throws(RunError) {
+        let memory = Posix.physicalMemory
+        let rows = streaming ? RunRecording.window(for: configuration) : configuration.sequencesPerClient
+        let (held, overflow) = configuration.messagesPerSequence.multipliedReportingOverflow(by: rows)
+        let needed = held.multipliedReportingOverflow(by: RunError.bytesPerMessage(configuration.timestamps))
+        guard !overflow, !needed.overflow, needed.partialValue <= memory / 2 else {
+            throw .tooManyMessages(messages: held, bytesNeeded: needed.partialValue, bytesAvailable: memory)
+        }
     }
 }

@@ -117,7 +117,7 @@ public struct RunCollector: Sendable {
         }
         if let slot = slots.stack, let value = reader.stack(m) { record(value, slot) }
         switch configuration.scenario {
-        case .fanout:
+        case .fanout, .chat:
             let value = reader.delivery(m)
             record(value, slots.delivery!)
             if value != nil {
@@ -134,7 +134,7 @@ public struct RunCollector: Sendable {
 
     private mutating func addBroadcast(_ b: SettledMessage) -> BroadcastResult {
         let result = BroadcastResult(
-            sequence: b.sequence, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,
+            sequence: b.sequence, sender: b.sender, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,
             lost: undelivered, firstReceived: delivered > 0 ? firstReceived : nil,
             lastReceived: delivered > 0 ? lastReceived : nil, lag: reader.broadcastLag(b))
         (delivered, undelivered, firstReceived, lastReceived) = (0, 0, .max, .min)

@@ -14,7 +14,7 @@ public struct SettledMessage: Sendable, Equatable {
         /// A measured message (warmup and never-dispatched messages are not streamed).
         case message
         /// Fanout: broadcast `sequence` is complete; every message of it came before. `scheduled`, `broadcastStart`
-        /// and `broadcastStartKernel` are its own.
+        /// and `broadcastStartKernel` are its own. Chat: `sender`'s message `sequence`, delivered to its room.
         case broadcast
         /// The report interval `sequence` ended at `scheduled`: what follows belongs to the next one.
         case intervalEnd
@@ -26,7 +26,10 @@ public struct SettledMessage: Sendable, Equatable {
     public var outcome: MessageOutcome
     /// The message's sequence number, warmup included; for ``Kind/intervalEnd`` the interval's number.
     public var sequence: Int
+    /// The client it went to.
     public var client: Int
+    /// Chat: the member that sent it (0 in the other scenarios).
+    public var sender: Int
     /// When it was due (its broadcast's due time in fanout); for ``Kind/intervalEnd`` the interval's end.
     public var scheduled: UInt64
     public var written: UInt64
@@ -40,7 +43,8 @@ public struct SettledMessage: Sendable, Equatable {
     public var broadcastStartKernel: UInt64
 
     public init(
-        kind: Kind, outcome: MessageOutcome = .notDispatched, sequence: Int = 0, client: Int = 0, scheduled: UInt64 = 0,
+        kind: Kind, outcome: MessageOutcome = .notDispatched, sequence: Int = 0, client: Int = 0, sender: Int = 0,
+        scheduled: UInt64 = 0,
         written: UInt64 = 0, received: UInt64 = 0, echoed: UInt64 = 0, writtenKernel: UInt64 = 0,
         receivedKernel: UInt64 = 0, echoedKernel: UInt64 = 0, broadcastStart: UInt64 = 0, broadcastStartKernel: UInt64 = 0
     ) {
@@ -48,6 +52,7 @@ public struct SettledMessage: Sendable, Equatable {
         self.outcome = outcome
         self.sequence = sequence
         self.client = client
+        self.sender = sender
         self.scheduled = scheduled
         self.written = written
         self.received = received
@@ -71,7 +76,7 @@ public struct SettledMessageReader: Sendable {
     public init(_ configuration: RunConfiguration) {
         scenario = configuration.scenario
         timestamps = configuration.timestamps
-        hasEchoes = configuration.scenario == .roundtrip || configuration.target == nil
+        hasEchoes = configuration.hasEchoes
     }
 
     @inline(__always) var usesKernel: Bool { timestamps.usesKernel }
@@ -116,7 +121,7 @@ public struct SettledMessageReader: Sendable {
     /// unstamped.
     public func stack(_ m: SettledMessage) -> UInt64? {
         guard timestamps == .both, m.outcome.isMeasurement else { return nil }
-        let (user, kernel) = scenario == .fanout ? (m.received, m.receivedKernel) : (m.echoed, m.echoedKernel)
+        let (user, kernel) = scenario.isBroadcast ? (m.received, m.receivedKernel) : (m.echoed, m.echoedKernel)
         return kernel == 0 ? nil : user.subtractingClamped(kernel)
     }
 
@@ -137,7 +142,7 @@ public struct SettledMessageReader: Sendable {
     public func missingKernelStamps(_ m: SettledMessage) -> (send: Int, receive: Int) {
         guard usesKernel else { return (0, 0) }
         let receive = (hasEchoes && m.echoedKernel == 0 ? 1 : 0)
-            + (scenario == .fanout && m.receivedKernel == 0 ? 1 : 0)
+            + (scenario.isBroadcast && m.receivedKernel == 0 ? 1 : 0)
         return (scenario == .roundtrip && m.writtenKernel == 0 ? 1 : 0, receive)
     }
 }

@@ -73,11 +73,17 @@ extension TargetClients {
                     kernel: frame.receivedKernelNanoseconds, clock: clock)
             }
             return nil
-        case .sendReport where configuration.scenario == .roundtrip:
+        case .delivery where configuration.scenario == .chat && frame.bytes.count == WireFormat.minimumMessageSize
+            && channel.ids.contains(Int(frame.client)):
+            settleDelivery(
+                sequence: Int(frame.sequence), sender: frame.deliverySender, member: Int(frame.client),
+                at: frame.receivedNanoseconds, kernel: frame.receivedKernelNanoseconds, clock: clock)
+            return nil
+        case .sendReport where configuration.scenario != .fanout:
             guard let report = SendReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a send report of a client not its own, or of no known kind"
             }
-            take(report, clock: clock)
+            if configuration.scenario == .chat { take(chatReport: report, clock: clock) } else { take(report, clock: clock) }
             return nil
         case .subscriberReport:
             guard var report = SubscriberReport(frame), channel.ids.contains(Int(report.client)) else {

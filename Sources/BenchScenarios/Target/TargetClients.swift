@@ -84,11 +84,11 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         self.recording.kernelClockAtStart = kernelClock
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.subscriberOpen = Array(repeating: false, count: configuration.clients)
-        self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .roundtrip ? configuration.clients : 0)
+        self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .fanout ? 0 : configuration.clients)
         switch configuration.scenario {
         case .fanout:
             publisher = TargetPublisher(configuration, protocol: kind, stampsTransmits: kernelClock != nil)
-        case .roundtrip:
+        case .roundtrip, .chat:
             publisher = nil
             for (place, channel) in channels.enumerated() { carry(channel.ids, on: place) }
             if listener != nil { agentWrites = Array(repeating: 0, count: recording.ledger.written.count) }
@@ -106,11 +106,17 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     }
 
     /// What the run's clients are called in messages: fanout's subscribe, roundtrip's send and read their echoes.
-    var clientNoun: String { configuration.scenario == .fanout ? "subscriber" : "client" }
+    var clientNoun: String {
+        switch configuration.scenario {
+        case .fanout: "subscriber"
+        case .roundtrip: "client"
+        case .chat: "member"
+        }
+    }
 
-    /// Roundtrip: clients `ids` are reached through channel `place`.
+    /// Roundtrip and chat: clients `ids` are reached through channel `place`.
     func carry(_ ids: Range<Int>, on place: Int) {
-        guard configuration.scenario == .roundtrip else { return }
+        guard configuration.scenario != .fanout else { return }
         for client in ids { channelOfClient[client] = Int32(place) }
     }
 
@@ -197,7 +203,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         } else if publisher?.isOpen == false {
             recording.status = .failed
             recording.statusReason = "the publisher's connection to \(target) closed"
-        } else if configuration.scenario == .roundtrip && openSubscribers == 0 {
+        } else if configuration.scenario != .fanout && openSubscribers == 0 {
             recording.status = .failed
             recording.statusReason = "\(target) closed every connection"
         }

@@ -73,6 +73,27 @@ extension TargetRunner {
 }
 
 extension PubSubSession.Speech {
+    /// What a chat member of room `room` speaks: the room's topic (`TOPIC/<room>`, `SUBJECT.<room>`, `CHANNEL:<room>`),
+    /// or `{room}` in the `--subscribe` text replaced by its number.
+    func room(_ room: Int) -> PubSubSession.Speech {
+        switch self {
+        case .mqtt(var settings):
+            settings.topic += "/\(room)"
+            return .mqtt(settings)
+        case .nats(let subject):
+            return .nats(subject: "\(subject).\(room)")
+        case .redis(let channel, let password):
+            return .redis(channel: "\(channel):\(room)", password: password)
+        case .custom(let framing, let subscribe):
+            return .custom(framing: framing, subscribe: subscribe?.replacing("{room}", with: "\(room)"))
+        case .socketIO(var settings):
+            settings.subscribe = settings.subscribe?.replacing("{room}", with: "\(room)")
+            return .socketIO(settings)
+        case .sse:
+            return self
+        }
+    }
+
     /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own
     /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; the same otherwise.
     func ownTopic(of client: Int) -> PubSubSession.Speech {

@@ -12,6 +12,7 @@ enum TargetRunner {
         guard let address = SocketAddress(host: target.host, port: target.port) else {
             throw .invalidHost(target.host)
         }
+        try ScenarioRunner.checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
         let subscribersHere = configuration.subscriberChannels.isEmpty ? configuration.clients : 0
         guard subscribersHere + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
@@ -20,7 +21,9 @@ enum TargetRunner {
         let trust = try trust(configuration)  // read once: this process's connections and the children's spec
         let transport = try transportSettings(
             for: target, payload: configuration.payload, engineIOPath: settings.engineIOPath, trust: trust)
-        if configuration.scenario == .roundtrip, let refusal = target.scheme.roundtripRefusal {
+        if let refusal = configuration.scenario == .roundtrip
+            ? target.scheme.roundtripRefusal : configuration.scenario == .chat ? target.scheme.chatRefusal : nil
+        {
             throw .setupFailed(refusal)
         }
         let kind = speech(of: settings, configuration)

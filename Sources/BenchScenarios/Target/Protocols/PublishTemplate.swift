@@ -12,6 +12,11 @@ public struct PublishTemplate: Sendable, Equatable {
         self.text = text
     }
 
+    /// Chat: the template for a member of room `room`, its `{room}` replaced by the room's number.
+    func inRoom(_ room: Int) -> PublishTemplate {
+        try! PublishTemplate(text.replacing("{room}", with: "\(room)"))  // the marker stays
+    }
+
     /// The default for Redis and NATS: the marker and padding, nothing else.
     public static let bare = try! PublishTemplate("{marker}{padding}")
 

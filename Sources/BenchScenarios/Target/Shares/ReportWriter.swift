@@ -36,7 +36,18 @@ final class ReportWriter {
         used += WireFormat.minimumMessageSize
     }
 
-    /// What became of a message the client was ordered to send (roundtrip).
+    /// Chat: `member` read `sender`'s message `sequence` at `received` (the kernel's stamp `receivedKernel`, or 0).
+    @inline(__always)
+    func delivered(sequence: UInt32, sender: UInt32, member: UInt32, at received: UInt64, kernel receivedKernel: UInt64) {
+        makeRoom(WireFormat.minimumMessageSize)
+        Frame.encodeMessage(
+            into: UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + WireFormat.minimumMessageSize]),
+            kind: .delivery, sequence: sequence, client: member, sentNanoseconds: UInt64(sender),
+            receivedNanoseconds: received, receivedKernelNanoseconds: receivedKernel)
+        used += WireFormat.minimumMessageSize
+    }
+
+    /// What became of a message the client was ordered to send (roundtrip and chat).
     @inline(__always)
     func sent(_ report: SendReport) {
         makeRoom(SendReport.size)

@@ -1,14 +1,16 @@
 import BenchCore
 import BenchNet
 
-/// Roundtrip: what a group needs to send its clients' own messages when the measuring thread orders them: each
-/// client's message as its protocol wraps it (the same payload for all; MQTT's and NATS's topic is the client's own),
+/// Roundtrip and chat: what a group needs to send its clients' own messages when the measuring thread orders them: each
+/// client's message as its protocol wraps it (the same payload for all, but for a chat room's name in `{room}`; MQTT's
+/// and NATS's topic is the client's own, in chat its room's),
 /// rewritten in place per send from copies made once, and with kernel stamps, each connection's messages that wait
 /// for their transmit stamp.
 final class OwnMessages {
-    /// The run's payload (the `--publish` template expanded, or the marker and padding) and where its marker goes.
-    let payload: [UInt8]
-    let markerOffset: Int
+    /// Per client (by its place in the group): the run's payload (the `--publish` template expanded, or the marker and
+    /// padding) and where its marker goes.
+    let payloads: [[UInt8]]
+    let markerOffsets: [Int]
     /// Per client (by its place in the group): the protocol's bytes before and after the payload, and where a packet
     /// identifier is rewritten per message (MQTT at QoS 1 or 2), from the start of the message.
     let heads: [[UInt8]]
@@ -23,26 +25,30 @@ final class OwnMessages {
     /// The orders as they arrive: data frames (sequence, client).
     var orders = FrameDecoder(maximumFrameSize: WireFormat.minimumMessageSize)
 
-    /// The messages of `sessions`' clients; a tcp target's message is `--payload` bytes with its framing, as is a ws
-    /// target's; the others wrap the payload in their protocol's bytes.
-    init(_ configuration: RunConfiguration, sessions: [PubSubSession], stampsTransmits: Bool) {
+    /// The messages of `sessions`' clients (in chat, in rooms `rooms`, by place); a tcp target's message is `--payload`
+    /// bytes with its framing, as is a ws target's; the others wrap the payload in their protocol's bytes.
+    init(_ configuration: RunConfiguration, sessions: [PubSubSession], rooms: [Int]?, stampsTransmits: Bool) {
         let framing = sessions.first?.framing
         let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
-        let expanded = (configuration.target?.publishTemplate ?? .bare).expand(size: configuration.payload - overhead)
-        payload = expanded.bytes
-        markerOffset = expanded.markerOffset
+        let template = configuration.target?.publishTemplate ?? .bare
         self.framing = framing
         var heads: [[UInt8]] = [], tails: [[UInt8]] = [], packetIDOffsets: [Int?] = []
-        for session in sessions {
+        var payloads: [[UInt8]] = [], markerOffsets: [Int] = []
+        for (place, session) in sessions.enumerated() {
+            let expanded = (rooms.map { template.inRoom($0[place]) } ?? template).expand(size: configuration.payload - overhead)
             let (bytes, offset, packetID) = session.publication(of: expanded.bytes)
             heads.append(Array(bytes[..<offset]))
             tails.append(Array(bytes[(offset + expanded.bytes.count)...]))
             packetIDOffsets.append(packetID)
+            payloads.append(expanded.bytes)
+            markerOffsets.append(expanded.markerOffset)
         }
+        self.payloads = payloads
+        self.markerOffsets = markerOffsets
         self.heads = heads
         self.tails = tails
         self.packetIDOffsets = packetIDOffsets
-        let largest = (heads.map(\.count).max() ?? 0) + payload.count + (tails.map(\.count).max() ?? 0)
+        let largest = (heads.map(\.count).max() ?? 0) + (payloads.map(\.count).max() ?? 0) + (tails.map(\.count).max() ?? 0)
         scratch = .allocate(byteCount: max(largest, 1), alignment: 8)
         transmitStamps = stampsTransmits ? sessions.map { _ in TransmitStampQueue() } : []
     }
@@ -51,6 +57,7 @@ final class OwnMessages {
     @inline(__always)
     func message(at place: Int, sequence: UInt32, client: UInt32, token: UInt64) -> UnsafeMutableRawBufferPointer {
         let headSize = heads[place].count
+        let payload = payloads[place]
         let size = headSize + payload.count + tails[place].count
         heads[place].withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: scratch[0..<headSize]).copyMemory(from: $0) }
         payload.withUnsafeBytes {
@@ -61,7 +68,7 @@ final class OwnMessages {
         }
         let message = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<size])
         PubSubSession.mark(
-            message, with: Marker(run: token, client: client, sequence: sequence), at: headSize + markerOffset,
+            message, with: Marker(run: token, client: client, sequence: sequence), at: headSize + markerOffsets[place],
             framing: framing, packetIDAt: packetIDOffsets[place])
         return message
     }

@@ -59,11 +59,19 @@ final class SubscriberGroup<T: Transport> {
         self.endSignal = endSignal
         self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         let maximum = max(64 << 10, 4 * configuration.payload)
-        let sendsOwn = configuration.scenario == .roundtrip
-        sessions = ids.map {
-            PubSubSession(sendsOwn ? kind.ownTopic(of: $0) : kind, subscriber: true, maximumMessageSize: maximum)
+        let rooms = configuration.chatRooms.map { plan in
+            let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: configuration.seed)
+            return ids.map { Int(rooms.roomOfClient[$0]) }
         }
-        own = sendsOwn ? OwnMessages(configuration, sessions: sessions, stampsTransmits: kernelClock != nil) : nil
+        let speeches: [PubSubSession.Speech]
+        switch configuration.scenario {
+        case .fanout: speeches = ids.map { _ in kind }
+        case .roundtrip: speeches = ids.map { kind.ownTopic(of: $0) }
+        case .chat: speeches = rooms!.map { kind.room($0) }
+        }
+        sessions = speeches.map { PubSubSession($0, subscriber: true, maximumMessageSize: maximum) }
+        own = configuration.scenario == .fanout
+            ? nil : OwnMessages(configuration, sessions: sessions, rooms: rooms, stampsTransmits: kernelClock != nil)
         keepAliveInterval = sessions.first?.keepAliveInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try epoll.add(endSignal, interest: .readable, token: Self.endToken)
@@ -193,14 +201,19 @@ final class SubscriberGroup<T: Transport> {
         writer.report(SubscriberReport(.load, client: UInt32(ids.lowerBound), time: share))
     }
 
-    /// A relayed message: its marker says which broadcast, or in roundtrip which of the client's own messages (the
-    /// measuring thread checks the sequence).
+    /// A relayed message: its marker says which broadcast, in roundtrip which of the client's own messages, in chat
+    /// which member's message (the measuring thread checks the sequence). A chat server that sends the sender its own
+    /// message back is not measured doing so.
     @inline(__always)
     func received(_ message: UnsafeRawBufferPointer, at place: Int, now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
             return report(.note, place, "received a message without a bench marker (\(message.count) bytes)")
         }
         let client = UInt32(ids.lowerBound + place)
+        if configuration.scenario == .chat && marker.run == configuration.token {
+            guard marker.client != client else { return }
+            return writer.delivered(sequence: marker.sequence, sender: marker.client, member: client, at: now, kernel: kernel)
+        }
         guard marker.run == configuration.token, own == nil || marker.client == client else {
             return report(.note, place, "received a marker of another run or client (client \(marker.client), message \(marker.sequence))")
         }

@@ -1,0 +1,43 @@
+import BenchCore
+import BenchNet
+
+extension ChatRelay {
+    /// `bench chat` without `--target`: the relay on its own thread, measured by the run's clients as they measure a
+    /// user's server (a `tcp://` target with line framing and `join {room}`); what the relay dropped is said in the
+    /// run's events.
+    static func measure(
+        _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
+    ) throws(RunError) -> RunRecording {
+        try ScenarioRunner.checkCPUs(configuration)
+        let relay = try ChatRelay(
+            host: configuration.host, port: configuration.port, cpu: configuration.serverCPU, maximumMessageSize: max(64 << 10, 4 * configuration.payload),
+            maximumQueuedBytes: configuration.maximumQueuedBytes)
+        let url: TargetURL
+        do throws(TargetURL.Invalid) {
+            url = try TargetURL("tcp://\(relay.address)")
+        } catch {
+            throw .setupFailed("the chat relay's address \(relay.address) is no target: \(error.reason)")
+        }
+        var settings = TargetSettings(url)
+        settings.framing = framing
+        settings.subscribeText = joinText
+        var relayed = configuration
+        relayed.role = .target(settings, agentToken: nil)
+        try relay.start()
+        let result = Result { () throws(RunError) in
+            try TargetRunner.run(relayed, settings: settings, control: control, stream: stream)
+        }
+        let counts = relay.finish()
+        var recording = try result.get()
+        recording.configuration = configuration
+        recording.server.peakQueuedBytes = counts.peakQueuedBytes
+        (recording.server.cpus, recording.server.allowedCPUs) = (counts.cpus, counts.allowedCPUs)
+        if counts.dropped > 0 {
+            recording.record(ConnectionEvent(
+                side: .server, client: nil, time: MonotonicClock.now(),
+                reason: "the chat relay dropped \(counts.dropped) of \(counts.dropped + counts.relayed) messages to "
+                    + "members whose write queue was full (--max-queue): they are lost"))
+        }
+        return recording
+    }
+}

@@ -1,0 +1,219 @@
+import BenchCore
+import BenchNet
+
+/// The built-in chat server (`bench chat` without `--target`): a relay that keeps rooms and forwards each message to the
+/// other members of its sender's room. It measures nothing: the run's clients measure it as they would a user's server
+/// (``TargetClients``), speaking its protocol as a `tcp://` target with line framing:
+///
+///     join <room>\n          the connection's first line: the room it is in from now on
+///     <message>\n            every other line: sent on, as it is, to every other member of the room
+///
+/// One thread, one epoll, non-blocking TCP. A member whose write queue is full (`--max-queue`) misses the message,
+/// which its client counts as lost, and the relay counts as dropped. No allocation per message: each line is copied
+/// once into a scratch buffer with its newline and written to each member.
+final class ChatRelay: @unchecked Sendable {
+    /// The framing and the subscribe text the run's clients use to speak to it.
+    static let framing = MessageFraming.line
+    static let joinText = "join {room}"
+
+    /// Where it listens (its port, when port 0 was asked).
+    let address: SocketAddress
+    private let listener: Int32
+    private let epoll: Epoll
+    private let stop: EventNotifier
+    private let maximumMessageSize: Int
+    private let maximumQueuedBytes: Int
+    private var connections: [Connection<TCP>?] = []
+    private var decoders: [MessageDecoder] = []
+    /// Per connection: its room (-1 until it joined); per room: its members' connections.
+    private var roomOfConnection: [Int] = []
+    private var members: [[Int32]] = []
+    private var roomNumbers: [String: Int] = [:]
+    private var freeSlots: [Int] = []
+    /// Members whose write failed while a line was sent on, closed after it.
+    private var closing: [Int] = []
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private let scratch: UnsafeMutableRawBufferPointer
+    private var thread: NativeThread<Counts>?
+
+    /// What the relay did, told when it stops.
+    struct Counts: Sendable {
+        /// Messages sent on to members, and those a member's full queue did not take.
+        var relayed = 0
+        var dropped = 0
+        /// The most bytes one member had waiting to be written.
+        var peakQueuedBytes = 0
+        /// The relay thread's CPU time (ns), the CPUs it was seen on and those it was allowed.
+        var cpuTime: UInt64 = 0
+        var cpus = CPUSet()
+        var allowedCPUs = CPUSet()
+    }
+
+    private var counts = Counts()
+    private static let listenerToken = UInt64.max
+    private static let stopToken = UInt64.max - 1
+
+    /// Where the relay's thread runs (`--pin`'s server CPU), nil: where the kernel puts it.
+    private let cpu: Int?
+
+    /// Listens on `host`:`port` (0: any free port), to run on `cpu`; nothing runs until ``start()``.
+    init(host: String, port: UInt16, cpu: Int?, maximumMessageSize: Int, maximumQueuedBytes: Int) throws(RunError) {
+        self.cpu = cpu
+        guard let address = SocketAddress(host: host, port: port) else { throw .invalidHost(host) }
+        do throws(SystemError) {
+            (listener, self.address) = try TCPSocket.listen(on: address)
+        } catch {
+            throw .setupFailed("the chat relay cannot listen on \(address): \(error)")
+        }
+        do throws(SystemError) {
+            epoll = try Epoll()
+            stop = try EventNotifier()
+            try epoll.add(listener, interest: .readable, token: Self.listenerToken)
+            try epoll.add(stop.descriptor, interest: .readable, token: Self.stopToken)
+        } catch {
+            Posix.close(listener)
+            throw .system(error)
+        }
+        self.maximumMessageSize = maximumMessageSize
+        self.maximumQueuedBytes = maximumQueuedBytes
+        readBuffer = .allocate(byteCount: 64 << 10, alignment: 8)
+        scratch = .allocate(byteCount: maximumMessageSize + 1, alignment: 8)
+    }
+
+    deinit {
+        Posix.close(listener)
+        readBuffer.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Runs the relay on its own thread (`bench-relay`).
+    func start() throws(RunError) {
+        do {
+            thread = try NativeThread.spawn(name: "bench-relay") { [self] in run() }
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Stops the relay, closes every connection and tells what it did.
+    func finish() -> Counts {
+        stop.notify()
+        return thread?.join() ?? counts
+    }
+
+    private func run() -> Counts {
+        CPUPlacement.minimizeTimerSlack()
+        if let cpu { try? CPUPlacement.pinCurrentThread(to: cpu) }  // checked before the run (ScenarioRunner)
+        counts.allowedCPUs = CPUPlacement.allowedCPUs()
+        let cpuAtStart = ThreadCPUTime.now()
+        defer { for case let connection? in connections { connection.close() } }
+        while true {
+            guard let count = try? epoll.wait(timeoutMilliseconds: -1) else { break }
+            counts.cpus.insert(CPUPlacement.currentCPU())
+            var stopping = false
+            for index in 0..<count {
+                let (token, events) = epoll.event(at: index)
+                switch token {
+                case Self.stopToken: stopping = true
+                case Self.listenerToken: acceptAll()
+                default: handle(events, at: Int(token))
+                }
+            }
+            if stopping { break }
+        }
+        counts.cpuTime = ThreadCPUTime.now() - cpuAtStart
+        return counts
+    }
+
+    private func acceptAll() {
+        while case .processed(let descriptor)? = try? TCPSocket.accept(from: listener) {
+            let slot = freeSlots.popLast() ?? connections.count
+            if slot == connections.count {
+                connections.append(nil)
+                decoders.append(MessageDecoder(framing: Self.framing, maximumMessageSize: maximumMessageSize))
+                roomOfConnection.append(-1)
+            }
+            decoders[slot] = MessageDecoder(framing: Self.framing, maximumMessageSize: maximumMessageSize)
+            roomOfConnection[slot] = -1
+            guard let connection = try? Connection<TCP>(
+                descriptor: descriptor, token: UInt64(slot), epoll: epoll, role: .server,
+                settings: TransportSettings(maximumFrameSize: maximumMessageSize), maximumQueuedBytes: maximumQueuedBytes)
+            else {
+                freeSlots.append(slot)  // the connection closed its descriptor
+                continue
+            }
+            connections[slot] = connection
+            do {
+                try connection.start()
+            } catch {
+                close(slot)
+            }
+        }
+    }
+
+    private func handle(_ events: EpollEvents, at slot: Int) {
+        guard slot < connections.count, let connection = connections[slot], connection.isOpen else { return }
+        do {
+            if events.contains(.writable) { try connection.writeQueued() }
+            guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return }
+            guard case .processed(let (count, _)) = try connection.read(into: readBuffer) else { return }
+            guard count > 0 else { return close(slot) }
+            try decoders[slot].decode(UnsafeMutableRawBufferPointer(rebasing: readBuffer[0..<count])) { line in
+                take(line, from: slot)
+                return true
+            }
+        } catch {
+            close(slot)
+        }
+    }
+
+    /// One line from `slot`: its join, or a message for its room.
+    private func take(_ line: UnsafeMutableRawBufferPointer, from slot: Int) {
+        let room = roomOfConnection[slot]
+        guard room >= 0 else { return join(line, slot) }
+        scratch.baseAddress!.copyMemory(from: line.baseAddress!, byteCount: line.count)
+        scratch[line.count] = UInt8(ascii: "\n")
+        let message = UnsafeMutableRawBufferPointer(rebasing: scratch[0...line.count])
+        for place in members[room].indices {
+            let member = Int(members[room][place])
+            guard member != slot, let connection = connections[member], connection.isOpen else { continue }
+            do {
+                if try connection.send(message) == .dropped { counts.dropped += 1 } else { counts.relayed += 1 }
+                counts.peakQueuedBytes = max(counts.peakQueuedBytes, connection.queuedByteCount)
+            } catch {
+                connection.close()  // taken out of its room once the line is sent on (the room does not change under it)
+                closing.append(member)
+            }
+        }
+        for member in closing { close(member) }
+        closing.removeAll(keepingCapacity: true)
+    }
+
+    /// `join <room>`: the connection's room from now on; any other first line is not this protocol, and closes it.
+    private func join(_ line: UnsafeMutableRawBufferPointer, _ slot: Int) {
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("join "), text.count > 5 else { return close(slot) }
+        let name = String(text.dropFirst(5))
+        let room = roomNumbers[name] ?? {
+            members.append([])
+            roomNumbers[name] = members.count - 1
+            return members.count - 1
+        }()
+        roomOfConnection[slot] = room
+        members[room].append(Int32(slot))
+    }
+
+    /// Closes `slot`'s connection and takes it out of its room; the slot is reused.
+    private func close(_ slot: Int) {
+        guard let connection = connections[slot] else { return }
+        connection.close()
+        connections[slot] = nil
+        let room = roomOfConnection[slot]
+        if room >= 0, let place = members[room].firstIndex(of: Int32(slot)) {
+            members[room].swapAt(place, members[room].count - 1)
+            members[room].removeLast()
+        }
+        roomOfConnection[slot] = -1
+        freeSlots.append(slot)
+    }
+}

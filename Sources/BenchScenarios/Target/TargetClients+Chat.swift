@@ -1,0 +1,73 @@
+import BenchCore
+import BenchNet
+
+/// Chat: each member's message is due by its own timetable; this thread orders the member's group to write it to the
+/// server (as a roundtrip client's own message), and every other member of its room that reads it reports the read.
+/// The message is one broadcast of the ledger: t0 is the sender's write, one delivery per other member; delivery,
+/// spread and completion are measured from it, on one clock, as for a fan-out broadcast.
+extension TargetClients {
+    /// Orders `sender`'s message `sequence`, due at `scheduled`: in flight to every other member of its room whose
+    /// connection is open (lost at once to the others, and to all when the sender cannot send).
+    func sendChatMessage(sequence: Int, sender: Int, scheduled: UInt64) {
+        recording.ledger.due(broadcast: sequence, sender: sender, at: scheduled)
+        let deliveries = recording.ledger.messages(ofBroadcast: sequence, sender: sender)
+        let time = MonotonicClock.now()
+        driver.dispatched(deliveries.count, at: time)
+        let place = Int(channelOfClient[sender])
+        guard subscriberOpen[sender], place >= 0, channels[place].isOpen else {
+            for index in deliveries { dropped(index, as: .droppedClosed) }
+            return
+        }
+        guard let order = outboxes[place].reserve(WireFormat.minimumMessageSize) else {
+            for index in deliveries { droppedForFullQueue(index) }  // the sender's share does not keep up
+            return
+        }
+        Frame.encodeMessage(
+            into: order, sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(sender), sentNanoseconds: scheduled)
+        recording.ledger.broadcastBegan(sequence, sender: sender, at: time)
+        for index in deliveries {
+            if subscriberOpen[recording.ledger.receiver(ofMessage: index)] {
+                written(index, at: time)
+            } else {
+                dropped(index, as: .droppedClosed)
+            }
+        }
+    }
+
+    /// What became of a message a member was ordered to send (`clock`: its agent's, nil for this machine's).
+    func take(chatReport report: SendReport, clock: ClockModel?) {
+        let (sequence, sender) = (Int(report.sequence), Int(report.client))
+        guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes
+        let deliveries = recording.ledger.messages(ofBroadcast: sequence, sender: sender)
+        let now = MonotonicClock.now()
+        switch report.what {
+        case .written:
+            let ordered = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: sender)]
+            let time = clock.map { $0.serverTime(ofAgentStamp: report.time, between: ordered, and: now) } ?? report.time
+            _ = writeReported(broadcast: sequence, sender: sender, at: time, arrival: now)
+        case .transmitStamp where clock == nil:
+            recording.ledger.transmitStamp(broadcast: sequence, sender: sender, at: report.time)
+        case .droppedQueueFull:
+            for index in deliveries where recording.ledger.outcome[index] == .written { droppedForFullQueue(index) }
+        case .droppedClosed:
+            for index in deliveries where recording.ledger.outcome[index] == .written { dropped(index, as: .droppedClosed) }
+        default:
+            break  // about a message that is not in flight: a stale or false report changes nothing
+        }
+    }
+
+    /// `member` read `sender`'s message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
+    /// (nil: this machine's): put on this clock within the message's write and now, then the ledger decides. A sender
+    /// that is no client of the run is a marker of another run.
+    func settleDelivery(sequence: Int, sender: UInt64, member: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
+        guard sender < UInt64(configuration.clients) else {
+            return take(.notSent(sequence: sequence, client: member, inRing: false), from: member)
+        }
+        let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: Int(sender))]
+        let arrival = MonotonicClock.now()
+        let received = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
+        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: received) } ?? kernel
+        let stamps = MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
+        take(delivered(sequence: sequence, sender: Int(sender), member: member, stamps), from: member)
+    }
+}
