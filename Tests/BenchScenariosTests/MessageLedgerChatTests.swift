@@ -40,7 +40,10 @@ import Testing
         #expect(ledger.messages(ofBroadcast: 0, sender: 0).map(ledger.receiver(ofMessage:)) == members)
         for member in members {
             let action = ledger.delivered(sequence: 0, sender: 0, member: member, Stamps(received: 1_300, arrival: 1_400))
-            guard case .measured = action else { return Issue.record("\(member): \(action)") }
+            guard case .measured = action else {
+                Issue.record("\(member): \(action)")
+                return
+            }
         }
         let stranger = (0..<6).first { $0 != 0 && !members.contains($0) }!
         #expect(
