@@ -5,7 +5,8 @@ Usage: socketio_server.py PORT_FILE PING_INTERVAL_SECONDS [ENGINEIO_PATH [CERT K
 
 Listens on 127.0.0.1 and a free port, which it writes to PORT_FILE (written whole, then renamed into place), in the
 namespace /chat. A client that emits "join" with a room's name enters it; a "chat" event is emitted again to every
-client in room "room1"; an "echo" event is emitted back to its sender alone. The server pings every PING_INTERVAL_SECONDS and disconnects a client that has not answered
+client in room "room1"; an "echo" event is emitted back to its sender alone; a "say" event (room, text) is emitted as
+"chat" to every other client in that room (for `bench chat`). The server pings every PING_INTERVAL_SECONDS and disconnects a client that has not answered
 within as long again: a run across several pings shows that the harness answers them. ENGINEIO_PATH (default
 socket.io) is where Engine.IO answers; with CERT and KEY (PEM files), over TLS (for socketios://).
 """
@@ -30,6 +31,10 @@ async def main(port_file, ping_interval, path, tls):
     @server.on("chat", namespace="/chat")
     async def chat(sid, text):
         await server.emit("chat", text, room="room1", namespace="/chat")
+
+    @server.on("say", namespace="/chat")
+    async def say(sid, room, text):
+        await server.emit("chat", text, room=room, skip_sid=sid, namespace="/chat")
 
     @server.on("echo", namespace="/chat")
     async def echo(sid, text):
