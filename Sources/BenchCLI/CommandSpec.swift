@@ -51,6 +51,9 @@ extension CommandSpec {
 
     /// For `bench fanout` and `bench roundtrip`: what to say of an option only the other scenario takes.
     private func otherScenarioHint(_ name: String) -> String? {
+        if self.name == Scenario.chat.rawValue && name == "interval" {
+            return "chat takes --rate, each member's messages per second, minute or hour (2/s)"
+        }
         guard let scenario = Scenario(rawValue: self.name),
               let other = Scenario.allCases.first(where: { $0 != scenario }),
               RunOptions.options(for: other).contains(where: { $0.name == name })

@@ -120,6 +120,22 @@ import Testing
         (["fanot"], "Error: Unknown command 'fanot'. Did you mean 'fanout'?"),
         (["capacty", "fanout"], "Error: Unknown command 'capacty'. Did you mean 'capacity'?"),
         ([], "Error: Missing command"),
+        // Chat: rooms, rate, and what a chat run does not take.
+        (["chat", "--rooms", "5", "--room-size", "4"], "--rooms and --room-size both say how big rooms are: give one"),
+        (["chat", "--clients", "10", "--rooms", "6"], "'--rooms <n>': 10 clients cannot fill 6 rooms: every room needs at least 2 members"),
+        (["chat", "--rooms", "0"], "'--rooms <n>': expected an integer from 1"),
+        (["chat", "--room-size", "1"], "'--room-size <n>': expected an integer from 2"),
+        (["chat", "--room-sizes", "zipf:0"], "'--room-sizes <kind>': expected uniform or zipf:S"),
+        (["chat", "--rate", "0/s"], "'--rate <r>': expected messages per member per second, minute or hour"),
+        (["chat", "--rate", "5000/s"], "'--rate <r>'"),
+        (["chat", "--rate", "2/day"], "'--rate <r>'"),
+        (["chat", "--interval", "10ms"], "Unknown option '--interval': chat takes --rate"),
+        (["chat", "--transport", "ws"], "Unknown option '--transport': --transport is for fanout, not chat"),
+        (["chat", "--reconnect"], "Unknown option '--reconnect'"),
+        (["chat", "--client-procs", "2"], "--client-procs is not built for chat yet"),
+        (["chat", "--threshold", "rtt.p99<1ms"], "this run has no rtt metric"),
+        (["chat", "--target", "redis://127.0.0.1:1/chat"], "redis:// chat is not built yet"),
+        (["chat", "--target", "sse://127.0.0.1:1/e"], "not on a member's own connection"),
     ])
     func aBadCommandLineExitsTwoAndWritesNothing(arguments: [String], message: String) throws {
         let out = temporaryFolderPath()

@@ -9,6 +9,11 @@ extension ChatRelay {
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         try ScenarioRunner.checkCPUs(configuration)
+        // The relay's end of every member and the member's own, beside the clients' threads and channels.
+        let limit = DescriptorLimit.raiseToHardLimit()
+        guard 2 * configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
+            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 2)
+        }
         let relay = try ChatRelay(
             host: configuration.host, port: configuration.port, cpu: configuration.serverCPU, maximumMessageSize: max(64 << 10, 4 * configuration.payload),
             maximumQueuedBytes: configuration.maximumQueuedBytes)

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// `bench chat` as a user runs it: the built-in relay, rooms from the seed, a gate on the spread, the files read back.
+@Suite(.timeLimit(.minutes(3))) struct ChatCommandTests {
+    @Test func aChatRunWritesOneRowPerDeliveryAndItsGateHolds() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "chat", "--clients", "12", "--room-size", "4", "--count", "6", "--warmup", "1", "--rate", "50/s", "--seed", "3",
+            "--threshold", "spread.p99<2s", "--threshold", "lost==0", "--json", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["scenario"] as? String == "chat" && json["status"] as? String == "complete")
+        let metrics = try #require(json["metrics"] as? [[String: Any]])
+        #expect(metrics.map { $0["metric"] as? String } == ["delivery", "spread", "completion", "lag", "connect"])
+        // 12 members in 3 rooms of 4: each of 6 messages to 3 others.
+        #expect(metrics[0]["count"] as? Int == 12 * 6 * 3 && metrics[0]["lost"] as? Int == 0)
+        #expect(metrics[1]["count"] as? Int == 12 * 6)
+        let folder = try #require(json["run_folder"] as? String)
+        #expect(folder.hasPrefix(out + "/chat-"))
+        let files = contents(of: folder) ?? []
+        #expect(files.contains("messages.csv") && files.contains("samples.csv") && !files.contains("rtt.hgrm"))
+        let samples = try String(contentsOfFile: folder + "/samples.csv", encoding: .utf8).split(separator: "\r\n")
+        #expect(samples.first?.hasPrefix("sender,seq,client,sent_ns,recv_ns,delivery_ns,lost,outcome") == true)
+        #expect(samples.count == 1 + 12 * 6 * 3)
+        let settings = try String(contentsOfFile: folder + "/run.csv", encoding: .utf8)
+        #expect(settings.contains("\r\nrooms,3\r\n") && settings.contains("\r\nroom_sizes,uniform\r\n"))
+    }
+
+    @Test func chatHelpNamesItsOwnOptionsAndNotTheOthers() throws {
+        let result = try BenchProcess.run(["chat", "--help"])
+        #expect(result.exitCode == 0)
+        for option in ["--rooms", "--room-size", "--room-sizes", "--rate", "--count", "--target", "--subscribe", "--publish"] {
+            #expect(result.standardOutput.contains(option), "\(option)")
+        }
+        for option in ["--interval", "--transport", "--reconnect", "--server-threads", "--publish-url"] {
+            #expect(!result.standardOutput.contains(option + " "), "\(option)")
+        }
+    }
+}
