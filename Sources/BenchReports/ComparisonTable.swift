@@ -11,14 +11,7 @@ public enum ComparisonTable {
     public static func render(_ comparison: RunComparison, baseline: String, current: String) -> String {
         var rows = [["metric", "stat", "baseline", "current", "change", "change %"]]
         rows += comparison.rows.filter { shownStatistics.contains($0.statistic) }.map(cells)
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max()! }
-        var lines = ["baseline: \(baseline)", "current:  \(current)", ""]
-        for row in rows {
-            lines.append(row.enumerated().map { column, text in
-                let padding = String(repeating: " ", count: widths[column] - text.count)
-                return column < 2 ? text + padding : padding + text
-            }.joined(separator: "  "))
-        }
+        var lines = ["baseline: \(baseline)", "current:  \(current)", ""] + TextColumns.align(rows, leftAligned: 2)
         lines.append("")
         lines += comparison.regressions.map(\.line)
         if comparison.regressions.isEmpty { lines.append("no regression beyond the limits") }

@@ -2,8 +2,8 @@ import BenchCore
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing fetched) with the settings,
 /// the summary, the thresholds, each metric's percentile distribution (HdrHistogram's plot: latency on a log axis
-/// over 1/(1−p) on a log axis, with the `--under` line) and histogram on the same latency range, and for fanout the
-/// spread of each broadcast over the run.
+/// over 1/(1−p) on a log axis, with the `--under` line) and histogram on the same latency range, for fanout the
+/// spread of each broadcast over the run, and for chat each message's and, with rooms of different sizes, each size's.
 public enum HTMLRunReport {
     public static let fileName = "report.html"
 
@@ -18,6 +18,7 @@ public enum HTMLRunReport {
             body += "<p class=\"note\">\(MarkupText.escape(note))</p>\n"
         }
         body += summaryTable(results, under: under)
+        body += roomSizesSection(results)
         if !results.thresholds.isEmpty { body += thresholdList(results.thresholds) }
         for (summary, histogram) in zip(results.summaries, results.histograms) {
             let noun = countNoun(metric: summary.metric, scenario: scenario)
@@ -38,7 +39,9 @@ public enum HTMLRunReport {
             body += "<h2>spread per \(scenario == "chat" ? "message" : "broadcast")</h2>\n"
             body += figure(
                 overTime(results.broadcasts.map { (Double($0.start) / 1e9, $0.spread) }, yLabel: "spread"),
-                caption: "each broadcast's spread at its start; red crosses: incomplete broadcasts (no spread)")
+                caption: scenario == "chat"
+                    ? "each message's spread at its write; red crosses: incomplete messages (no spread)"
+                    : "each broadcast's spread at its start; red crosses: incomplete broadcasts (no spread)")
         }
         if let roundTrips = results.roundTripsOverTime, !roundTrips.buckets.isEmpty {
             body += "<h2>rtt over time</h2>\n"
@@ -97,7 +100,8 @@ public enum HTMLRunReport {
     /// value per broadcast), a client (connect) or a client's outage (reconnect).
     static func countNoun(metric: String, scenario: String) -> String {
         switch metric {
-        case "spread", "completion": return "broadcasts"
+        case "spread", "completion": return scenario == "chat" ? "messages" : "broadcasts"
+        case "delivery" where scenario == "chat": return "deliveries"
         case "lag": return scenario == "fanout" ? "broadcasts" : "messages"
         case "connect": return "clients"
         case "reconnect": return "outages"
@@ -111,17 +115,22 @@ public enum HTMLRunReport {
 
     static func headline(_ results: RunResults) -> String {
         let setting = { (key: String) in results.setting(key) ?? "-" }
+        let chat = results.setting("scenario") == "chat"
         let messages = results.durationText ?? results.setting("messages").map { plural($0, "broadcast", "broadcasts") }
-            ?? results.setting("count").map { plural($0, "message", "messages") + " per client" } ?? ""
+            ?? results.setting("count").map { plural($0, "message", "messages") + (chat ? " per member" : " per client") } ?? ""
+        let rooms = chat ? " in \(plural(setting("rooms"), "room", "rooms")) (\(setting("room_sizes")))" : ""
         let closedLoop = results.setting("arrival") == "closed-loop" || results.setting("interval_ns") == "0"
         let pace = closedLoop ? "closed loop" : "every \(setting("interval")) (\(setting("arrival")))"
         let target = results.setting("target").flatMap { $0.isEmpty ? nil : $0 }
-        let server = target.map { "through \($0)" } ?? results.setting("transport").map { "over \($0)" }
-        return [server, "\(plural(setting("clients"), "client", "clients")) · \(messages) · \(pace)"].compactMap { $0 }
-            .joined(separator: " · ")
-            + " · \(setting("payload_bytes")) B · seed \(setting("seed")) · \(setting("start_utc"))"
-            + (target == nil ? " · server CPU \(setting("server_cpus")), clients" : " · clients")
-            + " CPU \(setting("client_cpus"))"
+        let server = target.map { "through \($0)" }
+            ?? (chat ? "through the built-in relay" : results.setting("transport").map { "over \($0)" })
+        let clientCPUs = results.setting("client_cpus").flatMap { $0.isEmpty ? nil : "clients CPU \($0)" }
+        let serverCPUs = target == nil ? "\(chat ? "relay" : "server") CPU \(setting("server_cpus"))" : nil
+        let who = "\(plural(setting("clients"), "client", "clients"))\(rooms) · \(messages) · \(pace)"
+        let run: [String] = [server, who].compactMap { $0 }
+        let cpus: [String] = [serverCPUs, clientCPUs].compactMap { $0 }
+        let rest = " · \(setting("payload_bytes")) B · seed \(setting("seed")) · \(setting("start_utc"))"
+        return run.joined(separator: " · ") + rest + (cpus.isEmpty ? "" : " · " + cpus.joined(separator: ", "))
     }
 
     private static func summaryTable(_ results: RunResults, under: Double) -> String {

@@ -47,6 +47,11 @@ public enum RunReport {
                 try ConnectionEventsCSV.write(recording, to: &$0)
             }
         }
+        if !analysis.roomSizes.isEmpty {
+            try AtomicFile.writeCSV(folder.path(of: RoomSizesCSV.fileName)) {
+                try RoomSizesCSV.write(RoomSizesCSV.rows(analysis.roomSizes), to: &$0)
+            }
+        }
         if !thresholds.isEmpty {
             try AtomicFile.writeCSV(folder.path(of: ThresholdsCSV.fileName)) {
                 try ThresholdsCSV.write(thresholds, to: &$0)

@@ -34,13 +34,16 @@ public struct RunResults: Sendable {
     public let roundTripsOverTime: OverTime?
     /// One row per report interval and metric (`timeline.csv`).
     public let timeline: [TimelineRow]
+    /// Chat with rooms of different sizes: `rooms.csv`'s rows (``RoomSizesCSV``); empty otherwise.
+    public let roomSizes: [[String]]
 
     public init(
         settings: [(key: String, value: String)], summaries: [DistributionSummary], histograms: [LatencyHistogram],
         broadcasts: [Broadcast], thresholds: [ThresholdResult], roundTripsOverTime: OverTime? = nil,
-        timeline: [TimelineRow] = []
+        timeline: [TimelineRow] = [], roomSizes: [[String]] = []
     ) {
         self.timeline = timeline
+        self.roomSizes = roomSizes
         self.settings = settings
         self.summaries = summaries
         self.histograms = histograms
@@ -65,7 +68,8 @@ public struct RunResults: Sendable {
             roundTripsOverTime: analysis.roundTripsOverTime,
             timeline: analysis.timeline.map { row in
                 row.interval == analysis.timeline.last?.interval ? Self.toTheMillisecond(row) : row
-            }
+            },
+            roomSizes: RoomSizesCSV.rows(analysis.roomSizes)
         )
     }
 
@@ -83,7 +87,7 @@ public struct RunResults: Sendable {
     public func with(thresholds: [ThresholdResult]) -> RunResults {
         RunResults(
             settings: settings, summaries: summaries, histograms: histograms, broadcasts: broadcasts,
-            thresholds: thresholds, roundTripsOverTime: roundTripsOverTime, timeline: timeline)
+            thresholds: thresholds, roundTripsOverTime: roundTripsOverTime, timeline: timeline, roomSizes: roomSizes)
     }
 
     /// For a run that did not complete, why and how much of it was measured, from `run.csv`: "stopped on request;

@@ -136,7 +136,12 @@ public enum RunSettingsCSV {
             ])
         }
         if configuration.scenario.isBroadcast {
-            rows.append(("broadcasts_incomplete", "\(analysis.summary(of: .spread)?.lost ?? 0)"))
+            if configuration.scenario == .chat && configuration.target == nil {
+                // The relay is the server measured, not the harness: its load is said apart from the harness's.
+                let busy = duration == 0 ? 0 : 100 * Double(recording.server.relayCPUTime) / duration
+                rows.append(("relay_cpu_pct", DecimalText.fixed(busy, fractionDigits: 1)))
+            }
+            rows.append((configuration.scenario == .chat ? "messages_incomplete" : "broadcasts_incomplete", "\(analysis.summary(of: .spread)?.lost ?? 0)"))
         }
         return rows
     }

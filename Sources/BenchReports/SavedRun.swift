@@ -221,13 +221,17 @@ public struct SavedRun: Sendable {
         if let text = try? FileText.read(path(ThresholdsCSV.fileName)) {
             thresholds = try ThresholdsCSV.read(text)
         }
+        var roomSizes: [[String]] = []
+        if Posix.fileExists(path(RoomSizesCSV.fileName)) {
+            try CSVFileRows.read(path(RoomSizesCSV.fileName), columns: RoomSizesCSV.header) { roomSizes.append($0.values) }
+        }
         let requested = percentiles + Threshold.percentiles(in: thresholds.map(\.expression))
         let counted = limits + Threshold.countedLimits(in: thresholds.map(\.expression))
         results = RunResults(
             settings: self.settings, summaries: builders.map { $0.summary(percentiles: requested, limits: counted) },
             histograms: builders.map(\.histogram),
             broadcasts: broadcasts, thresholds: thresholds, roundTripsOverTime: roundTrips,
-            timeline: timeline.rows(metrics: builders.map(\.metric))
+            timeline: timeline.rows(metrics: builders.map(\.metric)), roomSizes: roomSizes
         )
     }
 

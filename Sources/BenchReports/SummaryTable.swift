@@ -14,20 +14,28 @@ public enum SummaryTable {
         var lines: [String] = [headline(recording), placement(analysis), ""]
 
         let header = SummaryRow.header(under: configuration.under)
-        let rows = [header] + analysis.summaries.map(SummaryRow.cells)
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max()! }
-        for row in rows {
-            let cells = row.enumerated().map { column, text in
-                let padding = String(repeating: " ", count: widths[column] - text.count)
-                return column == 0 ? text + padding : padding + text
-            }
-            lines.append(cells.joined(separator: "  "))
-        }
+        lines += TextColumns.align([header] + analysis.summaries.map(SummaryRow.cells), leftAligned: 1)
         lines.append("")
+        if !analysis.roomSizes.isEmpty {
+            lines += TextColumns.align(roomSizeRows(analysis.roomSizes), leftAligned: 1)
+            lines.append("")
+        }
         lines.append(contentsOf: problems(analysis))
         lines.append(contentsOf: thresholds.map(ThresholdText.line))
         lines.append("run folder: \(runFolder)")
         return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// Chat with rooms of different sizes: delivery and spread by room size.
+    private static func roomSizeRows(_ groups: [RoomSizeBreakdown.Group]) -> [[String]] {
+        func time(_ value: UInt64?) -> String { value.map(DurationText.display) ?? "-" }
+        return [["room size", "rooms", "deliveries", "lost", "delivery p50", "delivery p99", "spread p99", "spread max"]]
+            + groups.map { group in
+                [
+                    "\(group.label) members", "\(group.rooms)", "\(group.delivery.count)", "\(group.delivery.lost)",
+                    time(group.delivery.p50), time(group.delivery.p99), time(group.spread.p99), time(group.spread.max),
+                ]
+            }
     }
 
     private static func headline(_ recording: RunRecording) -> String {

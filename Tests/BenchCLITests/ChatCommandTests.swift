@@ -39,3 +39,28 @@ import Testing
         }
     }
 }
+
+/// What a person sees of a zipf chat run: each room size's delivery and spread in the terminal and on the page.
+@Suite(.timeLimit(.minutes(3))) struct ChatRoomSizeReportTests {
+    @Test func aZipfRunShowsEachRoomSizeOnTheTerminalAndThePage() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "chat", "--clients", "60", "--rooms", "8", "--room-sizes", "zipf:1.2", "--count", "5", "--warmup", "1",
+            "--rate", "20/s", "--seed", "8", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains("chat through the built-in relay: 60 clients in 8 rooms (zipf:1.2)"))
+        #expect(result.standardOutput.contains("room size"), "\(result.standardOutput)")
+        let folder = try #require(contents(of: out)?.first.map { out + "/" + $0 })
+        let rooms = try String(contentsOfFile: folder + "/rooms.csv", encoding: .utf8).split(separator: "\r\n")
+        #expect(rooms.first?.hasPrefix("room_size,rooms,delivery_count") == true)
+        let page = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(page.contains("<h2>by room size</h2>"))
+        #expect(page.contains("through the built-in relay · 60 clients in 8 rooms (zipf:1.2) · 5 messages per member"))
+        #expect(page.contains("<h2>spread per message</h2>") && !page.contains("broadcast"))
+        // bench report writes the same page again from the saved folder.
+        let again = try BenchProcess.run(["report", folder])
+        #expect(again.exitCode == 0, "stderr: \(again.standardError)")
+        #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8) == page)
+    }
+}

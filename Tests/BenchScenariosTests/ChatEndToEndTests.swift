@@ -59,5 +59,19 @@ import Testing
         #expect(files.summary["delivery"]?.int("count") == expected)
         #expect(files.summary["spread"]?.int("count") == Self.clients * Self.messages)
         #expect(files.summary["rtt"] == nil, "the relay sends nothing back to the sender")
+
+        // rooms.csv: by room size when sizes differ by design; each group's deliveries counted from the samples.
+        let groups = try files.table("rooms.csv")
+        guard plan.sizes != .uniform else { return #expect(groups.isEmpty) }
+        #expect(groups.reduce(0) { $0 + $1.int("rooms")! } == 4)
+        for group in groups {
+            let bounds = group["room_size"]!.split(separator: "–").map { Int($0)! }
+            let sizes = bounds.first!...bounds.last!
+            let rows = files.samples.filter { sizes.contains(rooms.roomSize(of: $0.int("sender")!)) }
+            #expect(group.int("delivery_count") == rows.count, "\(group)")
+            let exact = exactPercentile(rows.map { $0.int("delivery_ns")! }.sorted(), 99)
+            let measured = try #require(group.int("delivery_p99_ns"))
+            #expect(abs(measured - exact) * 1000 <= exact, "\(measured) vs \(exact): from its histogram, within 0.1%")
+        }
     }
 }

@@ -151,15 +151,8 @@ public struct SweepReport {
 
     /// The same table for the terminal, at the sweep's end: every step's every metric, columns aligned.
     public var text: String {
-        let table = [columns] + rows.map(cells)
-        let widths = columns.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
-        let settings = steps.first?.settings.count ?? 0
-        return table.map { cells in
-            cells.enumerated().map { column, text in
-                let padding = String(repeating: " ", count: widths[column] - text.count)
-                return column <= settings ? text + padding : padding + text  // settings and metric to the left
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+        let settings = steps.first?.settings.count ?? 0  // settings and metric to the left
+        return TextColumns.align([columns] + rows.map(cells), leftAligned: settings + 1).joined(separator: "\n") + "\n"
     }
 
     /// The tables' columns: the swept settings, then the summary table's.

@@ -37,6 +37,7 @@ extension ChatRelay {
         recording.configuration = configuration
         recording.server.peakQueuedBytes = counts.peakQueuedBytes
         (recording.server.cpus, recording.server.allowedCPUs) = (counts.cpus, counts.allowedCPUs)
+        recording.server.relayCPUTime = counts.cpuTime
         if counts.dropped > 0 {
             recording.record(ConnectionEvent(
                 side: .server, client: nil, time: MonotonicClock.now(),

@@ -62,12 +62,18 @@ public struct RunAnalysis: Sendable {
     /// Roundtrip: the worst rtt of each slice of the run, by send time; nil for fanout.
     public let roundTripsOverTime: OverTime?
 
+    /// Chat with rooms of different sizes (`--room-sizes zipf:S`): delivery and spread by room size, smallest first;
+    /// empty otherwise.
+    public let roomSizes: [RoomSizeBreakdown.Group]
+
     /// What a ``RunCollector`` made of a run's stream.
     init(
         recording: RunRecording, summaries: [DistributionSummary], histograms: [LatencyHistogram],
         broadcasts: [BroadcastResult], broadcastCount: Int, measuredMessages: Int,
-        missingKernelStamps: (send: Int, receive: Int), timeline: [TimelineRow], roundTripsOverTime: OverTime?
+        missingKernelStamps: (send: Int, receive: Int), timeline: [TimelineRow], roundTripsOverTime: OverTime?,
+        roomSizes: [RoomSizeBreakdown.Group] = []
     ) {
+        self.roomSizes = roomSizes
         self.recording = recording
         self.summaries = summaries
         self.histograms = histograms

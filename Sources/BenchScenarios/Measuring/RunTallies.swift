@@ -32,6 +32,9 @@ public struct BuiltInServerTally: Sendable, Equatable {
     /// CPUs the server's thread was seen running on, and was allowed to run on.
     public var cpus = CPUSet()
     public var allowedCPUs = CPUSet()
+    /// The chat relay's thread's CPU time (ns), its whole life; 0 for the other servers, whose measuring thread's is
+    /// ``RunRecording/measuringThreadCPU``.
+    public var relayCPUTime: UInt64 = 0
 
     public init() {}
 }

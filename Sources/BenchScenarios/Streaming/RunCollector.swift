@@ -51,6 +51,8 @@ public struct RunCollector: Sendable {
     public private(set) var missingKernelStamps = (send: 0, receive: 0)
     /// Roundtrip: the worst rtt per slice of the run.
     public private(set) var roundTripsOverTime: OverTime?
+    /// Chat with rooms of different sizes: delivery and spread by room size; nil otherwise.
+    private var roomSizes: RoomSizeBreakdown?
     /// What a live view reads (`--metrics-listen`); nil when nobody watches.
     private var live: LiveStatistics?
     /// The interval under way's number, for the live view.
@@ -74,6 +76,7 @@ public struct RunCollector: Sendable {
         slots = (slot(.delivery), slot(.spread), slot(.completion), slot(.rtt), slot(.lag), slot(.stack))
         builderOfSlot = timed.map { metric in metrics.firstIndex(of: metric)! }
         roundTripsOverTime = configuration.scenario == .roundtrip ? OverTime() : nil
+        roomSizes = RoomSizeBreakdown(configuration: configuration)
         if live { self.live = LiveStatistics(metrics: timed.map(\.rawValue), under: configuration.under) }
     }
 
@@ -120,6 +123,7 @@ public struct RunCollector: Sendable {
         case .fanout, .chat:
             let value = reader.delivery(m)
             record(value, slots.delivery!)
+            roomSizes?.delivery(value, sender: m.sender)
             if value != nil {
                 delivered += 1
                 firstReceived = min(firstReceived, reader.receiveTime(m))
@@ -139,6 +143,7 @@ public struct RunCollector: Sendable {
             lastReceived: delivered > 0 ? lastReceived : nil, lag: reader.broadcastLag(b))
         (delivered, undelivered, firstReceived, lastReceived) = (0, 0, .max, .min)
         record(result.spread, slots.spread!)
+        roomSizes?.spread(result.spread, sender: b.sender)
         record(result.completion, slots.completion!)
         if let lag = result.lag { record(lag, slots.lag!) }
         if reader.usesKernel && b.broadcastStart != 0 && b.broadcastStartKernel == 0 { missingKernelStamps.send += 1 }
@@ -201,6 +206,6 @@ public struct RunCollector: Sendable {
             recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles, limits: limits) },
             histograms: builders.map(\.histogram), broadcasts: broadcasts, broadcastCount: broadcastCount,
             measuredMessages: measuredMessages, missingKernelStamps: missingKernelStamps, timeline: timeline,
-            roundTripsOverTime: roundTripsOverTime?.finished())
+            roundTripsOverTime: roundTripsOverTime?.finished(), roomSizes: roomSizes?.groups ?? [])
     }
 }
