@@ -29,7 +29,9 @@ enum RunLifetime {
         var configuration = configuration
         var children: ChildAgents?
         let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
-        if processes > 0 && configuration.agentToken == nil && configuration.target == nil {
+        // The built-in chat relay's members are a target's clients: children take them as they take a target's.
+        let measuredAsTarget = configuration.target != nil || configuration.scenario == .chat
+        if processes > 0 && configuration.agentToken == nil && !measuredAsTarget {
             let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
             configuration = ClientProcesses.serverSide(of: configuration, token: token)
             children = ChildAgents(
@@ -51,7 +53,7 @@ enum RunLifetime {
             Console.error("Error: \(error)\n")
             return .failure(Failure())
         }
-        if processes > 0 && configuration.target != nil {
+        if processes > 0 && measuredAsTarget {
             do {
                 (configuration.subscriberChannels, children) = try ChildAgents.startSubscribers(
                     processes, of: configuration, log: folder.path(of: ChildAgents.logName))

@@ -176,11 +176,6 @@ struct RunOptions {
         try Self.readLength(into: &base, reader: reader, parsed: parsed, command: command)
         if parsed.value("client-procs") != nil {
             clientProcesses = try reader.integer("client-procs", placeholder: "k", in: 0...1_000, default: 0)
-            if scenario == .chat && clientProcesses != 0 {
-                throw UsageError(
-                    message: "--client-procs is not built for chat yet: a chat run's members run on this process's threads "
-                        + "(--client-threads)", command: command)
-            }
         }
         metricsListen = try LiveView.address(parsed, reader: reader)
         let intervals = try reader.durations("interval", allowZero: true, default: base.interval)

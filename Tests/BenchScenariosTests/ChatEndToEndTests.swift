@@ -41,7 +41,7 @@ import Testing
             #expect(Set(rows.map { $0.int("client")! }) == others(key[0]), "message \(key) went to its room")
             #expect(rows.count == others(key[0]).count, "each member once")
             for row in rows {
-                #expect(row["lost"] == "0" && row["outcome"] == "echoed")
+                #expect(row["lost"] == "0" && row["outcome"] == "echoed", "\(row)")
                 #expect(row.int("delivery_ns") == row.int("recv_ns")! - row.int("sent_ns")!)
             }
         }

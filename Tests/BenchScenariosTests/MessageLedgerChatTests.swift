@@ -78,6 +78,23 @@ import Testing
         #expect(ledger.messages(ofBroadcast: 0, sender: 3).allSatisfy { ledger.outcome[$0] == .invalidTimestamp })
     }
 
+    /// A member's read may be reported before its sender's write (another thread's report): t0 still moves to the
+    /// write; a write after a member's read cannot be true.
+    @Test func aReadReportedBeforeTheWriteStillGetsTheWriteAsT0() {
+        var (ledger, rooms) = ledger()
+        send(0, from: 4, at: 1_000, in: &ledger)
+        let first = others(of: 4, in: rooms)[0]
+        _ = ledger.delivered(sequence: 0, sender: 4, member: first, Stamps(received: 1_300, arrival: 1_400))
+        #expect(ledger.writeReported(broadcast: 0, sender: 4, at: 1_100, arrival: 1_500) { _ in } == .taken)
+        #expect(ledger.broadcastStart[ledger.broadcastIndex(sequence: 0, sender: 4)] == 1_100)
+        #expect(ledger.messages(ofBroadcast: 0, sender: 4).allSatisfy { ledger.written[$0] == 1_100 })
+        send(0, from: 5, at: 1_000, in: &ledger)
+        _ = ledger.delivered(sequence: 0, sender: 5, member: others(of: 5, in: rooms)[0], Stamps(received: 1_200, arrival: 1_400))
+        var settled: [Int] = []
+        #expect(ledger.writeReported(broadcast: 0, sender: 5, at: 1_250, arrival: 1_500) { settled.append($0) } == .implausible(settled: true))
+        #expect(settled.count == 1, "the delivery still open is lost; the one read stays as it was")
+    }
+
     /// Handed on sender by sender: each one's deliveries, then its message's entry; a member gone loses what it owed.
     @Test func rowsAreHandedOnPerSenderAndAGoneMemberLosesItsDeliveries() {
         var (ledger, rooms) = ledger()

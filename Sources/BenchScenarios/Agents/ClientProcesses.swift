@@ -7,10 +7,8 @@ public enum ClientProcesses {
     /// Children a run of `configuration` needs: 0 when one process holds the server and every client (two descriptors
     /// a client), else as many as split the clients within the descriptor limit.
     ///
-    /// A target's clients take one descriptor each (the children hold them all). A chat run's members stay in this
-    /// process (0): children do not carry rooms yet.
+    /// A target's clients take one descriptor each (the children hold them all), as do the built-in chat relay's.
     public static func needed(for configuration: RunConfiguration) -> Int {
-        guard configuration.scenario != .chat else { return 0 }
         let limit = DescriptorLimit.raiseToHardLimit()
         let room = limit - RunError.reservedDescriptors
         let needed = configuration.target == nil

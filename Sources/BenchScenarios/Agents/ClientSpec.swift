@@ -20,12 +20,24 @@ public struct ClientSpec: Equatable, Sendable {
     /// target's QoS, in roundtrip what each client sends (`--publish`), a socketio:// target's Engine.IO path (carried
     /// as the WebSocket path). The publisher's own settings (its `--publish-url`) stay with the measuring side.
     public var target: TargetSettings?
+    /// A chat run: its rooms and the seed that deals them, so that every process deals the same rooms.
+    public var chat: ChatDeal?
 
-    public init(transport: TransportKind, webSocketPath: String = "/", tlsTrust: TLSTrust? = nil, target: TargetSettings? = nil) {
+    /// A chat run's rooms as its clients elsewhere are told them.
+    public struct ChatDeal: Equatable, Sendable {
+        public var plan: ChatRoomPlan
+        public var seed: UInt64
+    }
+
+    public init(
+        transport: TransportKind, webSocketPath: String = "/", tlsTrust: TLSTrust? = nil, target: TargetSettings? = nil,
+        chat: ChatDeal? = nil
+    ) {
         self.transport = transport
         self.webSocketPath = webSocketPath
         self.tlsTrust = tlsTrust
         self.target = target
+        self.chat = chat
     }
 
     private enum Tag: UInt8 {
@@ -40,6 +52,8 @@ public struct ClientSpec: Equatable, Sendable {
         /// How the certificate field is to be trusted: absent, pinned (1); the authorities of a bundle (2), the system's
         /// store (3), nothing (4).
         case tlsTrustKind = 9
+        /// Chat: the rooms (4 bytes), the seed (8 bytes, both big-endian), then how sizes are drawn (`uniform`, `zipf:S`).
+        case chat = 10
     }
 
     /// The frame, length field included.
@@ -66,6 +80,11 @@ public struct ClientSpec: Equatable, Sendable {
             if let subscribeText = target.subscribeText { field(.subscribeText, subscribeText.utf8) }
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
         }
+        if let chat {
+            let rooms: [UInt8] = withUnsafeBytes(of: UInt32(chat.plan.rooms).bigEndian, Array.init)
+            let seed: [UInt8] = withUnsafeBytes(of: chat.seed.bigEndian, Array.init)
+            field(.chat, rooms + seed + Array(chat.plan.sizesText.utf8))
+        }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }
@@ -86,6 +105,7 @@ public struct ClientSpec: Equatable, Sendable {
         var framing = MessageFraming.length32
         var qos: UInt8 = 0
         var publish: PublishTemplate?
+        var chat: ChatDeal?
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -135,6 +155,15 @@ public struct ClientSpec: Equatable, Sendable {
                     throw SpecError("--publish is not a template with {marker}")
                 }
                 publish = template
+            case .chat:
+                let field = Array(value)
+                guard field.count > 12, let sizes = String(validating: field[12...], as: UTF8.self),
+                    let drawn = ChatRoomPlan.sizes(parsing: sizes)
+                else { throw SpecError("the chat rooms are not rooms, a seed and sizes") }
+                let rooms = field[0..<4].reduce(0) { $0 << 8 | Int($1) }
+                let seed = field[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                guard rooms >= 1 else { throw SpecError("a chat run of no room") }
+                chat = ChatDeal(plan: ChatRoomPlan(rooms: rooms, sizes: drawn), seed: seed)
             }
         }
         guard let transport else { throw SpecError("no transport") }
@@ -160,7 +189,8 @@ public struct ClientSpec: Equatable, Sendable {
         settings?.subscribeText = subscribe
         settings?.publishTemplate = publish ?? .bare
         if target?.scheme.protocolScheme == .socketIO && path != "/" { settings?.engineIOPath = path }
-        self.init(transport: transport, webSocketPath: path, tlsTrust: trust, target: settings)
+        guard chat == nil || settings != nil else { throw SpecError("chat rooms without a target") }
+        self.init(transport: transport, webSocketPath: path, tlsTrust: trust, target: settings, chat: chat)
     }
 
     /// Why a client spec from the network was refused.

@@ -12,13 +12,18 @@ extension RunConfiguration {
     /// - Throws: ``RunError/setupFailed(_:)`` naming what does not fit.
     init(welcome: AgentWelcome, spec: ClientSpec) throws(RunError) {
         let first = Int(welcome.firstClient), count = Int(welcome.clients), total = Int(welcome.totalClients)
-        guard welcome.scenario <= 1, welcome.timestamps <= 2, count > 0, first + count <= total,
+        guard welcome.scenario <= 2, welcome.timestamps <= 2, count > 0, first + count <= total,
             Limits.clients.contains(total), welcome.payload >= WireFormat.minimumMessageSize,
             welcome.payload <= WireFormat.maximumFrameSize, welcome.heartbeat <= Limits.longestDuration
         else {
             throw .setupFailed("the run's welcome does not fit: \(welcome)")
         }
-        self.init(scenario: welcome.scenario == 0 ? .fanout : .roundtrip, seed: 0)
+        self.init(scenario: [Scenario.fanout, .roundtrip, .chat][Int(welcome.scenario)], seed: spec.chat?.seed ?? 0)
+        chatRooms = spec.chat?.plan
+        guard (scenario == .chat) == (spec.chat != nil) else {
+            throw .setupFailed("the run's spec \(scenario == .chat ? "gives no rooms for its chat" : "gives rooms to no chat")")
+        }
+        if let refusal = chatRooms?.refusal(clients: total) { throw .setupFailed("the run's chat rooms do not fit: \(refusal)") }
         clients = total
         localClientRange = first..<first + count
         payload = Int(welcome.payload)
@@ -30,6 +35,9 @@ extension RunConfiguration {
         if let target = spec.target {
             if scenario == .roundtrip, let refusal = target.url.scheme.roundtripRefusal {
                 throw .setupFailed("the run's spec asks a round trip of \(target.url): \(refusal)")
+            }
+            if scenario == .chat, let refusal = target.url.scheme.chatRefusal {
+                throw .setupFailed("the run's spec asks a chat of \(target.url): \(refusal)")
             }
             role = .target(target, agentToken: nil)
         }

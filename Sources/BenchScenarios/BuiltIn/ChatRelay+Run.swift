@@ -9,10 +9,11 @@ extension ChatRelay {
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         try ScenarioRunner.checkCPUs(configuration)
-        // The relay's end of every member and the member's own, beside the clients' threads and channels.
+        // The relay's end of every member and, unless children hold them (--client-procs), the member's own.
         let limit = DescriptorLimit.raiseToHardLimit()
-        guard 2 * configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
-            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 2)
+        let perClient = configuration.subscriberChannels.isEmpty ? 2 : 1
+        guard perClient * configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
+            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
         let relay = try ChatRelay(
             host: configuration.host, port: configuration.port, cpu: configuration.serverCPU, maximumMessageSize: max(64 << 10, 4 * configuration.payload),
@@ -30,7 +31,10 @@ extension ChatRelay {
         relayed.role = .target(settings, agentToken: nil)
         try relay.start()
         let result = Result { () throws(RunError) in
-            try TargetRunner.run(relayed, settings: settings, control: control, stream: stream)
+            try TargetRunner.run(relayed, settings: settings, control: control, stream: stream) { [relay] in
+                let joined = relay.joined.load(ordering: .acquiring)
+                return joined >= configuration.clients ? nil : "the relay had \(joined) of them in their rooms"
+            }
         }
         let counts = relay.finish()
         var recording = try result.get()

@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import Synchronization
 
 /// The built-in chat server (`bench chat` without `--target`): a relay that keeps rooms and forwards each message to the
 /// other members of its sender's room. It measures nothing: the run's clients measure it as they would a user's server
@@ -50,6 +51,9 @@ final class ChatRelay: @unchecked Sendable {
     }
 
     private var counts = Counts()
+    /// Connections that joined a room and are still open: the run sends nothing until every member has (the clients
+    /// only know their join was sent, not read).
+    let joined = Atomic<Int>(0)
     private static let listenerToken = UInt64.max
     private static let stopToken = UInt64.max - 1
 
@@ -201,6 +205,7 @@ final class ChatRelay: @unchecked Sendable {
         }()
         roomOfConnection[slot] = room
         members[room].append(Int32(slot))
+        joined.add(1, ordering: .releasing)
     }
 
     /// Closes `slot`'s connection and takes it out of its room; the slot is reused.
@@ -212,6 +217,7 @@ final class ChatRelay: @unchecked Sendable {
         if room >= 0, let place = members[room].firstIndex(of: Int32(slot)) {
             members[room].swapAt(place, members[room].count - 1)
             members[room].removeLast()
+            joined.subtract(1, ordering: .releasing)
         }
         roomOfConnection[slot] = -1
         freeSlots.append(slot)

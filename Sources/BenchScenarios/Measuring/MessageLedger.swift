@@ -238,21 +238,31 @@ public struct MessageLedger: Sendable {
         return .taken
     }
 
-    /// Chat: `sender`'s client reported that it wrote its message `sequence` at `time`, the report arriving at `now`:
-    /// each delivery of it as ``writeReported(_:at:arrival:)`` (`settled` hears each that left flight), and the
-    /// message's t0 is the client's stamp once taken.
+    /// Chat: `sender`'s client reported that it wrote its message `sequence` at `time`, the report arriving at `now`.
+    /// Members' reads of it may have been reported first (other threads report them): the write lies between the order
+    /// (the message's t0 so far) and the report's arrival, and not after any member's read, or it is not true and every
+    /// delivery still open is lost as invalid (`settled` hears each that left flight). Otherwise it is the message's t0
+    /// and the write time of every delivery that went out.
     mutating func writeReported(
         broadcast sequence: Int, sender: Int, at time: UInt64, arrival now: UInt64, settled: (Int) -> Void
     ) -> StampAction {
         guard heldSequences.contains(sequence) else { return .ignored }
-        var answer = StampAction.ignored
-        for index in messages(ofBroadcast: sequence, sender: sender) {
-            let action = writeReported(index, at: time, arrival: now)
-            if action == .implausible(settled: true) { settled(index) }
-            if action != .ignored { answer = action }
+        let broadcast = broadcastIndex(sequence: sequence, sender: sender)
+        let deliveries = messages(ofBroadcast: sequence, sender: sender)
+        guard broadcastStart[broadcast] != 0, deliveries.contains(where: wentOut) else { return .ignored }
+        var firstRead = UInt64.max
+        for index in deliveries where received[index] != 0 { firstRead = Swift.min(firstRead, received[index]) }
+        guard time >= broadcastStart[broadcast], time <= now, time <= firstRead else {
+            var left = false
+            for index in deliveries where conclude(index, as: .invalidTimestamp) {
+                settled(index)
+                left = true
+            }
+            return .implausible(settled: left)
         }
-        if answer == .taken { broadcastStart[broadcastIndex(sequence: sequence, sender: sender)] = time }
-        return answer
+        broadcastStart[broadcast] = time
+        for index in deliveries where wentOut(index) { written[index] = time }
+        return .taken
     }
 
     /// The kernel handed message `index`'s write on at `time`: kept if the message went out (a stamp of one that

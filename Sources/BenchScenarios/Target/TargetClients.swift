@@ -55,14 +55,17 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     let listener: Int32?
     var agentSubscribers = 0
     let agentSpec: [UInt8]
+    /// What the server says it still waits for before the run may send (nil: nothing), when it can tell.
+    let serverWait: TargetRunner.ServerWait?
 
     /// A role whose clients report over `channels` (each non-blocking, with the ids it carries; this role does not close
     /// them) or, with a `listener`, come from agents (`agentSpec`: the client spec they are sent).
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
         protocol kind: PubSubSession.Speech, channels: [SubscriberChannel], listener: Int32?, agentSpec: [UInt8],
-        control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?
+        control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?, serverWait: TargetRunner.ServerWait? = nil
     ) throws(SystemError) {
+        self.serverWait = serverWait
         self.listener = listener
         self.agentSpec = agentSpec
         self.configuration = configuration
@@ -152,13 +155,14 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     func connectAll() throws(RunError) {
         try loop.setUp(
             self, timeout: configuration.setupTimeout,
-            isDone: { subscribed >= configuration.clients && publisher?.isReady != false },
+            isDone: { subscribed >= configuration.clients && publisher?.isReady != false && serverWait?() == nil },
             openMore: { () throws(RunError) in try openPublisher() },
             timedOut: {
                 let publisherSays = publisher.map { $0.isReady ? " and the publisher" : ", not the publisher," } ?? ""
                 return .setupFailed(
                     "\(subscribed) of \(configuration.clients) \(clientNoun)s\(publisherSays) were ready at \(target) within "
-                        + DurationText.format(configuration.setupTimeout) + agentsSummary)
+                        + DurationText.format(configuration.setupTimeout) + (serverWait?().map { " (\($0))" } ?? "")
+                        + agentsSummary)
             })
     }
 

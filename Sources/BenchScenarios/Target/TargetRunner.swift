@@ -3,10 +3,17 @@ import BenchNet
 
 /// Runs a scenario against a user's server (`--target`) instead of the built-in one.
 enum TargetRunner {
+    /// What a server that can tell still waits for before the run may send; nil when nothing.
+    typealias ServerWait = @Sendable () -> String?
+
     /// Runs `configuration` against the server its role's `settings` name, streaming its settled messages to `stream` when given (as
     /// ``ScenarioRunner/run(_:control:stream:)`` does for the built-in server).
+    ///
+    /// `serverWait`, when the server can tell, says what it still waits for before the run may send (nil: nothing):
+    /// the built-in chat relay, until every member's join was read.
     static func run(
-        _ configuration: RunConfiguration, settings target: TargetSettings, control: RunControl, stream: SettledQueue?
+        _ configuration: RunConfiguration, settings target: TargetSettings, control: RunControl, stream: SettledQueue?,
+        serverWait: TargetRunner.ServerWait? = nil
     ) throws(RunError) -> RunRecording {
         let (settings, target) = (target, target.url)
         guard let address = SocketAddress(host: target.host, port: target.port) else {
@@ -28,17 +35,17 @@ enum TargetRunner {
         }
         let kind = speech(of: settings, configuration)
         switch target.scheme.transport {
-        case .tcp: return try measure(TCP.self, configuration, settings, address, transport, trust, kind, control, stream)
-        case .ws: return try measure(WebSocket.self, configuration, settings, address, transport, trust, kind, control, stream)
-        case .tls: return try measure(TLS.self, configuration, settings, address, transport, trust, kind, control, stream)
-        case .wss: return try measure(SecureWebSocket.self, configuration, settings, address, transport, trust, kind, control, stream)
+        case .tcp: return try measure(TCP.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
+        case .ws: return try measure(WebSocket.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
+        case .tls: return try measure(TLS.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
+        case .wss: return try measure(SecureWebSocket.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
         }
     }
 
     private static func measure<T: Transport>(
         _: T.Type, _ configuration: RunConfiguration, _ targetSettings: TargetSettings, _ address: SocketAddress,
         _ settings: TransportSettings, _ trust: TLSTrust?, _ kind: PubSubSession.Speech, _ control: RunControl,
-        _ stream: SettledQueue?
+        _ stream: SettledQueue?, _ serverWait: TargetRunner.ServerWait?
     ) throws(RunError) -> RunRecording {
         let target = targetSettings.url
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
@@ -66,7 +73,7 @@ enum TargetRunner {
                 role = try TargetClients<T>(
                     configuration, target: target, address: address, transport: settings, protocol: kind,
                     channels: channels, listener: listener, agentSpec: agentSpec, control: control,
-                    kernelClock: kernelClock, stream: stream)
+                    kernelClock: kernelClock, stream: stream, serverWait: serverWait)
             } catch {
                 listener.map(Posix.close)  // the role closes it when it runs; it never will
                 throw error

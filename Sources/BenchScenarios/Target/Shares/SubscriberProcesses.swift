@@ -46,8 +46,8 @@ extension SubscriberProcesses {
         var clients = target
         if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's, not the clients'
         return ClientSpec(
-            transport: .tcp, webSocketPath: target.engineIOPath ?? "/", tlsTrust: trust,
-            target: clients
+            transport: .tcp, webSocketPath: target.engineIOPath ?? "/", tlsTrust: trust, target: clients,
+            chat: configuration.chatRooms.map { ClientSpec.ChatDeal(plan: $0, seed: configuration.seed) }
         ).encoded()
     }
 }
@@ -57,7 +57,7 @@ extension AgentWelcome {
     /// clients carry `runToken`.
     init(_ configuration: RunConfiguration, firstClient: Int, clients: Int, runToken: UInt64) {
         self.init(
-            scenario: configuration.scenario == .fanout ? 0 : 1,
+            scenario: UInt8(Scenario.allCases.firstIndex(of: configuration.scenario)!),
             timestamps: configuration.timestamps == .user ? 0 : configuration.timestamps == .kernel ? 1 : 2,
             firstClient: UInt32(firstClient), clients: UInt32(clients), runToken: runToken,
             payload: UInt32(configuration.payload), totalClients: UInt32(configuration.clients),
