@@ -64,3 +64,23 @@ import Testing
         #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8) == page)
     }
 }
+
+/// `bench chat --client-procs 2`: the members in two child processes, each told the rooms and the seed, every message
+/// to the rest of its room as on threads.
+@Suite(.timeLimit(.minutes(3))) struct ChatClientProcessesTests {
+    @Test func membersInChildProcessesReachTheirRooms() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "chat", "--clients", "16", "--rooms", "4", "--count", "5", "--warmup", "1", "--rate", "40/s", "--seed", "12",
+            "--client-procs", "2", "--json", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let metrics = try #require(json["metrics"] as? [[String: Any]])
+        #expect(metrics[0]["metric"] as? String == "delivery")
+        #expect(metrics[0]["count"] as? Int == 16 * 5 * 3 && metrics[0]["lost"] as? Int == 0)
+        let folder = try #require(json["run_folder"] as? String)
+        let agents = try String(contentsOfFile: folder + "/agents.csv", encoding: .utf8).split(separator: "\r\n")
+        #expect(agents.count == 3, "two children: \(agents)")
+    }
+}

@@ -33,6 +33,9 @@ import Testing
                 $0.publishTemplate = try! PublishTemplate(#"["echo","{marker}{padding}"]"#)
                 $0.engineIOPath = "/engine.io/"
             }),
+        ClientSpec(
+            transport: .tcp, target: Self.target("nats://127.0.0.1:4222/chat"),
+            chat: ClientSpec.ChatDeal(plan: ChatRoomPlan(rooms: 7, sizes: .zipf(1.25)), seed: 0xdead_beef_0102_0304)),
     ]
 
     @Test(arguments: specs)
@@ -49,7 +52,11 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([10, 0, 0], "unknown field 10"),
+        ([11, 0, 0], "unknown field 11"),
+        ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
+        ([1, 0, 1, 0, 10, 0, 16, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1] + Array("zipf".utf8), "the chat rooms are not rooms"),
+        ([1, 0, 1, 0, 10, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1] + Array("uniform".utf8), "a chat run of no room"),
+        ([1, 0, 1, 0, 10, 0, 19, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1] + Array("uniform".utf8), "chat rooms without a target"),
         ([1, 0, 1, 2, 9, 0, 1, 7], "no such way to trust TLS"),
         ([1, 0, 1, 0, 9, 0, 1, 4], "a certificate for a run without TLS"),
         ([1, 0, 1, 2, 9, 0, 1, 2], "none where one does"),
