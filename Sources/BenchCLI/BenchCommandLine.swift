@@ -1,3 +1,5 @@
+import BenchScenarios
+
 /// The `bench` command line: reads the arguments, runs the command, returns the exit code.
 public enum BenchCommandLine {
     /// The harness's version, as `bench --version` and `run.csv` show it.
@@ -26,9 +28,12 @@ public enum BenchCommandLine {
                 Console.out(command == "serve" ? ServeCommand.overview : CapacityCommand.overview)
                 return .success
             }
-            guard let scenario = rest.first, scenario == "fanout" || scenario == "roundtrip" else {
+            // The scenarios the two-word command has: serve's are the built-in server's (the chat relay takes no agents).
+            let scenarios = command == "serve" ? ["fanout", "roundtrip"] : Scenario.allCases.map(\.rawValue)
+            guard let scenario = rest.first, scenarios.contains(scenario) else {
+                let named = scenarios.map { "bench \(command) \($0)" }
                 throw UsageError(
-                    message: "bench \(command) needs its scenario: bench \(command) fanout or bench \(command) roundtrip",
+                    message: "bench \(command) needs its scenario: \(named.dropLast().joined(separator: ", ")) or \(named.last!)",
                     command: nil)
             }
             command += " " + scenario

@@ -57,7 +57,7 @@ extension CapacityCommand {
                 runIndex += 1
                 var options = try plan.options(at: value)  // per run: each draws its own seed without --seed
                 options.live = liveView?.feed
-                let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value))"
+                let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"
                     + (runIndex > 1 ? "-r\(runIndex)" : "")
                 let outcome = RunCommand.runStep(
                     options.steps[0].configuration, options: options, metadata: metadata, parent: folder, name: name)

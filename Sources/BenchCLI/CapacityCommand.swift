@@ -2,7 +2,7 @@ import BenchCore
 import BenchReports
 import BenchScenarios
 
-/// `bench capacity fanout|roundtrip`: the most clients, the shortest interval or the largest payload at which the
+/// `bench capacity fanout|roundtrip|chat`: the most clients, the shortest interval or the largest payload at which the
 /// server meets its objectives, found by a search of runs (``CapacitySearch``).
 enum CapacityCommand {
     /// The command line of `bench capacity SCENARIO`: the scenario's run options (one of clients, interval, payload
@@ -11,7 +11,8 @@ enum CapacityCommand {
         let run = RunCommand.spec(for: scenario)
         let ranged = ["clients": "A range LO..HI searches the most clients held (100..20000).",
             "interval": "A range LO..HI searches the shortest interval held, from the longer end (10ms..10us).",
-            "payload": "A range LO..HI searches the largest message held (64B..1MiB)."]
+            "payload": "A range LO..HI searches the largest message held (64B..1MiB).",
+            "rate": "A range LO..HI searches the highest rate per member held (1/s..100/s)."]
         let options = run.options.filter { !["repeat", "threshold", "json-lines"].contains($0.name) }.map { option in
             ranged[option.name].map { OptionSpec(option.name, value: option.valueName, help: $0, default: option.defaultText) }
                 ?? option
@@ -19,7 +20,7 @@ enum CapacityCommand {
         return CommandSpec(
             name: "capacity \(scenario.rawValue)",
             abstract: "Find the most clients (or the shortest interval, the largest payload) the server holds within an objective.",
-            overview: "Search one setting given as a range LO..HI (--clients, --interval or --payload) for the hardest "
+            overview: "Search one setting given as a range LO..HI (--clients, \(scenario == .chat ? "--rate" : "--interval") or --payload) for the hardest "
                 + "value at which every --slo holds: runs from the easy end, twice as hard each step until one does not "
                 + "pass, then bisects to --resolution. Each step is decided with --confidence from the values of all "
                 + "its runs (each a whole \(scenario.rawValue) run: --messages/--count or --duration): an objective on "
@@ -62,19 +63,22 @@ enum CapacityCommand {
         "OVERVIEW: Find a server's capacity: the most clients (or the shortest interval, the largest payload) at which "
             + "its objectives hold.\n\nUSAGE: bench capacity <scenario> [<options>]\n\nSCENARIOS:\n"
             + "  fanout      bench capacity fanout --clients 100..20000 --slo 'spread.p99<200ms'\n"
-            + "  roundtrip   bench capacity roundtrip --interval 10ms..10us --slo 'rtt.p99<1ms'\n\n"
-            + "  See 'bench capacity fanout --help' or 'bench capacity roundtrip --help' for the options.\n"
+            + "  roundtrip   bench capacity roundtrip --interval 10ms..10us --slo 'rtt.p99<1ms'\n"
+            + "  chat        bench capacity chat --clients 100..10000 --room-size 10 --slo 'delivery.p99<200ms'\n\n"
+            + "  See 'bench capacity fanout --help', 'bench capacity roundtrip --help' or 'bench capacity chat --help' for "
+            + "the options.\n"
     }
 
     /// Reads the command line into a plan, every value checked (nothing is written before), or a usage error.
     static func plan(_ parsed: ParsedOptions, scenario: Scenario, command: String) throws(UsageError) -> CapacityPlan {
         let reader = OptionReader(parsed: parsed, command: command)
-        let axes = [CapacityReport.Axis.clients, .interval, .payload]
+        let axes = [CapacityReport.Axis.clients, scenario == .chat ? .rate : .interval, .payload]
         let ranged = axes.filter { parsed.value($0.rawValue)?.contains("..") == true }
         guard ranged.count == 1, let axis = ranged.first else {
             throw UsageError(
                 message: ranged.isEmpty
-                    ? "bench capacity searches a range: give one of --clients LO..HI, --interval LO..HI, --payload LO..HI"
+                    ? "bench capacity searches a range: give one of "
+                        + axes.map { "--\($0.rawValue) LO..HI" }.joined(separator: ", ")
                     : "one range at a time: \(ranged.map { "--\($0.rawValue)" }.joined(separator: " and ")) are ranges",
                 command: command)
         }
@@ -149,6 +153,7 @@ enum CapacityCommand {
         case .clients: return UInt64(configuration.clients)
         case .interval: return configuration.interval
         case .payload: return UInt64(configuration.payload)
+        case .rate: return 3_600_000_000_000 / max(1, configuration.interval)
         }
     }
 }
@@ -215,6 +220,7 @@ struct CapacityThreshold {
         case .clients: limit = UInt64(text)
         case .interval: limit = try? DurationText.parse(text)
         case .payload: limit = (try? ByteSizeText.parse(text)).map { UInt64($0) }
+        case .rate: limit = RunOptions.interval(ofRate: text).map { 3_600_000_000_000 / $0 }
         }
         guard let limit else {
             throw reader.invalid("threshold", "expr", expression, "the limit is not a value of --\(axis.rawValue)")

@@ -51,7 +51,7 @@ extension CommandSpec {
 
     /// For `bench fanout` and `bench roundtrip`: what to say of an option only the other scenario takes.
     private func otherScenarioHint(_ name: String) -> String? {
-        if self.name == Scenario.chat.rawValue && name == "interval" {
+        if self.name.split(separator: " ").last == Substring(Scenario.chat.rawValue) && name == "interval" {
             return "chat takes --rate, each member's messages per second, minute or hour (2/s)"
         }
         guard let scenario = Scenario(rawValue: self.name),

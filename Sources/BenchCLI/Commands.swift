@@ -6,6 +6,7 @@ enum Commands {
     static let all: [CommandSpec] = [
         RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), RunCommand.spec(for: .chat), CheckCommand.spec, CompareCommand.spec,
         ReportCommand.spec, SuiteCommand.spec, CapacityCommand.spec(for: .fanout), CapacityCommand.spec(for: .roundtrip),
+        CapacityCommand.spec(for: .chat),
         ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip), ClientsCommand.spec,
     ]
 
@@ -27,7 +28,7 @@ enum Commands {
             let options = try ServeCommand.options(parsed, scenario: scenario, command: spec.name)
             let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
             return RunCommand.execute(options, commandLine: commandLine)
-        case "capacity fanout", "capacity roundtrip":
+        case "capacity fanout", "capacity roundtrip", "capacity chat":
             let scenario = Scenario(rawValue: String(spec.name.dropFirst("capacity ".count)))!
             return try CapacityCommand.execute(parsed, scenario: scenario, arguments: arguments)
         case "clients":

@@ -84,3 +84,27 @@ import Testing
         #expect(agents.count == 3, "two children: \(agents)")
     }
 }
+
+/// `bench capacity chat`: the highest rate per member a relay holds, searched like any other axis.
+@Suite(.timeLimit(.minutes(3))) struct ChatCapacityTests {
+    @Test func aRateRangeIsSearchedAndReportedPerMember() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "capacity", "chat", "--clients", "12", "--room-size", "4", "--rate", "5/s..40/s", "--count", "10", "--warmup", "1",
+            "--slo", "delivery.p99<2s", "--step-budget", "1", "--seed", "2", "--out", out,
+        ], timeout: 120)
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains("capacity: at least 40/s"), "\(result.standardOutput)")
+        let folder = try #require(contents(of: out)?.first.map { out + "/" + $0 })
+        let steps = contents(of: folder)?.filter { $0.hasPrefix("step") } ?? []
+        #expect(steps.first == "step01-rate-18000-per-h", "\(steps)")
+        let table = try String(contentsOfFile: folder + "/capacity.csv", encoding: .utf8)
+        #expect(table.contains("rate_per_hour"))
+    }
+
+    @Test func chatCapacityTakesARateNotAnInterval() throws {
+        let result = try BenchProcess.run(["capacity", "chat", "--interval", "10ms..1ms", "--slo", "delivery.p99<1s"])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("chat takes --rate"), "\(result.standardError)")
+    }
+}

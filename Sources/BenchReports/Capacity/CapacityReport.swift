@@ -6,13 +6,16 @@ public struct CapacityReport {
     /// The setting searched: its option's name, and how its values read.
     public enum Axis: String, Sendable {
         case clients, interval, payload
+        /// Chat: each member's messages per hour (`--rate`).
+        case rate
 
-        /// `1,984 clients`, `37µs`, `64KiB`.
+        /// `1,984 clients`, `37µs`, `64KiB`, `2.5/s`.
         public func text(_ value: UInt64) -> String {
             switch self {
             case .clients: return Self.grouped(value) + (value == 1 ? " client" : " clients")
             case .interval: return DurationText.display(value)
             case .payload: return ByteSizeText.format(Int(clamping: value))
+            case .rate: return DecimalText.fixed(Double(value) / 3_600, fractionDigits: value % 3_600 == 0 ? 0 : 2) + "/s"
             }
         }
 
@@ -23,6 +26,7 @@ public struct CapacityReport {
             case .clients: return "\(value)"
             case .interval: return DurationText.format(value)
             case .payload: return ByteSizeText.format(Int(clamping: value))
+            case .rate: return "\(value)/h"
             }
         }
 
@@ -40,6 +44,7 @@ public struct CapacityReport {
             case .clients: return "clients"
             case .interval: return "interval_ns"
             case .payload: return "payload_bytes"
+            case .rate: return "rate_per_hour"
             }
         }
     }
