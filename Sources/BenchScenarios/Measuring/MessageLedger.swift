@@ -6,16 +6,16 @@ import BenchNet
 /// Its state is its own: the arrays are read from outside and written only by the events below, each a mutating
 /// function that moves a message's fate and returns what the caller must do (``EchoAction``, ``StampAction``, whether
 /// a message left flight). The rules that decide a fate — in time, plausible, stale, a duplicate — are here once, for
-/// the built-in server and for every target role alike (`MessageLedger+Echo.swift`).
+/// the built-in server and for every target role alike (`MessageLedger+Rules.swift`). The events stay in this one file,
+/// longer than most: Swift's `private(set)` reaches no further, and it is what keeps every write to a fate here.
 ///
 /// The arrays are a ring of ``window`` rows, one per sequence number (its broadcast in fanout, its place in the
 /// client's series in roundtrip and chat), of ``columns`` messages each. In fanout and roundtrip a column is a client:
 /// message `(sequence, client)` is at index `(sequence % window) * clients + client`. A chat row holds every client's
 /// message of that round, one column per delivery to another member of its room (``ChatColumns``). Fanout's row is one
 /// broadcast, a chat row one per client (``senders``): the sends whose deliveries are measured together (t0, spread).
-/// Rows are handed on in order once every message in them is settled
-/// (`MessageLedger+HandOn.swift`) and reused, so memory is set by the timeout and the send rate, not by the run's
-/// length. A time of 0 means "never happened".
+/// Rows are handed on in order once every message in them is settled (``flush(at:ending:emit:)``) and reused, so memory
+/// is set by the timeout and the send rate, not by the run's length. A time of 0 means "never happened".
 public struct MessageLedger: Sendable {
     /// Clients of the run.
     public let clients: Int
