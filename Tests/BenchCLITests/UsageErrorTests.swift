@@ -132,7 +132,6 @@ import Testing
         (["chat", "--interval", "10ms"], "Unknown option '--interval': chat takes --rate"),
         (["chat", "--transport", "ws"], "Unknown option '--transport': --transport is for fanout, not chat"),
         (["chat", "--reconnect"], "Unknown option '--reconnect'"),
-        (["chat", "--client-procs", "2"], "--client-procs is not built for chat yet"),
         (["chat", "--threshold", "rtt.p99<1ms"], "this run has no rtt metric"),
         (["chat", "--target", "redis://127.0.0.1:1/chat"], "redis:// chat is not built yet"),
         (["chat", "--target", "sse://127.0.0.1:1/e"], "not on a member's own connection"),
