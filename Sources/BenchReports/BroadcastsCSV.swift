@@ -2,7 +2,8 @@ import BenchCore
 import BenchScenarios
 
 /// `broadcasts.csv` (fanout): one row per measured broadcast; `messages.csv` (chat): one per measured message, its
-/// sender and sequence first, `t0_ns` its write, `delivered` and `lost` among the other members of its room.
+/// sender and sequence first, `t0_ns` its write, `delivered` and `lost` among the other members of its room, and
+/// `rtt_ns` where the server sends the sender its own copy (NATS, MQTT).
 public enum BroadcastsCSV {
     public static let fileName = "broadcasts.csv"
     public static let chatFileName = "messages.csv"
@@ -16,7 +17,7 @@ public enum BroadcastsCSV {
     public static func file(for scenario: Scenario) -> (name: String, header: [String])? {
         switch scenario {
         case .fanout: (fileName, header)
-        case .chat: (chatFileName, ["sender", "seq"] + header.dropFirst())
+        case .chat: (chatFileName, ["sender", "seq"] + header.dropFirst().dropLast() + ["rtt_ns", "interval"])
         case .roundtrip: nil
         }
     }
@@ -40,6 +41,7 @@ public enum BroadcastsCSV {
         writer.nanoseconds(broadcast.spread)
         writer.nanoseconds(broadcast.completion)
         writer.flag(broadcast.isComplete)
+        if chat { writer.nanoseconds(broadcast.roundTrip) }
         writer.field(interval)
         try writer.endRow()
     }

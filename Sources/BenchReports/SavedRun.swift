@@ -115,21 +115,23 @@ public struct SavedRun: Sendable {
         let scenario = try setting("scenario")
         switch scenario {
         case "fanout", "chat":
-            // A fanout through a user's server has no echoes, nor has a chat: no rtt.
+            // A fanout through a user's server has no echoes: no rtt; a chat has its messages' own where the server sends
+            // the sender its copy (in messages.csv).
             let chat = scenario == "chat"
-            let hasEchoes = !chat && (settings.first { $0.key == "target" }?.value ?? "").isEmpty
+            let target = settings.first { $0.key == "target" }?.value ?? ""
+            let hasEchoes = chat ? (try? TargetURL(target))?.scheme.sendsChatToSender == true : target.isEmpty
             let names = ["delivery", "spread", "completion"] + (hasEchoes ? ["rtt"] : []) + ["lag"] + (hasStack ? ["stack"] : [])
             builders = names.map(builder)
             let (delivery, spread, completion, lag) = (0, 1, 2, hasEchoes ? 4 : 3)
             let rtt = hasEchoes ? 3 : nil
             let stack = hasStack ? names.count - 1 : nil
-            let columns = ["delivery_ns", "lost", "interval"] + (hasStack ? ["stack_ns"] : []) + (hasEchoes ? ["rtt_ns"] : [])
+            let columns = ["delivery_ns", "lost", "interval"] + (hasStack ? ["stack_ns"] : []) + (hasEchoes && !chat ? ["rtt_ns"] : [])
             try CSVFileRows.read(path(SamplesCSV.fileName), columns: columns, tolerant: tolerant) { row in
                 guard let interval = try timeline.interval(row, 2) else { return }
                 let value = try sample(row, 0, "delivery_ns", lost: 1)
                 record(value, delivery)
                 timeline.add(value, "delivery", interval: interval)
-                if let rtt {
+                if let rtt, !chat {
                     let value = try sample(row, columns.count - 1, "rtt_ns", lost: 1)
                     record(value, rtt)
                     timeline.add(value, "rtt", interval: interval)
@@ -140,6 +142,7 @@ public struct SavedRun: Sendable {
                 }
             }
             let broadcastColumns = [chat ? "seq" : "broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete", "interval"]
+                + (chat && hasEchoes ? ["rtt_ns"] : [])
             let file = BroadcastsCSV.file(for: chat ? .chat : .fanout)!.name
             var rows = 0
             try CSVFileRows.read(path(file), columns: broadcastColumns, tolerant: tolerant) { row in
@@ -156,6 +159,11 @@ public struct SavedRun: Sendable {
                 }
                 record(spreadValue, spread)
                 record(completionValue, completion)
+                if chat, let rtt {
+                    let value = try row.nanoseconds(7, named: "rtt_ns")  // empty: its own copy never came in time
+                    record(value, rtt)
+                    timeline.add(value, "rtt", interval: interval)
+                }
                 timeline.add(spreadValue, "spread", interval: interval)
                 timeline.add(completionValue, "completion", interval: interval)
                 if let value = try row.nanoseconds(2, named: "lag_ns") {

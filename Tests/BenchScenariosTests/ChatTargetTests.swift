@@ -21,6 +21,7 @@ import Testing
 
     /// Complete, no event, every delivery in time and each message at exactly the other members of its room.
     static func expectEveryMessageReachedItsRoom(_ recording: RunRecording) throws {
+        defer { expectRoundTrips(recording) }
         #expect(recording.status == .complete, "\(recording.statusReason ?? "")")
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
         let configuration = recording.configuration
@@ -33,6 +34,14 @@ import Testing
             let room = rooms.members(ofRoom: Int(rooms.roomOfClient[key[0]])).map(Int.init).filter { $0 != key[0] }
             #expect(rows.map { $0.int("client")! }.sorted() == room, "message \(key)")
         }
+    }
+
+    /// NATS and MQTT send the sender its own copy: every message has its round trip; the others have none.
+    static func expectRoundTrips(_ recording: RunRecording) {
+        let configuration = recording.configuration
+        let rtt = RunAnalysis(recording: recording).summary(of: .rtt)
+        guard configuration.chatEchoesToSender else { return #expect(rtt == nil) }
+        #expect(rtt?.count == configuration.clients * configuration.messages && rtt?.lost == 0, "\(String(describing: rtt))")
     }
 
     @Test(.enabled(if: TargetServerTests.hasNATS, "nats-server is not installed: apt-get install -y nats-server"))

@@ -78,6 +78,38 @@ import Testing
         #expect(ledger.messages(ofBroadcast: 0, sender: 3).allSatisfy { ledger.outcome[$0] == .invalidTimestamp })
     }
 
+    /// Through a server that sends the sender its own copy (NATS here): the copy is the message's round trip, kept
+    /// for its entry; the row waits for it up to the timeout; a copy before the write, twice, or of nothing is no rtt.
+    @Test func theSendersOwnCopyIsItsRoundTripAndTheRowWaitsForIt() throws {
+        var configuration = RunConfiguration(scenario: .chat, seed: 5)
+        (configuration.clients, configuration.chatRooms, configuration.messages, configuration.warmup) = (6, ChatRoomPlan(rooms: 2), 3, 0)
+        (configuration.timeout, configuration.timestamps, configuration.interval) = (1_000, .user, 1_000_000)
+        configuration.role = .target(TargetSettings(try TargetURL("nats://127.0.0.1:4222/chat")), agentToken: nil)
+        var ledger = MessageLedger(configuration: configuration, window: 2)
+        let rooms = ChatRooms(clients: 6, plan: ChatRoomPlan(rooms: 2), seed: 5)
+        for sender in 0..<6 {
+            send(0, from: sender, at: 1_000, in: &ledger)
+            for member in others(of: sender, in: rooms) {
+                _ = ledger.delivered(sequence: 0, sender: sender, member: member, Stamps(received: 1_100, arrival: 1_200))
+            }
+        }
+        #expect(ledger.ownCopy(sequence: 0, sender: 0, Stamps(received: 1_150, arrival: 1_200)) == .measured)
+        #expect(ledger.ownCopy(sequence: 0, sender: 0, Stamps(received: 1_160, arrival: 1_200)) == .duplicate)
+        #expect(ledger.ownCopy(sequence: 0, sender: 1, Stamps(received: 2_001, arrival: 2_100)) == .late)
+        if case .unexpected = ledger.ownCopy(sequence: 0, sender: 2, Stamps(received: 999, arrival: 1_200)) {} else {
+            Issue.record("a copy read before its write is no round trip")
+        }
+        if case .unexpected = ledger.ownCopy(sequence: 1, sender: 2, Stamps(received: 1_100, arrival: 1_200)) {} else {
+            Issue.record("a copy of a message never sent is no round trip")
+        }
+        var entries: [SettledMessage] = []
+        ledger.flush(at: 1_500, ending: false) { entries.append($0) }
+        #expect(entries.isEmpty, "senders 2 to 5 may still get theirs until 2,000 ns")
+        ledger.flush(at: 2_000, ending: false) { entries.append($0) }
+        let messages = entries.filter { $0.kind == .broadcast }
+        #expect(messages.map(\.echoed) == [1_150, 0, 0, 0, 0, 0])
+    }
+
     /// A member's read may be reported before its sender's write (another thread's report): t0 still moves to the
     /// write; a write after a member's read cannot be true.
     @Test func aReadReportedBeforeTheWriteStillGetsTheWriteAsT0() {

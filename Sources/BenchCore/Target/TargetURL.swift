@@ -148,6 +148,12 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
 extension TargetURL.Scheme {
     /// Why a round trip cannot be measured through a server of this scheme; nil when it can (each client publishes to
     /// its own topic, or sends to an echo, and reads its messages back).
+    /// True when a chat server of this scheme sends each message to its sender too (NATS, MQTT: the sender is subscribed
+    /// to its room): the sender's read of it is the message's round trip.
+    public var sendsChatToSender: Bool {
+        protocolScheme == .nats || protocolScheme == .mqtt
+    }
+
     /// Why a chat run cannot have its members send on their own connections to a server of this scheme; nil when it can.
     public var chatRefusal: String? {
         switch protocolScheme {

@@ -18,11 +18,15 @@ public struct BroadcastResult: Sendable, Equatable {
     public let lastReceived: UInt64?
     /// Its first write − when it was due: how far the harness was behind.
     public let lag: UInt64?
+    /// Chat through a server that sends the sender its own copy: the sender's read of it − its write; nil otherwise, or
+    /// when none came in time.
+    public let roundTrip: UInt64?
 
     public init(
         sequence: Int, sender: Int = 0, scheduled: UInt64, start: UInt64, delivered: Int, lost: Int,
-        firstReceived: UInt64?, lastReceived: UInt64?, lag: UInt64?
+        firstReceived: UInt64?, lastReceived: UInt64?, lag: UInt64?, roundTrip: UInt64? = nil
     ) {
+        self.roundTrip = roundTrip
         self.sequence = sequence
         self.sender = sender
         self.scheduled = scheduled

@@ -52,6 +52,19 @@ extension MessageLedger {
         }
     }
 
+    /// What the caller must do with a chat sender's read of its own message.
+    public enum OwnCopyAction: Equatable, Sendable {
+        /// In time: the message's round trip.
+        case measured
+        /// After the timeout: its round trip is lost.
+        case late
+        /// A second copy, or one whose message was handed on long ago: counted, nothing else.
+        case duplicate
+        case stale
+        /// Of no message this run sent or waits a copy of, or at an impossible time: the clients' side records why.
+        case unexpected(String)
+    }
+
     /// What the caller must do with a stamp a client's group reported for a write it made.
     public enum StampAction: Equatable, Sendable {
         /// Taken: the message's write time is the group's.

@@ -131,6 +131,12 @@ extension MessageLedger {
                 stampsDue = max(stampsDue, broadcastStart[broadcast] &+ Self.stampGrace)
             }
         }
+        if expectsOwnCopies {  // a sender's own copy, up to the timeout
+            for broadcast in row * senders..<(row + 1) * senders
+            where broadcastStart[broadcast] != 0 && ownCopy[broadcast] == 0 && now < broadcastStart[broadcast] &+ timeout {
+                return false
+            }
+        }
         return now >= stampsDue
     }
 

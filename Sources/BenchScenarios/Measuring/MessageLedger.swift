@@ -39,6 +39,8 @@ public struct MessageLedger: Sendable {
     let isOpenLoop: Bool
     /// True when kernel stamps are kept (the kernel arrays are empty otherwise).
     public let usesKernelStamps: Bool
+    /// Chat through a server that sends the sender its own copy (``RunConfiguration/chatEchoesToSender``).
+    let expectsOwnCopies: Bool
 
     /// The first sequence number not yet handed on: rows hold `flushedUpTo ..< flushedUpTo + window`.
     public private(set) var flushedUpTo = 0
@@ -61,6 +63,10 @@ public struct MessageLedger: Sendable {
     public private(set) var writtenKernel: [UInt64]
     public private(set) var receivedKernel: [UInt64]
     public private(set) var echoedKernel: [UInt64]
+    /// Chat with ``expectsOwnCopies`` (empty otherwise), per broadcast: when the sender read its own copy in time (its
+    /// round trip's end), and the kernel's stamp of it (0: none).
+    public private(set) var ownCopy: [UInt64]
+    public private(set) var ownCopyKernel: [UInt64]
 
     /// Echoes recorded, in time or late (the progress line's count).
     public private(set) var echoesReceived = 0
@@ -90,6 +96,7 @@ public struct MessageLedger: Sendable {
         columns = chat?.count ?? clients
         isOpenLoop = configuration.interval > 0
         usesKernelStamps = configuration.timestamps.usesKernel
+        expectsOwnCopies = configuration.chatEchoesToSender
         let rows = max(1, min(window ?? sequences, sequences))
         self.window = rows
         let messages = rows * columns
@@ -102,6 +109,8 @@ public struct MessageLedger: Sendable {
         writtenKernel = Array(repeating: 0, count: usesKernelStamps ? messages : 0)
         receivedKernel = Array(repeating: 0, count: usesKernelStamps ? messages : 0)
         echoedKernel = Array(repeating: 0, count: usesKernelStamps ? messages : 0)
+        ownCopy = Array(repeating: 0, count: expectsOwnCopies ? rows * senders : 0)
+        ownCopyKernel = Array(repeating: 0, count: expectsOwnCopies && usesKernelStamps ? rows * senders : 0)
         // agents.csv counts each agent's (and a target run's each child's) clients' messages.
         let perClient = configuration.agentToken != nil || !configuration.subscriberChannels.isEmpty
         measuredPerClient = Array(repeating: 0, count: perClient ? clients : 0)
@@ -226,6 +235,35 @@ public struct MessageLedger: Sendable {
         return .measured(message: index)
     }
 
+    /// Chat through a server that sends the sender its own copy: `sender` read its own message `sequence` with `stamps`
+    /// (`received`, on this clock). Its round trip's end when it is the first, after the message's write and not after its
+    /// arrival here, and within the timeout; kept for the message's entry (``flush(at:ending:emit:)``).
+    mutating func ownCopy(sequence: Int, sender: Int, _ stamps: EchoStamps) -> OwnCopyAction {
+        guard sequence >= flushedUpTo else {
+            echoesAfterHandOn += 1
+            return .stale
+        }
+        guard expectsOwnCopies, sequence < heldSequences.upperBound, sender >= 0, sender < clients else {
+            return .unexpected("received its own message \(sequence), which this run does not wait for")
+        }
+        let broadcast = broadcastIndex(sequence: sequence, sender: sender)
+        let start = broadcastStart[broadcast]
+        guard start != 0 else { return .unexpected("received its own message \(sequence), which it never sent") }
+        guard ownCopy[broadcast] == 0 else {
+            duplicateEchoes += 1
+            return .duplicate
+        }
+        guard stamps.received >= start, stamps.received <= stamps.arrival else {
+            return .unexpected(
+                "received its own message \(sequence) at \(stamps.received) ns, outside its write (\(start) ns) and "
+                    + "the report's arrival (\(stamps.arrival) ns): not a measurement")
+        }
+        guard stamps.received - start <= timeout else { return .late }
+        ownCopy[broadcast] = stamps.received
+        if usesKernelStamps { ownCopyKernel[broadcast] = stamps.receivedKernel }
+        return .measured
+    }
+
     /// A client's group reported that it wrote message `index` at `time` (on the collector's clock), and the report
     /// arrived at `now`: the order went out at the message's write time, so the group's write lies between that and
     /// now, or it is not true.
@@ -312,9 +350,13 @@ public struct MessageLedger: Sendable {
             if sequence >= warmup && broadcastStart[broadcast] != 0 {
                 emit(SettledMessage(
                     kind: .broadcast, sequence: sequence, sender: sender, scheduled: scheduled[broadcast],
+                    echoed: expectsOwnCopies ? ownCopy[broadcast] : 0,
+                    echoedKernel: expectsOwnCopies && usesKernelStamps ? ownCopyKernel[broadcast] : 0,
                     broadcastStart: broadcastStart[broadcast], broadcastStartKernel: t0Kernel))
             }
             (scheduled[broadcast], broadcastStart[broadcast]) = (0, 0)
+            if expectsOwnCopies { ownCopy[broadcast] = 0 }
+            if expectsOwnCopies && usesKernelStamps { ownCopyKernel[broadcast] = 0 }
         }
         flushedUpTo += 1
     }

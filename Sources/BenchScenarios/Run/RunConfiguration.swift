@@ -199,9 +199,15 @@ public struct RunConfiguration: Sendable, Equatable {
     /// the run, and a run with no client left waits (up to ``deadAfter``) for one to return instead of ending.
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
-    /// True when a message's echo comes back to the measuring side (rtt): roundtrip, and fanout from the built-in
-    /// server; a target's subscribers and a chat room's members only read.
-    public var hasEchoes: Bool { scenario == .roundtrip || (scenario == .fanout && target == nil) }
+    /// True when a message's echo comes back to the measuring side (rtt): roundtrip, fanout from the built-in server,
+    /// and chat where the server sends the sender its own copy; a target's subscribers only read.
+    public var hasEchoes: Bool { scenario == .roundtrip || (scenario == .fanout && target == nil) || chatEchoesToSender }
+
+    /// Chat through a server that sends each message to its sender too (NATS, MQTT: the sender is subscribed to its
+    /// room's subject or topic): the sender's read of its own copy is the message's round trip.
+    public var chatEchoesToSender: Bool {
+        scenario == .chat && target?.url.scheme.sendsChatToSender == true
+    }
 
     /// True when each send waits for the previous one's echoes instead of following a timetable.
     public var isClosedLoop: Bool { interval == 0 }

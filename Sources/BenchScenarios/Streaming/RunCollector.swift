@@ -110,7 +110,7 @@ public struct RunCollector: Sendable {
             let missing = reader.missingKernelStamps(m)
             missingKernelStamps = (missingKernelStamps.send + missing.send, missingKernelStamps.receive + missing.receive)
         }
-        if let slot = slots.rtt {
+        if let slot = slots.rtt, configuration.scenario != .chat {  // a chat message's rtt is its own (addBroadcast)
             let value = reader.roundTrip(m)
             record(value, slot)
             if configuration.scenario == .roundtrip, m.written != 0 {
@@ -140,11 +140,13 @@ public struct RunCollector: Sendable {
         let result = BroadcastResult(
             sequence: b.sequence, sender: b.sender, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,
             lost: undelivered, firstReceived: delivered > 0 ? firstReceived : nil,
-            lastReceived: delivered > 0 ? lastReceived : nil, lag: reader.broadcastLag(b))
+            lastReceived: delivered > 0 ? lastReceived : nil, lag: reader.broadcastLag(b),
+            roundTrip: configuration.scenario == .chat ? reader.chatRoundTrip(b) : nil)
         (delivered, undelivered, firstReceived, lastReceived) = (0, 0, .max, .min)
         record(result.spread, slots.spread!)
         roomSizes?.spread(result.spread, sender: b.sender)
         record(result.completion, slots.completion!)
+        if configuration.scenario == .chat, let slot = slots.rtt { record(result.roundTrip, slot) }
         if let lag = result.lag { record(lag, slots.lag!) }
         if reader.usesKernel && b.broadcastStart != 0 && b.broadcastStartKernel == 0 { missingKernelStamps.send += 1 }
         broadcastCount += 1

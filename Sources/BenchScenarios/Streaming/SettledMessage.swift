@@ -111,6 +111,12 @@ public struct SettledMessageReader: Sendable {
         return echoTime(m).subtractingClamped(sendTime(m))
     }
 
+    /// Chat: a message's round trip, its sender's read of its own copy − its write (t0); nil when none came in time.
+    public func chatRoundTrip(_ broadcast: SettledMessage) -> UInt64? {
+        guard broadcast.echoed != 0 else { return nil }
+        return echoTime(broadcast).subtractingClamped(broadcastStartTime(broadcast))
+    }
+
     /// Fanout delivery: the client's receive − t0 of its broadcast; nil when lost.
     public func delivery(_ m: SettledMessage) -> UInt64? {
         guard m.outcome.isMeasurement else { return nil }
@@ -141,7 +147,7 @@ public struct SettledMessageReader: Sendable {
     /// late message; 0 otherwise. In fanout only a broadcast's first write has a transmit stamp, counted per broadcast.
     public func missingKernelStamps(_ m: SettledMessage) -> (send: Int, receive: Int) {
         guard usesKernel else { return (0, 0) }
-        let receive = (hasEchoes && m.echoedKernel == 0 ? 1 : 0)
+        let receive = (hasEchoes && scenario != .chat && m.echoedKernel == 0 ? 1 : 0)  // a chat message's own: its entry
             + (scenario.isBroadcast && m.receivedKernel == 0 ? 1 : 0)
         return (scenario == .roundtrip && m.writtenKernel == 0 ? 1 : 0, receive)
     }

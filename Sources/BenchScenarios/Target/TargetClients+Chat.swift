@@ -56,6 +56,21 @@ extension TargetClients {
         }
     }
 
+    /// `sender` read its own message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
+    /// (nil: this machine's): put on this clock within the message's write and now, then the ledger keeps its round
+    /// trip (NATS, MQTT send the sender its copy).
+    func settleOwnCopy(sequence: Int, sender: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
+        let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: sender)]
+        let arrival = MonotonicClock.now()
+        let received = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
+        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: received) } ?? kernel
+        let stamps = MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
+        guard case .unexpected(let reason) = recording.ledger.ownCopy(sequence: sequence, sender: sender, stamps) else {
+            return
+        }
+        recordEvent(sender, reason)
+    }
+
     /// `member` read `sender`'s message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
     /// (nil: this machine's): put on this clock within the message's write and now, then the ledger decides. A sender
     /// that is no client of the run is a marker of another run.

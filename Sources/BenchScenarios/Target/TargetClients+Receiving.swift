@@ -63,7 +63,11 @@ extension TargetClients {
         let clock = channel.agent.map { recording.agents[$0].clock }
         switch frame.kind {
         case .echo where frame.bytes.count == WireFormat.minimumMessageSize && channel.ids.contains(Int(frame.client)):
-            if configuration.scenario == .roundtrip {
+            if configuration.scenario == .chat {
+                settleOwnCopy(
+                    sequence: Int(frame.sequence), sender: Int(frame.client), at: frame.receivedNanoseconds,
+                    kernel: frame.receivedKernelNanoseconds, clock: clock)
+            } else if configuration.scenario == .roundtrip {
                 settleEcho(
                     sequence: Int(frame.sequence), client: Int(frame.client), at: frame.receivedNanoseconds,
                     kernel: frame.receivedKernelNanoseconds, clock: clock)

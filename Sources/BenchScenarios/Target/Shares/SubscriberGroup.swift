@@ -202,8 +202,8 @@ final class SubscriberGroup<T: Transport> {
     }
 
     /// A relayed message: its marker says which broadcast, in roundtrip which of the client's own messages, in chat
-    /// which member's message (the measuring thread checks the sequence). A chat server that sends the sender its own
-    /// message back is not measured doing so.
+    /// which member's message (the measuring thread checks the sequence); a chat sender's own copy, where the server
+    /// sends one (NATS, MQTT), is its message's round trip, reported as an echo (elsewhere left alone).
     @inline(__always)
     func received(_ message: UnsafeRawBufferPointer, at place: Int, now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
@@ -211,7 +211,10 @@ final class SubscriberGroup<T: Transport> {
         }
         let client = UInt32(ids.lowerBound + place)
         if configuration.scenario == .chat && marker.run == configuration.token {
-            guard marker.client != client else { return }
+            guard marker.client != client else {
+                guard configuration.chatEchoesToSender else { return }
+                return writer.received(sequence: marker.sequence, client: client, at: now, kernel: kernel)
+            }
             return writer.delivered(sequence: marker.sequence, sender: marker.client, member: client, at: now, kernel: kernel)
         }
         guard marker.run == configuration.token, own == nil || marker.client == client else {
