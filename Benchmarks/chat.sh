@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `bench chat` through the built-in relay, nats-server and mosquitto: 2,000 members in 200 rooms of 10 at 1 message a
+# `bench chat` through the built-in relay, nats-server, mosquitto and (at 2,000) redis-server: 2,000 members in 200 rooms of 10 at 1 message a
 # second each (18,000 deliveries a second), then 10,000 members in 1,000 rooms (90,000 a second, more than a 2-vCPU
 # machine holds with the server and the harness on it), then rooms of zipf sizes (needs: apt-get install nats-server
-# mosquitto time).
+# mosquitto redis-server time).
 #
 #   Benchmarks/chat.sh [seconds]        (default 30; BENCH=path/to/bench to use a build you already have)
 #
@@ -20,14 +20,15 @@ if [ -z "${BENCH:-}" ]; then
 fi
 work=$(mktemp -d)
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-nats_port=$(free_port); mqtt_port=$(free_port); mqtt_nodelay_port=$(free_port)
+nats_port=$(free_port); mqtt_port=$(free_port); mqtt_nodelay_port=$(free_port); redis_port=$(free_port)
 nats-server -a 127.0.0.1 -p "$nats_port" >/dev/null 2>&1 & nats=$!
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --maxclients 12000 >/dev/null & redis=$!
 printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_queued_messages 10000\n' "$mqtt_port" >"$work/mosquitto.conf"
 printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_queued_messages 10000\nset_tcp_nodelay true\n' \
     "$mqtt_nodelay_port" >"$work/mosquitto-nodelay.conf"
 mosquitto -c "$work/mosquitto.conf" >/dev/null 2>&1 & mosquitto=$!
 mosquitto -c "$work/mosquitto-nodelay.conf" >/dev/null 2>&1 & mosquitto_nodelay=$!
-trap 'kill $nats $mosquitto $mosquitto_nodelay 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $nats $redis $mosquitto $mosquitto_nodelay 2>/dev/null; rm -rf "$work"' EXIT
 sleep 1
 
 report() {  # name, server pid (or -), run's JSON, GNU time's output
@@ -63,6 +64,7 @@ small=(--clients 2000 --rooms 200 --rate 1/s)
 run "built-in relay, 2,000" - "${small[@]}"
 run "nats-server, 2,000" "$nats" "${small[@]}" --target "nats://127.0.0.1:$nats_port/chat"
 run "mosquitto nodelay, 2,000" "$mosquitto_nodelay" "${small[@]}" --target "mqtt://127.0.0.1:$mqtt_nodelay_port/chat"
+run "redis-server, 2,000" "$redis" "${small[@]}" --target "redis://127.0.0.1:$redis_port/chat"
 big=(--clients 10000 --rooms 1000 --rate 1/s)
 run "built-in relay" - "${big[@]}"
 run "nats-server" "$nats" "${big[@]}" --target "nats://127.0.0.1:$nats_port/chat"

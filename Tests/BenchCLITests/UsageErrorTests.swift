@@ -133,8 +133,7 @@ import Testing
         (["chat", "--transport", "ws"], "Unknown option '--transport': --transport is for fanout, not chat"),
         (["chat", "--reconnect"], "Unknown option '--reconnect'"),
         (["chat", "--threshold", "rtt.p99<1ms"], "this run has no rtt metric"),
-        (["chat", "--target", "redis://127.0.0.1:1/chat"], "redis:// chat is not built yet"),
-        (["chat", "--target", "sse://127.0.0.1:1/e"], "not on a member's own connection"),
+        (["chat", "--target", "sse://127.0.0.1:1/e"], "publishes over separate HTTP requests, not on a member's connection"),
     ])
     func aBadCommandLineExitsTwoAndWritesNothing(arguments: [String], message: String) throws {
         let out = temporaryFolderPath()

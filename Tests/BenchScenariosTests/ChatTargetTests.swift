@@ -6,9 +6,9 @@ import Testing
 @testable import BenchScenarios
 
 /// `bench chat --target` against real servers nobody here wrote: nats-server (room r is `chat.r`), mosquitto at QoS 0
-/// and 1 (`chat/r`), and a python-socketio server whose "say" event goes to the rest of a room. Every message must reach
-/// every other member of its sender's room, as the seed dealt them, and nobody else; the servers that send the sender
-/// its own copy (NATS, MQTT) are not measured doing so. Small and bounded (30 members, 10 messages each, 10 ms apart,
+/// and 1 (`chat/r`), redis-server (`chat:r`, published on each thread's own connection), and a python-socketio server whose "say" event goes to the rest of a room. Every message must reach
+/// every other member of its sender's room, as the seed dealt them, and nobody else; where the server sends the sender
+/// its own copy (NATS, MQTT, Redis), that copy is every message's round trip. Small and bounded (30 members, 10 messages each, 10 ms apart,
 /// a 2 s timeout); serialized: on 2 CPUs two runs at once would only measure each other.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ChatTargetTests {
     static func chat(_ target: String, clients: Int = 30, rooms: ChatRoomPlan = ChatRoomPlan(rooms: 5)) throws -> RunConfiguration {
@@ -53,6 +53,20 @@ import Testing
         let configuration = try Self.chat(
             "nats://127.0.0.1:\(server.port)/chat", rooms: ChatRoomPlan(rooms: 5, sizes: .zipf(1.3)))
         try Self.expectEveryMessageReachedItsRoom(try ScenarioRunner.run(configuration, control: RunControl()))
+    }
+
+    /// A subscribed Redis connection cannot publish: each thread's members publish on one more connection of theirs.
+    @Test(.enabled(if: TargetServerTests.hasRedis, "redis-server is not installed: apt-get install -y redis-server"))
+    func chatThroughRedisPublishesOnEachThreadsOwnConnection() throws {
+        let server = try ExternalServer.start(name: "redis") { port in
+            (TargetServerTests.redisServer, ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        }
+        defer { server.stop() }
+        var configuration = try Self.chat("redis://127.0.0.1:\(server.port)/chat")
+        configuration.timestamps = .kernel  // the publishing connection's transmit stamps are each message's t0
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try Self.expectEveryMessageReachedItsRoom(recording)
+        #expect(RunAnalysis(recording: recording).missingKernelStamps.send == 0)
     }
 
     @Test(.enabled(if: MQTTInteropTests.hasMosquitto, MQTTInteropTests.notice), arguments: [UInt8(0), 1])

@@ -148,22 +148,19 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
 extension TargetURL.Scheme {
     /// Why a round trip cannot be measured through a server of this scheme; nil when it can (each client publishes to
     /// its own topic, or sends to an echo, and reads its messages back).
-    /// True when a chat server of this scheme sends each message to its sender too (NATS, MQTT: the sender is subscribed
-    /// to its room): the sender's read of it is the message's round trip.
+    /// True when a chat server of this scheme sends each message to its sender too (NATS, MQTT, Redis: the sender is
+    /// subscribed to its room): the sender's read of it is the message's round trip.
     public var sendsChatToSender: Bool {
-        protocolScheme == .nats || protocolScheme == .mqtt
+        protocolScheme == .nats || protocolScheme == .mqtt || protocolScheme == .redis
     }
 
     /// Why a chat run cannot have its members send on their own connections to a server of this scheme; nil when it can.
     public var chatRefusal: String? {
         switch protocolScheme {
-        case .tcp, .ws, .mqtt, .nats, .socketIO: return nil
-        case .redis:
-            return "redis:// chat is not built yet (a subscribed Redis connection cannot publish): nats://, mqtt://, ws://, "
-                + "tcp:// and socketio:// targets take chat"
+        case .tcp, .ws, .mqtt, .nats, .socketIO, .redis: return nil
         default:
-            return "\(rawValue):// publishes over separate HTTP requests, not on a member's own connection: nats://, "
-                + "mqtt://, ws://, tcp:// and socketio:// targets take chat"
+            return "\(rawValue):// publishes over separate HTTP requests, not on a member's connection: nats://, "
+                + "mqtt://, redis://, ws://, tcp:// and socketio:// targets take chat"
         }
     }
 

@@ -111,7 +111,10 @@ extension SubscriberGroup {
     @inline(__always)
     func send(sequence: UInt32, client: UInt32) {
         let place = Int(client) - ids.lowerBound
-        guard let connection = connections[place], connection.isOpen, sessions[place].isReady else {
+        // A Redis chat member publishes on its group's publishing connection (its own is subscribed).
+        guard let member = connections[place], member.isOpen, sessions[place].isReady,
+            let connection = publisher == nil ? member : publisher!.connection, connection.isOpen
+        else {
             return writer.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: MonotonicClock.now()))
         }
         let message = own!.message(at: place, sequence: sequence, client: client, token: configuration.token)
@@ -125,7 +128,13 @@ extension SubscriberGroup {
             return close(place, reason: "write failed: \(error)")
         }
         writer.sent(SendReport(.written, sequence: sequence, client: client, time: time))
-        if stamps != nil { _ = own!.transmitStamps[place].expect(message: Int(sequence), lastByte: connection.bytesTaken &- 1) }
+        guard stamps != nil else { return }
+        if let publisher {
+            let key = GroupPublisher<T>.stampKey(sequence: sequence, client: client)
+            _ = publisher.transmitStamps?.expect(message: key, lastByte: connection.bytesTaken &- 1)
+        } else {
+            _ = own!.transmitStamps[place].expect(message: Int(sequence), lastByte: connection.bytesTaken &- 1)
+        }
     }
 
     /// Takes every transmit stamp waiting on connection `place` and reports each with the message it stamps.

@@ -23,8 +23,10 @@ final class SubscriberGroup<T: Transport> {
     let writer: ReportWriter
     /// Readable at the end; in roundtrip, where the orders come.
     let endSignal: Int32
-    /// Roundtrip: the clients' own messages, sent on order; nil for a fan-out run's subscribers.
+    /// Roundtrip and chat: the clients' own messages, sent on order; nil for a fan-out run's subscribers.
     let own: OwnMessages?
+    /// Chat through Redis: the connection the members' messages are published on (theirs are subscribed).
+    let publisher: GroupPublisher<T>?
     let readBuffer: UnsafeMutableRawBufferPointer
     /// This thread's load, reported every second once its subscribers are all subscribed (counted here).
     var load = BusyShare()
@@ -72,6 +74,8 @@ final class SubscriberGroup<T: Transport> {
         sessions = speeches.map { PubSubSession($0, subscriber: true, maximumMessageSize: maximum) }
         own = configuration.scenario == .fanout
             ? nil : OwnMessages(configuration, sessions: sessions, rooms: rooms, stampsTransmits: kernelClock != nil)
+        publisher = GroupPublisher<T>.needed(configuration, kind)
+            ? GroupPublisher(kind, maximumMessageSize: maximum, stampsTransmits: kernelClock != nil) : nil
         keepAliveInterval = sessions.first?.keepAliveInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try epoll.add(endSignal, interest: .readable, token: Self.endToken)
@@ -83,7 +87,10 @@ final class SubscriberGroup<T: Transport> {
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
     func run() {
-        defer { for case let connection? in connections { connection.close() } }
+        defer {
+            for case let connection? in connections { connection.close() }
+            publisher?.connection?.close()
+        }
         while !writer.isBroken {
             openMore()
             sendKeepAlives()
@@ -97,14 +104,20 @@ final class SubscriberGroup<T: Transport> {
                     guard own != nil, readOrders() else { return }
                     continue
                 }
+                if token == Self.publisherToken {
+                    handlePublisher(events)
+                    continue
+                }
                 handle(events, at: Int(token - 1))
             }
             writer.flush()
         }
     }
 
-    /// Starts connects while fewer than a window of them are under way.
+    /// Starts connects while fewer than a window of them are under way (in a Redis chat, once the publishing connection
+    /// is up).
     func openMore() {
+        guard openPublisher() else { return }
         while connections.count < ids.count && settingUp < EchoClients<T>.connectWindow {
             let place = connections.count
             settingUp += 1

@@ -1,0 +1,96 @@
+import BenchCore
+import BenchNet
+
+/// Chat through Redis: a subscribed Redis connection cannot publish, so a group of members has one more connection
+/// that publishes their messages (each as its member's own session writes it: `PUBLISH CHANNEL:<room>`), opened before
+/// any member's, and whose answers (how many received it) are read and left.
+final class GroupPublisher<T: Transport> {
+    var connection: Connection<T>?
+    let session: PubSubSession
+    /// Connected and greeted (its AUTH sent): the members may connect.
+    var isEstablished = false
+    /// With kernel stamps: the messages sent on it that wait for their transmit stamp, keyed `sender << 32 | sequence`.
+    var transmitStamps: TransmitStampQueue?
+
+    init(_ kind: PubSubSession.Speech, maximumMessageSize: Int, stampsTransmits: Bool) {
+        session = PubSubSession(kind, subscriber: false, maximumMessageSize: maximumMessageSize)
+        transmitStamps = stampsTransmits ? TransmitStampQueue() : nil
+    }
+
+    /// The run's members speak Redis in chat: they need one.
+    static func needed(_ configuration: RunConfiguration, _ kind: PubSubSession.Speech) -> Bool {
+        guard configuration.scenario == .chat, case .redis = kind else { return false }
+        return true
+    }
+
+    /// The key of `client`'s message `sequence` in ``transmitStamps``.
+    @inline(__always)
+    static func stampKey(sequence: UInt32, client: UInt32) -> Int { Int(client) << 32 | Int(sequence) }
+}
+
+extension SubscriberGroup {
+    static var publisherToken: UInt64 { .max }
+
+    /// Starts the publishing connection's connect, once; false while the members must wait for it.
+    func openPublisher() -> Bool {
+        guard let publisher else { return true }
+        if publisher.connection == nil {
+            do {
+                let descriptor = try TCPSocket.startConnecting(to: address)
+                try? stamps?.enable(on: descriptor, transmit: true)
+                publisher.connection = try Connection<T>(
+                    descriptor: descriptor, token: Self.publisherToken, epoll: epoll, role: .client, settings: settings,
+                    maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
+            } catch {
+                for place in ids.indices.map({ $0 - ids.lowerBound }) {
+                    report(.closed, place, "the members' publishing connection to \(target) could not start: \(error)")
+                }
+                connections = ids.map { _ in nil }  // nobody connects: every member is closed
+            }
+        }
+        return publisher.isEstablished
+    }
+
+    /// The publishing connection's events: its connect, its greeting, Redis's answers (left), or its end.
+    func handlePublisher(_ events: EpollEvents) {
+        guard let publisher, let connection = publisher.connection, connection.isOpen else { return }
+        do {
+            if stamps != nil && events.contains(.error) { drainPublisherStamps() }
+            if events.contains(.writable) { try connection.writeQueued() }
+            if !events.isDisjoint(with: [.readable, .hangUp, .error]),
+                case .processed(let (count, _)) = try connection.read(into: readBuffer)
+            {
+                guard count > 0 else { return closePublisher(reason: "closed by \(target)") }
+                _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
+                    (try? publisher.session.consume(bytes, endsMessage: endsMessage) { _ in }) != nil
+                }
+            }
+            if !publisher.isEstablished && connection.isEstablished {
+                publisher.isEstablished = true
+                try send(publisher.session.opening(subscriber: false, id: "p\(ids.lowerBound)"), on: connection)
+            }
+        } catch {
+            closePublisher(reason: "\(error)")
+        }
+    }
+
+    /// Closes the publishing connection: the members' messages from now on are lost (not written), and the run says why.
+    func closePublisher(reason: String) {
+        guard let connection = publisher?.connection, connection.isOpen else { return }
+        connection.close()
+        writer.report(SubscriberReport(
+            .note, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
+            text: "the publishing connection of members \(ids.lowerBound) to \(ids.upperBound - 1) closed: \(reason)"))
+    }
+
+    /// Takes every transmit stamp waiting on the publishing connection and reports each with its message.
+    func drainPublisherStamps() {
+        guard let stamps, let publisher, let connection = publisher.connection else { return }
+        while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
+            publisher.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { key, time in
+                writer.sent(SendReport(
+                    .transmitStamp, sequence: UInt32(truncatingIfNeeded: key), client: UInt32(key >> 32), time: time))
+            }
+        }
+    }
+}
