@@ -28,8 +28,7 @@ public enum BenchCommandLine {
                 Console.out(command == "serve" ? ServeCommand.overview : CapacityCommand.overview)
                 return .success
             }
-            // The scenarios the two-word command has: serve's are the built-in server's (the chat relay takes no agents).
-            let scenarios = command == "serve" ? ["fanout", "roundtrip"] : Scenario.allCases.map(\.rawValue)
+            let scenarios = Scenario.allCases.map(\.rawValue)
             guard let scenario = rest.first, scenarios.contains(scenario) else {
                 let named = scenarios.map { "bench \(command) \($0)" }
                 throw UsageError(

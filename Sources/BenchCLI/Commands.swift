@@ -7,7 +7,8 @@ enum Commands {
         RunCommand.spec(for: .fanout), RunCommand.spec(for: .roundtrip), RunCommand.spec(for: .chat), CheckCommand.spec, CompareCommand.spec,
         ReportCommand.spec, SuiteCommand.spec, CapacityCommand.spec(for: .fanout), CapacityCommand.spec(for: .roundtrip),
         CapacityCommand.spec(for: .chat),
-        ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip), ClientsCommand.spec,
+        ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip), ServeCommand.spec(for: .chat),
+        ClientsCommand.spec,
     ]
 
     /// The command called `name`.
@@ -23,7 +24,7 @@ enum Commands {
             let options = try RunOptions(parsed, scenario: scenario)
             let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
             return RunCommand.execute(options, commandLine: commandLine)
-        case "serve fanout", "serve roundtrip":
+        case "serve fanout", "serve roundtrip", "serve chat":
             let scenario = Scenario(rawValue: String(spec.name.dropFirst("serve ".count)))!
             let options = try ServeCommand.options(parsed, scenario: scenario, command: spec.name)
             let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")

@@ -2,7 +2,7 @@ import BenchCore
 import BenchNet
 import BenchScenarios
 
-/// `bench serve fanout|roundtrip`: the server and collector of a run whose clients come from agents (`bench clients`),
+/// `bench serve fanout|roundtrip|chat`: the server and collector of a run whose clients come from agents (`bench clients`),
 /// in other processes: the scenario's options, plus where to listen and the token agents must show.
 enum ServeCommand {
     /// Options of `bench fanout|roundtrip` that `bench serve` does not take, and why: each is a usage error naming the
@@ -31,6 +31,10 @@ enum ServeCommand {
                 + "corrects its clients' stamps (agents.csv: clock_offset_ns, clock_error_ns)."
                 + (scenario == .fanout
                     ? " With --target, the agents' clients are subscribers of your server and this process publishes."
+                    : scenario == .chat
+                    ? " The built-in chat relay listens on another port of --listen's address; with --target, the agents' "
+                        + "members join your chat server's rooms, send when this process says it is their turn, and report "
+                        + "their stamps."
                     : " With --target, the agents' clients send to your echo server when this process says it is their "
                         + "turn, and report their stamps."),
             options: run.options.filter { refusedOptions[$0.name] == nil } + [
@@ -57,8 +61,10 @@ enum ServeCommand {
     static var overview: String {
         "OVERVIEW: The server and collector of a run alone; agents (bench clients) bring the clients, from this host or "
             + "others.\n\nUSAGE: bench serve <scenario> [<options>]\n\nSCENARIOS:\n"
-            + "  fanout      \(spec(for: .fanout).abstract)\n  roundtrip   \(spec(for: .roundtrip).abstract)\n\n"
-            + "  See 'bench serve fanout --help' or 'bench serve roundtrip --help' for the options.\n"
+            + "  fanout      \(spec(for: .fanout).abstract)\n  roundtrip   \(spec(for: .roundtrip).abstract)\n"
+            + "  chat        \(spec(for: .chat).abstract)\n\n"
+            + "  See 'bench serve fanout --help', 'bench serve roundtrip --help' or 'bench serve chat --help' for the "
+            + "options.\n"
     }
 
     /// The runs of `parsed`, set up to wait for agents.

@@ -108,3 +108,36 @@ import Testing
         #expect(result.standardError.contains("chat takes --rate"), "\(result.standardError)")
     }
 }
+
+/// `bench serve chat` on every address of the host: the built-in relay on another port, two agents bringing the
+/// members, each told the rooms and the seed, connecting to the relay at the address they joined at.
+@Suite(.timeLimit(.minutes(3))) struct ServeChatTests {
+    @Test func twoAgentsBringTheMembersAndEveryMessageReachesItsRoom() throws {
+        let out = temporaryFolderPath()
+        let server = try BenchProcess.start([
+            "serve", "chat", "--clients", "12", "--room-size", "4", "--count", "5", "--warmup", "1", "--rate", "40/s",
+            "--token", "t", "--listen", "0.0.0.0:0", "--quiet", "--out", out,
+        ])
+        var port: Int?
+        let deadline = Date().addingTimeInterval(20)
+        while port == nil && Date() < deadline {
+            let text = (try? String(contentsOfFile: server.outputBase + ".err", encoding: .utf8)) ?? ""
+            port = text.range(of: #"listening on 0\.0\.0\.0:(\d+)"#, options: .regularExpression)
+                .flatMap { Int(text[$0].split(separator: ":").last!) }
+            if port == nil { usleep(20_000) }
+        }
+        let listening = try #require(port, "the server said where it listens")
+        let agents = try (0..<2).map { _ in
+            try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(listening)", "--clients", "6", "--token", "t"])
+        }
+        let served = try BenchProcess.finish(server, timeout: 60)
+        #expect(served.exitCode == 0, "\(served.standardError)")
+        for agent in agents { #expect(try BenchProcess.finish(agent, timeout: 30).exitCode == 0) }
+        let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let samples = try csvRows(folder + "/samples.csv")
+        #expect(samples.count == 12 * 5 * 3 && samples.allSatisfy { $0["lost"] == "0" })
+        #expect(try csvRows(folder + "/agents.csv").count == 2)
+        let settings = try csvRows(folder + "/run.csv")
+        #expect(settings.first { $0["key"] == "kernel_send_stamps_missing" }?["value"] == "0", "the agents' stamps, placed")
+    }
+}

@@ -37,7 +37,7 @@ extension AgentRunner {
     ) throws(RunError) {
         let share = try SubscriberShare(welcome, spec)
         let lock = SocketWriteLock()
-        let relay = share.configuration.scenario == .roundtrip ? OrderRelay() : nil
+        let relay = share.configuration.scenario == .fanout ? nil : OrderRelay()  // roundtrip's and chat's send orders
         let ownsEndSignal = relay != nil
         var started: [NativeThread<Void>] = []
         let finished = FinishedThreads()

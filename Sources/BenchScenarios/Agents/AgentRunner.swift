@@ -57,6 +57,9 @@ public enum AgentRunner {
         guard welcome.clients == UInt32(clients) else {
             throw .setupFailed("the server at \(address) gave \(welcome.clients) ids, not the \(clients) asked for")
         }
+        if spec.chat != nil, let host = spec.target?.url.host, host == "0.0.0.0" || host == "::" {
+            spec.target?.url.host = address.host  // the built-in chat relay listens on every address of the run's host
+        }
         if spec.target != nil {  // bench serve fanout --target: subscribers of the user's server
             let clock = try startMeasured(on: controlSocket, server: address, status: status)
             try runTargetClients(

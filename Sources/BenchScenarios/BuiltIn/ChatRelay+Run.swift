@@ -4,19 +4,21 @@ import BenchNet
 extension ChatRelay {
     /// `bench chat` without `--target`: the relay on its own thread, measured by the run's clients as they measure a
     /// user's server (a `tcp://` target with line framing and `join {room}`); what the relay dropped is said in the
-    /// run's events.
+    /// run's events. With agents (`bench serve chat`), the relay listens on another port of `--listen`'s address, and
+    /// an agent told a wildcard address connects to the one it joined at.
     static func measure(
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         try ScenarioRunner.checkCPUs(configuration)
-        // The relay's end of every member and, unless children hold them (--client-procs), the member's own.
+        // The relay's end of every member and, unless children or agents hold them, the member's own.
         let limit = DescriptorLimit.raiseToHardLimit()
-        let perClient = configuration.subscriberChannels.isEmpty ? 2 : 1
+        let perClient = configuration.subscriberChannels.isEmpty && configuration.agentToken == nil ? 2 : 1
         guard perClient * configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
         let relay = try ChatRelay(
-            host: configuration.host, port: configuration.port, cpu: configuration.serverCPU, maximumMessageSize: max(64 << 10, 4 * configuration.payload),
+            host: configuration.host, port: configuration.agentToken == nil ? configuration.port : 0,
+            cpu: configuration.serverCPU, maximumMessageSize: max(64 << 10, 4 * configuration.payload),
             maximumQueuedBytes: configuration.maximumQueuedBytes)
         let url: TargetURL
         do throws(TargetURL.Invalid) {
@@ -28,7 +30,7 @@ extension ChatRelay {
         settings.framing = framing
         settings.subscribeText = joinText
         var relayed = configuration
-        relayed.role = .target(settings, agentToken: nil)
+        relayed.role = .target(settings, agentToken: configuration.agentToken)
         try relay.start()
         let result = Result { () throws(RunError) in
             try TargetRunner.run(relayed, settings: settings, control: control, stream: stream) { [relay] in

@@ -43,10 +43,8 @@ public enum ScenarioRunner {
         switch configuration.role {
         case .target(let target, _):
             return try TargetRunner.run(configuration, settings: target, control: control, stream: stream)
-        case .local where configuration.scenario == .chat:
+        case .local where configuration.scenario == .chat, .serve where configuration.scenario == .chat:
             return try ChatRelay.measure(configuration, control: control, stream: stream)
-        case .serve where configuration.scenario == .chat:
-            throw .setupFailed("the built-in chat server does not take agents yet: run bench chat with its clients here")
         case .local, .serve:
             break  // the built-in server, below; with .serve it waits for agents
         }

@@ -42,11 +42,19 @@ extension TargetClients {
         let now = MonotonicClock.now()
         switch report.what {
         case .written:
-            let ordered = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: sender)]
+            let broadcast = recording.ledger.broadcastIndex(sequence: sequence, sender: sender)
+            let ordered = recording.ledger.broadcastStart[broadcast]
             let time = clock.map { $0.serverTime(ofAgentStamp: report.time, between: ordered, and: now) } ?? report.time
-            _ = writeReported(broadcast: sequence, sender: sender, at: time, arrival: now)
-        case .transmitStamp where clock == nil:
-            recording.ledger.transmitStamp(broadcast: sequence, sender: sender, at: report.time)
+            if writeReported(broadcast: sequence, sender: sender, at: time, arrival: now) == .taken && !agentWrites.isEmpty {
+                agentWrites[broadcast] = report.time
+            }
+        case .transmitStamp:
+            // An agent's stamp is shifted as its write was: the interval it measured stays as it measured it.
+            let broadcast = recording.ledger.broadcastIndex(sequence: sequence, sender: sender)
+            let agentWrite = agentWrites.isEmpty ? 0 : agentWrites[broadcast]
+            guard clock == nil || agentWrite != 0 else { return }  // its write was never reported: no way to place it
+            let time = clock == nil ? report.time : recording.ledger.broadcastStart[broadcast] &+ (report.time &- agentWrite)
+            recording.ledger.transmitStamp(broadcast: sequence, sender: sender, at: time)
         case .droppedQueueFull:
             for index in deliveries where recording.ledger.outcome[index] == .written { droppedForFullQueue(index) }
         case .droppedClosed:

@@ -40,7 +40,8 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// Roundtrip: the channel that carries each client (-1: none yet), for its orders.
     var channelOfClient: [Int32]
     /// Roundtrip with agents: each message's write as the agent's clock stamped it, so that its echo's times are
-    /// put on this clock by the same shift and the rtt stays what the agent measured.
+    /// put on this clock by the same shift and the rtt stays what the agent measured; chat: each member's message's,
+    /// for its transmit stamp.
     var agentWrites: [UInt64] = []
     /// Per client: subscribed (connected and ready), and its connection not closed since.
     var subscriberOpen: [Bool]
@@ -94,7 +95,10 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         case .roundtrip, .chat:
             publisher = nil
             for (place, channel) in channels.enumerated() { carry(channel.ids, on: place) }
-            if listener != nil { agentWrites = Array(repeating: 0, count: recording.ledger.written.count) }
+            if listener != nil {  // per message in roundtrip, per broadcast (a member's message) in chat
+                let count = configuration.scenario == .chat ? recording.ledger.broadcastStart.count : recording.ledger.written.count
+                agentWrites = Array(repeating: 0, count: count)
+            }
         }
         control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
     }
