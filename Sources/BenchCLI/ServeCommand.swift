@@ -32,7 +32,7 @@ enum ServeCommand {
                 + (scenario == .fanout
                     ? " With --target, the agents' clients are subscribers of your server and this process publishes."
                     : scenario == .chat
-                    ? " The built-in chat relay listens on another port of --listen's address; with --target, the agents' "
+                    ? " The built-in chat relay listens on --listen's address, the port after its; with --target, the agents' "
                         + "members join your chat server's rooms, send when this process says it is their turn, and report "
                         + "their stamps."
                     : " With --target, the agents' clients send to your echo server when this process says it is their "
@@ -88,6 +88,9 @@ enum ServeCommand {
                 throw reader.invalid("listen", "host:port", text, "expected a numeric address and a port, e.g. 0.0.0.0:7000")
             }
             (host, port) = listen
+            if scenario == .chat && port == UInt16.max {
+                throw reader.invalid("listen", "host:port", text, "the chat relay listens on the port after it: at most 65534")
+            }
         }
         for index in options.steps.indices {
             options.steps[index].configuration.localClientRange = 0..<0

@@ -35,7 +35,8 @@ import Testing
             import sys, yaml
             kinds = [d["kind"] for f in sys.argv[1:] for d in yaml.safe_load_all(open(f)) if d]
             print(" ".join(sorted(kinds)))
-            """] + ["server.yaml", "clients-job.yaml", "secret.yaml", "target/server.yaml", "podmonitor.yaml"].map { Self.folder + "/" + $0 }
+            """] + ["server.yaml", "clients-job.yaml", "secret.yaml", "target/server.yaml", "chat/server.yaml", "podmonitor.yaml"]
+            .map { Self.folder + "/" + $0 }
         let output = Pipe()
         check.standardOutput = output
         try check.run()
@@ -43,15 +44,18 @@ import Testing
         let kinds = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(check.terminationStatus == 0)
         // target/server.yaml replaces server.yaml's Deployment, Service and volume under the same names.
-        #expect(kinds.contains("Deployment Deployment Job PersistentVolumeClaim PersistentVolumeClaim PodMonitor Secret Service Service"), "\(kinds)")
+        #expect(kinds.contains(
+            "Deployment Deployment Deployment Job PersistentVolumeClaim PersistentVolumeClaim PersistentVolumeClaim PodMonitor "
+                + "Secret Service Service Service"), "\(kinds)")
         #expect(try value("completionMode", in: "clients-job.yaml") == "Indexed")
     }
 
-    /// The built-in server's run (`server.yaml`) and a user's chat server's (`target/server.yaml`, the `chat` Service
-    /// being the relay of Tests/Fixtures), each with the same agents' Job.
+    /// The built-in server's run (`server.yaml`), a user's chat server's (`target/server.yaml`, the `chat` Service
+    /// being the relay of Tests/Fixtures) and the built-in chat relay's (`chat/server.yaml`), each with the same agents'
+    /// Job.
     @Test(
         .enabled(if: CapacityCommandTests.hasPython, "python3 is not installed: apt-get install -y python3"),
-        arguments: ["server.yaml", "target/server.yaml"])
+        arguments: ["server.yaml", "target/server.yaml", "chat/server.yaml"])
     func theContainersCommandLinesRunAsTheyStand(_ serverManifest: String) throws {
         let token = try value("token", in: "secret.yaml")
         let out = temporaryFolderPath()
@@ -90,11 +94,15 @@ import Testing
             let result = try BenchProcess.finish(pod, timeout: 30)
             #expect(result.exitCode == 0, "\(result.standardError)")
         }
-        let folder = try #require(contents(of: out)?.first { $0.hasPrefix("fanout-") })
+        let scenario = serverArguments[1]
+        let folder = try #require(contents(of: out)?.first { $0.hasPrefix(scenario + "-") })
         let agentsCSV = try String(contentsOfFile: out + "/" + folder + "/agents.csv", encoding: .utf8)
         #expect(agentsCSV.split(separator: "\r\n").count == 1 + agents)
         let summary = try String(contentsOfFile: out + "/" + folder + "/summary.csv", encoding: .utf8)
-        let broadcasts = Int(serverArguments[serverArguments.firstIndex(of: "--messages")! + 1])!
-        #expect(summary.contains("\r\ndelivery,\(serverClients * broadcasts),0,"), "every broadcast reached every client")
+        func option(_ name: String) -> Int { Int(serverArguments[serverArguments.firstIndex(of: name)! + 1])! }
+        // Fanout: every broadcast to every client; chat: every member's messages to the 9 others of its room of 10.
+        let deliveries = scenario == "chat"
+            ? serverClients * option("--count") * (option("--room-size") - 1) : serverClients * option("--messages")
+        #expect(summary.contains("\r\ndelivery,\(deliveries),0,"), "every message reached every client it was for")
     }
 }

@@ -4,8 +4,9 @@ import BenchNet
 extension ChatRelay {
     /// `bench chat` without `--target`: the relay on its own thread, measured by the run's clients as they measure a
     /// user's server (a `tcp://` target with line framing and `join {room}`); what the relay dropped is said in the
-    /// run's events. With agents (`bench serve chat`), the relay listens on another port of `--listen`'s address, and
-    /// an agent told a wildcard address connects to the one it joined at.
+    /// run's events. With agents (`bench serve chat`), the relay listens on `--listen`'s address, the port after its
+    /// (any free one with port 0; a Service exposes both), and an agent told a wildcard address connects to the one it
+    /// joined at.
     static func measure(
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
@@ -17,7 +18,7 @@ extension ChatRelay {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
         let relay = try ChatRelay(
-            host: configuration.host, port: configuration.agentToken == nil ? configuration.port : 0,
+            host: configuration.host, port: relayPort(of: configuration),
             cpu: configuration.serverCPU, maximumMessageSize: max(64 << 10, 4 * configuration.payload),
             maximumQueuedBytes: configuration.maximumQueuedBytes)
         let url: TargetURL
@@ -51,5 +52,11 @@ extension ChatRelay {
                     + "members whose write queue was full (--max-queue): they are lost"))
         }
         return recording
+    }
+
+    /// Where the relay listens: the run's port, or with agents the one after `--listen`'s (0: any).
+    static func relayPort(of configuration: RunConfiguration) -> UInt16 {
+        guard configuration.agentToken != nil else { return configuration.port }
+        return configuration.port == 0 ? 0 : configuration.port &+ 1
     }
 }
