@@ -39,6 +39,30 @@ import Testing
         #expect(dom.contains("clients connected"), "progress")
     }
 
+    /// A chat run's page: its title names the scenario, its chart is delivery's.
+    @Test(.enabled(if: ReportPageTests.chromium != nil, "chromium is not installed: apt-get install -y chromium"))
+    func theLivePageOfAChatRunChartsDelivery() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.start([
+            "chat", "--clients", "12", "--room-size", "4", "--count", "3000", "--rate", "50/s", "--report-every", "500ms",
+            "--metrics-listen", "127.0.0.1:0", "--quiet", "--out", out,
+        ])
+        let port = try Self.livePort(of: run)
+        var live = ""
+        for _ in 0..<1_500 where !live.contains("\"timeline\":[{") {
+            usleep(20_000)
+            live = (try? Self.get("/live.json", port: port).body) ?? ""
+        }
+        #expect(live.contains("\"scenario\":\"chat\""), "\(live.prefix(300))")
+        let dom = try ReportPageTests.rendered(url: "http://127.0.0.1:\(port)/", scriptTime: 3_000)
+        kill(run.processIdentifier, SIGINT)
+        #expect(try BenchProcess.finish(run, timeout: 60).exitCode == 130)
+        #expect(dom.contains("bench chat"), "\(dom.prefix(500))")
+        let totals = try #require(dom.range(of: "<table id=\"totals\">").map { dom[$0.lowerBound...] }?.prefix(4000))
+        #expect(totals.contains("<td>delivery</td>") && totals.contains("<td>spread</td>") && !totals.contains("<td>rtt</td>"))
+        #expect(dom.contains(#/<path class="p50" d="M[\d. ]+/#), "delivery's chart has its line")
+    }
+
     /// Prometheus scrapes the run every second; afterwards its HTTP API gives the run's count of deliveries, and a p99
     /// from the histogram's buckets that lies in the same bucket as the run's own exact p99.
     @Test(.enabled(if: hasPrometheus, "prometheus is not installed: apt-get install -y prometheus"))

@@ -25,7 +25,7 @@ public enum AgentExposition {
     static func render(_ state: AgentStatus.State, server: String, openMetrics: Bool) -> String {
         var out = ExpositionText(openMetrics: openMetrics)
         let escape = PrometheusExposition.escape
-        let scenario = state.welcome.map { $0.scenario == 0 ? "fanout" : "roundtrip" } ?? ""
+        let scenario = state.welcome.flatMap { Int($0.scenario) < Scenario.allCases.count ? Scenario.allCases[Int($0.scenario)].rawValue : nil } ?? ""
         let transport = state.spec.map { $0.target?.url.scheme.rawValue ?? $0.transport.rawValue } ?? ""
         out.info(
             "bench_agent", "The run this agent joined.",

@@ -101,7 +101,7 @@ enum LivePage {
         function show(live) {
           const run = live.run;
           if (!run) return;
-          const main = run.scenario === "fanout" ? "delivery" : "rtt";
+          const main = run.scenario === "roundtrip" ? "rtt" : "delivery";
           document.getElementById("title").textContent = "bench " + run.scenario + " — " + (run.target || run.transport) + " — live";
           const status = document.getElementById("status");
           const elapsed = Number(live.elapsed_s || 0);
