@@ -8,7 +8,7 @@ enum SuiteCommand {
     static let spec = CommandSpec(
         name: "suite",
         abstract: "Run the named runs of a suite file in order; exit 1 if any threshold breaks.",
-        overview: "Read a suite file (one run per line: a name, then fanout or roundtrip and its options, quotes as "
+        overview: "Read a suite file (one run per line: a name, then fanout, roundtrip or chat and its options, quotes as "
             + "in a shell; # starts a comment), check every line, then run them in order into "
             + "<out>/suite-<UTC yyyyMMdd-HHmmss>/, one run folder each, and write suite.csv, suite.md and junit.xml "
             + "(every threshold of every run as a test case) there.",

@@ -1,9 +1,9 @@
 import BenchScenarios
 
-/// A suite: named runs of `bench fanout` / `bench roundtrip`, one per line, checked in full before any runs.
+/// A suite: named runs of `bench fanout`, `bench roundtrip` or `bench chat`, one per line, checked in full before any runs.
 ///
 ///     # comment
-///     <name>  <fanout|roundtrip> <options as on the command line, quotes allowed>
+///     <name>  <fanout|roundtrip|chat> <options as on the command line, quotes allowed>
 ///
 /// Blank lines and lines starting with `#` are ignored. `--out` and `--json` belong to `bench suite`, not to
 /// its lines.
@@ -39,7 +39,7 @@ struct SuiteFile {
                 throw failure("a quote is not closed")
             }
             guard words.count >= 2, let scenario = Scenario(rawValue: words[1]) else {
-                throw failure("expected a name, then fanout or roundtrip and its options")
+                throw failure("expected a name, then fanout, roundtrip or chat and its options")
             }
             guard !entries.contains(where: { $0.name == words[0] }) else {
                 throw failure("the name '\(words[0])' is used twice")

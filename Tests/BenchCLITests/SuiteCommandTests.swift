@@ -39,7 +39,7 @@ import Testing
     @Test(arguments: [
         ("x fanout --clients 0", "x.suite:1: The value '0' is invalid for '--clients <n>'"),
         ("x fanout\nx roundtrip", "x.suite:2: the name 'x' is used twice"),
-        ("x broadcast", "x.suite:1: expected a name, then fanout or roundtrip"),
+        ("x broadcast", "x.suite:1: expected a name, then fanout, roundtrip or chat"),
         ("x fanout --out /tmp", "x.suite:1: --out, --json and --help belong to bench suite"),
         ("x fanout --threshold 'p99<1ms", "x.suite:1: a quote is not closed"),
         ("# nothing", "lists no runs"),
