@@ -20,12 +20,7 @@ import Testing
             "--metrics-listen", "127.0.0.1:0", "--quiet", "--out", out,
         ])
         let port = try Self.livePort(of: run)
-        // Once an interval ended (a point to draw), a bound only a hang reaches.
-        var live = ""
-        for _ in 0..<1_500 where !live.contains("\"timeline\":[{") {
-            usleep(20_000)
-            live = (try? Self.get("/live.json", port: port).body) ?? ""
-        }
+        let live = Self.liveOnceAnIntervalEnded(port: port)
         #expect(live.contains("\"status\":\"running\""), "\(live.prefix(300))")
         let dom = try ReportPageTests.rendered(url: "http://127.0.0.1:\(port)/", scriptTime: 3_000)
         kill(run.processIdentifier, SIGINT)  // a minute of run left: the page was drawn in the middle of it
@@ -48,11 +43,7 @@ import Testing
             "--metrics-listen", "127.0.0.1:0", "--quiet", "--out", out,
         ])
         let port = try Self.livePort(of: run)
-        var live = ""
-        for _ in 0..<1_500 where !live.contains("\"timeline\":[{") {
-            usleep(20_000)
-            live = (try? Self.get("/live.json", port: port).body) ?? ""
-        }
+        let live = Self.liveOnceAnIntervalEnded(port: port)
         #expect(live.contains("\"scenario\":\"chat\""), "\(live.prefix(300))")
         let dom = try ReportPageTests.rendered(url: "http://127.0.0.1:\(port)/", scriptTime: 3_000)
         kill(run.processIdentifier, SIGINT)
@@ -165,6 +156,16 @@ import Testing
     // MARK: Helpers
 
     /// The port `bench` said it serves the live view on.
+    /// `/live.json` once a report interval ended (a point to draw); a bound only a hang reaches.
+    static func liveOnceAnIntervalEnded(port: Int) -> String {
+        var live = ""
+        for _ in 0..<1_500 where !live.contains("\"timeline\":[{") {
+            usleep(20_000)
+            live = (try? get("/live.json", port: port).body) ?? ""
+        }
+        return live
+    }
+
     static func livePort(of run: BenchProcess.Running) throws -> Int {
         for _ in 0..<1_000 {
             let text = (try? String(contentsOfFile: run.outputBase + ".err", encoding: .utf8)) ?? ""

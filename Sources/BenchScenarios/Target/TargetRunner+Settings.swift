@@ -77,33 +77,34 @@ extension PubSubSession.Speech {
     /// or `{room}` in the `--subscribe` text replaced by its number.
     func room(_ room: Int) -> PubSubSession.Speech {
         switch self {
-        case .mqtt(var settings):
-            settings.topic += "/\(room)"
-            return .mqtt(settings)
-        case .nats(let subject):
-            return .nats(subject: "\(subject).\(room)")
-        case .redis(let channel, let password):
-            return .redis(channel: "\(channel):\(room)", password: password)
         case .custom(let framing, let subscribe):
             return .custom(framing: framing, subscribe: subscribe?.replacing("{room}", with: "\(room)"))
         case .socketIO(var settings):
             settings.subscribe = settings.subscribe?.replacing("{room}", with: "\(room)")
             return .socketIO(settings)
-        case .sse:
-            return self
+        default:
+            return below("\(room)")
         }
     }
 
     /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own
     /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; the same otherwise.
     func ownTopic(of client: Int) -> PubSubSession.Speech {
+        below("\(client)")
+    }
+
+    /// Where a topic names what a connection receives, the one below it called `name` (`TOPIC/name`, `SUBJECT.name`,
+    /// `CHANNEL:name`); the same speech otherwise.
+    private func below(_ name: String) -> PubSubSession.Speech {
         switch self {
         case .mqtt(var settings):
-            settings.topic += "/\(client)"
+            settings.topic += "/\(name)"
             return .mqtt(settings)
         case .nats(let subject):
-            return .nats(subject: "\(subject).\(client)")
-        default:
+            return .nats(subject: "\(subject).\(name)")
+        case .redis(let channel, let password):
+            return .redis(channel: "\(channel):\(name)", password: password)
+        case .custom, .socketIO, .sse:
             return self
         }
     }
