@@ -127,43 +127,6 @@ extension MeasuringRole {
         driver.settled(index, clients: configuration.clients, window: recording.ledger.window, wasInFlight: wasInFlight)
     }
 
-    // MARK: Open loop
-
-    /// Sends the events of the timetable that are due, then arms the timer for the next one.
-    ///
-    /// When the harness has fallen behind, it sends for at most ``SendDriver/catchUpBudget`` before going back to
-    /// its event loop (the timer, armed in the past, fires again at once): echoes keep being read and a stop request
-    /// is heard, however far behind the timetable is. The lateness shows as lag. A send whose row of the ring is
-    /// still taken (``RunRecording/canWrite(sequence:)``) waits for it, a millisecond at a time.
-    func dispatchDueEvents() throws(SystemError) {
-        guard driver.plan != nil, isRunning, !isStopping else { return }
-        let start = recording.startNanoseconds
-        let began = MonotonicClock.now()
-        var sent = 0
-        while let event = driver.plan!.next {
-            let due = start + event.offset
-            let now = MonotonicClock.now()
-            guard due <= now, sent == 0 || now - began < SendDriver.catchUpBudget else { break }
-            guard recording.makeRoom(for: event.sequence, at: now, streamingTo: stream) else {
-                try sendTimer.arm(at: now + 1_000_000)
-                return
-            }
-            sent += 1
-            switch configuration.scenario {
-            case .fanout: sendBroadcast(event.sequence, scheduled: due)
-            case .roundtrip:
-                let index = recording.ledger.messageIndex(sequence: event.sequence, client: event.client)
-                _ = sendMessage(index, sequence: event.sequence, scheduled: due)
-            case .chat:
-                sendChatMessage(sequence: event.sequence, sender: event.client, scheduled: due)
-            }
-            driver.advancePlan()
-        }
-        if let event = driver.plan!.next {
-            try sendTimer.arm(at: start + event.offset)
-        }
-    }
-
     // MARK: Closed loop
 
     /// Sends the next broadcast once the last one is settled, or each ready client's next message.
@@ -251,7 +214,7 @@ extension MeasuringRole {
     func isFinished(at now: UInt64) -> Bool {
         if isEveryoneGone(at: now) { return true }
         if isWaitingForReturns(at: now) { return false }
-        let timetableSpent = driver.plan.map { $0.next == nil }
+        let timetableSpent = driver.plan.map { $0.next == nil && driver.waitingForRows.isEmpty }
         guard recording.isSendingOver(
             at: now, stopping: isStopping, timetableSpent: timetableSpent, dispatched: driver.dispatched)
         else { return false }

@@ -43,6 +43,9 @@ struct SendDriver {
         parked = Array(repeating: false, count: turns)
         ready.reserveCapacity(turns)
         retrying.reserveCapacity(turns)
+        let timetables = configuration.scenario == .fanout ? 1 : configuration.clients
+        nextToSend = Array(repeating: 0, count: configuration.isClosedLoop ? 0 : timetables)
+        waitingForRows.reserveCapacity(timetables)
     }
 
     /// Sending begins on the measuring thread: its CPU time from now on is the run's.
@@ -55,6 +58,48 @@ struct SendDriver {
     /// Moves the timetable past its next send.
     mutating func advancePlan() {
         plan!.advance()
+    }
+
+    // MARK: Sends waiting for their row of the ring
+
+    /// A send of the timetable that fell due: its sequence, its client (0 in fanout), when it was due (monotonic ns).
+    struct TimedSend {
+        var sequence: Int
+        var client: Int
+        var due: UInt64
+    }
+
+    /// Sends that fell due while their row of the ring was taken, in the order they fell due.
+    private(set) var waitingForRows: [TimedSend] = []
+    /// Per timetable (each client's, or fanout's one): the sequence number it sends next. A send goes only in its turn,
+    /// so that a client's later send never overtakes its earlier one that waits for its row.
+    private var nextToSend: [Int]
+
+    /// True when `send` is its timetable's next.
+    @inline(__always)
+    func isTurn(of send: TimedSend) -> Bool { nextToSend[send.client] == send.sequence }
+
+    /// `send` went: its timetable's next may go.
+    @inline(__always)
+    mutating func took(_ send: TimedSend) {
+        nextToSend[send.client] += 1
+    }
+
+    /// `send` waits until its row is free (and its turn comes).
+    mutating func waitForRow(_ send: TimedSend) {
+        waitingForRows.append(send)
+    }
+
+    /// The sends waiting for their rows, taken out: the caller sends those whose turn came and whose row is free, and
+    /// gives the rest back with ``waitAgain(_:)`` (its sends change the driver meanwhile).
+    mutating func takeWaitingForRows() -> [TimedSend] {
+        defer { waitingForRows = [] }
+        return waitingForRows
+    }
+
+    /// `sends`, taken out, still wait (in their order, before any that falls due from now on).
+    mutating func waitAgain(_ sends: [TimedSend]) {
+        waitingForRows = sends
     }
 
     // MARK: Counts
