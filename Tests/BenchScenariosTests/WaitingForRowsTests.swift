@@ -68,4 +68,29 @@ import Testing
         }
         #expect(role.recording.windowWaits > 0, "a client ran ahead: the case this is about happened")
     }
+
+    /// A `--duration` timetable ends at a different sequence for each client: the rows beyond a client's last send
+    /// never get its message, and must not wait for it (they held the ring, and the clients still sending, for ever).
+    @Test(arguments: [UInt64(4), 5, 6])
+    func rowsBeyondAClientsLastSendDoNotWaitForIt(seed: UInt64) throws {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: seed)
+        (configuration.clients, configuration.warmup, configuration.duration) = (3, 0, 8_000_000)
+        (configuration.interval, configuration.arrival) = (200_000, .poisson)
+        var plan = SendPlan(configuration: configuration)  // how many sends the timetable holds, counted apart
+        var expected = [0, 0, 0]
+        while let event = plan.next {
+            expected[event.client] += 1
+            plan.advance()
+        }
+        let role = try EchoAtOnce(configuration, rows: 2)
+        let deadline = MonotonicClock.now() + 5_000_000_000  // only a hang reaches it
+        while role.driver.plan!.next != nil || !role.driver.waitingForRows.isEmpty, MonotonicClock.now() < deadline {
+            try role.dispatchDueEvents()
+            while role.stream!.pop() != nil {}  // the writer's side
+        }
+        #expect(expected.min()! < expected.max()!, "the clients' timetables ended at different sequences: \(expected)")
+        for client in 0..<3 {
+            #expect(role.sendTimes.filter { $0.client == client }.map(\.sequence) == Array(0..<expected[client]))
+        }
+    }
 }

@@ -34,7 +34,7 @@ extension MeasuringRole {
             let due = start + event.offset
             let now = MonotonicClock.now()
             guard due <= now, sent == 0 || now - began < SendDriver.catchUpBudget else { break }
-            driver.advancePlan()
+            if let spent = driver.advancePlan() { recording.ledger.timetableEnded(spent.client, before: spent.end) }
             sent += 1
             let timed = SendDriver.TimedSend(sequence: event.sequence, client: event.client, due: due)
             if driver.isTurn(of: timed) && recording.makeRoom(for: event.sequence, at: now, streamingTo: stream) {

@@ -109,13 +109,15 @@ extension MessageLedger {
         }
     }
 
-    /// True when every message of `row` is settled and its stamps are in (or overdue).
+    /// True when every message of `row` is settled (or never to be sent: its timetable ended before) and its stamps are
+    /// in (or overdue).
     func isSettled(row: Int, at now: UInt64) -> Bool {
         var stampsDue: UInt64 = 0
+        let sequence = sequence(ofRow: row)
         for index in row * columns..<(row + 1) * columns {
             switch outcome[index] {
             case .notDispatched:
-                return false
+                guard sequence >= sendsEnd[sender(ofMessage: index)] else { return false }
             case .written:
                 guard isOpenLoop && now >= written[index] &+ timeout else { return false }
             default:

@@ -74,6 +74,9 @@ public struct MessageLedger: Sendable {
     public private(set) var duplicateEchoes = 0
     /// Echoes that came after their row was handed on (long after their timeout): counted, nothing else.
     public private(set) var echoesAfterHandOn = 0
+    /// Per timetable (each client's, fanout's one): the sequence number it sends nothing from (its last send was
+    /// before; `Int.max` while it goes on). A row's messages beyond it are never sent, and do not hold the row.
+    public private(set) var sendsEnd: [Int]
     /// With agents or client channels: per client, measured messages handed on and how many of them were lost.
     public private(set) var measuredPerClient: [Int]
     public private(set) var lostPerClient: [Int]
@@ -111,6 +114,7 @@ public struct MessageLedger: Sendable {
         echoedKernel = Array(repeating: 0, count: usesKernelStamps ? messages : 0)
         ownCopy = Array(repeating: 0, count: expectsOwnCopies ? rows * senders : 0)
         ownCopyKernel = Array(repeating: 0, count: expectsOwnCopies && usesKernelStamps ? rows * senders : 0)
+        sendsEnd = Array(repeating: .max, count: configuration.scenario == .fanout ? 1 : clients)
         // agents.csv counts each agent's (and a target run's each child's) clients' messages.
         let perClient = configuration.agentToken != nil || !configuration.subscriberChannels.isEmpty
         measuredPerClient = Array(repeating: 0, count: perClient ? clients : 0)
@@ -171,6 +175,11 @@ public struct MessageLedger: Sendable {
                 }
             }
         }
+    }
+
+    /// `client`'s timetable (fanout's: 0) sends nothing from `sequence` on: its messages there are never sent.
+    mutating func timetableEnded(_ client: Int, before sequence: Int) {
+        sendsEnd[client] = sequence
     }
 
     /// The end of a run: every message still waiting for its echo timed out.

@@ -56,7 +56,7 @@ struct SendDriver {
     // MARK: The timetable
 
     /// Moves the timetable past its next send.
-    mutating func advancePlan() {
+    mutating func advancePlan() -> (client: Int, end: Int)? {
         plan!.advance()
     }
 

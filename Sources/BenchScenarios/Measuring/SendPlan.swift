@@ -56,11 +56,16 @@ struct SendPlan {
     }
 
     /// Moves past ``next``.
-    mutating func advance() {
+    /// Moves past ``next``; when that was its timetable's last send, returns its client (0 in fanout) and the sequence
+    /// number it stops before.
+    @discardableResult
+    mutating func advance() -> (client: Int, end: Int)? {
         let client = heap[0]
         nextSequences[client] += 1
         offsets[client] = SendSchedule.next(after: offsets[client], meanInterval: interval, arrival: arrival, rng: &randoms[client])
         siftDown()
+        let spent = nextSequences[client] >= sequences || offsets[client] >= end
+        return spent ? (client, nextSequences[client]) : nil
     }
 
     /// True when timetable `a`'s next send comes before `b`'s: by time, then sequence, then client (the order of
