@@ -18,12 +18,14 @@ extension MeasuringRole {
         let start = recording.startNanoseconds
         let began = MonotonicClock.now()
         var sent = 0
+        var handedOn = false  // settled rows are handed on once per call
+        func hasRoom(for sequence: Int) -> Bool {
+            recording.hasRoom(for: sequence, at: MonotonicClock.now(), streamingTo: stream, handedOn: &handedOn)
+        }
         if !driver.waitingForRows.isEmpty {
             var waiting = driver.takeWaitingForRows()
             waiting.removeAll { event in  // keeps the others in order
-                guard driver.isTurn(of: event),
-                    recording.makeRoom(for: event.sequence, at: MonotonicClock.now(), streamingTo: stream)
-                else { return false }
+                guard driver.isTurn(of: event), hasRoom(for: event.sequence) else { return false }
                 send(event)
                 sent += 1
                 return true
@@ -37,10 +39,11 @@ extension MeasuringRole {
             if let spent = driver.advancePlan() { recording.ledger.timetableEnded(spent.client, before: spent.end) }
             sent += 1
             let timed = SendDriver.TimedSend(sequence: event.sequence, client: event.client, due: due)
-            if driver.isTurn(of: timed) && recording.makeRoom(for: event.sequence, at: now, streamingTo: stream) {
+            if driver.isTurn(of: timed) && hasRoom(for: event.sequence) {
                 send(timed)
             } else {
                 driver.waitForRow(timed)
+                recording.windowWaits += 1
             }
         }
         let next = driver.plan!.next.map { start + $0.offset }

@@ -29,11 +29,22 @@ extension RunRecording {
     /// True when `sequence` may be written: its row is free, now or once what is settled was handed on to `stream`
     /// (without a stream the ring holds the whole run). Counts a send that must wait in ``windowWaits``.
     mutating func makeRoom(for sequence: Int, at now: UInt64, streamingTo stream: SettledQueue?) -> Bool {
-        if ledger.canWrite(sequence: sequence) { return true }
-        handOnSettled(at: now, to: stream)
-        if ledger.canWrite(sequence: sequence) { return true }
+        var handedOn = false
+        if hasRoom(for: sequence, at: now, streamingTo: stream, handedOn: &handedOn) { return true }
         windowWaits += 1
         return false
+    }
+
+    /// True when `sequence` may be written: its row is free, now or once what is settled was handed on to `stream`,
+    /// which is done only while `handedOn` is false (once per pass over many sends: a chat row is long to look through).
+    mutating func hasRoom(
+        for sequence: Int, at now: UInt64, streamingTo stream: SettledQueue?, handedOn: inout Bool
+    ) -> Bool {
+        if ledger.canWrite(sequence: sequence) { return true }
+        guard !handedOn else { return false }
+        handedOn = true
+        handOnSettled(at: now, to: stream)
+        return ledger.canWrite(sequence: sequence)
     }
 
     /// Streams the settled rows and the report intervals that ended to the run's writer.
