@@ -28,21 +28,21 @@ extension MessageLedger {
     @inline(__always)
     func broadcastIndex(ofMessage index: Int) -> Int {
         let (row, column) = index.quotientAndRemainder(dividingBy: columns)
-        return row * senders + (chat.map { Int($0.senderOfColumn[column]) } ?? 0)
+        return row * senders + (senderOfColumn.isEmpty ? 0 : Int(senderOfColumn[column]))
     }
 
     /// The client message `index` goes to.
     @inline(__always)
     public func receiver(ofMessage index: Int) -> Int {
         let column = index % columns
-        return chat.map { Int($0.receiverOfColumn[column]) } ?? column
+        return receiverOfColumn.isEmpty ? column : Int(receiverOfColumn[column])
     }
 
     /// The client that sent message `index`: in chat its room's member, else the client itself (roundtrip) or the
     /// server, reported as 0 (fanout).
     @inline(__always)
     public func sender(ofMessage index: Int) -> Int {
-        chat.map { Int($0.senderOfColumn[index % columns]) } ?? (hasBroadcasts ? 0 : index % columns)
+        senderOfColumn.isEmpty ? (hasBroadcasts ? 0 : index % columns) : Int(senderOfColumn[index % columns])
     }
 
     /// The row of `sequence` in the ring.
@@ -163,7 +163,7 @@ extension MessageLedger {
         let broadcast = hasBroadcasts ? broadcastIndex(ofMessage: index) : 0
         return SettledMessage(
             kind: .message, outcome: outcome[index], sequence: sequence(ofRow: row),
-            client: receiver(ofMessage: index), sender: chat == nil ? 0 : sender(ofMessage: index),
+            client: receiver(ofMessage: index), sender: senderOfColumn.isEmpty ? 0 : sender(ofMessage: index),
             scheduled: hasBroadcasts ? scheduled[broadcast] : scheduled[index],
             written: written[index], received: received[index], echoed: echoed[index],
             writtenKernel: kernel ? writtenKernel[index] : 0, receivedKernel: kernel ? receivedKernel[index] : 0,

@@ -24,8 +24,11 @@ public struct MessageLedger: Sendable {
     /// Broadcasts per row (1 in fanout, one per client in chat, 0 in roundtrip), and where each one's columns begin.
     public let senders: Int
     let columnStart: [Int]
-    /// Chat: which delivery each column is.
+    /// Chat: which delivery each column is; and each column's sender and receiver, apart (empty in the other
+    /// scenarios), for the per-message path.
     public let chat: ChatColumns?
+    let senderOfColumn: [Int32]
+    let receiverOfColumn: [Int32]
     /// Rows in the ring: sequence numbers in flight at once.
     public let window: Int
     /// Sequence numbers in the run (per client), and the first of them that are warmup.
@@ -77,6 +80,9 @@ public struct MessageLedger: Sendable {
     /// Per timetable (each client's, fanout's one): the sequence number it sends nothing from (its last send was
     /// before; `Int.max` while it goes on). A row's messages beyond it are never sent, and do not hold the row.
     public private(set) var sendsEnd: [Int]
+    /// Timetables ended, and the latest sequence number one ended at: once all have, no row beyond it has a message.
+    private var timetablesEnded = 0
+    private var latestEnd = 0
     /// With agents or client channels: per client, measured messages handed on and how many of them were lost.
     public private(set) var measuredPerClient: [Int]
     public private(set) var lostPerClient: [Int]
@@ -97,6 +103,7 @@ public struct MessageLedger: Sendable {
             (senders, columnStart, self.chat) = (clients, chat.columnStart, chat)
         }
         columns = chat?.count ?? clients
+        (senderOfColumn, receiverOfColumn) = (chat?.senderOfColumn ?? [], chat?.receiverOfColumn ?? [])
         isOpenLoop = configuration.interval > 0
         usesKernelStamps = configuration.timestamps.usesKernel
         expectsOwnCopies = configuration.chatEchoesToSender
@@ -179,7 +186,10 @@ public struct MessageLedger: Sendable {
 
     /// `client`'s timetable (fanout's: 0) sends nothing from `sequence` on: its messages there are never sent.
     mutating func timetableEnded(_ client: Int, before sequence: Int) {
+        guard sendsEnd[client] == .max else { return }
         sendsEnd[client] = sequence
+        timetablesEnded += 1
+        latestEnd = Swift.max(latestEnd, sequence)
     }
 
     /// The end of a run: every message still waiting for its echo timed out.
@@ -335,7 +345,8 @@ public struct MessageLedger: Sendable {
     /// up to ``stampGrace`` after its writes, for its transmit stamps. `ending` hands on every row that is left:
     /// what is still in flight timed out, what never had its turn is not streamed.
     public mutating func flush(at now: UInt64, ending: Bool, emit: (SettledMessage) -> Void) {
-        let last = ending ? heldSequences.upperBound : sequences
+        // Rows past every timetable's end hold no message: nothing to hand on (a --duration run numbers 2^32 of them).
+        let last = ending ? heldSequences.upperBound : timetablesEnded == sendsEnd.count ? Swift.min(latestEnd, sequences) : sequences
         while flushedUpTo < last {
             let row = row(of: flushedUpTo)
             guard ending || isSettled(row: row, at: now) else { return }
