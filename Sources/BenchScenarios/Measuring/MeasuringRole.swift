@@ -218,7 +218,8 @@ extension MeasuringRole {
         guard recording.isSendingOver(
             at: now, stopping: isStopping, timetableSpent: timetableSpent, dispatched: driver.dispatched)
         else { return false }
-        return driver.resolved == driver.dispatched || now >= driver.lastDispatch + configuration.timeout
+        let settled = driver.resolved == driver.dispatched && recording.ledger.ownCopiesAwaited == 0
+        return settled || now >= driver.lastDispatch + configuration.timeout
     }
 
     /// The end of the run's measuring: what still waits for its echo timed out, the end time is set, the busiest client

@@ -80,6 +80,9 @@ public struct MessageLedger: Sendable {
     /// Per timetable (each client's, fanout's one): the sequence number it sends nothing from (its last send was
     /// before; `Int.max` while it goes on). A row's messages beyond it are never sent, and do not hold the row.
     public private(set) var sendsEnd: [Int]
+    /// Chat with ``expectsOwnCopies``: messages written whose sender's own copy has not come yet (the run's end waits
+    /// for them, up to the timeout, as it waits for deliveries).
+    public private(set) var ownCopiesAwaited = 0
     /// Timetables ended, and the latest sequence number one ended at: once all have, no row beyond it has a message.
     private var timetablesEnded = 0
     private var latestEnd = 0
@@ -147,6 +150,7 @@ public struct MessageLedger: Sendable {
     @inline(__always)
     mutating func broadcastBegan(_ sequence: Int, sender: Int = 0, at time: UInt64) {
         broadcastStart[broadcastIndex(sequence: sequence, sender: sender)] = time
+        if expectsOwnCopies { ownCopiesAwaited += 1 }
     }
 
     /// Message `index` went out at `time` (the time before the write; held for an away client, when it fell due): it
@@ -277,7 +281,11 @@ public struct MessageLedger: Sendable {
                 "received its own message \(sequence) at \(stamps.received) ns, outside its write (\(start) ns) and "
                     + "the report's arrival (\(stamps.arrival) ns): not a measurement")
         }
-        guard stamps.received - start <= timeout else { return .late }
+        ownCopiesAwaited -= 1
+        guard stamps.received - start <= timeout else {
+            ownCopy[broadcast] = .max  // came, too late: no second count (it is no round trip: 0 when handed on)
+            return .late
+        }
         ownCopy[broadcast] = stamps.received
         if usesKernelStamps { ownCopyKernel[broadcast] = stamps.receivedKernel }
         return .measured
@@ -370,7 +378,7 @@ public struct MessageLedger: Sendable {
             if sequence >= warmup && broadcastStart[broadcast] != 0 {
                 emit(SettledMessage(
                     kind: .broadcast, sequence: sequence, sender: sender, scheduled: scheduled[broadcast],
-                    echoed: expectsOwnCopies ? ownCopy[broadcast] : 0,
+                    echoed: expectsOwnCopies && ownCopy[broadcast] != .max ? ownCopy[broadcast] : 0,
                     echoedKernel: expectsOwnCopies && usesKernelStamps ? ownCopyKernel[broadcast] : 0,
                     broadcastStart: broadcastStart[broadcast], broadcastStartKernel: t0Kernel))
             }
