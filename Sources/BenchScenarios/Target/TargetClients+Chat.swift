@@ -13,17 +13,16 @@ extension TargetClients {
         let deliveries = recording.ledger.messages(ofBroadcast: sequence, sender: sender)
         let time = MonotonicClock.now()
         driver.dispatched(deliveries.count, at: time)
-        let place = Int(channelOfClient[sender])
-        guard subscriberOpen[sender], place >= 0, channels[place].isOpen else {
+        switch order(sequence: sequence, client: sender, scheduled: scheduled) {
+        case .closed:
             for index in deliveries { dropped(index, as: .droppedClosed) }
             return
-        }
-        guard let order = outboxes[place].reserve(WireFormat.minimumMessageSize) else {
+        case .queueFull:
             for index in deliveries { droppedForFullQueue(index) }  // the sender's share does not keep up
             return
+        case .ordered:
+            break
         }
-        Frame.encodeMessage(
-            into: order, sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(sender), sentNanoseconds: scheduled)
         recording.ledger.broadcastBegan(sequence, sender: sender, at: time)
         for index in deliveries {
             if subscriberOpen[recording.ledger.receiver(ofMessage: index)] {
@@ -69,10 +68,7 @@ extension TargetClients {
     /// trip (NATS, MQTT send the sender its copy).
     func settleOwnCopy(sequence: Int, sender: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: sender)]
-        let arrival = MonotonicClock.now()
-        let received = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
-        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: received) } ?? kernel
-        let stamps = MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
+        let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)
         guard case .unexpected(let reason) = recording.ledger.ownCopy(sequence: sequence, sender: sender, stamps) else {
             return
         }
@@ -87,10 +83,7 @@ extension TargetClients {
             return take(.notSent(sequence: sequence, client: member, inRing: false), from: member)
         }
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: Int(sender))]
-        let arrival = MonotonicClock.now()
-        let received = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
-        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: received) } ?? kernel
-        let stamps = MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
+        let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)
         take(delivered(sequence: sequence, sender: Int(sender), member: member, stamps), from: member)
     }
 }

@@ -13,19 +13,32 @@ extension TargetClients {
         recording.ledger.due(message: index, at: scheduled)
         let time = MonotonicClock.now()
         driver.dispatched(1, at: time)
-        let place = Int(channelOfClient[client])
-        guard subscriberOpen[client], place >= 0, channels[place].isOpen else {
+        switch order(sequence: sequence, client: client, scheduled: scheduled) {
+        case .closed:
             dropped(index, as: .droppedClosed)
             return false
-        }
-        guard let order = outboxes[place].reserve(WireFormat.minimumMessageSize) else {
+        case .queueFull:
             droppedForFullQueue(index)  // the client's share does not keep up with its orders
             return false
+        case .ordered:
+            written(index, at: time)
+            return true
         }
+    }
+
+    /// What became of an order to a client's share.
+    enum OrderOutcome { case ordered, closed, queueFull }
+
+    /// Orders `client`'s share to send its message `sequence` (due at `scheduled`): a data frame on the share's channel,
+    /// unless the client is closed or the channel's outbox is full.
+    @inline(__always)
+    func order(sequence: Int, client: Int, scheduled: UInt64) -> OrderOutcome {
+        let place = Int(channelOfClient[client])
+        guard subscriberOpen[client], place >= 0, channels[place].isOpen else { return .closed }
+        guard let order = outboxes[place].reserve(WireFormat.minimumMessageSize) else { return .queueFull }
         Frame.encodeMessage(
             into: order, sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(client), sentNanoseconds: scheduled)
-        written(index, at: time)
-        return true
+        return .ordered
     }
 
     /// Writes what waits on every channel (once per pass of the loop, and at housekeeping).

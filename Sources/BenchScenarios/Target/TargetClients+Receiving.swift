@@ -153,11 +153,18 @@ extension TargetClients {
     /// Broadcast `sequence` read by `subscriber` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
     /// (nil: this machine's): put on this clock within the broadcast's start and now, then the ledger decides.
     func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
-        let t0 = recording.ledger.broadcastStart[recording.ledger.row(of: sequence)]
+        let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: 0)]
+        let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)
+        take(echo(sequence: sequence, client: subscriber, stamps), from: subscriber)
+    }
+
+    /// A share's read at `stamp` (the kernel's stamp `kernel`, or 0) of a message written at `t0`, on an agent's
+    /// `clock` (nil: this machine's), put on this clock between `t0` and now: what the ledger judges.
+    @inline(__always)
+    func readStamps(_ stamp: UInt64, kernel: UInt64, after t0: UInt64, clock: ClockModel?) -> MessageLedger.EchoStamps {
         let arrival = MonotonicClock.now()
         let received = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
         let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: received) } ?? kernel
-        let stamps = MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
-        take(echo(sequence: sequence, client: subscriber, stamps), from: subscriber)
+        return MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
     }
 }
