@@ -40,7 +40,7 @@ enum CompareCommand {
     /// lost, the warmup left out) and how a target is spoken to (framing, MQTT QoS, the subscribe and publish texts).
     static let notedSettings = [
         "clients", "payload_bytes", "interval_ns", "arrival", "messages", "count", "run_for_ns", "warmup", "under_ns",
-        "timeout_ns", "timestamps", "client_threads", "server_threads", "busy_poll", "framing", "qos", "subscribe",
+        "timeout_ns", "timestamps", "client_threads", "server_threads", "busy_poll", "io_engine", "framing", "qos", "subscribe",
         "publish_template", "publish_url", "engine_io_path", "ws_path",
     ]
 

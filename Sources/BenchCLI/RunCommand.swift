@@ -90,6 +90,7 @@ enum RunCommand {
         for path in RunFolder.cutOffRuns(in: options.outputFolder) {
             Console.error("Note: \(path) holds a run that was cut off; 'bench report \(path)' rebuilds its reports.\n")
         }
+        if let note = options.ioNote { Console.error("Note: \(note).\n") }
         var parent = options.outputFolder
         var sweepFolder: String?
         if options.isSweep {

@@ -25,6 +25,8 @@ struct RunOptions {
     var clientProcesses: Int?
     /// True when `--seed` was not given (the random seed is printed so the run can be repeated).
     var seedWasRandom: Bool
+    /// `--io uring` on a machine that refuses io_uring: the run uses epoll and says so.
+    var ioNote: String?
     /// The conditions every run must meet (`--threshold`, repeatable).
     var thresholds: [Threshold]
     /// `--accept`: what makes a verdict inconclusive that the user takes as it is.
@@ -121,6 +123,7 @@ struct RunOptions {
                 "busy-poll",
                 help: "Server and clients spin on non-blocking reads instead of sleeping: the lowest latencies, at "
                     + "the cost of a whole CPU per thread (pin them with --pin)."),
+            ioOption,
             OptionSpec("seed", value: "s", help: "Seed of the random schedule, to repeat a run.", default: "random"),
             OptionSpec("host", value: "address", help: "Address the server listens on.", default: defaults.host),
             OptionSpec("port", value: "port", help: "Port the server listens on; 0 = any free port.", default: "0"),
@@ -249,6 +252,8 @@ struct RunOptions {
         let clientThreads = try reader.integer(
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 0)
         base.busyPoll = parsed.has("busy-poll")
+        (base.ioEngine, ioNote) = base.target == nil && scenario != .chat
+            ? try Self.readIOEngine(reader: reader, parsed: parsed) : (.epoll, nil)  // a target's groups use epoll
         try Self.readConnectionOptions(into: &base, reader: reader, parsed: parsed, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)

@@ -20,7 +20,7 @@ public enum RunSettingsCSV {
             "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
             "dead_after_ns", "max_queue_bytes", "target", "framing", "qos", "subscribe", "publish_template", "publish_url",
             "engine_io_path", "transport", "ws_path", "timestamps",
-            "client_threads", "server_threads", "busy_poll", "host", "cpus", "kernel", "report_every_ns",
+            "client_threads", "server_threads", "busy_poll", "io_engine", "host", "cpus", "kernel", "report_every_ns",
             "exact_budget_bytes", "reconnect_base_ns", "reconnect_max_ns", "reconnect_tries", "drop_connections_at_ns",
         ]
         return rows(analysis, metadata: metadata).compactMap { row in
@@ -73,6 +73,7 @@ public enum RunSettingsCSV {
             ("client_threads", "\(configuration.clientThreads)"),
             ("server_threads", "\(configuration.serverThreads)"),
             ("busy_poll", configuration.busyPoll ? "1" : "0"),
+            ("io_engine", configuration.ioEngine.rawValue),
             ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),
             ("clock_origin_ns", "\(recording.startNanoseconds)"),
             ("duration_s", DecimalText.fixed(duration / 1e9, fractionDigits: 3)),

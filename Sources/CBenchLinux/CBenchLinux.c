@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 
 #include "CBenchLinux.h"
+#include "CBenchStamps.h"
 
 int CBench_accept4(int fd, int flags) {
     return accept4(fd, NULL, NULL, flags);
@@ -101,7 +102,7 @@ long CBench_sendPair(int fd, const void *head, unsigned long headLength, const v
     return sendmsg(fd, &message, MSG_NOSIGNAL);
 }
 
-static int64_t softwareStamp(struct msghdr *message) {
+int64_t CBench_softwareStamp(struct msghdr *message) {
     for (struct cmsghdr *c = CMSG_FIRSTHDR(message); c != NULL; c = CMSG_NXTHDR(message, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
             struct scm_timestamping stamps;
@@ -117,7 +118,7 @@ long CBench_receiveStamped(int fd, void *buffer, unsigned long length, void *con
     struct iovec vector = {.iov_base = buffer, .iov_len = length};
     struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control, .msg_controllen = controlLength};
     long count = recvmsg(fd, &message, 0);
-    *stamp = count > 0 ? softwareStamp(&message) : 0;
+    *stamp = count > 0 ? CBench_softwareStamp(&message) : 0;
     return count;
 }
 
@@ -131,7 +132,7 @@ int CBench_readTransmitStamp(int fd, void *control, unsigned long controlLength,
             error = (const struct sock_extended_err *)CMSG_DATA(c);
         }
     }
-    *stamp = softwareStamp(&message);
+    *stamp = CBench_softwareStamp(&message);
     if (error == NULL || error->ee_origin != SO_EE_ORIGIN_TIMESTAMPING || error->ee_info != SCM_TSTAMP_SND || *stamp == 0) {
         return 0;
     }

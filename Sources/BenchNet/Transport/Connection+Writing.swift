@@ -43,6 +43,8 @@ extension Connection {
         guard writeFailure == nil else { return false }
         let total = head.count + body.count
         bytesTaken += UInt64(total)
+        // A write that asks for a transmit stamp goes at once, after what this connection has in the batch.
+        if isStaged && stampNextWrite { batch?.flush() }
         guard outbound.isEmpty && state != .connecting else {
             // Frames were checked against the limit; the transport's own bytes (TLS records it must answer with)
             // were not: a peer that makes it answer without ever reading is cut off at twice the limit.
@@ -52,11 +54,22 @@ extension Connection {
             }
             outbound.append(head)
             outbound.append(body)
-            lastOutcome = .queued
+            lastOutcome = isStaged ? .written : .queued  // staged bytes go out with the batch
             return true
         }
-        let descriptor = self.descriptor
         let stamped = stampNextWrite
+        if let batch {
+            if !stamped {  // io_uring: queued for the loop's next submission, with its other writes
+                if batch.isFull { batch.flush() }
+                outbound.append(head)
+                outbound.append(body)
+                isStaged = true
+                batch.stage(self)
+                lastOutcome = .written
+                return true
+            }
+        }
+        let descriptor = self.descriptor
         let result: IOResult<Int>
         do {
             result = try Posix.nonBlockingCall("send") {
@@ -101,6 +114,7 @@ extension Connection {
         if result != 0 { error = Glibc.errno }
         guard error == 0 else { throw .system(SystemError("connect", errno: error)) }
         state = .handshaking
+        armReceive()
         do {
             if outbound.isEmpty { try watchWritable(false) }
         } catch {
@@ -112,6 +126,24 @@ extension Connection {
     func watchWritable(_ watch: Bool) throws(SystemError) {
         guard watch != watchingWritable else { return }
         watchingWritable = watch
-        try epoll.modify(descriptor, interest: watch ? [.readable, .writable] : .readable, token: token)
+        let interest: EpollEvents = receiver == nil ? .readable : []
+        try epoll.modify(descriptor, interest: watch ? interest.union(.writable) : interest, token: token)
+    }
+
+    /// What the socket took of the bytes ``SendBatch/flush()`` submitted for this connection (a negative errno when
+    /// it failed): the rest waits for epoll to say writable; a failure is thrown by the next send.
+    func settleBatchedSend(_ result: Int32) {
+        isStaged = false
+        guard result >= 0 || result == -EAGAIN else {
+            if writeFailure == nil { writeFailure = SystemError("send (io_uring)", errno: -result) }
+            return
+        }
+        if result > 0 { outbound.removeFirst(Int(result)) }
+        guard !outbound.isEmpty else { return }
+        do {
+            try watchWritable(true)
+        } catch {
+            writeFailure = error
+        }
     }
 }

@@ -51,6 +51,14 @@ public final class Connection<T: Transport> {
     public private(set) var isPlain = false
 
     let epoll: Epoll
+    /// With the io_uring engine: where this connection's reads arrive (its epoll then watches only for writable,
+    /// errors and hang-ups), and the batch its writes go out in.
+    let receiver: UringReceiver?
+    let batch: SendBatch<T>?
+    /// The serial of its armed receive (``UringReceiver/arm(_:token:)``), 0 before.
+    var receiveSerial: UInt32 = 0
+    /// Its queued bytes wait in ``batch`` for the next submission.
+    var isStaged = false
     var stream: T.Stream
     var framing: T.Framing
     var state: State
@@ -81,11 +89,14 @@ public final class Connection<T: Transport> {
         settings: TransportSettings,
         maximumQueuedBytes: Int,
         connecting: Bool = false,
-        startedAt: UInt64 = MonotonicClock.now()
+        startedAt: UInt64 = MonotonicClock.now(),
+        receiver: UringReceiver? = nil,
+        batch: SendBatch<T>? = nil
     ) throws(ConnectionError) {
         do throws(ConnectionError) {
             do {
-                try epoll.add(descriptor, interest: connecting ? [.readable, .writable] : .readable, token: token)
+                let interest: EpollEvents = receiver == nil ? .readable : []
+                try epoll.add(descriptor, interest: connecting ? interest.union(.writable) : interest, token: token)
             } catch {
                 throw .system(error)
             }
@@ -98,6 +109,8 @@ public final class Connection<T: Transport> {
         self.descriptor = descriptor
         self.token = token
         self.epoll = epoll
+        self.receiver = receiver
+        self.batch = batch
         self.decoder = FrameDecoder(maximumFrameSize: settings.maximumFrameSize)
         self.maximumQueuedBytes = maximumQueuedBytes
         self.startedAt = startedAt
@@ -105,6 +118,7 @@ public final class Connection<T: Transport> {
         self.watchingWritable = connecting
         self.sniffing = settings.acceptsPlainPeers && role == .server
         self.scratch = .allocate(byteCount: 2 * WebSocketFrameHeader.maximumSize + 128, alignment: 8)
+        if !connecting { armReceive() }
     }
 
     deinit {
@@ -130,11 +144,19 @@ public final class Connection<T: Transport> {
     }
 
     /// Reads once into `buffer`, with the kernel's receive stamp of what it read when `stamps` is given (0
-    /// otherwise, or when the kernel gave none). `.processed((0, _))` means the peer closed.
+    /// otherwise, or when the kernel gave none). `.processed((0, _))` means the peer closed. With the io_uring
+    /// engine, takes the bytes of the completion its loop is handling instead (and the ring's stamp); `buffer` must
+    /// hold a provided buffer (64 KiB does).
     @inline(__always)
     public func read(
         into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps? = nil
     ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
+        if let receiver {  // io_uring read it already: the bytes of the completion being handled, if they are ours
+            var ended = false
+            let result = try receiver.take(token: token, serial: receiveSerial, into: buffer, ended: &ended)
+            if ended && isOpen { armReceive() }
+            return result
+        }
         if let stamps { return try stamps.receive(descriptor, into: buffer) }
         guard case .processed(let count) = try Posix.read(descriptor, into: buffer) else { return .wouldBlock }
         return .processed((count, 0))
@@ -245,13 +267,22 @@ public final class Connection<T: Transport> {
     /// close frame with `code`) when the socket can take it at once. Safe to call twice.
     public func close(code: UInt16 = WebSocketCloseCode.normal) {
         guard isOpen else { return }
+        if isStaged { batch?.flush() }
         if state == .open && outbound.isEmpty && !isPlain {
             let size = framing.close(code: code, into: scratch)
             if size > 0 { _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size])) }
             stream.close(writeWire)
         }
         isOpen = false
+        if isStaged { batch?.flush() }  // its last bytes go before the descriptor does
+        if let receiver, receiveSerial != 0 { receiver.cancel(token: token, serial: receiveSerial) }
         Posix.close(descriptor)
+    }
+
+    /// With the io_uring engine: arms the multishot receive of this connection (once connected).
+    func armReceive() {
+        guard let receiver else { return }
+        receiveSerial = receiver.arm(descriptor, token: token)
     }
 
     /// The first bytes of a server's connection that may be plain: a 0 byte first makes it so, and open at once.

@@ -41,7 +41,9 @@ extension BenchServer {
                     epoll: epoll,
                     role: .server,
                     settings: transportSettings,
-                    maximumQueuedBytes: configuration.maximumQueuedBytes
+                    maximumQueuedBytes: configuration.maximumQueuedBytes,
+                    receiver: loop.receiver,
+                    batch: batch
                 )
             } catch {
                 if slot < peers.count { freeSlots.append(slot) }

@@ -29,6 +29,7 @@ extension BenchServer {
                 dropped(index, as: .droppedClosed)
             }
         }
+        batch?.flush()  // io_uring: the broadcast's writes in one submission
         driver.dispatched(clients, at: MonotonicClock.now())
     }
 

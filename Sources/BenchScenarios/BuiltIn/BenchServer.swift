@@ -40,6 +40,8 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     let stamps: KernelTimestamps?
     /// Fanout with `--server-threads` above 1: the threads writing their share of each broadcast.
     let writers: BroadcastWriters<T>?
+    /// With the io_uring engine and one writing thread: where the connections' writes wait for the pass's submission.
+    var batch: SendBatch<T>?
     /// How far a client's kernel receive stamp may fall outside [write, its own read] before it is taken for a
     /// lie: the uncertainty of putting two kernel stamps on the monotonic clock, and 1 µs.
     let kernelTolerance: UInt64
@@ -140,6 +142,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
             Posix.close(listener)
         }
         do throws(RunError) {
+            startUring()
             do throws(SystemError) {
                 try epoll.add(listener, interest: .readable, token: Self.listenerToken)
             } catch {
@@ -155,6 +158,34 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         }
         finish()
         return .success(recording)
+    }
+
+    /// With the io_uring engine, sets it up on this thread: every connection's reads arrive through the ring, and
+    /// its writes go out in one submission per broadcast and per pass (one writing thread only: ``BroadcastWriters``
+    /// write from several). A single client in closed loop blocks in read instead (ping-pong). Where the ring cannot
+    /// be set up, the loop stays on epoll and says so in the run's events.
+    private func startUring() {
+        let pingPong = driver.plan == nil && configuration.clients == 1 && !configuration.expectsReconnects
+        guard configuration.ioEngine == .uring, !pingPong else { return }
+        var refusal = loop.startUring(
+            connections: configuration.clients + 1, frameSize: transportSettings.maximumFrameSize, clock: stamps?.clock)
+        if refusal == nil && writers == nil {
+            do {
+                batch = try SendBatch<T>()
+            } catch {
+                refusal = error
+            }
+        }
+        if let refusal {
+            recording.record(ConnectionEvent(
+                side: .server, client: nil, time: MonotonicClock.now(),
+                reason: "io_uring could not be set up on the server's thread (\(refusal)); its sockets use epoll"))
+        }
+    }
+
+    /// With io_uring, submits the writes this pass queued.
+    func flushSends() {
+        batch?.flush()
     }
 
     /// Accepts connections until every client said hello.

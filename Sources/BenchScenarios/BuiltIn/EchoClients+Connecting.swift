@@ -40,7 +40,9 @@ extension EchoClients {
             settings: settings,
             maximumQueuedBytes: maximumQueuedBytes,
             connecting: true,
-            startedAt: started
+            startedAt: started,
+            receiver: receiver,
+            batch: batch
         )
     }
 
@@ -98,5 +100,20 @@ extension EchoClients {
             return
         }
         control.failSetup("client \(ids.lowerBound + position) could not connect to \(address): closed before its handshake ended")
+    }
+}
+
+extension EchoClients {
+    /// Sets up io_uring on this thread: the clients' reads arrive through its ring and each pass's echoes go out in
+    /// one submission. Where it cannot, the thread stays on epoll and says so in the run's events.
+    func startUring() {
+        do {
+            receiver = try UringReceiver(
+                epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
+            batch = try SendBatch<T>()
+        } catch {
+            receiver = nil
+            record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(error)); its sockets use epoll")
+        }
     }
 }

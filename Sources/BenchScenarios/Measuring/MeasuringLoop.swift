@@ -12,6 +12,8 @@ protocol MeasuringLoopRole: MeasuringRole {
     /// Every ``SendDriver/housekeepingInterval`` while the run goes on: at least the core's
     /// (``MeasuringRole/measuringHousekeeping(at:)``), then the role's own.
     func housekeeping(at now: UInt64)
+    /// With the io_uring engine, after each pass of events: submits the writes the pass queued (``SendBatch``).
+    func flushSends()
 }
 
 /// What a role's loop holds, read through it.
@@ -34,6 +36,9 @@ final class MeasuringLoop {
     private(set) var stopping = false
     /// Sending has begun: a connection that fails now is lost, not a setup failure.
     private(set) var running = false
+    /// With the io_uring engine (``startUring(connections:frameSize:clock:)``): where the role's connections' reads
+    /// arrive, and what the loop waits in.
+    private(set) var receiver: UringReceiver?
 
     private static let wake: UInt64 = 0
     private static let sendTimerToken: UInt64 = 1
@@ -77,8 +82,49 @@ final class MeasuringLoop {
         role.driver.allClientsReady()
     }
 
-    /// Waits for events, at most `timeoutMilliseconds` (-1: until one comes), and hands them to `role`.
+    /// Sets up io_uring beside the epoll, on the loop's thread, for `connections` connections reading frames of up to
+    /// `frameSize` bytes (with kernel receive stamps when `clock` is given). The refusal when it cannot: the loop then
+    /// stays on epoll.
+    func startUring(connections: Int, frameSize: Int, clock: KernelClockMapping?) -> IOUringRefusal? {
+        do {
+            receiver = try UringReceiver(epoll: epoll, connections: connections, frameSize: frameSize, clock: clock)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Waits for events, at most `timeoutMilliseconds` (-1: until one comes), and hands them to `role`; with io_uring,
+    /// a connection's completion comes as its readable event, and the pass's writes are submitted at its end.
     func wait<Role: MeasuringLoopRole>(for role: Role, timeoutMilliseconds: Int32) throws(RunError) {
+        guard let receiver else {
+            try dispatchEpoll(to: role, timeoutMilliseconds: timeoutMilliseconds)
+            return
+        }
+        var failure: RunError?
+        do {
+            let timeout = timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000
+            try receiver.wait(timeoutNanoseconds: timeout) { event in
+                guard failure == nil else { return }
+                do throws(RunError) {
+                    switch event {
+                    case .epollReady: try dispatchEpoll(to: role, timeoutMilliseconds: 0)
+                    case .readable(let token):
+                        if let error = role.handle(.readable, position: Int(token - Self.firstRoleToken)) { throw error }
+                    }
+                } catch {
+                    failure = error
+                }
+            }
+        } catch {
+            throw .system(error)
+        }
+        role.flushSends()
+        if let failure { throw failure }
+    }
+
+    /// Waits in epoll and hands what it reports to `role`.
+    private func dispatchEpoll<Role: MeasuringLoopRole>(to role: Role, timeoutMilliseconds: Int32) throws(RunError) {
         let count: Int
         do {
             count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 
 /// Everything that defines one run, fixed before it starts. Times are nanoseconds.
 public struct RunConfiguration: Sendable, Equatable {
@@ -68,6 +69,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Server and clients spin on non-blocking reads (and ask for `SO_BUSY_POLL`) instead of sleeping in
     /// epoll_wait or read: the lowest latencies, at the cost of a CPU per busy thread.
     public var busyPoll: Bool
+    /// How the built-in server's and clients' loops read and write their connections (`--io`, resolved on this
+    /// machine: ``IOEngine/resolve(_:probe:)``).
+    public var ioEngine: IOEngine
     /// How the frames travel: tcp, ws, tls or wss.
     public var transport: TransportKind
     /// The WebSocket path the clients ask for and the server accepts.
@@ -156,6 +160,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.timestamps = .kernel
         self.clientThreads = 1
         self.busyPoll = false
+        self.ioEngine = IOEngine.processDefault
         self.serverThreads = 1
         self.transport = .tcp
         self.webSocketPath = "/"

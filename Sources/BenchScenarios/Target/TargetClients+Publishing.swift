@@ -66,6 +66,9 @@ extension TargetClients {
         try publisher.session.sendReplies(on: connection)
     }
 
+    /// Its loop stays on epoll (a target's groups read and write their own sockets): nothing is batched.
+    func flushSends() {}
+
     /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes
     /// less often than its keepalive would otherwise be taken for gone).
     func housekeeping(at now: UInt64) {

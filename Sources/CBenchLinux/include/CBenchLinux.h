@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 
+#include "CBenchUring.h"
+
 // epoll event bits as plain integers (sys/epoll.h declares them as an enum).
 static const uint32_t CBenchEPOLLIN = EPOLLIN;
 static const uint32_t CBenchEPOLLOUT = EPOLLOUT;

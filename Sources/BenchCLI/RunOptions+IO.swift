@@ -1,0 +1,28 @@
+import BenchNet
+import BenchScenarios
+
+/// `--io`: how the built-in server's and clients' loops read and write their connections.
+extension RunOptions {
+    static var ioOption: OptionSpec {
+        OptionSpec(
+            "io", value: "engine",
+            help: "How the built-in server and clients read and write: uring (io_uring: multishot receives into "
+                + "provided buffers, each broadcast's and each pass's writes in one submission), epoll (a read and a "
+                + "write call per socket), or auto (io_uring where the kernel allows it). Where io_uring is refused "
+                + "(kernel.io_uring_disabled, a container's seccomp profile) the run uses epoll and says so; run.csv's "
+                + "io_engine says which ran. auto is epoll: on the machines measured, io_uring made fourteen times fewer "
+                + "system calls but spent as much CPU per message. The environment's BENCH_IO sets the default.",
+            default: IOEngineChoice.environmentDefault.rawValue)
+    }
+
+    /// `--io`, resolved on this machine: the engine, and the note to print when io_uring was refused.
+    static func readIOEngine(reader: OptionReader, parsed: ParsedOptions) throws(UsageError) -> (IOEngine, note: String?) {
+        let text = parsed.value("io") ?? IOEngineChoice.environmentDefault.rawValue
+        guard let choice = IOEngineChoice(rawValue: text) else {
+            throw reader.invalid("io", "engine", text, "expected uring, epoll or auto")
+        }
+        let (engine, note) = IOEngine.resolve(choice)
+        // auto says nothing when it falls back: it asked for nothing.
+        return (engine, choice == .uring ? note : nil)
+    }
+}

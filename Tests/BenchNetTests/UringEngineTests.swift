@@ -1,0 +1,163 @@
+import BenchCore
+import Glibc
+import Testing
+
+@testable import BenchNet
+
+/// The io_uring engine's pieces on real loopback sockets: a connection whose reads arrive as completions and whose
+/// writes go in batches. Skipped, with a notice, where the kernel refuses io_uring.
+@Suite(.timeLimit(.minutes(3))) struct UringEngineTests {
+    static let available: Bool = {
+        do {
+            try IOEngine.probe()
+            return true
+        } catch {
+            print("notice: io_uring is not available here (\(error)); its engine's tests are skipped")
+            return false
+        }
+    }()
+
+    /// Waits on `receiver` until `isDone`, handing readable completions to `connection`'s read and decode; a bound
+    /// only a hang reaches.
+    @discardableResult
+    private func pump(
+        _ receiver: UringReceiver, _ connection: Connection<TCP>, until isDone: (_ completions: Int) -> Bool,
+        onFrame: (Frame) -> Void
+    ) throws -> Int {
+        var completions = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        let deadline = MonotonicClock.now() + 20_000_000_000
+        while !isDone(completions) && MonotonicClock.now() < deadline {
+            var failure: Error?
+            try receiver.wait(timeoutNanoseconds: 100_000_000) { event in
+                guard case .readable(let token) = event, token == connection.token else { return }
+                do {
+                    guard case .processed(let (count, _)) = try connection.read(into: buffer) else { return }
+                    completions += 1
+                    _ = try connection.receive(buffer, count: count) { frame in
+                        onFrame(frame)
+                        return true
+                    }
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+        }
+        return completions
+    }
+
+    private func frameBytes(_ sequence: UInt32, size: Int = 64) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.withUnsafeMutableBytes {
+            _ = Frame.encodeMessage(into: $0, sequence: sequence, client: 9, sentNanoseconds: UInt64(sequence))
+        }
+        return bytes
+    }
+
+    @Test(.enabled(if: available)) func framesArriveWholeAtEverySplitOfTheirBytes() throws {
+        let pair = try LoopbackPair()
+        defer { Posix.close(pair.client) }
+        let epoll = try Epoll()
+        let receiver = try UringReceiver(epoll: epoll, connections: 1, frameSize: 256, clock: nil)
+        let connection = try Connection<TCP>(
+            descriptor: pair.server, token: 5, epoll: epoll, role: .server,
+            settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 1 << 20, receiver: receiver)
+        defer { connection.close() }
+        try Posix.setNonBlocking(pair.client, false)
+        let wire = frameBytes(1) + frameBytes(2)
+        var sequences: [UInt32] = []
+        // Every split point of two frames: each piece is its own segment (TCP_NODELAY), and its own completion.
+        for split in 1..<wire.count {
+            sequences = []
+            _ = Array(wire[..<split]).withUnsafeBytes { write(pair.client, $0.baseAddress, $0.count) }
+            try pump(receiver, connection, until: { $0 >= 1 }) { sequences.append($0.sequence) }
+            _ = Array(wire[split...]).withUnsafeBytes { write(pair.client, $0.baseAddress, $0.count) }
+            try pump(receiver, connection, until: { _ in sequences.count == 2 }) { sequences.append($0.sequence) }
+            #expect(sequences == [1, 2], "split at byte \(split)")
+        }
+    }
+
+    /// More bytes than the provided buffers hold arrive at once: the multishot receive ends for want of buffers and is
+    /// armed again (counted), and every frame arrives, in order.
+    @Test(.enabled(if: available)) func aReceiveThatRunsOutOfBuffersIsArmedAgainAndLosesNothing() throws {
+        let pair = try LoopbackPair()
+        defer { Posix.close(pair.client) }
+        let epoll = try Epoll()
+        let receiver = try UringReceiver(epoll: epoll, connections: 1, frameSize: 1024, clock: nil, buffers: 4)
+        let connection = try Connection<TCP>(
+            descriptor: pair.server, token: 5, epoll: epoll, role: .server,
+            settings: TransportSettings(maximumFrameSize: 1024), maximumQueuedBytes: 1 << 20, receiver: receiver)
+        defer { connection.close() }
+        // 2 MiB of frames through 4 buffers of 2 KiB. A thread writes them, blocking.
+        let frames = 2_048
+        let wire = (0..<UInt32(frames)).flatMap { frameBytes($0, size: 1024) }
+        try Posix.setNonBlocking(pair.client, false)
+        let client = pair.client
+        let writer = try NativeThread<Void>.spawn(name: "test-writer") {
+            _ = wire.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let count = write(client, bytes.baseAddress! + offset, bytes.count - offset)
+                    if count <= 0 { break }
+                    offset += count
+                }
+            }
+        }
+        var sequences: [UInt32] = []
+        try pump(receiver, connection, until: { _ in sequences.count == frames }) { sequences.append($0.sequence) }
+        writer.join()
+        #expect(sequences == Array(0..<UInt32(frames)))
+        #expect(receiver.rearms > 0, "the buffers ran out at least once")
+    }
+
+    /// More connections write in one pass than the submission queue holds: the batch submits when full and goes on;
+    /// every peer gets its frame once.
+    @Test(.enabled(if: available)) func aBatchFullerThanItsRingIsSubmittedInPartsAndEveryPeerGetsItsFrame() throws {
+        let epoll = try Epoll()
+        let batch = try SendBatch<TCP>()
+        let count = SendBatch<TCP>.capacity + 44
+        var peers: [Int32] = []
+        var connections: [Connection<TCP>] = []
+        defer {
+            for connection in connections { connection.close() }
+            for peer in peers { Posix.close(peer) }
+        }
+        for index in 0..<count {
+            let pair = try LoopbackPair()
+            peers.append(pair.server)
+            let connection = try Connection<TCP>(
+                descriptor: pair.client, token: UInt64(10 + index), epoll: epoll, role: .client,
+                settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 1 << 20, batch: batch)
+            try connection.start()
+            connections.append(connection)
+        }
+        for (index, connection) in connections.enumerated() {
+            var bytes = frameBytes(UInt32(index))
+            #expect(try bytes.withUnsafeMutableBytes { try connection.send($0) } == .written)
+        }
+        batch.flush()
+        #expect(batch.submissions == 2 && batch.sends == count)
+        for (index, peer) in peers.enumerated() {
+            try Posix.setNonBlocking(peer, false)
+            var buffer = [UInt8](repeating: 0, count: 64)
+            #expect(recv(peer, &buffer, 64, Int32(MSG_WAITALL)) == 64)
+            #expect(buffer == frameBytes(UInt32(index)), "peer \(index)")
+            #expect(connections[index].queuedByteCount == 0)
+        }
+    }
+
+    /// Where io_uring is refused (the kernel's switch, a container's seccomp profile), `--io uring` falls back to epoll
+    /// with a one-line note that says why; auto and epoll say nothing.
+    @Test func aRefusedSetupFallsBackToEpollWithANote() {
+        let refused = { () throws(IOUringRefusal) in throw IOUringRefusal(step: "io_uring_setup", errno: EPERM) }
+        let (engine, note) = IOEngine.resolve(.uring, probe: refused)
+        #expect(engine == .epoll)
+        #expect(note?.contains("io_uring_setup: Operation not permitted") == true, "\(note ?? "")")
+        #expect(note?.contains("seccomp") == true && note?.hasSuffix("the run uses epoll") == true)
+        #expect(IOEngine.resolve(.auto, probe: refused) == (.epoll, nil))
+        #expect(IOEngine.resolve(.epoll, probe: refused) == (.epoll, nil))
+        #expect(IOEngine.resolve(.uring, probe: {}) == (.uring, nil))
+    }
+}
