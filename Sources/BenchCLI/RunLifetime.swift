@@ -1,3 +1,4 @@
+import Glibc
 import BenchCore
 import BenchNet
 import BenchReports
@@ -34,6 +35,7 @@ enum RunLifetime {
         if processes > 0 && configuration.agentToken == nil && !measuredAsTarget {
             let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
             configuration = ClientProcesses.serverSide(of: configuration, token: token)
+            setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)  // the children's clients use the run's engine
             children = ChildAgents(
                 shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token,
                 extraArguments: RunOptions.childArguments(of: configuration))

@@ -160,4 +160,27 @@ import Testing
         #expect(IOEngine.resolve(.epoll, probe: refused) == (.epoll, nil))
         #expect(IOEngine.resolve(.uring, probe: {}) == (.uring, nil))
     }
+
+    /// Writes that only wait for the batch are not a peer that does not read: more of them in one pass than the queue
+    /// limit holds submit the batch instead of being dropped.
+    @Test(.enabled(if: available)) func writesWaitingForTheBatchAreNotDroppedAtTheQueueLimit() throws {
+        let pair = try LoopbackPair()
+        defer { Posix.close(pair.server) }
+        let epoll = try Epoll()
+        let batch = try SendBatch<TCP>()
+        let connection = try Connection<TCP>(
+            descriptor: pair.client, token: 3, epoll: epoll, role: .client,
+            settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 128, batch: batch)
+        defer { connection.close() }
+        try connection.start()
+        for sequence in 0..<UInt32(5) {
+            var bytes = frameBytes(sequence)
+            #expect(try bytes.withUnsafeMutableBytes { try connection.send($0) } == .written, "frame \(sequence)")
+        }
+        batch.flush()
+        try Posix.setNonBlocking(pair.server, false)
+        var buffer = [UInt8](repeating: 0, count: 5 * 64)
+        #expect(recv(pair.server, &buffer, buffer.count, Int32(MSG_WAITALL)) == buffer.count)
+        #expect(buffer == (0..<UInt32(5)).flatMap { frameBytes($0) })
+    }
 }

@@ -237,6 +237,8 @@ public final class Connection<T: Transport> {
     @inline(__always)
     public func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
         guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
+        // Bytes that only wait for the batch's submission are not a peer that does not read: they go first.
+        if isStaged && outbound.count + frame.count > maximumQueuedBytes { batch?.flush() }
         guard outbound.isEmpty || outbound.count + frame.count <= maximumQueuedBytes else { return .dropped }
         let headSize = isPlain ? 0 : framing.head(for: frame, into: scratch)
         stampNextWrite = stamped
