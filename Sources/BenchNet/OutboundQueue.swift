@@ -11,6 +11,14 @@ struct OutboundQueue {
 
     var isEmpty: Bool { start == storage.count }
 
+    /// Bytes it holds before its storage must grow.
+    var capacity: Int { storage.capacity - start }
+
+    /// Grows the storage once, ahead of use, to hold `count` bytes.
+    mutating func reserve(_ count: Int) {
+        storage.reserveCapacity(count)
+    }
+
     /// Appends bytes behind those already waiting.
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && start >= storage.count / 2 {

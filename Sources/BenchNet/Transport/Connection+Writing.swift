@@ -43,8 +43,9 @@ extension Connection {
         guard writeFailure == nil else { return false }
         let total = head.count + body.count
         bytesTaken += UInt64(total)
-        // A write that asks for a transmit stamp goes at once, after what this connection has in the batch.
-        if isStaged && stampNextWrite { batch?.flush() }
+        // A write that asks for a transmit stamp goes at once, after what this connection has in the batch; bytes that
+        // would grow the queue's storage go after the batch's (so a steady state allocates nothing).
+        if isStaged && (stampNextWrite || outbound.count + total > outbound.capacity) { batch?.flush() }
         guard outbound.isEmpty && state != .connecting else {
             // Frames were checked against the limit; the transport's own bytes (TLS records it must answer with)
             // were not: a peer that makes it answer without ever reading is cut off at twice the limit.
