@@ -22,8 +22,6 @@ extension RunOptions {
         guard let choice = IOEngineChoice(rawValue: text) else {
             throw reader.invalid("io", "engine", text, "expected uring, epoll or auto")
         }
-        let (engine, note) = IOEngine.resolve(choice)
-        // auto says nothing when it falls back: it asked for nothing.
-        return (engine, choice == .uring ? note : nil)
+        return IOEngine.resolve(choice)
     }
 }

@@ -59,16 +59,14 @@ extension Connection {
             return true
         }
         let stamped = stampNextWrite
-        if let batch {
-            if !stamped {  // io_uring: queued for the loop's next submission, with its other writes
-                if batch.isFull { batch.flush() }
-                outbound.append(head)
-                outbound.append(body)
-                isStaged = true
-                batch.stage(self)
-                lastOutcome = .written
-                return true
-            }
+        if let batch, !stamped {  // io_uring: queued for the loop's next submission, with its other writes
+            if batch.isFull { batch.flush() }
+            outbound.append(head)
+            outbound.append(body)
+            isStaged = true
+            batch.stage(self)
+            lastOutcome = .written
+            return true
         }
         let descriptor = self.descriptor
         let result: IOResult<Int>
@@ -127,24 +125,19 @@ extension Connection {
     func watchWritable(_ watch: Bool) throws(SystemError) {
         guard watch != watchingWritable else { return }
         watchingWritable = watch
-        let interest: EpollEvents = receiver == nil ? .readable : []
+        let interest = Self.readInterest(with: receiver)
         try epoll.modify(descriptor, interest: watch ? interest.union(.writable) : interest, token: token)
     }
 
-    /// What the socket took of the bytes ``SendBatch/flush()`` submitted for this connection (a negative errno when
-    /// it failed): the rest waits for epoll to say writable; a failure is thrown by the next send.
-    func settleBatchedSend(_ result: Int32) {
-        isStaged = false
-        guard result >= 0 || result == -EAGAIN else {
-            if writeFailure == nil { writeFailure = SystemError("send (io_uring)", errno: -result) }
-            return
-        }
-        if result > 0 { outbound.removeFirst(Int(result)) }
-        guard !outbound.isEmpty else { return }
-        do {
-            try watchWritable(true)
-        } catch {
-            writeFailure = error
-        }
+    /// Sends the transport's own heartbeat (a WebSocket ping). False when it has none: bench framing sends heartbeat
+    /// frames instead.
+    public func sendPing() throws(SystemError) -> Bool {
+        guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
+        guard !isPlain else { return false }
+        let size = framing.ping(into: scratch)
+        guard size > 0 else { return false }
+        _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size]))
+        if let writeFailure { throw writeFailure }
+        return true
     }
 }

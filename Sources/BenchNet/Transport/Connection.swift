@@ -95,7 +95,7 @@ public final class Connection<T: Transport> {
     ) throws(ConnectionError) {
         do throws(ConnectionError) {
             do {
-                let interest: EpollEvents = receiver == nil ? .readable : []
+                let interest = Self.readInterest(with: receiver)
                 try epoll.add(descriptor, interest: connecting ? interest.union(.writable) : interest, token: token)
             } catch {
                 throw .system(error)
@@ -121,10 +121,6 @@ public final class Connection<T: Transport> {
         if batch != nil { outbound.reserve(Self.batchedQueueCapacity) }
         if !connecting { armReceive() }
     }
-
-    /// With io_uring, the room a connection's queue has for its writes of one pass (1 KiB: fifteen 64-byte echoes),
-    /// set aside once: more submit the batch first.
-    static var batchedQueueCapacity: Int { 1_024 }
 
     deinit {
         if isOpen { Posix.close(descriptor) }
@@ -258,18 +254,6 @@ public final class Connection<T: Transport> {
         return lastOutcome
     }
 
-    /// Sends the transport's own heartbeat (a WebSocket ping). False when it has none: bench framing sends heartbeat
-    /// frames instead.
-    public func sendPing() throws(SystemError) -> Bool {
-        guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
-        guard !isPlain else { return false }
-        let size = framing.ping(into: scratch)
-        guard size > 0 else { return false }
-        _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size]))
-        if let writeFailure { throw writeFailure }
-        return true
-    }
-
     /// Closes the socket (which also removes it from the epoll), after the transport's orderly close (a WebSocket
     /// close frame with `code`) when the socket can take it at once. Safe to call twice.
     public func close(code: UInt16 = WebSocketCloseCode.normal) {
@@ -284,12 +268,6 @@ public final class Connection<T: Transport> {
         if isStaged { batch?.flush() }  // its last bytes go before the descriptor does
         if let receiver, receiveSerial != 0 { receiver.cancel(token: token, serial: receiveSerial) }
         Posix.close(descriptor)
-    }
-
-    /// With the io_uring engine: arms the multishot receive of this connection (once connected).
-    func armReceive() {
-        guard let receiver else { return }
-        receiveSerial = receiver.arm(descriptor, token: token)
     }
 
     /// The first bytes of a server's connection that may be plain: a 0 byte first makes it so, and open at once.

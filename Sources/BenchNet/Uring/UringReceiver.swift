@@ -2,13 +2,13 @@ import Glibc
 
 /// The io_uring side of an event loop: its connections' reads arrive as completions of multishot receives, with
 /// their bytes in provided buffers (no `epoll_wait` and `read` per socket), and everything else the loop watches —
-/// timers, wake-ups, the listener, connects under way, full sockets, error queues, TLS — stays in its epoll, which
+/// timers, wake-ups, the listener, connects under way, full sockets, error queues — stays in its epoll, which
 /// this ring polls as one more request.
 ///
 /// The loop waits here (``wait(timeoutNanoseconds:_:)``) and hears two things: the epoll is ready (it runs its
 /// usual `epoll_wait` without blocking), or a connection has bytes. Then it handles that connection as if epoll had
 /// said readable, and the connection's ``Connection/read(into:stamps:)`` takes the bytes from here
-/// (``take(token:serial:into:)``) instead of calling `read`. Each receive is armed with a serial, so a completion of
+/// (``take(token:serial:into:ended:)``) instead of calling `read`. Each receive is armed with a serial, so a completion of
 /// a connection closed meanwhile (its token taken by the next one) is recognised and dropped. One thread uses it.
 public final class UringReceiver {
     /// What a wait heard.

@@ -165,8 +165,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     /// write from several). A single client in closed loop blocks in read instead (ping-pong). Where the ring cannot
     /// be set up, the loop stays on epoll and says so in the run's events.
     private func startUring() {
-        let pingPong = driver.plan == nil && configuration.clients == 1 && !configuration.expectsReconnects
-        guard configuration.ioEngine == .uring, !pingPong else { return }
+        guard configuration.ioEngine == .uring, !isPingPong else { return }
         var refusal = loop.startUring(
             connections: configuration.clients + 1, frameSize: transportSettings.maximumFrameSize, clock: stamps?.clock)
         if refusal == nil && writers == nil {
@@ -206,7 +205,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
 
     /// The loop of the run proper, until every message is settled or the last one's timeout passed.
     private func sendAndCollect() throws(RunError) {
-        if driver.plan == nil && configuration.clients == 1 && peers.count == 1 && !configuration.expectsReconnects {
+        if isPingPong && peers.count == 1 {
             try pingPongOnBlockingSocket()
             return
         }
@@ -219,6 +218,11 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
                 return
             }
         }
+    }
+
+    /// A closed loop with one client that does not come back: both ends block in read (ping-pong), with no epoll.
+    private var isPingPong: Bool {
+        driver.plan == nil && configuration.clients == 1 && !configuration.expectsReconnects
     }
 
     /// The epoll token of the listening socket, and of the connection in `slot`.

@@ -184,69 +184,6 @@ final class EchoClients<T: Transport> {
         return report
     }
 
-    /// Waits for events and handles them: epoll's, or with io_uring the ring's completions (a connection's as its
-    /// readable event) and then the pass's echoes in one submission. False when the loop ends (a wake-up, a failure).
-    private func waitAndHandleEvents() -> Bool {
-        guard let receiver else { return dispatchEpoll(timeoutMilliseconds: busyPoll ? 0 : -1) }
-        var proceed = true
-        do {
-            try receiver.wait(timeoutNanoseconds: busyPoll ? 0 : nil) { event in
-                guard proceed else { return }
-                switch event {
-                case .epollReady: proceed = dispatchEpoll(timeoutMilliseconds: 0)
-                case .readable(let token): proceed = handle(token: token, events: .readable)
-                }
-            }
-        } catch {
-            record(client: nil, reason: "\(error)")
-            return false
-        }
-        batch?.flush()
-        return proceed
-    }
-
-    /// Waits in epoll and handles what it reports. False when the loop ends.
-    private func dispatchEpoll(timeoutMilliseconds: Int32) -> Bool {
-        let count: Int
-        do {
-            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
-        } catch {
-            record(client: nil, reason: "\(error)")
-            return false
-        }
-        report.observedCPUs.insert(CPUPlacement.currentCPU())
-        for index in 0..<count {
-            let (token, events) = epoll.event(at: index)
-            guard handle(token: token, events: events) else { return false }
-        }
-        return true
-    }
-
-    /// Handles one event of the thread's loop. False when the loop ends: the run's control woke it, or a hello or a
-    /// connect could not go out.
-    private func handle(token: UInt64, events: EpollEvents) -> Bool {
-        switch token {
-        case Token.wake:
-            return false
-        case Token.heartbeatTimer:
-            heartbeatTimer.drain()
-            if heartbeat > 0 { sendHeartbeatSlice() }
-            postLoad()
-        case Token.reconnectTimer:
-            reconnectTimer.drain()
-            startDueReconnects()
-        default:
-            let position = Int(token - Token.firstConnection)
-            guard connections[position].isOpen else { return true }
-            if !handle(events, position: position) { close(position) }
-            // isEstablished is false for a connection closed meanwhile: no hello on a closed socket.
-            guard !greeted[position] && connections[position].isEstablished else { return true }
-            guard sayHello(position: position), openMoreConnections() else { return false }
-            startDueReconnects()
-        }
-        return true
-    }
-
     /// Handles epoll's events for one client's connection: the end of its connect, its handshakes, its echoes. False
     /// when the connection is done.
     func handle(_ events: EpollEvents, position: Int) -> Bool {

@@ -1,0 +1,36 @@
+import Glibc
+
+/// A connection under the io_uring engine: its reads arrive through the loop's ``UringReceiver`` and its writes wait
+/// in the loop's ``SendBatch`` (see `BenchNet/Uring/`).
+extension Connection {
+    /// With io_uring, the room a connection's queue has for its writes of one pass (1 KiB: fifteen 64-byte echoes),
+    /// set aside once: more submit the batch first.
+    static var batchedQueueCapacity: Int { 1_024 }
+
+    /// What a connection's epoll watches besides writable: readable, unless io_uring's receive (`receiver`) reads it
+    /// (then only errors and hang-ups, which epoll always reports).
+    static func readInterest(with receiver: UringReceiver?) -> EpollEvents { receiver == nil ? .readable : [] }
+
+    /// With the io_uring engine: arms the multishot receive of this connection (once connected).
+    func armReceive() {
+        guard let receiver else { return }
+        receiveSerial = receiver.arm(descriptor, token: token)
+    }
+
+    /// What the socket took of the bytes ``SendBatch/flush()`` submitted for this connection (a negative errno when
+    /// it failed): the rest waits for epoll to say writable; a failure is thrown by the next send.
+    func settleBatchedSend(_ result: Int32) {
+        isStaged = false
+        guard result >= 0 || result == -EAGAIN else {
+            if writeFailure == nil { writeFailure = SystemError("send (io_uring)", errno: -result) }
+            return
+        }
+        if result > 0 { outbound.removeFirst(Int(result)) }
+        guard !outbound.isEmpty else { return }
+        do {
+            try watchWritable(true)
+        } catch {
+            writeFailure = error
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import BenchCore
+import BenchNet
+
+/// The clients' thread waiting for its events, and each event: epoll's, or with io_uring the ring's completions.
+extension EchoClients {
+    /// Sets up io_uring on this thread: the clients' reads arrive through its ring and each pass's echoes go out in
+    /// one submission. Where it cannot, the thread stays on epoll and says so in the run's events.
+    func startUring() {
+        do {
+            receiver = try UringReceiver(
+                epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
+            batch = try SendBatch<T>()
+        } catch {
+            receiver = nil
+            record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(error)); its sockets use epoll")
+        }
+    }
+
+    /// Waits for events and handles them: epoll's, or with io_uring the ring's completions (a connection's as its
+    /// readable event) and then the pass's echoes in one submission. False when the loop ends (a wake-up, a failure).
+    func waitAndHandleEvents() -> Bool {
+        guard let receiver else { return dispatchEpoll(timeoutMilliseconds: busyPoll ? 0 : -1) }
+        var proceed = true
+        do {
+            try receiver.wait(timeoutNanoseconds: busyPoll ? 0 : nil) { event in
+                guard proceed else { return }
+                switch event {
+                case .epollReady: proceed = dispatchEpoll(timeoutMilliseconds: 0)
+                case .readable(let token): proceed = handle(token: token, events: .readable)
+                }
+            }
+        } catch {
+            record(client: nil, reason: "\(error)")
+            return false
+        }
+        batch?.flush()
+        return proceed
+    }
+
+    /// Waits in epoll and handles what it reports. False when the loop ends.
+    func dispatchEpoll(timeoutMilliseconds: Int32) -> Bool {
+        let count: Int
+        do {
+            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            record(client: nil, reason: "\(error)")
+            return false
+        }
+        report.observedCPUs.insert(CPUPlacement.currentCPU())
+        for index in 0..<count {
+            let (token, events) = epoll.event(at: index)
+            guard handle(token: token, events: events) else { return false }
+        }
+        return true
+    }
+
+    /// Handles one event of the thread's loop. False when the loop ends: the run's control woke it, or a hello or a
+    /// connect could not go out.
+    func handle(token: UInt64, events: EpollEvents) -> Bool {
+        switch token {
+        case Token.wake:
+            return false
+        case Token.heartbeatTimer:
+            heartbeatTimer.drain()
+            if heartbeat > 0 { sendHeartbeatSlice() }
+            postLoad()
+        case Token.reconnectTimer:
+            reconnectTimer.drain()
+            startDueReconnects()
+        default:
+            let position = Int(token - Token.firstConnection)
+            guard connections[position].isOpen else { return true }
+            if !handle(events, position: position) { close(position) }
+            // isEstablished is false for a connection closed meanwhile: no hello on a closed socket.
+            guard !greeted[position] && connections[position].isEstablished else { return true }
+            guard sayHello(position: position), openMoreConnections() else { return false }
+            startDueReconnects()
+        }
+        return true
+    }
+}
