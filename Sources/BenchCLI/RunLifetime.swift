@@ -32,10 +32,12 @@ enum RunLifetime {
         let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
         // The built-in chat relay's members are a target's clients: children take them as they take a target's.
         let measuredAsTarget = configuration.target != nil || configuration.scenario == .chat
+        if processes > 0 && configuration.agentToken == nil {
+            setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)  // the children's clients use the run's engine
+        }
         if processes > 0 && configuration.agentToken == nil && !measuredAsTarget {
             let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
             configuration = ClientProcesses.serverSide(of: configuration, token: token)
-            setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)  // the children's clients use the run's engine
             children = ChildAgents(
                 shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token,
                 extraArguments: RunOptions.childArguments(of: configuration))

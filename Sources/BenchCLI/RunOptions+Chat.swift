@@ -7,7 +7,7 @@ extension RunOptions {
     /// leg's and the reconnects' (a chat member does not come back), and `--interval` (`--rate` says it per member).
     static let optionsChatDoesNotTake: Set<String> = [
         "interval", "dead-after", "transport", "tls-cert", "tls-key", "server-threads", "busy-poll", "reconnect",
-        "reconnect-base", "reconnect-max", "reconnect-tries", "offline-queue", "drop-connections-at", "publish-url", "io",
+        "reconnect-base", "reconnect-max", "reconnect-tries", "offline-queue", "drop-connections-at", "publish-url",
     ]
 
     /// The rooms and the rate of a chat run.

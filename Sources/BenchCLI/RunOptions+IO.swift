@@ -1,12 +1,14 @@
 import BenchNet
 import BenchScenarios
 
-/// `--io`: how the built-in server's and clients' loops read and write their connections.
+/// `--io`: how the harness's event loops (the built-in server's, the clients', the chat relay's, a target's subscriber
+/// groups') read and write their connections.
 extension RunOptions {
     static var ioOption: OptionSpec {
         OptionSpec(
             "io", value: "engine",
-            help: "How the built-in server and clients read and write: uring (io_uring: multishot receives into "
+            help: "How the harness reads and writes its connections (the built-in server's and clients', the chat "
+                + "relay's and members', a target's subscribers'; a target's publisher stays on epoll): uring (io_uring: multishot receives into "
                 + "provided buffers, each broadcast's and each pass's writes in one submission), epoll (a read and a "
                 + "write call per socket), or auto (io_uring where the kernel allows it). Where io_uring is refused "
                 + "(kernel.io_uring_disabled, a container's seccomp profile) the run uses epoll and says so; run.csv's "

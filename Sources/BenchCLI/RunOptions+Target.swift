@@ -92,7 +92,7 @@ extension RunOptions {
                 throw reader.invalid("target", "url", text, refusal)
             }
             // A Socket.IO server's Engine.IO path is the one WebSocket path a target run asks for.
-            for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads", "io"]
+            for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads"]
             where (parsed.value(option) != nil || parsed.has(option)) && !(option == "ws-path" && scheme.protocolScheme == .socketIO) {
                 throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
             }

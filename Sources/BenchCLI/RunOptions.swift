@@ -252,8 +252,7 @@ struct RunOptions {
         let clientThreads = try reader.integer(
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 0)
         base.busyPoll = parsed.has("busy-poll")
-        (base.ioEngine, ioNote) = base.target == nil && scenario != .chat
-            ? try Self.readIOEngine(reader: reader, parsed: parsed) : (.epoll, nil)  // a target's groups use epoll
+        (base.ioEngine, ioNote) = try Self.readIOEngine(reader: reader, parsed: parsed)
         try Self.readConnectionOptions(into: &base, reader: reader, parsed: parsed, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)

@@ -58,13 +58,12 @@ import Testing
         }
     }
 
-    /// An engine that does not exist, and `--io` where it does not apply (a target's groups, chat), are usage errors
-    /// that write nothing.
-    @Test func anUnknownEngineAndAnIOThatDoesNotApplyAreRefused() throws {
+    /// An engine that does not exist is a usage error that writes nothing, in every scenario and with a target.
+    @Test func anUnknownEngineIsRefused() throws {
         let cases: [([String], String)] = [
             (["fanout", "--io", "kqueue"], "expected uring, epoll or auto"),
-            (["fanout", "--target", "ws://127.0.0.1:9/x", "--io", "uring"], "--io is for the built-in server"),
-            (["chat", "--io", "uring"], "--io"),
+            (["fanout", "--target", "ws://127.0.0.1:9/x", "--io", "select"], "expected uring, epoll or auto"),
+            (["chat", "--io", "poll"], "expected uring, epoll or auto"),
         ]
         for (arguments, message) in cases {
             let out = temporaryFolderPath()

@@ -96,7 +96,7 @@ import Testing
         try Posix.setNonBlocking(pair.client, false)
         let client = pair.client
         let writer = try NativeThread<Void>.spawn(name: "test-writer") {
-            _ = wire.withUnsafeBytes { bytes in
+            wire.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {
                     let count = write(client, bytes.baseAddress! + offset, bytes.count - offset)

@@ -19,7 +19,8 @@ extension ChatRelay {
         }
         let relay = try ChatRelay(
             host: configuration.host, port: relayPort(of: configuration),
-            cpu: configuration.serverCPU, maximumMessageSize: max(64 << 10, 4 * configuration.payload),
+            cpu: configuration.serverCPU, engine: configuration.ioEngine, clients: configuration.clients,
+            maximumMessageSize: max(64 << 10, 4 * configuration.payload),
             maximumQueuedBytes: configuration.maximumQueuedBytes)
         let url: TargetURL
         do throws(TargetURL.Invalid) {
@@ -45,6 +46,9 @@ extension ChatRelay {
         recording.server.peakQueuedBytes = counts.peakQueuedBytes
         (recording.server.cpus, recording.server.allowedCPUs) = (counts.cpus, counts.allowedCPUs)
         recording.server.relayCPUTime = counts.cpuTime
+        if let refusal = counts.uringRefusal {
+            recording.record(ConnectionEvent(side: .server, client: nil, time: MonotonicClock.now(), reason: refusal))
+        }
         if counts.dropped > 0 {
             recording.record(ConnectionEvent(
                 side: .server, client: nil, time: MonotonicClock.now(),

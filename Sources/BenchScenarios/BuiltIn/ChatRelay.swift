@@ -9,7 +9,8 @@ import Synchronization
 ///     join <room>\n          the connection's first line: the room it is in from now on
 ///     <message>\n            every other line: sent on, as it is, to every other member of the room
 ///
-/// One thread, one epoll, non-blocking TCP. A member whose write queue is full (`--max-queue`) misses the message,
+/// One thread, one epoll, non-blocking TCP; with `--io uring`, the members' reads arrive through io_uring and each
+/// pass's writes go out in one submission (``UringReceiver``, ``SendBatch``). A member whose write queue is full (`--max-queue`) misses the message,
 /// which its client counts as lost, and the relay counts as dropped. No allocation per message: each line is copied
 /// once into a scratch buffer with its newline and written to each member.
 final class ChatRelay: @unchecked Sendable {
@@ -36,6 +37,12 @@ final class ChatRelay: @unchecked Sendable {
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let scratch: UnsafeMutableRawBufferPointer
     private var thread: NativeThread<Counts>?
+    /// The engine asked for, the clients it reads for (the ring's buffers), and with io_uring its ring (set up on the
+    /// relay's thread).
+    private let engine: IOEngine
+    private let clients: Int
+    private var receiver: UringReceiver?
+    private var batch: SendBatch<TCP>?
 
     /// What the relay did, told when it stops.
     struct Counts: Sendable {
@@ -48,6 +55,8 @@ final class ChatRelay: @unchecked Sendable {
         var cpuTime: UInt64 = 0
         var cpus = CPUSet()
         var allowedCPUs = CPUSet()
+        /// Why io_uring was asked for and could not be set up on the relay's thread (it used epoll).
+        var uringRefusal: String?
     }
 
     private var counts = Counts()
@@ -60,9 +69,15 @@ final class ChatRelay: @unchecked Sendable {
     /// Where the relay's thread runs (`--pin`'s server CPU), nil: where the kernel puts it.
     private let cpu: Int?
 
-    /// Listens on `host`:`port` (0: any free port), to run on `cpu`; nothing runs until ``start()``.
-    init(host: String, port: UInt16, cpu: Int?, maximumMessageSize: Int, maximumQueuedBytes: Int) throws(RunError) {
+    /// Listens on `host`:`port` (0: any free port), to run on `cpu` with `engine` for `clients` members; nothing runs
+    /// until ``start()``.
+    init(
+        host: String, port: UInt16, cpu: Int?, engine: IOEngine, clients: Int, maximumMessageSize: Int,
+        maximumQueuedBytes: Int
+    ) throws(RunError) {
         self.cpu = cpu
+        self.engine = engine
+        self.clients = clients
         guard let address = SocketAddress(host: host, port: port) else { throw .invalidHost(host) }
         do throws(SystemError) {
             (listener, self.address) = try TCPSocket.listen(on: address)
@@ -111,22 +126,35 @@ final class ChatRelay: @unchecked Sendable {
         counts.allowedCPUs = CPUPlacement.allowedCPUs()
         let cpuAtStart = ThreadCPUTime.now()
         defer { for case let connection? in connections { connection.close() } }
+        if engine == .uring { startUring() }
         while true {
-            guard let count = try? epoll.wait(timeoutMilliseconds: -1) else { break }
-            counts.cpus.insert(CPUPlacement.currentCPU())
             var stopping = false
-            for index in 0..<count {
-                let (token, events) = epoll.event(at: index)
+            let waited = try? epoll.dispatchEvents(through: receiver, timeoutMilliseconds: -1) { token, events in
                 switch token {
                 case Self.stopToken: stopping = true
                 case Self.listenerToken: acceptAll()
                 default: handle(events, at: Int(token))
                 }
+                return true
             }
+            batch?.flush()
+            guard waited != nil else { break }
+            counts.cpus.insert(CPUPlacement.currentCPU())
             if stopping { break }
         }
         counts.cpuTime = ThreadCPUTime.now() - cpuAtStart
         return counts
+    }
+
+    /// Sets up io_uring on the relay's thread; where it cannot, the relay stays on epoll and the run says why.
+    private func startUring() {
+        do {
+            receiver = try UringReceiver(epoll: epoll, connections: clients, frameSize: maximumMessageSize, clock: nil)
+            batch = try SendBatch<TCP>()
+        } catch {
+            receiver = nil
+            counts.uringRefusal = "io_uring could not be set up on the chat relay's thread (\(error)); it used epoll"
+        }
     }
 
     private func acceptAll() {
@@ -141,7 +169,8 @@ final class ChatRelay: @unchecked Sendable {
             roomOfConnection[slot] = -1
             guard let connection = try? Connection<TCP>(
                 descriptor: descriptor, token: UInt64(slot), epoll: epoll, role: .server,
-                settings: TransportSettings(maximumFrameSize: maximumMessageSize), maximumQueuedBytes: maximumQueuedBytes)
+                settings: TransportSettings(maximumFrameSize: maximumMessageSize), maximumQueuedBytes: maximumQueuedBytes,
+                receiver: receiver, batch: batch)
             else {
                 freeSlots.append(slot)  // the connection closed its descriptor
                 continue

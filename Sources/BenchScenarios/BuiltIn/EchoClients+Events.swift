@@ -19,39 +19,18 @@ extension EchoClients {
     /// Waits for events and handles them: epoll's, or with io_uring the ring's completions (a connection's as its
     /// readable event) and then the pass's echoes in one submission. False when the loop ends (a wake-up, a failure).
     func waitAndHandleEvents() -> Bool {
-        guard let receiver else { return dispatchEpoll(timeoutMilliseconds: busyPoll ? 0 : -1) }
-        var proceed = true
+        let proceed: Bool
         do {
-            try receiver.wait(timeoutNanoseconds: busyPoll ? 0 : nil) { event in
-                guard proceed else { return }
-                switch event {
-                case .epollReady: proceed = dispatchEpoll(timeoutMilliseconds: 0)
-                case .readable(let token): proceed = handle(token: token, events: .readable)
-                }
+            proceed = try epoll.dispatchEvents(through: receiver, timeoutMilliseconds: busyPoll ? 0 : -1) {
+                handle(token: $0, events: $1)
             }
         } catch {
             record(client: nil, reason: "\(error)")
             return false
         }
+        report.observedCPUs.insert(CPUPlacement.currentCPU())
         batch?.flush()
         return proceed
-    }
-
-    /// Waits in epoll and handles what it reports. False when the loop ends.
-    func dispatchEpoll(timeoutMilliseconds: Int32) -> Bool {
-        let count: Int
-        do {
-            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
-        } catch {
-            record(client: nil, reason: "\(error)")
-            return false
-        }
-        report.observedCPUs.insert(CPUPlacement.currentCPU())
-        for index in 0..<count {
-            let (token, events) = epoll.event(at: index)
-            guard handle(token: token, events: events) else { return false }
-        }
-        return true
     }
 
     /// Handles one event of the thread's loop. False when the loop ends: the run's control woke it, or a hello or a

@@ -97,23 +97,15 @@ final class MeasuringLoop {
     /// Waits for events, at most `timeoutMilliseconds` (-1: until one comes), and hands them to `role`; with io_uring,
     /// a connection's completion comes as its readable event, and the pass's writes are submitted at its end.
     func wait<Role: MeasuringLoopRole>(for role: Role, timeoutMilliseconds: Int32) throws(RunError) {
-        guard let receiver else {
-            try dispatchEpoll(to: role, timeoutMilliseconds: timeoutMilliseconds)
-            return
-        }
         var failure: RunError?
         do {
-            let timeout = timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000
-            try receiver.wait(timeoutNanoseconds: timeout) { event in
-                guard failure == nil else { return }
+            try epoll.dispatchEvents(through: receiver, timeoutMilliseconds: timeoutMilliseconds) { token, events in
                 do throws(RunError) {
-                    switch event {
-                    case .epollReady: try dispatchEpoll(to: role, timeoutMilliseconds: 0)
-                    case .readable(let token):
-                        if let error = role.handle(.readable, position: Int(token - Self.firstRoleToken)) { throw error }
-                    }
+                    try dispatch(token, events, to: role)
+                    return true
                 } catch {
                     failure = error
+                    return false
                 }
             }
         } catch {
@@ -123,29 +115,20 @@ final class MeasuringLoop {
         if let failure { throw failure }
     }
 
-    /// Waits in epoll and hands what it reports to `role`.
-    private func dispatchEpoll<Role: MeasuringLoopRole>(to role: Role, timeoutMilliseconds: Int32) throws(RunError) {
-        let count: Int
-        do {
-            count = try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
-        } catch {
-            throw .system(error)
-        }
-        for index in 0..<count {
-            let (token, events) = epoll.event(at: index)
-            switch token {
-            case Self.wake:
-                control.serverWake.drain()
-                hearStopRequest()
-            case Self.sendTimerToken:
-                sendTimer.drain()
-                do { try role.dispatchDueEvents() } catch { throw .system(error) }
-            case Self.housekeepingToken:
-                housekeepingTimer.drain()
-                role.housekeeping(at: MonotonicClock.now())
-            default:
-                if let failure = role.handle(events, position: Int(token - Self.firstRoleToken)) { throw failure }
-            }
+    /// One event of the loop: a stop heard, the timetable's due sends, housekeeping, or the role's own.
+    private func dispatch<Role: MeasuringLoopRole>(_ token: UInt64, _ events: EpollEvents, to role: Role) throws(RunError) {
+        switch token {
+        case Self.wake:
+            control.serverWake.drain()
+            hearStopRequest()
+        case Self.sendTimerToken:
+            sendTimer.drain()
+            do { try role.dispatchDueEvents() } catch { throw .system(error) }
+        case Self.housekeepingToken:
+            housekeepingTimer.drain()
+            role.housekeeping(at: MonotonicClock.now())
+        default:
+            if let failure = role.handle(events, position: Int(token - Self.firstRoleToken)) { throw failure }
         }
     }
 

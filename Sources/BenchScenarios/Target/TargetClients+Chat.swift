@@ -58,8 +58,6 @@ extension TargetClients {
             for index in deliveries where recording.ledger.outcome[index] == .written { droppedForFullQueue(index) }
         case .droppedClosed:
             for index in deliveries where recording.ledger.outcome[index] == .written { dropped(index, as: .droppedClosed) }
-        default:
-            break  // about a message that is not in flight: a stale or false report changes nothing
         }
     }
 

@@ -42,6 +42,10 @@ final class SubscriberGroup<T: Transport> {
     var connectTimes: [UInt64] = []
     /// Connections started whose handshakes are not done (and not closed): at most a connect window of them.
     var settingUp = 0
+    /// `--io uring`: where the subscribers' reads arrive and their writes wait for the pass's one submission (set up
+    /// on the group's thread; nil on epoll).
+    var receiver: UringReceiver?
+    var batch: SendBatch<T>?
 
     static var endToken: UInt64 { 0 }
 
@@ -91,25 +95,26 @@ final class SubscriberGroup<T: Transport> {
             for case let connection? in connections { connection.close() }
             publisher?.connection?.close()
         }
+        if configuration.ioEngine == .uring { startUring() }
         while !writer.isBroken {
             openMore()
             sendKeepAlives()
             reportLoad()
             writer.flush()
-            guard let count = try? epoll.wait(timeoutMilliseconds: 100) else { return }
-            for index in 0..<count {
-                let (token, events) = epoll.event(at: index)
-                if token == Self.endToken {
-                    // Fanout: the measuring side never writes on a channel, so readable is its end.
-                    guard own != nil, readOrders() else { return }
-                    continue
+            let proceed = try? epoll.dispatchEvents(through: receiver, timeoutMilliseconds: 100) { token, events in
+                switch token {
+                // Fanout: the measuring side never writes on a channel, so readable is its end.
+                case Self.endToken:
+                    let ordersGoOn = own != nil && readOrders()
+                    batch?.flush()  // the messages ordered go now, not after the rest of the pass
+                    return ordersGoOn
+                case Self.publisherToken: handlePublisher(events)
+                default: handle(events, at: Int(token - 1))
                 }
-                if token == Self.publisherToken {
-                    handlePublisher(events)
-                    continue
-                }
-                handle(events, at: Int(token - 1))
+                return true
             }
+            batch?.flush()
+            guard proceed == true else { return }
             writer.flush()
         }
     }
@@ -127,12 +132,26 @@ final class SubscriberGroup<T: Transport> {
                 try? stamps?.enable(on: descriptor, transmit: own != nil)
                 connections.append(try Connection<T>(
                     descriptor: descriptor, token: UInt64(place + 1), epoll: epoll, role: .client, settings: settings,
-                    maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true))
+                    maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true, receiver: receiver,
+                    batch: batch))
             } catch {
                 settingUp -= 1
                 report(.closed, place, "cannot connect to \(target): \(error)")
                 connections.append(nil)
             }
+        }
+    }
+
+    /// Sets up io_uring on this thread: the subscribers' reads arrive through its ring and each pass's writes go out in
+    /// one submission. Where it cannot, the group stays on epoll and says so in the run's events.
+    func startUring() {
+        do {
+            receiver = try UringReceiver(
+                epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
+            batch = try SendBatch<T>()
+        } catch {
+            receiver = nil
+            report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(error)); its sockets use epoll")
         }
     }
 
