@@ -252,7 +252,7 @@ struct RunOptions {
         let clientThreads = try reader.integer(
             "client-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 0)
         base.busyPoll = parsed.has("busy-poll")
-        (base.ioEngine, ioNote) = try Self.readIOEngine(reader: reader, parsed: parsed)
+        (base.ioChoice, ioNote) = try Self.readIOEngine(reader: reader, parsed: parsed, clients: base.clients)
         try Self.readConnectionOptions(into: &base, reader: reader, parsed: parsed, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)

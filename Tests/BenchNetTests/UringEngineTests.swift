@@ -149,16 +149,29 @@ import Testing
     }
 
     /// Where io_uring is refused (the kernel's switch, a container's seccomp profile), `--io uring` falls back to epoll
-    /// with a one-line note that says why; auto and epoll say nothing.
+    /// with a one-line note that says why, and so does auto where it would pick io_uring (from
+    /// ``IOEngine/autoUringClients``); epoll, and auto below that count, say nothing.
     @Test func aRefusedSetupFallsBackToEpollWithANote() {
         let refused = { () throws(IOUringRefusal) in throw IOUringRefusal(step: "io_uring_setup", errno: EPERM) }
-        let (engine, note) = IOEngine.resolve(.uring, probe: refused)
+        let many = IOEngine.autoUringClients, few = IOEngine.autoUringClients - 1
+        let (engine, note) = IOEngine.resolve(.uring, clients: few, probe: refused)
         #expect(engine == .epoll)
         #expect(note?.contains("io_uring_setup: Operation not permitted") == true, "\(note ?? "")")
         #expect(note?.contains("seccomp") == true && note?.hasSuffix("the run uses epoll") == true)
-        #expect(IOEngine.resolve(.auto, probe: refused) == (.epoll, nil))
-        #expect(IOEngine.resolve(.epoll, probe: refused) == (.epoll, nil))
-        #expect(IOEngine.resolve(.uring, probe: {}) == (.uring, nil))
+        let automatic = IOEngine.resolve(.auto, clients: many, probe: refused)
+        #expect(automatic.engine == .epoll && automatic.note?.contains("auto picks it from \(many) clients") == true)
+        #expect(IOEngine.resolve(.auto, clients: few, probe: refused) == (.epoll, nil))
+        #expect(IOEngine.resolve(.epoll, clients: many, probe: refused) == (.epoll, nil))
+    }
+
+    /// Where io_uring works: `uring` takes it at any count, auto from ``IOEngine/autoUringClients`` clients (where it
+    /// measured cheaper per message than epoll), epoll never.
+    @Test func autoPicksIOUringFromItsClientCount() {
+        let many = IOEngine.autoUringClients, few = IOEngine.autoUringClients - 1
+        #expect(IOEngine.resolve(.uring, clients: 1, probe: {}) == (.uring, nil))
+        #expect(IOEngine.resolve(.auto, clients: many, probe: {}) == (.uring, nil))
+        #expect(IOEngine.resolve(.auto, clients: few, probe: {}) == (.epoll, nil))
+        #expect(IOEngine.resolve(.epoll, clients: many, probe: {}) == (.epoll, nil))
     }
 
     /// Writes that only wait for the batch are not a peer that does not read: more of them in one pass than the queue

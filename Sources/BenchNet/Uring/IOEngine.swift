@@ -12,8 +12,7 @@ public enum IOEngine: String, Sendable, CaseIterable {
 
 /// What `--io` asks for.
 public enum IOEngineChoice: String, Sendable, CaseIterable {
-    /// epoll (Benchmarks/cpu-per-message.sh: io_uring cut the system calls fourteenfold but spent as much CPU per
-    /// message at 1,000 clients, the loopback TCP stack's work per segment deciding; 0.79x epoll's at 10,000).
+    /// io_uring from ``IOEngine/autoUringClients`` clients, where it works; epoll below, and where it does not.
     case auto
     case epoll
     case uring
@@ -25,16 +24,21 @@ public enum IOEngineChoice: String, Sendable, CaseIterable {
 }
 
 extension IOEngine {
-    /// The engine `BENCH_IO` (or auto) picks on this machine, for runs that say nothing of it.
-    public static let processDefault: IOEngine = resolve(IOEngineChoice.environmentDefault).engine
+    /// Where `auto` picks io_uring: from this many clients. Benchmarks/cpu-per-message.sh (user + system time per
+    /// message, medians of alternating runs) measured io_uring at 0.85–0.95× epoll's CPU at 1,000 and 2,000 clients,
+    /// 0.85× at 2,500, 0.83× at 5,000, 0.79× at 10,000. Below, epoll: the saving is small there (0.94× at 250), and
+    /// the fewer the clients, the more a broadcast's first writes waiting for the batch show in its delivery.
+    public static let autoUringClients = 1_000
 
-    /// The engine for `choice` on this machine, and a note when io_uring was wanted and refused (the run goes on
-    /// with epoll: io_uring is often forbidden, by `kernel.io_uring_disabled` or a container's seccomp profile).
-    /// `probe` tries io_uring (``probe()``: a ring, provided buffers, a multishot receive).
+    /// The engine for `choice` on this machine for a run of `clients` clients, and a note when io_uring was wanted and
+    /// refused (the run goes on with epoll: io_uring is often forbidden, by `kernel.io_uring_disabled` or a
+    /// container's seccomp profile). `probe` tries io_uring (``probe()``: a ring, provided buffers, a multishot
+    /// receive, once per process).
     public static func resolve(
-        _ choice: IOEngineChoice, probe: () throws(IOUringRefusal) -> Void = { () throws(IOUringRefusal) in try probe() }
+        _ choice: IOEngineChoice, clients: Int,
+        probe: () throws(IOUringRefusal) -> Void = { () throws(IOUringRefusal) in try probe() }
     ) -> (engine: IOEngine, note: String?) {
-        guard choice == .uring else { return (.epoll, nil) }
+        guard choice == .uring || (choice == .auto && clients >= autoUringClients) else { return (.epoll, nil) }
         do {
             try probe()
             return (.uring, nil)
@@ -42,7 +46,8 @@ extension IOEngine {
             let why = error.errno == EPERM
                 ? " (kernel.io_uring_disabled, or a seccomp profile such as Docker's or Kubernetes' default, forbids it)"
                 : ""
-            return (.epoll, "io_uring is not available here: \(error)\(why); the run uses epoll")
+            let asked = choice == .auto ? " (auto picks it from \(autoUringClients) clients)" : ""
+            return (.epoll, "io_uring is not available here\(asked): \(error)\(why); the run uses epoll")
         }
     }
 

@@ -69,9 +69,11 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Server and clients spin on non-blocking reads (and ask for `SO_BUSY_POLL`) instead of sleeping in
     /// epoll_wait or read: the lowest latencies, at the cost of a CPU per busy thread.
     public var busyPoll: Bool
-    /// How the built-in server's and clients' loops read and write their connections (`--io`, resolved on this
-    /// machine: ``IOEngine/resolve(_:probe:)``).
-    public var ioEngine: IOEngine
+    /// `--io` as asked (the environment's `BENCH_IO` by default).
+    public var ioChoice: IOEngineChoice
+    /// How the harness's loops read and write their connections: ``ioChoice`` for this run's clients on this machine
+    /// (``IOEngine/resolve(_:clients:probe:)``; the probe runs once per process).
+    public var ioEngine: IOEngine { IOEngine.resolve(ioChoice, clients: clients).engine }
     /// How the frames travel: tcp, ws, tls or wss.
     public var transport: TransportKind
     /// The WebSocket path the clients ask for and the server accepts.
@@ -160,7 +162,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.timestamps = .kernel
         self.clientThreads = 1
         self.busyPoll = false
-        self.ioEngine = IOEngine.processDefault
+        self.ioChoice = IOEngineChoice.environmentDefault
         self.serverThreads = 1
         self.transport = .tcp
         self.webSocketPath = "/"
