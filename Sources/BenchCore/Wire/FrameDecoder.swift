@@ -17,11 +17,13 @@ public struct FrameDecoder {
     /// Kind and total size of the frame in `pending`, once its header is complete.
     private var pendingHeader: (kind: FrameKind, size: Int)?
 
-    /// Creates a decoder that refuses frames larger than `maximumFrameSize` bytes (length field included).
-    public init(maximumFrameSize: Int) {
+    /// Creates a decoder that refuses frames larger than `maximumFrameSize` bytes (length field included), with room
+    /// for a cut frame of up to `pendingCapacity` bytes set aside now (0: made the first time a frame is cut).
+    public init(maximumFrameSize: Int, pendingCapacity: Int = 0) {
         precondition(maximumFrameSize >= WireFormat.minimumMessageSize)
         precondition(maximumFrameSize <= WireFormat.maximumFrameSize)
         self.maximumFrameSize = maximumFrameSize
+        if pendingCapacity > 0 { pending.reserveCapacity(min(pendingCapacity, maximumFrameSize)) }
     }
 
     /// Bytes held back because they start a frame that is not complete yet.

@@ -7,6 +7,11 @@ extension Connection {
     /// set aside once: more submit the batch first.
     static var batchedQueueCapacity: Int { 1_024 }
 
+    /// With io_uring, the room a connection's frame decoder sets aside once for a frame cut between two completions:
+    /// the ring's provided buffers (1 KiB for small frames) cut the stream routinely, where epoll's 64 KiB reads
+    /// rarely do, and room made on the first cut would be made in the middle of the run.
+    static var cutFrameCapacity: Int { 256 }
+
     /// What a connection's epoll watches besides writable: readable, unless io_uring's receive (`receiver`) reads it
     /// (then only errors and hang-ups, which epoll always reports).
     static func readInterest(with receiver: UringReceiver?) -> EpollEvents { receiver == nil ? .readable : [] }

@@ -111,7 +111,8 @@ public final class Connection<T: Transport> {
         self.epoll = epoll
         self.receiver = receiver
         self.batch = batch
-        self.decoder = FrameDecoder(maximumFrameSize: settings.maximumFrameSize)
+        self.decoder = FrameDecoder(
+            maximumFrameSize: settings.maximumFrameSize, pendingCapacity: receiver == nil ? 0 : Self.cutFrameCapacity)
         self.maximumQueuedBytes = maximumQueuedBytes
         self.startedAt = startedAt
         self.state = connecting ? .connecting : .handshaking
