@@ -49,7 +49,6 @@ enum CapacityCommand {
                         + "undecided then is reported undecided, and the search stays below it.",
                     default: DurationText.format(CapacityPlan.defaultStepBudget)),
                 OptionSpec("repeat", value: "k", help: "The fewest runs per step, pooled, however soon it is decided.", default: "1"),
-                OptionReader.acceptOption,
                 OptionSpec(
                     "threshold", value: "expr", help: "A condition on the capacity found (capacity>=5000, "
                         + "capacity<=1ms for an interval): exit 1 when it breaks; repeatable.", repeatable: true),

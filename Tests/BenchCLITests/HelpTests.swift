@@ -19,6 +19,23 @@ import Testing
         #expect(result.standardOutput.contains(defaults))
     }
 
+    /// Each option is listed once in a command's help, however many option groups the command is made of (capacity
+    /// listed --accept twice: once among the run's options, once among its own).
+    @Test(arguments: [
+        ["fanout"], ["roundtrip"], ["chat"], ["serve", "fanout"], ["capacity", "fanout"], ["capacity", "roundtrip"],
+        ["capacity", "chat"], ["clients"], ["check"], ["compare"],
+    ])
+    func noOptionIsListedTwice(command: [String]) throws {
+        let result = try BenchProcess.run(command + ["--help"])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let options = result.standardOutput.split(separator: "\n")
+            .filter { $0.hasPrefix("  --") }
+            .map { $0.dropFirst(2).prefix { $0 != " " } }
+        #expect(!options.isEmpty)
+        let repeated = Dictionary(grouping: options, by: { $0 }).filter { $0.value.count > 1 }.keys
+        #expect(repeated.isEmpty, "\(command.joined(separator: " ")) --help lists \(repeated.sorted()) more than once")
+    }
+
     @Test func theTopLevelHelpListsCommandsAndExitCodes() throws {
         for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try BenchProcess.run(arguments)
