@@ -3,12 +3,12 @@ import Glibc
 /// A connection under the io_uring engine: its reads arrive through the loop's ``UringReceiver`` and its writes wait
 /// in the loop's ``SendBatch`` (see `BenchNet/Uring/`).
 extension Connection {
-    /// With io_uring, the room a connection's queue has for its writes of one pass (1 KiB: fifteen 64-byte echoes),
-    /// set aside once: more submit the batch first.
-    static var batchedQueueCapacity: Int { 1_024 }
+    /// With io_uring, the room a connection's queue has for its writes of one pass (512 B: seven 64-byte echoes), set
+    /// aside once: more submit the batch first.
+    static var batchedQueueCapacity: Int { 512 }
 
     /// With io_uring, the room a connection's frame decoder sets aside once for a frame cut between two completions:
-    /// the ring's provided buffers (1 KiB for small frames) cut the stream routinely, where epoll's 64 KiB reads
+    /// the ring's provided buffers (512 B for small frames) cut the stream routinely, where epoll's 64 KiB reads
     /// rarely do, and room made on the first cut would be made in the middle of the run.
     static var cutFrameCapacity: Int { 256 }
 

@@ -24,6 +24,17 @@ public final class SendBatch<T: Transport> {
         staged.reserveCapacity(Self.capacity)
     }
 
+    /// Sets up an event loop's two rings, on the loop's thread: where its `connections` connections' reads of frames
+    /// up to `frameSize` bytes arrive (with the kernel's receive stamps when `clock` is given), and its batch of
+    /// writes. The refusal when either cannot be set up: the loop then stays on epoll.
+    public static func startLoop(
+        epoll: Epoll, connections: Int, frameSize: Int, clock: KernelClockMapping?
+    ) -> Result<(UringReceiver, SendBatch<T>), IOUringRefusal> {
+        Result { () throws(IOUringRefusal) in
+            (try UringReceiver(epoll: epoll, connections: connections, frameSize: frameSize, clock: clock), try SendBatch<T>())
+        }
+    }
+
     /// True when the next connection staged makes the batch submit first.
     @inline(__always)
     var isFull: Bool { staged.count == Self.capacity }

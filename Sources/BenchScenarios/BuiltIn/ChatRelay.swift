@@ -148,12 +148,10 @@ final class ChatRelay: @unchecked Sendable {
 
     /// Sets up io_uring on the relay's thread; where it cannot, the relay stays on epoll and the run says why.
     private func startUring() {
-        do {
-            receiver = try UringReceiver(epoll: epoll, connections: clients, frameSize: maximumMessageSize, clock: nil)
-            batch = try SendBatch<TCP>()
-        } catch {
-            receiver = nil
-            counts.uringRefusal = "io_uring could not be set up on the chat relay's thread (\(error)); it used epoll"
+        switch SendBatch<TCP>.startLoop(epoll: epoll, connections: clients, frameSize: maximumMessageSize, clock: nil) {
+        case .success(let rings): (receiver, batch) = rings
+        case .failure(let refusal):
+            counts.uringRefusal = "io_uring could not be set up on the chat relay's thread (\(refusal)); it used epoll"
         }
     }
 

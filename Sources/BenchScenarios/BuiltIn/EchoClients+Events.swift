@@ -6,13 +6,12 @@ extension EchoClients {
     /// Sets up io_uring on this thread: the clients' reads arrive through its ring and each pass's echoes go out in
     /// one submission. Where it cannot, the thread stays on epoll and says so in the run's events.
     func startUring() {
-        do {
-            receiver = try UringReceiver(
-                epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
-            batch = try SendBatch<T>()
-        } catch {
-            receiver = nil
-            record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(error)); its sockets use epoll")
+        switch SendBatch<T>.startLoop(
+            epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
+        {
+        case .success(let rings): (receiver, batch) = rings
+        case .failure(let refusal):
+            record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(refusal)); its sockets use epoll")
         }
     }
 

@@ -145,13 +145,12 @@ final class SubscriberGroup<T: Transport> {
     /// Sets up io_uring on this thread: the subscribers' reads arrive through its ring and each pass's writes go out in
     /// one submission. Where it cannot, the group stays on epoll and says so in the run's events.
     func startUring() {
-        do {
-            receiver = try UringReceiver(
-                epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
-            batch = try SendBatch<T>()
-        } catch {
-            receiver = nil
-            report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(error)); its sockets use epoll")
+        switch SendBatch<T>.startLoop(
+            epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
+        {
+        case .success(let rings): (receiver, batch) = rings
+        case .failure(let refusal):
+            report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(refusal)); its sockets use epoll")
         }
     }
 
