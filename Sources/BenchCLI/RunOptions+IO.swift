@@ -11,7 +11,7 @@ extension RunOptions {
                 + "relay's and members', a target's subscribers'; a target's publisher stays on epoll): uring (io_uring: multishot receives into "
                 + "provided buffers, each broadcast's and each pass's writes in one submission), epoll (a read and a "
                 + "write call per socket), or auto (io_uring from \(IOEngine.autoUringClients) clients, where it "
-                + "measured 0.8-0.95x epoll's CPU per message; epoll below). Where io_uring is refused "
+                + "measured 0.8-0.97x epoll's CPU per message; epoll below). Where io_uring is refused "
                 + "(kernel.io_uring_disabled, a container's seccomp profile) the run uses epoll and says so; run.csv's "
                 + "io_engine says which ran. The environment's BENCH_IO sets the default.",
             default: IOEngineChoice.environmentDefault.rawValue)

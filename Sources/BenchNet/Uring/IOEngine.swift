@@ -25,7 +25,7 @@ public enum IOEngineChoice: String, Sendable, CaseIterable {
 
 extension IOEngine {
     /// Where `auto` picks io_uring: from this many clients. Benchmarks/cpu-per-message.sh (user + system time per
-    /// message, medians of alternating runs) measured io_uring at 0.85–0.95× epoll's CPU at 1,000 and 2,000 clients,
+    /// message, medians of alternating runs) measured io_uring at 0.85–0.97× epoll's CPU at 1,000 and 2,000 clients,
     /// 0.85× at 2,500, 0.83× at 5,000, 0.79× at 10,000. Below, epoll: the saving is small there (0.94× at 250), and
     /// the fewer the clients, the more a broadcast's first writes waiting for the batch show in its delivery.
     public static let autoUringClients = 1_000
