@@ -19,6 +19,14 @@
 
 enum { bufferGroup = 0, controlSpace = 64 };
 
+/// What a ring was set up with (its `setup` bits).
+enum {
+    /// IORING_SETUP_SINGLE_ISSUER and IORING_SETUP_DEFER_TASKRUN (6.1+): completions run when this thread waits.
+    CBenchUringDeferredTaskRun = 1,
+    /// Receives carry the kernel's software receive stamp (multishot recvmsg with a control buffer).
+    CBenchUringReceiveStamps = 2,
+};
+
 struct CBenchUring {
     int fd, setup;
     unsigned *sqHead, *sqTail, *sqMask, *sqArray, sqEntries, sqLocalTail;
@@ -146,14 +154,13 @@ void CBench_uringDestroy(CBenchUring *ring) {
     free(ring);
 }
 
-int CBench_uringSetup(const CBenchUring *ring) { return ring->setup; }
-
-unsigned CBench_uringPending(const CBenchUring *ring) {
+/// Submissions prepared and not yet handed to the kernel.
+static unsigned pendingSubmissions(const CBenchUring *ring) {
     return ring->sqLocalTail - atomic_load_explicit((_Atomic unsigned *)ring->sqHead, memory_order_acquire);
 }
 
 static struct io_uring_sqe *nextSubmission(CBenchUring *ring) {
-    if (CBench_uringPending(ring) >= ring->sqEntries) return NULL;
+    if (pendingSubmissions(ring) >= ring->sqEntries) return NULL;
     unsigned index = ring->sqLocalTail & *ring->sqMask;
     struct io_uring_sqe *sqe = &ring->sqes[index];
     memset(sqe, 0, sizeof *sqe);
@@ -214,7 +221,7 @@ int CBench_uringCancel(CBenchUring *ring, uint64_t target, uint64_t userData) {
 }
 
 int CBench_uringEnter(CBenchUring *ring, int wait, int64_t timeoutNanoseconds) {
-    unsigned submit = CBench_uringPending(ring);
+    unsigned submit = pendingSubmissions(ring);
     atomic_store_explicit((_Atomic unsigned *)ring->sqTail, ring->sqLocalTail, memory_order_release);
     struct __kernel_timespec timeout = {
         .tv_sec = timeoutNanoseconds / 1000000000, .tv_nsec = timeoutNanoseconds % 1000000000};

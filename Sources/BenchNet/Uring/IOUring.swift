@@ -22,10 +22,6 @@ public final class IOUring {
     public typealias Completion = CBenchCompletion
 
     private let ring: OpaquePointer
-    /// Completions run when this thread waits (IORING_SETUP_DEFER_TASKRUN, 6.1+).
-    public let defersTaskRun: Bool
-    /// Receives carry the kernel's receive stamp.
-    public let receivesStamps: Bool
 
     /// A ring of `entries` submissions and `completions` completions with `bufferCount` (a power of two, 0 for a ring
     /// that only sends) provided buffers of `bufferSize` bytes, whose receives carry kernel stamps when `stamps`.
@@ -39,17 +35,11 @@ public final class IOUring {
             throw IOUringRefusal(step: step.map { String(cString: $0) } ?? "io_uring_setup", errno: error)
         }
         self.ring = ring
-        let setup = CBench_uringSetup(ring)
-        defersTaskRun = setup & Int32(CBenchUringDeferredTaskRun) != 0
-        receivesStamps = setup & Int32(CBenchUringReceiveStamps) != 0
     }
 
     deinit {
         CBench_uringDestroy(ring)
     }
-
-    /// Submissions prepared and not handed to the kernel yet.
-    public var pending: Int { Int(CBench_uringPending(ring)) }
 
     /// Prepares a multishot receive of `fd` into the provided buffers. False when the submission queue is full.
     @inline(__always)

@@ -15,14 +15,6 @@ typedef struct {
     uint32_t flags;
 } CBenchCompletion;
 
-/// What a ring was set up with, for the run's notes.
-enum {
-    /// IORING_SETUP_SINGLE_ISSUER and IORING_SETUP_DEFER_TASKRUN (6.1+): completions run when this thread waits.
-    CBenchUringDeferredTaskRun = 1,
-    /// Receives carry the kernel's software receive stamp (multishot recvmsg with a control buffer).
-    CBenchUringReceiveStamps = 2,
-};
-
 /// Sets up a ring of `entries` submissions and `completions` completions, with `bufferCount` (a power of two)
 /// provided buffers of `bufferSize` bytes for multishot receives, which carry kernel receive stamps when `stamps`.
 /// Asks for SINGLE_ISSUER and DEFER_TASKRUN and goes on without them where the kernel refuses them. Returns NULL
@@ -33,12 +25,6 @@ CBenchUring *CBench_uringCreate(unsigned entries, unsigned completions, unsigned
 
 /// Unmaps and closes everything the ring holds.
 void CBench_uringDestroy(CBenchUring *ring);
-
-/// CBenchUring* flags (CBenchUringDeferredTaskRun, CBenchUringReceiveStamps).
-int CBench_uringSetup(const CBenchUring *ring);
-
-/// Submissions prepared and not yet handed to the kernel.
-unsigned CBench_uringPending(const CBenchUring *ring);
 
 /// Prepares a multishot receive on `fd` into the provided buffers (recvmsg with a control buffer when the ring
 /// takes stamps). Returns 0, or -1 when the submission queue is full.
