@@ -131,7 +131,7 @@ extension MeasuringRole {
 
     /// Sends the next broadcast once the last one is settled, or each ready client's next message.
     func sendClosedLoop(at now: UInt64) {
-        guard driver.plan == nil, !isStopping, !recording.isDurationOver(at: now) else { return }
+        guard driver.plan == nil, !isStopping, !isDurationOver(at: now) else { return }
         switch configuration.scenario {
         case .fanout:
             let next = driver.currentBroadcast + 1
@@ -214,12 +214,31 @@ extension MeasuringRole {
     func isFinished(at now: UInt64) -> Bool {
         if isEveryoneGone(at: now) { return true }
         if isWaitingForReturns(at: now) { return false }
-        let timetableSpent = driver.plan.map { $0.next == nil && driver.waitingForRows.isEmpty }
-        guard recording.isSendingOver(
-            at: now, stopping: isStopping, timetableSpent: timetableSpent, dispatched: driver.dispatched)
-        else { return false }
+        guard isSendingOver(at: now) else { return false }
         let settled = driver.resolved == driver.dispatched && recording.ledger.ownCopiesAwaited == 0
         return settled || now >= driver.lastDispatch + configuration.timeout
+    }
+
+    // These read the recording's fields one by one: a method of the whole recording, called through the protocol's
+    // getter, would copy it (and retain everything it holds) on every call, and the closed loop asks per message.
+
+    /// True when nothing more will be sent: stopped; an open-loop timetable spent and, with `--duration`, the duration
+    /// passed (the whole timetable goes out, late if need be: its lateness is lag, not a backlog dropped unseen); a
+    /// closed loop's duration passed or its messages all dispatched.
+    private func isSendingOver(at now: UInt64) -> Bool {
+        if isStopping { return true }
+        if let plan = driver.plan {
+            return plan.next == nil && driver.waitingForRows.isEmpty
+                && (configuration.duration == nil || isDurationOver(at: now))
+        }
+        return isDurationOver(at: now) || driver.dispatched == configuration.totalMessages
+    }
+
+    /// True once `--duration` has passed since sending began.
+    private func isDurationOver(at now: UInt64) -> Bool {
+        let start = recording.startNanoseconds
+        guard let duration = configuration.duration, start != 0 else { return false }
+        return now >= start &+ duration
     }
 
     /// The end of the run's measuring: what still waits for its echo timed out, the end time is set, the busiest client

@@ -72,21 +72,6 @@ extension RunRecording {
         writerWaits = stream.producerWaits
     }
 
-    /// True when nothing more will be sent: stopped; an open-loop timetable (`timetableSpent` non-nil) spent and, with
-    /// `--duration`, the duration passed (the whole timetable goes out, late if need be: its lateness is lag, not a
-    /// backlog dropped unseen); a closed loop's duration passed or its messages all `dispatched`.
-    func isSendingOver(at now: UInt64, stopping: Bool, timetableSpent: Bool?, dispatched: Int) -> Bool {
-        if stopping { return true }
-        if let timetableSpent { return timetableSpent && (configuration.duration == nil || isDurationOver(at: now)) }
-        return isDurationOver(at: now) || dispatched == configuration.totalMessages
-    }
-
-    /// True once `--duration` has passed since the start.
-    func isDurationOver(at now: UInt64) -> Bool {
-        guard let duration = configuration.duration, startNanoseconds != 0 else { return false }
-        return now >= startNanoseconds &+ duration
-    }
-
     /// The stream's first entry: sending began at ``startNanoseconds``.
     public var startEntry: SettledMessage {
         SettledMessage(kind: .start, scheduled: startNanoseconds)
