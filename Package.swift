@@ -8,6 +8,13 @@ import PackageDescription
 //   BenchScenarios broadcast server, echo clients, collector: fanout and roundtrip runs
 //   BenchReports   run folder, CSV reports, terminal table, JSON
 //   BenchCLI       argument parsing and the commands; `bench` is its thin executable
+// The release build's per-message path: generic code specialized across modules (the connection's reads and writes
+// are generic over the transport, and their callers live in other modules), and no run-time exclusivity checks (each
+// is a call and a thread-local lookup per access). Debug builds, and so `swift test`, keep every check.
+let releaseSpeed: [SwiftSetting] = [
+    .unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
+
 let package = Package(
     name: "bench",
     products: [
@@ -15,16 +22,20 @@ let package = Package(
     ],
     targets: [
         .target(name: "CBenchLinux"),
-        .target(name: "BenchCore"),
-        .target(name: "BenchNet", dependencies: ["CBenchLinux", "BenchCore"]),
-        .target(name: "BenchScenarios", dependencies: ["BenchCore", "BenchNet"]),
-        .target(name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchScenarios"]),
-        .target(name: "BenchCLI", dependencies: ["BenchCore", "BenchNet", "BenchScenarios", "BenchReports"]),
-        .executableTarget(name: "bench", dependencies: ["BenchCLI"]),
+        .target(name: "BenchCore", swiftSettings: releaseSpeed),
+        .target(name: "BenchNet", dependencies: ["CBenchLinux", "BenchCore"], swiftSettings: releaseSpeed),
+        .target(name: "BenchScenarios", dependencies: ["BenchCore", "BenchNet"], swiftSettings: releaseSpeed),
+        .target(
+            name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchScenarios"], swiftSettings: releaseSpeed),
+        .target(
+            name: "BenchCLI", dependencies: ["BenchCore", "BenchNet", "BenchScenarios", "BenchReports"],
+            swiftSettings: releaseSpeed),
+        .executableTarget(name: "bench", dependencies: ["BenchCLI"], swiftSettings: releaseSpeed),
         .executableTarget(
             name: "bench-micro",
             dependencies: ["BenchCore", "BenchNet", "BenchScenarios", "BenchReports"],
-            path: "Benchmarks/Micro"
+            path: "Benchmarks/Micro",
+            swiftSettings: releaseSpeed
         ),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
         .testTarget(name: "BenchNetTests", dependencies: ["BenchNet"]),
