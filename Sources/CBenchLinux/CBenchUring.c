@@ -39,9 +39,6 @@ struct CBenchUring {
     size_t buffersLength;
     unsigned bufferCount, bufferSize;
     char *bufferMemory;
-    /// The ring's file table: descriptor d sits at index d when `adopted[d]`, for d below `fileSlots` (0: none).
-    unsigned fileSlots;
-    unsigned char *adopted;
     struct msghdr message;  // the template of a stamped multishot recvmsg: no name, room for one control message
 };
 
@@ -100,23 +97,8 @@ static int provideBuffers(CBenchUring *ring, unsigned count, unsigned size) {
     return 0;
 }
 
-/// A sparse file table of `slots` entries (5.19+), and its map of what is in it. A ring goes on without one where the
-/// kernel refuses it (its requests then name plain descriptors).
-static void registerFileTable(CBenchUring *ring, unsigned slots) {
-    if (slots == 0) return;
-    ring->adopted = calloc(slots, 1);
-    if (ring->adopted == NULL) return;
-    struct io_uring_rsrc_register table = {.nr = slots, .flags = IORING_RSRC_REGISTER_SPARSE};
-    if (syscall(__NR_io_uring_register, ring->fd, IORING_REGISTER_FILES2, &table, sizeof table) < 0) {
-        free(ring->adopted);
-        ring->adopted = NULL;
-        return;
-    }
-    ring->fileSlots = slots;
-}
-
 CBenchUring *CBench_uringCreate(unsigned entries, unsigned completions, unsigned bufferCount, unsigned bufferSize,
-                                unsigned fileSlots, int stamps, int *error, const char **step) {
+                                int stamps, int *error, const char **step) {
     CBenchUring *ring = calloc(1, sizeof *ring);
     if (ring == NULL) {
         *error = ENOMEM;
@@ -154,7 +136,6 @@ CBenchUring *CBench_uringCreate(unsigned entries, unsigned completions, unsigned
         CBench_uringDestroy(ring);
         return NULL;
     }
-    registerFileTable(ring, fileSlots);
     if (stamps) {
         ring->setup |= CBenchUringReceiveStamps;
         ring->message.msg_controllen = controlSpace;
@@ -170,7 +151,6 @@ void CBench_uringDestroy(CBenchUring *ring) {
     if (ring->fd >= 0) close(ring->fd);  // unregisters the buffers; in-flight requests end with the ring
     if (ring->buffers != NULL) munmap(ring->buffers, ring->buffersLength);
     free(ring->bufferMemory);
-    free(ring->adopted);
     free(ring);
 }
 
@@ -189,30 +169,6 @@ static struct io_uring_sqe *nextSubmission(CBenchUring *ring) {
     return sqe;
 }
 
-/// Puts `fd` in the file table at index `fd` (or takes it out, with -1 for `file`).
-static int updateFileSlot(CBenchUring *ring, int fd, int file) {
-    struct io_uring_rsrc_update2 update = {.offset = (unsigned)fd, .data = (uint64_t)(uintptr_t)&file, .nr = 1};
-    return syscall(__NR_io_uring_register, ring->fd, IORING_REGISTER_FILES_UPDATE2, &update, sizeof update) == 1;
-}
-
-int CBench_uringAdopt(CBenchUring *ring, int fd) {
-    if (fd < 0 || (unsigned)fd >= ring->fileSlots) return 0;
-    ring->adopted[fd] = (unsigned char)updateFileSlot(ring, fd, fd);
-    return ring->adopted[fd];
-}
-
-void CBench_uringRelease(CBenchUring *ring, int fd) {
-    if (fd < 0 || (unsigned)fd >= ring->fileSlots || !ring->adopted[fd]) return;
-    updateFileSlot(ring, fd, -1);
-    ring->adopted[fd] = 0;
-}
-
-/// Names `fd` in `sqe`: its index in the file table when it is there (no descriptor lookup per request).
-static void setFile(const CBenchUring *ring, struct io_uring_sqe *sqe, int fd) {
-    sqe->fd = fd;
-    if (fd >= 0 && (unsigned)fd < ring->fileSlots && ring->adopted[fd]) sqe->flags |= IOSQE_FIXED_FILE;
-}
-
 int CBench_uringReceive(CBenchUring *ring, int fd, uint64_t userData) {
     struct io_uring_sqe *sqe = nextSubmission(ring);
     if (sqe == NULL) return -1;
@@ -223,9 +179,9 @@ int CBench_uringReceive(CBenchUring *ring, int fd, uint64_t userData) {
     } else {
         sqe->opcode = IORING_OP_RECV;
     }
+    sqe->fd = fd;
     sqe->ioprio = IORING_RECV_MULTISHOT;
     sqe->flags = IOSQE_BUFFER_SELECT;
-    setFile(ring, sqe, fd);
     sqe->buf_group = bufferGroup;
     sqe->user_data = userData;
     return 0;
@@ -235,7 +191,7 @@ int CBench_uringSend(CBenchUring *ring, int fd, const void *bytes, unsigned leng
     struct io_uring_sqe *sqe = nextSubmission(ring);
     if (sqe == NULL) return -1;
     sqe->opcode = IORING_OP_SEND;
-    setFile(ring, sqe, fd);
+    sqe->fd = fd;
     sqe->addr = (uint64_t)(uintptr_t)bytes;
     sqe->len = length;
     sqe->msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;

@@ -16,20 +16,6 @@ extension Connection {
     /// (then only errors and hang-ups, which epoll always reports).
     static func readInterest(with receiver: UringReceiver?) -> EpollEvents { receiver == nil ? .readable : [] }
 
-    /// With the io_uring engine: puts the socket in the file tables of the rings it reads and writes through, so that
-    /// its requests skip the kernel's descriptor lookup (``IOUring/adopt(_:)``). Its index is its descriptor, which a
-    /// closed connection's successor may reuse: adopting replaces what the index held.
-    func adoptIntoRings() {
-        receiver?.ring.adopt(descriptor)
-        batch?.ring.adopt(descriptor)
-    }
-
-    /// Takes the socket out of its rings' file tables before it closes (they would hold it open).
-    func releaseFromRings() {
-        receiver?.ring.release(descriptor)
-        batch?.ring.release(descriptor)
-    }
-
     /// With the io_uring engine: arms the multishot receive of this connection (once connected).
     func armReceive() {
         guard let receiver else { return }

@@ -120,15 +120,11 @@ public final class Connection<T: Transport> {
         self.sniffing = settings.acceptsPlainPeers && role == .server
         self.scratch = .allocate(byteCount: 2 * WebSocketFrameHeader.maximumSize + 128, alignment: 8)
         if batch != nil { outbound.reserve(Self.batchedQueueCapacity) }
-        adoptIntoRings()
         if !connecting { armReceive() }
     }
 
     deinit {
-        if isOpen {
-            releaseFromRings()
-            Posix.close(descriptor)
-        }
+        if isOpen { Posix.close(descriptor) }
         scratch.deallocate()
     }
 
@@ -272,7 +268,6 @@ public final class Connection<T: Transport> {
         isOpen = false
         if isStaged { batch?.flush() }  // its last bytes go before the descriptor does
         if let receiver, receiveSerial != 0 { receiver.cancel(token: token, serial: receiveSerial) }
-        releaseFromRings()
         Posix.close(descriptor)
     }
 

@@ -58,7 +58,7 @@ extension IOEngine {
     }
 
     private static let probeResult: Result<Void, IOUringRefusal> = Result { () throws(IOUringRefusal) in
-        let ring = try IOUring(entries: 8, completions: 16, bufferCount: 8, bufferSize: 64, fileSlots: 0)
+        let ring = try IOUring(entries: 8, completions: 16, bufferCount: 8, bufferSize: 64)
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, CBenchSOCK_STREAM | CBenchSOCK_CLOEXEC, 0, &pair) == 0 else {
             throw IOUringRefusal(step: "socketpair", errno: errno)

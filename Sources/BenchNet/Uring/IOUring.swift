@@ -24,17 +24,13 @@ public final class IOUring {
     private let ring: OpaquePointer
 
     /// A ring of `entries` submissions and `completions` completions with `bufferCount` (a power of two, 0 for a ring
-    /// that only sends) provided buffers of `bufferSize` bytes, whose receives carry kernel stamps when `stamps`, and
-    /// a file table for the descriptors below `fileSlots` (``adopt(_:)``).
+    /// that only sends) provided buffers of `bufferSize` bytes, whose receives carry kernel stamps when `stamps`.
     public init(
-        entries: UInt32, completions: UInt32, bufferCount: UInt32 = 0, bufferSize: UInt32 = 0,
-        fileSlots: UInt32 = IOUring.fileSlots, stamps: Bool = false
+        entries: UInt32, completions: UInt32, bufferCount: UInt32 = 0, bufferSize: UInt32 = 0, stamps: Bool = false
     ) throws(IOUringRefusal) {
         var error: Int32 = 0
         var step: UnsafePointer<CChar>?
-        guard
-            let ring = CBench_uringCreate(
-                entries, completions, bufferCount, bufferSize, fileSlots, stamps ? 1 : 0, &error, &step)
+        guard let ring = CBench_uringCreate(entries, completions, bufferCount, bufferSize, stamps ? 1 : 0, &error, &step)
         else {
             throw IOUringRefusal(step: step.map { String(cString: $0) } ?? "io_uring_setup", errno: error)
         }
@@ -44,19 +40,6 @@ public final class IOUring {
     deinit {
         CBench_uringDestroy(ring)
     }
-
-    /// A ring's file table covers the descriptors below the process's limit (at most 65,536: 16 B of the kernel's
-    /// memory each), so every connection's descriptor has its index.
-    public static var fileSlots: UInt32 { UInt32(min(max(DescriptorLimit.current, 0), 1 << 16)) }
-
-    /// Puts the socket `fd` in the ring's file table, so that its receives and sends skip the kernel's descriptor
-    /// lookup (`fget`) each time. The table holds the socket open: ``release(_:)`` it before closing it. False when it
-    /// is not there (beyond the table, or the kernel has none): its requests name the plain descriptor, as before.
-    @discardableResult
-    public func adopt(_ fd: Int32) -> Bool { CBench_uringAdopt(ring, fd) == 1 }
-
-    /// Takes `fd` out of the file table, if ``adopt(_:)`` put it there.
-    public func release(_ fd: Int32) { CBench_uringRelease(ring, fd) }
 
     /// Prepares a multishot receive of `fd` into the provided buffers. False when the submission queue is full.
     @inline(__always)

@@ -16,25 +16,15 @@ typedef struct {
 } CBenchCompletion;
 
 /// Sets up a ring of `entries` submissions and `completions` completions, with `bufferCount` (a power of two)
-/// provided buffers of `bufferSize` bytes for multishot receives, which carry kernel receive stamps when `stamps`, and
-/// a file table for the descriptors below `fileSlots` (none where the kernel refuses it: see CBench_uringAdopt).
+/// provided buffers of `bufferSize` bytes for multishot receives, which carry kernel receive stamps when `stamps`.
 /// Asks for SINGLE_ISSUER and DEFER_TASKRUN and goes on without them where the kernel refuses them. Returns NULL
 /// with `*error` set to the errno of the step that failed (EPERM where io_uring is disabled or filtered, ENOSYS where
 /// it does not exist, EINVAL where a feature is missing) and `*step` to its name.
 CBenchUring *CBench_uringCreate(unsigned entries, unsigned completions, unsigned bufferCount, unsigned bufferSize,
-                                unsigned fileSlots, int stamps, int *error, const char **step);
+                                int stamps, int *error, const char **step);
 
 /// Unmaps and closes everything the ring holds.
 void CBench_uringDestroy(CBenchUring *ring);
-
-/// Puts the socket `fd` in the ring's file table (at index `fd`, replacing what was there), so that its receives and
-/// sends skip the kernel's descriptor lookup; the table holds the socket open until CBench_uringRelease. Returns 1
-/// when it is there, 0 when it is not (beyond the table, no table, or refused: from another thread than the one that
-/// set the ring up): its requests then name the plain descriptor.
-int CBench_uringAdopt(CBenchUring *ring, int fd);
-
-/// Takes `fd` out of the file table, if CBench_uringAdopt put it there. Call before closing it.
-void CBench_uringRelease(CBenchUring *ring, int fd);
 
 /// Prepares a multishot receive on `fd` into the provided buffers (recvmsg with a control buffer when the ring
 /// takes stamps). Returns 0, or -1 when the submission queue is full.
