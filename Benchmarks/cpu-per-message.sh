@@ -7,9 +7,9 @@
 # For each client count (default 1000) it alternates `rounds` runs (default 5) of `fanout_ref fanout N 200 10`,
 # `bench fanout --clients N --messages 200 --warmup 0 --interval 10ms --arrival fixed --timestamps user --io epoll` and
 # the same with `--io uring` (no warmup: bench sends the reference's 200 broadcasts, not 210), and prints the median
-# CPU seconds of each and the ratios to the reference (the issue's goal for io_uring: at most 0.85 at 1,000 clients). Both run one server thread and one client thread (bench: --client-threads
-# 1); above 9,000 clients both put the clients in a child process (fanout_ref -P; bench --client-procs 1), for the
-# descriptor limit.
+# CPU seconds of each and the ratios to the reference (the issue's goal for io_uring: at most 0.85 at 1,000 clients).
+# Both run one server thread and one client thread (bench: --client-threads 1); above 9,000 clients both put the
+# clients in a child process (fanout_ref -P; bench --client-procs 1), for the descriptor limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -36,8 +36,8 @@ for clients in "${counts[@]}"; do
     for _ in $(seq "$rounds"); do
         ref+=("$(cpu "$work/fanout_ref" "${procs[@]}" fanout "$clients" 200 10)")
         for io in epoll uring; do
-            seconds=$(cpu "$work/bench" fanout --clients "$clients" --messages 200 --warmup 0 --interval 10ms --arrival fixed \
-                --timestamps user --io "$io" "${placement[@]}" --out "$work/runs" --quiet)
+            seconds=$(cpu "$work/bench" fanout --clients "$clients" --messages 200 --warmup 0 --interval 10ms \
+                --arrival fixed --timestamps user --io "$io" "${placement[@]}" --out "$work/runs" --quiet)
             if [ "$io" = epoll ]; then epoll+=("$seconds"); else uring+=("$seconds"); fi
         done
     done
