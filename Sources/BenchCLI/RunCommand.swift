@@ -143,10 +143,15 @@ enum RunCommand {
         case .success(let value): ended = value
         case .failure(let failure): return Outcome(status: failure.status, exitCode: .runFailed)
         }
-        let (recording, collector, folder) = (ended.recording, ended.collector, ended.folder)
-        let analysis = collector.analysis(
-            of: recording, percentiles: options.thresholds.compactMap(\.statistic.percentile),
-            limits: options.thresholds.compactMap(\.countedLimit))
+        var (recording, collector, folder) = (ended.recording, ended.collector, ended.folder)
+        let percentiles = options.thresholds.compactMap(\.statistic.percentile)
+        let limits = options.thresholds.compactMap(\.countedLimit)
+        var analysis = collector.analysis(of: recording, percentiles: percentiles, limits: limits)
+        let yield = MeasurementYield(analysis)
+        if recording.status == .complete, let nothing = yield.nothingMeasured {  // no result: the run failed
+            recording.failUnmeasured(nothing)
+            analysis = collector.analysis(of: recording, percentiles: percentiles, limits: limits)
+        }
         // A verdict on a run that was no measurement of the server (interrupted, a saturated harness) is inconclusive:
         // the rule a saved run's is judged by (RunResults.inconclusiveReasons), from what run.csv will say.
         let reasons = InconclusiveReason.of(
@@ -180,6 +185,7 @@ enum RunCommand {
             }
         }
         // On stderr whatever else is printed (the table says it too): a CI log must show it.
+        if let warning = yield.lossWarning { Console.error("Warning: \(warning)\n") }
         let saturation = analysis.harnessLoad.saturation
         if let saturation {
             Console.error("Warning: the harness was saturated: \(saturation); \(HarnessLoad.advice)\n")

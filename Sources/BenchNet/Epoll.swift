@@ -21,19 +21,23 @@ public struct EpollEvents: OptionSet, Sendable {
 /// Each registration carries a 64-bit token chosen by the owner (a connection's slot, a timer's role), which
 /// `wait` hands back with the ready events; the owner decodes it. One thread uses an instance.
 public final class Epoll {
-    /// The epoll descriptor.
-    public let descriptor: Int32
+    private let owned: Descriptor
     private let events: UnsafeMutableBufferPointer<epoll_event>
+    /// How many events the last wait returned: ``event(at:)`` reads no further (debug builds check).
+    private var readyCount = 0
+
+    /// The epoll descriptor's number, for as long as this instance lives.
+    public var descriptor: Int32 { owned.rawValue }
 
     /// Creates an epoll instance that returns at most `maximumEvents` events per wait.
     public init(maximumEvents: Int = 512) throws(SystemError) {
-        descriptor = try Posix.call("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        owned = Descriptor(
+            owning: try Posix.call("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }, owner: "Epoll")
         events = .allocate(capacity: maximumEvents)
     }
 
     deinit {
         events.deallocate()
-        Posix.close(descriptor)
     }
 
     /// Starts watching `fd` for `interest`; `token` comes back with its events.
@@ -55,14 +59,16 @@ public final class Epoll {
     /// events are ready; read them with ``event(at:)``. An interrupted wait returns 0.
     public func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
         let count = epoll_wait(descriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds)
+        readyCount = max(Int(count), 0)
         if count >= 0 { return Int(count) }
         if Glibc.errno == EINTR { return 0 }
         throw SystemError("epoll_wait", errno: Glibc.errno)
     }
 
-    /// The token and events of the `index`th ready descriptor of the last wait.
+    /// The token and events of the `index`th ready descriptor of the last wait, which returned more than `index`.
     @inline(__always)
     public func event(at index: Int) -> (token: UInt64, events: EpollEvents) {
+        assert(index < readyCount, "event \(index) read after a wait that returned \(readyCount)")
         let event = events[index]
         return (event.data.u64, EpollEvents(rawValue: event.events))
     }

@@ -4,15 +4,13 @@ import Glibc
 /// An eventfd: any thread can ring it to wake an event loop that watches it.
 public final class EventNotifier: Sendable {
     /// The eventfd, to register with an ``Epoll`` for ``EpollEvents/readable``.
-    public let descriptor: Int32
+    public var descriptor: Int32 { owned.rawValue }
+    private let owned: Descriptor
 
     /// Creates a non-blocking eventfd.
     public init() throws(SystemError) {
-        descriptor = try Posix.call("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
-    }
-
-    deinit {
-        Posix.close(descriptor)
+        owned = Descriptor(
+            owning: try Posix.call("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }, owner: "EventNotifier")
     }
 
     /// Wakes whoever watches the descriptor. Safe from any thread.

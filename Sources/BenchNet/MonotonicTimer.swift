@@ -7,17 +7,15 @@ import Glibc
 /// A timerfd is an hrtimer, which is not subject to the thread's timer slack (unlike epoll_wait's timeout).
 public final class MonotonicTimer {
     /// The timerfd, to register with an ``Epoll`` for ``EpollEvents/readable``.
-    public let descriptor: Int32
+    public var descriptor: Int32 { owned.rawValue }
+    private let owned: Descriptor
 
     /// Creates a disarmed timer.
     public init() throws(SystemError) {
-        descriptor = try Posix.call("timerfd_create") {
+        let number = try Posix.call("timerfd_create") {
             timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         }
-    }
-
-    deinit {
-        Posix.close(descriptor)
+        owned = Descriptor(owning: number, owner: "MonotonicTimer")
     }
 
     /// Arms the timer to fire at `deadline`, a ``MonotonicClock`` time (a deadline in the past fires at once),

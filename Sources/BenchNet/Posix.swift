@@ -56,7 +56,9 @@ public enum Posix {
     }
 
     /// Closes a descriptor. `EINTR` is not retried: on Linux the descriptor is released either way.
+    /// In debug builds it traps when a ``Descriptor`` owns `fd`: that owner closes it, nobody else.
     public static func close(_ fd: Int32) {
+        DescriptorLedger.checkUnowned(fd, closer: "close")
         let result = Glibc.close(fd)
         precondition(result == 0 || Glibc.errno != EBADF, "close(\(fd)) of a descriptor not open: a harness bug")
     }

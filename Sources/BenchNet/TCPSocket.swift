@@ -24,20 +24,15 @@ public enum TCPSocket {
         }
     }
 
-    /// Accepts one pending connection as a non-blocking socket with `TCP_NODELAY`.
-    public static func accept(from listener: Int32) throws(SystemError) -> IOResult<Int32> {
+    /// Accepts one pending connection as a non-blocking socket with `TCP_NODELAY`; nil when none is pending.
+    public static func accept(from listener: Int32) throws(SystemError) -> Descriptor? {
         let result = try Posix.nonBlockingCall("accept4") {
             CBench_accept4(listener, CBenchSOCK_NONBLOCK | CBenchSOCK_CLOEXEC)
         }
-        if case .processed(let fd) = result {
-            do throws(SystemError) {
-                try disableNagle(fd)
-            } catch {
-                Posix.close(fd)
-                throw error
-            }
-        }
-        return result
+        guard case .processed(let fd) = result else { return nil }
+        let socket = Descriptor(owning: fd, owner: "an accepted socket")
+        try disableNagle(socket.rawValue)  // a throw closes it
+        return socket
     }
 
     /// Connects to `address`, waiting for the handshake, then makes the socket non-blocking with `TCP_NODELAY`.
@@ -61,34 +56,32 @@ public enum TCPSocket {
     /// With a `source`, the connection leaves from that address (its port still chosen by the kernel at connect
     /// time, `IP_BIND_ADDRESS_NO_PORT`, so that the ephemeral ports are shared per destination): several source
     /// addresses multiply the connections one machine can open to one server beyond its ephemeral port range.
-    public static func startConnecting(to address: SocketAddress, from source: SocketAddress? = nil) throws(SystemError) -> Int32 {
-        let fd = try makeSocket(family: address.family)
-        do throws(SystemError) {
-            try disableNagle(fd)
-            if let source {
-                if source.family == AF_INET {
-                    try Posix.setSocketOption(fd, level: Int32(IPPROTO_IP), name: IP_BIND_ADDRESS_NO_PORT, value: 1)
-                }
-                guard source.family == address.family else {
-                    throw SystemError("connect from source address \(source.host) to \(address)", errno: EAFNOSUPPORT)
-                }
-                do throws(SystemError) {
-                    _ = try source.withSockAddr { pointer, length throws(SystemError) in
-                        try Posix.call("bind") { bind(fd, pointer, length) }
-                    }
-                } catch {
-                    throw SystemError("bind to source address \(source.host)", errno: error.errno)
-                }
+    public static func startConnecting(
+        to address: SocketAddress, from source: SocketAddress? = nil
+    ) throws(SystemError) -> Descriptor {
+        let socket = Descriptor(owning: try makeSocket(family: address.family), owner: "a connecting socket")
+        let fd = socket.rawValue  // a throw below closes the socket
+        try disableNagle(fd)
+        if let source {
+            if source.family == AF_INET {
+                try Posix.setSocketOption(fd, level: Int32(IPPROTO_IP), name: IP_BIND_ADDRESS_NO_PORT, value: 1)
             }
-            let result = try address.withSockAddr { pointer, length throws(SystemError) in Glibc.connect(fd, pointer, length) }
-            if result != 0 && Glibc.errno != EINPROGRESS && Glibc.errno != EINTR {
-                throw SystemError("connect", errno: Glibc.errno)
+            guard source.family == address.family else {
+                throw SystemError("connect from source address \(source.host) to \(address)", errno: EAFNOSUPPORT)
             }
-            return fd
-        } catch {
-            Posix.close(fd)
-            throw error
+            do throws(SystemError) {
+                _ = try source.withSockAddr { pointer, length throws(SystemError) in
+                    try Posix.call("bind") { bind(fd, pointer, length) }
+                }
+            } catch {
+                throw SystemError("bind to source address \(source.host)", errno: error.errno)
+            }
         }
+        let result = try address.withSockAddr { pointer, length throws(SystemError) in Glibc.connect(fd, pointer, length) }
+        if result != 0 && Glibc.errno != EINPROGRESS && Glibc.errno != EINTR {
+            throw SystemError("connect", errno: Glibc.errno)
+        }
+        return socket
     }
 
     /// Asks the kernel to busy-poll the device queue for `fd`'s reads (SO_BUSY_POLL, 50 µs), where it allows it

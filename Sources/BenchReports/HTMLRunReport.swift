@@ -14,7 +14,9 @@ public enum HTMLRunReport {
         var body = "<h1>\(MarkupText.escape(name)): \(MarkupText.escape(results.setting("status") ?? ""))</h1>\n"
         body += "<p class=\"meta\">\(MarkupText.escape(headline(results)))</p>\n"
         if let detail = results.statusDetail { body += "<p class=\"meta\">\(MarkupText.escape(detail))</p>\n" }
-        for note in [RunNotes.harness(results), RunNotes.outages(results), RunNotes.closedEarly(results)].compactMap({ $0 }) {
+        for note in [
+            RunNotes.harness(results), RunNotes.losses(results), RunNotes.outages(results), RunNotes.closedEarly(results),
+        ].compactMap({ $0 }) {
             body += "<p class=\"note\">\(MarkupText.escape(note))</p>\n"
         }
         body += summaryTable(results, under: under)

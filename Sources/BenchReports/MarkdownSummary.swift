@@ -20,7 +20,9 @@ public enum MarkdownSummary {
             + " · clients CPU \(setting("client_cpus")) · \(setting("start_utc"))\n\n"
         if let reason = results.setting("status_reason"), !reason.isEmpty { text += "Status: \(escape(reason))\n\n" }
         // The same counts as run.csv and the terminal's summary.
-        let notes = [RunNotes.harness(results), RunNotes.outages(results), RunNotes.closedEarly(results)].compactMap { $0 }
+        let notes = [
+            RunNotes.harness(results), RunNotes.losses(results), RunNotes.outages(results), RunNotes.closedEarly(results),
+        ].compactMap { $0 }
         for note in notes { text += "- " + escape(note) + "\n" }
         if !notes.isEmpty { text += "\n" }
         text += "| " + SummaryRow.header(under: under).joined(separator: " | ") + " |\n"

@@ -38,6 +38,16 @@ enum RunNotes {
         return "harness saturated: \(results.setting("harness_saturation") ?? ""); \(HarnessLoad.advice)"
     }
 
+    /// `30 of 1000 delivery values (3.0%) were lost: …` when the main metric lost more than
+    /// ``MeasurementYield/warningShare`` of its values; nil otherwise.
+    static func losses(_ results: RunResults) -> String? {
+        let metric = results.setting("scenario") == "roundtrip" ? "rtt" : "delivery"
+        guard let summary = results.summaries.first(where: { $0.metric == metric }), summary.count > 0 else { return nil }
+        let total = summary.count + summary.lost
+        guard Double(summary.lost) > MeasurementYield.warningShare * Double(total) else { return nil }
+        return "warning: " + MeasurementYield.lossWarning(lost: summary.lost, of: total, metric: metric)
+    }
+
     private static func count(_ results: RunResults, _ key: String) -> Int {
         results.setting(key).flatMap { Int($0) } ?? 0
     }

@@ -21,7 +21,7 @@ import Testing
         try epoll.add(pair.server, interest: .readable, token: 1)  // a second add fails with EEXIST
         #expect(throws: ConnectionError.self) {
             _ = try Connection<TCP>(
-                descriptor: pair.server, token: 2, epoll: epoll, role: .server,
+                descriptor: Descriptor(owning: pair.server, owner: "a test's socket"), token: 2, epoll: epoll, role: .server,
                 settings: TransportSettings(maximumFrameSize: 64), maximumQueuedBytes: 1024)
         }
         // The socket is closed (once: the caller has nothing to close): the peer reads end of stream. Checking the
@@ -37,7 +37,7 @@ import Testing
         let epoll = try Epoll()
         let limit = 256 << 10
         let connection = try Connection<TCP>(
-            descriptor: dup(pair.server), token: 7, epoll: epoll, role: .server,
+            descriptor: Descriptor(owning: dup(pair.server), owner: "a test's socket"), token: 7, epoll: epoll, role: .server,
             settings: TransportSettings(maximumFrameSize: 1 << 20), maximumQueuedBytes: limit)
         defer { connection.close() }
 
@@ -81,7 +81,7 @@ import Testing
         defer { Posix.close(pair.server) }
         let epoll = try Epoll()
         let connection = try Connection<TCP>(
-            descriptor: dup(pair.server), token: 1, epoll: epoll, role: .server,
+            descriptor: Descriptor(owning: dup(pair.server), owner: "a test's socket"), token: 1, epoll: epoll, role: .server,
             settings: TransportSettings(maximumFrameSize: 64), maximumQueuedBytes: 1024)
         defer { connection.close() }
         var buffer = [UInt8](repeating: 0, count: 16)
@@ -104,7 +104,7 @@ import Testing
         let pair = try LoopbackPair()
         let epoll = try Epoll()
         let connection = try Connection<TCP>(
-            descriptor: dup(pair.server), token: 1, epoll: epoll, role: .server,
+            descriptor: Descriptor(owning: dup(pair.server), owner: "a test's socket"), token: 1, epoll: epoll, role: .server,
             settings: TransportSettings(maximumFrameSize: 64), maximumQueuedBytes: 1 << 20)
         defer { connection.close() }
         var linger = linger(l_onoff: 1, l_linger: 0)  // close with RST

@@ -12,7 +12,7 @@ struct LoopbackPair {
         client = try TCPSocket.connect(to: address)
         var accepted: Int32?
         for _ in 0..<1000 where accepted == nil {
-            if case .processed(let fd) = try TCPSocket.accept(from: listener) { accepted = fd } else { usleep(1000) }
+            if let socket = try TCPSocket.accept(from: listener) { accepted = socket.relinquish() } else { usleep(1000) }
         }
         server = accepted!
     }

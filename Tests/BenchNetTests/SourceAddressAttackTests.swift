@@ -10,8 +10,7 @@ import Testing
         let to = try #require(SocketAddress(host: server, port: 9))
         let from = try #require(SocketAddress(host: source, port: 0))
         do {
-            let fd = try TCPSocket.startConnecting(to: to, from: from)
-            close(fd)
+            try TCPSocket.startConnecting(to: to, from: from).close()
             Issue.record("connecting from \(source) to \(server) should fail")
         } catch {
             #expect("\(error)".contains(source), "\(error)")

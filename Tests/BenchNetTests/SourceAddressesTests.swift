@@ -9,10 +9,10 @@ import Testing
         let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         defer { Posix.close(listener) }
         let client = try TCPSocket.startConnecting(to: address, from: SocketAddress(host: source, port: 0)!)
-        defer { Posix.close(client) }
+        defer { _ = client }
         var accepted: Int32?
         for _ in 0..<1_000 where accepted == nil {
-            if case .processed(let fd) = try TCPSocket.accept(from: listener) { accepted = fd } else { usleep(1_000) }
+            if let socket = try TCPSocket.accept(from: listener) { accepted = socket.relinquish() } else { usleep(1_000) }
         }
         let server = try #require(accepted)
         defer { Posix.close(server) }

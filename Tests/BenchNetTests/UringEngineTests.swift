@@ -62,7 +62,7 @@ import Testing
         let epoll = try Epoll()
         let receiver = try UringReceiver(epoll: epoll, connections: 1, frameSize: 256, clock: nil)
         let connection = try Connection<TCP>(
-            descriptor: pair.server, token: 5, epoll: epoll, role: .server,
+            descriptor: Descriptor(owning: pair.server, owner: "a test's socket"), token: 5, epoll: epoll, role: .server,
             settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 1 << 20, receiver: receiver)
         defer { connection.close() }
         try Posix.setNonBlocking(pair.client, false)
@@ -87,7 +87,7 @@ import Testing
         let epoll = try Epoll()
         let receiver = try UringReceiver(epoll: epoll, connections: 1, frameSize: 1024, clock: nil, buffers: 4)
         let connection = try Connection<TCP>(
-            descriptor: pair.server, token: 5, epoll: epoll, role: .server,
+            descriptor: Descriptor(owning: pair.server, owner: "a test's socket"), token: 5, epoll: epoll, role: .server,
             settings: TransportSettings(maximumFrameSize: 1024), maximumQueuedBytes: 1 << 20, receiver: receiver)
         defer { connection.close() }
         // 2 MiB of frames through 4 buffers of 2 KiB. A thread writes them, blocking.
@@ -128,7 +128,7 @@ import Testing
             let pair = try LoopbackPair()
             peers.append(pair.server)
             let connection = try Connection<TCP>(
-                descriptor: pair.client, token: UInt64(10 + index), epoll: epoll, role: .client,
+                descriptor: Descriptor(owning: pair.client, owner: "a test's socket"), token: UInt64(10 + index), epoll: epoll, role: .client,
                 settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 1 << 20, batch: batch)
             try connection.start()
             connections.append(connection)
@@ -182,7 +182,7 @@ import Testing
         let epoll = try Epoll()
         let batch = try SendBatch<TCP>()
         let connection = try Connection<TCP>(
-            descriptor: pair.client, token: 3, epoll: epoll, role: .client,
+            descriptor: Descriptor(owning: pair.client, owner: "a test's socket"), token: 3, epoll: epoll, role: .client,
             settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 128, batch: batch)
         defer { connection.close() }
         try connection.start()

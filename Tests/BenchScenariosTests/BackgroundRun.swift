@@ -117,6 +117,6 @@ struct RawPeer {
     }
 
     func close() {
-        Glibc.close(fd)
+        Posix.close(fd)
     }
 }

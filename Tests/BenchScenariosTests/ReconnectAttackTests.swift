@@ -57,10 +57,11 @@ import Testing
         var hellos = 0
         let deadline = MonotonicClock.now() + 1_500_000_000
         while MonotonicClock.now() < deadline {
-            guard case .processed(let fd) = try TCPSocket.accept(from: listener) else {
+            guard let socket = try TCPSocket.accept(from: listener) else {
                 usleep(1_000)
                 continue
             }
+            let fd = socket.relinquish()
             try Posix.setNonBlocking(fd, false)
             var timeout = timeval(tv_sec: 1, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -217,10 +217,11 @@ import Testing
     private func acceptHello(on listener: Int32, within seconds: Double) throws -> (Int32, Frame.Hello)? {
         let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
         while MonotonicClock.now() < deadline {
-            guard case .processed(let fd) = try TCPSocket.accept(from: listener) else {
+            guard let socket = try TCPSocket.accept(from: listener) else {
                 usleep(1_000)
                 continue
             }
+            let fd = socket.relinquish()
             try Posix.setNonBlocking(fd, false)
             var hello = [UInt8](repeating: 0, count: WireFormat.helloFrameSize)
             let count = hello.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_WAITALL)) }

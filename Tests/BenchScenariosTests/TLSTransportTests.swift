@@ -300,7 +300,7 @@ struct TLSTransportTests {
     static func freePort() throws -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket", errno: errno) }
-        defer { Glibc.close(fd) }
+        defer { Posix.close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0

@@ -490,7 +490,7 @@ final class HostileServer: @unchecked Sendable {
         }
         guard bound == 0, listen(listener, 64) == 0 else {
             let error = errno
-            close(listener)
+            Posix.close(listener)
             throw SystemError("bind/listen", errno: error)
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -519,12 +519,12 @@ final class HostileServer: @unchecked Sendable {
                 handler(HostileConnection(fd: fd, server: self))
                 lock.withLock {
                     open.remove(fd)
-                    close(fd)
+                    Posix.close(fd)
                 }
             }
             thread.start()
         }
-        close(listener)
+        Posix.close(listener)
     }
 
     /// Stops accepting and shuts every connection down (its thread then ends and closes it). Safe to call twice.

@@ -31,7 +31,7 @@ import Testing
     /// which names its folder and is its `start_utc` (it was 0: `fanout-19700101-000000`), as the built-in server's.
     @Test func aTargetRunStoppedDuringItsSetupKeepsAWallClockStart() throws {
         let server = try silentServer()
-        defer { close(server.descriptor) }
+        defer { Posix.close(server.descriptor) }
         let configuration = try TargetServerTests.fanout(
             "redis://127.0.0.1:\(server.port)/ch", subscribers: 3, broadcasts: 10)
         let control = try RunControl()

@@ -39,23 +39,13 @@ public final class HTTPServer: Sendable {
 
     /// Listens on `address` and serves from now on.
     public init(listeningOn address: SocketAddress, handler: @escaping Handler) throws(SystemError) {
-        let (listener, bound) = try TCPSocket.listen(on: address, backlog: 128)
+        let (number, bound) = try TCPSocket.listen(on: address, backlog: 128)
+        let listener = Descriptor(owning: number, owner: "the HTTP server's listener")  // a throw below closes it
         self.address = bound
-        let stopper: EventNotifier
-        do {
-            stopper = try EventNotifier()
-        } catch {
-            Posix.close(listener)
-            throw error
-        }
+        let stopper = try EventNotifier()
         self.stopper = stopper
         let loop = HTTPServerLoop(listener: listener, stopper: stopper, handler: handler)
-        do {
-            thread = Mutex(try NativeThread.spawn(name: "bench-http") { loop.run() })
-        } catch {
-            Posix.close(listener)
-            throw error
-        }
+        thread = Mutex(try NativeThread.spawn(name: "bench-http") { loop.run() })
     }
 
     /// Stops serving: no connection is taken any more, those taken get their answers (for at most a second), then
@@ -71,29 +61,38 @@ public final class HTTPServer: Sendable {
 
 /// The server's loop: one epoll for the listener, the stop signal and each connection.
 private final class HTTPServerLoop: @unchecked Sendable {
-    private struct Peer {
-        let descriptor: Int32
+    /// A connection being served; its socket closes when it leaves ``peers``.
+    private final class Peer {
+        let socket: Descriptor
         let deadline: UInt64
         var received: [UInt8] = []
         var response: [UInt8] = []
         var written = 0
+
+        init(socket: consuming Descriptor, deadline: UInt64) {
+            self.socket = socket
+            self.deadline = deadline
+        }
     }
 
     private let listener: Int32
+    /// The listener's socket, closed when the loop ends.
+    private var listening: Descriptor?
     private let stopper: EventNotifier
     private let handler: HTTPServer.Handler
     private var peers: [Int32: Peer] = [:]
 
-    init(listener: Int32, stopper: EventNotifier, handler: @escaping HTTPServer.Handler) {
-        self.listener = listener
+    init(listener: consuming Descriptor, stopper: EventNotifier, handler: @escaping HTTPServer.Handler) {
+        self.listener = listener.rawValue
+        self.listening = consume listener
         self.stopper = stopper
         self.handler = handler
     }
 
     func run() {
         defer {
-            for descriptor in peers.keys { Posix.close(descriptor) }
-            Posix.close(listener)
+            peers.removeAll()
+            listening.take()?.close()
         }
         guard let epoll = try? Epoll(), (try? epoll.add(listener, interest: .readable, token: 0)) != nil,
             (try? epoll.add(stopper.descriptor, interest: .readable, token: 1)) != nil
@@ -121,19 +120,17 @@ private final class HTTPServerLoop: @unchecked Sendable {
     }
 
     private func accept(into epoll: Epoll) {
-        while case .processed(let descriptor)? = try? TCPSocket.accept(from: listener) {
+        while let socket = try? TCPSocket.accept(from: listener) {
+            let descriptor = socket.rawValue
             guard peers.count < HTTPServer.maximumConnections,
                 (try? epoll.add(descriptor, interest: .readable, token: UInt64(descriptor) + 2)) != nil
-            else {
-                Posix.close(descriptor)
-                continue
-            }
-            peers[descriptor] = Peer(descriptor: descriptor, deadline: MonotonicClock.now() + HTTPServer.requestTimeout)
+            else { continue }  // the socket closes as it goes
+            peers[descriptor] = Peer(socket: socket, deadline: MonotonicClock.now() + HTTPServer.requestTimeout)
         }
     }
 
     private func serve(_ descriptor: Int32, _ events: EpollEvents, buffer: UnsafeMutableRawBufferPointer, epoll: Epoll) {
-        guard var peer = peers[descriptor] else { return }
+        guard let peer = peers[descriptor] else { return }
         if peer.response.isEmpty {
             let result: IOResult<Int>
             do {
@@ -149,7 +146,6 @@ private final class HTTPServerLoop: @unchecked Sendable {
             }
             switch parsed {
             case .success(nil):
-                peers[descriptor] = peer
                 return
             case .success(let (head, _)?):
                 peer.response = Self.bytes(of: head.method == "GET" || head.method == "HEAD"
@@ -166,7 +162,6 @@ private final class HTTPServerLoop: @unchecked Sendable {
             }
             guard let result else { return close(descriptor, epoll) }
             guard case .processed(let count) = result else {
-                peers[descriptor] = peer
                 try? epoll.modify(descriptor, interest: .writable, token: UInt64(descriptor) + 2)
                 return
             }
@@ -177,8 +172,7 @@ private final class HTTPServerLoop: @unchecked Sendable {
 
     private func close(_ descriptor: Int32, _ epoll: Epoll) {
         try? epoll.remove(descriptor)
-        Posix.close(descriptor)
-        peers[descriptor] = nil
+        peers[descriptor] = nil  // closes its socket
     }
 
     private static let reasons = [

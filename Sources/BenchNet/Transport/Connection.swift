@@ -29,8 +29,10 @@ public final class Connection<T: Transport> {
         case open
     }
 
-    /// The socket.
+    /// The socket's number, valid while ``isOpen``.
     public let descriptor: Int32
+    /// The socket itself, closed (once) by ``close(code:)`` or, failing that, when the connection is released.
+    private var socket: Descriptor?
     /// The owner's token for this connection in ``epoll``.
     public let token: UInt64
     /// Decodes the bench frames this connection receives.
@@ -79,10 +81,9 @@ public final class Connection<T: Transport> {
     /// registers it with `epoll`. Call ``start()`` once it is connected (a connecting one starts itself when
     /// ``writeQueued()`` sees the connect finish).
     ///
-    /// The descriptor belongs to the connection from the call on, even when this throws: it is closed then,
-    /// exactly once, and the caller must not close it.
+    /// The descriptor belongs to the connection from the call on, even when this throws: it is closed then.
     public init(
-        descriptor: Int32,
+        descriptor socket: consuming Descriptor,
         token: UInt64,
         epoll: Epoll,
         role: TransportRole,
@@ -93,20 +94,16 @@ public final class Connection<T: Transport> {
         receiver: UringReceiver? = nil,
         batch: SendBatch<T>? = nil
     ) throws(ConnectionError) {
-        do throws(ConnectionError) {
-            do {
-                let interest = Self.readInterest(with: receiver)
-                try epoll.add(descriptor, interest: connecting ? interest.union(.writable) : interest, token: token)
-            } catch {
-                throw .system(error)
-            }
-            self.stream = try T.Stream(role: role, settings: settings)
-            self.framing = try T.Framing(role: role, settings: settings)
+        do {
+            let interest = Self.readInterest(with: receiver)
+            try epoll.add(socket.rawValue, interest: connecting ? interest.union(.writable) : interest, token: token)
         } catch {
-            Posix.close(descriptor)  // no instance exists yet, so no deinit closes it again
-            throw error
+            throw .system(error)
         }
-        self.descriptor = descriptor
+        self.stream = try T.Stream(role: role, settings: settings)
+        self.framing = try T.Framing(role: role, settings: settings)
+        self.descriptor = socket.rawValue
+        self.socket = consume socket
         self.token = token
         self.epoll = epoll
         self.receiver = receiver
@@ -124,7 +121,6 @@ public final class Connection<T: Transport> {
     }
 
     deinit {
-        if isOpen { Posix.close(descriptor) }
         scratch.deallocate()
     }
 
@@ -268,7 +264,7 @@ public final class Connection<T: Transport> {
         isOpen = false
         if isStaged { batch?.flush() }  // its last bytes go before the descriptor does
         if let receiver, receiveSerial != 0 { receiver.cancel(token: token, serial: receiveSerial) }
-        Posix.close(descriptor)
+        socket.take()?.close()
     }
 
     /// The first bytes of a server's connection that may be plain: a 0 byte first makes it so, and open at once.

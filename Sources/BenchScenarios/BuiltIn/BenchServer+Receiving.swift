@@ -11,9 +11,9 @@ extension BenchServer {
     /// while connections wait in the backlog, then resumes. The first failure of a series is an event.
     func acceptConnections() {
         while true {
-            let result: IOResult<Int32>
-            do {
-                result = try TCPSocket.accept(from: listener)
+            let accepted: Descriptor?
+            do throws(SystemError) {
+                accepted = try TCPSocket.accept(from: listener)
             } catch {
                 recording.server.acceptFailures += 1
                 if Self.isResourceShortage(error) {
@@ -22,7 +22,8 @@ extension BenchServer {
                 }
                 continue  // that connection is gone; the next may be fine
             }
-            guard case .processed(let fd) = result else { return }
+            guard let socket = accepted else { return }
+            let fd = socket.rawValue
             acceptIsFailing = false
             // A slot whose connection closed before it said hello is taken again: stray connections do not grow
             // the server's memory.
@@ -36,7 +37,7 @@ extension BenchServer {
             let connection: Connection<T>
             do {
                 connection = try Connection<T>(
-                    descriptor: fd,
+                    descriptor: socket,
                     token: Self.token(ofSlot: slot),
                     epoll: epoll,
                     role: .server,

@@ -156,7 +156,7 @@ final class ChatRelay: @unchecked Sendable {
     }
 
     private func acceptAll() {
-        while case .processed(let descriptor)? = try? TCPSocket.accept(from: listener) {
+        while let socket = try? TCPSocket.accept(from: listener) {
             let slot = freeSlots.popLast() ?? connections.count
             if slot == connections.count {
                 connections.append(nil)
@@ -166,7 +166,7 @@ final class ChatRelay: @unchecked Sendable {
             decoders[slot] = MessageDecoder(framing: Self.framing, maximumMessageSize: maximumMessageSize)
             roomOfConnection[slot] = -1
             guard let connection = try? Connection<TCP>(
-                descriptor: descriptor, token: UInt64(slot), epoll: epoll, role: .server,
+                descriptor: socket, token: UInt64(slot), epoll: epoll, role: .server,
                 settings: TransportSettings(maximumFrameSize: maximumMessageSize), maximumQueuedBytes: maximumQueuedBytes,
                 receiver: receiver, batch: batch)
             else {

@@ -28,12 +28,12 @@ extension EchoClients {
     func startConnect(position: Int) throws -> Connection<T> {
         let started = MonotonicClock.now()
         let client = ids.lowerBound + position
-        let descriptor = try TCPSocket.startConnecting(
+        let socket = try TCPSocket.startConnecting(
             to: address, from: sources.isEmpty ? nil : sources[client % sources.count])
-        try? stamps?.enable(on: descriptor, transmit: false)  // without: user-space times, counted
-        if busyPoll { TCPSocket.pollBusily(descriptor) }
+        try? stamps?.enable(on: socket.rawValue, transmit: false)  // without: user-space times, counted
+        if busyPoll { TCPSocket.pollBusily(socket.rawValue) }
         return try Connection<T>(
-            descriptor: descriptor,
+            descriptor: socket,
             token: Token.firstConnection + UInt64(position),
             epoll: epoll,
             role: .client,

@@ -8,6 +8,8 @@ public struct ConnectionEvent: Sendable, Equatable {
         case listener
         /// A client of this process saw its connection fail.
         case clients
+        /// The run as a whole: why it gave no result (nothing was measured).
+        case run
     }
 
     /// The side that closed the connection or saw it close.

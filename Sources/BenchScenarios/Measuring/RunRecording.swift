@@ -94,6 +94,7 @@ public struct RunRecording: Sendable {
         case .server: connectionsClosedEarly += 1
         case .clients: clientSideEvents += 1
         case .listener: listenerEvents += 1
+        case .run: break
         }
         if connectionEvents.count < Self.maximumEvents {
             connectionEvents.append(event)

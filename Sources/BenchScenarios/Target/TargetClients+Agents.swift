@@ -9,7 +9,8 @@ extension TargetClients {
     /// Takes every pending connection on the listener as an agent's control connection, awaiting its hello.
     func acceptAgents() {
         guard let listener else { return }
-        while case .processed(let descriptor)? = try? TCPSocket.accept(from: listener) {
+        while let socket = try? TCPSocket.accept(from: listener) {
+            let descriptor = socket.relinquish()  // the channel's: closed by closeAgentConnection or channelEnded
             let place = channels.count
             channels.append(SubscriberChannel(agentConnection: descriptor))
             channelDecoders.append(Self.channelDecoder())

@@ -138,6 +138,7 @@ extension TargetClients {
     /// the setup fails at once (an agent not yet welcomed is only turned away).
     func channelEnded(_ place: Int, reason: String) throws(RunError) {
         let channel = channels[place]
+        guard channel.isOpen else { return }  // ended already (a frame decoded after its end): closed once
         if channel.isAgent && channel.agent == nil { return closeAgentConnection(place, reason: reason) }
         channels[place].isOpen = false
         try? epoll.remove(channel.descriptor)

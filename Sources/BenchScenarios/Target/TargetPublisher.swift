@@ -48,10 +48,10 @@ final class TargetPublisher<T: Transport> {
         to address: SocketAddress, epoll: Epoll, token: UInt64, settings: TransportSettings, maximumQueuedBytes: Int,
         stamps: KernelTimestamps?
     ) throws {
-        let descriptor = try TCPSocket.startConnecting(to: address)
-        try? stamps?.enable(on: descriptor, transmit: true)
+        let socket = try TCPSocket.startConnecting(to: address)
+        try? stamps?.enable(on: socket.rawValue, transmit: true)
         connection = try Connection<T>(
-            descriptor: descriptor, token: token, epoll: epoll, role: .client, settings: settings,
+            descriptor: socket, token: token, epoll: epoll, role: .client, settings: settings,
             maximumQueuedBytes: maximumQueuedBytes, connecting: true)
     }
 

@@ -36,10 +36,10 @@ extension SubscriberGroup {
         guard let publisher else { return true }
         if publisher.connection == nil {
             do {
-                let descriptor = try TCPSocket.startConnecting(to: address)
-                try? stamps?.enable(on: descriptor, transmit: true)
+                let socket = try TCPSocket.startConnecting(to: address)
+                try? stamps?.enable(on: socket.rawValue, transmit: true)
                 publisher.connection = try Connection<T>(
-                    descriptor: descriptor, token: Self.publisherToken, epoll: epoll, role: .client, settings: settings,
+                    descriptor: socket, token: Self.publisherToken, epoll: epoll, role: .client, settings: settings,
                     maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
             } catch {
                 for place in ids.indices.map({ $0 - ids.lowerBound }) {

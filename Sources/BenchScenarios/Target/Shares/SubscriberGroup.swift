@@ -128,10 +128,10 @@ final class SubscriberGroup<T: Transport> {
             settingUp += 1
             connectTimes.append(0)
             do {
-                let descriptor = try TCPSocket.startConnecting(to: address)
-                try? stamps?.enable(on: descriptor, transmit: own != nil)
+                let socket = try TCPSocket.startConnecting(to: address)
+                try? stamps?.enable(on: socket.rawValue, transmit: own != nil)
                 connections.append(try Connection<T>(
-                    descriptor: descriptor, token: UInt64(place + 1), epoll: epoll, role: .client, settings: settings,
+                    descriptor: socket, token: UInt64(place + 1), epoll: epoll, role: .client, settings: settings,
                     maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true, receiver: receiver,
                     batch: batch))
             } catch {

@@ -1,0 +1,64 @@
+import Glibc
+import Testing
+
+@testable import BenchNet
+
+/// A descriptor has one owner, which closes it once; in debug builds (as `swift test` runs) a close by anyone else
+/// traps where it happens, instead of closing the number another thread has opened since (issue 48: a test's epoll
+/// returned another test's events).
+@Suite(.timeLimit(.minutes(3))) struct DescriptorOwnershipTests {
+    @Test func theLedgerNamesTheOwnerOfEveryOpenDescriptorAndForgetsItOnceClosed() throws {
+        var number: Int32 = -1
+        do {
+            let notifier = try EventNotifier()
+            number = notifier.descriptor
+            #expect(DescriptorLedger.owner(of: number).map { "\($0)" } == "EventNotifier")
+        }
+        // Released at the end of its scope, so closed: the ledger no longer owns the number (another test may own
+        // it again already, under another owner's name).
+        #expect(DescriptorLedger.owner(of: number).map { "\($0)" } != "EventNotifier")
+    }
+
+    @Test func aConnectionClosedTwiceClosesItsSocketOnce() throws {
+        let pair = try LoopbackPair()
+        defer { Posix.close(pair.client) }
+        let connection = try Connection<TCP>(
+            descriptor: Descriptor(owning: pair.server, owner: "a test's socket"), token: 1, epoll: Epoll(),
+            role: .server, settings: TransportSettings(maximumFrameSize: 64), maximumQueuedBytes: 1024)
+        connection.close()
+        connection.close()  // a second close of the number would trap in the ledger, or close another's descriptor
+        #expect(!connection.isOpen)
+        try Posix.setNonBlocking(pair.client, false)
+        var byte: UInt8 = 0
+        #expect(recv(pair.client, &byte, 1, 0) == 0, "the peer sees the connection closed")
+    }
+
+    /// Each trap below must come at the wrong call itself: the child exits cleanly right after it (before any owner's
+    /// own close could trap on the number instead), so on the old code, which let the call through, it exits 0.
+    @Test func aRawCloseOfANumberThatADescriptorOwnsTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let notifier = try EventNotifier()
+            Posix.close(notifier.descriptor)
+            _exit(0)
+        }
+    }
+
+    @Test func aDescriptorClosedBehindItsOwnersBackTrapsWhenItsNumberIsOpenedAgain() async {
+        await #expect(processExitsWith: .failure) {
+            let notifier = try EventNotifier()
+            Glibc.close(notifier.descriptor)  // behind the ledger's back: the lowest free number is this one again
+            let timer = try MonotonicTimer()
+            _ = (notifier, timer)
+            _exit(0)
+        }
+    }
+
+    @Test func readingAnEventPastWhatTheWaitReturnedTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let epoll = try Epoll()
+            #expect(try epoll.wait(timeoutMilliseconds: 0) == 0)
+            _ = epoll.event(at: 0)
+            _exit(0)
+        }
+    }
+}
