@@ -4,18 +4,15 @@ import Glibc
 
 /// A ``ByteSink`` that writes to a file descriptor it owns, looping on short writes.
 public final class FileSink: ByteSink {
-    private let descriptor: Int32
+    private let file: Descriptor
+    private var descriptor: Int32 { file.rawValue }
     /// The file's path, for messages.
     public let path: String
 
     /// Creates (or truncates) the file at `path`.
     public init(creating path: String) throws(SystemError) {
         self.path = path
-        descriptor = try Posix.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC)
-    }
-
-    deinit {
-        Posix.close(descriptor)
+        file = Descriptor(owning: try Posix.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC), owner: "FileSink")
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
