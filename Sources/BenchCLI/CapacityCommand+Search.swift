@@ -45,22 +45,29 @@ extension CapacityCommand {
         var steps: [CapacityReport.Step] = []
         var cutShort: String?
         var stopCode: ExitCode?
+        var harnessNote: String?
         search: while let value = plan.search.nextValue() {
             let step = plan.search.steps.count + 1
             var judgement = StepJudgement(objectives: plan.slos, confidence: plan.confidence)
             var verdict = CapacitySearch.Verdict.undecided
             let stepStart = MonotonicClock.now()
+            let isConfirmation = plan.search.steps.contains { $0.value == value }
             var runIndex = 0
+            var attempts = 0  // runs made, a saturated one tried again included: each its own folder
+            var saturatedRuns = 0
             while runIndex < max(1, plan.minimumRuns)
                 || plan.stepBudget.allowsAnother(after: runIndex, startedAt: stepStart, now: MonotonicClock.now())
             {
                 runIndex += 1
+                attempts += 1
                 var options = try plan.options(at: value)  // per run: each draws its own seed without --seed
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"
-                    + (runIndex > 1 ? "-r\(runIndex)" : "")
+                    + (attempts > 1 ? "-r\(attempts)" : "")
+                let machineBefore = MachineLoad.now()
                 let outcome = RunCommand.runStep(
                     options.steps[0].configuration, options: options, metadata: metadata, parent: folder, name: name)
+                let othersPercent = MachineLoad.now().flatMap { after in machineBefore.flatMap { after.othersPercent(since: $0) } }
                 guard outcome.exitCode.ranToItsEnd, let path = outcome.folder else {
                     stopCode = outcome.exitCode
                     cutShort = outcome.exitCode == .interrupted || outcome.exitCode == .terminated
@@ -68,19 +75,40 @@ extension CapacityCommand {
                         : "the run at \(plan.axis.text(value)) could not be done"
                     break search
                 }
-                if outcome.harnessSaturation != nil && !options.accepted.contains(.saturated) {
-                    verdict = .harnessBound  // no measurement of the server, whatever its objectives say
+                var retrying = false
+                if let saturation = outcome.harnessSaturation, !options.accepted.contains(.saturated) {
+                    // No measurement of the server, whatever its objectives say. Once may be a passing load on the
+                    // machine: tried again after a pause; harness-bound only when it repeats at this size.
+                    saturatedRuns += 1
+                    retrying = saturatedRuns < Self.saturatedRunsToStop
+                    verdict = retrying ? judgement.verdict : .harnessBound
+                    harnessNote = "the harness was saturated at \(plan.axis.text(value)) in \(saturatedRuns) "
+                        + "run\(saturatedRuns == 1 ? "" : "s") (\(saturation))"
+                        + (othersPercent.map { $0 >= 10 ? "; other processes used \(Int($0))% of this machine's CPU meanwhile" : "" } ?? "")
+                } else if outcome.serverBackpressure != nil {
+                    verdict = .fail  // the server could not take the offered load: its limit, not the harness's
                 } else {
                     judgement.add(outcome.thresholds)
                     verdict = judgement.verdict
                 }
                 runs.append(CapacityReport.Run(
-                    step: step, value: value, repeatIndex: runIndex, verdict: verdict, objectives: outcome.thresholds,
+                    step: step, value: value, repeatIndex: attempts, verdict: verdict, objectives: outcome.thresholds,
                     harnessSaturation: outcome.harnessSaturation, folder: String(path.split(separator: "/").last ?? "")))
                 if !quiet {
-                    Console.error(progressLine(plan, step: step, value: value, run: runIndex, outcome.thresholds, judgement, verdict))
+                    Console.error(progressLine(
+                        plan, step: step, value: value, run: runIndex, confirming: isConfirmation, outcome, judgement,
+                        verdict, retrying: retrying))
                 }
-                if verdict == .harnessBound || (verdict != .undecided && runIndex >= plan.minimumRuns) { break }
+                if retrying {
+                    runIndex -= 1  // judged runs only
+                    Posix.sleep(nanoseconds: Self.pauseAfterSaturation)
+                    continue
+                }
+                if verdict == .harnessBound || outcome.serverBackpressure != nil
+                    || (verdict != .undecided && runIndex >= plan.minimumRuns)
+                {
+                    break
+                }
             }
             plan.search.record(value, verdict)
             steps.append(CapacityReport.Step(
@@ -99,6 +127,7 @@ extension CapacityCommand {
             Console.error("Error: could not write the capacity reports into \(folder): \(error)\n")
             return .runFailed
         }
+        if plan.search.ending == .harnessBound, let harnessNote { Console.error("Note: \(harnessNote)\n") }
         StepSummary.append(report.markdown)
         if json {
             Console.out(report.json + "\n")
@@ -122,16 +151,24 @@ extension CapacityCommand {
         return .success
     }
 
-    /// `step 3: 16 clients, run 2: spread.p99 1.31ms (0 of 60 beyond the limit so far) → undecided`.
+    /// A saturated step is run again once, after this pause, before the search calls itself harness-bound.
+    static let saturatedRunsToStop = 2
+    static let pauseAfterSaturation: UInt64 = 2_000_000_000
+
+    /// `step 3: 16 clients (confirming), run 2: spread.p99 1.31ms (0 of 60 beyond the limit so far) → undecided`.
     private static func progressLine(
-        _ plan: CapacityPlan, step: Int, value: UInt64, run: Int, _ results: [ThresholdResult], _ judgement: StepJudgement,
-        _ verdict: CapacitySearch.Verdict
+        _ plan: CapacityPlan, step: Int, value: UInt64, run: Int, confirming: Bool, _ outcome: RunCommand.Outcome,
+        _ judgement: StepJudgement, _ verdict: CapacitySearch.Verdict, retrying: Bool
     ) -> String {
-        let objectives = zip(results, judgement.objectives).map { result, objective in
+        let objectives = zip(outcome.thresholds, judgement.objectives).map { result, objective in
             "\(result.metric).\(result.statistic) \(result.measuredText ?? "–")"
                 + (objective.beyond.map { " (\($0) of \(objective.values) beyond the limit so far)" } ?? "")
         }
-        return "step \(step): \(plan.axis.text(value)), run \(run): " + objectives.joined(separator: ", ")
-            + " → \(verdict.rawValue)\n"
+        let why = retrying
+            ? " (the harness was saturated: run again after a pause)"
+            : outcome.harnessSaturation != nil && verdict == .harnessBound
+            ? " (the harness was saturated again)" : outcome.serverBackpressure.map { " (\($0))" } ?? ""
+        return "step \(step): \(plan.axis.text(value))\(confirming ? " (confirming)" : ""), run \(run): "
+            + objectives.joined(separator: ", ") + " → \(retrying ? "run again" : verdict.rawValue)\(why)\n"
     }
 }

@@ -58,6 +58,8 @@ enum RunCommand {
         var json: String?
         /// Why the harness was saturated, when it was.
         var harnessSaturation: String?
+        /// Why the server held the timetable back, when it did (the harness had time to spare).
+        var serverBackpressure: String?
         /// The exit code this run alone calls for.
         var exitCode: ExitCode
     }
@@ -186,6 +188,8 @@ enum RunCommand {
         }
         // On stderr whatever else is printed (the table says it too): a CI log must show it.
         if let warning = yield.lossWarning { Console.error("Warning: \(warning)\n") }
+        let backpressure = analysis.harnessLoad.serverBackpressure
+        if let backpressure { Console.error("Warning: \(backpressure)\n") }
         let saturation = analysis.harnessLoad.saturation
         if let saturation {
             Console.error("Warning: the harness was saturated: \(saturation); \(HarnessLoad.advice)\n")
@@ -193,7 +197,7 @@ enum RunCommand {
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail
         var outcome = Outcome(
             folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
-            summaries: analysis.summaries, json: json, harnessSaturation: saturation,
+            summaries: analysis.summaries, json: json, harnessSaturation: saturation, serverBackpressure: backpressure,
             exitCode: .success)
         switch recording.status {
         case .complete:

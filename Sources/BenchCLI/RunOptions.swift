@@ -71,8 +71,9 @@ struct RunOptions {
                 default: DurationText.format(defaults.timeout)),
             OptionSpec(
                 "warmup", value: "n",
-                help: scenario == .fanout
-                    ? "Broadcasts sent first and discarded." : "Messages per \(scenario == .chat ? "member" : "client") sent first and discarded.",
+                help: (scenario == .fanout
+                    ? "Broadcasts sent first and discarded" : "Messages per \(scenario == .chat ? "member" : "client") sent first and discarded")
+                    + "; with --duration the default takes at most a tenth of it, and a warmup given may take at most half.",
                 default: "\(defaults.warmup)"),
             OptionSpec(
                 "heartbeat", value: "duration", help: "How often each client sends a heartbeat; 0 = none.",
@@ -269,6 +270,7 @@ struct RunOptions {
             configuration.maximumQueuedBytes = maximumQueuedBytes ?? max(base.maximumQueuedBytes, 4 * configuration.payload)
             configuration.clientThreads = clientThreads > 0 ? clientThreads : min(defaultClientThreads, configuration.clients)
             Self.chatRooms(for: &configuration, rooms: rooms, roomSize: roomSize)
+            if parsed.value("warmup") == nil { configuration.boundDefaultWarmup() }
         }
         for configuration in steps.map(\.configuration) {
             do {

@@ -48,6 +48,11 @@ enum RunNotes {
         return "warning: " + MeasurementYield.lossWarning(lost: summary.lost, of: total, metric: metric)
     }
 
+    /// `the server did not keep up: its timetable slipped …`; nil when it kept up or the harness was the limit.
+    static func backpressure(_ results: RunResults) -> String? {
+        results.setting("server_backpressure").flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     private static func count(_ results: RunResults, _ key: String) -> Int {
         results.setting(key).flatMap { Int($0) } ?? 0
     }

@@ -94,6 +94,7 @@ public enum RunSettingsCSV {
             ("harness_cpu_clients_pct", harness.clientsPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("harness_saturated", harness.saturation == nil ? "0" : "1"),
             ("harness_saturation", harness.saturation ?? ""),
+            ("server_backpressure", harness.serverBackpressure ?? ""),
             ("connections_closed_early", "\(recording.connectionsClosedEarly)"),
             ("client_side_events", "\(recording.clientSideEvents)"),
             ("listener_events", "\(recording.listenerEvents)"),

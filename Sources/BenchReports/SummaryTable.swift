@@ -112,6 +112,8 @@ public enum SummaryTable {
         if let saturation = analysis.harnessLoad.saturation {
             lines.append("harness saturated: \(saturation); \(HarnessLoad.advice)")
         }
+        if let backpressure = analysis.harnessLoad.serverBackpressure { lines.append(backpressure) }
+        if let warning = MeasurementYield(analysis).lossWarning { lines.append("warning: " + warning) }
         // A roundtrip target's agents stamp both ends of each round trip on their own clock: its error moves no rtt.
         let onOneClock = recording.configuration.target != nil && recording.configuration.scenario == .roundtrip
         let clockError = onOneClock ? 0 : recording.agents.compactMap(\.clock.error).max() ?? 0

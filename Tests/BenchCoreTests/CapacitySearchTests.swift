@@ -95,6 +95,8 @@ import Testing
         #expect(search.firstDecidedFail == 1_600 && search.capacityBound == 1_599, "\(search.steps.map(\.value))")
         #expect(search.ending == .found)
         #expect(search.steps.filter { $0.value == capacity }.count == 2, "the last pass was confirmed")
+        let firstFail = try #require(search.firstFail)
+        #expect(search.steps.filter { $0.value == firstFail }.count == 2, "the first step that did not pass too")
         // Undecided from the first step past the last pass: no failure decided, so no bound above.
         let open = finish(CapacitySearch(low: 100, high: 20_000, direction: .increasing)) {
             $0 <= 1_000 ? .pass : .undecided

@@ -8,8 +8,9 @@
 /// but it bounds nothing: the capacity's interval reaches up to the first decided failure. The two steps that decide
 /// the answer (the last pass and the first failure) are then run again, at another moment, since a machine's drift
 /// between runs is invisible inside one: a value whose second step disagrees with its first is not confirmed, and the
-/// search goes on from what that leaves. A step whose harness was saturated ends the search: the server held at least
-/// the last pass, and no harder step would measure the server. A pure value: the command runs the steps and
+/// search goes on from what that leaves. A step whose harness was saturated (the command runs a saturated step again
+/// after a pause, and calls it harness-bound only when the saturation repeats) ends the search: the server held at
+/// least the last pass, and no harder step would measure the server. A pure value: the command runs the steps and
 /// ``record(_:_:)``s their verdicts.
 public struct CapacitySearch: Sendable {
     /// Which way the setting gets harder.
@@ -136,9 +137,10 @@ public struct CapacitySearch: Sendable {
             let middle = min(pass, failure) + (max(pass, failure) - min(pass, failure)) / 2
             return steps.contains { $0.value == middle } ? nil : middle
         }
-        // Bisected: the last pass and the first decided failure are run once more, each.
+        // Bisected: the last pass and the first step that did not pass (failed or undecided) are run once more,
+        // each: a second run at another moment may decide what the first left open.
         if let next = confirming(pass) { return next }
-        return verdicts[failure] == .fail ? confirming(failure) : nil
+        return confirming(failure)
     }
 
     /// `value` when it has been run only once: its confirmation is due.
@@ -157,7 +159,7 @@ public struct CapacitySearch: Sendable {
         guard let failure = firstFail, let pass = capacity else {
             return verdicts[high] == .pass && confirming(high) == nil ? .highEndHolds : .stepLimit
         }
-        let confirmed = confirming(pass) == nil && (verdicts[failure] != .fail || confirming(failure) == nil)
+        let confirmed = confirming(pass) == nil && confirming(failure) == nil
         return steps.count < maximumSteps || (isNarrowed(pass: pass, fail: failure) && confirmed) ? .found : .stepLimit
     }
 

@@ -18,6 +18,10 @@ public struct HarnessLoad: Sendable, Equatable {
     public let clientsPercent: Double?
     /// Why the numbers may be the harness's; nil when they are not.
     public let saturation: String?
+    /// Why the timetable slipped when the server, not the harness, held it back: the harness's threads had time to
+    /// spare and its sends waited for earlier messages still in flight (their echoes or deliveries not yet in), never
+    /// for its own writer. A server that cannot keep up with the offered load; nil otherwise.
+    public let serverBackpressure: String?
 
     /// The load of `recording`'s harness, with its lag's p99 (nanoseconds) if it has one.
     public init(recording: RunRecording, lagP99: UInt64?) {
@@ -40,10 +44,19 @@ public struct HarnessLoad: Sendable, Equatable {
                 reasons.append("a client thread was busy \(DecimalText.fixed(clients, fractionDigits: 0))% of its run")
             }
         }
+        var backpressure: String?
         if configuration.interval > 0, let lagP99, lagP99 > configuration.interval {
-            reasons.append("its timetable slipped: lag p99 \(DurationText.display(lagP99)) is more than the interval "
-                + DurationText.format(configuration.interval))
+            let slipped = "its timetable slipped: lag p99 \(DurationText.display(lagP99)) is more than the interval "
+                + DurationText.format(configuration.interval)
+            if reasons.isEmpty && recording.windowWaits > 0 && recording.writerWaits == 0 {
+                let idle = busiestPercent.map { " (its busiest thread \(DecimalText.fixed($0, fractionDigits: 0))% busy)" }
+                backpressure = "the server did not keep up: \(slipped) while the harness had time to spare\(idle ?? ""); "
+                    + "\(recording.windowWaits) sends waited for earlier messages still in flight"
+            } else {
+                reasons.append(slipped)
+            }
         }
+        serverBackpressure = backpressure
         saturation = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 

@@ -41,6 +41,13 @@ extension RunConfiguration {
         public static let clientThreads = 64
     }
 
+    /// In a `--duration` run, the default warmup bounded to a tenth of the duration (a warmup of 10 sends every second
+    /// would take most of a 12-second run); a warmup the user gave is checked by ``validate()`` instead.
+    public mutating func boundDefaultWarmup() {
+        guard let duration, interval > 0 else { return }
+        warmup = Swift.min(warmup, Int(Swift.min(duration / 10 / interval, UInt64(Int.max))))
+    }
+
     /// Checks every setting against ``Limits`` and against each other.
     ///
     /// - Throws: ``ConfigurationError`` naming the first setting that cannot be run and the limit it breaks.
@@ -72,6 +79,14 @@ extension RunConfiguration {
             try check(
                 duration > 0 && duration <= Limits.longestRun, "duration",
                 "must be from 1ns to \(DurationText.format(Limits.longestRun)) (a week)")
+        }
+        if let duration, interval > 0 {
+            let (warmupTime, overflow) = UInt64(warmup).multipliedReportingOverflow(by: interval)
+            try check(
+                !overflow && warmupTime <= duration / 2, "warmup",
+                "\(warmup) warmup sends every \(DurationText.format(interval)) take \(overflow ? "longer than" : DurationText.format(warmupTime)) "
+                    + "of --duration \(DurationText.format(duration)), leaving (nearly) nothing to measure: at most half "
+                    + "of it may be warmup (lower --warmup, 0 for none, or lengthen --duration)")
         }
         try check(reportEvery <= Limits.longestDuration, "report-every", "must be at most \(longest)")
         if offlineQueue {

@@ -1,0 +1,46 @@
+import Testing
+
+@testable import BenchScenarios
+
+/// Whose limit a slipped timetable was (issue 42): the harness's when it was busy or waited for its own writer, the
+/// server's when the harness had time to spare and its sends waited for earlier messages still in flight.
+@Suite struct HarnessLoadTests {
+    /// A roundtrip of 100 messages every 625 µs whose lag p99 reached 1.53 ms, sending for 1 s.
+    private func recording(measuringCPU: UInt64, windowWaits: Int, writerWaits: Int) -> RunRecording {
+        var configuration = RunConfiguration(scenario: .roundtrip, seed: 1)
+        configuration.clients = 1
+        configuration.messages = 100
+        configuration.interval = 625_000
+        var recording = RunRecording(configuration: configuration)
+        recording.startNanoseconds = 1_000_000_000
+        recording.endNanoseconds = 2_000_000_000
+        recording.measuringThreadCPU = measuringCPU
+        recording.windowWaits = windowWaits
+        recording.writerWaits = writerWaits
+        return recording
+    }
+
+    /// On the old code this was "the harness was saturated", with the harness 4.7% busy.
+    @Test func aTimetableThatWaitedForTheServersAnswersIsTheServersLimit() {
+        let load = HarnessLoad(recording: recording(measuringCPU: 47_000_000, windowWaits: 80, writerWaits: 0), lagP99: 1_530_000)
+        #expect(load.saturation == nil)
+        let backpressure = load.serverBackpressure ?? ""
+        #expect(backpressure.contains("the server did not keep up") && backpressure.contains("80 sends waited"), "\(backpressure)")
+        #expect(backpressure.contains("5% busy"), "the busy share measured: \(backpressure)")
+    }
+
+    @Test func aTimetableThatSlippedWhileTheHarnessWasBusyIsTheHarnesss() {
+        let busy = HarnessLoad(recording: recording(measuringCPU: 950_000_000, windowWaits: 80, writerWaits: 0), lagP99: 1_530_000)
+        #expect(busy.serverBackpressure == nil)
+        #expect(busy.saturation?.contains("busy 95%") == true && busy.saturation?.contains("slipped") == true)
+        let writer = HarnessLoad(recording: recording(measuringCPU: 47_000_000, windowWaits: 80, writerWaits: 3), lagP99: 1_530_000)
+        #expect(writer.serverBackpressure == nil && writer.saturation?.contains("slipped") == true, "its own writer held it")
+        let unexplained = HarnessLoad(recording: recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0), lagP99: 1_530_000)
+        #expect(unexplained.serverBackpressure == nil && unexplained.saturation != nil, "not shown to be the server's")
+    }
+
+    @Test func aTimetableThatKeptUpIsNeither() {
+        let load = HarnessLoad(recording: recording(measuringCPU: 47_000_000, windowWaits: 80, writerWaits: 0), lagP99: 100_000)
+        #expect(load.saturation == nil && load.serverBackpressure == nil)
+    }
+}
