@@ -41,6 +41,7 @@ extension CapacityCommand {
         }
         defer { liveView?.finish() }
         let started = MonotonicClock.now()
+        if !quiet { Console.error("capacity: \(plan.sizing(try plan.options(at: plan.search.low).thresholds))\n") }
         var runs: [CapacityReport.Run] = []
         var steps: [CapacityReport.Step] = []
         var cutShort: String?
@@ -55,12 +56,16 @@ extension CapacityCommand {
             var runIndex = 0
             var attempts = 0  // runs made, a saturated one tried again included: each its own folder
             var saturatedRuns = 0
+            var samplesInPlace = false  // its run sends until decided, within the budget: no further run for more
             while runIndex < max(1, plan.minimumRuns)
-                || plan.stepBudget.allowsAnother(after: runIndex, startedAt: stepStart, now: MonotonicClock.now())
+                || (!samplesInPlace
+                    && plan.stepBudget.allowsAnother(after: runIndex, startedAt: stepStart, now: MonotonicClock.now()))
             {
                 runIndex += 1
                 attempts += 1
-                var options = try plan.options(at: value)  // per run: each draws its own seed without --seed
+                // Per run: each draws its own seed without --seed.
+                var options = plan.sampling(try plan.options(at: value), stepStart: stepStart)
+                samplesInPlace = options.isDecided != nil
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"
                     + (attempts > 1 ? "-r\(attempts)" : "")
@@ -93,7 +98,8 @@ extension CapacityCommand {
                 }
                 runs.append(CapacityReport.Run(
                     step: step, value: value, repeatIndex: attempts, verdict: verdict, objectives: outcome.thresholds,
-                    harnessSaturation: outcome.harnessSaturation, folder: String(path.split(separator: "/").last ?? "")))
+                    harnessSaturation: outcome.harnessSaturation, folder: String(path.split(separator: "/").last ?? ""),
+                    elapsed: MonotonicClock.now() - started))
                 if !quiet {
                     Console.error(progressLine(
                         plan, step: step, value: value, run: runIndex, confirming: isConfirmation, outcome, judgement,

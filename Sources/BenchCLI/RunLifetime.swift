@@ -85,7 +85,8 @@ enum RunLifetime {
             }
             writer = try RunStream.start(
                 RunStream.Writer(configuration: configuration, folder: folder.temporaryPath, live: options.live != nil),
-                queue: queue, mainMetric: configuration.scenario.isBroadcast ? "delivery" : "rtt", live: options.live)
+                queue: queue, mainMetric: configuration.scenario.isBroadcast ? "delivery" : "rtt", live: options.live,
+                decision: options.isDecided.map { RunStream.Decision(control: control, isDecided: $0) })
         } catch {
             folder.discard()
             Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
@@ -106,7 +107,7 @@ enum RunLifetime {
                 }
             }
             ProgressLine.watch(
-                configuration, control: control, writer: writer, show: showProgress, showIntervals: !options.quiet,
+                configuration, control: control, writer: writer, show: showProgress, showIntervals: !options.quiet && options.reportsEachRun,
                 until: ended
             ) { port in
                 guard let children else {
@@ -134,7 +135,7 @@ enum RunLifetime {
         children?.reap()
         SignalWatcher.shared?.watch(nil)
         let collected = writer.join()
-        if !options.quiet { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }
+        if !options.quiet && options.reportsEachRun { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }
 
         let recording: RunRecording
         switch result {

@@ -42,6 +42,7 @@ public enum RunSettingsCSV {
             ("version", metadata.version),
             ("status", recording.status.rawValue),
             ("status_reason", recording.statusReason ?? ""),
+            ("ended_when_decided", recording.endedWhenDecided ? "1" : "0"),
             ("seed", "\(configuration.seed)"),
             ("clients", "\(configuration.clients)"),
             ("rooms", configuration.chatRooms.map { "\($0.rooms)" } ?? ""),

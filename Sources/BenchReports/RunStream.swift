@@ -84,6 +84,19 @@ public enum RunStream {
     }
 
     /// A writer running on its own thread during a run.
+    /// A run that sends until what it is for is decided (a capacity step): every ``interval`` the writer asks
+    /// `isDecided` about what it collected so far, and once it answers true, sending ends (``RunControl/stopWhenDecided()``).
+    public struct Decision: Sendable {
+        public static let interval: UInt64 = 500_000_000
+        let control: RunControl
+        let isDecided: @Sendable (RunCollector) -> Bool
+
+        public init(control: RunControl, isDecided: @escaping @Sendable (RunCollector) -> Bool) {
+            self.control = control
+            self.isDecided = isDecided
+        }
+    }
+
     public final class Running: Sendable {
         private let thread: NativeThread<Result<RunCollector, StreamError>>
         private let lines: IntervalLines
@@ -119,9 +132,9 @@ public enum RunStream {
     /// Starts `writer` on its own thread, taking entries from `queue` until the stream's end. The run goes on if a
     /// file cannot be written (the entries are still taken, so the run never waits for a writer that failed); the
     /// error comes back from ``Running/join()``. With `live`, it publishes the collector's snapshot there every
-    /// ``livePublishInterval`` and at the end.
+    /// ``livePublishInterval`` and at the end; with `decision`, it ends sending once that is decided.
     public static func start(
-        _ writer: Writer, queue: SettledQueue, mainMetric: String, live: LiveFeed? = nil
+        _ writer: Writer, queue: SettledQueue, mainMetric: String, live: LiveFeed? = nil, decision: Decision? = nil
     ) throws -> Running {
         let every = writer.collector.configuration.reportEvery
         let lines = IntervalLines()
@@ -129,7 +142,13 @@ public enum RunStream {
         let thread = try NativeThread.spawn(name: "bench-results") { () -> Result<RunCollector, StreamError> in
             var failure: String?
             var nextPublish: UInt64 = 0
+            var nextDecision: UInt64 = 0
             while true {
+                if let decision, MonotonicClock.now() >= nextDecision {
+                    nextDecision = decision.isDecided(box.writer.collector)
+                        ? .max : MonotonicClock.now() + Decision.interval
+                    if nextDecision == .max { decision.control.stopWhenDecided() }
+                }
                 if let live, MonotonicClock.now() >= nextPublish {
                     nextPublish = MonotonicClock.now() + livePublishInterval
                     box.writer.collector.liveSnapshot(at: MonotonicClock.now()).map(live.publish)

@@ -24,6 +24,8 @@ struct SVGPlot {
     }
 
     let width = 560.0
+    /// The labels placed so far: left and right edges and baseline, in pixels.
+    private var labelBoxes: [(left: Double, right: Double, baseline: Double)] = []
     let height = 240.0
     let left = 64.0
     let right = 16.0
@@ -145,9 +147,18 @@ struct SVGPlot {
         }
     }
 
-    /// A short text just above and right of the point (`x`, `y`): a step's number by its dot.
+    /// A short text just above and right of the point (`x`, `y`): a step's number by its dot. It moves up, a line at
+    /// a time, off the labels placed before it (10 px type: about 6 px a character), so none lies on another.
     mutating func label(_ text: String, x: Double, y: Double) {
-        marks.append("<text x=\"\(format(mapX(x) + 5))\" y=\"\(format(mapY(y) - 5))\" class=\"step\">"
+        let left = mapX(x) + 5, width = 6 * Double(text.count)
+        var baseline = mapY(y) - 5
+        while labelBoxes.contains(where: { box in
+            left < box.right && box.left < left + width && baseline - 10 < box.baseline && box.baseline - 10 < baseline
+        }) && baseline > 12 {
+            baseline -= 11
+        }
+        labelBoxes.append((left, left + width, baseline))
+        marks.append("<text x=\"\(format(left))\" y=\"\(format(baseline))\" class=\"step\">"
             + "\(MarkupText.escape(text))</text>")
     }
 

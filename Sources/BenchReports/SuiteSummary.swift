@@ -35,13 +35,18 @@ public struct SuiteSummary: Sendable {
 
         var inconclusive: [ThresholdResult] { thresholds.filter { $0.verdict == .inconclusive } }
 
-        /// `ok`, `threshold breached`, `could not run`, `inconclusive`, `interrupted`.
+        /// `ok`, `threshold breached`, `could not run`, `inconclusive (saturated)` with its reasons, `interrupted`.
         var verdict: String {
             switch exitCode {
             case 0: return "ok"
             case 1: return "threshold breached"
             case 3: return "could not run"
-            case 4: return "inconclusive"
+            case 4:
+                var reasons: [String] = []
+                for reason in inconclusive.flatMap(\.inconclusive) where !reasons.contains(reason.rawValue) {
+                    reasons.append(reason.rawValue)
+                }
+                return "inconclusive" + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")")
             default: return "interrupted"
             }
         }
@@ -51,7 +56,8 @@ public struct SuiteSummary: Sendable {
 
         /// The lines that say what did not hold: each breach, and each verdict that is inconclusive and why.
         var problems: [String] {
-            thresholds.filter { $0.verdict != .held }.map(ThresholdText.line)
+            let failure = exitCode == 3 ? statusDetail.map { ["the run could not be done: \($0)"] } ?? [] : []
+            return failure + thresholds.filter { $0.verdict != .held }.map(ThresholdText.line)
         }
     }
 

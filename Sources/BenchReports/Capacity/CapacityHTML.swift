@@ -13,12 +13,23 @@ enum CapacityHTML {
                 + threshold.verdict.rawValue + "</p>\n"
         }
         body += "<div class=\"row\">\n"
+        let bracket = zoom(report)
         for (index, objective) in report.objectives.enumerated() {
-            body += plot(report, objective: index).map {
-                "<figure>\($0)<figcaption>\(MarkupText.escape(objective)) against \(report.axis.rawValue), a dot a run: "
-                    + "green decided held, red decided broken, amber undecided, grey harness-bound; the numbers are the "
-                    + "steps at that value, in the order tried; dashed: the limit; blue: the capacity</figcaption></figure>\n"
-            } ?? "<p>\(MarkupText.escape(objective)): nothing was measured.</p>\n"
+            guard let whole = plot(report, objective: index, zoom: nil) else {
+                body += "<p>\(MarkupText.escape(objective)): nothing was measured.</p>\n"
+                continue
+            }
+            let legend = "a dot a run: green decided held, red decided broken, amber undecided, grey harness-bound; the "
+                + "numbers are the steps at that value, in the order tried; dashed: the limit; blue: the capacity"
+            if let bracket, let near = plot(report, objective: index, zoom: bracket) {
+                body += "<figure class=\"zoom\">\(near)<figcaption>\(MarkupText.escape(objective)) against "
+                    + "\(report.axis.rawValue) where the answer was decided, between the last pass and the first step "
+                    + "that did not pass; \(legend)</figcaption></figure>\n"
+                body += "<figure class=\"overview\">\(whole)<figcaption>the whole range</figcaption></figure>\n"
+            } else {
+                body += "<figure>\(whole)<figcaption>\(MarkupText.escape(objective)) against \(report.axis.rawValue), "
+                    + "\(legend)</figcaption></figure>\n"
+            }
         }
         body += "</div>\n" + stepTable(report)
         body += "<h2>runs</h2>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>run</th>"
@@ -63,17 +74,31 @@ enum CapacityHTML {
         return step.judgement.objectives[index].decision.rawValue
     }
 
-    /// The plot of objective `index`; nil when no run measured it.
-    private static func plot(_ report: CapacityReport, objective index: Int) -> String? {
+    /// The values around the bracket that decided the answer (the last pass and the first step that did not pass,
+    /// with half their gap again on either side), when the search tried values beyond it: there the steps that
+    /// decide sit in a few pixels of the whole range.
+    private static func zoom(_ report: CapacityReport) -> ClosedRange<Double>? {
+        guard let pass = report.search.capacity, let fail = report.search.firstFail else { return nil }
+        let (low, high) = (Double(min(pass, fail)), Double(max(pass, fail)))
+        let pad = max(1, (high - low) / 2)
+        let range = max(0, low - pad)...(high + pad)
+        return report.runs.contains(where: { !range.contains(Double($0.value)) }) ? range : nil
+    }
+
+    /// The plot of objective `index` over the whole range (log scale), or over `zoom` (linear); nil when no run there
+    /// measured it.
+    private static func plot(_ report: CapacityReport, objective index: Int, zoom: ClosedRange<Double>?) -> String? {
         let measured = report.runs.compactMap { run -> (run: CapacityReport.Run, y: Double)? in
-            guard index < run.objectives.count, let y = run.objectives[index].measuredNumber else { return nil }
+            guard index < run.objectives.count, let y = run.objectives[index].measuredNumber,
+                zoom?.contains(Double(run.value)) ?? true
+            else { return nil }
             return (run, y)
         }
         guard let first = report.runs.first?.objectives[safe: index], !measured.isEmpty else { return nil }
         let isTime = MeasuredUnit(first) == .microseconds
         let limit = first.limitNumber
         let xs = report.runs.map { Double($0.value) } + [Double(report.search.low), Double(report.search.high)]
-        let xRange = max(1, xs.min()! / 1.3)...(xs.max()! * 1.3)
+        let xRange = zoom ?? max(1, xs.min()! / 1.3)...(xs.max()! * 1.3)
         let ys = measured.map(\.y) + (limit.map { [$0] } ?? [])
         let yScale: SVGPlot.Scale
         let yTicks: [(Double, String)]
@@ -88,15 +113,26 @@ enum CapacityHTML {
             yTicks = AxisTicks.linear(upTo: top) { DecimalText.fixed($0, fractionDigits: $0 < 10 ? 1 : 0) + unit }
         }
         var ticks: [(Double, String)] = []
-        var tick = 1.0
-        while tick <= xRange.upperBound {
-            for step in [1.0, 2, 5] where xRange.contains(tick * step) {
-                ticks.append((tick * step, step == 1 ? report.axis.text(UInt64(tick * step)) : ""))
+        if zoom != nil {  // the values tried in the bracket, each named
+            var lastNamed = -Double.infinity
+            for value in Set(measured.map(\.run.value)).sorted() {
+                // A name at least a twelfth of the axis from the last one: names of values close together do not
+                // overlap (the dots' own labels and tooltips still say each).
+                let named = Double(value) - lastNamed >= (xRange.upperBound - xRange.lowerBound) / 12
+                if named { lastNamed = Double(value) }
+                ticks.append((Double(value), named ? report.axis.text(value) : ""))
             }
-            tick *= 10
+        } else {
+            var tick = 1.0
+            while tick <= xRange.upperBound {
+                for step in [1.0, 2, 5] where xRange.contains(tick * step) {
+                    ticks.append((tick * step, step == 1 ? report.axis.text(UInt64(tick * step)) : ""))
+                }
+                tick *= 10
+            }
         }
         var svg = SVGPlot(
-            x: .logarithmic(xRange), y: yScale, xLabel: report.axis.rawValue, yLabel: report.objectives[index],
+            x: zoom == nil ? .logarithmic(xRange) : .linear(xRange), y: yScale, xLabel: report.axis.rawValue, yLabel: report.objectives[index],
             xTicks: ticks, yTicks: yTicks)
         // The limit's label at the hard end, under its line: the steps' dots crowd the easy end and the line itself.
         if let limit {
@@ -129,6 +165,7 @@ enum CapacityHTML {
             td.pass { color: #1e7d32; } td.fail { color: #c0262d; } td.harness-bound { color: #6b7580; }
             td.undecided { color: #a15c00; } svg .undecided { fill: #d18a00; } .note { color: #566; }
             svg .step { font-size: 10px; fill: #334; }
+            figure.overview svg { width: 280px; height: 120px; } figure.overview figcaption { font-size: 11px; }
             svg .pass { fill: #2e9d44; } svg .fail { fill: #c0262d; } svg .harness-bound { fill: #8a949e; }
             svg .under-label { font-size: 11px; fill: #c0262d; }
             svg .capacity { stroke: #1f6fb2; stroke-width: 1.5; } svg .capacity-label { font-size: 11px; fill: #1f6fb2; }

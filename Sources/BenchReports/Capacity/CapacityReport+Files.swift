@@ -10,7 +10,7 @@ extension CapacityReport {
                 ?? Array(repeating: "", count: objectives.count)
             try csv.row(["step", axis.column, "repeat", "verdict", "confirmation"]
                 + zip(objectives, units).flatMap { ["\($0) measured\($1)", "\($0) values", "\($0) beyond limit"] }
-                + ["harness_saturated", "run_folder"])
+                + ["harness_saturated", "run_folder", "search_elapsed_s"])
             for run in runs {
                 let confirmation = steps.first { $0.number == run.step }?.isConfirmation == true
                 var row = ["\(run.step)", "\(run.value)", "\(run.repeatIndex)", run.verdict.rawValue, confirmation ? "1" : "0"]
@@ -19,7 +19,10 @@ extension CapacityReport {
                     row.append(result.evidence.map { "\($0.values)" } ?? "")
                     row.append(result.evidence?.beyond.map { "\($0)" } ?? "")
                 }
-                try csv.row(row + [run.harnessSaturation == nil ? "0" : "1", run.folder])
+                try csv.row(row + [
+                    run.harnessSaturation == nil ? "0" : "1", run.folder,
+                    DecimalText.fixed(Double(run.elapsed) / 1e9, fractionDigits: 3),
+                ])
             }
         }
         try AtomicFile.writeText(folder + "/" + Self.markdownName, markdown)

@@ -61,11 +61,14 @@ public struct CapacityReport {
         public var harnessSaturation: String?
         /// The run folder's name, in the search's folder.
         public var folder: String
+        /// Time from the search's start to this run's end (ns): the last run's is the search's time.
+        public var elapsed: UInt64
 
         public init(
             step: Int, value: UInt64, repeatIndex: Int, verdict: CapacitySearch.Verdict, objectives: [ThresholdResult],
-            harnessSaturation: String?, folder: String
+            harnessSaturation: String?, folder: String, elapsed: UInt64 = 0
         ) {
+            self.elapsed = elapsed
             self.step = step
             self.value = value
             self.repeatIndex = repeatIndex

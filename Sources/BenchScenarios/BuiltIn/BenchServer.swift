@@ -257,7 +257,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         // says so): one last drain of every connection's error queue, before what is left is settled and handed on.
         if stamps != nil { for slot in peers.indices where peers[slot].connection.isOpen { drainTransmitStamps(slot: slot) } }
         finishMeasuring()
-        if isStopping {
+        if isStopping && !recording.endedWhenDecided {
             recording.status = .interrupted
             recording.statusReason = isRunning ? "stopped on request" : "stopped on request before sending began"
         } else if liveClients == 0 {

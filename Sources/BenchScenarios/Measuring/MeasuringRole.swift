@@ -250,6 +250,7 @@ extension MeasuringRole {
             recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busiest)
         }
         recording.ledger.timeOutWhatIsInFlight()
+        recording.endedWhenDecided = control.isStoppedWhenDecided
         if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
         control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)
         control.echoedMessages.store(recording.ledger.echoesReceived, ordering: .relaxed)

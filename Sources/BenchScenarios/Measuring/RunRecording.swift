@@ -12,6 +12,9 @@ public struct RunRecording: Sendable {
     public internal(set) var status: RunStatus = .complete
     /// Why it failed or stopped, for people; nil when complete.
     public internal(set) var statusReason: String?
+    /// True when sending ended once the run's objectives were decided (``RunControl/stopWhenDecided()``), before
+    /// its timetable did: a complete run of as many messages as that took.
+    public internal(set) var endedWhenDecided = false
     /// The address the server listened on, with the port it got.
     public internal(set) var serverAddress = ""
     /// TLS: the SHA-256 fingerprint of the certificate the server presented; empty on plain transports.

@@ -11,6 +11,7 @@ public final class RunControl: Sendable {
     /// Wakes the clients' loop.
     let clientsWake: EventNotifier
     private let stopRequested = Atomic<Bool>(false)
+    private let stoppedByRequest = Atomic<Bool>(false)
     private let setupFailure = Mutex<String?>(nil)
 
     /// Messages whose turn came so far (written or dropped), warmup included.
@@ -45,13 +46,25 @@ public final class RunControl: Sendable {
     /// Asks the run to stop sending; messages in flight still get their timeout, then the run ends as
     /// ``RunStatus/interrupted``. Safe from any thread; later calls do nothing more.
     public func requestStop() {
+        stoppedByRequest.store(true, ordering: .relaxed)
         stopRequested.store(true, ordering: .releasing)
         serverWake.notify()
         if clientsStopOnRequest { clientsWake.notify() }
     }
 
-    /// True once ``requestStop()`` was called.
+    /// True once ``requestStop()`` or ``stopWhenDecided()`` was called.
     public var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// Ends sending because what the run was for is decided (a capacity step sampled until its objectives were
+    /// decided): messages in flight still get their timeout, and the run ends ``RunStatus/complete``, unless a stop
+    /// was also requested. Safe from any thread.
+    public func stopWhenDecided() {
+        stopRequested.store(true, ordering: .releasing)
+        serverWake.notify()
+    }
+
+    /// True when sending stopped only because the run's objectives were decided (``stopWhenDecided()``).
+    public var isStoppedWhenDecided: Bool { isStopRequested && !stoppedByRequest.load(ordering: .relaxed) }
 
     /// Called when clients cannot come (a clients' thread cannot connect, a client process ended before the run): the
     /// server stops waiting for them and the run fails with `reason`.

@@ -176,6 +176,15 @@ public struct RunCollector: Sendable {
         }
     }
 
+    /// The summary of `metric` so far, with the counts over `limits`: what a decision made while the run goes on
+    /// reads (on the writer's thread); nil when the run does not stream `metric` (connect, reconnect).
+    public func summarySoFar(
+        of metric: RunAnalysis.Metric, percentiles: [Double] = [], limits: [UInt64] = []
+    ) -> DistributionSummary? {
+        guard metric != .connect && metric != .reconnect, let index = metrics.firstIndex(of: metric) else { return nil }
+        return builders[index].summary(percentiles: percentiles, limits: limits)
+    }
+
     /// What a live view shows now, `now` being the time on the run's clock (monotonic ns); nil unless made `live`.
     /// Its rows' times are offsets from the run's start, as the timeline's.
     public func liveSnapshot(at now: UInt64) -> LiveSnapshot? {

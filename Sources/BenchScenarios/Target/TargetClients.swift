@@ -205,7 +205,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     func finish() {
         if publisher?.isOpen == true { drainPublisherStamps() }
         finishMeasuring()
-        if isStopping {
+        if isStopping && !recording.endedWhenDecided {
             recording.status = .interrupted
             recording.statusReason = "stopped on request"
         } else if publisher?.isOpen == false {

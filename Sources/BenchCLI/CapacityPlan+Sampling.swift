@@ -1,0 +1,66 @@
+import BenchCore
+import BenchNet
+import BenchReports
+import BenchScenarios
+
+/// A capacity step samples until it is decided, on the connections it has: its run goes on past its timetable, up
+/// to the step's budget, and ends as soon as its objectives are decided (a sequential decision, as LoadGen's early
+/// stopping is), rather than a new run being started, connected and warmed up for every few more values.
+extension CapacityPlan {
+    /// `options` made to sample until decided, when its run is open loop (a closed loop's length is its count: its
+    /// step repeats whole runs); `stepStart` is when the step began, for a budget in time. Its timetable runs for the
+    /// budget (a number of runs: that many of its own lengths), and at least its own length.
+    func sampling(_ options: RunOptions, stepStart: UInt64) -> RunOptions {
+        var options = options
+        var configuration = options.steps[0].configuration
+        guard configuration.interval > 0 else { return options }
+        let ownLength = configuration.duration
+            ?? UInt64(configuration.sequencesPerClient).multipliedReportingOverflow(by: configuration.interval).partialValue
+        let budget: UInt64
+        switch stepBudget {
+        case .runs(let runs): budget = UInt64(runs).multipliedReportingOverflow(by: ownLength).partialValue
+        case .time(let time): budget = time - min(time, MonotonicClock.now() - stepStart)
+        }
+        configuration.duration = min(max(ownLength, budget), RunConfiguration.Limits.longestRun)
+        options.steps[0].configuration = configuration
+        let judged = options.thresholds.filter { RunAnalysis.Metric(rawValue: $0.metric).map(Self.isStreamed) ?? false }
+        let confidence = self.confidence
+        options.isDecided = { collector in
+            // Not before its own length: a step is at least the run the user described.
+            guard collector.origin != 0, MonotonicClock.now() >= collector.origin &+ ownLength else { return false }
+            var judgement = StepJudgement(objectives: judged.map(\.expression), confidence: confidence)
+            judgement.add(judged.map { threshold in
+                let metric = RunAnalysis.Metric(rawValue: threshold.metric)!
+                let summary = collector.summarySoFar(
+                    of: metric, percentiles: threshold.statistic.percentile.map { [$0] } ?? [],
+                    limits: threshold.countedLimit.map { [$0] } ?? [])!
+                return threshold.evaluate(summary, confidence: confidence)
+            })
+            return judgement.verdict != .undecided
+        }
+        return options
+    }
+
+    /// How a step is sized from its `objectives`, for the search's first line: `spread.p99<2ms` passes with no
+    /// value beyond its limit in 299 values at 95%.
+    func sizing(_ objectives: [Threshold]) -> String {
+        let needs = objectives.compactMap { threshold -> String? in
+            guard let share = threshold.allowedShare,
+                let values = ProportionDecision.valuesToPass(allowedShare: share, confidence: confidence)
+            else { return nil }
+            return "\(threshold.expression) passes with none beyond its limit in \(values) values"
+        }
+        let budget: String
+        switch stepBudget {
+        case .runs(let runs): budget = "\(runs) run\(runs == 1 ? "" : "s")' length"
+        case .time(let time): budget = DurationText.format(time)
+        }
+        return "each step sends until its objectives are decided at \(DecimalText.fixed(confidence * 100, fractionDigits: 1))% "
+            + "confidence, for at most \(budget)" + (needs.isEmpty ? "" : " (" + needs.joined(separator: "; ") + ")")
+    }
+
+    /// Metrics the run's writer sees while it goes (connect and reconnect are counted at its end).
+    private static func isStreamed(_ metric: RunAnalysis.Metric) -> Bool {
+        metric != .connect && metric != .reconnect
+    }
+}
