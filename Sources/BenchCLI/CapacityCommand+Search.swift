@@ -56,7 +56,10 @@ extension CapacityCommand {
             var runIndex = 0
             var attempts = 0  // runs made, a saturated one tried again included: each its own folder
             var saturatedRuns = 0
-            var samplesInPlace = false  // its run sends until decided, within the budget: no further run for more
+            // Its run sends until decided, up to the budget: no further run for more values, unless the values that
+            // came in after the decision (those in flight, those sent meanwhile) undid it.
+            var samplesInPlace = false
+            var judgedRuns: [[ThresholdResult]] = []
             while runIndex < max(1, plan.minimumRuns)
                 || (!samplesInPlace
                     && plan.stepBudget.allowsAnother(after: runIndex, startedAt: stepStart, now: MonotonicClock.now()))
@@ -64,7 +67,7 @@ extension CapacityCommand {
                 runIndex += 1
                 attempts += 1
                 // Per run: each draws its own seed without --seed.
-                var options = plan.sampling(try plan.options(at: value), stepStart: stepStart)
+                var options = plan.sampling(try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns)
                 samplesInPlace = options.isDecided != nil
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"
@@ -94,7 +97,9 @@ extension CapacityCommand {
                     verdict = .fail  // the server could not take the offered load: its limit, not the harness's
                 } else {
                     judgement.add(outcome.thresholds)
+                    judgedRuns.append(outcome.thresholds)
                     verdict = judgement.verdict
+                    if outcome.endedWhenDecided && verdict == .undecided { samplesInPlace = false }
                 }
                 runs.append(CapacityReport.Run(
                     step: step, value: value, repeatIndex: attempts, verdict: verdict, objectives: outcome.thresholds,

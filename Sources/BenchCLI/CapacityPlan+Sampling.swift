@@ -9,8 +9,9 @@ import BenchScenarios
 extension CapacityPlan {
     /// `options` made to sample until decided, when its run is open loop (a closed loop's length is its count: its
     /// step repeats whole runs); `stepStart` is when the step began, for a budget in time. Its timetable runs for the
-    /// budget (a number of runs: that many of its own lengths), and at least its own length.
-    func sampling(_ options: RunOptions, stepStart: UInt64) -> RunOptions {
+    /// budget (a number of runs: that many of its own lengths), and at least its own length. The decision pools what
+    /// it collects with the step's runs before it (`pooledWith`: each one's results, an objective each).
+    func sampling(_ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]]) -> RunOptions {
         var options = options
         var configuration = options.steps[0].configuration
         guard configuration.interval > 0 else { return options }
@@ -23,12 +24,17 @@ extension CapacityPlan {
         }
         configuration.duration = min(max(ownLength, budget), RunConfiguration.Limits.longestRun)
         options.steps[0].configuration = configuration
-        let judged = options.thresholds.filter { RunAnalysis.Metric(rawValue: $0.metric).map(Self.isStreamed) ?? false }
+        let streamed = options.thresholds.indices.filter { index in
+            RunAnalysis.Metric(rawValue: options.thresholds[index].metric).map(Self.isStreamed) ?? false
+        }
+        let judged = streamed.map { options.thresholds[$0] }
+        let earlierJudged = earlier.map { results in streamed.map { results[$0] } }
         let confidence = self.confidence
         options.isDecided = { collector in
             // Not before its own length: a step is at least the run the user described.
             guard collector.origin != 0, MonotonicClock.now() >= collector.origin &+ ownLength else { return false }
             var judgement = StepJudgement(objectives: judged.map(\.expression), confidence: confidence)
+            for results in earlierJudged { judgement.add(results) }
             judgement.add(judged.map { threshold in
                 let metric = RunAnalysis.Metric(rawValue: threshold.metric)!
                 let summary = collector.summarySoFar(

@@ -60,6 +60,8 @@ enum RunCommand {
         var harnessSaturation: String?
         /// Why the server held the timetable back, when it did (the harness had time to spare).
         var serverBackpressure: String?
+        /// Sending ended once its objectives were decided (a capacity step's run), before its timetable did.
+        var endedWhenDecided = false
         /// The exit code this run alone calls for.
         var exitCode: ExitCode
     }
@@ -198,6 +200,7 @@ enum RunCommand {
         var outcome = Outcome(
             folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
             summaries: analysis.summaries, json: json, harnessSaturation: saturation, serverBackpressure: backpressure,
+            endedWhenDecided: recording.endedWhenDecided,
             exitCode: .success)
         switch recording.status {
         case .complete:
