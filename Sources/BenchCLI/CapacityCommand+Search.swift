@@ -67,8 +67,8 @@ extension CapacityCommand {
                 runIndex += 1
                 attempts += 1
                 // Per run: each draws its own seed without --seed.
-                var options = plan.sampling(try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns)
-                samplesInPlace = options.isDecided != nil
+                var (options, samples) = plan.sampling(try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns)
+                samplesInPlace = samples != nil
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"
                     + (attempts > 1 ? "-r\(attempts)" : "")
@@ -99,7 +99,8 @@ extension CapacityCommand {
                     judgement.add(outcome.thresholds)
                     judgedRuns.append(outcome.thresholds)
                     verdict = judgement.verdict
-                    if outcome.endedWhenDecided && verdict == .undecided { samplesInPlace = false }
+                    let gaveUp = samples?.gaveUp.load(ordering: .relaxed) == true
+                    if outcome.endedWhenDecided && verdict == .undecided && !gaveUp { samplesInPlace = false }
                 }
                 runs.append(CapacityReport.Run(
                     step: step, value: value, repeatIndex: attempts, verdict: verdict, objectives: outcome.thresholds,
@@ -108,7 +109,8 @@ extension CapacityCommand {
                 if !quiet {
                     Console.error(progressLine(
                         plan, step: step, value: value, run: runIndex, confirming: isConfirmation, outcome, judgement,
-                        verdict, retrying: retrying))
+                        verdict, retrying: retrying,
+                        gaveUp: verdict == .undecided && samples?.gaveUp.load(ordering: .relaxed) == true))
                 }
                 if retrying {
                     runIndex -= 1  // judged runs only
@@ -169,7 +171,7 @@ extension CapacityCommand {
     /// `step 3: 16 clients (confirming), run 2: spread.p99 1.31ms (0 of 60 beyond the limit so far) → undecided`.
     private static func progressLine(
         _ plan: CapacityPlan, step: Int, value: UInt64, run: Int, confirming: Bool, _ outcome: RunCommand.Outcome,
-        _ judgement: StepJudgement, _ verdict: CapacitySearch.Verdict, retrying: Bool
+        _ judgement: StepJudgement, _ verdict: CapacitySearch.Verdict, retrying: Bool, gaveUp: Bool
     ) -> String {
         let objectives = zip(outcome.thresholds, judgement.objectives).map { result, objective in
             "\(result.metric).\(result.statistic) \(result.measuredText ?? "–")"
@@ -177,6 +179,7 @@ extension CapacityCommand {
         }
         let why = retrying
             ? " (the harness was saturated: run again after a pause)"
+            : gaveUp ? " (at this rate its budget would not decide it either: stopped early)"
             : outcome.harnessSaturation != nil && verdict == .harnessBound
             ? " (the harness was saturated again)" : outcome.serverBackpressure.map { " (\($0))" } ?? ""
         return "step \(step): \(plan.axis.text(value))\(confirming ? " (confirming)" : ""), run \(run): "

@@ -22,11 +22,12 @@ enum CapacityCommand {
             abstract: "Find the most clients (or the shortest interval, the largest payload) the server holds within an objective.",
             overview: "Search one setting given as a range LO..HI (--clients, \(scenario == .chat ? "--rate" : "--interval") or --payload) for the hardest "
                 + "value at which every --slo holds: runs from the easy end, twice as hard each step until one does not "
-                + "pass, then bisects to --resolution. Each step is decided with --confidence from the values of all "
-                + "its runs (each a whole \(scenario.rawValue) run: --messages/--count or --duration): an objective on "
+                + "pass, then bisects to --resolution. Each step is decided with --confidence from its values: its run "
+                + "sends at least what --messages/--count or --duration say, then goes on, on the same connections, "
+                + "until every objective is decided or --step-budget is spent (a closed loop repeats whole runs): an objective on "
                 + "a percentile or a share passes when so few values lie beyond its limit that chance would rarely give "
                 + "as few were it broken (a p99 needs 299 values with none over at 95%), fails when so many do that "
-                + "chance would rarely give as many were it held; an undecided step runs again, within --step-budget. "
+                + "chance would rarely give as many were it held. "
                 + "The last pass and the first failure are run once more, at another moment, to confirm them. A "
                 + "run whose harness was saturated is no measurement of the server: it is run again after a pause, "
                 + "and a step saturated twice is harness-bound and ends the search; a timetable the server held back "
@@ -45,9 +46,9 @@ enum CapacityCommand {
                     "confidence", value: "percent", help: "How sure each step's verdict must be, from 50% to 99.9%.",
                     default: "95%"),
                 OptionSpec(
-                    "step-budget", value: "runs|duration", help: "How long a step may run to be decided: a number of "
-                        + "runs (20), or a time (90s) after which no further run starts; a step still "
-                        + "undecided then is reported undecided, and the search stays below it.",
+                    "step-budget", value: "runs|duration", help: "How long a step may sample to be decided: a time "
+                        + "(90s), or a number of its runs' lengths (20); a step still undecided then is reported "
+                        + "undecided, and the search stays below it.",
                     default: DurationText.format(CapacityPlan.defaultStepBudget)),
                 OptionSpec("repeat", value: "k", help: "The fewest runs per step, pooled, however soon it is decided.", default: "1"),
                 OptionSpec(

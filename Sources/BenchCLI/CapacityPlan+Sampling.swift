@@ -2,6 +2,13 @@ import BenchCore
 import BenchNet
 import BenchReports
 import BenchScenarios
+import Synchronization
+
+/// What a step's sampling run ended on, when it ended before its budget: decided, or given up as futile.
+final class StepSampling: Sendable {
+    /// True when the run stopped because, at the rate its values came, its budget would not decide it either.
+    let gaveUp = Atomic<Bool>(false)
+}
 
 /// A capacity step samples until it is decided, on the connections it has: its run goes on past its timetable, up
 /// to the step's budget, and ends as soon as its objectives are decided (a sequential decision, as LoadGen's early
@@ -10,11 +17,16 @@ extension CapacityPlan {
     /// `options` made to sample until decided, when its run is open loop (a closed loop's length is its count: its
     /// step repeats whole runs); `stepStart` is when the step began, for a budget in time. Its timetable runs for the
     /// budget (a number of runs: that many of its own lengths), and at least its own length. The decision pools what
-    /// it collects with the step's runs before it (`pooledWith`: each one's results, an objective each).
-    func sampling(_ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]]) -> RunOptions {
+    /// it collects with the step's runs before it (`pooledWith`: each one's results, an objective each). Futility
+    /// ends it too: once a sixth of its budget has passed, a step whose values, projected at the rate they came to the
+    /// budget's end in the proportions seen, would still be undecided stops (its samples' `gaveUp`) — near the true
+    /// capacity a p99 sits at its limit, and no budget decides it.
+    func sampling(
+        _ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]]
+    ) -> (options: RunOptions, samples: StepSampling?) {
         var options = options
         var configuration = options.steps[0].configuration
-        guard configuration.interval > 0 else { return options }
+        guard configuration.interval > 0 else { return (options, nil) }
         let ownLength = configuration.duration
             ?? UInt64(configuration.sequencesPerClient).multipliedReportingOverflow(by: configuration.interval).partialValue
         let budget: UInt64
@@ -22,7 +34,9 @@ extension CapacityPlan {
         case .runs(let runs): budget = UInt64(runs).multipliedReportingOverflow(by: ownLength).partialValue
         case .time(let time): budget = time - min(time, MonotonicClock.now() - stepStart)
         }
-        configuration.duration = min(max(ownLength, budget), RunConfiguration.Limits.longestRun)
+        let length = min(max(ownLength, budget), RunConfiguration.Limits.longestRun)
+        configuration.duration = length
+        let samples = StepSampling()
         options.steps[0].configuration = configuration
         let streamed = options.thresholds.indices.filter { index in
             RunAnalysis.Metric(rawValue: options.thresholds[index].metric).map(Self.isStreamed) ?? false
@@ -42,9 +56,23 @@ extension CapacityPlan {
                     limits: threshold.countedLimit.map { [$0] } ?? [])!
                 return threshold.evaluate(summary, confidence: confidence)
             })
-            return judgement.verdict != .undecided
+            if judgement.verdict != .undecided { return true }
+            let elapsed = MonotonicClock.now() - collector.origin
+            guard elapsed >= max(ownLength, length / 6), elapsed < length else { return false }
+            let scale = Double(length) / Double(elapsed)
+            let futile = judgement.objectives.contains { objective in
+                guard objective.decision == .undecided, let beyond = objective.beyond,
+                    let share = objective.allowedShare
+                else { return false }
+                let projected = ProportionDecision.decide(
+                    beyond: Int((Double(beyond) * scale).rounded()), of: Int((Double(objective.values) * scale).rounded()),
+                    allowedShare: share, confidence: confidence)
+                return projected == .undecided
+            }
+            if futile { samples.gaveUp.store(true, ordering: .relaxed) }
+            return futile
         }
-        return options
+        return (options, samples)
     }
 
     /// How a step is sized from its `objectives`, for the search's first line: `spread.p99<2ms` passes with no

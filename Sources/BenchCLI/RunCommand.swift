@@ -35,7 +35,8 @@ enum RunCommand {
             notes: [
                 "Durations take ns, us, ms or s (10ms); sizes take B, KiB or MiB (64, 1KiB).",
                 "Results go to <out>/\(scenario.rawValue)-<UTC yyyyMMdd-HHmmss>/: run.csv, samples.csv, summary.csv, "
-                    + "histogram.csv\(scenario.isBroadcast ? ", broadcasts.csv" : ""), thresholds.csv (with --threshold),",
+                    + "histogram.csv\(BroadcastsCSV.file(for: scenario).map { ", " + $0.name } ?? ""), events.csv, "
+                    + "thresholds.csv (with --threshold),",
                 "summary.md, junit.xml, report.html and one <metric>.hgrm per metric.",
             ]
         )

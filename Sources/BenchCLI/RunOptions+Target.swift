@@ -152,10 +152,14 @@ extension RunOptions {
         into target: inout TargetSettings?, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
         let scheme = target?.url.scheme
-        if scheme?.protocolScheme == .http {
+        if let scheme, scheme.protocolScheme == .http {
+            let text = parsed.value("target") ?? ""
+            let rest = text.drop { $0 != ":" }  // "://HOST:PORT/PATH"
             throw reader.invalid(
-                "target", "url", parsed.value("target") ?? "",
-                "\(scheme!.rawValue):// is where an sse:// target publishes: give it as --publish-url")
+                "target", "url", text,
+                "\(scheme.rawValue):// is no target: did you mean \(scheme.usesTLS ? "wss" : "ws")\(rest) (a WebSocket "
+                    + "server) or \(scheme.usesTLS ? "sses" : "sse")\(rest) (a Server-Sent Events stream)? An "
+                    + "\(scheme.rawValue):// URL is where an sse:// target's publisher POSTs: give it as --publish-url")
         }
         guard let text = parsed.value("publish-url") else {
             if scheme?.protocolScheme == .sse {

@@ -61,7 +61,8 @@ struct RunOptions {
                 help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
                 default: DurationText.format(defaults.interval)),
             OptionSpec(
-                "arrival", value: "kind", help: "Gaps between sends: poisson (random, mean --interval) or fixed.",
+                "arrival", value: "kind",
+                help: "Gaps between sends: poisson (random, mean \(scenario == .chat ? "1/--rate" : "--interval")) or fixed.",
                 default: defaults.arrival.rawValue),
             OptionSpec(
                 "payload", value: "bytes", help: "Message size on the wire, header included; a list (64,1KiB) sweeps.",

@@ -16,12 +16,13 @@ public enum MarkdownSummary {
         var text = "### bench \(setting("scenario"))\(server): \(setting("status"))\n\n"
         text += "\(setting("clients")) clients · \(messages) · every \(setting("interval")) (\(setting("arrival")))"
             + " · \(setting("payload_bytes")) B · seed \(setting("seed"))"
-            + (target == nil ? " · server CPU \(setting("server_cpus"))" : "")
-            + " · clients CPU \(setting("client_cpus")) · \(setting("start_utc"))\n\n"
+            + (target == nil ? cpus("server CPU", results.setting("server_cpus")) : "")
+            + cpus("clients CPU", results.setting("client_cpus")) + " · \(setting("start_utc"))\n\n"
         if let reason = results.setting("status_reason"), !reason.isEmpty { text += "Status: \(escape(reason))\n\n" }
         // The same counts as run.csv and the terminal's summary.
         let notes = [
             RunNotes.harness(results), RunNotes.backpressure(results), RunNotes.losses(results), RunNotes.outages(results), RunNotes.closedEarly(results),
+            RunNotes.synRetries(results),
         ].compactMap { $0 }
         for note in notes { text += "- " + escape(note) + "\n" }
         if !notes.isEmpty { text += "\n" }
@@ -41,6 +42,12 @@ public enum MarkdownSummary {
             }
         }
         return text
+    }
+
+    /// ` · clients CPU 0-1`, or nothing where the run recorded no CPUs (a chat run's clients are a target's).
+    private static func cpus(_ label: String, _ value: String?) -> String {
+        guard let value, !value.isEmpty else { return "" }
+        return " · \(label) \(value)"
     }
 
     /// A table cell's text with `|` escaped.

@@ -53,6 +53,12 @@ enum RunNotes {
         results.setting("server_backpressure").flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// `12 of 1000 connects (1.2%) took about 1 s or 3 s, …`: a herd against a small accept backlog; nil otherwise.
+    static func synRetries(_ results: RunResults) -> String? {
+        let total = results.summaries.first { $0.metric == "connect" }.map { $0.count } ?? 0
+        return SynRetries.note(count: count(results, "connects_after_syn_retry"), of: total)
+    }
+
     private static func count(_ results: RunResults, _ key: String) -> Int {
         results.setting(key).flatMap { Int($0) } ?? 0
     }

@@ -43,6 +43,7 @@ public enum RunSettingsCSV {
             ("status", recording.status.rawValue),
             ("status_reason", recording.statusReason ?? ""),
             ("ended_when_decided", recording.endedWhenDecided ? "1" : "0"),
+            ("connects_after_syn_retry", "\(SynRetries.count(in: recording.connectTimes))"),
             ("seed", "\(configuration.seed)"),
             ("clients", "\(configuration.clients)"),
             ("rooms", configuration.chatRooms.map { "\($0.rooms)" } ?? ""),

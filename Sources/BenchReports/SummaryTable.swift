@@ -114,6 +114,10 @@ public enum SummaryTable {
         }
         if let backpressure = analysis.harnessLoad.serverBackpressure { lines.append(backpressure) }
         if let warning = MeasurementYield(analysis).lossWarning { lines.append("warning: " + warning) }
+        let connected = analysis.recording.connectTimes.filter { $0 > 0 }.count
+        if let note = SynRetries.note(count: SynRetries.count(in: analysis.recording.connectTimes), of: connected) {
+            lines.append("note: " + note)
+        }
         // A roundtrip target's agents stamp both ends of each round trip on their own clock: its error moves no rtt.
         let onOneClock = recording.configuration.target != nil && recording.configuration.scenario == .roundtrip
         let clockError = onOneClock ? 0 : recording.agents.compactMap(\.clock.error).max() ?? 0

@@ -29,12 +29,13 @@ public enum TimelineCSV {
     public static func line(_ rows: [TimelineRow], metric: String) -> String? {
         guard let row = rows.first(where: { $0.metric == metric }) else { return nil }
         func time(_ value: UInt64?) -> String { value.map { DisplayDuration.text(nanoseconds: $0) } ?? "-" }
-        // Tenths of a second in every run's lines alike ([10.0s–11.0s], and the run's last interval, often a short
-        // tail, [20.0s–20.4s]), or more decimals (up to 3) where it takes them for the ends to differ.
-        var digits = 1
-        func seconds(_ value: UInt64) -> String { DecimalText.fixed(Double(value) / 1e9, fractionDigits: digits) }
-        while digits < 3 && seconds(row.start) == seconds(row.end) { digits += 1 }
-        let (start, end) = (seconds(row.start), seconds(row.end))
+        // One form in every run's lines: tenths of a second, the start rounded down and the end up, so that a short
+        // last interval (20.000 s to 20.004 s) still shows two ends, [20.0s–20.1s], the interval within them.
+        func tenths(_ value: UInt64, up: Bool) -> String {
+            let count = value / 100_000_000 + (up && value % 100_000_000 != 0 ? 1 : 0)
+            return "\(count / 10).\(count % 10)"
+        }
+        let (start, end) = (tenths(row.start, up: false), tenths(row.end, up: true))
         return "[\(start)s–\(end)s] \(metric): \(row.count) measured, \(row.lost) lost, p50 \(time(row.p50)), "
             + "p99 \(time(row.p99)), max \(time(row.max))"
     }

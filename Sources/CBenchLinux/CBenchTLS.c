@@ -201,7 +201,7 @@ int CBenchTLS_handshake(void *opaque, char *error, size_t size) {
     CBenchTLS_handshaking = NULL;
     if (result == 1) return 1;
     int code = outcome(session, result, error, size);
-    if (code == -1 && session->failure[0] != 0) snprintf(error, size, "%s", session->failure);
+    if (code == -1 && session->failure[0] != 0) snprintf(error, size, "bench refused the server's certificate: %s", session->failure);
     return code;
 }
 

@@ -10,7 +10,8 @@ import Testing
     /// gets a broadcast 500 ms later still: outliers far under 1%, which do not move the true p99. The same search, five
     /// times, must answer 10 each time (one slow broadcast in a run decided the old search's step), and its reports
     /// must agree with the run folders they list. (A 1 s timeout: an outlier arrives within 0.9 s, and one that did not
-    /// would count over the limit all the same, as an incomplete broadcast does.)
+    /// would count over the limit all the same, as an incomplete broadcast does.) A CPU hog spins through the first
+    /// seconds of each search.
     @Test(.enabled(if: CapacityCommandTests.hasPython, "python3 is not installed: apt-get install -y python3"))
     func theSameSearchAgainstAServerWithRareOutliersAnswersTheSameFiveTimes() throws {
         let (relay, port) = try TargetCompositionTests.startFixture("slow_relay_server.py", ["40", "0.001", "500"])
@@ -19,6 +20,15 @@ import Testing
             relay.waitUntilExit()
         }
         for search in 1...5 {
+            // A CPU hog for the first seconds of each search (issue 42: another process compiling for a few seconds
+            // made a step saturated, and one such step ended the search): the answer must not move.
+            let hog = Thread {
+                let end = Date().addingTimeInterval(3)
+                var spins = 0
+                while Date() < end { spins &+= 1 }
+                _ = spins
+            }
+            hog.start()
             let out = temporaryFolderPath()
             let result = try BenchProcess.run([
                 "capacity", "fanout", "--target", "tcp://127.0.0.1:\(port)", "--framing", "line", "--subscribe", "JOIN",
@@ -54,6 +64,23 @@ import Testing
             for name in ["capacity.md", "capacity.html"] {
                 let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
                 #expect(text.contains("capacity: 10 clients (95%: 10 clients;"), "\(name)")
+            }
+            // capacity.html zooms on the bracket that decided the answer (10 held, 11 broke), the whole range beside
+            // it as an overview, and no step label lies on another.
+            let page = try String(contentsOfFile: folder + "/capacity.html", encoding: .utf8)
+            let zoom = try #require(page.firstRange(of: "<figure class=\"zoom\">").map { page[$0.lowerBound...] })
+            let zoomed = String(zoom[..<(zoom.firstRange(of: "</figure>")?.lowerBound ?? zoom.endIndex)])
+            #expect(zoomed.contains(">10 clients</text>") && zoomed.contains(">11 clients</text>"), "\(zoomed)")
+            #expect(!zoomed.contains(">5 clients</text>"), "the easy end is in the overview, not the zoom")
+            #expect(page.contains("<figure class=\"overview\">") && page.contains("the whole range"))
+            let labels = zoomed.matches(of: #/<text x="([\d.]+)" y="([\d.]+)" class="step">([^<]*)</text>/#).map {
+                (x: Double($0.1)!, y: Double($0.2)!, width: 6 * Double($0.3.count))
+            }
+            for (index, a) in labels.enumerated() {
+                for b in labels[(index + 1)...] {
+                    let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || abs(a.y - b.y) >= 10
+                    #expect(apart, "labels at \(a) and \(b) overlap")
+                }
             }
         }
     }

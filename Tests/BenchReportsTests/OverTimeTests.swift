@@ -44,12 +44,13 @@ import Testing
 }
 
 @Suite struct IntervalLineTests {
-    /// Every line in tenths of a second, whole intervals and the run's short last one alike; more decimals where the
-    /// ends would read the same ([20.000s–20.004s], not [20.0s–20.0s]).
+    /// Every line in one form, tenths of a second, whole intervals and the run's short last one alike: the start
+    /// rounded down, the end up, so that the ends never read the same ([20.0s–20.1s] for 20.000 s to 20.004 s).
     @Test(arguments: [
         (UInt64(10_000_000_000), UInt64(20_000_000_000), "[10.0s–20.0s]"),
         (20_000_000_000, 20_400_000_000, "[20.0s–20.4s]"),
-        (20_000_000_000, 20_004_000_000, "[20.000s–20.004s]"),
+        (20_000_000_000, 20_004_000_000, "[20.0s–20.1s]"),
+        (20_050_000_000, 20_120_000_000, "[20.0s–20.2s]"),
     ])
     func anIntervalsEndsAreToldApart(start: UInt64, end: UInt64, text: String) throws {
         let row = TimelineRow(

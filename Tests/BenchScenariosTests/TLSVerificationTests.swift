@@ -93,6 +93,7 @@ import Testing
         let other = try authority.issue("other", names: "DNS:other.example")
         let mismatch = Self.refusal(serving: other, trust: .authorities(path: authority.certificate))
         #expect(mismatch.contains("name mismatch: the server's certificate is for other.example, not 127.0.0.1"), "\(mismatch)")
+        #expect(mismatch.contains("bench refused the server's certificate: name mismatch"), "who refused: \(mismatch)")
         #expect(mismatch.contains("(trusted: --tls-ca \(authority.certificate))"), "\(mismatch)")
 
         let expired = try authority.issue("expired", names: "IP:127.0.0.1", days: 0)

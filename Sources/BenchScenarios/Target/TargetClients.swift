@@ -162,11 +162,11 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
             isDone: { subscribed >= configuration.clients && publisher?.isReady != false && serverWait?() == nil },
             openMore: { () throws(RunError) in try openPublisher() },
             timedOut: {
-                let publisherSays = publisher.map { $0.isReady ? " and the publisher" : ", not the publisher," } ?? ""
+                let publisherSays = publisher.map { $0.isReady ? "; the publisher was" : "; the publisher was not either" }
                 return .setupFailed(
-                    "\(subscribed) of \(configuration.clients) \(clientNoun)s\(publisherSays) were ready at \(target) within "
-                        + DurationText.format(configuration.setupTimeout) + (serverWait?().map { " (\($0))" } ?? "")
-                        + agentsSummary)
+                    "after \(DurationText.format(configuration.setupTimeout)), \(subscribed) of \(configuration.clients) "
+                        + "\(clientNoun)s were ready at \(target)\(publisherSays ?? "")"
+                        + (serverWait?().map { " (\($0))" } ?? "") + agentsSummary)
             })
     }
 

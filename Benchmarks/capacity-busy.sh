@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The same capacity search K times (default 5) while one CPU is kept busy by a spinning process, as a loaded CI machine
+# would be: does it answer the same, and how long does it take? (Issue 42's command: the built-in server, 10 to 400
+# clients, 30 broadcasts every 50 ms per run, spread p99 under 2 ms and 99% under 200 ms.) Prints each search's line
+# (answer, 95% interval, steps, time) and whether it saturated or ended harness-bound.
+#
+#   bash Benchmarks/capacity-busy.sh [K]          BUSY=0 for a quiet machine, BUSY=2 for both CPUs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+swift build -c release --product bench >/dev/null
+bench=.build/release/bench
+out=$(mktemp -d)
+busy=()
+for _ in $(seq 1 "${BUSY:-1}"); do
+    yes >/dev/null &
+    busy+=($!)
+done
+trap 'kill "${busy[@]}" 2>/dev/null; rm -rf "$out"' EXIT
+for run in $(seq 1 "$runs"); do
+    started=$SECONDS
+    line=$("$bench" capacity fanout --clients 10..400 --messages 30 --interval 50ms --slo 'spread.p99<2ms' \
+        --slo 'pct_under>=99%' --out "$out" 2>"$out/steps-$run.log" | head -1) || true
+    echo "search $run ($((SECONDS - started)) s): $line"
+    grep -E "saturated|harness-bound|did not keep up|^Note" "$out/steps-$run.log" | sed 's/^/    /' | head -5 || true
+done

@@ -1,0 +1,21 @@
+/// Connects that took about as long as a lost SYN waits before Linux sends it again (1 s, then 2 s more): a cluster
+/// there is a herd of connects overflowing the server's accept backlog (its listen queue drops the SYNs it has no room
+/// for), not the server's speed.
+public enum SynRetries {
+    /// The connect times that fall just past a SYN retransmission: 1.0–1.25 s or 3.0–3.25 s.
+    static let windows: [Range<UInt64>] = [1_000_000_000..<1_250_000_000, 3_000_000_000..<3_250_000_000]
+
+    /// How many of `connectTimes` (ns; 0: not connected) fall just past a SYN retransmission.
+    public static func count(in connectTimes: [UInt64]) -> Int {
+        connectTimes.reduce(0) { count, time in windows.contains { $0.contains(time) } ? count + 1 : count }
+    }
+
+    /// The note a person needs when at least 1% (and 2) of `total` connects were such: nil otherwise.
+    public static func note(count: Int, of total: Int) -> String? {
+        guard count >= 2, total > 0, count * 100 >= total else { return nil }
+        let percent = (Double(count) / Double(total) * 1000).rounded() / 10
+        return "\(count) of \(total) connects (\(percent)%) took about 1 s or 3 s, the time a lost SYN waits to be sent "
+            + "again: the server's accept backlog (its listen queue) likely overflowed under the herd of connects; "
+            + "raise it (listen's backlog, net.core.somaxconn) or connect more slowly"
+    }
+}
