@@ -104,6 +104,17 @@ import Testing
         #expect(open.capacity == 1_000 && open.firstDecidedFail == nil && open.capacityBound == nil)
     }
 
+    /// The first step that did not pass was undecided, and no harder one was tried: one step twice as hard bounds the
+    /// capacity's interval (issue 42: "at least 79" where 160 clients would have failed at once).
+    @Test func anUndecidedFirstFailureIsBoundedByAStepTwiceAsHard() throws {
+        let search = finish(CapacitySearch(low: 10, high: 400, direction: .increasing)) {
+            $0 <= 79 ? .pass : $0 <= 100 ? .undecided : .fail
+        }
+        #expect(search.capacity == 79 && search.firstFail == 80, "\(search.steps.map(\.value))")
+        #expect(search.steps.contains { $0.value == 160 && $0.verdict == .fail }, "\(search.steps.map(\.value))")
+        #expect(search.capacityBound == 159 && search.ending == .found)
+    }
+
     /// The last pass fails when run again: it is no pass, and the search goes on below it, confirming the next.
     @Test func aConfirmationThatDisagreesMovesTheAnswer() throws {
         var seen: [UInt64: Int] = [:]

@@ -129,8 +129,7 @@ public struct CapacitySearch: Sendable {
         guard let failure = firstFail else {
             // Bracketing: twice as hard, up to the hard end, which is then confirmed.
             guard pass != high else { return confirming(pass) }
-            let doubled = direction == .increasing
-                ? (pass > UInt64.max / 2 ? high : min(high, 2 * pass)) : max(high, pass / 2)
+            let doubled = harder(than: pass)
             return doubled == pass ? nil : doubled
         }
         guard isNarrowed(pass: pass, fail: failure) else {
@@ -140,7 +139,17 @@ public struct CapacitySearch: Sendable {
         // Bisected: the last pass and the first step that did not pass (failed or undecided) are run once more,
         // each: a second run at another moment may decide what the first left open.
         if let next = confirming(pass) { return next }
-        return confirming(failure)
+        if let next = confirming(failure) { return next }
+        // No failure decided, so the capacity's interval has no upper end: one step twice as hard as the first that
+        // did not pass (up to the hard end) may bound it.
+        guard firstDecidedFail == nil else { return nil }
+        let bound = harder(than: failure)
+        return bound == failure || steps.contains(where: { $0.value == bound }) ? nil : bound
+    }
+
+    /// Twice as hard as `value` (half the interval), at most the hard end.
+    private func harder(than value: UInt64) -> UInt64 {
+        direction == .increasing ? (value > UInt64.max / 2 ? high : min(high, 2 * value)) : max(high, value / 2)
     }
 
     /// `value` when it has been run only once: its confirmation is due.

@@ -20,7 +20,9 @@ final class ChatRelay: @unchecked Sendable {
 
     /// Where it listens (its port, when port 0 was asked).
     let address: SocketAddress
-    private let listener: Int32
+    /// The listening socket, closed with the relay.
+    private let listening: Descriptor
+    private var listener: Int32 { listening.rawValue }
     private let epoll: Epoll
     private let stop: EventNotifier
     private let maximumMessageSize: Int
@@ -80,17 +82,18 @@ final class ChatRelay: @unchecked Sendable {
         self.clients = clients
         guard let address = SocketAddress(host: host, port: port) else { throw .invalidHost(host) }
         do throws(SystemError) {
-            (listener, self.address) = try TCPSocket.listen(on: address)
+            let (number, bound) = try TCPSocket.listen(on: address)
+            listening = Descriptor(owning: number, owner: "the chat relay's listener")  // a throw below closes it
+            self.address = bound
         } catch {
             throw .setupFailed("the chat relay cannot listen on \(address): \(error)")
         }
         do throws(SystemError) {
             epoll = try Epoll()
             stop = try EventNotifier()
-            try epoll.add(listener, interest: .readable, token: Self.listenerToken)
+            try epoll.add(listening.rawValue, interest: .readable, token: Self.listenerToken)
             try epoll.add(stop.descriptor, interest: .readable, token: Self.stopToken)
         } catch {
-            Posix.close(listener)
             throw .system(error)
         }
         self.maximumMessageSize = maximumMessageSize
@@ -100,7 +103,6 @@ final class ChatRelay: @unchecked Sendable {
     }
 
     deinit {
-        Posix.close(listener)
         readBuffer.deallocate()
         scratch.deallocate()
     }
