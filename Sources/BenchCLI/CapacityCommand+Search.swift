@@ -76,7 +76,10 @@ extension CapacityCommand {
                 let outcome = RunCommand.runStep(
                     options.steps[0].configuration, options: options, metadata: metadata, parent: folder, name: name)
                 let othersPercent = MachineLoad.now().flatMap { after in machineBefore.flatMap { after.othersPercent(since: $0) } }
-                guard outcome.exitCode.ranToItsEnd, let path = outcome.folder else {
+                // A server that lost every message of a step harder than one it held failed that step; at the low end
+                // it is more likely a run that cannot measure (a wrong --subscribe): the search stops, saying why.
+                let lostEverything = outcome.lostEverything && plan.search.capacity != nil
+                guard outcome.exitCode.ranToItsEnd || lostEverything, let path = outcome.folder else {
                     stopCode = outcome.exitCode
                     cutShort = outcome.exitCode == .interrupted || outcome.exitCode == .terminated
                         ? "interrupted at \(plan.axis.text(value))"
@@ -84,7 +87,9 @@ extension CapacityCommand {
                     break search
                 }
                 var retrying = false
-                if let saturation = outcome.harnessSaturation, !options.accepted.contains(.saturated) {
+                if lostEverything {
+                    verdict = .fail
+                } else if let saturation = outcome.harnessSaturation, !options.accepted.contains(.saturated) {
                     // No measurement of the server, whatever its objectives say. Once may be a passing load on the
                     // machine: tried again after a pause; harness-bound only when it repeats at this size.
                     saturatedRuns += 1
@@ -114,10 +119,11 @@ extension CapacityCommand {
                 }
                 if retrying {
                     runIndex -= 1  // judged runs only
+                    samplesInPlace = false  // the retry is made whatever the budget says
                     Posix.sleep(nanoseconds: Self.pauseAfterSaturation)
                     continue
                 }
-                if verdict == .harnessBound || outcome.serverBackpressure != nil
+                if verdict == .harnessBound || outcome.serverBackpressure != nil || lostEverything
                     || (verdict != .undecided && runIndex >= plan.minimumRuns)
                 {
                     break

@@ -27,14 +27,22 @@ extension CapacityPlan {
         var options = options
         var configuration = options.steps[0].configuration
         guard configuration.interval > 0 else { return (options, nil) }
-        let ownLength = configuration.duration
-            ?? UInt64(configuration.sequencesPerClient).multipliedReportingOverflow(by: configuration.interval).partialValue
-        let budget: UInt64
-        switch stepBudget {
-        case .runs(let runs): budget = UInt64(runs).multipliedReportingOverflow(by: ownLength).partialValue
-        case .time(let time): budget = time - min(time, MonotonicClock.now() - stepStart)
+        func times(_ a: UInt64, _ b: UInt64) -> UInt64 {
+            let (product, overflow) = a.multipliedReportingOverflow(by: b)
+            return overflow ? .max : product
         }
-        let length = min(max(ownLength, budget), RunConfiguration.Limits.longestRun)
+        let ownLength = configuration.duration ?? times(UInt64(configuration.sequencesPerClient), configuration.interval)
+        // What is left of the step's budget (a number of runs: that many of its own lengths from the step's start).
+        let total: UInt64
+        switch stepBudget {
+        case .runs(let runs): total = times(UInt64(runs), ownLength)
+        case .time(let time): total = time
+        }
+        let budget = total - min(total, MonotonicClock.now() - stepStart)
+        // At least its own length, and twice its warmup (a warmup may take at most half of a timed run).
+        let length = min(
+            max(ownLength, budget, times(2 * UInt64(configuration.warmup), configuration.interval)),
+            RunConfiguration.Limits.longestRun)
         configuration.duration = length
         let samples = StepSampling()
         options.steps[0].configuration = configuration
@@ -45,8 +53,12 @@ extension CapacityPlan {
         let earlierJudged = earlier.map { results in streamed.map { results[$0] } }
         let confidence = self.confidence
         options.isDecided = { collector in
-            // Not before its own length: a step is at least the run the user described.
-            guard collector.origin != 0, MonotonicClock.now() >= collector.origin &+ ownLength else { return false }
+            // Not before its own length (a step is at least the run the user described), and not once its timetable has
+            // ended (the rest is messages in flight getting their timeout: the run used its whole length).
+            let now = MonotonicClock.now()
+            guard collector.origin != 0, now >= collector.origin &+ ownLength, now < collector.origin &+ length else {
+                return false
+            }
             var judgement = StepJudgement(objectives: judged.map(\.expression), confidence: confidence)
             for results in earlierJudged { judgement.add(results) }
             judgement.add(judged.map { threshold in
@@ -57,8 +69,8 @@ extension CapacityPlan {
                 return threshold.evaluate(summary, confidence: confidence)
             })
             if judgement.verdict != .undecided { return true }
-            let elapsed = MonotonicClock.now() - collector.origin
-            guard elapsed >= max(ownLength, length / 6), elapsed < length else { return false }
+            let elapsed = now - collector.origin
+            guard elapsed >= max(ownLength, length / 6) else { return false }
             let scale = Double(length) / Double(elapsed)
             let futile = judgement.objectives.contains { objective in
                 guard objective.decision == .undecided, let beyond = objective.beyond,

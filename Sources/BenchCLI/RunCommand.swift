@@ -63,6 +63,8 @@ enum RunCommand {
         var serverBackpressure: String?
         /// Sending ended once its objectives were decided (a capacity step's run), before its timetable did.
         var endedWhenDecided = false
+        /// It failed because every message it sent was lost (nothing measured, though messages were sent).
+        var lostEverything = false
         /// The exit code this run alone calls for.
         var exitCode: ExitCode
     }
@@ -201,7 +203,7 @@ enum RunCommand {
         var outcome = Outcome(
             folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
             summaries: analysis.summaries, json: json, harnessSaturation: saturation, serverBackpressure: backpressure,
-            endedWhenDecided: recording.endedWhenDecided,
+            endedWhenDecided: recording.endedWhenDecided, lostEverything: yield.lostEverything && recording.status == .failed,
             exitCode: .success)
         switch recording.status {
         case .complete:

@@ -37,8 +37,7 @@ struct RunOptions {
     /// `--metrics-listen`: where the runs are served while they go; and once serving, the feed they publish to.
     var metricsListen: SocketAddress?
     var live: LiveFeed?
-    /// Set by a capacity search: the run sends until this answers true about what it collected so far (asked twice a
-    /// second), or until its timetable ends.
+    /// A capacity step's: the run sends until this is true of what it collected so far, or its timetable ends.
     var isDecided: (@Sendable (RunCollector) -> Bool)?
 
     /// The options `scenario` accepts, in help order, with SPEC's defaults.

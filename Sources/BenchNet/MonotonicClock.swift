@@ -16,6 +16,17 @@ public enum MonotonicClock {
 
 /// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`), in nanoseconds: what tells a busy thread
 /// from a waiting one, so that a run can say when its own measuring thread was the bottleneck.
+/// How long the calling thread has waited on a run queue, ready but not running (`/proc/thread-self/schedstat`'s
+/// second field), in nanoseconds: a thread starved of CPU by other work shows here, one waiting for a peer does not.
+/// Nil where the kernel does not keep it.
+public enum ThreadRunQueueWait {
+    public static func now() -> UInt64? {
+        guard let bytes = try? Posix.readFile("/proc/thread-self/schedstat", limit: 256) else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+        return fields.count >= 2 ? UInt64(fields[1]) : nil
+    }
+}
+
 public enum ThreadCPUTime {
     public static func now() -> UInt64 {
         var time = timespec()

@@ -93,6 +93,7 @@ public enum RunSettingsCSV {
             ("dropped_echoes", "\(recording.clientThreads.droppedEchoes)"),
             ("harness_cpu_busiest_pct", harness.busiestPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("harness_cpu_measuring_pct", harness.measuringPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
+            ("measuring_run_queue_wait_ns", recording.measuringThreadRunQueueWait.map { "\($0)" } ?? ""),
             ("harness_cpu_clients_pct", harness.clientsPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("harness_saturated", harness.saturation == nil ? "0" : "1"),
             ("harness_saturation", harness.saturation ?? ""),

@@ -113,6 +113,11 @@ import Testing
         #expect(search.capacity == 79 && search.firstFail == 80, "\(search.steps.map(\.value))")
         #expect(search.steps.contains { $0.value == 160 && $0.verdict == .fail }, "\(search.steps.map(\.value))")
         #expect(search.capacityBound == 159 && search.ending == .found)
+        // That step's harness saturated: the answer found stands, unbounded, and the search is not called harness-bound.
+        let saturated = finish(CapacitySearch(low: 10, high: 400, direction: .increasing)) {
+            $0 <= 79 ? .pass : $0 <= 100 ? .undecided : .harnessBound
+        }
+        #expect(saturated.capacity == 79 && saturated.capacityBound == nil && saturated.ending == .found)
     }
 
     /// The last pass fails when run again: it is no pass, and the search goes on below it, confirming the next.

@@ -1,3 +1,4 @@
+import BenchCore
 import Testing
 
 @testable import BenchScenarios
@@ -6,12 +7,17 @@ import Testing
 /// server's when the harness had time to spare and its sends waited for earlier messages still in flight.
 @Suite struct HarnessLoadTests {
     /// A roundtrip of 100 messages every 625 µs whose lag p99 reached 1.53 ms, sending for 1 s.
-    private func recording(measuringCPU: UInt64, windowWaits: Int, writerWaits: Int) -> RunRecording {
+    private func recording(
+        measuringCPU: UInt64, windowWaits: Int, writerWaits: Int, runQueueWait: UInt64? = 10_000_000,
+        target: Bool = true
+    ) -> RunRecording {
         var configuration = RunConfiguration(scenario: .roundtrip, seed: 1)
         configuration.clients = 1
         configuration.messages = 100
         configuration.interval = 625_000
+        if target { configuration.role = .target(TargetSettings(try! TargetURL("tcp://127.0.0.1:9")), agentToken: nil) }
         var recording = RunRecording(configuration: configuration)
+        recording.measuringThreadRunQueueWait = runQueueWait
         recording.startNanoseconds = 1_000_000_000
         recording.endNanoseconds = 2_000_000_000
         recording.measuringThreadCPU = measuringCPU
@@ -37,6 +43,24 @@ import Testing
         #expect(writer.serverBackpressure == nil && writer.saturation?.contains("slipped") == true, "its own writer held it")
         let unexplained = HarnessLoad(recording: recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0), lagP99: 1_530_000)
         #expect(unexplained.serverBackpressure == nil && unexplained.saturation != nil, "not shown to be the server's")
+    }
+
+    /// A measuring thread kept off the CPU by other work (a run-queue wait of a tenth of the run or more) waits for
+    /// nothing of the server's: its slipped timetable is the machine's, so the harness's; and the built-in server is
+    /// the harness's own.
+    @Test func aStarvedHarnessOrTheBuiltInServerIsNeverTheServersBackpressure() {
+        let starved = HarnessLoad(
+            recording: recording(measuringCPU: 47_000_000, windowWaits: 80, writerWaits: 0, runQueueWait: 300_000_000),
+            lagP99: 1_530_000)
+        #expect(starved.serverBackpressure == nil && starved.saturation?.contains("slipped") == true)
+        let unknown = HarnessLoad(
+            recording: recording(measuringCPU: 47_000_000, windowWaits: 80, writerWaits: 0, runQueueWait: nil),
+            lagP99: 1_530_000)
+        #expect(unknown.serverBackpressure == nil, "not known to be the server's")
+        let builtIn = HarnessLoad(
+            recording: recording(measuringCPU: 47_000_000, windowWaits: 80, writerWaits: 0, target: false),
+            lagP99: 1_530_000)
+        #expect(builtIn.serverBackpressure == nil && builtIn.saturation != nil)
     }
 
     @Test func aTimetableThatKeptUpIsNeither() {

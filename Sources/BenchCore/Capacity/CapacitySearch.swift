@@ -163,7 +163,11 @@ public struct CapacitySearch: Sendable {
     }
 
     private func endingOnceOver() -> Ending {
-        if steps.contains(where: { $0.verdict == .harnessBound }) { return .harnessBound }
+        // Harness-bound where the search stopped going harder; one past an answer already found (the step that would
+        // bound its interval) leaves that answer as it is.
+        if let bound = steps.first(where: { $0.verdict == .harnessBound })?.value, bound == firstFail {
+            return .harnessBound
+        }
         if capacity == nil { return .lowEndFails }
         guard let failure = firstFail, let pass = capacity else {
             return verdicts[high] == .pass && confirming(high) == nil ? .highEndHolds : .stepLimit

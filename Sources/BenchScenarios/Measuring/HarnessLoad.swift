@@ -18,9 +18,10 @@ public struct HarnessLoad: Sendable, Equatable {
     public let clientsPercent: Double?
     /// Why the numbers may be the harness's; nil when they are not.
     public let saturation: String?
-    /// Why the timetable slipped when the server, not the harness, held it back: the harness's threads had time to
-    /// spare and its sends waited for earlier messages still in flight (their echoes or deliveries not yet in), never
-    /// for its own writer. A server that cannot keep up with the offered load; nil otherwise.
+    /// Why the timetable slipped when the user's server (`--target`), not the harness, held it back: the harness's
+    /// threads had time to spare, the measuring thread was not kept waiting for a CPU, and its sends waited for earlier
+    /// messages still in flight (their echoes or deliveries not yet in), never for its own writer. A server that cannot
+    /// keep up with the offered load; nil otherwise.
     public let serverBackpressure: String?
 
     /// The load of `recording`'s harness, with its lag's p99 (nanoseconds) if it has one.
@@ -48,7 +49,12 @@ public struct HarnessLoad: Sendable, Equatable {
         if configuration.interval > 0, let lagP99, lagP99 > configuration.interval {
             let slipped = "its timetable slipped: lag p99 \(DurationText.display(lagP99)) is more than the interval "
                 + DurationText.format(configuration.interval)
-            if reasons.isEmpty && recording.windowWaits > 0 && recording.writerWaits == 0 {
+            // The server's doing only where there is a server of the user's (the built-in one is the harness), and only
+            // when the measuring thread was not starved of CPU (it waited on a run queue under a tenth of the time).
+            let starved = recording.measuringThreadRunQueueWait.map { $0 * 10 >= duration } ?? true
+            if reasons.isEmpty && configuration.target != nil && !starved && recording.windowWaits > 0
+                && recording.writerWaits == 0
+            {
                 let idle = busiestPercent.map { " (its busiest thread \(DecimalText.fixed($0, fractionDigits: 0))% busy)" }
                 backpressure = "the server did not keep up: \(slipped) while the harness had time to spare\(idle ?? ""); "
                     + "\(recording.windowWaits) sends waited for earlier messages still in flight"

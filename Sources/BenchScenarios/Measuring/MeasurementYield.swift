@@ -27,6 +27,9 @@ public struct MeasurementYield: Sendable {
         messagesSent = analysis.measuredMessages
     }
 
+    /// True when messages were sent after the warmup and every value of the main metric was lost.
+    public var lostEverything: Bool { measured == 0 && lost > 0 && messagesSent > 0 }
+
     /// The share of the main metric's values that were lost; 0 when there were none.
     public var lostShare: Double {
         measured + lost == 0 ? 0 : Double(lost) / Double(measured + lost)

@@ -246,6 +246,9 @@ extension MeasuringRole {
     /// counters are final.
     func finishMeasuring() {
         if driver.cpuAtStart != 0 { recording.measuringThreadCPU = ThreadCPUTime.now() - driver.cpuAtStart }
+        if let start = driver.runQueueWaitAtStart, let now = ThreadRunQueueWait.now() {
+            recording.measuringThreadRunQueueWait = now &- start
+        }
         if let busiest = reportedClientThreadPercent {
             recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busiest)
         }

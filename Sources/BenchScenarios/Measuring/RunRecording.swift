@@ -34,6 +34,9 @@ public struct RunRecording: Sendable {
     /// CPU time the measuring thread (the built-in server's, or a target run's clients') used from the start of sending
     /// to the end, nanoseconds: over ``sendingDuration``, how busy the harness itself was.
     public internal(set) var measuringThreadCPU: UInt64 = 0
+    /// How long the measuring thread waited on a run queue (ready, not running: the machine's other work) from the start
+    /// of sending to the end, nanoseconds; nil where the kernel does not say.
+    public internal(set) var measuringThreadRunQueueWait: UInt64?
     /// The busiest client thread's CPU time in percent: over its life for this process's, since its clients were all
     /// connected for those that report it (children, agents, a target run's subscriber threads); nil without any.
     public internal(set) var busiestClientThreadPercent: Double?

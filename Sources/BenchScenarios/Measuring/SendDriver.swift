@@ -21,6 +21,8 @@ struct SendDriver {
     private(set) var lastDispatch: UInt64 = 0
     /// The measuring thread's CPU time when sending began (``ThreadCPUTime``), 0 before.
     private(set) var cpuAtStart: UInt64 = 0
+    /// The measuring thread's run-queue wait when sending began; nil where the kernel does not keep it.
+    private(set) var runQueueWaitAtStart: UInt64?
     /// Fanout: the broadcast sent last, and how many of its messages still wait for their echo.
     private(set) var currentBroadcast = -1
     private(set) var unresolvedInBroadcast = 0
@@ -51,6 +53,7 @@ struct SendDriver {
     /// Sending begins on the measuring thread: its CPU time from now on is the run's.
     mutating func startMeasuring() {
         cpuAtStart = ThreadCPUTime.now()
+        runQueueWaitAtStart = ThreadRunQueueWait.now()
     }
 
     // MARK: The timetable
