@@ -37,10 +37,12 @@ let package = Package(
             path: "Benchmarks/Micro",
             swiftSettings: releaseSpeed
         ),
+        // Each test target names every module it imports: an incremental build then rebuilds it when one changes (a
+        // test module that reached BenchScenarios only through BenchReports kept a stale layout of RunRecording).
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
-        .testTarget(name: "BenchNetTests", dependencies: ["BenchNet"]),
-        .testTarget(name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports"]),
-        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports"]),
-        .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench"]),
+        .testTarget(name: "BenchNetTests", dependencies: ["BenchNet", "BenchCore"]),
+        .testTarget(name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchNet", "BenchCore"]),
+        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
+        .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchNet", "BenchCore"]),
     ]
 )
