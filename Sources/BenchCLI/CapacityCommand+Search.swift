@@ -76,6 +76,7 @@ extension CapacityCommand {
                 let outcome = RunCommand.runStep(
                     options.steps[0].configuration, options: options, metadata: metadata, parent: folder, name: name)
                 let othersPercent = MachineLoad.now().flatMap { after in machineBefore.flatMap { after.othersPercent(since: $0) } }
+                let gaveUp = samples?.gaveUp.load(ordering: .relaxed) == true  // stopped as futile
                 // A server that lost every message of a step harder than one it held failed that step; at the low end
                 // it is more likely a run that cannot measure (a wrong --subscribe): the search stops, saying why.
                 let lostEverything = outcome.lostEverything && plan.search.capacity != nil
@@ -104,7 +105,6 @@ extension CapacityCommand {
                     judgement.add(outcome.thresholds)
                     judgedRuns.append(outcome.thresholds)
                     verdict = judgement.verdict
-                    let gaveUp = samples?.gaveUp.load(ordering: .relaxed) == true
                     if outcome.endedWhenDecided && verdict == .undecided && !gaveUp { samplesInPlace = false }
                 }
                 runs.append(CapacityReport.Run(
@@ -115,7 +115,7 @@ extension CapacityCommand {
                     Console.error(progressLine(
                         plan, step: step, value: value, run: runIndex, confirming: isConfirmation, outcome, judgement,
                         verdict, retrying: retrying,
-                        gaveUp: verdict == .undecided && samples?.gaveUp.load(ordering: .relaxed) == true))
+                        gaveUp: verdict == .undecided && gaveUp))
                 }
                 if retrying {
                     runIndex -= 1  // judged runs only

@@ -27,27 +27,24 @@ extension CapacityPlan {
         var options = options
         var configuration = options.steps[0].configuration
         guard configuration.interval > 0 else { return (options, nil) }
-        func times(_ a: UInt64, _ b: UInt64) -> UInt64 {
-            let (product, overflow) = a.multipliedReportingOverflow(by: b)
-            return overflow ? .max : product
-        }
-        let ownLength = configuration.duration ?? times(UInt64(configuration.sequencesPerClient), configuration.interval)
+        let ownLength = configuration.duration
+            ?? UInt64(configuration.sequencesPerClient).multipliedClamped(by: configuration.interval)
         // What is left of the step's budget (a number of runs: that many of its own lengths from the step's start).
         let total: UInt64
         switch stepBudget {
-        case .runs(let runs): total = times(UInt64(runs), ownLength)
+        case .runs(let runs): total = UInt64(runs).multipliedClamped(by: ownLength)
         case .time(let time): total = time
         }
-        let budget = total - min(total, MonotonicClock.now() - stepStart)
+        let budget = total.subtractingClamped(MonotonicClock.now() - stepStart)
         // At least its own length, and twice its warmup (a warmup may take at most half of a timed run).
         let length = min(
-            max(ownLength, budget, times(2 * UInt64(configuration.warmup), configuration.interval)),
+            max(ownLength, budget, (2 * UInt64(configuration.warmup)).multipliedClamped(by: configuration.interval)),
             RunConfiguration.Limits.longestRun)
         configuration.duration = length
         let samples = StepSampling()
         options.steps[0].configuration = configuration
         let streamed = options.thresholds.indices.filter { index in
-            RunAnalysis.Metric(rawValue: options.thresholds[index].metric).map(Self.isStreamed) ?? false
+            RunAnalysis.Metric(rawValue: options.thresholds[index].metric)?.isStreamed ?? false
         }
         let judged = streamed.map { options.thresholds[$0] }
         let earlierJudged = earlier.map { results in streamed.map { results[$0] } }
@@ -103,10 +100,5 @@ extension CapacityPlan {
         }
         return "each step sends until its objectives are decided at \(DecimalText.fixed(confidence * 100, fractionDigits: 1))% "
             + "confidence, for at most \(budget)" + (needs.isEmpty ? "" : " (" + needs.joined(separator: "; ") + ")")
-    }
-
-    /// Metrics the run's writer sees while it goes (connect and reconnect are counted at its end).
-    private static func isStreamed(_ metric: RunAnalysis.Metric) -> Bool {
-        metric != .connect && metric != .reconnect
     }
 }

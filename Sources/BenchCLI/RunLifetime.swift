@@ -85,7 +85,7 @@ enum RunLifetime {
             }
             writer = try RunStream.start(
                 RunStream.Writer(configuration: configuration, folder: folder.temporaryPath, live: options.live != nil),
-                queue: queue, mainMetric: configuration.scenario.isBroadcast ? "delivery" : "rtt", live: options.live,
+                queue: queue, mainMetric: RunAnalysis.Metric.main(of: configuration.scenario).rawValue, live: options.live,
                 decision: options.isDecided.map { RunStream.Decision(control: control, isDecided: $0) })
         } catch {
             folder.discard()

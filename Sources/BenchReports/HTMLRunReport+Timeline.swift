@@ -5,7 +5,8 @@ extension HTMLRunReport {
     /// The main metric (delivery in fanout and chat, rtt in roundtrip) per report interval: p50, p99 and max over the run's
     /// time, so that drift over a long run shows. Nothing for a run of a single interval.
     static func timelineSection(_ results: RunResults) -> String {
-        let metric = results.setting("scenario") == "roundtrip" ? "rtt" : "delivery"
+        let scenario = results.setting("scenario").flatMap(Scenario.init(rawValue:)) ?? .fanout
+        let metric = RunAnalysis.Metric.main(of: scenario).rawValue
         let rows = results.timeline.filter { $0.metric == metric && $0.count > 0 }
         guard rows.count >= 2 else { return "" }
         let seconds = rows.map { Double($0.start + $0.end) / 2e9 }

@@ -41,7 +41,8 @@ enum RunNotes {
     /// `30 of 1000 delivery values (3.0%) were lost: …` when the main metric lost more than
     /// ``MeasurementYield/warningShare`` of its values; nil otherwise.
     static func losses(_ results: RunResults) -> String? {
-        let metric = results.setting("scenario") == "roundtrip" ? "rtt" : "delivery"
+        guard let scenario = results.setting("scenario").flatMap(Scenario.init(rawValue:)) else { return nil }
+        let metric = RunAnalysis.Metric.main(of: scenario).rawValue
         guard let summary = results.summaries.first(where: { $0.metric == metric }), summary.count > 0 else { return nil }
         let total = summary.count + summary.lost
         guard Double(summary.lost) > MeasurementYield.warningShare * Double(total) else { return nil }

@@ -33,7 +33,7 @@ public enum RunSettingsCSV {
         let recording = analysis.recording
         let configuration = recording.configuration
         let target = configuration.target
-        let lostMessages = analysis.summary(of: configuration.scenario.isBroadcast ? .delivery : .rtt)?.lost ?? 0
+        let lostMessages = analysis.summary(of: .main(of: configuration.scenario))?.lost ?? 0
         let duration = Double(recording.sendingDuration)
         let harness = analysis.harnessLoad
         var rows: [(String, String)] = [

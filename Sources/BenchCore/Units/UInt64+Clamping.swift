@@ -5,6 +5,13 @@ extension UInt64 {
         self >= other ? self - other : 0
     }
 
+    /// `self × other`, or `UInt64.max` when that overflows (a budget of many runs' lengths).
+    @inline(__always)
+    public func multipliedClamped(by other: UInt64) -> UInt64 {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? .max : product
+    }
+
     /// `value` rounded to the nearest whole number and clamped to `0...UInt64.max` (NaN is 0): for turning a
     /// computed statistic back into nanoseconds, where a value at 2^64 would otherwise trap.
     public init(roundingClamped value: Double) {

@@ -19,7 +19,7 @@ public struct MeasurementYield: Sendable {
     /// The yield of `analysis`'s main metric.
     public init(_ analysis: RunAnalysis) {
         configuration = analysis.recording.configuration
-        let metric: RunAnalysis.Metric = configuration.scenario.isBroadcast ? .delivery : .rtt
+        let metric = RunAnalysis.Metric.main(of: configuration.scenario)
         let summary = analysis.summary(of: metric)
         self.metric = metric.rawValue
         measured = summary?.count ?? 0
@@ -68,7 +68,7 @@ public struct MeasurementYield: Sendable {
 
     /// The loss warning's words, shared with the saved run's reports.
     public static func lossWarning(lost: Int, of total: Int, metric: String) -> String {
-        let percent = (Double(lost) / Double(max(total, 1)) * 1000).rounded() / 10
+        let percent = DecimalText.fixed(100 * Double(lost) / Double(max(total, 1)), fractionDigits: 1)
         return "\(lost) of \(total) \(metric) values (\(percent)%) were lost: see samples.csv (lost=1) and events.csv"
     }
 }

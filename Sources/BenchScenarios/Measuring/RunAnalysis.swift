@@ -23,6 +23,13 @@ public struct RunAnalysis: Sendable {
         /// With `--timestamps both`: user-space read − kernel receive stamp on the measuring side.
         case stack
 
+        /// The metric a scenario is mainly about: delivery for fan-out and chat, rtt for roundtrip (its interval
+        /// lines, what a run that measured nothing lacks).
+        public static func main(of scenario: Scenario) -> Metric { scenario.isBroadcast ? .delivery : .rtt }
+
+        /// True for a metric the run's writer sees while the run goes; connect and reconnect are counted at its end.
+        public var isStreamed: Bool { self != .connect && self != .reconnect }
+
         /// The metrics a scenario reports, in order. A fanout through a user's server (`--target`) and a chat have no
         /// echo, so no `rtt`; only a run whose clients may come back (`--reconnect`, `--drop-connections-at`) has `reconnect`.
         public static func reported(

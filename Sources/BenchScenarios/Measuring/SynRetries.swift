@@ -1,3 +1,5 @@
+import BenchCore
+
 /// Connects that took about as long as a lost SYN waits before Linux sends it again (1 s, then 2 s more): a cluster
 /// there is a herd of connects overflowing the server's accept backlog (its listen queue drops the SYNs it has no room
 /// for), not the server's speed.
@@ -13,7 +15,7 @@ public enum SynRetries {
     /// The note a person needs when at least 1% (and 2) of `total` connects were such: nil otherwise.
     public static func note(count: Int, of total: Int) -> String? {
         guard count >= 2, total > 0, count * 100 >= total else { return nil }
-        let percent = (Double(count) / Double(total) * 1000).rounded() / 10
+        let percent = DecimalText.fixed(100 * Double(count) / Double(total), fractionDigits: 1)
         return "\(count) of \(total) connects (\(percent)%) took about 1 s or 3 s, the time a lost SYN waits to be sent "
             + "again: the server's accept backlog (its listen queue) likely overflowed under the herd of connects; "
             + "raise it (listen's backlog, net.core.somaxconn) or connect more slowly"

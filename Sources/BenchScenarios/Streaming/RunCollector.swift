@@ -181,7 +181,7 @@ public struct RunCollector: Sendable {
     public func summarySoFar(
         of metric: RunAnalysis.Metric, percentiles: [Double] = [], limits: [UInt64] = []
     ) -> DistributionSummary? {
-        guard metric != .connect && metric != .reconnect, let index = metrics.firstIndex(of: metric) else { return nil }
+        guard metric.isStreamed, let index = metrics.firstIndex(of: metric) else { return nil }
         return builders[index].summary(percentiles: percentiles, limits: limits)
     }
 
