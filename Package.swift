@@ -5,6 +5,7 @@ import PackageDescription
 //   CBenchLinux    C declarations Glibc does not export (epoll, eventfd, timerfd, affinity, prctl)
 //   BenchCore      no I/O: wire format, frame decoder, units, schedule, histogram, statistics, CSV
 //   BenchNet       every system call: sockets, epoll event loop, connections, clock, CPU placement
+//   BenchProtocols what a user's server speaks: one state machine per protocol, bytes in and actions out, no sockets
 //   BenchScenarios broadcast server, echo clients, collector: fanout and roundtrip runs
 //   BenchReports   run folder, CSV reports, terminal table, JSON
 //   BenchCLI       argument parsing and the commands; `bench` is its thin executable
@@ -24,7 +25,9 @@ let package = Package(
         .target(name: "CBenchLinux"),
         .target(name: "BenchCore", swiftSettings: releaseSpeed),
         .target(name: "BenchNet", dependencies: ["CBenchLinux", "BenchCore"], swiftSettings: releaseSpeed),
-        .target(name: "BenchScenarios", dependencies: ["BenchCore", "BenchNet"], swiftSettings: releaseSpeed),
+        .target(name: "BenchProtocols", dependencies: ["BenchCore"], swiftSettings: releaseSpeed),
+        .target(
+            name: "BenchScenarios", dependencies: ["BenchCore", "BenchNet", "BenchProtocols"], swiftSettings: releaseSpeed),
         .target(
             name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchScenarios"], swiftSettings: releaseSpeed),
         .target(
@@ -41,6 +44,7 @@ let package = Package(
         // test module that reached BenchScenarios only through BenchReports kept a stale layout of RunRecording).
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
         .testTarget(name: "BenchNetTests", dependencies: ["BenchNet", "BenchCore"]),
+        .testTarget(name: "BenchProtocolsTests", dependencies: ["BenchProtocols", "BenchCore"]),
         .testTarget(name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchNet", "BenchCore"]),
         .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
         .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchNet", "BenchCore"]),

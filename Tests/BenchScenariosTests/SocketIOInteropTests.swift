@@ -8,7 +8,7 @@ import Testing
 
 /// `bench fanout --target socketio://…` against a real Socket.IO server (Tests/Fixtures/socketio_server.py, Debian's
 /// python3-socketio and python3-aiohttp) that pings every second and drops a client silent for as long again: a run
-/// across several pings, on one subscriber thread and on two. And the Engine.IO packets as a session reads them.
+/// across several pings, on one subscriber thread and on two.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct SocketIOInteropTests {
     static let hasSocketIO: Bool = {
         guard let check = try? Process.run(
@@ -57,34 +57,6 @@ import Testing
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
         #expect(recording.endNanoseconds - recording.startNanoseconds > 3_000_000_000)
-    }
-
-    @Test func theSessionAnswersOpenPingAndConnectAndTakesEvents() {
-        let settings = PubSubSession.SocketIOSettings(namespace: "/chat", subscribe: #"["join","room1"]"#)
-        let session = PubSubSession(.socketIO(settings), subscriber: true, maximumMessageSize: 1024)
-        var messages: [String] = []
-        var errors: [String] = []
-        for packet in [#"0{"sid":"x","pingInterval":1000}"#, "2", #"40/chat,{"sid":"y"}"#, ##"42/chat,["chat","#bench-1#"]"##, "6", #"44/chat,{"message":"no"}"#] {
-            var bytes = Array(packet.utf8)
-            bytes.withUnsafeMutableBytes { buffer in
-                for byte in buffer {  // one byte at a time, then the message's end
-                    var one = [byte]
-                    one.withUnsafeMutableBytes { try? session.consume($0, endsMessage: false) { _ in } }
-                }
-                try? session.consume(UnsafeMutableRawBufferPointer(start: nil, count: 0), endsMessage: true) { event in
-                    switch event {
-                    case .message(let text): messages.append(String(decoding: text, as: UTF8.self))
-                    case .error(let text): errors.append(text)
-                    case .ready: break
-                    }
-                }
-            }
-        }
-        #expect(session.isReady)
-        #expect(String(decoding: session.replies, as: UTF8.self) == #"40/chat,342/chat,["join","room1"]"#)
-        #expect(session.replyBoundaries == [8, 9, 33], "each answer a message of its own")
-        #expect(messages == [##"42/chat,["chat","#bench-1#"]"##])
-        #expect(errors.count == 1 && errors[0].hasPrefix("connect_error"), "\(errors)")
     }
 
     /// The fixture on a free port of its own choosing, pinging every second.

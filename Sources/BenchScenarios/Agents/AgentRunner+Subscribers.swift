@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 extension AgentRunner {
     /// `bench clients --channel FD`: a child of a target run (`--client-procs`). It reads its share of the clients and
@@ -88,7 +89,7 @@ struct SubscriberShare: Sendable {
     let target: TargetURL
     let address: SocketAddress
     let settings: TransportSettings
-    let kind: PubSubSession.Speech
+    let kind: ServerProtocol
     let kernelClock: KernelClockMapping?
 
     init(_ welcome: AgentWelcome, _ spec: ClientSpec) throws(RunError) {

@@ -221,14 +221,13 @@ extension BenchServer {
             return false
         }
         let sequence = Int(frame.sequence)
-        var received = frame.receivedNanoseconds
-        var receivedKernel = recording.ledger.usesKernelStamps ? frame.receivedKernelNanoseconds : 0
+        var (received, receivedKernel) = (frame.receivedNanoseconds, frame.receivedKernelNanoseconds)
+        if !recording.ledger.usesKernelStamps { receivedKernel = 0 }
         if configuration.agentToken != nil, let agent = agent(ofClient: client) {
-            // An agent's client: its stamps are on its agent's clock, put on ours within a bound.
-            let clock = recording.agents[agent].clock
+            // An agent's client: its stamps are on its agent's clock, put on ours between the write and now.
             let written = recording.ledger.written[recording.ledger.messageIndex(sequence: sequence, client: client)]
-            received = clock.serverTime(ofAgentStamp: received, between: written, and: now)
-            receivedKernel = receivedKernel == 0 ? 0 : clock.serverTime(ofAgentStamp: receivedKernel, between: written, and: received)
+            (received, receivedKernel) = RemoteClock(model: recording.agents[agent].clock)
+                .read(received, kernel: receivedKernel, between: written, and: now)
         }
         let stamps = MessageLedger.EchoStamps(
             received: received, receivedKernel: receivedKernel, echoed: now, echoedKernel: kernel, arrival: now,

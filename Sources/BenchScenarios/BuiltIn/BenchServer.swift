@@ -182,25 +182,25 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         }
     }
 
-    /// With io_uring, submits the writes this pass queued.
+    /// With io_uring, submits the writes this pass queued; and notes the CPU the server's thread ran on.
     func flushSends() {
         batch?.flush()
+        observedCPUs.insert(CPUPlacement.currentCPU())
     }
 
     /// Accepts connections until every client said hello.
     private func waitForClients() throws(RunError) {
-        let deadline = MonotonicClock.now() + configuration.setupTimeout
-        while helloCount < configuration.clients && !isStopping {
-            if let reason = control.setupFailureReason { throw .setupFailed(reason) }
-            let now = MonotonicClock.now()
-            guard now < deadline else {
-                throw .setupFailed(
+        try loop.setUp(
+            self, timeout: configuration.setupTimeout, isDone: { helloCount >= configuration.clients },
+            openMore: { () throws(RunError) in
+                if let reason = control.setupFailureReason { throw .setupFailed(reason) }
+                resumeAcceptingIfDue(at: MonotonicClock.now())
+            },
+            timedOut: {
+                .setupFailed(
                     "\(helloCount) of \(configuration.clients) clients connected and said hello within "
                         + DurationText.format(configuration.setupTimeout) + agentsSummary)
-            }
-            resumeAcceptingIfDue(at: now)
-            try waitForEvents(timeout: min(deadline - now, 100_000_000))
-        }
+            })
     }
 
     /// The loop of the run proper, until every message is settled or the last one's timeout passed.
@@ -209,15 +209,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
             try pingPongOnBlockingSocket()
             return
         }
-        while true {
-            try waitForEvents(timeout: configuration.busyPoll ? 0 : nil)
-            let now = MonotonicClock.now()
-            sendClosedLoop(at: now)
-            if isFinished(at: now) {
-                recording.endNanoseconds = now
-                return
-            }
-        }
+        try loop.measure(self, busyPoll: configuration.busyPoll)
     }
 
     /// A closed loop with one client that does not come back: both ends block in read (ping-pong), with no epoll.
@@ -229,10 +221,9 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     static var listenerToken: UInt64 { MeasuringLoop.token(ofPosition: 0) }
     static func token(ofSlot slot: Int) -> UInt64 { MeasuringLoop.token(ofPosition: slot + 1) }
 
-    /// Waits for events, at most `timeout` nanoseconds if given, and handles them.
-    func waitForEvents(timeout: UInt64?) throws(RunError) {
-        try loop.wait(for: self, timeoutMilliseconds: timeout.map { Int32(($0 + 999_999) / 1_000_000) } ?? -1)
-        observedCPUs.insert(CPUPlacement.currentCPU())
+    /// Waits for events, at most `timeout` nanoseconds, and handles them.
+    func waitForEvents(timeout: UInt64) throws(RunError) {
+        try loop.wait(for: self, timeoutMilliseconds: Int32((timeout + 999_999) / 1_000_000))
     }
 
     /// The listener's events (position 0), or a connection's (`slot` + 1).
@@ -257,13 +248,9 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         // says so): one last drain of every connection's error queue, before what is left is settled and handed on.
         if stamps != nil { for slot in peers.indices where peers[slot].connection.isOpen { drainTransmitStamps(slot: slot) } }
         finishMeasuring()
-        if isStopping && !recording.endedWhenDecided {
-            recording.status = .interrupted
-            recording.statusReason = isRunning ? "stopped on request" : "stopped on request before sending began"
-        } else if liveClients == 0 {
-            recording.status = .failed
-            recording.statusReason = "every client disconnected"
-        }
+        recordEnding(
+            stopped: isRunning ? "stopped on request" : "stopped on request before sending began",
+            failure: liveClients == 0 ? "every client disconnected" : nil)
         if let writers { observedCPUs.formUnion(writers.stop()) }
         awaitAgentsConnectTimes()
         sayGoodbye()

@@ -12,7 +12,8 @@ protocol MeasuringLoopRole: MeasuringRole {
     /// Every ``SendDriver/housekeepingInterval`` while the run goes on: at least the core's
     /// (``MeasuringRole/measuringHousekeeping(at:)``), then the role's own.
     func housekeeping(at now: UInt64)
-    /// With the io_uring engine, after each pass of events: submits the writes the pass queued (``SendBatch``).
+    /// After each pass of events and after each closed-loop send: what the pass queued goes out (io_uring: the
+    /// writes of the ``SendBatch`` in one submission; a target: the orders to its clients' groups).
     func flushSends()
 }
 
@@ -129,6 +130,23 @@ final class MeasuringLoop {
             role.housekeeping(at: MonotonicClock.now())
         default:
             if let failure = role.handle(events, position: Int(token - Self.firstRoleToken)) { throw failure }
+        }
+    }
+
+    /// The run proper, for every role but ping-pong (which blocks in read on its one socket): closed loop's sends and
+    /// what they queued, then the end when the role is finished (every message settled, or the last one's timeout
+    /// passed: the end of the run is stamped here), else a wait: a spin with `--busy-poll`, otherwise until an event
+    /// (the housekeeping timer ticks while the run goes on).
+    func measure<Role: MeasuringLoopRole>(_ role: Role, busyPoll: Bool) throws(RunError) {
+        while true {
+            let now = MonotonicClock.now()
+            role.sendClosedLoop(at: now)
+            role.flushSends()
+            if role.isFinished(at: now) {
+                role.recording.endNanoseconds = now
+                return
+            }
+            try wait(for: role, timeoutMilliseconds: busyPoll ? 0 : -1)
         }
     }
 

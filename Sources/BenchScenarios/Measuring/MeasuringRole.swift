@@ -241,6 +241,18 @@ extension MeasuringRole {
         return now >= start &+ duration
     }
 
+    /// How the run ended, decided in one place for every role: a stop asked (not the sampling's stop once decided) is
+    /// an interrupted run, said with `stopped`; otherwise the role's `failure`, if the run failed.
+    func recordEnding(stopped: String, failure: String?) {
+        if isStopping && !recording.endedWhenDecided {
+            recording.status = .interrupted
+            recording.statusReason = stopped
+        } else if let failure {
+            recording.status = .failed
+            recording.statusReason = failure
+        }
+    }
+
     /// The end of the run's measuring: what still waits for its echo timed out, the end time is set, the busiest client
     /// thread that reported its share is kept (beside what this process's own client threads say), and the progress
     /// counters are final.

@@ -34,7 +34,7 @@ extension TargetClients {
     }
 
     /// What became of a message a member was ordered to send (`clock`: its agent's, nil for this machine's).
-    func take(chatReport report: SendReport, clock: ClockModel?) {
+    func take(chatReport report: SendReport, clock: RemoteClock) {
         let (sequence, sender) = (Int(report.sequence), Int(report.client))
         guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes
         let deliveries = recording.ledger.messages(ofBroadcast: sequence, sender: sender)
@@ -43,7 +43,7 @@ extension TargetClients {
         case .written:
             let broadcast = recording.ledger.broadcastIndex(sequence: sequence, sender: sender)
             let ordered = recording.ledger.broadcastStart[broadcast]
-            let time = clock.map { $0.serverTime(ofAgentStamp: report.time, between: ordered, and: now) } ?? report.time
+            let time = clock.time(of: report.time, between: ordered, and: now)
             if writeReported(broadcast: sequence, sender: sender, at: time, arrival: now) == .taken && !agentWrites.isEmpty {
                 agentWrites[broadcast] = report.time
             }
@@ -51,8 +51,9 @@ extension TargetClients {
             // An agent's stamp is shifted as its write was: the interval it measured stays as it measured it.
             let broadcast = recording.ledger.broadcastIndex(sequence: sequence, sender: sender)
             let agentWrite = agentWrites.isEmpty ? 0 : agentWrites[broadcast]
-            guard clock == nil || agentWrite != 0 else { return }  // its write was never reported: no way to place it
-            let time = clock == nil ? report.time : recording.ledger.broadcastStart[broadcast] &+ (report.time &- agentWrite)
+            guard let time = clock.shifted(
+                report.time, remoteWrite: agentWrite, localWrite: recording.ledger.broadcastStart[broadcast])
+            else { return }  // its write was never reported: no way to place it
             recording.ledger.transmitStamp(broadcast: sequence, sender: sender, at: time)
         case .droppedQueueFull:
             for index in deliveries where recording.ledger.outcome[index] == .written { droppedForFullQueue(index) }
@@ -64,7 +65,7 @@ extension TargetClients {
     /// `sender` read its own message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
     /// (nil: this machine's): put on this clock within the message's write and now, then the ledger keeps its round
     /// trip (NATS, MQTT send the sender its copy).
-    func settleOwnCopy(sequence: Int, sender: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
+    func settleOwnCopy(sequence: Int, sender: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: sender)]
         let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)
         guard case .unexpected(let reason) = recording.ledger.ownCopy(sequence: sequence, sender: sender, stamps) else {
@@ -76,7 +77,7 @@ extension TargetClients {
     /// `member` read `sender`'s message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
     /// (nil: this machine's): put on this clock within the message's write and now, then the ledger decides. A sender
     /// that is no client of the run is a marker of another run.
-    func settleDelivery(sequence: Int, sender: UInt64, member: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
+    func settleDelivery(sequence: Int, sender: UInt64, member: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         guard sender < UInt64(configuration.clients) else {
             return take(.notSent(sequence: sequence, client: member, inRing: false), from: member)
         }

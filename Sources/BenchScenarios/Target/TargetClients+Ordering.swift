@@ -62,7 +62,7 @@ extension TargetClients {
     }
 
     /// What became of a message a client was ordered to send (`clock`: its agent's, nil for this machine's).
-    func take(_ report: SendReport, clock: ClockModel?) {
+    func take(_ report: SendReport, clock: RemoteClock) {
         let sequence = Int(report.sequence), client = Int(report.client)
         guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes
         let index = recording.ledger.messageIndex(sequence: sequence, client: client)
@@ -71,7 +71,7 @@ extension TargetClients {
         case .written:
             // The order went out at the message's write time: the group wrote after that, and told before now.
             let ordered = recording.ledger.written[index]
-            let time = clock.map { $0.serverTime(ofAgentStamp: report.time, between: ordered, and: now) } ?? report.time
+            let time = clock.time(of: report.time, between: ordered, and: now)
             if writeReported(index, at: time, arrival: now) == .taken && !agentWrites.isEmpty {
                 agentWrites[index] = report.time
             }
@@ -86,19 +86,17 @@ extension TargetClients {
         }
     }
 
-    /// A stamp of message `index`'s on its agent's `clock`, on this one: shifted as the agent's write stamp was, so that
-    /// every interval the agent measured stays as it measured it (nil clock: this machine's, as it is).
+    /// A stamp of message `index`'s on `clock`, on this one: shifted as the agent's write stamp was, so that every
+    /// interval the agent measured stays as it measured it (0: it cannot be placed).
     @inline(__always)
-    func onThisClock(_ stamp: UInt64, of index: Int, clock: ClockModel?) -> UInt64 {
-        guard clock != nil, stamp != 0 else { return stamp }
+    func onThisClock(_ stamp: UInt64, of index: Int, clock: RemoteClock) -> UInt64 {
         let agentWrite = agentWrites.isEmpty ? 0 : agentWrites[index]
-        guard agentWrite != 0 else { return 0 }  // its write was never reported: no way to place it
-        return recording.ledger.written[index] &+ (stamp &- agentWrite)
+        return clock.shifted(stamp, remoteWrite: agentWrite, localWrite: recording.ledger.written[index]) ?? 0
     }
 
     /// Client `client` read the echo of its message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0): the
     /// client is the measuring end, so its read is both the receive and the echo.
-    func settleEcho(sequence: Int, client: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
+    func settleEcho(sequence: Int, client: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         let index = recording.ledger.messageIndex(sequence: sequence, client: client)
         let received = onThisClock(stamp, of: index, clock: clock)
         let kernelReceived = onThisClock(kernel, of: index, clock: clock)

@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// Fanout's publisher: its connection and what the server says to it, each broadcast's send and t0, and its keepalive.
 extension TargetClients {
@@ -25,8 +26,7 @@ extension TargetClients {
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher, connection) }
             if !publisher.isEstablished && connection.isEstablished {
                 publisher.isEstablished = true
-                var opening = publisher.session.opening(subscriber: false, id: "p")
-                if !opening.isEmpty { _ = try opening.withUnsafeMutableBytes { try connection.send($0) } }
+                try publisher.session.open(on: connection, name: "p")
             }
         } catch let refusal as RunError {
             throw refusal
@@ -49,8 +49,8 @@ extension TargetClients {
         var refusal: String?
         _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
-                try publisher.session.consume(bytes, endsMessage: endsMessage) { event in
-                    guard case .error(let text) = event else { return }
+                try publisher.session.received(bytes, endsMessage: endsMessage) { action in
+                    guard case .serverError(let text) = action else { return }
                     if !self.isRunning { refusal = text }
                     self.recording.record(ConnectionEvent(
                         side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: the server said \(text)"))
@@ -63,23 +63,26 @@ extension TargetClients {
         }
         if let failure { throw failure }
         if let refusal { throw RunError.setupFailed("\(target) refused the publisher: \(refusal)") }
-        try publisher.session.sendReplies(on: connection)
+        try publisher.session.sendOwed(on: connection)
     }
 
-    /// Its loop stays on epoll (a target's groups read and write their own sockets): nothing is batched.
-    func flushSends() {}
+    /// Its loop stays on epoll (a target's groups read and write their own sockets): nothing is batched; the orders to
+    /// the groups go.
+    func flushSends() {
+        flushOrders()
+    }
 
     /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes
     /// less often than its keepalive would otherwise be taken for gone).
     func housekeeping(at now: UInt64) {
         measuringHousekeeping(at: now)
         flushOrders()
-        guard let publisher, let interval = publisher.session.keepAliveInterval, let connection = publisher.connection,
+        guard let publisher, let interval = publisher.session.heartbeatInterval, let connection = publisher.connection,
             connection.isOpen, publisher.session.isReady, now >= publisher.nextKeepAlive
         else { return }
         publisher.nextKeepAlive = now + interval
         do {
-            try publisher.session.sendKeepAlive(on: connection)
+            try publisher.session.sendHeartbeat(on: connection)
         } catch {
             closePublisher(reason: "its keepalive could not be sent: \(error)")
         }

@@ -60,7 +60,7 @@ extension TargetClients {
             welcomeAgent(frame, on: place)
             return nil
         }
-        let clock = channel.agent.map { recording.agents[$0].clock }
+        let clock = RemoteClock(model: channel.agent.map { recording.agents[$0].clock })
         switch frame.kind {
         case .echo where frame.bytes.count == WireFormat.minimumMessageSize && channel.ids.contains(Int(frame.client)):
             if configuration.scenario == .chat {
@@ -93,9 +93,7 @@ extension TargetClients {
             guard var report = SubscriberReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a subscriber report of a client not its own, or of no known kind"
             }
-            if let clock, report.what != .subscribed && report.what != .load {
-                report.time = clock.serverTime(ofAgentStamp: report.time)
-            }
+            if report.what != .subscribed && report.what != .load { report.time = clock.time(of: report.time) }
             try take(report)
             return nil
         case .clockProbe where channel.agent != nil:
@@ -153,19 +151,18 @@ extension TargetClients {
 
     /// Broadcast `sequence` read by `subscriber` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
     /// (nil: this machine's): put on this clock within the broadcast's start and now, then the ledger decides.
-    func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: ClockModel?) {
+    func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: 0)]
         let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)
         take(echo(sequence: sequence, client: subscriber, stamps), from: subscriber)
     }
 
-    /// A share's read at `stamp` (the kernel's stamp `kernel`, or 0) of a message written at `t0`, on an agent's
-    /// `clock` (nil: this machine's), put on this clock between `t0` and now: what the ledger judges.
+    /// A share's read at `stamp` (the kernel's stamp `kernel`, or 0) of a message written at `t0`, on `clock`, put on
+    /// this clock between `t0` and now: what the ledger judges.
     @inline(__always)
-    func readStamps(_ stamp: UInt64, kernel: UInt64, after t0: UInt64, clock: ClockModel?) -> MessageLedger.EchoStamps {
+    func readStamps(_ stamp: UInt64, kernel: UInt64, after t0: UInt64, clock: RemoteClock) -> MessageLedger.EchoStamps {
         let arrival = MonotonicClock.now()
-        let received = clock.map { $0.serverTime(ofAgentStamp: stamp, between: t0, and: arrival) } ?? stamp
-        let kernel = kernel == 0 ? 0 : clock.map { $0.serverTime(ofAgentStamp: kernel, between: t0, and: received) } ?? kernel
+        let (received, kernel) = clock.read(stamp, kernel: kernel, between: t0, and: arrival)
         return MessageLedger.EchoStamps(received: received, receivedKernel: kernel, arrival: arrival)
     }
 }

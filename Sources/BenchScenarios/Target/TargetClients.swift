@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// The measuring role for a user's server (`--target`): the run's measuring core on one thread, with the clients on
 /// threads, in child processes or in agents (``SubscriberGroup``s) that report over one channel each.
@@ -63,7 +64,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// them) or, with a `listener`, come from agents (`agentSpec`: the client spec they are sent).
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
-        protocol kind: PubSubSession.Speech, channels: [SubscriberChannel], listener: Int32?, agentSpec: [UInt8],
+        protocol kind: ServerProtocol, channels: [SubscriberChannel], listener: Int32?, agentSpec: [UInt8],
         control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?, serverWait: TargetRunner.ServerWait? = nil
     ) throws(SystemError) {
         self.serverWait = serverWait
@@ -172,15 +173,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
 
     func measure() throws(RunError) {
         try loop.beginSending(self)
-        while true {
-            sendClosedLoop(at: MonotonicClock.now())
-            flushOrders()
-            if isFinished(at: MonotonicClock.now()) {
-                recording.endNanoseconds = MonotonicClock.now()
-                return
-            }
-            try loop.wait(for: self, timeoutMilliseconds: 100)
-        }
+        try loop.measure(self, busyPoll: configuration.busyPoll)
     }
 
     /// The publisher's connection closed (fanout), or every client's.
@@ -205,16 +198,10 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     func finish() {
         if publisher?.isOpen == true { drainPublisherStamps() }
         finishMeasuring()
-        if isStopping && !recording.endedWhenDecided {
-            recording.status = .interrupted
-            recording.statusReason = "stopped on request"
-        } else if publisher?.isOpen == false {
-            recording.status = .failed
-            recording.statusReason = "the publisher's connection to \(target) closed"
-        } else if configuration.scenario != .fanout && openSubscribers == 0 {
-            recording.status = .failed
-            recording.statusReason = "\(target) closed every connection"
-        }
+        let failure = publisher?.isOpen == false
+            ? "the publisher's connection to \(target) closed"
+            : configuration.scenario != .fanout && openSubscribers == 0 ? "\(target) closed every connection" : nil
+        recordEnding(stopped: "stopped on request", failure: failure)
         recording.finishStream(to: stream)
     }
 }

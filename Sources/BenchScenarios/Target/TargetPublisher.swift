@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// A fan-out target run's publisher: one connection to the user's server (an sse:// target's to `--publish-url`), its
 /// protocol session, and the published message, rewritten in place for each broadcast (marker, MQTT's packet
@@ -7,7 +8,7 @@ import BenchNet
 final class TargetPublisher<T: Transport> {
     /// The connection, once its connect started.
     private(set) var connection: Connection<T>?
-    let session: PubSubSession
+    let session: ProtocolSession
     /// The connection's handshakes are done (its greeting is then sent).
     var isEstablished = false
     /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
@@ -16,20 +17,16 @@ final class TargetPublisher<T: Transport> {
     var nextKeepAlive: UInt64 = 0
     /// Closed loop: after a publish the server did not take, the next waits until then.
     var pausedUntil: UInt64 = 0
-    private let publication: [UInt8]
+    private let publication: Publication
     private let markerOffset: Int
-    /// Where the published message's packet identifier is rewritten per broadcast (MQTT at QoS 1 or 2).
-    private let packetIDOffset: Int?
     private let outgoing: UnsafeMutableRawBufferPointer
 
-    init(_ configuration: RunConfiguration, protocol kind: PubSubSession.Speech, stampsTransmits: Bool) {
-        session = PubSubSession(kind, subscriber: false, maximumMessageSize: max(64 << 10, 4 * configuration.payload))
+    init(_ configuration: RunConfiguration, protocol kind: ServerProtocol, stampsTransmits: Bool) {
+        session = ProtocolSession(kind, role: .publisher, maximumMessageSize: max(64 << 10, 4 * configuration.payload))
         let payload = (configuration.target?.publishTemplate ?? .bare).expand(size: configuration.payload)
-        let (bytes, payloadOffset, packetIDOffset) = session.publication(of: payload.bytes)
-        publication = bytes
-        markerOffset = payloadOffset + payload.markerOffset
-        self.packetIDOffset = packetIDOffset
-        outgoing = .allocate(byteCount: bytes.count, alignment: 8)
+        publication = session.machine.publication(of: payload.bytes)
+        markerOffset = publication.payloadOffset + payload.markerOffset
+        outgoing = .allocate(byteCount: publication.bytes.count, alignment: 8)
         transmitStamps = stampsTransmits ? TransmitStampQueue() : nil
     }
 
@@ -58,10 +55,8 @@ final class TargetPublisher<T: Transport> {
     /// The message of broadcast `sequence` of run `token` (from client id `publisherID`), ready to send.
     @inline(__always)
     func message(sequence: Int, token: UInt64, publisherID: Int) -> UnsafeMutableRawBufferPointer {
-        publication.withUnsafeBytes { outgoing.copyMemory(from: $0) }  // a WebSocket client masked the last in place
-        PubSubSession.mark(
-            outgoing, with: Marker(run: token, client: UInt32(publisherID), sequence: UInt32(sequence)), at: markerOffset,
-            framing: session.framing, packetIDAt: packetIDOffset)
+        publication.bytes.withUnsafeBytes { outgoing.copyMemory(from: $0) }  // a WebSocket client masked the last in place
+        publication.mark(outgoing, with: Marker(run: token, client: UInt32(publisherID), sequence: UInt32(sequence)), at: markerOffset)
         return outgoing
     }
 

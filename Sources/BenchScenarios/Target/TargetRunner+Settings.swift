@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// What connecting to a user's server takes, for this process's connections and a child's alike.
 extension TargetRunner {
@@ -46,7 +47,7 @@ extension TargetRunner {
     }
 
     /// What a target's connections speak, as its `settings` say (and the run's heartbeat and token).
-    static func speech(of settings: TargetSettings, _ configuration: RunConfiguration) -> PubSubSession.Speech {
+    static func speech(of settings: TargetSettings, _ configuration: RunConfiguration) -> ServerProtocol {
         let target = settings.url
         switch target.scheme.protocolScheme {
         case .redis: return .redis(channel: target.path, password: target.password)
@@ -54,16 +55,16 @@ extension TargetRunner {
         case .tcp: return .custom(framing: settings.framing, subscribe: settings.subscribeText)
         case .ws: return .custom(framing: nil, subscribe: settings.subscribeText)
         case .socketIO:
-            return .socketIO(PubSubSession.SocketIOSettings(namespace: target.path, subscribe: settings.subscribeText))
+            return .socketIO(ServerProtocol.SocketIOSettings(namespace: target.path, subscribe: settings.subscribeText))
         case .sse, .http:
             func host(_ url: TargetURL) -> String { (url.host.contains(":") ? "[\(url.host)]" : url.host) + ":\(url.port)" }
             let publish = settings.publishURL
-            return .sse(PubSubSession.SSESettings(
+            return .sse(ServerProtocol.SSESettings(
                 streamPath: target.path, streamHost: host(target), publishPath: publish?.path ?? "/",
                 publishHost: publish.map(host) ?? ""))
         default:  // mqtt (the secure schemes' protocols are the ones above)
             // Client identifiers within MQTT 3.1.1's guaranteed 23 bytes: "b", the run's token, "-", the connection.
-            return .mqtt(PubSubSession.MQTTSettings(
+            return .mqtt(ServerProtocol.MQTTSettings(
                 topic: target.path, qos: settings.qos,
                 keepAlive: UInt16(min((configuration.heartbeat + 999_999_999) / 1_000_000_000, 65_535)),
                 username: target.username, password: target.password,
@@ -72,10 +73,10 @@ extension TargetRunner {
     }
 }
 
-extension PubSubSession.Speech {
+extension ServerProtocol {
     /// What a chat member of room `room` speaks: the room's topic (`TOPIC/<room>`, `SUBJECT.<room>`, `CHANNEL:<room>`),
     /// or `{room}` in the `--subscribe` text replaced by its number.
-    func room(_ room: Int) -> PubSubSession.Speech {
+    func room(_ room: Int) -> ServerProtocol {
         switch self {
         case .custom(let framing, let subscribe):
             return .custom(framing: framing, subscribe: subscribe?.replacing("{room}", with: "\(room)"))
@@ -89,13 +90,13 @@ extension PubSubSession.Speech {
 
     /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own
     /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; the same otherwise.
-    func ownTopic(of client: Int) -> PubSubSession.Speech {
+    func ownTopic(of client: Int) -> ServerProtocol {
         below("\(client)")
     }
 
     /// Where a topic names what a connection receives, the one below it called `name` (`TOPIC/name`, `SUBJECT.name`,
     /// `CHANNEL:name`); the same speech otherwise.
-    private func below(_ name: String) -> PubSubSession.Speech {
+    private func below(_ name: String) -> ServerProtocol {
         switch self {
         case .mqtt(var settings):
             settings.topic += "/\(name)"

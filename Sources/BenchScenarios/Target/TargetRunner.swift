@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// Runs a scenario against a user's server (`--target`) instead of the built-in one.
 enum TargetRunner {
@@ -44,7 +45,7 @@ enum TargetRunner {
 
     private static func measure<T: Transport>(
         _: T.Type, _ configuration: RunConfiguration, _ targetSettings: TargetSettings, _ address: SocketAddress,
-        _ settings: TransportSettings, _ trust: TLSTrust?, _ kind: PubSubSession.Speech, _ control: RunControl,
+        _ settings: TransportSettings, _ trust: TLSTrust?, _ kind: ServerProtocol, _ control: RunControl,
         _ stream: SettledQueue?, _ serverWait: TargetRunner.ServerWait?
     ) throws(RunError) -> RunRecording {
         let target = targetSettings.url

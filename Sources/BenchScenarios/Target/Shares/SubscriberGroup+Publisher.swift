@@ -1,24 +1,25 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// Chat through Redis: a subscribed Redis connection cannot publish, so a group of members has one more connection
 /// that publishes their messages (each as its member's own session writes it: `PUBLISH CHANNEL:<room>`), opened before
 /// any member's, and whose answers (how many received it) are read and left.
 final class GroupPublisher<T: Transport> {
     var connection: Connection<T>?
-    let session: PubSubSession
+    let session: ProtocolSession
     /// Connected and greeted (its AUTH sent): the members may connect.
     var isEstablished = false
     /// With kernel stamps: the messages sent on it that wait for their transmit stamp, keyed `sender << 32 | sequence`.
     var transmitStamps: TransmitStampQueue?
 
-    init(_ kind: PubSubSession.Speech, maximumMessageSize: Int, stampsTransmits: Bool) {
-        session = PubSubSession(kind, subscriber: false, maximumMessageSize: maximumMessageSize)
+    init(_ kind: ServerProtocol, maximumMessageSize: Int, stampsTransmits: Bool) {
+        session = ProtocolSession(kind, role: .publisher, maximumMessageSize: maximumMessageSize)
         transmitStamps = stampsTransmits ? TransmitStampQueue() : nil
     }
 
     /// The run's members speak Redis in chat: they need one.
-    static func needed(_ configuration: RunConfiguration, _ kind: PubSubSession.Speech) -> Bool {
+    static func needed(_ configuration: RunConfiguration, _ kind: ServerProtocol) -> Bool {
         guard configuration.scenario == .chat, case .redis = kind else { return false }
         return true
     }
@@ -62,12 +63,12 @@ extension SubscriberGroup {
             {
                 guard count > 0 else { return closePublisher(reason: "closed by \(target)") }
                 _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
-                    (try? publisher.session.consume(bytes, endsMessage: endsMessage) { _ in }) != nil
+                    (try? publisher.session.received(bytes, endsMessage: endsMessage) { _ in }) != nil
                 }
             }
             if !publisher.isEstablished && connection.isEstablished {
                 publisher.isEstablished = true
-                try send(publisher.session.opening(subscriber: false, id: "p\(ids.lowerBound)"), on: connection)
+                try publisher.session.open(on: connection, name: "p\(ids.lowerBound)")
             }
         } catch {
             closePublisher(reason: "\(error)")

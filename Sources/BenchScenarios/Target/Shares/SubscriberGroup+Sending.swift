@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// Roundtrip and chat: what a group needs to send its clients' own messages when the measuring thread orders them: each
 /// client's message as its protocol wraps it (the same payload for all, but for a chat room's name in `{room}`; MQTT's
@@ -27,7 +28,7 @@ final class OwnMessages {
 
     /// The messages of `sessions`' clients (in chat, in rooms `rooms`, by place); a tcp target's message is `--payload`
     /// bytes with its framing, as is a ws target's; the others wrap the payload in their protocol's bytes.
-    init(_ configuration: RunConfiguration, sessions: [PubSubSession], rooms: [Int]?, stampsTransmits: Bool) {
+    init(_ configuration: RunConfiguration, sessions: [ProtocolSession], rooms: [Int]?, stampsTransmits: Bool) {
         let framing = sessions.first?.framing
         let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
         let template = configuration.target?.publishTemplate ?? .bare
@@ -36,7 +37,8 @@ final class OwnMessages {
         var payloads: [[UInt8]] = [], markerOffsets: [Int] = []
         for (place, session) in sessions.enumerated() {
             let expanded = (rooms.map { template.inRoom($0[place]) } ?? template).expand(size: configuration.payload - overhead)
-            let (bytes, offset, packetID) = session.publication(of: expanded.bytes)
+            let publication = session.machine.publication(of: expanded.bytes)
+            let (bytes, offset, packetID) = (publication.bytes, publication.payloadOffset, publication.packetIDOffset)
             heads.append(Array(bytes[..<offset]))
             tails.append(Array(bytes[(offset + expanded.bytes.count)...]))
             packetIDOffsets.append(packetID)
@@ -67,7 +69,7 @@ final class OwnMessages {
             UnsafeMutableRawBufferPointer(rebasing: scratch[headSize + payload.count..<size]).copyMemory(from: $0)
         }
         let message = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<size])
-        PubSubSession.mark(
+        Publication.mark(
             message, with: Marker(run: token, client: client, sequence: sequence), at: headSize + markerOffsets[place],
             framing: framing, packetIDAt: packetIDOffsets[place])
         return message

@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// A share of a target run's clients (`ids`), on a thread of its own (`bench-subs`): they connect to the user's server,
 /// subscribe, and read what it relays. Each message found by its marker is stamped at the read that brought it and,
@@ -37,7 +38,7 @@ final class SubscriberGroup<T: Transport> {
     /// The subscribers' connections (nil: its connect could not start) and protocol sessions, by their place in
     /// `ids`.
     var connections: [Connection<T>?] = []
-    var sessions: [PubSubSession] = []
+    var sessions: [ProtocolSession] = []
     /// Each connection's connect time, once its handshakes are done (0 before).
     var connectTimes: [UInt64] = []
     /// Connections started whose handshakes are not done (and not closed): at most a connect window of them.
@@ -51,7 +52,7 @@ final class SubscriberGroup<T: Transport> {
 
     init(
         _ configuration: RunConfiguration, ids: Range<Int>, target: TargetURL, address: SocketAddress,
-        transport: TransportSettings, protocol kind: PubSubSession.Speech, writer: ReportWriter, endSignal: Int32,
+        transport: TransportSettings, protocol kind: ServerProtocol, writer: ReportWriter, endSignal: Int32,
         kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.configuration = configuration
@@ -69,18 +70,18 @@ final class SubscriberGroup<T: Transport> {
             let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: configuration.seed)
             return ids.map { Int(rooms.roomOfClient[$0]) }
         }
-        let speeches: [PubSubSession.Speech]
+        let speeches: [ServerProtocol]
         switch configuration.scenario {
         case .fanout: speeches = ids.map { _ in kind }
         case .roundtrip: speeches = ids.map { kind.ownTopic(of: $0) }
         case .chat: speeches = rooms!.map { kind.room($0) }
         }
-        sessions = speeches.map { PubSubSession($0, subscriber: true, maximumMessageSize: maximum) }
+        sessions = speeches.map { ProtocolSession($0, role: .subscriber, maximumMessageSize: maximum) }
         own = configuration.scenario == .fanout
             ? nil : OwnMessages(configuration, sessions: sessions, rooms: rooms, stampsTransmits: kernelClock != nil)
         publisher = GroupPublisher<T>.needed(configuration, kind)
             ? GroupPublisher(kind, maximumMessageSize: maximum, stampsTransmits: kernelClock != nil) : nil
-        keepAliveInterval = sessions.first?.keepAliveInterval
+        keepAliveInterval = sessions.first?.heartbeatInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try epoll.add(endSignal, interest: .readable, token: Self.endToken)
     }
@@ -164,8 +165,7 @@ final class SubscriberGroup<T: Transport> {
             if connectTimes[place] == 0 && connection.isEstablished {
                 settingUp -= 1
                 connectTimes[place] = max(1, connection.establishedAt - connection.startedAt)
-                let opening = sessions[place].opening(subscriber: true, id: "\(ids.lowerBound + place)")
-                if !opening.isEmpty { try send(opening, on: connection) }
+                try sessions[place].open(on: connection, name: "\(ids.lowerBound + place)")
                 if sessions[place].isReady { report(.subscribed, place, time: connectTimes[place]) }
             }
         } catch {
@@ -173,11 +173,6 @@ final class SubscriberGroup<T: Transport> {
                 ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
             close(place, reason: "\(error)", code: code)
         }
-    }
-
-    func send(_ bytes: [UInt8], on connection: Connection<T>) throws {
-        var copy = bytes
-        _ = try copy.withUnsafeMutableBytes { try connection.send($0) }
     }
 
     /// Reads once; every broadcast whose marker is found goes to the measuring thread with the read's times.
@@ -191,11 +186,11 @@ final class SubscriberGroup<T: Transport> {
         var failure: Error?
         _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
-                try session.consume(bytes, endsMessage: endsMessage) { event in
-                    switch event {
-                    case .message(let message): self.received(message, at: place, now: now, kernel: kernelNow)
+                try session.received(bytes, endsMessage: endsMessage) { action in
+                    switch action {
+                    case .delivered(let message): self.received(message, at: place, now: now, kernel: kernelNow)
                     case .ready: break
-                    case .error(let text): self.report(.serverError, place, text)
+                    case .serverError(let text): self.report(.serverError, place, text)
                     }
                 }
             } catch {
@@ -205,7 +200,7 @@ final class SubscriberGroup<T: Transport> {
             return true
         }
         if let failure { throw failure }
-        try session.sendReplies(on: connection)
+        try session.sendOwed(on: connection)
         if !wasReady && session.isReady && connectTimes[place] != 0 {
             report(.subscribed, place, time: connectTimes[place])
         }
@@ -219,7 +214,7 @@ final class SubscriberGroup<T: Transport> {
         for (place, connection) in connections.enumerated() {
             guard let connection, connection.isOpen, sessions[place].isReady else { continue }
             do {
-                try sessions[place].sendKeepAlive(on: connection)
+                try sessions[place].sendHeartbeat(on: connection)
             } catch {
                 close(place, reason: "its keepalive could not be sent: \(error)")
             }

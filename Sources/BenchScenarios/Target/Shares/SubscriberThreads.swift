@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// The threads of a fan-out target run's subscribers: the run's ids split over `--client-threads`
 /// ``SubscriberGroup``s, each on its own thread (`bench-subs`, on `--pin`'s client CPU) with a channel to the
@@ -11,7 +12,7 @@ final class SubscriberThreads<T: Transport> {
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, settings: TransportSettings,
-        protocol kind: PubSubSession.Speech, kernelClock: KernelClockMapping?
+        protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
         do throws(SystemError) {
             for ids in ScenarioRunner.split(0..<configuration.clients, into: configuration.clientThreads) where !ids.isEmpty {

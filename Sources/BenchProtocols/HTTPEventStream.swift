@@ -47,7 +47,7 @@ final class HTTPEventStream {
 
     /// Takes what one read brought; calls `onEvent` for each event dispatched (its data), for the stream's opening
     /// (`.ready`) and for an HTTP status that is not what was asked (`.error`).
-    func consume(_ bytes: UnsafeRawBufferPointer, _ onEvent: (PubSubEvent) -> Void) throws(MessageFramingError) {
+    func consume(_ bytes: UnsafeRawBufferPointer, _ onEvent: (SessionAction) -> Void) throws(MessageFramingError) {
         var index = 0
         while index < bytes.count {
             if !inBody {
@@ -94,7 +94,7 @@ final class HTTPEventStream {
     /// the body is delimited (``HTTPBodyLength``): an event stream until the server closes it, or chunked; a POST's
     /// response by its length or chunked, as a connection that carries the next one must.
     private func readHead(
-        _ bytes: UnsafeRawBufferPointer, from start: Int, _ onEvent: (PubSubEvent) -> Void
+        _ bytes: UnsafeRawBufferPointer, from start: Int, _ onEvent: (SessionAction) -> Void
     ) throws(MessageFramingError) -> Int {
         guard start < bytes.count else { return start }
         let read: (head: HTTPHead, used: Int)?
@@ -120,13 +120,13 @@ final class HTTPEventStream {
         switch role {
         case .subscriber:
             guard status == 200 else {
-                onEvent(.error("the event stream answered \(response.startLine.prefix(200))"))
+                onEvent(.serverError("the event stream answered \(response.startLine.prefix(200))"))
                 return bytes.count
             }
             isOpen = true
             onEvent(.ready)
         case .publisher:
-            if !(200..<300).contains(status) { onEvent(.error("a POST was answered \(response.startLine.prefix(200))")) }
+            if !(200..<300).contains(status) { onEvent(.serverError("a POST was answered \(response.startLine.prefix(200))")) }
             if length == .untilClose {
                 throw MessageFramingError(
                     description: "a POST was answered with neither Content-Length nor chunked: its body would end only "
@@ -142,7 +142,7 @@ final class HTTPEventStream {
     /// Body bytes (de-chunked): the subscriber's event stream, or the publisher's response body skipped; returns the
     /// index after what it took.
     private func body(
-        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ onEvent: (PubSubEvent) -> Void
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ onEvent: (SessionAction) -> Void
     ) throws(MessageFramingError) -> Int {
         switch role {
         case .publisher:
@@ -159,7 +159,7 @@ final class HTTPEventStream {
 
     /// One byte of the event stream.
     @inline(__always)
-    private func take(_ byte: UInt8, _ onEvent: (PubSubEvent) -> Void) throws(MessageFramingError) {
+    private func take(_ byte: UInt8, _ onEvent: (SessionAction) -> Void) throws(MessageFramingError) {
         switch byte {
         case 10 where afterCR:
             afterCR = false
@@ -173,10 +173,10 @@ final class HTTPEventStream {
     }
 
     /// A whole line: a blank one dispatches the event, `data:` adds to it, the rest is ignored.
-    private func endLine(_ onEvent: (PubSubEvent) -> Void) throws(MessageFramingError) {
+    private func endLine(_ onEvent: (SessionAction) -> Void) throws(MessageFramingError) {
         defer { line.removeAll(keepingCapacity: true) }
         if line.isEmpty {
-            if hasData { data.withUnsafeBytes { onEvent(.message($0)) } }
+            if hasData { data.withUnsafeBytes { onEvent(.delivered($0)) } }
             data.removeAll(keepingCapacity: true)
             hasData = false
             return

@@ -108,11 +108,11 @@ enum MQTTPacket: Equatable {
     }
 
     /// PUBACK (0x40), PUBREC (0x50), PUBREL (0x62) or PUBCOMP (0x70) of `packetID`, appended to `bytes`.
-    static func acknowledge(_ type: UInt8, _ packetID: UInt16, into bytes: inout [UInt8]) {
-        bytes.append(type)
-        bytes.append(2)
-        bytes.append(UInt8(packetID >> 8))
-        bytes.append(UInt8(packetID & 0xFF))
+    static func acknowledge(_ type: UInt8, _ packetID: UInt16, into outbox: inout SessionOutbox) {
+        outbox.append(byte: type)
+        outbox.append(byte: 2)
+        outbox.append(byte: UInt8(packetID >> 8))
+        outbox.append(byte: UInt8(packetID & 0xFF))
     }
 
     static let pingRequest: [UInt8] = [0xC0, 0]

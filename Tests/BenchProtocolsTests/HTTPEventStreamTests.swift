@@ -1,7 +1,7 @@
 import BenchCore
 import Testing
 
-@testable import BenchScenarios
+@testable import BenchProtocols
 
 /// Server-Sent Events as a subscriber of an `sse://` target reads them, and the responses its publisher reads: fed
 /// split at every byte, with every line ending the spec allows, and hostile.
@@ -16,9 +16,9 @@ import Testing
             try chunk.withUnsafeBytes { bytes in
                 try stream.consume(bytes) { event in
                     switch event {
-                    case .message(let data): events.append(String(decoding: data, as: UTF8.self))
+                    case .delivered(let data): events.append(String(decoding: data, as: UTF8.self))
                     case .ready: opened = true
-                    case .error(let text): errors.append(text)
+                    case .serverError(let text): errors.append(text)
                     }
                 }
             }

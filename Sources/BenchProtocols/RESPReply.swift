@@ -15,7 +15,7 @@ enum RESPReply {
     static func parse(
         _ bytes: UnsafeRawBufferPointer, from start: Int, maximumSize: Int
     ) throws(MessageFramingError) -> (end: Int, reply: RESPReply)? {
-        guard start < bytes.count, let lineEnd = PubSubSession.crlf(in: bytes, from: start) else { return nil }
+        guard start < bytes.count, let lineEnd = ByteScan.crlf(in: bytes, from: start) else { return nil }
         switch bytes[start] {
         case UInt8(ascii: "-"):
             return (lineEnd + 2, .error(String(decoding: bytes[start..<min(lineEnd, start + 200)], as: UTF8.self)))
@@ -25,7 +25,7 @@ enum RESPReply {
             guard let element = try bulk(bytes, at: start, maximumSize: maximumSize) else { return nil }
             return (element.end, .other)
         case UInt8(ascii: "*"):
-            guard let count = PubSubSession.decimal(bytes, start + 1, lineEnd), count <= 16 else {
+            guard let count = ByteScan.decimal(bytes, start + 1, lineEnd), count <= 16 else {
                 throw MessageFramingError(description: "a RESP array header that is not a small count")
             }
             var position = lineEnd + 2
@@ -38,7 +38,7 @@ enum RESPReply {
                     guard let value = try bulk(bytes, at: position, maximumSize: maximumSize) else { return nil }
                     (range, position) = (value.range, value.end)
                 } else {
-                    guard let end = PubSubSession.crlf(in: bytes, from: position) else { return nil }
+                    guard let end = ByteScan.crlf(in: bytes, from: position) else { return nil }
                     guard end > position else { throw MessageFramingError(description: "an empty RESP array element") }
                     (range, position) = (position + 1..<end, end + 2)
                 }
@@ -46,12 +46,12 @@ enum RESPReply {
                 if element == 2 { third = range }
             }
             guard let kind else { return (position, .other) }
-            if count == 3, let third, PubSubSession.hasPrefix("message", bytes, kind.lowerBound, kind.upperBound),
+            if count == 3, let third, ByteScan.hasPrefix("message", bytes, kind.lowerBound, kind.upperBound),
                 kind.count == 7
             {
                 return (position, .message(payload: third))
             }
-            if PubSubSession.hasPrefix("subscribe", bytes, kind.lowerBound, kind.upperBound) && kind.count == 9 {
+            if ByteScan.hasPrefix("subscribe", bytes, kind.lowerBound, kind.upperBound) && kind.count == 9 {
                 return (position, .subscribed)
             }
             return (position, .other)
@@ -64,11 +64,11 @@ enum RESPReply {
     private static func bulk(
         _ bytes: UnsafeRawBufferPointer, at start: Int, maximumSize: Int
     ) throws(MessageFramingError) -> (range: Range<Int>, end: Int)? {
-        guard let lineEnd = PubSubSession.crlf(in: bytes, from: start) else { return nil }
+        guard let lineEnd = ByteScan.crlf(in: bytes, from: start) else { return nil }
         if lineEnd == start + 3 && bytes[start + 1] == UInt8(ascii: "-") && bytes[start + 2] == UInt8(ascii: "1") {
             return (lineEnd..<lineEnd, lineEnd + 2)  // $-1: null
         }
-        guard let size = PubSubSession.decimal(bytes, start + 1, lineEnd) else {
+        guard let size = ByteScan.decimal(bytes, start + 1, lineEnd) else {
             throw MessageFramingError(description: "a RESP bulk string without a valid length")
         }
         guard size <= maximumSize else {

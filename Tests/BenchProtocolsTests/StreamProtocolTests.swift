@@ -1,18 +1,19 @@
 import BenchCore
 import Testing
 
-@testable import BenchScenarios
+@testable import BenchProtocols
 
-/// Redis, NATS and MQTT as a subscriber reads them, fed the way reads come: split anywhere, coalesced, hostile.
-@Suite(.timeLimit(.minutes(3))) struct PubSubSessionTests {
-    private func feed(_ session: PubSubSession, _ chunks: [[UInt8]]) throws(MessageFramingError) -> [[UInt8]] {
+/// Redis, NATS and MQTT as a subscriber reads them, fed the way reads come: split anywhere, coalesced, hostile. Bytes
+/// alone: no sockets.
+@Suite(.timeLimit(.minutes(3))) struct StreamProtocolTests {
+    private func feed(_ session: ProtocolSession, _ chunks: [[UInt8]]) throws(MessageFramingError) -> [[UInt8]] {
         var messages: [[UInt8]] = []
         for var chunk in chunks {
             var failure: MessageFramingError?
             chunk.withUnsafeMutableBytes { bytes in
                 do throws(MessageFramingError) {
-                    try session.consume(bytes, endsMessage: false) { event in
-                        if case .message(let payload) = event { messages.append(Array(payload)) }
+                    try session.received(bytes, endsMessage: false) { action in
+                        if case .delivered(let payload) = action { messages.append(Array(payload)) }
                     }
                 } catch {
                     failure = error
@@ -31,7 +32,7 @@ import Testing
         let payloads = (0..<3).map { index in [UInt8](repeating: UInt8(ascii: "a") + UInt8(index), count: 50 + index) }
         let stream = payloads.flatMap(redisMessage)
         for cut in 1..<stream.count {
-            let session = PubSubSession(.redis(channel: "news", password: nil), subscriber: true, maximumMessageSize: 1024)
+            let session = ProtocolSession(.redis(channel: "news", password: nil), role: .subscriber, maximumMessageSize: 1024)
             #expect(try feed(session, [Array(stream[..<cut]), Array(stream[cut...])]) == payloads, "cut at \(cut)")
         }
     }
@@ -39,7 +40,7 @@ import Testing
     @Test func largeMessagesInFullReadsAreNotTakenForTooLarge() throws {
         // 10,000-byte messages read 64 KiB at a time: a read often ends inside one, and what is carried over plus the
         // next read exceeds one message's size without any message doing so.
-        let session = PubSubSession(.redis(channel: "news", password: nil), subscriber: true, maximumMessageSize: 64 << 10)
+        let session = ProtocolSession(.redis(channel: "news", password: nil), role: .subscriber, maximumMessageSize: 64 << 10)
         let payload = [UInt8](repeating: UInt8(ascii: "x"), count: 10_000)
         let stream = (0..<40).flatMap { _ in redisMessage(payload) }
         let chunks = stride(from: 0, to: stream.count, by: 64 << 10).map { Array(stream[$0..<min($0 + (64 << 10), stream.count)]) }
@@ -47,26 +48,36 @@ import Testing
     }
 
     @Test func anEmptyRESPArrayElementIsRefusedNotATrap() {
-        let session = PubSubSession(.redis(channel: "news", password: nil), subscriber: true, maximumMessageSize: 1024)
+        let session = ProtocolSession(.redis(channel: "news", password: nil), role: .subscriber, maximumMessageSize: 1024)
         #expect(throws: MessageFramingError.self) { _ = try feed(session, [Array("*1\r\n\r\n".utf8)]) }
     }
 
     @Test func aNATSPingIsOwedAPongAndMessagesComeOutWhole() throws {
-        let session = PubSubSession(.nats(subject: "prices"), subscriber: true, maximumMessageSize: 1024)
+        let session = ProtocolSession(.nats(subject: "prices"), role: .subscriber, maximumMessageSize: 1024)
         var stream = Array("PING\r\nMSG prices 1 5\r\nhello\r\nMSG prices 1 reply.to 3\r\nabc\r\n".utf8)
         var messages: [[UInt8]] = []
         stream.withUnsafeMutableBytes { bytes in
-            try? session.consume(bytes, endsMessage: false) { event in
-                if case .message(let payload) = event { messages.append(Array(payload)) }
+            try? session.received(bytes, endsMessage: false) { action in
+                if case .delivered(let payload) = action { messages.append(Array(payload)) }
             }
         }
-        #expect(session.replies == Array("PONG\r\n".utf8))
+        #expect(session.machine.outbox.pending == Array("PONG\r\n".utf8))
         #expect(messages == [Array("hello".utf8), Array("abc".utf8)])
+    }
+
+    @Test func natsOperationsSplitAtEveryByteComeOutWholeAndEachPingIsOwedAPong() throws {
+        let stream = Array("INFO {}\r\nPONG\r\nMSG q 1 5\r\nhello\r\nPING\r\nMSG q 1 r.1 0\r\n\r\nMSG q 1 3\r\nabc\r\n".utf8)
+        for cut in 1..<stream.count {
+            let session = ProtocolSession(.nats(subject: "q"), role: .subscriber, maximumMessageSize: 64)
+            #expect(try feed(session, [Array(stream[..<cut]), Array(stream[cut...])]) == [Array("hello".utf8), [], Array("abc".utf8)], "cut at \(cut)")
+            #expect(session.isReady, "the PONG to its PING: the SUB was taken")
+            #expect(session.machine.outbox.pending == Array("PONG\r\n".utf8), "cut at \(cut)")
+        }
     }
 
     // MARK: MQTT
 
-    static let mqtt = PubSubSession.Speech.mqtt(.init(
+    static let mqtt = ServerProtocol.mqtt(.init(
         topic: "news", qos: 1, keepAlive: 5, username: nil, password: nil, clientIDPrefix: "bx-"))
 
     /// CONNACK, SUBACK, then PUBLISHes at QoS 0, 1 and 2 and a PUBREL, as a broker sends them to a subscriber.
@@ -84,11 +95,11 @@ import Testing
         let payloads = (0..<4).map { index in [UInt8](repeating: UInt8(ascii: "a") + UInt8(index), count: 60 + 70 * index) }
         let stream = Self.brokerStream(payloads)
         for cut in 1..<stream.count {
-            let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 1024)
+            let session = ProtocolSession(Self.mqtt, role: .subscriber, maximumMessageSize: 1024)
             #expect(try feed(session, [Array(stream[..<cut]), Array(stream[cut...])]) == payloads, "cut at \(cut)")
             #expect(session.isReady)
             // QoS 1 (index 1): PUBACK; QoS 2 (index 2): PUBREC; the PUBREL of 9: PUBCOMP.
-            #expect(session.replies == [0x40, 2, 0, 1, 0x50, 2, 0, 2, 0x70, 2, 0, 9], "cut at \(cut)")
+            #expect(session.machine.outbox.pending == [0x40, 2, 0, 1, 0x50, 2, 0, 2, 0x70, 2, 0, 9], "cut at \(cut)")
         }
     }
 
@@ -96,12 +107,12 @@ import Testing
         for (stream, reason) in [
             ([UInt8]([0x20, 2, 0, 4]), "bad user name or password (4)"), ([0x20, 2, 0, 0, 0x90, 3, 0, 1, 0x80], "SUBACK refused"),
         ] {
-            let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 1024)
+            let session = ProtocolSession(Self.mqtt, role: .subscriber, maximumMessageSize: 1024)
             var errors: [String] = []
             var bytes = stream
             try bytes.withUnsafeMutableBytes { buffer in
-                try session.consume(buffer, endsMessage: false) { event in
-                    if case .error(let text) = event { errors.append(text) }
+                try session.received(buffer, endsMessage: false) { action in
+                    if case .serverError(let text) = action { errors.append(text) }
                 }
             }
             #expect(errors.count == 1 && errors[0].contains(reason), "\(errors)")
@@ -120,7 +131,7 @@ import Testing
         ([0x36, 2, 0, 0], "QoS 3"),
     ])
     func aMalformedMQTTPacketIsRefusedWithAReasonNotATrap(bytes: [UInt8], reason: String) {
-        let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 1024)
+        let session = ProtocolSession(Self.mqtt, role: .subscriber, maximumMessageSize: 1024)
         #expect {
             _ = try feed(session, [bytes])
         } throws: { error in
@@ -132,16 +143,16 @@ import Testing
     @Test func randomBytesNeverTrapTheMQTTParser() {
         var random = SplitMix64(seed: 23)
         for _ in 0..<2_000 {
-            let session = PubSubSession(Self.mqtt, subscriber: true, maximumMessageSize: 512)
+            let session = ProtocolSession(Self.mqtt, role: .subscriber, maximumMessageSize: 512)
             let bytes = [0x20, 2, 0, 0] + (0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             _ = try? feed(session, [bytes])
         }
     }
 
     @Test func aPublisherReleasesWhatTheBrokerReceivedAtQoS2() throws {
-        let session = PubSubSession(Self.mqtt, subscriber: false, maximumMessageSize: 1024)
+        let session = ProtocolSession(Self.mqtt, role: .publisher, maximumMessageSize: 1024)
         #expect(try feed(session, [[0x20, 2, 0, 0, 0x50, 2, 1, 2, 0x70, 2, 1, 2, 0xD0, 0]]) == [])
         #expect(session.isReady)
-        #expect(session.replies == [0x62, 2, 1, 2])
+        #expect(session.machine.outbox.pending == [0x62, 2, 1, 2])
     }
 }

@@ -1,0 +1,29 @@
+/// What the text protocols' parsers look for in received bytes, on the bytes: no string per message.
+enum ByteScan {
+    static func hasPrefix(_ prefix: StaticString, _ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Bool {
+        guard end - start >= prefix.utf8CodeUnitCount else { return false }
+        for index in 0..<prefix.utf8CodeUnitCount where bytes[start + index] != prefix.utf8Start[index] { return false }
+        return true
+    }
+
+    /// The non-negative decimal number in `bytes[start..<end]`, or nil.
+    static func decimal(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Int? {
+        guard end > start, end - start <= 18 else { return nil }
+        var value = 0
+        for byte in bytes[start..<end] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// Where the first CRLF at or after `start` begins, or nil.
+    static func crlf(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == 13 && bytes[index + 1] == 10 { return index }
+            index += 1
+        }
+        return nil
+    }
+}

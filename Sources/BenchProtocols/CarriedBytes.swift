@@ -1,0 +1,51 @@
+import BenchCore
+
+/// A byte-stream protocol's incomplete tail, carried from one read to the next. Received bytes are parsed in place
+/// when nothing is carried over, which is the rule; only an incomplete tail is kept, in one buffer per connection,
+/// reused. What is kept is bounded by the largest message: a tail longer than that is no message of this run.
+struct CarriedBytes {
+    private var buffer: [UInt8] = []
+    private let limit: Int
+    private let largest: Int
+
+    init(maximumMessageSize: Int) {
+        largest = maximumMessageSize
+        limit = maximumMessageSize + 4096
+        buffer.reserveCapacity(4096)
+    }
+
+    /// Hands `parse` what is carried and `bytes` together; `parse` takes every complete unit off the front and says how
+    /// many bytes they took; the rest is carried.
+    mutating func take(
+        _ bytes: UnsafeRawBufferPointer, _ parse: (UnsafeRawBufferPointer) throws(MessageFramingError) -> Int
+    ) throws(MessageFramingError) {
+        if buffer.isEmpty {
+            let used = try parse(bytes)
+            try keep(UnsafeRawBufferPointer(rebasing: bytes[used...]))
+            return
+        }
+        buffer.append(contentsOf: bytes)
+        let used = try buffer.withUnsafeBytes { carried in
+            Result { () throws(MessageFramingError) in try parse(carried) }
+        }.get()
+        buffer.removeFirst(used)
+        try check()
+    }
+
+    /// Adds to the incomplete message kept for the next read, as long as it stays within a message's size.
+    mutating func keep(_ bytes: UnsafeRawBufferPointer) throws(MessageFramingError) {
+        buffer.append(contentsOf: bytes)
+        try check()
+    }
+
+    /// What a message-oriented protocol collected of the current message; emptied by ``clear()``.
+    func withMessage<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withUnsafeBytes(body) }
+
+    mutating func clear() { buffer.removeAll(keepingCapacity: true) }
+
+    private func check() throws(MessageFramingError) {
+        guard buffer.count <= limit else {
+            throw MessageFramingError(description: "a message of more than \(largest) bytes")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import BenchCore
+
+/// What a user's server speaks, with the settings each connection's state machine needs: Redis (RESP 2), NATS,
+/// MQTT 3.1.1, Server-Sent Events, Socket.IO v5 on Engine.IO v4, or the user's own text (`--subscribe`, `--publish`)
+/// on ws:// or framed tcp://. Which stream layers carry it (tcp, tls, WebSocket) is the connection's business, not the
+/// protocol's.
+public enum ServerProtocol: Sendable {
+    case redis(channel: String, password: String?)
+    case nats(subject: String)
+    case mqtt(MQTTSettings)
+    /// Server-Sent Events: subscribers GET the stream, the publisher POSTs to `--publish-url`.
+    case sse(SSESettings)
+    case socketIO(SocketIOSettings)
+    /// ws:// or tcp:// with a framing: the user's `--subscribe` text and `--publish` template.
+    case custom(framing: MessageFraming?, subscribe: String?)
+
+    /// An MQTT target's topic and QoS, the keepalive (seconds, from `--heartbeat`; 0: none), the credentials, and the
+    /// start of each connection's client identifier (the run's own, so that runs and agents never share one).
+    public struct MQTTSettings: Sendable {
+        public var topic: String
+        public var qos: UInt8
+        public var keepAlive: UInt16
+        public var username: String?
+        public var password: String?
+        public var clientIDPrefix: String
+
+        public init(topic: String, qos: UInt8, keepAlive: UInt16, username: String?, password: String?, clientIDPrefix: String) {
+            (self.topic, self.qos, self.keepAlive) = (topic, qos, keepAlive)
+            (self.username, self.password, self.clientIDPrefix) = (username, password, clientIDPrefix)
+        }
+    }
+
+    /// An `sse://` target: the stream's path and Host field, and the publish URL's.
+    public struct SSESettings: Sendable {
+        public var streamPath: String
+        public var streamHost: String
+        public var publishPath: String
+        public var publishHost: String
+
+        public init(streamPath: String, streamHost: String, publishPath: String, publishHost: String) {
+            (self.streamPath, self.streamHost, self.publishPath, self.publishHost) = (streamPath, streamHost, publishPath, publishHost)
+        }
+    }
+
+    /// A `socketio://` target: the namespace, and the event a subscriber sends once connected (`--subscribe`, a JSON
+    /// array such as `["join","room1"]`).
+    public struct SocketIOSettings: Sendable {
+        public var namespace: String
+        public var subscribe: String?
+
+        public init(namespace: String, subscribe: String?) {
+            (self.namespace, self.subscribe) = (namespace, subscribe)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// What a protocol owes the server, gathered as it reads and sent by the connection's owner after the read: one buffer
+/// per connection, reused (no allocation per answer). On a message-oriented protocol each answer is a message of its own
+/// (``append(message:)``); on a byte stream they go as one write.
+public struct SessionOutbox {
+    private var bytes: [UInt8] = []
+    /// Where each message in `bytes` ends; empty: all of it is one write.
+    private var boundaries: [Int] = []
+
+    init() {
+        bytes.reserveCapacity(64)  // an acknowledgement or a pong at a time: 20,000 connections keep little
+    }
+
+    public var isEmpty: Bool { bytes.isEmpty }
+
+    /// The bytes owed, all of them, as one write (tests read them).
+    public var pending: [UInt8] { bytes }
+
+    /// Bytes owed on a byte stream.
+    mutating func append<Bytes: Sequence<UInt8>>(_ more: Bytes) {
+        bytes.append(contentsOf: more)
+    }
+
+    /// One byte owed on a byte stream.
+    mutating func append(byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    /// One answer that must go as a message of its own.
+    mutating func append(message text: String) {
+        bytes.append(contentsOf: text.utf8)
+        boundaries.append(bytes.count)
+    }
+
+    /// Hands each write to `send` (the transport may change the bytes: a WebSocket client masks them), and empties the
+    /// outbox whether or not they were taken.
+    public mutating func drain(_ send: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        guard !bytes.isEmpty else { return }
+        defer {
+            bytes.removeAll(keepingCapacity: true)
+            boundaries.removeAll(keepingCapacity: true)
+        }
+        try bytes.withUnsafeMutableBytes { all in
+            guard !boundaries.isEmpty else { return try send(all) }
+            var start = 0
+            for end in boundaries {
+                try send(UnsafeMutableRawBufferPointer(rebasing: all[start..<end]))
+                start = end
+            }
+        }
+    }
+}

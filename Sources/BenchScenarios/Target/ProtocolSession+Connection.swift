@@ -1,0 +1,27 @@
+import BenchCore
+import BenchNet
+import BenchProtocols
+
+/// A protocol's state machine on its connection: what it owes the server, sent after each read and at each keepalive.
+extension ProtocolSession {
+    /// Sends what the protocol owes the server (a pong, an acknowledgement, a subscription: each a message of its own
+    /// where the protocol wants that) from the machine's own buffer, and empties it.
+    func sendOwed<T: Transport>(on connection: Connection<T>) throws {
+        try drainOutbox { _ = try connection.send($0) }
+    }
+
+    /// The connection is open: what the protocol says first (its greeting, a subscriber's subscription) is sent.
+    func open<T: Transport>(on connection: Connection<T>, name: String) throws {
+        machine.connected(name: name)
+        try sendOwed(on: connection)
+    }
+
+    /// The keepalive is due: the protocol's ping (MQTT's PINGREQ) is sent, through the machine's buffer.
+    func sendHeartbeat<T: Transport>(on connection: Connection<T>) throws {
+        machine.heartbeat()
+        try sendOwed(on: connection)
+    }
+
+    /// How often the keepalive goes (nanoseconds); nil: the protocol has none.
+    var heartbeatInterval: UInt64? { machine.heartbeatInterval }
+}
