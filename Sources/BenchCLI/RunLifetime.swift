@@ -28,8 +28,8 @@ enum RunLifetime {
         _ configuration: RunConfiguration, options: RunOptions, metadata: RunMetadata, parent: String, name: String?
     ) -> Result<Ended, Failure> {
         var configuration = configuration
-        var children: ChildAgents?
-        let processes = min(configuration.clients, options.clientProcesses ?? ClientProcesses.needed(for: configuration))
+        var children: ChildProcessLauncher?
+        let processes = min(configuration.clients, options.clientProcesses ?? ChildProcesses.needed(for: configuration))
         // The built-in chat relay's members are a target's clients: children take them as they take a target's.
         let measuredAsTarget = configuration.target != nil || configuration.scenario == .chat
         if processes > 0 && configuration.agentToken == nil {
@@ -37,9 +37,9 @@ enum RunLifetime {
         }
         if processes > 0 && configuration.agentToken == nil && !measuredAsTarget {
             let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
-            configuration = ClientProcesses.serverSide(of: configuration, token: token)
-            children = ChildAgents(
-                shares: ClientProcesses.shares(of: configuration.clients, among: processes), token: token,
+            configuration = ChildProcesses.serverSide(of: configuration, token: token)
+            children = ChildProcessLauncher(
+                shares: ChildProcesses.shares(of: configuration.clients, among: processes), token: token,
                 extraArguments: RunOptions.childArguments(of: configuration))
         }
         let folder: RunFolder
@@ -59,8 +59,8 @@ enum RunLifetime {
         }
         if processes > 0 && measuredAsTarget {
             do {
-                (configuration.subscriberChannels, children) = try ChildAgents.startSubscribers(
-                    processes, of: configuration, log: folder.path(of: ChildAgents.logName))
+                (configuration.clientGroupChannels, children) = try ChildProcessLauncher.startSubscribers(
+                    processes, of: configuration, log: folder.path(of: ChildProcessLauncher.logName))
             } catch {
                 folder.discard()
                 Console.error("Error: the client processes could not start: \(error)\n")
@@ -116,7 +116,7 @@ enum RunLifetime {
                     return
                 }
                 do {
-                    try children.start(port: port, host: host, log: folder.path(of: ChildAgents.logName))
+                    try children.start(port: port, host: host, log: folder.path(of: ChildProcessLauncher.logName))
                 } catch {
                     control.failSetup("the client processes could not start: \(error)")
                 }
@@ -131,7 +131,7 @@ enum RunLifetime {
             queue.publish()
             result = .failure(.system(error))
         }
-        for channel in configuration.subscriberChannels { Posix.close(channel.descriptor) }  // the children's end of the run
+        for channel in configuration.clientGroupChannels { Posix.close(channel.descriptor) }  // the children's end of the run
         children?.reap()
         SignalWatcher.shared?.watch(nil)
         let collected = writer.join()

@@ -66,7 +66,7 @@ public enum SummaryTable {
         let stamps = configuration.timestamps == .user ? "user-space" : "kernel"
         let who = configuration.scenario == .chat
             ? "members" : configuration.target != nil && configuration.scenario == .fanout ? "subscribers" : "clients"
-        let children = configuration.subscriberChannels.count
+        let children = configuration.clientGroupChannels.count
         let clients: String
         if !recording.agents.isEmpty {
             clients = "\(who) in \(recording.agents.count) agent process\(recording.agents.count == 1 ? "" : "es")"

@@ -55,12 +55,12 @@ import Testing
         var configuration = try TargetAttackTests.roundtrip("tcp://127.0.0.1:\(server.port)", clients: 2, messages: messages)
         configuration.timestamps = .user
         configuration.timeout = 2_000_000_000
-        configuration.subscriberChannels = [ChildChannel(descriptor: ours, processID: 0)]
+        configuration.clientGroupChannels = [ChildChannel(descriptor: ours, processID: 0)]
         let fake = Thread {
             defer { Posix.close(theirs) }
-            guard SubscriberChannelAttackTests.readShare(theirs) else { return }
+            guard ClientGroupChannelAttackTests.readShare(theirs) else { return }
             for client in UInt32(0)..<2 {
-                SubscriberChannelAttackTests.send(SubscriberReport(.subscribed, client: client, time: 1_000), on: theirs)
+                ClientGroupChannelAttackTests.send(ClientReport(.subscribed, client: client, time: 1_000), on: theirs)
             }
             Self.answerOrders(on: theirs, as: child)
         }

@@ -113,9 +113,9 @@ public struct FrameDecoder {
             guard size <= WireFormat.clientSpecMaximumSize else {
                 throw .frameTooLarge(announced: size, limit: WireFormat.clientSpecMaximumSize)
             }
-        case .subscriberReport:
-            guard size >= SubscriberReport.headSize else {
-                throw .frameTooSmall(kind: kind, announced: size, minimum: SubscriberReport.headSize)
+        case .clientReport:
+            guard size >= ClientReport.headSize else {
+                throw .frameTooSmall(kind: kind, announced: size, minimum: ClientReport.headSize)
             }
             guard size <= WireFormat.subscriberReportMaximumSize else {
                 throw .frameTooLarge(announced: size, limit: WireFormat.subscriberReportMaximumSize)

@@ -21,8 +21,8 @@
 ///     clock probe (32 bytes) length=28 | kind=7 | reserved:3 | t1:u64 | t2:u64 | t3:u64
 ///     clock reply (32 bytes) the probe with kind=8, t2 (the server's read) and t3 (before its write) filled in
 ///     clock report (32 bytes) length=28 | kind=9 | reserved:3 | offset_ns:i64 | error_ns:u64 | probes:u64
-///     subscriber report (20–532 bytes) and send report (24 bytes): from a target run's clients to its measuring
-///                          thread (``SubscriberReport``, ``SendReport``)
+///     client report (20–532 bytes) and send report (24 bytes): from a target run's clients to its measuring
+///                          thread (``ClientReport``, ``SendReport``)
 ///
 /// The agent frames go over an agent's control connection (`bench clients`): it asks for a number of client ids
 /// with the token given to `bench serve` (a hash of it), and the server answers with the ids it gets and what its
@@ -46,8 +46,8 @@ public enum WireFormat {
     public static let clockFrameSize = 32
     /// The largest client spec (kind 12) the server sends an agent after its welcome, length field included.
     public static let clientSpecMaximumSize = 64 << 10
-    /// Size of the largest subscriber report, length field included.
-    public static let subscriberReportMaximumSize = SubscriberReport.headSize + SubscriberReport.maximumTextSize
+    /// Size of the largest client report, length field included.
+    public static let subscriberReportMaximumSize = ClientReport.headSize + ClientReport.maximumTextSize
     /// Size of the smallest data or echo frame (no padding), length field included.
     public static let minimumMessageSize = 40
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
@@ -85,9 +85,9 @@ public enum FrameKind: UInt8, Sendable {
     /// ``WireFormat/clientSpecMaximumSize``.
     case clientSpec = 12
     /// A share of a fan-out target run's subscribers tells the measuring thread what is not a broadcast received
-    /// (``SubscriberReport``): subscribed, closed, the server's error, a note; from ``SubscriberReport/headSize`` to
+    /// (``ClientReport``): subscribed, closed, the server's error, a note; from ``ClientReport/headSize`` to
     /// ``WireFormat/subscriberReportMaximumSize`` bytes.
-    case subscriberReport = 13
+    case clientReport = 13
     /// A roundtrip target run's client tells the measuring thread what became of a message it was ordered to send
     /// (``SendReport``): written, its transmit stamp, or not written; ``SendReport/size`` bytes.
     case sendReport = 14
@@ -108,7 +108,7 @@ extension FrameKind {
         case .clockReply: return "a clock reply"
         case .clockReport: return "a clock report"
         case .clientSpec: return "a client spec"
-        case .subscriberReport: return "a subscriber report"
+        case .clientReport: return "a client report"
         case .sendReport: return "a send report"
         case .delivery: return "a delivery"
         default: return "a \(self)"

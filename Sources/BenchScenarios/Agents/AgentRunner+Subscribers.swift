@@ -5,7 +5,7 @@ import BenchProtocols
 extension AgentRunner {
     /// `bench clients --channel FD`: a child of a target run (`--client-procs`). It reads its share of the clients and
     /// what they speak from the inherited channel (a welcome, then the run's ``ClientSpec`` with the target), runs them
-    /// as a ``SubscriberGroup`` reporting on the same channel (in roundtrip, taking its send orders from it too), and
+    /// as a ``ClientGroup`` reporting on the same channel (in roundtrip, taking its send orders from it too), and
     /// ends when the run closes it.
     ///
     /// - Throws: ``RunError/setupFailed(_:)`` when what comes over the channel is not a target's share.
@@ -19,7 +19,7 @@ extension AgentRunner {
         } catch {
             throw .setupFailed("cannot read this child's share of the run: \(error)")
         }
-        let share = try SubscriberShare(welcome, spec)
+        let share = try ClientGroupShare(welcome, spec)
         do throws(SystemError) {
             try share.run(share.ids, writer: ReportWriter(descriptor: channel), endSignal: channel)
         } catch {
@@ -36,7 +36,7 @@ extension AgentRunner {
         _ welcome: AgentWelcome, _ spec: ClientSpec, controlSocket: Int32, threads: Int, control: RunControl,
         status: AgentStatus?
     ) throws(RunError) {
-        let share = try SubscriberShare(welcome, spec)
+        let share = try ClientGroupShare(welcome, spec)
         let lock = SocketWriteLock()
         let relay = share.configuration.scenario == .fanout ? nil : OrderRelay()  // roundtrip's and chat's send orders
         let ownsEndSignal = relay != nil
@@ -60,7 +60,7 @@ extension AgentRunner {
                     do throws(SystemError) {
                         try share.run(ids, writer: writer, endSignal: endSignal)
                     } catch {
-                        writer.report(SubscriberReport(
+                        writer.report(ClientReport(
                             .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
                             text: "the agent's clients' thread could not start: \(error)"))
                         writer.flush()
@@ -83,7 +83,7 @@ extension AgentRunner {
 
 /// A share of a target run's clients, as a child or an agent was told it: the run's settings its
 /// subscribers need, their ids, and how to reach the target. Every field of the welcome and spec is checked first.
-struct SubscriberShare: Sendable {
+struct ClientGroupShare: Sendable {
     let configuration: RunConfiguration
     let ids: Range<Int>
     let target: TargetURL
@@ -122,8 +122,8 @@ struct SubscriberShare: Sendable {
 
     private func group<T: Transport>(
         _: T.Type, _ ids: Range<Int>, _ writer: ReportWriter, _ endSignal: Int32
-    ) throws(SystemError) -> SubscriberGroup<T> {
-        try SubscriberGroup<T>(
+    ) throws(SystemError) -> ClientGroup<T> {
+        try ClientGroup<T>(
             configuration, ids: ids, target: target, address: address, transport: settings, protocol: kind,
             writer: writer, endSignal: endSignal, kernelClock: kernelClock)
     }

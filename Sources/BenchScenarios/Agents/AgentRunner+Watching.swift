@@ -118,7 +118,7 @@ struct ClockRound {
 }
 
 /// In an agent of a roundtrip target run: the send orders that come on the control connection, passed on to the
-/// threads whose clients they are for, over a socket pair each (the pair's other end is the thread's ``SubscriberGroup``'s
+/// threads whose clients they are for, over a socket pair each (the pair's other end is the thread's ``ClientGroup``'s
 /// end signal), gathered per read of the control connection and written whole.
 final class OrderRelay {
     private var shares: [(ids: Range<Int>, descriptor: Int32, pending: [UInt8])] = []

@@ -116,13 +116,13 @@ public enum AgentRunner {
         return threads.join().flatMap(\.events)
     }
 
-    /// Sends the client threads' busy shares, a load report each (``SubscriberReport``).
+    /// Sends the client threads' busy shares, a load report each (``ClientReport``).
     static func send(_ loads: [(first: Int, partsPerMillion: UInt64)], on socket: Int32) throws(SystemError) {
         guard !loads.isEmpty else { return }
-        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: SubscriberReport.headSize, alignment: 8)
+        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientReport.headSize, alignment: 8)
         defer { frame.deallocate() }
         for load in loads {
-            let size = SubscriberReport(.load, client: UInt32(load.first), time: load.partsPerMillion).encode(into: frame)
+            let size = ClientReport(.load, client: UInt32(load.first), time: load.partsPerMillion).encode(into: frame)
             try Posix.writeAll(socket, UnsafeRawBufferPointer(rebasing: frame[0..<size]), what: "send the clients' load")
         }
     }

@@ -46,7 +46,7 @@ extension BenchServer {
         }
         peers[slot].agent = recording.agents.count
         agentClients += Int(hello.clients)
-        recording.agents.append(AgentAdmission.record(of: frame, firstClient: first))
+        _ = recording.admit(AgentAdmission.record(of: frame, firstClient: first))
         return true
     }
 
@@ -66,7 +66,7 @@ extension BenchServer {
             }
             return true
         case .clockReport:
-            recording.agents[agent].clock.add(ClockEstimate(frame), at: now)
+            recording.agent(agent, measured: ClockEstimate(frame), at: now)
             return true
         case .connectTimes:
             let record = recording.agents[agent]
@@ -79,11 +79,11 @@ extension BenchServer {
                 closePeer(slot: slot, reason: "agent \(agent) sent connect times of clients not its own, or of no time", at: now)
                 return false
             }
-            for entry in report.entries { recording.connectTimes[Int(entry.client)] = entry.nanoseconds }
+            for entry in report.entries { recording.connected(client: Int(entry.client), after: entry.nanoseconds) }
             return true
-        case .subscriberReport:
+        case .clientReport:
             let record = recording.agents[agent]
-            guard let report = SubscriberReport(frame), report.what == .load, report.time <= 1_000_000,
+            guard let report = ClientReport(frame), report.what == .load, report.time <= 1_000_000,
                 (record.firstClient..<record.firstClient + record.clients).contains(Int(report.client))
             else {
                 closePeer(slot: slot, reason: "agent \(agent) sent a report that is not its client threads' load", at: now)

@@ -31,7 +31,7 @@ extension BenchServer {
                 nextHousekeeping = now + SendDriver.housekeepingInterval
             }
             if isFinished(at: now) {
-                recording.endNanoseconds = now
+                recording.endMeasuring(at: now)
                 return
             }
         }

@@ -104,7 +104,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         self.stream = stream
         self.recording = RunRecording(
             configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
-        self.recording.kernelClockAtStart = kernelClock
+        self.recording.begin(serverAddress: "", kernelClock: kernelClock)  // the address once bound (ScenarioRunner)
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
         self.transportSettings = transport
@@ -114,7 +114,6 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
                 threads: configuration.serverThreads, clients: configuration.clients, payload: configuration.payload,
                 cpu: configuration.serverCPU)
             : nil
-        self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
         let clients = configuration.clients
         self.slotOfClient = Array(repeating: -1, count: clients)
         self.lastHeard = Array(repeating: 0, count: clients)

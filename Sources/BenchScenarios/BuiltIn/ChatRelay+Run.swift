@@ -13,7 +13,7 @@ extension ChatRelay {
         try ScenarioRunner.checkCPUs(configuration)
         // The relay's end of every member and, unless children or agents hold them, the member's own.
         let limit = DescriptorLimit.raiseToHardLimit()
-        let perClient = configuration.subscriberChannels.isEmpty && configuration.agentToken == nil ? 2 : 1
+        let perClient = configuration.clientGroupChannels.isEmpty && configuration.agentToken == nil ? 2 : 1
         guard perClient * configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
@@ -42,10 +42,7 @@ extension ChatRelay {
         }
         let counts = relay.finish()
         var recording = try result.get()
-        recording.configuration = configuration
-        recording.server.peakQueuedBytes = counts.peakQueuedBytes
-        (recording.server.cpus, recording.server.allowedCPUs) = (counts.cpus, counts.allowedCPUs)
-        recording.server.relayCPUTime = counts.cpuTime
+        recording.take(relayCounts: counts, configuration: configuration)
         if let refusal = counts.uringRefusal {
             recording.record(ConnectionEvent(side: .server, client: nil, time: MonotonicClock.now(), reason: refusal))
         }

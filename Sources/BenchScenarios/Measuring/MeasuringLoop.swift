@@ -143,7 +143,7 @@ final class MeasuringLoop {
             role.sendClosedLoop(at: now)
             role.flushSends()
             if role.isFinished(at: now) {
-                role.recording.endNanoseconds = now
+                role.recording.endMeasuring(at: now)
                 return
             }
             try wait(for: role, timeoutMilliseconds: busyPoll ? 0 : -1)

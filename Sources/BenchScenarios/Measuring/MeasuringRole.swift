@@ -245,11 +245,9 @@ extension MeasuringRole {
     /// an interrupted run, said with `stopped`; otherwise the role's `failure`, if the run failed.
     func recordEnding(stopped: String, failure: String?) {
         if isStopping && !recording.endedWhenDecided {
-            recording.status = .interrupted
-            recording.statusReason = stopped
+            recording.ended(as: .interrupted, because: stopped)
         } else if let failure {
-            recording.status = .failed
-            recording.statusReason = failure
+            recording.ended(as: .failed, because: failure)
         }
     }
 
@@ -257,16 +255,13 @@ extension MeasuringRole {
     /// thread that reported its share is kept (beside what this process's own client threads say), and the progress
     /// counters are final.
     func finishMeasuring() {
-        if driver.cpuAtStart != 0 { recording.measuringThreadCPU = ThreadCPUTime.now() - driver.cpuAtStart }
-        if let start = driver.runQueueWaitAtStart, let now = ThreadRunQueueWait.now() {
-            recording.measuringThreadRunQueueWait = now &- start
-        }
-        if let busiest = reportedClientThreadPercent {
-            recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busiest)
-        }
+        let runQueueWait = driver.runQueueWaitAtStart.flatMap { start in ThreadRunQueueWait.now().map { $0 &- start } }
+        recording.measuringThreadEnded(
+            cpu: driver.cpuAtStart == 0 ? nil : ThreadCPUTime.now() - driver.cpuAtStart, runQueueWait: runQueueWait,
+            endedWhenDecided: control.isStoppedWhenDecided)
+        if let busiest = reportedClientThreadPercent { recording.keepBusiestClientThread(busiest) }
         recording.ledger.timeOutWhatIsInFlight()
-        recording.endedWhenDecided = control.isStoppedWhenDecided
-        if recording.endNanoseconds == 0 { recording.endNanoseconds = MonotonicClock.now() }
+        if recording.endNanoseconds == 0 { recording.endMeasuring(at: MonotonicClock.now()) }
         control.dispatchedMessages.store(driver.dispatched, ordering: .relaxed)
         control.echoedMessages.store(recording.ledger.echoesReceived, ordering: .relaxed)
     }

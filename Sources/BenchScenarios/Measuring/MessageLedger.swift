@@ -126,7 +126,7 @@ public struct MessageLedger: Sendable {
         ownCopyKernel = Array(repeating: 0, count: expectsOwnCopies && usesKernelStamps ? rows * senders : 0)
         sendsEnd = Array(repeating: .max, count: configuration.scenario == .fanout ? 1 : clients)
         // agents.csv counts each agent's (and a target run's each child's) clients' messages.
-        let perClient = configuration.agentToken != nil || !configuration.subscriberChannels.isEmpty
+        let perClient = configuration.agentToken != nil || !configuration.clientGroupChannels.isEmpty
         measuredPerClient = Array(repeating: 0, count: perClient ? clients : 0)
         lostPerClient = Array(repeating: 0, count: perClient ? clients : 0)
     }

@@ -1,7 +1,7 @@
 import BenchNet
 
-/// What this process's client threads said of themselves when they ended (their reports, summed): set once, by
-/// whoever ran them (``ScenarioRunner``), and only there.
+/// What this process's client threads said of themselves when they ended (their reports, summed): set once, through
+/// ``RunRecording/take(clientReports:)``, and only there.
 public struct ClientThreadsTally: Sendable, Equatable {
     /// Echoes the clients could not send because their write queue was full.
     public var droppedEchoes = 0
@@ -17,7 +17,9 @@ public struct ClientThreadsTally: Sendable, Equatable {
     public init() {}
 }
 
-/// What the built-in server counted of its connections during a run: its own, written by it alone.
+/// What the built-in server counted of its connections during a run: its own, written by it alone (``BenchServer``),
+/// or for the chat relay, the run's server, from its counts when its thread ended
+/// (``RunRecording/take(relayCounts:configuration:)``).
 public struct BuiltInServerTally: Sendable, Equatable {
     /// Heartbeats the server received.
     public var heartbeatsReceived = 0

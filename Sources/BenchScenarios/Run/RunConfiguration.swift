@@ -56,7 +56,7 @@ public struct RunConfiguration: Sendable, Equatable {
     /// channels (connected stream sockets), each carrying the next consecutive share of the ids
     /// (``ScenarioRunner/split(_:into:)``); empty: the subscribers run on threads of this process. Placement, like
     /// ``localClientRange``; the caller closes them after the run, which ends the children.
-    public var subscriberChannels: [ChildChannel]
+    public var clientGroupChannels: [ChildChannel]
     /// How long all clients may take to connect and say hello before the run fails.
     public var setupTimeout: UInt64
     /// Where receive and send times come from.
@@ -156,7 +156,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.heartbeat = 5_000_000_000
         self.deadAfter = 15_000_000_000
         self.localClientRange = nil
-        self.subscriberChannels = []
+        self.clientGroupChannels = []
         self.setupTimeout = 30_000_000_000
         self.token = UInt64.random(in: 1...UInt64.max)
         self.timestamps = .kernel

@@ -99,7 +99,7 @@ public enum ScenarioRunner {
         case .wss:
             recording = try run(configuration, control, listener, bound, sides, spec, stream, over: SecureWebSocket.self)
         }
-        recording.tlsCertificateFingerprint = fingerprint
+        recording.served(certificateFingerprint: fingerprint)
         return recording
     }
 
@@ -136,23 +136,8 @@ public enum ScenarioRunner {
         control.clientsWake.notify()
         let clientReports = clientThreads.join()
         var recording = try result.get()
-        recording.serverAddress = bound.description
-        recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
-        for report in clientReports {
-            recording.clientThreads.cpus.formUnion(report.observedCPUs)
-            recording.clientThreads.allowedCPUs.formUnion(report.allowedCPUs)
-            recording.clientThreads.droppedEchoes += report.droppedEchoes
-            recording.clientThreads.heartbeatsSent += report.heartbeats
-            recording.clientThreads.reconnects += report.reconnects
-            recording.clientThreads.gaveUp += report.gaveUp
-            if let busy = report.busyPercent {
-                recording.busiestClientThreadPercent = max(recording.busiestClientThreadPercent ?? 0, busy)
-            }
-            for (client, time) in report.connectTimes { recording.connectTimes[client] = time }
-            // What the clients saw after the server ended the run (resets of connections closed with echoes still
-            // unread) is the teardown, not something that happened to the run.
-            for event in report.events where event.time < recording.endNanoseconds { recording.record(event) }
-        }
+        recording.end(serverAddress: bound.description, kernelClock: kernelClock)
+        recording.take(clientReports: clientReports)
         return recording
     }
 

@@ -12,7 +12,7 @@ extension TargetClients {
         while let socket = try? TCPSocket.accept(from: listener) {
             let descriptor = socket.relinquish()  // the channel's: closed by closeAgentConnection or channelEnded
             let place = channels.count
-            channels.append(SubscriberChannel(agentConnection: descriptor))
+            channels.append(ClientGroupChannel(agentConnection: descriptor))
             channelDecoders.append(Self.channelDecoder())
             outboxes.append(ChannelOutbox())
             do {
@@ -44,7 +44,7 @@ extension TargetClients {
         channels[place].ids = record.firstClient..<record.firstClient + record.clients
         channels[place].agent = recording.agents.count
         carry(channels[place].ids, on: place)
-        recording.agents.append(record)
+        _ = recording.admit(record)
         agentSubscribers += record.clients
     }
 

@@ -89,9 +89,9 @@ extension TargetClients {
             }
             if configuration.scenario == .chat { take(chatReport: report, clock: clock) } else { take(report, clock: clock) }
             return nil
-        case .subscriberReport:
-            guard var report = SubscriberReport(frame), channel.ids.contains(Int(report.client)) else {
-                return "a subscriber report of a client not its own, or of no known kind"
+        case .clientReport:
+            guard var report = ClientReport(frame), channel.ids.contains(Int(report.client)) else {
+                return "a client report of a client not its own, or of no known kind"
             }
             if report.what != .subscribed && report.what != .load { report.time = clock.time(of: report.time) }
             try take(report)
@@ -100,7 +100,7 @@ extension TargetClients {
             answerClockProbe(frame, on: place)
             return nil
         case .clockReport where channel.agent != nil:
-            recording.agents[channel.agent!].clock.add(ClockEstimate(frame), at: MonotonicClock.now())
+            recording.agent(channel.agent!, measured: ClockEstimate(frame), at: MonotonicClock.now())
             return nil
         default:
             return "\(frame.kind.withArticle) frame"
@@ -109,7 +109,7 @@ extension TargetClients {
 
     /// A subscriber's report (its times on this clock): before the run began, a close or a server's error fails the
     /// setup.
-    func take(_ report: SubscriberReport) throws(RunError) {
+    func take(_ report: ClientReport) throws(RunError) {
         let client = Int(report.client)
         switch report.what {
         case .subscribed:
@@ -117,7 +117,7 @@ extension TargetClients {
             subscriberOpen[client] = true
             subscribed += 1
             openSubscribers += 1
-            recording.connectTimes[client] = report.time
+            recording.connected(client: client, after: report.time)
         case .closed:
             if !isRunning { throw .setupFailed("\(target) refused a \(clientNoun): \(report.text)") }
             subscriberClosed(client, reason: report.text, at: report.time)

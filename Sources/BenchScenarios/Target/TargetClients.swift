@@ -3,7 +3,7 @@ import BenchNet
 import BenchProtocols
 
 /// The measuring role for a user's server (`--target`): the run's measuring core on one thread, with the clients on
-/// threads, in child processes or in agents (``SubscriberGroup``s) that report over one channel each.
+/// threads, in child processes or in agents (``ClientGroup``s) that report over one channel each.
 ///
 /// - Fanout (`bench fanout --target`): once every subscriber is subscribed (confirmed by the protocol; for ws and tcp
 ///   servers, once its `--subscribe` text is sent), the ``TargetPublisher`` sends each broadcast by the timetable (or
@@ -35,7 +35,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     let publisher: TargetPublisher<T>?
     /// The clients' channels: threads', children's and agents' (epoll positions 2, 3, …; the publisher is 0, the
     /// agents' listener 1), each with its decoder and what waits to be written on it.
-    var channels: [SubscriberChannel]
+    var channels: [ClientGroupChannel]
     var channelDecoders: [FrameDecoder]
     var outboxes: [ChannelOutbox]
     /// Roundtrip: the channel that carries each client (-1: none yet), for its orders.
@@ -64,7 +64,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// them) or, with a `listener`, come from agents (`agentSpec`: the client spec they are sent).
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
-        protocol kind: ServerProtocol, channels: [SubscriberChannel], listener: Int32?, agentSpec: [UInt8],
+        protocol kind: ServerProtocol, channels: [ClientGroupChannel], listener: Int32?, agentSpec: [UInt8],
         control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?, serverWait: TargetRunner.ServerWait? = nil
     ) throws(SystemError) {
         self.serverWait = serverWait
@@ -84,9 +84,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         self.stream = stream
         self.recording = RunRecording(
             configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
-        self.recording.serverAddress = target.description
-        self.recording.startUnixNanoseconds = WallClock.nowUnixNanoseconds()  // until sending begins
-        self.recording.kernelClockAtStart = kernelClock
+        self.recording.begin(serverAddress: target.description, kernelClock: kernelClock)
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.subscriberOpen = Array(repeating: false, count: configuration.clients)
         self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .fanout ? 0 : configuration.clients)
@@ -108,7 +106,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         readBuffer.deallocate()
     }
 
-    /// A channel's decoder: the largest frame a client's share sends is a subscriber report.
+    /// A channel's decoder: the largest frame a client's share sends is a client report.
     static func channelDecoder() -> FrameDecoder {
         FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize)
     }

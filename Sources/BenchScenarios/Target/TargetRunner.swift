@@ -22,7 +22,7 @@ enum TargetRunner {
         }
         try ScenarioRunner.checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
-        let subscribersHere = configuration.subscriberChannels.isEmpty ? configuration.clients : 0
+        let subscribersHere = configuration.clientGroupChannels.isEmpty ? configuration.clients : 0
         guard subscribersHere + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
@@ -52,20 +52,20 @@ enum TargetRunner {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         // The clients: from agents (bench serve), in the child processes at the ends of the run's channels, or on
         // threads of this process.
-        let groups = configuration.agentToken == nil && configuration.subscriberChannels.isEmpty
-            ? try SubscriberThreads<T>(
+        let groups = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
+            ? try ClientGroupThreads<T>(
                 configuration, target: target, address: address, settings: settings, protocol: kind, kernelClock: kernelClock)
             : nil
         defer { groups?.end() }
-        let (channels, listener, agentSpec): ([SubscriberChannel], Int32?, [UInt8])
+        let (channels, listener, agentSpec): ([ClientGroupChannel], Int32?, [UInt8])
         var children: [AgentRecord] = []
         if let groups {
             (channels, listener, agentSpec) = (groups.channels, nil, [])
         } else if configuration.agentToken != nil {
-            let spec = SubscriberProcesses.spec(of: configuration, target: targetSettings, trust: trust)
+            let spec = ChildProcessChannels.spec(of: configuration, target: targetSettings, trust: trust)
             (channels, listener, agentSpec) = ([], try listenForAgents(configuration, control: control), spec)
         } else {
-            let welcomed = try SubscriberProcesses.welcome(configuration, target: targetSettings, trust: trust)
+            let welcomed = try ChildProcessChannels.welcome(configuration, target: targetSettings, trust: trust)
             (channels, listener, agentSpec, children) = (welcomed.channels, nil, [], welcomed.children)
         }
         var recording = try onOwnThread(configuration) { [children] () throws(SystemError) in
@@ -81,10 +81,10 @@ enum TargetRunner {
             }
             // The children are listed with the agents (agents.csv), as the built-in server's are; they read this
             // process's clock, so their channels carry no clock of their own.
-            role.recording.agents = children
+            role.recording.list(children: children)
             return role.run()
         }
-        recording.kernelClockAtEnd = kernelClock.map { _ in KernelClockMapping.measure() }
+        recording.end(kernelClock: kernelClock)
         return recording
     }
 

@@ -3,7 +3,7 @@ import BenchNet
 import Synchronization
 
 /// The writing end of a channel from a share of a target run's clients to the run's measuring thread: what they
-/// received (echo frames), their ``SubscriberReport``s and, in roundtrip, their ``SendReport``s, gathered in one buffer and written with one
+/// received (echo frames), their ``ClientReport``s and, in roundtrip, their ``SendReport``s, gathered in one buffer and written with one
 /// blocking call per pass of their event loop (never one per message). A measuring thread that falls behind holds
 /// the subscribers' thread back; its stamps were taken before. Writers that share a socket (an agent's threads and
 /// its clock rounds on its control connection) share a ``SocketWriteLock``: one lock per write, never per message.
@@ -55,7 +55,7 @@ final class ReportWriter {
         used += SendReport.size
     }
 
-    func report(_ report: SubscriberReport) {
+    func report(_ report: ClientReport) {
         makeRoom(WireFormat.subscriberReportMaximumSize)
         used += report.encode(into: UnsafeMutableRawBufferPointer(rebasing: buffer[used...]))
     }

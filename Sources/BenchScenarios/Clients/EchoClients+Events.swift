@@ -6,30 +6,19 @@ extension EchoClients {
     /// Sets up io_uring on this thread: the clients' reads arrive through its ring and each pass's echoes go out in
     /// one submission. Where it cannot, the thread stays on epoll and says so in the run's events.
     func startUring() {
-        switch SendBatch<T>.startLoop(
-            epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
-        {
-        case .success(let rings): (receiver, batch) = rings
-        case .failure(let refusal):
-            record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(refusal)); its sockets use epoll")
-        }
+        guard let refusal = loop.startUring(connections: ids.count) else { return }
+        record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(refusal)); its sockets use epoll")
     }
 
-    /// Waits for events and handles them: epoll's, or with io_uring the ring's completions (a connection's as its
-    /// readable event) and then the pass's echoes in one submission. False when the loop ends (a wake-up, a failure).
+    /// Waits for events and handles them (``ClientLoop/wait(timeoutMilliseconds:_:)``). False when the loop ends (a
+    /// wake-up, a failure).
     func waitAndHandleEvents() -> Bool {
-        let proceed: Bool
         do {
-            proceed = try epoll.dispatchEvents(through: receiver, timeoutMilliseconds: busyPoll ? 0 : -1) {
-                handle(token: $0, events: $1)
-            }
+            return try loop.wait(timeoutMilliseconds: -1) { handle(token: $0, events: $1) }
         } catch {
             record(client: nil, reason: "\(error)")
             return false
         }
-        report.observedCPUs.insert(CPUPlacement.currentCPU())
-        batch?.flush()
-        return proceed
     }
 
     /// Handles one event of the thread's loop. False when the loop ends: the run's control woke it, or a hello or a

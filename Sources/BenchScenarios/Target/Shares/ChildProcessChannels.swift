@@ -3,22 +3,22 @@ import BenchNet
 
 /// A fan-out target run's subscribers in child processes (`--client-procs`, `bench clients --channel`): each child
 /// is told over its channel, as an agent is, which ids are its and what they speak (a welcome, then the run's
-/// ``ClientSpec`` with the target), then reports on it what a ``SubscriberGroup`` on a thread would. Children run on
+/// ``ClientSpec`` with the target), then reports on it what a ``ClientGroup`` on a thread would. Children run on
 /// this machine's boot, so their monotonic clock is this process's.
-enum SubscriberProcesses {
-    /// Sends every child of `configuration.subscriberChannels` its welcome and spec, and returns the measuring
+enum ChildProcessChannels {
+    /// Sends every child of `configuration.clientGroupChannels` its welcome and spec, and returns the measuring
     /// thread's ends (made non-blocking) and each child's record for `agents.csv` (this host, its pid, its ids; on this
     /// machine's clock, so with no clock rounds).
     static func welcome(
         _ configuration: RunConfiguration, target: TargetSettings, trust: TLSTrust?
-    ) throws(RunError) -> (channels: [SubscriberChannel], children: [AgentRecord]) {
-        let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.subscriberChannels.count)
+    ) throws(RunError) -> (channels: [ClientGroupChannel], children: [AgentRecord]) {
+        let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.clientGroupChannels.count)
         let spec = spec(of: configuration, target: target, trust: trust)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }
-        var channels: [SubscriberChannel] = []
+        var channels: [ClientGroupChannel] = []
         var children: [AgentRecord] = []
-        for (child, ids) in zip(configuration.subscriberChannels, shares) {
+        for (child, ids) in zip(configuration.clientGroupChannels, shares) {
             let descriptor = child.descriptor
             AgentWelcome(configuration, firstClient: ids.lowerBound, clients: ids.count, runToken: configuration.token)
                 .encode(into: frame)
@@ -29,7 +29,7 @@ enum SubscriberProcesses {
             } catch {
                 throw .setupFailed("a subscribers' process went before it was told its share: \(error)")
             }
-            channels.append(SubscriberChannel(descriptor: descriptor, ids: ids))
+            channels.append(ClientGroupChannel(descriptor: descriptor, ids: ids))
             children.append(AgentRecord(
                 host: Posix.hostName, pid: child.processID, firstClient: ids.lowerBound,
                 clients: ids.count, sameBoot: true))
@@ -38,7 +38,7 @@ enum SubscriberProcesses {
     }
 }
 
-extension SubscriberProcesses {
+extension ChildProcessChannels {
     /// What a child or an agent is sent after its welcome: the target, what its clients send first, the framing, in
     /// roundtrip what they send, and how a target over TLS is trusted (`trust`: `--tls-ca`, `--tls-pin`,
     /// `--tls-insecure` as read for this process's own connections).

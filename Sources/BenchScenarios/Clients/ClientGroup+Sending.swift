@@ -80,13 +80,13 @@ final class OwnMessages {
     }
 }
 
-extension SubscriberGroup {
+extension ClientGroup {
     /// Reads the orders waiting on the channel and sends each; false when the channel ended (or sent what is no order):
     /// the group's end.
     func readOrders() -> Bool {
         let result: IOResult<Int>
         do {
-            result = try Posix.read(endSignal, into: readBuffer)
+            result = try Posix.read(endSignal, into: loop.readBuffer)
         } catch {
             return false  // the channel broke: the run is gone
         }
@@ -94,7 +94,7 @@ extension SubscriberGroup {
         guard count > 0 else { return false }
         var fits = true
         do {
-            _ = try own!.orders.decode(UnsafeMutableRawBufferPointer(rebasing: readBuffer[0..<count])) { frame in
+            _ = try own!.orders.decode(UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<count])) { frame in
                 guard frame.kind == .data, ids.contains(Int(frame.client)) else {
                     fits = false
                     return false
@@ -122,7 +122,7 @@ extension SubscriberGroup {
         let message = own!.message(at: place, sequence: sequence, client: client, token: configuration.token)
         let time = MonotonicClock.now()
         do {
-            if try connection.send(message, stamped: stamps != nil) == .dropped {
+            if try connection.send(message, stamped: loop.stamps != nil) == .dropped {
                 return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
             }
         } catch {
@@ -130,7 +130,7 @@ extension SubscriberGroup {
             return close(place, reason: "write failed: \(error)")
         }
         writer.sent(SendReport(.written, sequence: sequence, client: client, time: time))
-        guard stamps != nil else { return }
+        guard loop.stamps != nil else { return }
         if let publisher {
             let key = GroupPublisher<T>.stampKey(sequence: sequence, client: client)
             _ = publisher.transmitStamps?.expect(message: key, lastByte: connection.bytesTaken &- 1)
@@ -141,7 +141,7 @@ extension SubscriberGroup {
 
     /// Takes every transmit stamp waiting on connection `place` and reports each with the message it stamps.
     func drainTransmitStamps(_ place: Int) {
-        guard let stamps, let connection = connections[place] else { return }
+        guard let stamps = loop.stamps, let connection = connections[place] else { return }
         let client = UInt32(ids.lowerBound + place)
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             own!.transmitStamps[place].stamp(key: stamp.key, time: stamp.time) { sequence, time in

@@ -1,13 +1,13 @@
 import BenchCore
 import BenchNet
 
-/// Connections coming and going: the first connects (``EchoClients/connectWindow`` at a time), the hellos, the
+/// Connections coming and going: the first connects (``ClientLoop/connectWindow`` at a time), the hellos, the
 /// closes, and what a close means (the setup failing, or, with `--reconnect`, a try again).
 extension EchoClients {
-    /// Starts connects until ``connectWindow`` are under way or every client has one. False (after telling the
+    /// Starts connects until ``ClientLoop/connectWindow`` are under way or every client has one. False (after telling the
     /// server) on failure.
     func openMoreConnections() -> Bool {
-        while connecting < Self.connectWindow && connections.count < ids.count {
+        while connecting < ClientLoop<T>.connectWindow && connections.count < ids.count {
             if control.isStopRequested { return false }
             let position = connections.count
             let client = ids.lowerBound + position
@@ -26,24 +26,10 @@ extension EchoClients {
 
     /// A new connection for the client at `position`, its connect under way (not counted yet).
     func startConnect(position: Int) throws -> Connection<T> {
-        let started = MonotonicClock.now()
         let client = ids.lowerBound + position
-        let socket = try TCPSocket.startConnecting(
-            to: address, from: sources.isEmpty ? nil : sources[client % sources.count])
-        try? stamps?.enable(on: socket.rawValue, transmit: false)  // without: user-space times, counted
-        if busyPoll { TCPSocket.pollBusily(socket.rawValue) }
-        return try Connection<T>(
-            descriptor: socket,
-            token: Token.firstConnection + UInt64(position),
-            epoll: epoll,
-            role: .client,
-            settings: settings,
-            maximumQueuedBytes: maximumQueuedBytes,
-            connecting: true,
-            startedAt: started,
-            receiver: receiver,
-            batch: batch
-        )
+        return try loop.connect(
+            to: address, from: sources.isEmpty ? nil : sources[client % sources.count],
+            token: Token.firstConnection + UInt64(position), transmitStamps: false)
     }
 
     /// The client at `position` finished its handshakes: keeps its connect time (the first time) and sends its hello.

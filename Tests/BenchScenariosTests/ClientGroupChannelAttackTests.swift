@@ -8,7 +8,7 @@ import Testing
 /// What comes over a fan-out target run's channel from a subscribers' child process is checked as a peer's would be:
 /// a child that goes, or sends what is not its own, fails the setup at once with the reason; times that cannot be
 /// true are lost as `invalid_timestamp`, never measured. The "child" here is a thread of the test at the other end.
-@Suite(.timeLimit(.minutes(3))) struct SubscriberChannelAttackTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientGroupChannelAttackTests {
     enum Child: Sendable {
         case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind
     }
@@ -22,7 +22,7 @@ import Testing
         let outcome = try Self.run { theirs in
             switch child {
             case .goesAtOnce: break
-            case .reportsAnotherClient: Self.send(SubscriberReport(.subscribed, client: 99, time: 1), on: theirs)
+            case .reportsAnotherClient: Self.send(ClientReport(.subscribed, client: 99, time: 1), on: theirs)
             case .sendsAnUnknownKind: _ = try? Posix.sendAll(theirs, [0, 0, 0, 4, 200, 0, 0, 0])
             }
         }
@@ -37,7 +37,7 @@ import Testing
     /// Receive times before the broadcast was published, or after they were read, cannot be true.
     @Test func receiveTimesThatCannotBeTrueAreLostNotMeasured() throws {
         let outcome = try Self.run(warmup: 0) { theirs in
-            for client in UInt32(0)..<2 { Self.send(SubscriberReport(.subscribed, client: client, time: 1_000), on: theirs) }
+            for client in UInt32(0)..<2 { Self.send(ClientReport(.subscribed, client: client, time: 1_000), on: theirs) }
             // Each broadcast "received" by subscriber 0 at time 1 (long before t0), by subscriber 1 an hour from now.
             for sequence in UInt32(0)..<10 {
                 usleep(30_000)
@@ -71,7 +71,7 @@ import Testing
         var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
         configuration.changeTarget { $0.framing = .line }
         configuration.warmup = warmup
-        configuration.subscriberChannels = [ChildChannel(descriptor: ours, processID: 0)]
+        configuration.clientGroupChannels = [ChildChannel(descriptor: ours, processID: 0)]
         let fake = Thread {
             defer { Posix.close(theirs) }
             if Self.readShare(theirs) { child(theirs) }
@@ -88,7 +88,7 @@ import Testing
         return true
     }
 
-    static func send(_ report: SubscriberReport, on socket: Int32) {
+    static func send(_ report: ClientReport, on socket: Int32) {
         var bytes = [UInt8](repeating: 0, count: WireFormat.subscriberReportMaximumSize)
         let size = bytes.withUnsafeMutableBytes { report.encode(into: $0) }
         _ = try? Posix.sendAll(socket, Array(bytes.prefix(size)))

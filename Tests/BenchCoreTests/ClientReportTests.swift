@@ -4,19 +4,19 @@ import Testing
 
 /// The frames a share of a fan-out target run's subscribers reports with: read back as written, text cut at a
 /// character's boundary, and what does not fit refused by the decoder or the reader, never a trap.
-struct SubscriberReportTests {
+struct ClientReportTests {
     /// Encodes `report` and decodes it with a ``FrameDecoder``, as the measuring thread does.
-    static func roundTrip(_ report: SubscriberReport) throws -> (SubscriberReport?, Int) {
+    static func roundTrip(_ report: ClientReport) throws -> (ClientReport?, Int) {
         var bytes = [UInt8](repeating: 0xAA, count: WireFormat.subscriberReportMaximumSize)
         let size = bytes.withUnsafeMutableBytes { report.encode(into: $0) }
         var decoder = FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize)
-        var read: SubscriberReport?
+        var read: ClientReport?
         var frames = 0
         try bytes.withUnsafeMutableBytes { buffer in
             _ = try decoder.decode(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size])) { frame in
                 frames += 1
-                #expect(frame.kind == .subscriberReport)
-                read = SubscriberReport(frame)
+                #expect(frame.kind == .clientReport)
+                read = ClientReport(frame)
                 return true
             }
         }
@@ -25,40 +25,40 @@ struct SubscriberReportTests {
     }
 
     @Test(arguments: [
-        SubscriberReport(.subscribed, client: 0, time: 1),
-        SubscriberReport(.closed, client: 19_999, time: .max, text: "closed by redis://127.0.0.1:6379/news"),
-        SubscriberReport(.serverError, client: 7, time: 12_345, text: "ERR unknown command 'SUBSCRIBE'"),
-        SubscriberReport(.note, client: 1, time: 2, text: "received a message without a bench marker (3 bytes)"),
+        ClientReport(.subscribed, client: 0, time: 1),
+        ClientReport(.closed, client: 19_999, time: .max, text: "closed by redis://127.0.0.1:6379/news"),
+        ClientReport(.serverError, client: 7, time: 12_345, text: "ERR unknown command 'SUBSCRIBE'"),
+        ClientReport(.note, client: 1, time: 2, text: "received a message without a bench marker (3 bytes)"),
     ])
-    func whatIsWrittenReadsBack(_ report: SubscriberReport) throws {
+    func whatIsWrittenReadsBack(_ report: ClientReport) throws {
         let (read, size) = try Self.roundTrip(report)
         #expect(read == report)
-        #expect(size == SubscriberReport.headSize + report.text.utf8.count)
+        #expect(size == ClientReport.headSize + report.text.utf8.count)
     }
 
     @Test func aLongTextIsCutAtACharactersBoundaryWithinTheLimit() throws {
         let text = String(repeating: "é", count: 400)  // 800 bytes, two per character
-        let (read, size) = try Self.roundTrip(SubscriberReport(.closed, client: 3, time: 9, text: text))
+        let (read, size) = try Self.roundTrip(ClientReport(.closed, client: 3, time: 9, text: text))
         #expect(size <= WireFormat.subscriberReportMaximumSize)
         #expect(read?.text == String(repeating: "é", count: 256))
     }
 
     @Test(arguments: [UInt8(0), 6, 255])
     func anUnknownKindOfReportIsNotRead(_ what: UInt8) throws {
-        var bytes = [UInt8](repeating: 0, count: SubscriberReport.headSize)
-        let size = bytes.withUnsafeMutableBytes { SubscriberReport(.note, client: 1, time: 1).encode(into: $0) }
+        var bytes = [UInt8](repeating: 0, count: ClientReport.headSize)
+        let size = bytes.withUnsafeMutableBytes { ClientReport(.note, client: 1, time: 1).encode(into: $0) }
         bytes[5] = what
         bytes.withUnsafeMutableBytes { buffer in
-            #expect(SubscriberReport(Frame(kind: .subscriberReport, bytes: .init(rebasing: buffer[0..<size]))) == nil)
+            #expect(ClientReport(Frame(kind: .clientReport, bytes: .init(rebasing: buffer[0..<size]))) == nil)
         }
     }
 
     @Test func textThatIsNotUTF8IsNotRead() {
-        var bytes = [UInt8](repeating: 0, count: SubscriberReport.headSize + 2)
-        _ = bytes.withUnsafeMutableBytes { SubscriberReport(.note, client: 1, time: 1, text: "ab").encode(into: $0) }
-        bytes[SubscriberReport.headSize] = 0xFF
+        var bytes = [UInt8](repeating: 0, count: ClientReport.headSize + 2)
+        _ = bytes.withUnsafeMutableBytes { ClientReport(.note, client: 1, time: 1, text: "ab").encode(into: $0) }
+        bytes[ClientReport.headSize] = 0xFF
         bytes.withUnsafeMutableBytes { buffer in
-            #expect(SubscriberReport(Frame(kind: .subscriberReport, bytes: buffer)) == nil)
+            #expect(ClientReport(Frame(kind: .clientReport, bytes: buffer)) == nil)
         }
     }
 

@@ -5,7 +5,7 @@ import BenchNet
 /// echoing every data frame at once with the time its read returned, and sending a heartbeat every `heartbeat` (a
 /// WebSocket ping on WebSocket transports).
 ///
-/// They connect without blocking, at most ``connectWindow`` at a time; each one's handshakes (TLS, WebSocket) advance
+/// They connect without blocking, at most ``ClientLoop/connectWindow`` at a time; each one's handshakes (TLS, WebSocket) advance
 /// in the loop, and once done it says hello with its id, and its connect time (from the start of connect to the end
 /// of the handshakes) is kept. Then they echo until the server closes every connection (the end of the run) or the
 /// run's control wakes them. A single client has nothing to multiplex: once connected it blocks in read on its
@@ -35,9 +35,6 @@ final class EchoClients<T: Transport> {
     /// thousand clients do not all write at the same instant.
     static var heartbeatTick: UInt64 { 100_000_000 }
 
-    /// Connects under way at once: enough to keep the listen backlog busy, few enough that no SYN is dropped.
-    static var connectWindow: Int { 128 }
-
     /// Reconnects under way at once: as many as the server's listen backlog takes (4096), so that a storm of returns
     /// measures the server's recovery and the backoff's jitter, not this window (128 at a time stretched 5,000 returns
     /// to 0.9 s).
@@ -49,21 +46,12 @@ final class EchoClients<T: Transport> {
     let ids: Range<Int>
     let token: UInt64
     let heartbeat: UInt64
-    let settings: TransportSettings
-    let maximumQueuedBytes: Int
-    /// Spin on non-blocking reads instead of sleeping in epoll_wait or read.
-    let busyPoll: Bool
     let control: RunControl
-    /// The kernel's receive stamps, when the run uses them.
-    let stamps: KernelTimestamps?
-    let epoll: Epoll
+    /// The thread's epoll, rings, read buffer, kernel stamps and connect window: every client role's.
+    let loop: ClientLoop<T>
     /// `--io uring`, on a thread of more than one client (a single one blocks in read).
     let usesUring: Bool
-    /// With io_uring, set up on the thread: where the connections' reads arrive, and their echoes' batch.
-    var receiver: UringReceiver?
-    var batch: SendBatch<T>?
     let heartbeatTimer: MonotonicTimer
-    let readBuffer: UnsafeMutableRawBufferPointer
     /// A heartbeat frame, rewritten with each sender's id.
     let heartbeatFrame: UnsafeMutableRawBufferPointer
     var connections: [Connection<T>] = []
@@ -119,18 +107,15 @@ final class EchoClients<T: Transport> {
         self.ids = ids
         self.token = configuration.token
         self.heartbeat = configuration.heartbeat
-        self.settings = transport
-        self.maximumQueuedBytes = configuration.maximumQueuedBytes
-        self.busyPoll = configuration.busyPoll
         self.control = control
-        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
-        self.epoll = try Epoll()
+        self.loop = try ClientLoop(
+            settings: transport, maximumQueuedBytes: configuration.maximumQueuedBytes, busyPoll: configuration.busyPoll,
+            kernelClock: kernelClock, readSize: 2 * transport.maximumFrameSize)
         self.usesUring = configuration.ioEngine == .uring && ids.count > 1
         self.heartbeatTimer = try MonotonicTimer()
         self.reconnectTimer = try MonotonicTimer()
         self.backoff = configuration.reconnect
         self.backoffRandom = SplitMix64(seed: configuration.seed, stream: Self.backoffStream &+ UInt64(ids.lowerBound))
-        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * settings.maximumFrameSize), alignment: 8)
         self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
         self.hello = .allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
         connections.reserveCapacity(ids.count)
@@ -141,7 +126,6 @@ final class EchoClients<T: Transport> {
     }
 
     deinit {
-        readBuffer.deallocate()
         heartbeatFrame.deallocate()
         hello.deallocate()
     }
@@ -150,6 +134,7 @@ final class EchoClients<T: Transport> {
     func run() -> Report {
         let (cpu, wall) = (ThreadCPUTime.now(), MonotonicClock.now())
         var result = runLoop()
+        result.observedCPUs.formUnion(loop.observedCPUs)
         let life = MonotonicClock.now() - wall
         if life > 0 { result.busyPercent = min(100, 100 * Double(ThreadCPUTime.now() - cpu) / Double(life)) }
         return result
@@ -162,9 +147,9 @@ final class EchoClients<T: Transport> {
             for connection in connections { connection.close() }
         }
         do {
-            try epoll.add(control.clientsWake.descriptor, interest: .readable, token: Token.wake)
-            try epoll.add(heartbeatTimer.descriptor, interest: .readable, token: Token.heartbeatTimer)
-            try epoll.add(reconnectTimer.descriptor, interest: .readable, token: Token.reconnectTimer)
+            try loop.epoll.add(control.clientsWake.descriptor, interest: .readable, token: Token.wake)
+            try loop.epoll.add(heartbeatTimer.descriptor, interest: .readable, token: Token.heartbeatTimer)
+            try loop.epoll.add(reconnectTimer.descriptor, interest: .readable, token: Token.reconnectTimer)
         } catch {
             control.failSetup("the clients' event loop could not start: \(error)")
             return report
@@ -209,7 +194,7 @@ final class EchoClients<T: Transport> {
         let client = ids.lowerBound
         do {
             var nextHeartbeat = UInt64.max
-            if !busyPoll {  // busy polling spins on the non-blocking socket instead
+            if !loop.busyPoll {  // busy polling spins on the non-blocking socket instead
                 try Posix.setNonBlocking(connection.descriptor, false)
                 if heartbeat > 0 { try Posix.setReceiveTimeout(connection.descriptor, nanoseconds: heartbeat) }
             }
@@ -232,7 +217,7 @@ final class EchoClients<T: Transport> {
     /// receive stamp, with kernel stamps). False when the connection is done: the server closed it (the end of the
     /// run) or sent something that is not data.
     func echoWhatArrives(on connection: Connection<T>, client: Int) throws -> Bool {
-        guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else {
+        guard case .processed(let (count, kernelNow)) = try connection.read(into: loop.readBuffer, stamps: loop.stamps) else {
             return true
         }
         let now = MonotonicClock.now()
@@ -241,7 +226,7 @@ final class EchoClients<T: Transport> {
         var sendError: SystemError?
         let proceed: Bool
         do {
-            proceed = try connection.receive(readBuffer, count: count) { frame in
+            proceed = try connection.receive(loop.readBuffer, count: count) { frame in
                 if frame.kind == .goodbye {
                     self.runIsOver = true  // the close that follows is the end, not a drop
                     return false

@@ -29,7 +29,7 @@ final class GroupPublisher<T: Transport> {
     static func stampKey(sequence: UInt32, client: UInt32) -> Int { Int(client) << 32 | Int(sequence) }
 }
 
-extension SubscriberGroup {
+extension ClientGroup {
     static var publisherToken: UInt64 { .max }
 
     /// Starts the publishing connection's connect, once; false while the members must wait for it.
@@ -38,9 +38,9 @@ extension SubscriberGroup {
         if publisher.connection == nil {
             do {
                 let socket = try TCPSocket.startConnecting(to: address)
-                try? stamps?.enable(on: socket.rawValue, transmit: true)
+                try? loop.stamps?.enable(on: socket.rawValue, transmit: true)
                 publisher.connection = try Connection<T>(
-                    descriptor: socket, token: Self.publisherToken, epoll: epoll, role: .client, settings: settings,
+                    descriptor: socket, token: Self.publisherToken, epoll: loop.epoll, role: .client, settings: loop.settings,
                     maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
             } catch {
                 for place in ids.indices.map({ $0 - ids.lowerBound }) {
@@ -56,13 +56,13 @@ extension SubscriberGroup {
     func handlePublisher(_ events: EpollEvents) {
         guard let publisher, let connection = publisher.connection, connection.isOpen else { return }
         do {
-            if stamps != nil && events.contains(.error) { drainPublisherStamps() }
+            if loop.stamps != nil && events.contains(.error) { drainPublisherStamps() }
             if events.contains(.writable) { try connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]),
-                case .processed(let (count, _)) = try connection.read(into: readBuffer)
+                case .processed(let (count, _)) = try connection.read(into: loop.readBuffer)
             {
                 guard count > 0 else { return closePublisher(reason: "closed by \(target)") }
-                _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
+                _ = try connection.receiveBytes(loop.readBuffer, count: count) { bytes, endsMessage in
                     (try? publisher.session.received(bytes, endsMessage: endsMessage) { _ in }) != nil
                 }
             }
@@ -79,14 +79,14 @@ extension SubscriberGroup {
     func closePublisher(reason: String) {
         guard let connection = publisher?.connection, connection.isOpen else { return }
         connection.close()
-        writer.report(SubscriberReport(
+        writer.report(ClientReport(
             .note, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
             text: "the publishing connection of members \(ids.lowerBound) to \(ids.upperBound - 1) closed: \(reason)"))
     }
 
     /// Takes every transmit stamp waiting on the publishing connection and reports each with its message.
     func drainPublisherStamps() {
-        guard let stamps, let publisher, let connection = publisher.connection else { return }
+        guard let stamps = loop.stamps, let publisher, let connection = publisher.connection else { return }
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             publisher.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { key, time in
                 writer.sent(SendReport(

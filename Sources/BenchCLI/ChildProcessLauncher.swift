@@ -6,7 +6,7 @@ import Glibc
 /// once the run's server listens, each with its share of the clients; they end when the server ends the run, and are
 /// reaped then (a child still there after a grace period is killed). Their output goes to the run folder's
 /// `agents.log`.
-final class ChildAgents {
+final class ChildProcessLauncher {
     static let logName = "agents.log"
     /// How long the children may take to go once the run ended.
     static var grace: UInt64 { 10_000_000_000 }
@@ -75,12 +75,12 @@ final class ChildAgents {
     }
 }
 
-extension ChildAgents {
+extension ChildProcessLauncher {
     /// A fan-out target's subscribers in `count` child processes: a channel to each (this process's ends are
     /// returned, for the run), the children started with theirs.
     static func startSubscribers(
         _ count: Int, of configuration: RunConfiguration, log: String
-    ) throws(SystemError) -> ([ChildChannel], ChildAgents) {
+    ) throws(SystemError) -> ([ChildChannel], ChildProcessLauncher) {
         var ours: [Int32] = []
         var theirs: [Int32] = []
         do throws(SystemError) {
@@ -89,7 +89,7 @@ extension ChildAgents {
                 ours.append(mine)
                 theirs.append(child)
             }
-            let children = ChildAgents(shares: ClientProcesses.shares(of: configuration.clients, among: count), token: "")
+            let children = ChildProcessLauncher(shares: ChildProcesses.shares(of: configuration.clients, among: count), token: "")
             let ends = theirs
             theirs = []  // start closes them, whatever happens
             do throws(SystemError) {

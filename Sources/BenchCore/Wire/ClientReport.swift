@@ -1,12 +1,12 @@
-/// What a share of a fan-out target run's subscribers, on a thread of its own, tells the run's measuring thread
-/// besides the broadcasts they received (each of those is an echo frame: sequence, client, and the read's times):
-/// a subscriber is subscribed, its connection closed, the server said something, or it received something that is
-/// not a measurement.
+/// What a group of a target run's clients (subscribers, round-trip clients or chat members), on a thread or in a child
+/// process of its own, tells the run's measuring thread besides the messages they received (each of those is an echo
+/// or delivery frame: sequence, client, and the read's times): a client is subscribed, its connection closed, the
+/// server said something, or it received something that is not a measurement.
 ///
 ///     length | kind=13 | what:u8 | reserved:u16 | client:u32 | time:u64 | text (UTF-8, at most 512 bytes)
 ///
 /// The measuring thread checks every field, as it would a peer's.
-public struct SubscriberReport: Equatable, Sendable {
+public struct ClientReport: Equatable, Sendable {
     public enum What: UInt8, Sendable {
         /// The subscription is confirmed; `time` is its connection's connect time (start of the connect to the end of
         /// the handshakes).
@@ -70,7 +70,7 @@ public struct SubscriberReport: Equatable, Sendable {
     public func encode(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let body = wireText
         let size = Self.headSize + body.count
-        let frame = Frame.encodeFixed(.subscriberReport, size: size, into: buffer)
+        let frame = Frame.encodeFixed(.clientReport, size: size, into: buffer)
         frame.bytes[5] = what.rawValue
         frame.store(client, at: 8)
         frame.store(time, at: 12)

@@ -11,16 +11,14 @@ import BenchProtocols
 /// end closed, or an agent's run ended). In roundtrip each also sends its own messages (``OwnMessages``): the end
 /// signal is the channel the measuring thread's orders come on, and the group ends when it closes. Either way it ends
 /// when the writer breaks.
-final class SubscriberGroup<T: Transport> {
+final class ClientGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
     let address: SocketAddress
-    let settings: TransportSettings
     let ids: Range<Int>
-    let epoll: Epoll
-    /// The kernel's receive stamps, when the run uses them: the order in which this thread reads does not enter the
-    /// spread.
-    let stamps: KernelTimestamps?
+    /// The thread's epoll, rings, read buffer, kernel stamps (the order in which this thread reads does not enter the
+    /// spread) and connect window: every client role's.
+    let loop: ClientLoop<T>
     let writer: ReportWriter
     /// Readable at the end; in roundtrip, where the orders come.
     let endSignal: Int32
@@ -28,7 +26,6 @@ final class SubscriberGroup<T: Transport> {
     let own: OwnMessages?
     /// Chat through Redis: the connection the members' messages are published on (theirs are subscribed).
     let publisher: GroupPublisher<T>?
-    let readBuffer: UnsafeMutableRawBufferPointer
     /// This thread's load, reported every second once its subscribers are all subscribed (counted here).
     var load = BusyShare()
     var subscribedCount = 0
@@ -43,10 +40,6 @@ final class SubscriberGroup<T: Transport> {
     var connectTimes: [UInt64] = []
     /// Connections started whose handshakes are not done (and not closed): at most a connect window of them.
     var settingUp = 0
-    /// `--io uring`: where the subscribers' reads arrive and their writes wait for the pass's one submission (set up
-    /// on the group's thread; nil on epoll).
-    var receiver: UringReceiver?
-    var batch: SendBatch<T>?
 
     static var endToken: UInt64 { 0 }
 
@@ -59,12 +52,11 @@ final class SubscriberGroup<T: Transport> {
         self.ids = ids
         self.target = target
         self.address = address
-        self.settings = transport
-        self.epoll = try Epoll()
-        self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
+        self.loop = try ClientLoop(
+            settings: transport, maximumQueuedBytes: configuration.maximumQueuedBytes, busyPoll: configuration.busyPoll,
+            kernelClock: kernelClock, readSize: 2 * configuration.payload)
         self.writer = writer
         self.endSignal = endSignal
-        self.readBuffer = .allocate(byteCount: max(64 << 10, 2 * configuration.payload), alignment: 8)
         let maximum = max(64 << 10, 4 * configuration.payload)
         let rooms = configuration.chatRooms.map { plan in
             let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: configuration.seed)
@@ -83,11 +75,7 @@ final class SubscriberGroup<T: Transport> {
             ? GroupPublisher(kind, maximumMessageSize: maximum, stampsTransmits: kernelClock != nil) : nil
         keepAliveInterval = sessions.first?.heartbeatInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
-        try epoll.add(endSignal, interest: .readable, token: Self.endToken)
-    }
-
-    deinit {
-        readBuffer.deallocate()
+        try loop.epoll.add(endSignal, interest: .readable, token: Self.endToken)
     }
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
@@ -102,19 +90,18 @@ final class SubscriberGroup<T: Transport> {
             sendKeepAlives()
             reportLoad()
             writer.flush()
-            let proceed = try? epoll.dispatchEvents(through: receiver, timeoutMilliseconds: 100) { token, events in
+            let proceed = try? loop.wait(timeoutMilliseconds: 100) { token, events in
                 switch token {
                 // Fanout: the measuring side never writes on a channel, so readable is its end.
                 case Self.endToken:
                     let ordersGoOn = own != nil && readOrders()
-                    batch?.flush()  // the messages ordered go now, not after the rest of the pass
+                    loop.flushSends()  // the messages ordered go now, not after the rest of the pass
                     return ordersGoOn
                 case Self.publisherToken: handlePublisher(events)
                 default: handle(events, at: Int(token - 1))
                 }
                 return true
             }
-            batch?.flush()
             guard proceed == true else { return }
             writer.flush()
         }
@@ -124,17 +111,12 @@ final class SubscriberGroup<T: Transport> {
     /// is up).
     func openMore() {
         guard openPublisher() else { return }
-        while connections.count < ids.count && settingUp < EchoClients<T>.connectWindow {
+        while connections.count < ids.count && settingUp < ClientLoop<T>.connectWindow {
             let place = connections.count
             settingUp += 1
             connectTimes.append(0)
             do {
-                let socket = try TCPSocket.startConnecting(to: address)
-                try? stamps?.enable(on: socket.rawValue, transmit: own != nil)
-                connections.append(try Connection<T>(
-                    descriptor: socket, token: UInt64(place + 1), epoll: epoll, role: .client, settings: settings,
-                    maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true, receiver: receiver,
-                    batch: batch))
+                connections.append(try loop.connect(to: address, token: UInt64(place + 1), transmitStamps: own != nil))
             } catch {
                 settingUp -= 1
                 report(.closed, place, "cannot connect to \(target): \(error)")
@@ -146,20 +128,15 @@ final class SubscriberGroup<T: Transport> {
     /// Sets up io_uring on this thread: the subscribers' reads arrive through its ring and each pass's writes go out in
     /// one submission. Where it cannot, the group stays on epoll and says so in the run's events.
     func startUring() {
-        switch SendBatch<T>.startLoop(
-            epoll: epoll, connections: ids.count, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
-        {
-        case .success(let rings): (receiver, batch) = rings
-        case .failure(let refusal):
-            report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(refusal)); its sockets use epoll")
-        }
+        guard let refusal = loop.startUring(connections: ids.count) else { return }
+        report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(refusal)); its sockets use epoll")
     }
 
     /// A connection's events: the end of its connect, its handshakes, then what it receives.
     func handle(_ events: EpollEvents, at place: Int) {
         guard let connection = connections[place], connection.isOpen else { return }
         do {
-            if own != nil && stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
+            if own != nil && loop.stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
             if events.contains(.writable) { try connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
             if connectTimes[place] == 0 && connection.isEstablished {
@@ -178,13 +155,13 @@ final class SubscriberGroup<T: Transport> {
     /// Reads once; every broadcast whose marker is found goes to the measuring thread with the read's times.
     func read(_ place: Int) throws {
         guard let connection = connections[place] else { return }
-        guard case .processed(let (count, kernelNow)) = try connection.read(into: readBuffer, stamps: stamps) else { return }
+        guard case .processed(let (count, kernelNow)) = try connection.read(into: loop.readBuffer, stamps: loop.stamps) else { return }
         let now = MonotonicClock.now()
         guard count > 0 else { return close(place, reason: "closed by \(target)") }
         let session = sessions[place]
         let wasReady = session.isReady
         var failure: Error?
-        _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
+        _ = try connection.receiveBytes(loop.readBuffer, count: count) { bytes, endsMessage in
             do {
                 try session.received(bytes, endsMessage: endsMessage) { action in
                     switch action {
@@ -224,7 +201,7 @@ final class SubscriberGroup<T: Transport> {
     /// Every second once all are subscribed: this thread's busy share since then.
     func reportLoad() {
         guard let share = load.takeIfDue() else { return }
-        writer.report(SubscriberReport(.load, client: UInt32(ids.lowerBound), time: share))
+        writer.report(ClientReport(.load, client: UInt32(ids.lowerBound), time: share))
     }
 
     /// A relayed message: its marker says which broadcast, in roundtrip which of the client's own messages, in chat
@@ -257,11 +234,11 @@ final class SubscriberGroup<T: Transport> {
         report(.closed, place, reason)
     }
 
-    func report(_ what: SubscriberReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {
+    func report(_ what: ClientReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {
         if what == .subscribed {
             subscribedCount += 1
             if subscribedCount == ids.count { load.begin() }
         }
-        writer.report(SubscriberReport(what, client: UInt32(ids.lowerBound + place), time: time, text: text))
+        writer.report(ClientReport(what, client: UInt32(ids.lowerBound + place), time: time, text: text))
     }
 }

@@ -3,7 +3,7 @@ import BenchNet
 
 /// `--client-procs`: a run's clients in child processes (agents, `bench clients`) so that no process runs out of
 /// descriptors. The server's process keeps one descriptor per client, each child one per client of its share.
-public enum ClientProcesses {
+public enum ChildProcesses {
     /// Children a run of `configuration` needs: 0 when one process holds the server and every client (two descriptors
     /// a client), else as many as split the clients within the descriptor limit.
     ///

@@ -1,0 +1,94 @@
+import BenchCore
+import BenchNet
+
+/// What every thread of simulated clients runs on, whatever their role (the built-in server's ``EchoClients``, a
+/// target's ``ClientGroup`` of subscribers, round-trip clients or chat members): one epoll, the io_uring rings
+/// where the run uses them, the read buffer, the kernel's receive stamps, the connect window, the start of each
+/// connect and the wait. What differs per role (echo a bench frame; speak a server's protocol) is the role's, around
+/// it.
+final class ClientLoop<T: Transport> {
+    /// Connects under way at once: enough to keep the listen backlog busy, few enough that no SYN is dropped.
+    static var connectWindow: Int { 128 }
+
+    let epoll: Epoll
+    /// The kernel's receive stamps, when the run uses them.
+    let stamps: KernelTimestamps?
+    /// Where each read lands: the loop's, reused by every connection of the thread.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let settings: TransportSettings
+    let maximumQueuedBytes: Int
+    /// Spin on non-blocking waits and reads instead of sleeping (`--busy-poll`).
+    let busyPoll: Bool
+    /// With io_uring, set up on the thread (``startUring(connections:)``): where the connections' reads arrive, and
+    /// the batch their writes wait in for the pass's one submission.
+    private(set) var receiver: UringReceiver?
+    private(set) var batch: SendBatch<T>?
+    /// The CPUs the thread was seen on, after each wait.
+    private(set) var observedCPUs = CPUSet()
+
+    /// A loop for connections of `settings`, reading at least `readSize` bytes at a time; `kernelClock` is given when
+    /// the run uses kernel stamps.
+    init(
+        settings: TransportSettings, maximumQueuedBytes: Int, busyPoll: Bool, kernelClock: KernelClockMapping?,
+        readSize: Int
+    ) throws(SystemError) {
+        self.settings = settings
+        self.maximumQueuedBytes = maximumQueuedBytes
+        self.busyPoll = busyPoll
+        stamps = kernelClock.map { KernelTimestamps(clock: $0) }
+        epoll = try Epoll()
+        readBuffer = .allocate(byteCount: max(64 << 10, readSize), alignment: 8)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Sets up io_uring on this thread (call it there) for `connections` connections: their reads arrive through its
+    /// ring and each pass's writes go out in one submission. The refusal when it cannot: the loop stays on epoll.
+    func startUring(connections: Int) -> IOUringRefusal? {
+        switch SendBatch<T>.startLoop(
+            epoll: epoll, connections: connections, frameSize: settings.maximumFrameSize, clock: stamps?.clock)
+        {
+        case .success(let rings):
+            (receiver, batch) = rings
+            return nil
+        case .failure(let refusal):
+            return refusal
+        }
+    }
+
+    /// Starts a non-blocking connect to `address` (from `source`, nil: the kernel's choice) as the connection of epoll
+    /// token `token`, in this loop's epoll and rings: with kernel receive stamps where the run uses them (and transmit
+    /// stamps with `transmitStamps`), and busy polling with `--busy-poll`.
+    func connect(
+        to address: SocketAddress, from source: SocketAddress? = nil, token: UInt64, transmitStamps: Bool
+    ) throws -> Connection<T> {
+        let started = MonotonicClock.now()
+        let socket = try TCPSocket.startConnecting(to: address, from: source)
+        try? stamps?.enable(on: socket.rawValue, transmit: transmitStamps)  // without: user-space times, counted
+        if busyPoll { TCPSocket.pollBusily(socket.rawValue) }
+        return try Connection<T>(
+            descriptor: socket, token: token, epoll: epoll, role: .client, settings: settings,
+            maximumQueuedBytes: maximumQueuedBytes, connecting: true, startedAt: started, receiver: receiver,
+            batch: batch)
+    }
+
+    /// Waits for events (a spin with `--busy-poll`, otherwise at most `timeoutMilliseconds`, -1: until one comes) and
+    /// hands each to `handle`, epoll's or with io_uring the ring's completions alike (a connection's as its readable
+    /// event); then the pass's writes go in one submission. False when `handle` ended the loop.
+    func wait(
+        timeoutMilliseconds: Int32, _ handle: (_ token: UInt64, _ events: EpollEvents) -> Bool
+    ) throws(SystemError) -> Bool {
+        let proceed = try epoll.dispatchEvents(
+            through: receiver, timeoutMilliseconds: busyPoll ? 0 : timeoutMilliseconds, handle)
+        observedCPUs.insert(CPUPlacement.currentCPU())
+        batch?.flush()
+        return proceed
+    }
+
+    /// Submits what the batch holds now (the messages a loop was ordered to send go before the rest of its pass).
+    func flushSends() {
+        batch?.flush()
+    }
+}
