@@ -10,13 +10,15 @@ import Testing
 /// true are lost as `invalid_timestamp`, never measured. The "child" here is a thread of the test at the other end.
 @Suite(.timeLimit(.minutes(3))) struct ClientGroupChannelAttackTests {
     enum Child: Sendable {
-        case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind
+        case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind, sendsABuiltInEcho
     }
 
     @Test(arguments: [
         (Child.goesAtOnce, "their thread, process or agent ended"),
         (.reportsAnotherClient, "does not fit"),
         (.sendsAnUnknownKind, "does not fit"),
+        // An echo is a built-in client's answer to the built-in server; a group's read is a read report (kind 16).
+        (.sendsABuiltInEcho, "an echo frame"),
     ])
     func aChildThatGoesOrLiesBeforeTheRunFailsTheSetupAtOnce(child: Child, reason: String) throws {
         let outcome = try Self.run { theirs in
@@ -24,6 +26,13 @@ import Testing
             case .goesAtOnce: break
             case .reportsAnotherClient: Self.send(ClientReport(.subscribed, client: 99, time: 1), on: theirs)
             case .sendsAnUnknownKind: _ = try? Posix.sendAll(theirs, [0, 0, 0, 4, 200, 0, 0, 0])
+            case .sendsABuiltInEcho:
+                var echo = [UInt8](repeating: 0, count: WireFormat.minimumMessageSize)
+                echo.withUnsafeMutableBytes {
+                    _ = Frame.encodeMessage(
+                        into: $0, kind: .echo, sequence: 0, client: 0, sentNanoseconds: 0, receivedNanoseconds: 1)
+                }
+                _ = try? Posix.sendAll(theirs, echo)
             }
         }
         guard case .failure(.setupFailed(let text))? = outcome.result else {
@@ -45,10 +54,10 @@ import Testing
                 frames.withUnsafeMutableBytes { buffer in
                     let half = WireFormat.minimumMessageSize
                     Frame.encodeMessage(
-                        into: .init(rebasing: buffer[0..<half]), kind: .echo, sequence: sequence, client: 0,
+                        into: .init(rebasing: buffer[0..<half]), kind: .read, sequence: sequence, client: 0,
                         sentNanoseconds: 0, receivedNanoseconds: 1)
                     Frame.encodeMessage(
-                        into: .init(rebasing: buffer[half...]), kind: .echo, sequence: sequence, client: 1,
+                        into: .init(rebasing: buffer[half...]), kind: .read, sequence: sequence, client: 1,
                         sentNanoseconds: 0, receivedNanoseconds: MonotonicClock.now() + 3_600_000_000_000)
                 }
                 guard (try? Posix.sendAll(theirs, frames)) != nil else { return }

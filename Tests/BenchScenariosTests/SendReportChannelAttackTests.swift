@@ -93,7 +93,7 @@ import Testing
         var received = written + 50_000
         if child == .echoesBeforeTheWriteOrInTheFuture { received = client == 0 ? written - 1 : written + 3_600_000_000_000 }
         _ = echo.withUnsafeMutableBytes {
-            Frame.encodeMessage(into: $0, kind: .echo, sequence: sequence, client: client, sentNanoseconds: 0, receivedNanoseconds: received)
+            Frame.encodeMessage(into: $0, kind: .read, sequence: sequence, client: client, sentNanoseconds: 0, receivedNanoseconds: received)
         }
         let report = SendReport(
             .written, sequence: sequence, client: child == .reportsAnotherClient ? client + 7 : client,

@@ -57,7 +57,7 @@ import Testing
                     let slice = UnsafeMutableRawBufferPointer(
                         rebasing: buffer[client * WireFormat.minimumMessageSize..<(client + 1) * WireFormat.minimumMessageSize])
                     Frame.encodeMessage(
-                        into: slice, kind: .echo, sequence: sequence, client: UInt32(client), sentNanoseconds: 0,
+                        into: slice, kind: .read, sequence: sequence, client: UInt32(client), sentNanoseconds: 0,
                         receivedNanoseconds: MonotonicClock.now() + Self.ahead)
                 }
             }

@@ -90,7 +90,7 @@ extension Frame {
         receivedKernelNanoseconds: UInt64 = 0
     ) -> Frame {
         precondition(buffer.count >= WireFormat.minimumMessageSize && buffer.count <= WireFormat.maximumFrameSize)
-        precondition(kind == .data || kind == .echo || kind == .delivery)
+        precondition(kind == .data || kind == .echo || kind == .delivery || kind == .read)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         let frame = Frame(kind: kind, bytes: buffer)
         frame.store(UInt32(buffer.count - WireFormat.lengthFieldSize), at: Offset.length)

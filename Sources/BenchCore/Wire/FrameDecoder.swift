@@ -124,7 +124,7 @@ public struct FrameDecoder {
             guard size == SendReport.size else {
                 throw .wrongSize(kind: kind, announced: size, expected: SendReport.size)
             }
-        case .data, .echo, .delivery:
+        case .data, .echo, .delivery, .read:
             guard size >= WireFormat.minimumMessageSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: WireFormat.minimumMessageSize)
             }

@@ -1,6 +1,6 @@
 /// What a roundtrip target run's client tells the measuring thread about a message the thread ordered it to send
 /// (the order is a data frame: sequence and client): written at `time`, the kernel's transmit stamp of it, or not
-/// written and why. Its echo, when it comes back, is an echo frame, as a subscriber's broadcast is.
+/// written and why. Its echo, when it comes back, is a read report (``FrameKind/read``), as a subscriber's broadcast is.
 ///
 ///     length=20 | kind=14 | what:u8 | reserved:u16 | sequence:u32 | client:u32 | time:u64
 ///

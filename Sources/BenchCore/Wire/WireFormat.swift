@@ -21,8 +21,9 @@
 ///     clock probe (32 bytes) length=28 | kind=7 | reserved:3 | t1:u64 | t2:u64 | t3:u64
 ///     clock reply (32 bytes) the probe with kind=8, t2 (the server's read) and t3 (before its write) filled in
 ///     clock report (32 bytes) length=28 | kind=9 | reserved:3 | offset_ns:i64 | error_ns:u64 | probes:u64
-///     client report (20–532 bytes) and send report (24 bytes): from a target run's clients to its measuring
-///                          thread (``ClientReport``, ``SendReport``)
+///     client report (20–532 bytes), send report (24 bytes), read report (an echo frame's layout, kind=16) and
+///                          delivery (the same, kind=15): from a target run's clients to its measuring thread
+///                          (``ClientReport``, ``SendReport``)
 ///
 /// The agent frames go over an agent's control connection (`bench clients`): it asks for a number of client ids
 /// with the token given to `bench serve` (a hash of it), and the server answers with the ids it gets and what its
@@ -94,6 +95,10 @@ public enum FrameKind: UInt8, Sendable {
     /// A chat member's client tells the measuring thread it read another member's message: an echo frame's layout,
     /// with the sender's id where a data frame's send time goes (``Frame/deliverySender``).
     case delivery = 15
+    /// A target run's client read what it waits for (``ReportWriter``): in fanout a broadcast, in roundtrip its own
+    /// message back, in chat its own copy of what it sent; an echo frame's layout, with the read's times. An `echo` is
+    /// only ever a built-in client's answer to the built-in server.
+    case read = 16
 }
 
 extension FrameKind {
@@ -111,6 +116,7 @@ extension FrameKind {
         case .clientReport: return "a client report"
         case .sendReport: return "a send report"
         case .delivery: return "a delivery"
+        case .read: return "a read report"
         default: return "a \(self)"
         }
     }

@@ -42,7 +42,7 @@ extension ChatRelay {
         }
         let counts = relay.finish()
         var recording = try result.get()
-        recording.take(relayCounts: counts, configuration: configuration)
+        recording.merge(relayCounts: counts, configuration: configuration)
         if let refusal = counts.uringRefusal {
             recording.record(ConnectionEvent(side: .server, client: nil, time: MonotonicClock.now(), reason: refusal))
         }

@@ -55,7 +55,7 @@ extension RunRecording {
     /// What this process's client threads said when they ended: their tallies, their busiest share, each client's
     /// connect time, and what they saw during the run (what they saw after the server ended it, resets of connections
     /// closed with echoes still unread, is the teardown, not something that happened to the run).
-    mutating func take<T>(clientReports reports: [EchoClients<T>.Report]) {
+    mutating func merge<T>(clientReports reports: [EchoClients<T>.Report]) {
         for report in reports {
             clientThreads.cpus.formUnion(report.observedCPUs)
             clientThreads.allowedCPUs.formUnion(report.allowedCPUs)
@@ -89,7 +89,7 @@ extension RunRecording {
     }
 
     /// The chat relay's counts, after its thread ended: it is the run's server.
-    mutating func take(relayCounts counts: ChatRelay.Counts, configuration: RunConfiguration) {
+    mutating func merge(relayCounts counts: ChatRelay.Counts, configuration: RunConfiguration) {
         self.configuration = configuration
         server.peakQueuedBytes = counts.peakQueuedBytes
         (server.cpus, server.allowedCPUs) = (counts.cpus, counts.allowedCPUs)

@@ -1,7 +1,7 @@
 import BenchNet
 
 /// What this process's client threads said of themselves when they ended (their reports, summed): set once, through
-/// ``RunRecording/take(clientReports:)``, and only there.
+/// ``RunRecording/merge(clientReports:)``, and only there.
 public struct ClientThreadsTally: Sendable, Equatable {
     /// Echoes the clients could not send because their write queue was full.
     public var droppedEchoes = 0
@@ -19,7 +19,7 @@ public struct ClientThreadsTally: Sendable, Equatable {
 
 /// What the built-in server counted of its connections during a run: its own, written by it alone (``BenchServer``),
 /// or for the chat relay, the run's server, from its counts when its thread ended
-/// (``RunRecording/take(relayCounts:configuration:)``).
+/// (``RunRecording/merge(relayCounts:configuration:)``).
 public struct BuiltInServerTally: Sendable, Equatable {
     /// Heartbeats the server received.
     public var heartbeatsReceived = 0

@@ -137,7 +137,7 @@ public enum ScenarioRunner {
         let clientReports = clientThreads.join()
         var recording = try result.get()
         recording.end(serverAddress: bound.description, kernelClock: kernelClock)
-        recording.take(clientReports: clientReports)
+        recording.merge(clientReports: clientReports)
         return recording
     }
 

@@ -34,7 +34,7 @@ extension TargetClients {
     }
 
     /// What became of a message a member was ordered to send (`clock`: its agent's, nil for this machine's).
-    func take(chatReport report: SendReport, clock: RemoteClock) {
+    func chatSendReported(_ report: SendReport, clock: RemoteClock) {
         let (sequence, sender) = (Int(report.sequence), Int(report.client))
         guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes
         let deliveries = recording.ledger.messages(ofBroadcast: sequence, sender: sender)
@@ -79,10 +79,10 @@ extension TargetClients {
     /// that is no client of the run is a marker of another run.
     func settleDelivery(sequence: Int, sender: UInt64, member: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         guard sender < UInt64(configuration.clients) else {
-            return take(.notSent(sequence: sequence, client: member, inRing: false), from: member)
+            return act(on: .notSent(sequence: sequence, client: member, inRing: false), from: member)
         }
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: Int(sender))]
         let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)
-        take(delivered(sequence: sequence, sender: Int(sender), member: member, stamps), from: member)
+        act(on: delivered(sequence: sequence, sender: Int(sender), member: member, stamps), from: member)
     }
 }

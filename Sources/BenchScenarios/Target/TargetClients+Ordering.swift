@@ -62,7 +62,7 @@ extension TargetClients {
     }
 
     /// What became of a message a client was ordered to send (`clock`: its agent's, nil for this machine's).
-    func take(_ report: SendReport, clock: RemoteClock) {
+    func sendReported(_ report: SendReport, clock: RemoteClock) {
         let sequence = Int(report.sequence), client = Int(report.client)
         guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes
         let index = recording.ledger.messageIndex(sequence: sequence, client: client)
@@ -103,13 +103,13 @@ extension TargetClients {
         let stamps = MessageLedger.EchoStamps(
             received: received, receivedKernel: kernelReceived, echoed: received, echoedKernel: kernelReceived,
             arrival: MonotonicClock.now())
-        take(echo(sequence: sequence, client: client, stamps), from: client)
+        act(on: echo(sequence: sequence, client: client, stamps), from: client)
     }
 
     /// Acts on the ledger's answer to an echo from `client`: what cannot be a measurement is recorded as the
     /// clients' side saw it.
     @inline(__always)
-    func take(_ action: MessageLedger.EchoAction, from client: Int) {
+    func act(on action: MessageLedger.EchoAction, from client: Int) {
         switch action {
         case .measured, .late, .duplicate, .stale:
             return

@@ -38,7 +38,7 @@ extension TargetClients {
             do {
                 try channelDecoders[place].decode(UnsafeMutableRawBufferPointer(rebasing: readBuffer[0..<count])) { frame in
                     do throws(RunError) {
-                        refusal = try take(frame, from: place)
+                        refusal = try handleChannelFrame(frame, from: place)
                     } catch {
                         failure = error
                     }
@@ -53,7 +53,7 @@ extension TargetClients {
     }
 
     /// One frame from channel `place`: nil when taken, the reason when it does not fit.
-    func take(_ frame: Frame, from place: Int) throws(RunError) -> String? {
+    func handleChannelFrame(_ frame: Frame, from place: Int) throws(RunError) -> String? {
         let channel = channels[place]
         if channel.isAgent && channel.agent == nil {
             guard frame.kind == .agentHello else { return "\(frame.kind.withArticle) frame before its hello" }
@@ -62,7 +62,7 @@ extension TargetClients {
         }
         let clock = RemoteClock(model: channel.agent.map { recording.agents[$0].clock })
         switch frame.kind {
-        case .echo where frame.bytes.count == WireFormat.minimumMessageSize && channel.ids.contains(Int(frame.client)):
+        case .read where frame.bytes.count == WireFormat.minimumMessageSize && channel.ids.contains(Int(frame.client)):
             if configuration.scenario == .chat {
                 settleOwnCopy(
                     sequence: Int(frame.sequence), sender: Int(frame.client), at: frame.receivedNanoseconds,
@@ -87,14 +87,14 @@ extension TargetClients {
             guard let report = SendReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a send report of a client not its own, or of no known kind"
             }
-            if configuration.scenario == .chat { take(chatReport: report, clock: clock) } else { take(report, clock: clock) }
+            if configuration.scenario == .chat { chatSendReported(report, clock: clock) } else { sendReported(report, clock: clock) }
             return nil
         case .clientReport:
             guard var report = ClientReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a client report of a client not its own, or of no known kind"
             }
             if report.what != .subscribed && report.what != .load { report.time = clock.time(of: report.time) }
-            try take(report)
+            try clientReported(report)
             return nil
         case .clockProbe where channel.agent != nil:
             answerClockProbe(frame, on: place)
@@ -109,7 +109,7 @@ extension TargetClients {
 
     /// A subscriber's report (its times on this clock): before the run began, a close or a server's error fails the
     /// setup.
-    func take(_ report: ClientReport) throws(RunError) {
+    func clientReported(_ report: ClientReport) throws(RunError) {
         let client = Int(report.client)
         switch report.what {
         case .subscribed:
@@ -154,7 +154,7 @@ extension TargetClients {
     func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: 0)]
         let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)
-        take(echo(sequence: sequence, client: subscriber, stamps), from: subscriber)
+        act(on: echo(sequence: sequence, client: subscriber, stamps), from: subscriber)
     }
 
     /// A share's read at `stamp` (the kernel's stamp `kernel`, or 0) of a message written at `t0`, on `clock`, put on

@@ -11,7 +11,7 @@ public struct ChildChannel: Sendable, Equatable {
 }
 
 /// The measuring thread's end of a channel from a share of the subscribers (``ClientGroup``): the descriptor
-/// (non-blocking) and the ids it carries. It carries echo frames and ``ClientReport``s; an agent's control
+/// (non-blocking) and the ids it carries. It carries read reports (``FrameKind/read``) and ``ClientReport``s; an agent's control
 /// connection (`bench serve fanout --target`) carries its hello first, and clock probes and reports among them.
 struct ClientGroupChannel: Sendable {
     let descriptor: Int32

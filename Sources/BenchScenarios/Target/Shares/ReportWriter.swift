@@ -3,7 +3,7 @@ import BenchNet
 import Synchronization
 
 /// The writing end of a channel from a share of a target run's clients to the run's measuring thread: what they
-/// received (echo frames), their ``ClientReport``s and, in roundtrip, their ``SendReport``s, gathered in one buffer and written with one
+/// received (read reports, ``FrameKind/read``), their ``ClientReport``s and, in roundtrip, their ``SendReport``s, gathered in one buffer and written with one
 /// blocking call per pass of their event loop (never one per message). A measuring thread that falls behind holds
 /// the subscribers' thread back; its stamps were taken before. Writers that share a socket (an agent's threads and
 /// its clock rounds on its control connection) share a ``SocketWriteLock``: one lock per write, never per message.
@@ -31,7 +31,7 @@ final class ReportWriter {
         makeRoom(WireFormat.minimumMessageSize)
         Frame.encodeMessage(
             into: UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + WireFormat.minimumMessageSize]),
-            kind: .echo, sequence: sequence, client: client, sentNanoseconds: 0, receivedNanoseconds: received,
+            kind: .read, sequence: sequence, client: client, sentNanoseconds: 0, receivedNanoseconds: received,
             receivedKernelNanoseconds: receivedKernel)
         used += WireFormat.minimumMessageSize
     }
