@@ -46,7 +46,7 @@ final class HTTPEventStream {
     }
 
     /// Takes what one read brought; calls `onEvent` for each event dispatched (its data), for the stream's opening
-    /// (`.ready`) and for an HTTP status that is not what was asked (`.error`).
+    /// (`.ready`) and for an HTTP status that is not what was asked (`.serverError`).
     func consume(_ bytes: UnsafeRawBufferPointer, _ onEvent: (SessionAction) -> Void) throws(MessageFramingError) {
         var index = 0
         while index < bytes.count {

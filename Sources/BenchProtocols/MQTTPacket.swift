@@ -107,7 +107,7 @@ enum MQTTPacket: Equatable {
         return (bytes, qos > 0 ? payloadOffset - 2 : nil, payloadOffset)
     }
 
-    /// PUBACK (0x40), PUBREC (0x50), PUBREL (0x62) or PUBCOMP (0x70) of `packetID`, appended to `bytes`.
+    /// PUBACK (0x40), PUBREC (0x50), PUBREL (0x62) or PUBCOMP (0x70) of `packetID`, added to what `outbox` owes.
     static func acknowledge(_ type: UInt8, _ packetID: UInt16, into outbox: inout SessionOutbox) {
         outbox.append(byte: type)
         outbox.append(byte: 2)

@@ -40,12 +40,12 @@ public struct SessionOutbox {
             boundaries.removeAll(keepingCapacity: true)
         }
         try bytes.withUnsafeMutableBytes { all in
-            guard !boundaries.isEmpty else { return try send(all) }
             var start = 0
             for end in boundaries {
                 try send(UnsafeMutableRawBufferPointer(rebasing: all[start..<end]))
                 start = end
             }
+            if start < all.count { try send(UnsafeMutableRawBufferPointer(rebasing: all[start...])) }  // a stream's bytes
         }
     }
 }

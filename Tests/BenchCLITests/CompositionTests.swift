@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Glibc
 import Testing
@@ -99,7 +100,7 @@ import Testing
         #expect(connected == 0)
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let hello: [UInt8] = [0, 0, 0, 16, 1, 3, 0, 0] + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        let hello: [UInt8] = [0, 0, 0, 16, 1, WireFormat.version, 0, 0] + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
         #expect(write(socket, hello, hello.count) == hello.count)
         var byte: UInt8 = 0
         #expect(read(socket, &byte, 1) == 0, "the server closed the plain client's connection")

@@ -7,9 +7,9 @@ import Testing
 struct ClientReportTests {
     /// Encodes `report` and decodes it with a ``FrameDecoder``, as the measuring thread does.
     static func roundTrip(_ report: ClientReport) throws -> (ClientReport?, Int) {
-        var bytes = [UInt8](repeating: 0xAA, count: WireFormat.subscriberReportMaximumSize)
+        var bytes = [UInt8](repeating: 0xAA, count: WireFormat.clientReportMaximumSize)
         let size = bytes.withUnsafeMutableBytes { report.encode(into: $0) }
-        var decoder = FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize)
+        var decoder = FrameDecoder(maximumFrameSize: WireFormat.clientReportMaximumSize)
         var read: ClientReport?
         var frames = 0
         try bytes.withUnsafeMutableBytes { buffer in
@@ -39,7 +39,7 @@ struct ClientReportTests {
     @Test func aLongTextIsCutAtACharactersBoundaryWithinTheLimit() throws {
         let text = String(repeating: "é", count: 400)  // 800 bytes, two per character
         let (read, size) = try Self.roundTrip(ClientReport(.closed, client: 3, time: 9, text: text))
-        #expect(size <= WireFormat.subscriberReportMaximumSize)
+        #expect(size <= WireFormat.clientReportMaximumSize)
         #expect(read?.text == String(repeating: "é", count: 256))
     }
 
@@ -62,7 +62,7 @@ struct ClientReportTests {
         }
     }
 
-    @Test(arguments: [UInt32(0), 10, 15, UInt32(WireFormat.subscriberReportMaximumSize - 3), 1 << 20])
+    @Test(arguments: [UInt32(0), 10, 15, UInt32(WireFormat.clientReportMaximumSize - 3), 1 << 20])
     func theDecoderRefusesAReportOfASizeThatDoesNotFit(_ length: UInt32) {
         var decoder = FrameDecoder(maximumFrameSize: WireFormat.maximumFrameSize)
         var bytes: [UInt8] = [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), 13]

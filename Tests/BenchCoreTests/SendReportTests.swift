@@ -7,7 +7,7 @@ import Testing
 struct SendReportTests {
     /// Decodes `bytes` with a ``FrameDecoder`` as the measuring thread does: the reports read, or the decoder's error.
     static func decode(_ bytes: [UInt8]) -> Result<[SendReport?], FrameError> {
-        var decoder = FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize)
+        var decoder = FrameDecoder(maximumFrameSize: WireFormat.clientReportMaximumSize)
         var read: [SendReport?] = []
         var copy = bytes
         var failure: FrameError?

@@ -44,6 +44,17 @@ import Testing
         }
     }
 
+    @Test func anOutboxSendsEachMessageOfItsOwnAndAStreamsBytesAfterThem() {
+        var outbox = SessionOutbox()
+        outbox.append(message: "40")
+        outbox.append(message: "3")
+        outbox.append(Array("tail".utf8))
+        var writes: [String] = []
+        outbox.drain { writes.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(writes == ["40", "3", "tail"], "nothing owed is dropped")
+        #expect(outbox.isEmpty)
+    }
+
     @Test func aSocketIOPublisherSendsNoSubscriptionAndPublishesInItsNamespace() {
         let settings = ServerProtocol.SocketIOSettings(namespace: "/", subscribe: #"["join","room1"]"#)
         let session = ProtocolSession(.socketIO(settings), role: .publisher, maximumMessageSize: 1024)

@@ -98,7 +98,7 @@ import Testing
     }
 
     static func send(_ report: ClientReport, on socket: Int32) {
-        var bytes = [UInt8](repeating: 0, count: WireFormat.subscriberReportMaximumSize)
+        var bytes = [UInt8](repeating: 0, count: WireFormat.clientReportMaximumSize)
         let size = bytes.withUnsafeMutableBytes { report.encode(into: $0) }
         _ = try? Posix.sendAll(socket, Array(bytes.prefix(size)))
     }

@@ -13,7 +13,7 @@ import Testing
     }()
 
     @Test func thisMachinesStampsStayAsTheyAre() {
-        let local = RemoteClock.local
+        let local = RemoteClock(model: nil)
         #expect(local.time(of: 123) == 123)
         #expect(local.time(of: 5, between: 100, and: 200) == 5)  // a local stamp is a fact, never moved into bounds
         #expect(local.read(150, kernel: 140, between: 100, and: 200) == (150, 140))

@@ -15,7 +15,7 @@ import time
 import websockets
 
 KIND_HELLO, KIND_DATA, KIND_ECHO, KIND_GOODBYE = 1, 2, 3, 10
-WIRE_VERSION = 3  # WireFormat.version; the Swift test passes its own as argv[5]
+WIRE_VERSION = 4  # WireFormat.version; the Swift test passes its own as argv[5]
 HELLO_SIZE = 20
 
 

@@ -1,7 +1,7 @@
 /// What a group of a target run's clients (subscribers, round-trip clients or chat members), on a thread or in a child
-/// process of its own, tells the run's measuring thread besides the messages they received (each of those is an echo
-/// or delivery frame: sequence, client, and the read's times): a client is subscribed, its connection closed, the
-/// server said something, or it received something that is not a measurement.
+/// process of its own, tells the run's measuring thread besides the messages they received (each of those is a
+/// read report or a delivery frame: sequence, client, and the read's times): a client is subscribed, its connection
+/// closed, the server said something, or it received something that is not a measurement.
 ///
 ///     length | kind=13 | what:u8 | reserved:u16 | client:u32 | time:u64 | text (UTF-8, at most 512 bytes)
 ///

@@ -117,8 +117,8 @@ public struct FrameDecoder {
             guard size >= ClientReport.headSize else {
                 throw .frameTooSmall(kind: kind, announced: size, minimum: ClientReport.headSize)
             }
-            guard size <= WireFormat.subscriberReportMaximumSize else {
-                throw .frameTooLarge(announced: size, limit: WireFormat.subscriberReportMaximumSize)
+            guard size <= WireFormat.clientReportMaximumSize else {
+                throw .frameTooLarge(announced: size, limit: WireFormat.clientReportMaximumSize)
             }
         case .sendReport:
             guard size == SendReport.size else {

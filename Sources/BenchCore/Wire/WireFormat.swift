@@ -34,7 +34,9 @@
 public enum WireFormat {
     /// The protocol version a client announces in its hello; a server refuses any other.
     /// 3: the server's goodbye (kind 10) ends the run; a client of version 2 would take it for garbage.
-    public static let version: UInt8 = 3
+    /// 4: a target run's client group reports a read as a read report (kind 16), no longer as an echo: an agent of
+    /// version 3 would be dropped mid-run for its echoes, and would refuse a version 4 server's read reports.
+    public static let version: UInt8 = 4
     /// Size of the length field that starts every frame.
     public static let lengthFieldSize = 4
     /// Size of a hello frame, length field included.
@@ -48,7 +50,7 @@ public enum WireFormat {
     /// The largest client spec (kind 12) the server sends an agent after its welcome, length field included.
     public static let clientSpecMaximumSize = 64 << 10
     /// Size of the largest client report, length field included.
-    public static let subscriberReportMaximumSize = ClientReport.headSize + ClientReport.maximumTextSize
+    public static let clientReportMaximumSize = ClientReport.headSize + ClientReport.maximumTextSize
     /// Size of the smallest data or echo frame (no padding), length field included.
     public static let minimumMessageSize = 40
     /// The largest frame the harness ever sends or accepts (16 MiB), whatever a run configures.
@@ -85,9 +87,9 @@ public enum FrameKind: UInt8, Sendable {
     /// path, the certificate to pin): fields of a tag, a length and bytes, up to
     /// ``WireFormat/clientSpecMaximumSize``.
     case clientSpec = 12
-    /// A share of a fan-out target run's subscribers tells the measuring thread what is not a broadcast received
-    /// (``ClientReport``): subscribed, closed, the server's error, a note; from ``ClientReport/headSize`` to
-    /// ``WireFormat/subscriberReportMaximumSize`` bytes.
+    /// A target run's client group (subscribers, round-trip clients, chat members) tells the measuring thread what is
+    /// not a message received (``ClientReport``): subscribed, closed, the server's error, a note, its load; from
+    /// ``ClientReport/headSize`` to ``WireFormat/clientReportMaximumSize`` bytes.
     case clientReport = 13
     /// A roundtrip target run's client tells the measuring thread what became of a message it was ordered to send
     /// (``SendReport``): written, its transmit stamp, or not written; ``SendReport/size`` bytes.

@@ -297,5 +297,4 @@ public final class Connection<T: Transport> {
     func check() throws(ConnectionError) {
         if let writeFailure { throw .system(writeFailure) }
     }
-
 }

@@ -46,7 +46,7 @@ extension BenchServer {
         }
         peers[slot].agent = recording.agents.count
         agentClients += Int(hello.clients)
-        _ = recording.admit(AgentAdmission.record(of: frame, firstClient: first))
+        recording.admit(AgentAdmission.record(of: frame, firstClient: first))
         return true
     }
 

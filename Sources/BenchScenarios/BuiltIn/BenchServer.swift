@@ -181,10 +181,9 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         }
     }
 
-    /// With io_uring, submits the writes this pass queued; and notes the CPU the server's thread ran on.
+    /// With io_uring, submits the writes this pass queued.
     func flushSends() {
         batch?.flush()
-        observedCPUs.insert(CPUPlacement.currentCPU())
     }
 
     /// Accepts connections until every client said hello.
@@ -254,6 +253,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         awaitAgentsConnectTimes()
         sayGoodbye()
         for peer in peers where peer.client != nil { recording.server.heartbeatsReceived += peer.connection.pingsReceived }
+        observedCPUs.formUnion(loop.observedCPUs)
         recording.server.cpus = observedCPUs
         recording.server.allowedCPUs = CPUPlacement.allowedCPUs()
         recording.finishStream(to: stream)

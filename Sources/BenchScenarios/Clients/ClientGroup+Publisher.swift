@@ -37,11 +37,9 @@ extension ClientGroup {
         guard let publisher else { return true }
         if publisher.connection == nil {
             do {
-                let socket = try TCPSocket.startConnecting(to: address)
-                try? loop.stamps?.enable(on: socket.rawValue, transmit: true)
-                publisher.connection = try Connection<T>(
-                    descriptor: socket, token: Self.publisherToken, epoll: loop.epoll, role: .client, settings: loop.settings,
-                    maximumQueuedBytes: configuration.maximumQueuedBytes, connecting: true)
+                // On epoll, not the ring: its reads are Redis's answers to PUBLISH, read and left.
+                publisher.connection = try loop.connect(
+                    to: address, token: Self.publisherToken, transmitStamps: true, onRing: false)
             } catch {
                 for place in ids.indices.map({ $0 - ids.lowerBound }) {
                     report(.closed, place, "the members' publishing connection to \(target) could not start: \(error)")

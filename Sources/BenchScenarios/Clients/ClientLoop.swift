@@ -59,10 +59,12 @@ final class ClientLoop<T: Transport> {
     }
 
     /// Starts a non-blocking connect to `address` (from `source`, nil: the kernel's choice) as the connection of epoll
-    /// token `token`, in this loop's epoll and rings: with kernel receive stamps where the run uses them (and transmit
-    /// stamps with `transmitStamps`), and busy polling with `--busy-poll`.
+    /// token `token`, in this loop's epoll and (unless `onRing` is false: a connection that stays on epoll) its rings:
+    /// with kernel receive stamps where the run uses them (and transmit stamps with `transmitStamps`), and busy polling
+    /// with `--busy-poll`. The connect time counts from before the socket is made, for every role alike.
     func connect(
-        to address: SocketAddress, from source: SocketAddress? = nil, token: UInt64, transmitStamps: Bool
+        to address: SocketAddress, from source: SocketAddress? = nil, token: UInt64, transmitStamps: Bool,
+        onRing: Bool = true
     ) throws -> Connection<T> {
         let started = MonotonicClock.now()
         let socket = try TCPSocket.startConnecting(to: address, from: source)
@@ -70,8 +72,8 @@ final class ClientLoop<T: Transport> {
         if busyPoll { TCPSocket.pollBusily(socket.rawValue) }
         return try Connection<T>(
             descriptor: socket, token: token, epoll: epoll, role: .client, settings: settings,
-            maximumQueuedBytes: maximumQueuedBytes, connecting: true, startedAt: started, receiver: receiver,
-            batch: batch)
+            maximumQueuedBytes: maximumQueuedBytes, connecting: true, startedAt: started,
+            receiver: onRing ? receiver : nil, batch: onRing ? batch : nil)
     }
 
     /// Waits for events (a spin with `--busy-poll`, otherwise at most `timeoutMilliseconds`, -1: until one comes) and

@@ -40,6 +40,8 @@ final class MeasuringLoop {
     /// With the io_uring engine (``startUring(connections:frameSize:clock:)``): where the role's connections' reads
     /// arrive, and what the loop waits in.
     private(set) var receiver: UringReceiver?
+    /// The CPUs the loop's thread was seen on, after each wait.
+    private(set) var observedCPUs = CPUSet()
 
     private static let wake: UInt64 = 0
     private static let sendTimerToken: UInt64 = 1
@@ -112,6 +114,7 @@ final class MeasuringLoop {
         } catch {
             throw .system(error)
         }
+        observedCPUs.insert(CPUPlacement.currentCPU())
         role.flushSends()
         if let failure { throw failure }
     }

@@ -4,7 +4,8 @@ import BenchCore
 /// (the same monotonic clock since the same boot: taken as it is) or an agent's (its ``ClockModel``, measured in
 /// rounds during the run). Every remote stamp of every scenario goes through one of its three rules:
 ///
-/// - ``time(of:)``: a stamp with no bounds to keep it in (a subscriber's connect or subscription time);
+/// - ``time(of:)``: a stamp with no bounds to keep it in (the time of a client group's report: a close, the server's
+///   error, a note);
 /// - ``time(of:between:and:)`` and ``read(_:kernel:between:and:)``: a stamp known to fall between two times of this
 ///   clock (a write after its order and before its report; a read after the message's write and before now). One the
 ///   model puts outside them by no more than its error bound is taken as the bound; a kernel read stamp is kept
@@ -15,9 +16,6 @@ import BenchCore
 struct RemoteClock {
     /// The agent's clock; nil: this machine's.
     let model: ClockModel?
-
-    /// This machine's clock: every stamp as it is.
-    static let local = RemoteClock(model: nil)
 
     @inline(__always)
     func time(of stamp: UInt64) -> UInt64 {

@@ -2,9 +2,10 @@ import BenchCore
 import BenchNet
 
 /// What the run's parts tell a recording, each in its own words: the measuring role's start and end, the run's end
-/// once its threads joined, the client threads' reports, a client's connect time, the chat relay's counts. The ledger
-/// and the built-in server's own tally (``BuiltInServerTally``, its counters as they happen) are written by their
-/// owners; everything else a recording holds of the run comes through here.
+/// once its threads joined, the client threads' reports, a client's connect time, the agents and children, the chat
+/// relay's counts. Written directly by their owners, as things happen, are only the ledger, the measuring core's
+/// counters (``RunRecording/windowWaits``, ``RunRecording/queueFullDrops``: ``MeasuringRole``) and the built-in
+/// server's own tally and outages (``BuiltInServerTally``, ``RunRecording/outages``: ``BenchServer``).
 extension RunRecording {
     /// A measuring role begins (the built-in server, a target's client side): the server's address, the wall clock
     /// (until sending begins) and the kernel clock's mapping, when the run uses kernel stamps.
@@ -36,10 +37,9 @@ extension RunRecording {
         agents = children
     }
 
-    /// An agent was admitted: listed for agents.csv; its index among them.
-    mutating func admit(_ agent: AgentRecord) -> Int {
+    /// An agent was admitted: listed for agents.csv (its index is the count before it).
+    mutating func admit(_ agent: AgentRecord) {
         agents.append(agent)
-        return agents.count - 1
     }
 
     /// Agent `agent` reported a round of its clock, measured at `now` on this clock.

@@ -44,7 +44,7 @@ extension TargetClients {
         channels[place].ids = record.firstClient..<record.firstClient + record.clients
         channels[place].agent = recording.agents.count
         carry(channels[place].ids, on: place)
-        _ = recording.admit(record)
+        recording.admit(record)
         agentSubscribers += record.clients
     }
 

@@ -33,7 +33,7 @@ extension TargetClients {
         }
     }
 
-    /// What became of a message a member was ordered to send (`clock`: its agent's, nil for this machine's).
+    /// What became of a message a member was ordered to send (`clock`: its agent's, or this machine's).
     func chatSendReported(_ report: SendReport, clock: RemoteClock) {
         let (sequence, sender) = (Int(report.sequence), Int(report.client))
         guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes
@@ -63,7 +63,7 @@ extension TargetClients {
     }
 
     /// `sender` read its own message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
-    /// (nil: this machine's): put on this clock within the message's write and now, then the ledger keeps its round
+    /// (or this machine's): put on this clock within the message's write and now, then the ledger keeps its round
     /// trip (NATS, MQTT send the sender its copy).
     func settleOwnCopy(sequence: Int, sender: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: sender)]
@@ -75,7 +75,7 @@ extension TargetClients {
     }
 
     /// `member` read `sender`'s message `sequence` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
-    /// (nil: this machine's): put on this clock within the message's write and now, then the ledger decides. A sender
+    /// (or this machine's): put on this clock within the message's write and now, then the ledger decides. A sender
     /// that is no client of the run is a marker of another run.
     func settleDelivery(sequence: Int, sender: UInt64, member: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         guard sender < UInt64(configuration.clients) else {

@@ -61,7 +61,7 @@ extension TargetClients {
         }
     }
 
-    /// What became of a message a client was ordered to send (`clock`: its agent's, nil for this machine's).
+    /// What became of a message a client was ordered to send (`clock`: its agent's, or this machine's).
     func sendReported(_ report: SendReport, clock: RemoteClock) {
         let sequence = Int(report.sequence), client = Int(report.client)
         guard recording.ledger.heldSequences.contains(sequence) else { return }  // sealed long ago: nothing changes

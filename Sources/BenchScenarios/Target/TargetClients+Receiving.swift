@@ -150,7 +150,7 @@ extension TargetClients {
     }
 
     /// Broadcast `sequence` read by `subscriber` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`
-    /// (nil: this machine's): put on this clock within the broadcast's start and now, then the ledger decides.
+    /// (or this machine's): put on this clock within the broadcast's start and now, then the ledger decides.
     func settle(sequence: Int, subscriber: Int, at stamp: UInt64, kernel: UInt64, clock: RemoteClock) {
         let t0 = recording.ledger.broadcastStart[recording.ledger.broadcastIndex(sequence: sequence, sender: 0)]
         let stamps = readStamps(stamp, kernel: kernel, after: t0, clock: clock)

@@ -108,7 +108,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
 
     /// A channel's decoder: the largest frame a client's share sends is a client report.
     static func channelDecoder() -> FrameDecoder {
-        FrameDecoder(maximumFrameSize: WireFormat.subscriberReportMaximumSize)
+        FrameDecoder(maximumFrameSize: WireFormat.clientReportMaximumSize)
     }
 
     /// What the run's clients are called in messages: fanout's subscribe, roundtrip's send and read their echoes.

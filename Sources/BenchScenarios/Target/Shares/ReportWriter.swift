@@ -56,7 +56,7 @@ final class ReportWriter {
     }
 
     func report(_ report: ClientReport) {
-        makeRoom(WireFormat.subscriberReportMaximumSize)
+        makeRoom(WireFormat.clientReportMaximumSize)
         used += report.encode(into: UnsafeMutableRawBufferPointer(rebasing: buffer[used...]))
     }
 
