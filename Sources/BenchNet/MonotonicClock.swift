@@ -14,8 +14,6 @@ public enum MonotonicClock {
     }
 }
 
-/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`), in nanoseconds: what tells a busy thread
-/// from a waiting one, so that a run can say when its own measuring thread was the bottleneck.
 /// How long the calling thread has waited on a run queue, ready but not running (`/proc/thread-self/schedstat`'s
 /// second field), in nanoseconds: a thread starved of CPU by other work shows here, one waiting for a peer does not.
 /// Nil where the kernel does not keep it.
@@ -27,6 +25,8 @@ public enum ThreadRunQueueWait {
     }
 }
 
+/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`), in nanoseconds: what tells a busy thread
+/// from a waiting one, so that a run can say when its own measuring thread was the bottleneck.
 public enum ThreadCPUTime {
     public static func now() -> UInt64 {
         var time = timespec()

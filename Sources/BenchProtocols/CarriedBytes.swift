@@ -1,6 +1,6 @@
 import BenchCore
 
-/// A byte-stream protocol's incomplete tail, carried from one read to the next. Received bytes are parsed in place
+/// A protocol's incomplete tail or message, carried from one read to the next. Received bytes are parsed in place
 /// when nothing is carried over, which is the rule; only an incomplete tail is kept, in one buffer per connection,
 /// reused. What is kept is bounded by the largest message: a tail longer than that is no message of this run.
 struct CarriedBytes {
@@ -33,15 +33,20 @@ struct CarriedBytes {
     }
 
     /// Adds to the incomplete message kept for the next read, as long as it stays within a message's size.
-    mutating func keep(_ bytes: UnsafeRawBufferPointer) throws(MessageFramingError) {
+    private mutating func keep(_ bytes: UnsafeRawBufferPointer) throws(MessageFramingError) {
         buffer.append(contentsOf: bytes)
         try check()
     }
 
-    /// What a message-oriented protocol collected of the current message; emptied by ``clear()``.
-    func withMessage<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withUnsafeBytes(body) }
-
-    mutating func clear() { buffer.removeAll(keepingCapacity: true) }
+    /// A message-oriented stream's bytes (WebSocket's): kept until `endsMessage`, then the whole message goes to
+    /// `body` and is let go.
+    mutating func collect(
+        _ bytes: UnsafeRawBufferPointer, endsMessage: Bool, _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(MessageFramingError) {
+        guard endsMessage else { return try keep(bytes) }
+        buffer.withUnsafeBytes(body)
+        buffer.removeAll(keepingCapacity: true)
+    }
 
     private func check() throws(MessageFramingError) {
         guard buffer.count <= limit else {

@@ -34,9 +34,7 @@ public final class FramedSession: SessionStateMachine {
             }
             return
         }
-        guard endsMessage else { return try message.keep(UnsafeRawBufferPointer(bytes)) }
-        message.withMessage { act(.delivered($0)) }
-        message.clear()
+        try message.collect(UnsafeRawBufferPointer(bytes), endsMessage: endsMessage) { act(.delivered($0)) }
     }
 
     public func publication(of payload: [UInt8]) -> Publication {

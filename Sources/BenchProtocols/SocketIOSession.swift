@@ -27,9 +27,7 @@ public final class SocketIOSession: SessionStateMachine {
     public func received(
         _ bytes: UnsafeMutableRawBufferPointer, endsMessage: Bool, _ act: (SessionAction) -> Void
     ) throws(MessageFramingError) {
-        guard endsMessage else { return try message.keep(UnsafeRawBufferPointer(bytes)) }
-        message.withMessage { packet($0, act) }
-        message.clear()
+        try message.collect(UnsafeRawBufferPointer(bytes), endsMessage: endsMessage) { packet($0, act) }
     }
 
     public func publication(of payload: [UInt8]) -> Publication {

@@ -75,8 +75,7 @@ extension TargetClients {
     /// Housekeeping, and the protocol's keepalive to the publisher every interval (MQTT: a publisher that publishes
     /// less often than its keepalive would otherwise be taken for gone).
     func housekeeping(at now: UInt64) {
-        measuringHousekeeping(at: now)
-        flushOrders()
+        measuringHousekeeping(at: now)  // the orders it made go after the pass, with the rest (``flushSends()``)
         guard let publisher, let interval = publisher.session.heartbeatInterval, let connection = publisher.connection,
             connection.isOpen, publisher.session.isReady, now >= publisher.nextKeepAlive
         else { return }
