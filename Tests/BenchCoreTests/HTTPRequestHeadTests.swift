@@ -82,3 +82,20 @@ struct HTTPRequestHeadTests {
         }
     }
 }
+
+extension HTTPRequestHeadTests {
+    /// However far a request has come, what has come is incomplete, never refused: the live view's server answers
+    /// when the head is whole (a refusal of a prefix would close with the rest unread, and the peer would see a reset).
+    @Test(arguments: ["GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", HTTPRequestHeadTests.prometheus])
+    func everyPrefixOfARequestIsIncomplete(request: String) throws {
+        let bytes = Array(request.utf8)
+        for end in 0..<bytes.count {
+            let prefix = Array(bytes[0..<end])
+            do {
+                #expect(try Self.parse(prefix) == nil, "\(end) bytes")
+            } catch {
+                Issue.record("\(end) bytes refused: \(error)")
+            }
+        }
+    }
+}

@@ -14,7 +14,7 @@ extension BenchServer {
     func disconnectSilentClients(at now: UInt64) {
         for client in 0..<configuration.clients {
             guard isConnected(client), now - lastHeard[client] > configuration.deadAfter else { continue }
-            recording.server.deadClients.append(client)
+            tally.deadClients.append(client)
             let silence = DurationText.format((now - lastHeard[client]) / 1_000_000 * 1_000_000)
             closePeer(
                 slot: slotOfClient[client], reason: "silent for \(silence) (no echo, no heartbeat): taken for dead",
@@ -25,10 +25,10 @@ extension BenchServer {
     /// `--drop-connections-at`: once that long after sending began, closes every client's connection (not an agent's
     /// control connection), without a goodbye, as a server restart would. What was in flight to them is lost.
     func dropConnectionsIfDue(at now: UInt64) {
-        guard let drop = configuration.dropConnectionsAt, isRunning, !isStopping, recording.server.connectionsDroppedAt == 0,
+        guard let drop = configuration.dropConnectionsAt, isRunning, !isStopping, tally.connectionsDroppedAt == 0,
             now >= recording.startNanoseconds &+ drop
         else { return }
-        recording.server.connectionsDroppedAt = now
+        tally.connectionsDroppedAt = now
         for client in 0..<configuration.clients where isConnected(client) {
             closePeer(
                 slot: slotOfClient[client], reason: "closed by --drop-connections-at \(DurationText.format(drop))",
@@ -41,9 +41,9 @@ extension BenchServer {
     func clientLeft(_ client: Int, at now: UInt64) {
         guard isRunning else { return }
         if liveClients == 0 { emptySince = now }
-        guard recording.outages.count < RunRecording.maximumOutages else { return }
-        outageOfClient[client] = recording.outages.count
-        recording.outages.append(ClientOutage(client: client, closed: now))
+        guard outages.count < RunRecording.maximumOutages else { return }
+        outageOfClient[client] = outages.count
+        outages.append(ClientOutage(client: client, closed: now))
     }
 
     /// Client `client` said hello again during the run: its outage ends, and in closed-loop roundtrip its next message
@@ -51,7 +51,7 @@ extension BenchServer {
     func clientReturned(_ client: Int, at now: UInt64) {
         let outage = outageOfClient[client]
         if outage >= 0 {
-            recording.outages[outage].back = now
+            outages[outage].back = now
             outageOfClient[client] = -1
         }
         returnedClients += 1

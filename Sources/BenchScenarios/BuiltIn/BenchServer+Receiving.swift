@@ -15,7 +15,7 @@ extension BenchServer {
             do throws(SystemError) {
                 accepted = try TCPSocket.accept(from: listener)
             } catch {
-                recording.server.acceptFailures += 1
+                tally.acceptFailures += 1
                 if Self.isResourceShortage(error) {
                     pauseAccepting(after: error)
                     return
@@ -167,7 +167,7 @@ extension BenchServer {
                 closePeer(slot: slot, reason: "sent a heartbeat as client \(frame.heartbeatClient)", at: now)
                 return false
             }
-            recording.server.heartbeatsReceived += 1
+            tally.heartbeatsReceived += 1
             return true
         case .data:
             closePeer(slot: slot, reason: "sent a data frame; clients send only hello and echo frames", at: now)

@@ -120,7 +120,7 @@ extension BenchServer {
         case .written, .queued:
             written(index, at: time)
             if case .queued = result {
-                recording.server.peakQueuedBytes = max(recording.server.peakQueuedBytes, peers[slot].connection.queuedByteCount)
+                tally.peakQueuedBytes = max(tally.peakQueuedBytes, peers[slot].connection.queuedByteCount)
             }
             if stamped { expectTransmitStamp(ofMessage: index, slot: slot) }
             return true

@@ -80,7 +80,11 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     var acceptResumeTime: UInt64?
     /// True from a failed accept to the next successful one (the series is reported once).
     var acceptIsFailing = false
-    /// Per client, its place in `recording.outages` while it is away during the run; -1 otherwise.
+    /// What the server counted of its connections, and the clients' outages (close → hello again): its own, written
+    /// here alone and handed to the recording once, at the end (``finish()``).
+    var tally = BuiltInServerTally()
+    var outages: [ClientOutage] = []
+    /// Per client, its place in `outages` while it is away during the run; -1 otherwise.
     var outageOfClient: [Int]
     /// `--offline-queue`: per client, the messages that fell due while it was away (sequence, index), sent when it is
     /// back.
@@ -252,10 +256,11 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         if let writers { observedCPUs.formUnion(writers.stop()) }
         awaitAgentsConnectTimes()
         sayGoodbye()
-        for peer in peers where peer.client != nil { recording.server.heartbeatsReceived += peer.connection.pingsReceived }
+        for peer in peers where peer.client != nil { tally.heartbeatsReceived += peer.connection.pingsReceived }
         observedCPUs.formUnion(loop.observedCPUs)
-        recording.server.cpus = observedCPUs
-        recording.server.allowedCPUs = CPUPlacement.allowedCPUs()
+        tally.cpus = observedCPUs
+        tally.allowedCPUs = CPUPlacement.allowedCPUs()
+        recording.merge(serverTally: tally, outages: outages)
         recording.finishStream(to: stream)
     }
 

@@ -44,7 +44,7 @@ extension ClientGroup {
                 for place in ids.indices.map({ $0 - ids.lowerBound }) {
                     report(.closed, place, "the members' publishing connection to \(target) could not start: \(error)")
                 }
-                connections = ids.map { _ in nil }  // nobody connects: every member is closed
+                table.abandonTheRest()  // nobody connects: every member is closed
             }
         }
         return publisher.isEstablished

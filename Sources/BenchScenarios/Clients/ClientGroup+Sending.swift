@@ -114,7 +114,7 @@ extension ClientGroup {
     func send(sequence: UInt32, client: UInt32) {
         let place = Int(client) - ids.lowerBound
         // A Redis chat member publishes on its group's publishing connection (its own is subscribed).
-        guard let member = connections[place], member.isOpen, sessions[place].isReady,
+        guard let member = table[place], member.isOpen, sessions[place].isReady,
             let connection = publisher == nil ? member : publisher!.connection, connection.isOpen
         else {
             return writer.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: MonotonicClock.now()))
@@ -141,7 +141,7 @@ extension ClientGroup {
 
     /// Takes every transmit stamp waiting on connection `place` and reports each with the message it stamps.
     func drainTransmitStamps(_ place: Int) {
-        guard let stamps = loop.stamps, let connection = connections[place] else { return }
+        guard let stamps = loop.stamps, let connection = table[place] else { return }
         let client = UInt32(ids.lowerBound + place)
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             own!.transmitStamps[place].stamp(key: stamp.key, time: stamp.time) { sequence, time in

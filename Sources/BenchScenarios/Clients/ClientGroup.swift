@@ -32,14 +32,10 @@ final class ClientGroup<T: Transport> {
     /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
     let keepAliveInterval: UInt64?
     var nextKeepAlive: UInt64 = 0
-    /// The subscribers' connections (nil: its connect could not start) and protocol sessions, by their place in
-    /// `ids`.
-    var connections: [Connection<T>?] = []
+    /// The subscribers' connections (nil: its connect could not start), their connect times and window, by their place
+    /// in `ids`; and their protocol sessions.
+    var table: ClientTable<T>
     var sessions: [ProtocolSession] = []
-    /// Each connection's connect time, once its handshakes are done (0 before).
-    var connectTimes: [UInt64] = []
-    /// Connections started whose handshakes are not done (and not closed): at most a connect window of them.
-    var settingUp = 0
 
     static var endToken: UInt64 { 0 }
 
@@ -57,6 +53,7 @@ final class ClientGroup<T: Transport> {
             kernelClock: kernelClock, readSize: 2 * configuration.payload)
         self.writer = writer
         self.endSignal = endSignal
+        table = ClientTable(count: ids.count, window: ClientLoop<T>.connectWindow)
         let maximum = max(64 << 10, 4 * configuration.payload)
         let rooms = configuration.chatRooms.map { plan in
             let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: configuration.seed)
@@ -81,7 +78,7 @@ final class ClientGroup<T: Transport> {
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
     func run() {
         defer {
-            for case let connection? in connections { connection.close() }
+            table.closeAll()
             publisher?.connection?.close()
         }
         if configuration.ioEngine == .uring { startUring() }
@@ -111,16 +108,12 @@ final class ClientGroup<T: Transport> {
     /// is up).
     func openMore() {
         guard openPublisher() else { return }
-        while connections.count < ids.count && settingUp < ClientLoop<T>.connectWindow {
-            let place = connections.count
-            settingUp += 1
-            connectTimes.append(0)
+        while let place = table.nextToConnect {
             do {
-                connections.append(try loop.connect(to: address, token: UInt64(place + 1), transmitStamps: own != nil))
+                table.started(try loop.connect(to: address, token: UInt64(place + 1), transmitStamps: own != nil))
             } catch {
-                settingUp -= 1
+                table.started(nil)
                 report(.closed, place, "cannot connect to \(target): \(error)")
-                connections.append(nil)
             }
         }
     }
@@ -134,16 +127,14 @@ final class ClientGroup<T: Transport> {
 
     /// A connection's events: the end of its connect, its handshakes, then what it receives.
     func handle(_ events: EpollEvents, at place: Int) {
-        guard let connection = connections[place], connection.isOpen else { return }
+        guard let connection = table[place], connection.isOpen else { return }
         do {
             if own != nil && loop.stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
             if events.contains(.writable) { try connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
-            if connectTimes[place] == 0 && connection.isEstablished {
-                settingUp -= 1
-                connectTimes[place] = max(1, connection.establishedAt - connection.startedAt)
+            if table.isSettingUp(place) && connection.isEstablished, let connectTime = table.handshakesDone(place) {
                 try sessions[place].open(on: connection, name: "\(ids.lowerBound + place)")
-                if sessions[place].isReady { report(.subscribed, place, time: connectTimes[place]) }
+                if sessions[place].isReady { report(.subscribed, place, time: connectTime) }
             }
         } catch {
             let code = (error as? ConnectionError)?.closeCode
@@ -154,7 +145,7 @@ final class ClientGroup<T: Transport> {
 
     /// Reads once; every broadcast whose marker is found goes to the measuring thread with the read's times.
     func read(_ place: Int) throws {
-        guard let connection = connections[place] else { return }
+        guard let connection = table[place] else { return }
         guard case .processed(let (count, kernelNow)) = try connection.read(into: loop.readBuffer, stamps: loop.stamps) else { return }
         let now = MonotonicClock.now()
         guard count > 0 else { return close(place, reason: "closed by \(target)") }
@@ -178,8 +169,8 @@ final class ClientGroup<T: Transport> {
         }
         if let failure { throw failure }
         try session.sendOwed(on: connection)
-        if !wasReady && session.isReady && connectTimes[place] != 0 {
-            report(.subscribed, place, time: connectTimes[place])
+        if !wasReady && session.isReady && table.connectTimes[place] != 0 {
+            report(.subscribed, place, time: table.connectTimes[place])
         }
     }
 
@@ -188,7 +179,7 @@ final class ClientGroup<T: Transport> {
     func sendKeepAlives() {
         guard let keepAliveInterval, MonotonicClock.now() >= nextKeepAlive else { return }
         nextKeepAlive = MonotonicClock.now() + keepAliveInterval
-        for (place, connection) in connections.enumerated() {
+        for (place, connection) in table.connections.enumerated() {
             guard let connection, connection.isOpen, sessions[place].isReady else { continue }
             do {
                 try sessions[place].sendHeartbeat(on: connection)
@@ -228,9 +219,7 @@ final class ClientGroup<T: Transport> {
 
     /// Closes a connection with the reason (and on WebSocket, the status `code`).
     func close(_ place: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
-        guard let connection = connections[place], connection.isOpen else { return }
-        if connectTimes[place] == 0 { settingUp -= 1 }
-        connection.close(code: code)
+        guard table.close(place, code: code) != nil else { return }
         report(.closed, place, reason)
     }
 

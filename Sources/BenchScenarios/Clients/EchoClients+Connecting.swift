@@ -7,15 +7,11 @@ extension EchoClients {
     /// Starts connects until ``ClientLoop/connectWindow`` are under way or every client has one. False (after telling the
     /// server) on failure.
     func openMoreConnections() -> Bool {
-        while connecting < ClientLoop<T>.connectWindow && connections.count < ids.count {
+        while let position = table.nextToConnect {
             if control.isStopRequested { return false }
-            let position = connections.count
             let client = ids.lowerBound + position
             do {
-                connections.append(try startConnect(position: position))
-                greeted.append(false)
-                openConnections += 1
-                connecting += 1
+                table.started(try startConnect(position: position))
             } catch {
                 control.failSetup("client \(client) could not connect to \(address): \(error)")
                 return false
@@ -35,17 +31,16 @@ extension EchoClients {
     /// The client at `position` finished its handshakes: keeps its connect time (the first time) and sends its hello.
     /// False (after telling the server) when a first hello fails; a reconnect's that fails is a drop.
     func sayHello(position: Int) -> Bool {
-        let connection = connections[position]
+        guard let connection = table[position] else { return true }
         let client = ids.lowerBound + position
-        greeted[position] = true
-        connecting -= 1
+        let connectTime = table.handshakesDone(position)
         let isReconnect = joined[position]
         returnUnconfirmed[position] = isReconnect
         if isReconnect {
             report.reconnects += 1
         } else {
             joined[position] = true
-            report.connectTimes.append((client, connection.establishedAt - connection.startedAt))
+            report.connectTimes.append((client, connectTime ?? 0))
             if report.connectTimes.count == ids.count {
                 connectTimesOut?.add(report.connectTimes)
                 load.begin()  // the connects were setup; the load counts from here
@@ -70,16 +65,13 @@ extension EchoClients {
     /// clients (and its place in the connect window is free again). With `--reconnect`, a drop after a hello, and a
     /// reconnect that failed, are tried again (``scheduleReconnect(position:attempt:)``).
     func close(_ position: Int) {
-        guard connections[position].isOpen else { return }
-        connections[position].close()
-        openConnections -= 1
-        if greeted[position] {
+        guard let wasSettingUp = table.close(position) else { return }
+        if !wasSettingUp {
             // A return closed before the server sent anything is its attempt failing (a refused hello); a drop of a
             // connection the server used starts the tries again.
             scheduleReconnect(position: position, attempt: returnUnconfirmed[position] ? attempts[position] + 1 : 0)
             return
         }
-        connecting -= 1
         if joined[position] {
             scheduleReconnect(position: position, attempt: attempts[position] + 1)
             startDueReconnects()  // its place in the connect window is free

@@ -36,10 +36,10 @@ extension EchoClients {
             startDueReconnects()
         default:
             let position = Int(token - Token.firstConnection)
-            guard connections[position].isOpen else { return true }
+            guard let connection = table[position], connection.isOpen else { return true }
             if !handle(events, position: position) { close(position) }
             // isEstablished is false for a connection closed meanwhile: no hello on a closed socket.
-            guard !greeted[position] && connections[position].isEstablished else { return true }
+            guard table.isSettingUp(position) && connection.isEstablished else { return true }
             guard sayHello(position: position), openMoreConnections() else { return false }
             startDueReconnects()
         }

@@ -5,15 +5,16 @@ import BenchNet
 extension EchoClients {
     /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat.
     func sendHeartbeatSlice() {
-        guard !connections.isEmpty else { return }
+        let started = table.connections.count
+        guard started > 0 else { return }
         let tick = min(heartbeat, Self.heartbeatTick)
-        let share = (connections.count * Int(tick) + Int(heartbeat) - 1) / Int(heartbeat)
-        for _ in 0..<min(share, connections.count) {
+        let share = (started * Int(tick) + Int(heartbeat) - 1) / Int(heartbeat)
+        for _ in 0..<min(share, started) {
             let position = heartbeatCursor
-            heartbeatCursor = (heartbeatCursor + 1) % connections.count
-            guard connections[position].isOpen, greeted[position] else { continue }
+            heartbeatCursor = (heartbeatCursor + 1) % started
+            guard let connection = table[position], connection.isOpen, !table.isSettingUp(position) else { continue }
             do {
-                try sendHeartbeat(on: connections[position], client: ids.lowerBound + position)
+                try sendHeartbeat(on: connection, client: ids.lowerBound + position)
             } catch {
                 record(client: ids.lowerBound + position, reason: "\(error)")
                 close(position)

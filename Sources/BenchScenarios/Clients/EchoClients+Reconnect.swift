@@ -32,7 +32,7 @@ extension EchoClients {
         }
         let now = MonotonicClock.now()
         var index = 0
-        while index < pendingReconnects.count && connecting < Self.reconnectWindow {
+        while index < pendingReconnects.count && table.connecting < Self.reconnectWindow {
             guard pendingReconnects[index].due <= now else {
                 index += 1
                 continue
@@ -47,11 +47,8 @@ extension EchoClients {
     /// Connects the client at `position` again; a connect that fails at once is the attempt failing.
     private func reconnect(position: Int, attempt: Int) {
         attempts[position] = attempt
-        greeted[position] = false
         do {
-            connections[position] = try startConnect(position: position)
-            openConnections += 1
-            connecting += 1
+            table.restarted(position, try startConnect(position: position))
         } catch {
             scheduleReconnect(position: position, attempt: attempt + 1)
         }

@@ -54,9 +54,9 @@ final class EchoClients<T: Transport> {
     let heartbeatTimer: MonotonicTimer
     /// A heartbeat frame, rewritten with each sender's id.
     let heartbeatFrame: UnsafeMutableRawBufferPointer
-    var connections: [Connection<T>] = []
-    /// Per position: the client said hello on its current connection (its handshakes are done).
-    var greeted: [Bool] = []
+    /// The clients' connections by position, their connect window and times; a client whose connection is open and
+    /// not setting up has said hello on it.
+    var table: ClientTable<T>
     /// Per position: the client said hello once; a connect of one that did is a reconnect, whose failure is not the
     /// setup's.
     var joined: [Bool] = []
@@ -81,10 +81,6 @@ final class EchoClients<T: Transport> {
     /// An agent's: where this thread's busy share goes every second once all its clients said hello.
     var loadOut: ThreadLoadBoard?
     var load = BusyShare()
-    /// Connections not closed yet; the loop ends when none is left and none is still to open.
-    var openConnections = 0
-    /// Connections opened whose handshakes are not done yet.
-    var connecting = 0
     /// A hello frame, rewritten with each client's id.
     let hello: UnsafeMutableRawBufferPointer
     var heartbeatCursor = 0
@@ -118,8 +114,7 @@ final class EchoClients<T: Transport> {
         self.backoffRandom = SplitMix64(seed: configuration.seed, stream: Self.backoffStream &+ UInt64(ids.lowerBound))
         self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
         self.hello = .allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
-        connections.reserveCapacity(ids.count)
-        greeted.reserveCapacity(ids.count)
+        table = ClientTable(count: ids.count, window: ClientLoop<T>.connectWindow)
         joined = Array(repeating: false, count: ids.count)
         attempts = Array(repeating: 0, count: ids.count)
         returnUnconfirmed = Array(repeating: false, count: ids.count)
@@ -144,7 +139,7 @@ final class EchoClients<T: Transport> {
     private func runLoop() -> Report {
         report.allowedCPUs = CPUPlacement.allowedCPUs()
         defer {
-            for connection in connections { connection.close() }
+            table.closeAll()
         }
         do {
             try loop.epoll.add(control.clientsWake.descriptor, interest: .readable, token: Token.wake)
@@ -160,9 +155,10 @@ final class EchoClients<T: Transport> {
             let tick = heartbeat > 0 ? min(heartbeat, Self.heartbeatTick) : Self.heartbeatTick
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
-        while openConnections > 0 || connections.count < ids.count || !pendingReconnects.isEmpty {
-            if ids.count == 1 && greeted[0] && connections[0].isOpen && backoff == nil {
-                return echoOnBlockingSocket(connections[0])
+        // The loop ends when no connection is left open and none is still to open.
+        while table.open > 0 || !table.allStarted || !pendingReconnects.isEmpty {
+            if ids.count == 1 && backoff == nil, let only = table[0], only.isOpen, !table.isSettingUp(0) {
+                return echoOnBlockingSocket(only)
             }
             guard waitAndHandleEvents() else { return report }
         }
@@ -172,7 +168,7 @@ final class EchoClients<T: Transport> {
     /// Handles epoll's events for one client's connection: the end of its connect, its handshakes, its echoes. False
     /// when the connection is done.
     func handle(_ events: EpollEvents, position: Int) -> Bool {
-        let connection = connections[position]
+        guard let connection = table[position] else { return false }
         let client = ids.lowerBound + position
         do {
             if events.contains(.writable) { try connection.writeQueued() }
@@ -183,7 +179,7 @@ final class EchoClients<T: Transport> {
                 // Before the first hello, a failure is the setup's: the run cannot have all its clients.
                 control.failSetup("client \(client) could not connect to \(address): \(error)")
             }
-            if greeted[position] || !joined[position] { record(client: client, reason: "\(error)") }
+            if !table.isSettingUp(position) || !joined[position] { record(client: client, reason: "\(error)") }
             return false  // a reconnect that failed is tried again (``close(_:)``), unreported
         }
     }

@@ -3,9 +3,9 @@ import BenchNet
 
 /// What the run's parts tell a recording, each in its own words: the measuring role's start and end, the run's end
 /// once its threads joined, the client threads' reports, a client's connect time, the agents and children, the chat
-/// relay's counts. Written directly by their owners, as things happen, are only the ledger, the measuring core's
-/// counters (``RunRecording/windowWaits``, ``RunRecording/queueFullDrops``: ``MeasuringRole``) and the built-in
-/// server's own tally and outages (``BuiltInServerTally``, ``RunRecording/outages``: ``BenchServer``).
+/// relay's counts, the built-in server's tally and outages (kept by ``BenchServer`` during the run, handed over once at
+/// its end). Written directly, as things happen, are only the ledger and the measuring core's counters
+/// (``RunRecording/windowWaits``, ``RunRecording/queueFullDrops``: ``MeasuringRole``).
 extension RunRecording {
     /// A measuring role begins (the built-in server, a target's client side): the server's address, the wall clock
     /// (until sending begins) and the kernel clock's mapping, when the run uses kernel stamps.
@@ -86,6 +86,13 @@ extension RunRecording {
     mutating func ended(as status: RunStatus, because reason: String) {
         self.status = status
         statusReason = reason
+    }
+
+    /// The built-in server's own tally and its clients' outages, kept by it during the run and handed over once when
+    /// it ends.
+    mutating func merge(serverTally: BuiltInServerTally, outages: [ClientOutage]) {
+        server = serverTally
+        self.outages = outages
     }
 
     /// The chat relay's counts, after its thread ended: it is the run's server.

@@ -17,8 +17,8 @@ public struct ClientThreadsTally: Sendable, Equatable {
     public init() {}
 }
 
-/// What the built-in server counted of its connections during a run: its own, written by it alone (``BenchServer``),
-/// or for the chat relay, the run's server, from its counts when its thread ended
+/// What the built-in server counted of its connections during a run: its own, kept by it alone (``BenchServer``) and
+/// handed to the recording at the end (``RunRecording/merge(serverTally:outages:)``), or for the chat relay, the run's server, from its counts when its thread ended
 /// (``RunRecording/merge(relayCounts:configuration:)``).
 public struct BuiltInServerTally: Sendable, Equatable {
     /// Heartbeats the server received.
