@@ -86,6 +86,41 @@ public enum BenchCommandLine {
         }
     }
 
+    /// `bench` and `arguments` as a person reads them back (run.csv's `command_line`, a suite's progress), quoted as
+    /// a POSIX shell needs, with every secret hidden: a `--header`'s value, a `--token`, a URL's password.
+    static func recorded(_ arguments: [String]) -> String {
+        var words = ["bench"]
+        var hideNext: ((String) -> String)?
+        for word in arguments {
+            if let hide = hideNext {
+                words.append(hide(word))
+                hideNext = nil
+                continue
+            }
+            let name = word.hasPrefix("--") ? String(word.dropFirst(2).prefix { $0 != "=" }) : ""
+            let hide: ((String) -> String)? = switch name {
+            case "header": { value in value.firstIndex(of: ":").map { String(value[..<$0]) + ": ***" } ?? "***" }
+            case "token": { _ in "***" }
+            default: nil
+            }
+            if let hide, word.contains("=") {
+                words.append("--\(name)=" + hide(String(word.drop { $0 != "=" }.dropFirst())))
+            } else {
+                hideNext = hide
+                words.append(withoutPassword(word))
+            }
+        }
+        return words.map(shellQuoted).joined(separator: " ")
+    }
+
+    /// `word` with the password of a URL in it (`redis://:PASSWORD@`, `mqtt://USER:PASSWORD@`) shown as `***`.
+    private static func withoutPassword(_ word: String) -> String {
+        guard let scheme = word.firstRange(of: "://") else { return word }
+        let authority = word[scheme.upperBound...].prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return word }
+        return String(word[..<word.index(after: colon)]) + "***" + String(word[at...])
+    }
+
     /// A word as a POSIX shell would need it quoted, for `run.csv`'s `command_line`.
     static func shellQuoted(_ word: String) -> String {
         let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./,=:@%+".contains($0) }

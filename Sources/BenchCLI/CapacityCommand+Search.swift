@@ -22,7 +22,7 @@ extension CapacityCommand {
         let json = parsed.has("json")
         let quiet = parsed.has("quiet") || json
         let outputFolder = parsed.value("out") ?? "results"
-        let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
+        let commandLine = BenchCommandLine.recorded(arguments)
         let metadata = RunMetadata(commandLine: commandLine, version: BenchCommandLine.version, cpus: CPUPlacement.onlineCount)
         let folder: String
         do {

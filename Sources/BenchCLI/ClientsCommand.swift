@@ -36,7 +36,7 @@ enum ClientsCommand {
                 "metrics-listen", value: "host:port",
                 help: "Serve this agent's own figures at /metrics (Prometheus's format): the run it joined, its share, "
                     + "its clock against the collector's, whether its clients run. The run's are bench serve's."),
-        ] + RunOptions.connectionOptions.filter { !["drop-connections-at", "offline-queue"].contains($0.name) })
+        ] + RunOptions.connectionOptions.filter { !["drop-connections-at", "offline-queue", "connect-rate"].contains($0.name) })
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {
         let reader = OptionReader(parsed: parsed, command: spec.name)

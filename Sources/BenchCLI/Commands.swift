@@ -22,12 +22,12 @@ enum Commands {
         case "fanout", "roundtrip", "chat":
             let scenario = Scenario(rawValue: spec.name)!
             let options = try RunOptions(parsed, scenario: scenario)
-            let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
+            let commandLine = BenchCommandLine.recorded(arguments)
             return RunCommand.execute(options, commandLine: commandLine)
         case "serve fanout", "serve roundtrip", "serve chat":
             let scenario = Scenario(rawValue: String(spec.name.dropFirst("serve ".count)))!
             let options = try ServeCommand.options(parsed, scenario: scenario, command: spec.name)
-            let commandLine = (["bench"] + arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
+            let commandLine = BenchCommandLine.recorded(arguments)
             return RunCommand.execute(options, commandLine: commandLine)
         case "capacity fanout", "capacity roundtrip", "capacity chat":
             let scenario = Scenario(rawValue: String(spec.name.dropFirst("capacity ".count)))!

@@ -12,6 +12,12 @@ extension RunOptions {
         return [
             sourceAddressesOption,
             OptionSpec(
+                "connect-rate", value: "n/s",
+                help: "Clients connecting per second across the run, a ramp (client k starts its connect k/n s after "
+                    + "the first), in every placement: 500/s, 30/min. The setup timeout counts from the last one's "
+                    + "start. Without it: as fast as 128 connects under way at once go.",
+                default: "unpaced"),
+            OptionSpec(
                 "reconnect",
                 help: "A client whose connection drops (not at the run's end) connects again and says hello again, "
                     + "with exponential backoff and jitter; the reconnect metric is close → hello accepted. On bench "
@@ -50,11 +56,33 @@ extension RunOptions {
             throw UsageError(message: "--source-addresses is for the built-in server's clients, not --target", command: command)
         }
         configuration.sourceAddresses = try readSourceAddresses(reader: reader, parsed: parsed)
+        if let text = parsed.value("connect-rate") {
+            guard let interval = connectInterval(ofRate: text) else {
+                throw reader.invalid("connect-rate", "n/s", text, "expected clients per second or minute: 500/s, 30/min (up to 1000000/s)")
+            }
+            configuration.connectInterval = interval
+        }
         if parsed.value("drop-connections-at") != nil {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
         configuration.offlineQueue = parsed.has("offline-queue")
+    }
+
+    /// The time between two clients' connects at `text` (`N/s`, `N/min`, N a positive decimal, at most 1000000/s);
+    /// nil when it is none of these.
+    static func connectInterval(ofRate text: String) -> UInt64? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let count = Double(parts[0]), count.isFinite, count > 0 else { return nil }
+        let unit: Double
+        switch parts[1] {
+        case "s": unit = 1e9
+        case "min": unit = 60e9
+        default: return nil
+        }
+        let interval = unit / count
+        guard interval >= 1_000, interval <= 86_400e9 else { return nil }
+        return UInt64(interval.rounded())
     }
 
     /// `--reconnect` with `--reconnect-base`, `--reconnect-max` and `--reconnect-tries`; nil without `--reconnect`

@@ -10,7 +10,8 @@ extension RunOptions {
             ? OptionSpec(
                 "target", value: "url",
                 help: "Measure your own chat server instead of the built-in relay: nats://HOST:PORT/SUBJECT (room r is "
-                    + "SUBJECT.r), mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (TOPIC/r, with --qos), ws://HOST:PORT/PATH or "
+                    + "SUBJECT.r), mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (TOPIC/r, with --qos), mqtt+ws:// and nats+ws:// (the "
+                    + "same over WebSocket, at --ws-path), ws://HOST:PORT/PATH or "
                     + "tcp://HOST:PORT (with --subscribe and --publish, {room} in either), socketio://HOST:PORT/NAMESPACE "
                     + "(--subscribe '[\"join\",\"{room}\"]', --publish '[\"say\",\"{room}\",\"{marker}{padding}\"]'); each member "
                     + "sends on its own connection, and every other member of its room must receive it.")
@@ -20,18 +21,20 @@ extension RunOptions {
                 help: "Measure your own server's round trip instead of the built-in one's: an echo server at "
                     + "tcp://HOST:PORT (with --framing), ws://HOST:PORT/PATH or wss://…, which sends every "
                     + "message back verbatim; mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC or nats://HOST:PORT/SUBJECT (each "
-                    + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it); socketio://HOST:PORT/"
+                    + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it; mqtt+ws:// and nats+ws:// the same "
+                    + "over WebSocket, at --ws-path); socketio://HOST:PORT/"
                     + "NAMESPACE (each client emits --publish and takes the event that comes back with its marker); "
-                    + "mqtts:// and socketios:// over TLS (the server's certificate verified against the system's "
+                    + "mqtts://, mqtt+wss://, nats+wss:// and socketios:// over TLS (the server's certificate verified against the system's "
                     + "store, or --tls-ca, --tls-pin, --tls-insecure).")
             : OptionSpec(
                 "target", value: "url",
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
                     + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), "
+                    + "mqtt+ws:// and nats+ws:// (the same over WebSocket, at --ws-path: default /mqtt and /), "
                     + "sse://HOST:PORT/PATH (with --publish-url), socketio://HOST:PORT/NAMESPACE (with --publish, "
                     + "--subscribe), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it "
                     + "needs a join message); --clients subscribe, one more connection publishes. Over TLS: "
-                    + "wss://, mqtts://, sses:// (with an https:// --publish-url), socketios:// (the server's certificate "
+                    + "wss://, mqtts://, mqtt+wss://, nats+wss://, sses:// (with an https:// --publish-url), socketios:// (the server's certificate "
                     + "verified against the system's store, or --tls-ca, --tls-pin, --tls-insecure).")
         let framing = OptionSpec(
             "framing", value: "kind",
@@ -60,9 +63,14 @@ extension RunOptions {
                 : "The message each client sends (for socketio://, the event it emits as a JSON array, e.g. "
                     + "'[\"echo\",\"{marker}{padding}\"]'), with {marker} (required) and {padding} (filled up to --payload).",
             default: "{marker}{padding}")
-        guard fanout else { return [target, framing, subscribe, qos, publish] }
+        let header = OptionSpec(
+            "header", value: "'Name: value'",
+            help: "A field added to every HTTP handshake of a ws://, wss://, socketio://, sse:// target (and an sse:// "
+                + "publisher's POSTs): a token, a cookie, an API key; repeatable. Reports name it, never give its value.",
+            repeatable: true)
+        guard fanout else { return [target, header, framing, subscribe, qos, publish] }
         return [
-            target, framing, subscribe,
+            target, header, framing, subscribe,
             OptionSpec(
                 "publish-url", value: "url",
                 help: "An sse:// target: where the publisher POSTs each broadcast (the --publish template as the body), "
@@ -91,16 +99,19 @@ extension RunOptions {
             {
                 throw reader.invalid("target", "url", text, refusal)
             }
-            // A Socket.IO server's Engine.IO path is the one WebSocket path a target run asks for.
+            // A Socket.IO server's Engine.IO path, or the WebSocket path of MQTT or NATS over WebSocket, is the one
+            // WebSocket path a target run asks for (a ws:// URL has its own).
             for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads"]
-            where (parsed.value(option) != nil || parsed.has(option)) && !(option == "ws-path" && scheme.protocolScheme == .socketIO) {
+            where (parsed.value(option) != nil || parsed.has(option))
+                && !(option == "ws-path" && (scheme.protocolScheme == .socketIO || scheme.overWebSocket))
+            {
                 throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
             }
             if let path = parsed.value("ws-path") {
                 guard path.hasPrefix("/"), path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
                     throw reader.invalid("ws-path", "path", path, "expected a path from /, printable ASCII without blanks")
                 }
-                target?.engineIOPath = path
+                target?.webSocketPath = path
             }
             // Each is carried to children and agents in one field of their client spec.
             for (name, placeholder) in [("subscribe", "text"), ("publish", "template")] {
@@ -116,17 +127,20 @@ extension RunOptions {
                     throw reader.invalid("publish", "template", text, error.reason)
                 }
             }
-        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url"].first(where: { parsed.value($0) != nil }) {
+            try readHeaders(into: &target!, reader: reader, parsed: parsed)
+        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header"]
+            .first(where: { parsed.value($0) != nil })
+        {
             throw UsageError(message: "--\(option) goes with --target", command: command)
         }
         if let text = parsed.value("qos") {
             guard target?.url.scheme.protocolScheme == .mqtt else {
-                throw reader.invalid("qos", "0|1|2", text, "is for mqtt:// and mqtts:// targets")
+                throw reader.invalid("qos", "0|1|2", text, "is for MQTT targets (mqtt, mqtts, mqtt+ws, mqtt+wss)")
             }
             guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
             target?.qos = qos
         }
-        if let scheme = target?.url.scheme, [.mqtt, .sse, .socketIO].contains(scheme.protocolScheme),
+        if let scheme = target?.url.scheme, [.mqtt, .sse, .socketIO, .redis, .nats].contains(scheme.protocolScheme),
             let option = (scheme.protocolScheme == .socketIO ? ["framing"] : ["subscribe", "framing"])
                 .first(where: { parsed.value($0) != nil })
         {

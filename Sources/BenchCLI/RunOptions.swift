@@ -97,7 +97,8 @@ struct RunOptions {
                 default: defaults.transport.rawValue),
             OptionSpec(
                 "ws-path", value: "path",
-                help: "The WebSocket path clients ask for; with a socketio:// target, Engine.IO's path (default /socket.io/).",
+                help: "The WebSocket path clients ask for; with a socketio:// target, Engine.IO's path (default /socket.io/); with "
+                    + "mqtt+ws:// or nats+ws://, the broker's WebSocket path (default /mqtt and /).",
                 default: defaults.webSocketPath),
             OptionSpec(
                 "tls-cert", value: "pem",

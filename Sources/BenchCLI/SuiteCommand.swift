@@ -48,7 +48,7 @@ enum SuiteCommand {
         var results: [SuiteSummary.Entry] = []
         for (position, entry) in suite.entries.enumerated() {
             if SignalWatcher.shared?.signal != nil { break }
-            let commandLine = (["bench"] + entry.arguments).map(BenchCommandLine.shellQuoted).joined(separator: " ")
+            let commandLine = BenchCommandLine.recorded(entry.arguments)
             Console.out("== \(position + 1)/\(suite.entries.count) \(entry.name): \(commandLine)\n")
             var options = entry.options
             options.outputFolder = folder

@@ -19,7 +19,7 @@ public final class EventStreamSession: SessionStateMachine {
     public func connected(name: String) {
         guard role == .subscriber else { return }
         outbox.append(("GET \(settings.streamPath) HTTP/1.1\r\nHost: \(settings.streamHost)\r\n"
-            + "Accept: text/event-stream\r\nCache-Control: no-cache\r\n\r\n").utf8)
+            + "Accept: text/event-stream\r\nCache-Control: no-cache\r\n\(userFields)\r\n").utf8)
     }
 
     public func received(
@@ -33,7 +33,12 @@ public final class EventStreamSession: SessionStateMachine {
 
     public func publication(of payload: [UInt8]) -> Publication {
         let head = Array(("POST \(settings.publishPath) HTTP/1.1\r\nHost: \(settings.publishHost)\r\n"
-            + "Content-Type: text/plain\r\nContent-Length: \(payload.count)\r\n\r\n").utf8)
+            + "Content-Type: text/plain\r\nContent-Length: \(payload.count)\r\n\(userFields)\r\n").utf8)
         return Publication(bytes: head + payload, payloadOffset: head.count)
+    }
+
+    /// The user's fields (`--header`), each on its line.
+    private var userFields: String {
+        settings.fields.map { $0.text + "\r\n" }.joined()
     }
 }

@@ -36,9 +36,12 @@ public enum ServerProtocol: Sendable {
         public var streamHost: String
         public var publishPath: String
         public var publishHost: String
+        /// The user's fields (`--header`), on the stream's GET and on every POST.
+        public var fields: [HeaderField]
 
-        public init(streamPath: String, streamHost: String, publishPath: String, publishHost: String) {
+        public init(streamPath: String, streamHost: String, publishPath: String, publishHost: String, fields: [HeaderField] = []) {
             (self.streamPath, self.streamHost, self.publishPath, self.publishHost) = (streamPath, streamHost, publishPath, publishHost)
+            self.fields = fields
         }
     }
 

@@ -19,9 +19,10 @@ public enum RunSettingsCSV {
             "run_for_ns",
             "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
             "dead_after_ns", "max_queue_bytes", "target", "framing", "qos", "subscribe", "publish_template", "publish_url",
-            "engine_io_path", "transport", "ws_path", "timestamps",
+            "headers", "target_ws_path", "transport", "ws_path", "timestamps",
             "client_threads", "server_threads", "busy_poll", "io_engine", "host", "cpus", "kernel", "report_every_ns",
             "exact_budget_bytes", "reconnect_base_ns", "reconnect_max_ns", "reconnect_tries", "drop_connections_at_ns",
+            "connect_interval_ns",
         ]
         return rows(analysis, metadata: metadata).compactMap { row in
             row.key == "status" ? (key: "status", value: runningStatus) : keep.contains(row.key) ? row : nil
@@ -63,11 +64,12 @@ public enum RunSettingsCSV {
             ("target", target?.url.description ?? ""),
             ("framing", target?.url.scheme == .tcp ? target!.framing.rawValue : ""),
             // What else of a target's protocol changes what is measured: bench compare notes each difference.
-            ("qos", target.map { [.mqtt, .mqtts].contains($0.url.scheme) } == true ? "\(target!.qos)" : ""),
+            ("qos", target?.url.scheme.protocolScheme == .mqtt ? "\(target!.qos)" : ""),
             ("subscribe", target?.subscribeText ?? ""),
             ("publish_template", target?.publishTemplate.text ?? ""),
             ("publish_url", target?.publishURL?.description ?? ""),
-            ("engine_io_path", target?.engineIOPath ?? ""),
+            ("headers", target?.headers.names ?? ""),  // their names: the values are secrets
+            ("target_ws_path", target?.webSocketPath ?? ""),
             ("transport", target.map { $0.url.scheme.rawValue } ?? configuration.transport.rawValue),
             ("ws_path", configuration.transport.isWebSocket ? configuration.webSocketPath : ""),
             ("tls_certificate_sha256", recording.tlsCertificateFingerprint),
@@ -122,6 +124,7 @@ public enum RunSettingsCSV {
             ("reconnect_max_ns", configuration.reconnect.map { "\($0.maximum)" } ?? ""),
             ("reconnect_tries", configuration.reconnect.map { "\($0.tries)" } ?? ""),
             ("drop_connections_at_ns", configuration.dropConnectionsAt.map { "\($0)" } ?? ""),
+            ("connect_interval_ns", configuration.connectInterval.map { "\($0)" } ?? ""),  // --connect-rate
             ("connections_dropped", recording.server.connectionsDroppedAt == 0 ? "0" : "1"),
             ("client_outages", "\(recording.outages.count)"),
             ("client_outages_back", "\(recording.outagesBack)"),

@@ -129,6 +129,15 @@ import Testing
         #expect(opening(.sse(sse), .subscriber)
             == "GET /events HTTP/1.1\r\nHost: h:1\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n\r\n")
         #expect(opening(.sse(sse), .publisher) == "")
+        var withFields = sse
+        withFields.fields = [try! HeaderField(parsing: "Authorization: Bearer t"), try! HeaderField(parsing: "X-A: 1")]
+        #expect(opening(.sse(withFields), .subscriber)
+            == "GET /events HTTP/1.1\r\nHost: h:1\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n"
+                + "Authorization: Bearer t\r\nX-A: 1\r\n\r\n", "the user's fields, before the head ends")
+        let post = ProtocolSession(.sse(withFields), role: .publisher, maximumMessageSize: 64).machine.publication(of: [0x23])
+        #expect(String(decoding: post.bytes, as: UTF8.self)
+            == "POST /p HTTP/1.1\r\nHost: h:2\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n"
+                + "Authorization: Bearer t\r\nX-A: 1\r\n\r\n#", "and on every POST")
         let mqtt = ServerProtocol.MQTTSettings(topic: "t", qos: 0, keepAlive: 5, username: nil, password: nil, clientIDPrefix: "b-")
         let mqttOpening = bytes(.mqtt(mqtt), .subscriber)
         let connectLength = Int(mqttOpening[1]) + 2

@@ -78,6 +78,18 @@ import Testing
         try Self.expectEveryMessageReachedItsRoom(try ScenarioRunner.run(configuration, control: RunControl()))
     }
 
+    /// The same chat over mosquitto's WebSocket listener (mqtt+ws://) and nats-server's (nats+ws://): each member's
+    /// MQTT or NATS, in binary WebSocket messages.
+    @Test(
+        .enabled(if: MQTTInteropTests.hasMosquitto && TargetServerTests.hasNATS, "mosquitto or nats-server is not installed"),
+        arguments: ["mqtt", "nats"])
+    func chatOverWebSocketReachesEveryOtherMemberOfEachRoom(protocolName: String) throws {
+        let server = protocolName == "mqtt" ? try MQTTInteropTests.broker(webSocket: true) : try TargetServerTests.natsOverWebSocket()
+        defer { server.stop() }
+        let configuration = try Self.chat("\(protocolName)+ws://127.0.0.1:\(server.port)/chat")
+        try Self.expectEveryMessageReachedItsRoom(try ScenarioRunner.run(configuration, control: RunControl()))
+    }
+
     @Test(.enabled(
         if: SocketIOInteropTests.hasSocketIO,
         "python3-socketio or python3-aiohttp is not installed: apt-get install -y python3-socketio python3-aiohttp"))

@@ -31,8 +31,16 @@ import Testing
             transport: .tcp, webSocketPath: "/engine.io/",
             target: Self.target("socketio://127.0.0.1:9/chat") {
                 $0.publishTemplate = try! PublishTemplate(#"["echo","{marker}{padding}"]"#)
-                $0.engineIOPath = "/engine.io/"
+                $0.webSocketPath = "/engine.io/"
             }),
+        ClientSpec(
+            transport: .tcp, target: Self.target("ws://127.0.0.1:9/live") {
+                $0.headers = [try! HeaderField(parsing: "Authorization: Bearer a b"), try! HeaderField(parsing: "Cookie: s=1")]
+            }),
+        ClientSpec(transport: .ws, webSocketPath: "/", connectInterval: 2_000_000),
+        ClientSpec(
+            transport: .tcp, webSocketPath: "/ws", tlsTrust: .systemStore,
+            target: Self.target("mqtt+wss://user:pw@example.com:443/prices") { $0.webSocketPath = "/ws" }),
         ClientSpec(
             transport: .tcp, target: Self.target("nats://127.0.0.1:4222/chat"),
             chat: ClientSpec.ChatDeal(plan: ChatRoomPlan(rooms: 7, sizes: .zipf(1.25)), seed: 0xdead_beef_0102_0304)),
@@ -52,7 +60,7 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([11, 0, 0], "unknown field 11"),
+        ([13, 0, 0], "unknown field 13"),
         ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
         ([1, 0, 1, 0, 10, 0, 16, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1] + Array("zipf".utf8), "the chat rooms are not rooms"),
         ([1, 0, 1, 0, 10, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1] + Array("uniform".utf8), "a chat run of no room"),
@@ -72,7 +80,27 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 0xff], "--subscribe is not text"),
         ([1, 0, 1, 0, 4, 0, 13] + Array("wss://a:1/x/y".utf8), "a TLS run without its certificate"),
         ([1, 0, 1, 0, 8, 0, 3] + Array("abc".utf8), "--publish is not a template with {marker}"),
-    ]
+    ] + Self.headerRefusals
+
+    /// A target's `--header` fields from the network: a line that would smuggle in another field, or one a handshake
+    /// writes itself, is refused; so are fields without a target.
+    static let headerRefusals: [([UInt8], String)] = {
+        let target = Array("ws://a:1/x".utf8)
+        func spec(_ headers: String, target: [UInt8] = target) -> [UInt8] {
+            [1, 0, 1, 0] + (target.isEmpty ? [] : [4, 0, UInt8(target.count)] + target)
+                + [11, 0, UInt8(headers.utf8.count)] + Array(headers.utf8)
+        }
+        return [
+            (spec("X-Key: 1\r\n", target: []), "a target's settings without a target"),
+            (spec("X-Key: 1"), "the header fields are not lines of text"),
+            (spec("X-Key: 1\r\nHost: evil\r\n"), "Host is written by the handshake itself"),
+            (spec("X-Key: 1\nHost: evil\r\n"), "control character"),
+            (spec("\r\n"), "expected 'Name: value'"),
+            (spec("Bad Name: 1\r\n"), "is not a header name"),
+            ([1, 0, 1, 0, 12, 0, 4, 0, 0, 0, 1], "the connect interval is not 8 bytes"),
+            ([1, 0, 1, 0, 12, 0, 8, 0, 0, 0, 0, 0, 0, 3, 231], "a connect interval under 1µs"),
+        ]
+    }()
 
     @Test(arguments: refusals)
     func aSpecThatDoesNotFitIsRefusedSayingWhy(bytes: [UInt8], reason: String) {

@@ -39,11 +39,11 @@ import Testing
         defer { Posix.close(listener) }
         var table = ClientTable<TCP>(count: 4, window: 2)
         defer { table.closeAll() }
-        #expect(table.nextToConnect == 0)
+        #expect(table.nextToConnect(at: 1) == 0)
         let first = try connect(token: 1)
         table.started(first)
         table.started(try connect(token: 2))
-        #expect(table.nextToConnect == nil, "two under way fill a window of two")
+        #expect(table.nextToConnect(at: 1) == nil, "two under way fill a window of two")
         #expect((table.connecting, table.open) == (2, 2))
 
         try establish(first)
@@ -51,13 +51,13 @@ import Testing
         let connectTime = try #require(done)
         #expect(connectTime == max(1, first.establishedAt - first.startedAt))
         #expect(!table.isSettingUp(0) && table.isSettingUp(1))
-        #expect(table.nextToConnect == 2, "a connect done frees its place in the window")
+        #expect(table.nextToConnect(at: 1) == 2, "a connect done frees its place in the window")
 
         table.started(nil)  // place 2's connect could not start: it takes no place in the window
         #expect(table[2] == nil && !table.isSettingUp(2))
-        #expect(table.nextToConnect == 3 && !table.allStarted)
+        #expect(table.nextToConnect(at: 1) == 3 && !table.allStarted)
         table.started(try connect(token: 4))
-        #expect(table.allStarted && table.nextToConnect == nil)
+        #expect(table.allStarted && table.nextToConnect(at: 1) == nil)
         #expect((table.connecting, table.open) == (2, 3))
     }
 
@@ -93,11 +93,31 @@ import Testing
         var table = ClientTable<TCP>(count: 2, window: 1)
         defer { table.closeAll() }
         table.started(try connect(token: 1))
-        #expect(table.nextToConnect == nil)
+        #expect(table.nextToConnect(at: 1) == nil)
         let wasSettingUp = table.close(0)
         #expect(wasSettingUp == true, "closed before its handshakes were done")
-        #expect(table.nextToConnect == 1 && table.connectTimes[0] == 0)
+        #expect(table.nextToConnect(at: 1) == 1 && table.connectTimes[0] == 0)
         #expect((table.connecting, table.open) == (0, 0))
+    }
+
+    /// `--connect-rate`: the run's client k is due k intervals after the first connects began, on whichever thread
+    /// it is; the window still holds.
+    @Test func pacedConnectsAreDueTheirClientsIntervalsAfterTheStart() throws {
+        defer { Posix.close(listener) }
+        let start: UInt64 = 1_000_000
+        var table = ClientTable<TCP>(count: 3, window: 2, pace: .init(firstClient: 4, interval: 1_000, start: start))
+        #expect(table.nextToConnect(at: start) == nil, "client 4 is due 4 intervals after the start")
+        #expect(table.nextDue == start + 4_000)
+        #expect(table.nextToConnect(at: start + 3_999) == nil)
+        #expect(table.nextToConnect(at: start + 4_000) == 0)
+        table.started(nil)
+        #expect(table.nextDue == start + 5_000 && table.nextToConnect(at: start + 4_500) == nil)
+        #expect(table.nextToConnect(at: start + 9_000) == 1, "late: due at once")
+        table.started(nil)
+        table.started(nil)
+        #expect(table.nextDue == nil && table.nextToConnect(at: start + 99_000) == nil, "none left")
+        let unpaced = ClientTable<TCP>(count: 1, window: 1)
+        #expect(unpaced.nextToConnect(at: 1) == 0 && unpaced.nextDue == nil)
     }
 
     @Test func abandonedPlacesCountAsStartedWithNoConnection() throws {

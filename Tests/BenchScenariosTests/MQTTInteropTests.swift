@@ -14,10 +14,13 @@ import Testing
     static let hasMosquitto = FileManager.default.isExecutableFile(atPath: mosquitto)
     static let notice: Comment = "mosquitto is not installed: apt-get install -y mosquitto"
 
-    /// A broker on 127.0.0.1; with `password`, only user `bench` with it may connect.
-    static func broker(password: String? = nil) throws -> ExternalServer {
+    /// A broker on 127.0.0.1; with `password`, only user `bench` with it may connect; with `webSocket`, its listener
+    /// speaks MQTT over WebSocket (at any path, subprotocol `mqtt`).
+    static func broker(password: String? = nil, webSocket: Bool = false) throws -> ExternalServer {
         let folder = NSTemporaryDirectory() + "bench-mqtt-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // mosquitto started as root runs as its own user: it must be able to make its Unix socket here.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
         var access = "allow_anonymous true\n"
         if let password {
             try "bench:\(password)\n".write(toFile: folder + "/passwords", atomically: true, encoding: .utf8)
@@ -30,7 +33,11 @@ import Testing
         }
         return try ExternalServer.start(name: "mosquitto") { port in
             let configuration = folder + "/mosquitto-\(port).conf"
-            try? "listener \(port) 127.0.0.1\n\(access)".write(toFile: configuration, atomically: true, encoding: .utf8)
+            // mosquitto 2.0 with libwebsockets starts only beside a listener of its own kind: a Unix socket's, unused;
+            // its WebSocket listener binds every address, so it is held to the loopback interface.
+            let protocolLine = webSocket
+                ? "protocol websockets\nbind_interface lo\nlistener 0 \(folder)/mqtt-\(port).sock\n" : ""
+            try? "listener \(port) 127.0.0.1\n\(protocolLine)\(access)".write(toFile: configuration, atomically: true, encoding: .utf8)
             return (Self.mosquitto, ["-c", configuration])
         }
     }

@@ -70,7 +70,7 @@ import Testing
         let target = "socketios://127.0.0.1:\(port)/chat"
         var configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 10)
         try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(#"["echo","{marker}{padding}"]"#) }
-        configuration.changeTarget { $0.engineIOPath = "/realtime" }
+        configuration.changeTarget { $0.webSocketPath = "/realtime" }
         configuration.tlsTrust = .pin(path: certificate)
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)

@@ -13,6 +13,10 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct TargetPlacementMatrixTests {
     enum Server: String, CaseIterable, Sendable {
         case wsEcho, natsRoundtrip, mqttRoundtrip, redisFanout, natsFanout, wsPubSub
+        /// A WebSocket relay that refuses a handshake without `Authorization: Bearer …` (`--header`).
+        case wsBearerPubSub
+        /// MQTT and NATS over WebSocket (mqtt+ws://, nats+ws://): mosquitto's and nats-server's WebSocket listeners.
+        case mqttOverWebSocketFanout, natsOverWebSocketRoundtrip
     }
 
     enum Placement: String, CaseIterable, Sendable {
@@ -22,9 +26,9 @@ import Testing
     static var available: [Server] {
         Server.allCases.filter { server in
             switch server {
-            case .wsEcho, .wsPubSub: WebSocketTransportTests.pythonHasWebSockets
-            case .natsRoundtrip, .natsFanout: TargetServerTests.hasNATS
-            case .mqttRoundtrip: MQTTInteropTests.hasMosquitto
+            case .wsEcho, .wsPubSub, .wsBearerPubSub: WebSocketTransportTests.pythonHasWebSockets
+            case .natsRoundtrip, .natsFanout, .natsOverWebSocketRoundtrip: TargetServerTests.hasNATS
+            case .mqttRoundtrip, .mqttOverWebSocketFanout: MQTTInteropTests.hasMosquitto
             case .redisFanout: TargetServerTests.hasRedis
             }
         }
@@ -37,12 +41,15 @@ import Testing
     func everyServerWithEveryPlacementMeasuresEveryMessage(_ server: Server, _ placement: Placement) throws {
         let (external, target) = try Self.start(server)
         defer { external.stop() }
-        var configuration = server == .redisFanout || server == .natsFanout || server == .wsPubSub
+        var configuration = [.redisFanout, .natsFanout, .wsPubSub, .wsBearerPubSub, .mqttOverWebSocketFanout].contains(server)
             ? try TargetServerTests.fanout(target, subscribers: 6, broadcasts: 20)
             : try TargetServerTests.roundtrip(target, clients: 6, messages: 20)
-        if server == .wsPubSub {
+        if server == .wsPubSub || server == .wsBearerPubSub {
             configuration.warmup = 3  // the relay registers a connection just after its handshake
             try configuration.changeTarget { $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}") }
+        }
+        if server == .wsBearerPubSub {  // the agents learn it over their control channel, in their client spec
+            try configuration.changeTarget { $0.headers = [try HeaderField(parsing: "Authorization: Bearer \(Self.bearer)")] }
         }
         let recording: RunRecording
         switch placement {
@@ -75,6 +82,9 @@ import Testing
         }
     }
 
+    /// The token the bearer relay wants.
+    static let bearer = "t0k-matrix"
+
     static func start(_ server: Server) throws -> (ExternalServer, String) {
         switch server {
         case .wsEcho:
@@ -83,6 +93,15 @@ import Testing
         case .wsPubSub:
             let external = try ExternalServer.python("ws_broadcast_server.py")
             return (external, "ws://127.0.0.1:\(external.port)/")
+        case .wsBearerPubSub:
+            let external = try ExternalServer.python("ws_broadcast_server.py", Self.bearer)
+            return (external, "ws://127.0.0.1:\(external.port)/")
+        case .mqttOverWebSocketFanout:
+            let external = try MQTTInteropTests.broker(webSocket: true)
+            return (external, "mqtt+ws://127.0.0.1:\(external.port)/matrix")
+        case .natsOverWebSocketRoundtrip:
+            let external = try TargetServerTests.natsOverWebSocket()
+            return (external, "nats+ws://127.0.0.1:\(external.port)/matrix")
         case .natsRoundtrip, .natsFanout:
             let external = try ExternalServer.start(name: "nats") { port in
                 (TargetServerTests.natsServer!, ["-a", "127.0.0.1", "-p", "\(port)"])

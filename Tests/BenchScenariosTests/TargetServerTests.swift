@@ -17,6 +17,18 @@ import Testing
         .first { FileManager.default.isExecutableFile(atPath: $0) }
     static let hasRedis = FileManager.default.isExecutableFile(atPath: redisServer)
     static let hasNATS = natsServer != nil
+
+    /// A nats-server whose WebSocket listener (without TLS) is the port returned; its client port is its own choice.
+    static func natsOverWebSocket() throws -> ExternalServer {
+        let folder = NSTemporaryDirectory() + "bench-nats-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return try ExternalServer.start(name: "nats-ws") { port in
+            let configuration = folder + "/nats-\(port).conf"
+            try? "host: 127.0.0.1\nport: -1\nwebsocket {\n  listen: \"127.0.0.1:\(port)\"\n  no_tls: true\n}\n"
+                .write(toFile: configuration, atomically: true, encoding: .utf8)
+            return (Self.natsServer!, ["-c", configuration])
+        }
+    }
     static let hasPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures").path
@@ -396,9 +408,9 @@ final class ExternalServer {
     }
 
     /// A fixture in Tests/Fixtures run by /usr/bin/python3 with the port as its argument.
-    static func python(_ script: String) throws -> ExternalServer {
+    static func python(_ script: String, _ arguments: String...) throws -> ExternalServer {
         try start(name: script) { port in
-            ("/usr/bin/python3", [TargetServerTests.fixtures + "/" + script, "\(port)"])
+            ("/usr/bin/python3", [TargetServerTests.fixtures + "/" + script, "\(port)"] + arguments)
         }
     }
 

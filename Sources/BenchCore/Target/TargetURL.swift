@@ -9,17 +9,25 @@
 ///     socketio://HOST:PORT[/NAMESPACE]  a Socket.IO server (v5, Engine.IO v4, over WebSocket)
 ///     http://HOST:PORT/PATH           where an sse:// target's publisher POSTs (`--publish-url`), not a target
 ///     mqtts://, sses://, socketios://, https://   the same over TLS (as wss:// is ws:// over TLS)
+///     mqtt+ws://, nats+ws://          MQTT or NATS over WebSocket (the WebSocket path is `--ws-path`: /mqtt, /);
+///     mqtt+wss://, nats+wss://        the same over TLS
 public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
         case tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, http, https
         case socketIO = "socketio"
         case socketIOSecure = "socketios"
+        case mqttOverWebSocket = "mqtt+ws"
+        case mqttOverSecureWebSocket = "mqtt+wss"
+        case natsOverWebSocket = "nats+ws"
+        case natsOverSecureWebSocket = "nats+wss"
 
-        /// The protocol spoken, TLS aside: wss → ws, mqtts → mqtt, sses → sse, https → http, socketios → socketio.
+        /// The protocol spoken, TLS and WebSocket aside: wss → ws, mqtts → mqtt, sses → sse, https → http,
+        /// socketios → socketio, mqtt+ws(s) → mqtt, nats+ws(s) → nats.
         public var protocolScheme: Scheme {
             switch self {
             case .wss: .ws
-            case .mqtts: .mqtt
+            case .mqtts, .mqttOverWebSocket, .mqttOverSecureWebSocket: .mqtt
+            case .natsOverWebSocket, .natsOverSecureWebSocket: .nats
             case .sses: .sse
             case .https: .http
             case .socketIOSecure: .socketIO
@@ -28,7 +36,36 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         }
 
         /// True for the schemes over TLS.
-        public var usesTLS: Bool { protocolScheme != self }
+        public var usesTLS: Bool {
+            [.wss, .mqtts, .sses, .https, .socketIOSecure, .mqttOverSecureWebSocket, .natsOverSecureWebSocket].contains(self)
+        }
+
+        /// True for the protocols carried in WebSocket messages although they have a stream of their own (MQTT, NATS):
+        /// their bytes are the WebSocket messages' (binary), their handshake an HTTP one.
+        public var overWebSocket: Bool {
+            [.mqttOverWebSocket, .mqttOverSecureWebSocket, .natsOverWebSocket, .natsOverSecureWebSocket].contains(self)
+        }
+
+        /// The WebSocket path a client asks for when `--ws-path` does not say (the URL's path names a topic or a
+        /// subject): mosquitto's and EMQX's `/mqtt`, nats-server's `/`; nil for the schemes whose URL has it.
+        public var defaultWebSocketPath: String? {
+            switch self {
+            case .mqttOverWebSocket, .mqttOverSecureWebSocket: "/mqtt"
+            case .natsOverWebSocket, .natsOverSecureWebSocket: "/"
+            case .socketIO, .socketIOSecure: "/socket.io/"
+            default: nil
+            }
+        }
+
+        /// The WebSocket subprotocol a client asks for: `mqtt` for MQTT over WebSocket (as MQTT 3.1.1 §6 wants it).
+        public var webSocketSubprotocol: String? {
+            protocolScheme == .mqtt && overWebSocket ? "mqtt" : nil
+        }
+
+        /// Every scheme's name, for messages.
+        static var names: String {
+            "tcp, ws, wss, redis, nats, nats+ws, nats+wss, mqtt, mqtts, mqtt+ws, mqtt+wss, sse, sses, socketio or socketios"
+        }
     }
 
     public var scheme: Scheme
@@ -53,10 +90,10 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     /// Parses `text`; throws with the reason when it is not a target this harness speaks.
     public init(_ text: String) throws(Invalid) {
         guard let separator = text.firstRange(of: "://") else {
-            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, socketio or socketios")
+            throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of \(Scheme.names)")
         }
         guard let scheme = Scheme(rawValue: String(text[..<separator.lowerBound]).lowercased()) else {
-            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, socketio or socketios")
+            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected \(Scheme.names)")
         }
         self.scheme = scheme
         var rest = Substring(text[separator.upperBound...])
@@ -116,10 +153,11 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
             path = String(topic)
         case .redis, .nats:
             let name = rest.dropFirst()
-            guard !name.isEmpty, !name.contains("/") || scheme == .nats else {
-                throw Invalid(reason: "expected \(scheme == .redis ? "a channel" : "a subject") after the address, as \(scheme)://HOST:PORT/NAME")
+            let isNATS = scheme.protocolScheme == .nats
+            guard !name.isEmpty, !name.contains("/") || isNATS else {
+                throw Invalid(reason: "expected \(isNATS ? "a subject" : "a channel") after the address, as \(scheme.rawValue)://HOST:PORT/NAME")
             }
-            guard !name.contains(" ") && !(scheme == .nats && (name.contains("*") || name.contains(">"))) else {
+            guard !name.contains(" ") && !(isNATS && (name.contains("*") || name.contains(">"))) else {
                 throw Invalid(reason: "a subject to publish to cannot hold wildcards")
             }
             path = String(name)
@@ -146,8 +184,6 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension TargetURL.Scheme {
-    /// Why a round trip cannot be measured through a server of this scheme; nil when it can (each client publishes to
-    /// its own topic, or sends to an echo, and reads its messages back).
     /// True when a chat server of this scheme sends each message to its sender too (NATS, MQTT, Redis: the sender is
     /// subscribed to its room): the sender's read of it is the message's round trip.
     public var sendsChatToSender: Bool {
@@ -164,6 +200,8 @@ extension TargetURL.Scheme {
         }
     }
 
+    /// Why a round trip cannot be measured through a server of this scheme; nil when it can (each client publishes to
+    /// its own topic, or sends to an echo, and reads its messages back).
     public var roundtripRefusal: String? {
         switch protocolScheme {
         case .tcp, .ws, .mqtt, .nats, .socketIO: return nil

@@ -13,14 +13,18 @@ public enum WebSocketHandshake {
         Base64.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })
     }
 
-    /// The client's request for `path` on `host` (host:port as the Host field wants it).
-    public static func request(host: String, path: String, key: String) -> HTTPHead {
-        HTTPHead(
-            startLine: "GET \(path) HTTP/1.1",
-            fields: [
-                ("Host", host), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
-                ("Sec-WebSocket-Key", key), ("Sec-WebSocket-Version", "13"),
-            ])
+    /// The client's request for `path` on `host` (host:port as the Host field wants it), asking for `subprotocol`
+    /// where one is given (MQTT's `mqtt`), with the user's `extra` fields last (`--header`).
+    public static func request(
+        host: String, path: String, key: String, subprotocol: String? = nil, extra: [HeaderField] = []
+    ) -> HTTPHead {
+        var fields: [(name: String, value: String)] = [
+            ("Host", host), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
+            ("Sec-WebSocket-Key", key), ("Sec-WebSocket-Version", "13"),
+        ]
+        if let subprotocol { fields.append(("Sec-WebSocket-Protocol", subprotocol)) }
+        fields += extra.map { ($0.name, $0.value) }
+        return HTTPHead(startLine: "GET \(path) HTTP/1.1", fields: fields)
     }
 
     /// A request the server refuses: the HTTP status to answer with and why, for the events.
@@ -66,8 +70,9 @@ public enum WebSocketHandshake {
         return HTTPHead(startLine: "HTTP/1.1 \(refusal.status) \(text)", fields: fields)
     }
 
-    /// Checks the server's answer to a request made with `key`; nil when it accepted, otherwise why not.
-    public static func problem(withAnswer answer: HTTPHead, key: String) -> String? {
+    /// Checks the server's answer to a request made with `key` (asking for `subprotocol`, where one was); nil when it
+    /// accepted, otherwise why not.
+    public static func problem(withAnswer answer: HTTPHead, key: String, subprotocol: String? = nil) -> String? {
         let parts = answer.startLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0] == "HTTP/1.1", parts[1] == "101" else {
             return "the server answered the handshake with \(answer.startLine.prefix(80))"
@@ -77,6 +82,10 @@ public enum WebSocketHandshake {
         }
         guard answer.value(of: "Sec-WebSocket-Accept") == acceptValue(forKey: key) else {
             return "the server's Sec-WebSocket-Accept does not match the key sent"
+        }
+        if let subprotocol, answer.value(of: "Sec-WebSocket-Protocol")?.lowercased() != subprotocol.lowercased() {
+            return "the server did not take the WebSocket subprotocol \(subprotocol) (it answered "
+                + (answer.value(of: "Sec-WebSocket-Protocol").map { "\($0.prefix(40))" } ?? "none") + ")"
         }
         return nil
     }

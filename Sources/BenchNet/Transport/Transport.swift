@@ -65,6 +65,10 @@ public struct TransportSettings: @unchecked Sendable {
     }
     /// WebSocket messages are text (a user's server that speaks JSON): sent as text frames, and text accepted.
     public var webSocketText = false
+    /// The WebSocket subprotocol clients ask for and the server must take (`mqtt` for MQTT over WebSocket); nil: none.
+    public var webSocketSubprotocol: String?
+    /// Fields a client adds to its WebSocket handshake (`--header`: a token, a cookie).
+    public var handshakeFields: [HeaderField] = []
     /// A server's connections whose first byte is 0 carry bench frames as they are, past the transport's layers:
     /// the control connections of agents (``Connection/isPlain``), which learn the transport only from their welcome.
     /// A TLS record (0x16) or an HTTP request ('G') never starts so.

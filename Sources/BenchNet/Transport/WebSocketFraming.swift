@@ -28,11 +28,16 @@ public struct WebSocketFraming: FramingLayer {
     public private(set) var pingsReceived = 0
     /// What a message goes out as: binary (bench frames), or text for a user's server that wants it.
     private let dataOpcode: WebSocketOpcode
+    /// A client's: the subprotocol it asks for, and the user's fields it adds to its handshake.
+    private let subprotocol: String?
+    private let extraFields: [HeaderField]
 
     public init(role: TransportRole, settings: TransportSettings) {
         self.role = role
         self.path = settings.webSocketPath
         self.host = settings.webSocketHost
+        self.subprotocol = settings.webSocketSubprotocol
+        self.extraFields = settings.handshakeFields
         self.parser = WebSocketFrameParser(
             maximumMessageSize: settings.maximumFrameSize, peerMasks: role == .server, acceptsText: settings.webSocketText)
         self.dataOpcode = settings.webSocketText ? .text : .binary
@@ -45,7 +50,8 @@ public struct WebSocketFraming: FramingLayer {
     public mutating func start(_ reply: (UnsafeRawBufferPointer) -> Bool) throws(ConnectionError) {
         guard role == .client else { return }
         key = WebSocketHandshake.makeKey(using: &random)
-        let request = WebSocketHandshake.request(host: host, path: path, key: key).bytes
+        let request = WebSocketHandshake.request(
+            host: host, path: path, key: key, subprotocol: subprotocol, extra: extraFields).bytes
         guard request.withUnsafeBytes({ reply($0) }) else { throw .handshake("could not send the Upgrade request") }
     }
 
@@ -140,7 +146,13 @@ public struct WebSocketFraming: FramingLayer {
             }
             guard answer.bytes.withUnsafeBytes(reply) else { throw .handshake("could not send the 101") }
         case .client:
-            if let problem = WebSocketHandshake.problem(withAnswer: head, key: key) { throw .handshake(problem) }
+            if let problem = WebSocketHandshake.problem(withAnswer: head, key: key, subprotocol: subprotocol) {
+                // A refusal's body, as far as this read brought it, is the server's reason (a 401's "token expired").
+                let body = String(decoding: bytes[used...].prefix(200), as: UTF8.self).unicodeScalars
+                    .map { $0.value < 0x20 || $0.value == 0x7F ? " " : String($0) }.joined()
+                    .split(separator: " ").joined(separator: " ")
+                throw .handshake(body.isEmpty || head.startLine.contains(" 101 ") ? problem : "\(problem): \(body)")
+            }
         }
         headReader = HTTPHeadReader()  // its bytes are not needed again
         state = .open

@@ -103,8 +103,7 @@ struct ClientGroupShare: Sendable {
         self.ids = configuration.localClients
         self.target = target
         self.address = address
-        self.settings = try TargetRunner.transportSettings(
-            for: target, payload: configuration.payload, engineIOPath: settings.engineIOPath, trust: spec.tlsTrust)
+        self.settings = try TargetRunner.transportSettings(for: settings, payload: configuration.payload, trust: spec.tlsTrust)
         self.kind = TargetRunner.speech(of: settings, configuration)
         self.kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         _ = DescriptorLimit.raiseToHardLimit()

@@ -18,10 +18,13 @@ public struct ClientSpec: Equatable, Sendable {
     /// A target run: the user's server the clients connect to (the certificate above is a wss target's) and how to
     /// speak to it: what each sends first (`--subscribe`), how a tcp target cuts messages (`--framing`), an MQTT
     /// target's QoS, in roundtrip what each client sends (`--publish`), a socketio:// target's Engine.IO path (carried
-    /// as the WebSocket path). The publisher's own settings (its `--publish-url`) stay with the measuring side.
+    /// as the WebSocket path), the `--header` fields of their handshakes (secrets: here, never on a command line). The
+    /// publisher's own settings (its `--publish-url`) stay with the measuring side.
     public var target: TargetSettings?
     /// A chat run: its rooms and the seed that deals them, so that every process deals the same rooms.
     public var chat: ChatDeal?
+    /// `--connect-rate`: the time between two clients' first connects across the run; nil: a window at a time.
+    public var connectInterval: UInt64?
 
     /// A chat run's rooms as its clients elsewhere are told them.
     public struct ChatDeal: Equatable, Sendable {
@@ -31,13 +34,14 @@ public struct ClientSpec: Equatable, Sendable {
 
     public init(
         transport: TransportKind, webSocketPath: String = "/", tlsTrust: TLSTrust? = nil, target: TargetSettings? = nil,
-        chat: ChatDeal? = nil
+        chat: ChatDeal? = nil, connectInterval: UInt64? = nil
     ) {
         self.transport = transport
         self.webSocketPath = webSocketPath
         self.tlsTrust = tlsTrust
         self.target = target
         self.chat = chat
+        self.connectInterval = connectInterval
     }
 
     private enum Tag: UInt8 {
@@ -54,6 +58,10 @@ public struct ClientSpec: Equatable, Sendable {
         case tlsTrustKind = 9
         /// Chat: the rooms (4 bytes), the seed (8 bytes, both big-endian), then how sizes are drawn (`uniform`, `zipf:S`).
         case chat = 10
+        /// A target's `--header` fields, each `Name: value` and CR LF after it (a value has no line break).
+        case headers = 11
+        /// `--connect-rate`: the nanoseconds between two clients' first connects (8 bytes, big-endian).
+        case connectInterval = 12
     }
 
     /// The frame, length field included.
@@ -79,12 +87,14 @@ public struct ClientSpec: Equatable, Sendable {
             field(.qos, [target.qos])
             if let subscribeText = target.subscribeText { field(.subscribeText, subscribeText.utf8) }
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
+            if !target.headers.isEmpty { field(.headers, target.headers.map { $0.text + "\r\n" }.joined().utf8) }
         }
         if let chat {
             let rooms: [UInt8] = withUnsafeBytes(of: UInt32(chat.plan.rooms).bigEndian, Array.init)
             let seed: [UInt8] = withUnsafeBytes(of: chat.seed.bigEndian, Array.init)
             field(.chat, rooms + seed + Array(chat.plan.sizesText.utf8))
         }
+        if let connectInterval { field(.connectInterval, withUnsafeBytes(of: connectInterval.bigEndian, Array.init)) }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }
@@ -106,6 +116,8 @@ public struct ClientSpec: Equatable, Sendable {
         var qos: UInt8 = 0
         var publish: PublishTemplate?
         var chat: ChatDeal?
+        var headers: [HeaderField] = []
+        var connectInterval: UInt64?
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -164,6 +176,30 @@ public struct ClientSpec: Equatable, Sendable {
                 let seed = field[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 guard rooms >= 1 else { throw SpecError("a chat run of no room") }
                 chat = ChatDeal(plan: ChatRoomPlan(rooms: rooms, sizes: drawn), seed: seed)
+            case .connectInterval:
+                guard value.count == 8 else { throw SpecError("the connect interval is not 8 bytes") }
+                let interval = value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                guard interval >= 1_000 else { throw SpecError("a connect interval under 1µs") }
+                connectInterval = interval
+            case .headers:
+                // Cut as bytes at each CR LF (one Character to String); a lone CR or LF stays in its line, refused.
+                let bytes = Array(value)
+                guard String(validating: bytes, as: UTF8.self) != nil, bytes.suffix(2).elementsEqual([13, 10]) else {
+                    throw SpecError("the header fields are not lines of text")
+                }
+                var lines: [ArraySlice<UInt8>] = []
+                var start = 0
+                for index in 0..<bytes.count - 1 where bytes[index] == 13 && bytes[index + 1] == 10 {
+                    lines.append(bytes[start..<index])
+                    start = index + 2
+                }
+                for line in lines {
+                    do {
+                        headers.append(try HeaderField(parsing: String(decoding: line, as: UTF8.self)))
+                    } catch {
+                        throw SpecError("a header field does not fit: \(error.reason)")
+                    }
+                }
             }
         }
         guard let transport else { throw SpecError("no transport") }
@@ -181,16 +217,21 @@ public struct ClientSpec: Equatable, Sendable {
             throw SpecError(secure ? "a TLS run without its certificate" : "a certificate for a run without TLS")
         }
         var settings = target.map(TargetSettings.init)
-        if target == nil, subscribe != nil || publish != nil || seen.contains(Tag.framing.rawValue) || seen.contains(Tag.qos.rawValue) {
+        if target == nil, subscribe != nil || publish != nil || !headers.isEmpty || seen.contains(Tag.framing.rawValue)
+            || seen.contains(Tag.qos.rawValue)
+        {
             throw SpecError("a target's settings without a target")
         }
         settings?.framing = framing
         settings?.qos = qos
         settings?.subscribeText = subscribe
         settings?.publishTemplate = publish ?? .bare
-        if target?.scheme.protocolScheme == .socketIO && path != "/" { settings?.engineIOPath = path }
+        settings?.headers = headers
+        if let scheme = target?.scheme, scheme.defaultWebSocketPath != nil && path != "/" { settings?.webSocketPath = path }
         guard chat == nil || settings != nil else { throw SpecError("chat rooms without a target") }
-        self.init(transport: transport, webSocketPath: path, tlsTrust: trust, target: settings, chat: chat)
+        self.init(
+            transport: transport, webSocketPath: path, tlsTrust: trust, target: settings, chat: chat,
+            connectInterval: connectInterval)
     }
 
     /// Why a client spec from the network was refused.

@@ -32,6 +32,7 @@ extension RunConfiguration {
         token = welcome.runToken
         transport = spec.transport
         webSocketPath = spec.webSocketPath
+        connectInterval = spec.connectInterval
         if let target = spec.target {
             if scenario == .roundtrip, let refusal = target.url.scheme.roundtripRefusal {
                 throw .setupFailed("the run's spec asks a round trip of \(target.url): \(refusal)")

@@ -193,7 +193,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     /// Accepts connections until every client said hello.
     private func waitForClients() throws(RunError) {
         try loop.setUp(
-            self, timeout: configuration.setupTimeout, isDone: { helloCount >= configuration.clients },
+            self, timeout: configuration.setupBudget, isDone: { helloCount >= configuration.clients },
             openMore: { () throws(RunError) in
                 if let reason = control.setupFailureReason { throw .setupFailed(reason) }
                 resumeAcceptingIfDue(at: MonotonicClock.now())
@@ -201,7 +201,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
             timedOut: {
                 .setupFailed(
                     "\(helloCount) of \(configuration.clients) clients connected and said hello within "
-                        + DurationText.format(configuration.setupTimeout) + agentsSummary)
+                        + DurationText.format(configuration.setupBudget) + agentsSummary)
             })
     }
 

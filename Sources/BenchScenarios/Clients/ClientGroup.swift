@@ -53,7 +53,11 @@ final class ClientGroup<T: Transport> {
             kernelClock: kernelClock, readSize: 2 * configuration.payload)
         self.writer = writer
         self.endSignal = endSignal
-        table = ClientTable(count: ids.count, window: ClientLoop<T>.connectWindow)
+        table = ClientTable(
+            count: ids.count, window: ClientLoop<T>.connectWindow,
+            pace: configuration.connectInterval.map {
+                ClientTable<T>.Pace(firstClient: ids.lowerBound, interval: $0, start: MonotonicClock.now())
+            })
         let maximum = max(64 << 10, 4 * configuration.payload)
         let rooms = configuration.chatRooms.map { plan in
             let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: configuration.seed)
@@ -87,7 +91,7 @@ final class ClientGroup<T: Transport> {
             sendKeepAlives()
             reportLoad()
             writer.flush()
-            let proceed = try? loop.wait(timeoutMilliseconds: 100) { token, events in
+            let proceed = try? loop.wait(timeoutMilliseconds: waitLimit) { token, events in
                 switch token {
                 // Fanout: the measuring side never writes on a channel, so readable is its end.
                 case Self.endToken:
@@ -108,7 +112,7 @@ final class ClientGroup<T: Transport> {
     /// is up).
     func openMore() {
         guard openPublisher() else { return }
-        while let place = table.nextToConnect {
+        while let place = table.nextToConnect(at: MonotonicClock.now()) {
             do {
                 table.started(try loop.connect(to: address, token: UInt64(place + 1), transmitStamps: own != nil))
             } catch {
@@ -116,6 +120,13 @@ final class ClientGroup<T: Transport> {
                 report(.closed, place, "cannot connect to \(target): \(error)")
             }
         }
+    }
+
+    /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect is due.
+    private var waitLimit: Int32 {
+        guard let due = table.nextDue else { return 100 }
+        let now = MonotonicClock.now()
+        return due <= now ? 0 : Int32(min(100, (due - now + 999_999) / 1_000_000))
     }
 
     /// Sets up io_uring on this thread: the subscribers' reads arrive through its ring and each pass's writes go out in

@@ -3,14 +3,28 @@ import BenchNet
 
 /// The connections of one thread's simulated clients, by place (the client is the thread's first id plus its place),
 /// and where their connects stand: which have started, which are still in their handshakes (at most a connect window
-/// of first connects at once), how many are open, and each one's connect time. Every client role keeps its
-/// connections here (the built-in server's ``EchoClients``, a target's ``ClientGroup``); what a role does with a
-/// connection once it is up (say hello, subscribe) is the role's.
+/// of first connects at once, and with `--connect-rate` none before its time), how many are open, and each one's
+/// connect time. Every client role keeps its connections here (the built-in server's ``EchoClients``, a target's
+/// ``ClientGroup``); what a role does with a connection once it is up (say hello, subscribe) is the role's.
 struct ClientTable<T: Transport> {
     /// How many clients the thread has.
     let count: Int
     /// First connects under way at once (``ClientLoop/connectWindow``).
     let window: Int
+    /// `--connect-rate`: the run's client `k` starts its first connect `k` intervals after `start` (when the thread's
+    /// clients were set up), whichever thread or process it is on: the herd comes at the rate asked. Nil: a window at
+    /// a time.
+    let pace: Pace?
+
+    /// When each first connect is due, with `--connect-rate`.
+    struct Pace {
+        /// The run's id of the table's place 0.
+        var firstClient: Int
+        /// Between two clients' connects (ns).
+        var interval: UInt64
+        /// When the run's client 0 was due (monotonic ns).
+        var start: UInt64
+    }
     /// By place, in the order their first connects started; nil where a connect could not start.
     private(set) var connections: [Connection<T>?] = []
     /// Per place: its current connection's handshakes are not done yet (and it is not closed).
@@ -22,9 +36,10 @@ struct ClientTable<T: Transport> {
     /// Connections open: started and not closed.
     private(set) var open = 0
 
-    init(count: Int, window: Int) {
+    init(count: Int, window: Int, pace: Pace? = nil) {
         self.count = count
         self.window = window
+        self.pace = pace
         connections.reserveCapacity(count)
         inHandshakes.reserveCapacity(count)
         connectTimes = Array(repeating: 0, count: count)
@@ -39,12 +54,21 @@ struct ClientTable<T: Transport> {
     /// Every place's first connect has started (or could not).
     var allStarted: Bool { connections.count == count }
 
-    /// The place whose first connect may start now: nil when every one has, or a window of connects is under way.
-    var nextToConnect: Int? {
-        connections.count < count && connecting < window ? connections.count : nil
+    /// The place whose first connect may start at `now`: nil when every one has, a window of connects is under way,
+    /// or with a pace, its time has not come (``nextDue``).
+    func nextToConnect(at now: UInt64) -> Int? {
+        guard connections.count < count && connecting < window else { return nil }
+        guard let due = nextDue else { return connections.count }
+        return now >= due ? connections.count : nil
     }
 
-    /// The first connect of place ``nextToConnect`` started (`connection`), or could not (nil).
+    /// With a pace, when the next first connect is due (nil: none is left, or there is no pace).
+    var nextDue: UInt64? {
+        guard let pace, connections.count < count else { return nil }
+        return pace.start &+ UInt64(pace.firstClient + connections.count) &* pace.interval
+    }
+
+    /// The first connect of place ``nextToConnect(at:)`` started (`connection`), or could not (nil).
     mutating func started(_ connection: Connection<T>?) {
         precondition(connections.count < count, "every client of the table has started")
         connections.append(connection)

@@ -4,10 +4,12 @@ import BenchNet
 /// Connections coming and going: the first connects (``ClientLoop/connectWindow`` at a time), the hellos, the
 /// closes, and what a close means (the setup failing, or, with `--reconnect`, a try again).
 extension EchoClients {
-    /// Starts connects until ``ClientLoop/connectWindow`` are under way or every client has one. False (after telling the
-    /// server) on failure.
+    /// Starts connects until ``ClientLoop/connectWindow`` are under way, every client has one, or with
+    /// `--connect-rate` the next is not due yet (the connect timer is armed for it). False (after telling the server)
+    /// on failure.
     func openMoreConnections() -> Bool {
-        while let position = table.nextToConnect {
+        defer { armConnectTimer() }
+        while let position = table.nextToConnect(at: MonotonicClock.now()) {
             if control.isStopRequested { return false }
             let client = ids.lowerBound + position
             do {

@@ -31,8 +31,9 @@ extension EchoClients {
             heartbeatTimer.drain()
             if heartbeat > 0 { sendHeartbeatSlice() }
             postLoad()
-        case Token.reconnectTimer:
-            reconnectTimer.drain()
+        case Token.connectTimer:
+            connectTimer.drain()
+            guard openMoreConnections() else { return false }
             startDueReconnects()
         default:
             let position = Int(token - Token.firstConnection)

@@ -19,7 +19,7 @@ extension EchoClients {
         }
         let due = MonotonicClock.now() &+ backoff.delay(attempt: attempt, random: &backoffRandom)
         pendingReconnects.append((due, position, attempt))
-        armReconnectTimer()
+        armConnectTimer()
     }
 
     /// Starts the reconnects that are due, as many as ``EchoClients/reconnectWindow`` takes; the rest wait for the timer
@@ -41,7 +41,7 @@ extension EchoClients {
             let (_, position, attempt) = pendingReconnects.removeLast()
             reconnect(position: position, attempt: attempt)
         }
-        armReconnectTimer()
+        armConnectTimer()
     }
 
     /// Connects the client at `position` again; a connect that fails at once is the attempt failing.
@@ -54,10 +54,10 @@ extension EchoClients {
         }
     }
 
-    /// Arms the timer for the earliest pending reconnect; with none pending it is left as it is (firing once more does
-    /// nothing).
-    private func armReconnectTimer() {
-        guard let earliest = pendingReconnects.lazy.map(\.due).min() else { return }
-        try? reconnectTimer.arm(at: max(earliest, 1))
+    /// Arms the timer for the earliest pending reconnect or the next paced first connect; with neither it is left as
+    /// it is (firing once more does nothing).
+    func armConnectTimer() {
+        guard let earliest = [pendingReconnects.lazy.map(\.due).min(), table.nextDue].compactMap({ $0 }).min() else { return }
+        try? connectTimer.arm(at: max(earliest, 1))
     }
 }

@@ -64,8 +64,8 @@ final class EchoClients<T: Transport> {
     let backoff: ReconnectBackoff?
     /// The jitter of the reconnects' backoff.
     var backoffRandom: SplitMix64
-    /// Fires when the earliest reconnect is due.
-    let reconnectTimer: MonotonicTimer
+    /// Fires when the next paced first connect (`--connect-rate`) or the earliest reconnect is due.
+    let connectTimer: MonotonicTimer
     /// Clients waiting to reconnect: when, and the attempt (from 0) it will be.
     var pendingReconnects: [(due: UInt64, position: Int, attempt: Int)] = []
     /// Per position, the attempt its current connect is (0 for a first connect or the first try after a drop).
@@ -109,12 +109,16 @@ final class EchoClients<T: Transport> {
             kernelClock: kernelClock, readSize: 2 * transport.maximumFrameSize)
         self.usesUring = configuration.ioEngine == .uring && ids.count > 1
         self.heartbeatTimer = try MonotonicTimer()
-        self.reconnectTimer = try MonotonicTimer()
+        self.connectTimer = try MonotonicTimer()
         self.backoff = configuration.reconnect
         self.backoffRandom = SplitMix64(seed: configuration.seed, stream: Self.backoffStream &+ UInt64(ids.lowerBound))
         self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
         self.hello = .allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
-        table = ClientTable(count: ids.count, window: ClientLoop<T>.connectWindow)
+        table = ClientTable(
+            count: ids.count, window: ClientLoop<T>.connectWindow,
+            pace: configuration.connectInterval.map {
+                ClientTable<T>.Pace(firstClient: ids.lowerBound, interval: $0, start: MonotonicClock.now())
+            })
         joined = Array(repeating: false, count: ids.count)
         attempts = Array(repeating: 0, count: ids.count)
         returnUnconfirmed = Array(repeating: false, count: ids.count)
@@ -144,7 +148,7 @@ final class EchoClients<T: Transport> {
         do {
             try loop.epoll.add(control.clientsWake.descriptor, interest: .readable, token: Token.wake)
             try loop.epoll.add(heartbeatTimer.descriptor, interest: .readable, token: Token.heartbeatTimer)
-            try loop.epoll.add(reconnectTimer.descriptor, interest: .readable, token: Token.reconnectTimer)
+            try loop.epoll.add(connectTimer.descriptor, interest: .readable, token: Token.connectTimer)
         } catch {
             control.failSetup("the clients' event loop could not start: \(error)")
             return report

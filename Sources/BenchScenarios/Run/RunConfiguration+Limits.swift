@@ -75,6 +75,11 @@ extension RunConfiguration {
         }
         try check(deadAfter <= 3 * Limits.longestDuration, "dead-after", "must be at most \(DurationText.format(3 * Limits.longestDuration)) (3 days)")
         try check(setupTimeout > 0 && setupTimeout <= Limits.longestDuration, "setup-timeout", "must be from 1ns to \(longest)")
+        if let connectInterval {
+            try check(
+                connectInterval >= 1_000 && UInt64(clients) * connectInterval <= Limits.longestDuration, "connect-rate",
+                "must be at most 1000000/s, and connect the \(clients) clients within \(longest)")
+        }
         if let duration {
             try check(
                 duration > 0 && duration <= Limits.longestRun, "duration",

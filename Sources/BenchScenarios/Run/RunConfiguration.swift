@@ -57,8 +57,13 @@ public struct RunConfiguration: Sendable, Equatable {
     /// (``ScenarioRunner/split(_:into:)``); empty: the subscribers run on threads of this process. Placement, like
     /// ``localClientRange``; the caller closes them after the run, which ends the children.
     public var clientGroupChannels: [ChildChannel]
-    /// How long all clients may take to connect and say hello before the run fails.
+    /// How long all clients may take to connect and say hello before the run fails, once the last one's connect is
+    /// due (``setupBudget``).
     public var setupTimeout: UInt64
+    /// `--connect-rate`: the time between two clients' first connects across the run, client `k` starting `k` of them
+    /// after the first (a ramp, in every placement); nil: as fast as a window of ``ClientLoop/connectWindow`` connects
+    /// at a time goes.
+    public var connectInterval: UInt64?
     /// Where receive and send times come from.
     public var timestamps: TimestampSource
     /// Threads the clients of this process are split over, each with its own epoll, so that one client's receive
@@ -158,6 +163,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.localClientRange = nil
         self.clientGroupChannels = []
         self.setupTimeout = 30_000_000_000
+        self.connectInterval = nil
         self.token = UInt64.random(in: 1...UInt64.max)
         self.timestamps = .kernel
         self.clientThreads = 1
@@ -208,6 +214,12 @@ public struct RunConfiguration: Sendable, Equatable {
 
     /// True when a message's echo comes back to the measuring side (rtt): roundtrip, fanout from the built-in server,
     /// and chat where the server sends the sender its own copy; a target's subscribers only read.
+    /// How long the setup may last: ``setupTimeout`` after the last client's connect is due (with `--connect-rate`,
+    /// the ramp's length later).
+    public var setupBudget: UInt64 {
+        setupTimeout &+ (connectInterval.map { UInt64(max(0, clients - 1)) &* $0 } ?? 0)
+    }
+
     public var hasEchoes: Bool { scenario == .roundtrip || (scenario == .fanout && target == nil) || chatEchoesToSender }
 
     /// Chat through a server that sends each message to its sender too (NATS, MQTT: the sender is subscribed to its

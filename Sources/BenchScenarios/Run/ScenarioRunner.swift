@@ -74,7 +74,9 @@ public enum ScenarioRunner {
                 configuration.agentToken == nil ? 0 : WireFormat.agentFrameSize),
             webSocketPath: configuration.webSocketPath, webSocketHost: bound.description)
         var clients = server
-        var spec = ClientSpec(transport: configuration.transport, webSocketPath: configuration.webSocketPath)
+        var spec = ClientSpec(
+            transport: configuration.transport, webSocketPath: configuration.webSocketPath,
+            connectInterval: configuration.connectInterval)
         var fingerprint = ""
         if configuration.transport.usesTLS {
             do {

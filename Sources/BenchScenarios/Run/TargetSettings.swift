@@ -11,13 +11,17 @@ public struct TargetSettings: Sendable, Equatable {
     public var subscribeText: String?
     /// The message a publisher (fanout) or each client (roundtrip) sends (`--publish`).
     public var publishTemplate: PublishTemplate = .bare
-    /// A socketio:// target's Engine.IO path (`--ws-path`; `?EIO=4&transport=websocket` added unless it has a
-    /// query); nil: `/socket.io/`.
-    public var engineIOPath: String?
+    /// The WebSocket path where the URL's path names something else (`--ws-path`): a socketio:// target's Engine.IO
+    /// path (`?EIO=4&transport=websocket` added unless it has a query), an mqtt+ws:// or nats+ws:// target's; nil: the
+    /// scheme's (``TargetURL/Scheme/defaultWebSocketPath``: `/socket.io/`, `/mqtt`, `/`).
+    public var webSocketPath: String?
     /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
     public var qos: UInt8 = 0
     /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
     public var publishURL: TargetURL?
+    /// Fields added to every HTTP handshake of the clients and the publisher (`--header`: ws, wss, socketio, sse and
+    /// its POSTs). Secrets: reports name them, never give their values.
+    public var headers: [HeaderField] = []
 
     /// The server at `url`, spoken to as its scheme says by default.
     public init(_ url: TargetURL) {

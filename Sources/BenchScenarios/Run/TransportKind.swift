@@ -17,14 +17,15 @@ public enum TransportKind: String, Sendable, CaseIterable {
 }
 
 extension TargetURL.Scheme {
-    /// What connections to a target of this scheme travel over: WebSocket for ws and Socket.IO, plain TCP for the
-    /// rest; over TLS for the secure schemes.
+    /// What connections to a target of this scheme travel over: WebSocket for ws, Socket.IO and the protocols over
+    /// WebSocket (mqtt+ws, nats+ws), plain TCP for the rest; over TLS for the secure schemes.
     public var transport: TransportKind {
-        switch (protocolScheme, usesTLS) {
-        case (.ws, false), (.socketIO, false): .ws
-        case (.ws, true), (.socketIO, true): .wss
-        case (_, false): .tcp
-        case (_, true): .tls
+        let webSocket = protocolScheme == .ws || protocolScheme == .socketIO || overWebSocket
+        switch (webSocket, usesTLS) {
+        case (true, false): return .ws
+        case (true, true): return .wss
+        case (false, false): return .tcp
+        case (false, true): return .tls
         }
     }
 }

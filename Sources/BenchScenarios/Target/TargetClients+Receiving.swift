@@ -119,10 +119,10 @@ extension TargetClients {
             openSubscribers += 1
             recording.connected(client: client, after: report.time)
         case .closed:
-            if !isRunning { throw .setupFailed("\(target) refused a \(clientNoun): \(report.text)") }
+            if !isRunning { throw .setupFailed("\(target) refused \(clientNoun) \(client): \(report.text)") }
             subscriberClosed(client, reason: report.text, at: report.time)
         case .serverError:
-            if !isRunning { throw .setupFailed("\(target) refused a \(clientNoun): \(report.text)") }
+            if !isRunning { throw .setupFailed("\(target) refused \(clientNoun) \(client): \(report.text)") }
             recording.record(ConnectionEvent(
                 side: .clients, client: client, time: report.time, reason: "the server said \(report.text)"))
         case .note:

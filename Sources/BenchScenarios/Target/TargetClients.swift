@@ -157,13 +157,13 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// Opens the publisher's connection (fanout) and waits until it and every client are ready.
     func connectAll() throws(RunError) {
         try loop.setUp(
-            self, timeout: configuration.setupTimeout,
+            self, timeout: configuration.setupBudget,
             isDone: { subscribed >= configuration.clients && publisher?.isReady != false && serverWait?() == nil },
             openMore: { () throws(RunError) in try openPublisher() },
             timedOut: {
                 let publisherSays = publisher.map { $0.isReady ? "; the publisher was" : "; the publisher was not either" }
                 return .setupFailed(
-                    "after \(DurationText.format(configuration.setupTimeout)), \(subscribed) of \(configuration.clients) "
+                    "after \(DurationText.format(configuration.setupBudget)), \(subscribed) of \(configuration.clients) "
                         + "\(clientNoun)s were ready at \(target)\(publisherSays ?? "")"
                         + (serverWait?().map { " (\($0))" } ?? "") + agentsSummary)
             })

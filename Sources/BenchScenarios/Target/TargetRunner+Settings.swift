@@ -4,19 +4,29 @@ import BenchProtocols
 
 /// What connecting to a user's server takes, for this process's connections and a child's alike.
 extension TargetRunner {
-    /// The transport settings of connections to `target`: the Host field and the TLS server name are the URL's, as a
-    /// browser would send them (a proxy or CDN in front of the user's server routes by them), not the address they
-    /// resolved to; a target over TLS is trusted as `trust` says (its chain and the URL's host verified, by default).
+    /// The transport settings of connections to the target of `targetSettings`: the Host field and the TLS server name
+    /// are the URL's, as a browser would send them (a proxy or CDN in front of the user's server routes by them), not
+    /// the address they resolved to; the user's `--header` fields on the WebSocket handshake; a target over TLS is
+    /// trusted as `trust` says (its chain and the URL's host verified, by default).
     static func transportSettings(
-        for target: TargetURL, payload: Int, engineIOPath: String? = nil, trust: TLSTrust?
+        for targetSettings: TargetSettings, payload: Int, trust: TLSTrust?
     ) throws(RunError) -> TransportSettings {
+        let target = targetSettings.url
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         // Socket.IO's WebSocket is Engine.IO's, at its default path (or --ws-path); the URL's path is the namespace.
-        let path = target.scheme.protocolScheme == .socketIO ? engineIOTarget(engineIOPath ?? "/socket.io/") : target.path
+        // MQTT's and NATS's over WebSocket are at theirs (or --ws-path); the URL's path is the topic or subject.
+        let path = switch (target.scheme.protocolScheme, target.scheme.defaultWebSocketPath) {
+        case (.socketIO, let standard?): engineIOTarget(targetSettings.webSocketPath ?? standard)
+        case (_, let standard?): targetSettings.webSocketPath ?? standard
+        case (_, nil): target.path
+        }
         var settings = TransportSettings(
             maximumFrameSize: max(64 << 10, 4 * payload), webSocketPath: path, webSocketHost: "\(host):\(target.port)")
         settings.expectServer(named: target.host)
-        settings.webSocketText = true
+        // A ws:// or Socket.IO server's messages are text; MQTT's and NATS's bytes go as binary messages.
+        settings.webSocketText = !target.scheme.overWebSocket
+        settings.webSocketSubprotocol = target.scheme.webSocketSubprotocol
+        settings.handshakeFields = targetSettings.headers
         if target.scheme.usesTLS {
             do throws(TLSError) {
                 try OpenSSL.load()
@@ -61,7 +71,7 @@ extension TargetRunner {
             let publish = settings.publishURL
             return .sse(ServerProtocol.SSESettings(
                 streamPath: target.path, streamHost: host(target), publishPath: publish?.path ?? "/",
-                publishHost: publish.map(host) ?? ""))
+                publishHost: publish.map(host) ?? "", fields: settings.headers))
         default:  // mqtt (the secure schemes' protocols are the ones above)
             // Client identifiers within MQTT 3.1.1's guaranteed 23 bytes: "b", the run's token, "-", the connection.
             return .mqtt(ServerProtocol.MQTTSettings(

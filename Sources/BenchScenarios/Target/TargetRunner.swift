@@ -27,8 +27,7 @@ enum TargetRunner {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
         let trust = try trust(configuration)  // read once: this process's connections and the children's spec
-        let transport = try transportSettings(
-            for: target, payload: configuration.payload, engineIOPath: settings.engineIOPath, trust: trust)
+        let transport = try transportSettings(for: settings, payload: configuration.payload, trust: trust)
         if let refusal = configuration.scenario == .roundtrip
             ? target.scheme.roundtripRefusal : configuration.scenario == .chat ? target.scheme.chatRefusal : nil
         {

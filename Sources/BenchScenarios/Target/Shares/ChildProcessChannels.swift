@@ -46,8 +46,9 @@ extension ChildProcessChannels {
         var clients = target
         if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's, not the clients'
         return ClientSpec(
-            transport: .tcp, webSocketPath: target.engineIOPath ?? "/", tlsTrust: trust, target: clients,
-            chat: configuration.chatRooms.map { ClientSpec.ChatDeal(plan: $0, seed: configuration.seed) }
+            transport: .tcp, webSocketPath: target.webSocketPath ?? "/", tlsTrust: trust, target: clients,
+            chat: configuration.chatRooms.map { ClientSpec.ChatDeal(plan: $0, seed: configuration.seed) },
+            connectInterval: configuration.connectInterval
         ).encoded()
     }
 }

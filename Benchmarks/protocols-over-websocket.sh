@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# MQTT and NATS over WebSocket against the same brokers' plain TCP listeners (needs: apt-get install nats-server
+# mosquitto time).
+#
+#   Benchmarks/protocols-over-websocket.sh [rounds]       (default 3)
+#
+# Fan-out to 1,000 subscribers, 100 broadcasts every 20 ms, through mosquitto (QoS 0) and nats-server, each by its
+# TCP listener (mqtt://, nats://) and by its WebSocket listener (mqtt+ws://, nats+ws://): delivery and spread p50/p99,
+# lost, and the harness's CPU time (the whole process's, setup and reports included) per message received; per
+# protocol the median over the rounds and the ratio of WebSocket to TCP (what the WebSocket layer costs the harness).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+swift build -c release --product bench >/dev/null
+bench=.build/release/bench
+work=$(mktemp -d)
+chmod 777 "$work"  # mosquitto started as root runs as its own user and makes its socket here
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+mqtt_port=$(free_port); mqtt_ws_port=$(free_port); nats_port=$(free_port); nats_ws_port=$(free_port)
+printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_queued_messages 10000\nlistener %s 127.0.0.1\nprotocol websockets\nbind_interface lo\n' \
+    "$mqtt_port" "$mqtt_ws_port" >"$work/mosquitto.conf"
+mosquitto -c "$work/mosquitto.conf" >/dev/null 2>&1 & pids=($!)
+printf 'host: 127.0.0.1\nport: %s\nwebsocket {\n  listen: "127.0.0.1:%s"\n  no_tls: true\n}\n' "$nats_port" "$nats_ws_port" \
+    >"$work/nats.conf"
+nats-server -c "$work/nats.conf" >/dev/null 2>&1 & pids+=($!)
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+sleep 1
+
+run() {  # prints: delivery p50, p99, spread p50, p99, lost, CPU µs per message received
+    /usr/bin/time -f '%U %S' -o "$work/cpu" "$bench" fanout --target "$1" --clients 1000 --messages 100 \
+        --interval 20ms --out "$work" --json >"$work/one.json"
+    python3 - "$work/one.json" "$work/cpu" <<'PY'
+import json, sys
+m = {x["metric"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
+user, system = map(float, open(sys.argv[2]).read().split())
+d, s = m["delivery"], m["spread"]
+print(d["p50_us"], d["p99_us"], s["p50_us"], s["p99_us"], d["lost"], (user + system) / max(d["count"], 1) * 1e6)
+PY
+}
+
+for protocol in mqtt nats; do
+    port_var="${protocol}_port"; ws_port_var="${protocol}_ws_port"
+    plain="$protocol://127.0.0.1:${!port_var}/bench"; ws="$protocol+ws://127.0.0.1:${!ws_port_var}/bench"
+    : >"$work/plain"; : >"$work/ws"
+    for _ in $(seq "$rounds"); do
+        run "$plain" >>"$work/plain"
+        run "$ws" >>"$work/ws"
+    done
+    python3 - "$work/plain" "$work/ws" "$plain" "$ws" <<'PY'
+import statistics, sys
+def medians(path):
+    rows = [list(map(float, line.split())) for line in open(path)]
+    return [statistics.median(column) for column in zip(*rows)], [row[5] for row in rows]
+(plain, plain_cpu), (ws, ws_cpu) = medians(sys.argv[1]), medians(sys.argv[2])
+for name, m, cpu in ((sys.argv[3], plain, plain_cpu), (sys.argv[4], ws, ws_cpu)):
+    print(f"{name:<42} 1000 subscribers: delivery p50 {m[0]:.0f} µs, p99 {m[1]:.0f} µs; spread p50 {m[2]:.0f} µs, "
+          f"p99 {m[3]:.0f} µs; lost {m[4]:.0f}; CPU {m[5]:.2f} µs per message received "
+          f"({' '.join(f'{c:.2f}' for c in cpu)})")
+print(f"  WebSocket / TCP, CPU per message received: {ws[5] / plain[5]:.3f}")
+PY
+done

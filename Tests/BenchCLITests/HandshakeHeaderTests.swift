@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import BenchCLI
+
+/// `--header` from the command line to the user's server, and its value nowhere else: not in run.csv's command line,
+/// not in any file of the run folder, not on the terminal, not on a child's command line (children and agents get it
+/// over their control channel). The server is a WebSocket relay that refuses a handshake without its bearer token.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct HandshakeHeaderTests {
+    static let token = "sEcReT-t0ken-42"
+    static let hasWebSockets: Bool = {
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        check.arguments = ["-c", "import websockets"]
+        check.standardOutput = FileHandle.nullDevice
+        check.standardError = FileHandle.nullDevice
+        guard (try? check.run()) != nil else { return false }
+        check.waitUntilExit()
+        return check.terminationStatus == 0
+    }()
+
+    @Test func theRecordedCommandLineHidesEverySecret() {
+        let recorded = BenchCommandLine.recorded([
+            "fanout", "--target", "mqtt+ws://bench:pa55@127.0.0.1:1/t", "--header", "Authorization: Bearer abc",
+            "--header=Cookie: s=1", "--token", "tok", "--token=tok2", "--publish-url", "http://127.0.0.1:1/p", "--clients", "5",
+        ])
+        #expect(recorded == "bench fanout --target 'mqtt+ws://bench:***@127.0.0.1:1/t' --header 'Authorization: ***' "
+            + "'--header=Cookie: ***' --token '***' '--token=***' --publish-url http://127.0.0.1:1/p --clients 5")
+        #expect(BenchCommandLine.recorded(["fanout", "--target", "redis://:pw@h:1/c"]) == "bench fanout --target 'redis://:***@h:1/c'")
+    }
+
+    @Test(
+        .enabled(if: hasWebSockets, "python3-websockets is not installed: apt-get install -y python3-websockets"),
+        arguments: [[], ["--client-procs", "2"]])
+    func aServerThatWantsABearerTokenIsMeasuredAndTheTokenIsWrittenNowhere(placement: [String]) throws {
+        let (server, port) = try Self.startRelay()
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(Self.arguments(port: port, out: out) + ["--header", "Authorization: Bearer \(Self.token)"] + placement)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(settings["status"] == "complete")
+        #expect(settings["headers"] == "Authorization")
+        let runCSV = try String(contentsOfFile: folder + "/run.csv", encoding: .utf8)  // command_line has quoted commas
+        #expect(runCSV.contains("--header 'Authorization: ***'"), "\(runCSV)")
+        let samples = try csvRows(folder + "/samples.csv")
+        #expect(samples.count == 3 * 10 && samples.allSatisfy { $0["lost"] == "0" })
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            let text = (try? String(contentsOfFile: folder + "/" + file, encoding: .utf8)) ?? ""
+            #expect(!text.contains(Self.token), "the token is in \(file)")
+        }
+        #expect(!(result.standardOutput + result.standardError).contains(Self.token))
+    }
+
+    @Test(.enabled(if: hasWebSockets, "python3-websockets is not installed: apt-get install -y python3-websockets"))
+    func withoutTheTokenTheRunStopsBeforeAnyLoadWithTheServersStatus() throws {
+        let (server, port) = try Self.startRelay()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let result = try BenchProcess.run(
+            Self.arguments(port: port, out: temporaryFolderPath()) + ["--header", "Authorization: Bearer wrong"])
+        #expect(result.exitCode == 3, "the run could not run: \(result.standardError)")
+        #expect(result.standardError.contains("401 Unauthorized"), "\(result.standardError)")
+    }
+
+    /// A fan-out of 3 subscribers and 10 broadcasts through the relay on `port`.
+    static func arguments(port: Int, out: String) -> [String] {
+        ["fanout", "--target", "ws://127.0.0.1:\(port)/", "--clients", "3", "--messages", "10", "--warmup", "3",
+         "--interval", "10ms", "--publish", "{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}",
+         "--quiet", "--out", out]
+    }
+
+    /// The relay (Tests/Fixtures/ws_broadcast_server.py) on a free port, wanting ``token``; waits (up to 30 s) until it
+    /// accepts.
+    static func startRelay() throws -> (Process, Int) {
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0 }
+        }
+        close(probe)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [CapacityCommandTests.fixtures + "/ws_broadcast_server.py", "\(port)", token]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        for _ in 0..<1_500 where server.isRunning {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(client)
+            if connected { return (server, port) }
+            usleep(20_000)
+        }
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+        throw CocoaError(.fileReadNoSuchFile)
+    }
+}
