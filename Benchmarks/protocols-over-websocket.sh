@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# MQTT and NATS over WebSocket against the same brokers' plain TCP listeners (needs: apt-get install nats-server
-# mosquitto time).
+# MQTT, NATS and STOMP over WebSocket against the same brokers' plain TCP listeners (needs: apt-get install nats-server
+# mosquitto rabbitmq-server time).
 #
 #   Benchmarks/protocols-over-websocket.sh [rounds]       (default 3)
 #
-# Fan-out to 1,000 subscribers, 100 broadcasts every 20 ms, through mosquitto (QoS 0) and nats-server, each by its
-# TCP listener (mqtt://, nats://) and by its WebSocket listener (mqtt+ws://, nats+ws://): delivery and spread p50/p99,
+# Fan-out to 1,000 subscribers, 100 broadcasts every 20 ms, through mosquitto (QoS 0), nats-server and RabbitMQ, each by
+# its TCP listener (mqtt://, nats://, stomp://) and by its WebSocket listener (mqtt+ws://, nats+ws://, stomp+ws://): delivery and spread p50/p99,
 # lost, and the harness's CPU time (the whole process's, setup and reports included) per message received; per
 # protocol the median over the rounds and the ratio of WebSocket to TCP (what the WebSocket layer costs the harness).
 set -euo pipefail
@@ -23,7 +23,21 @@ mosquitto -c "$work/mosquitto.conf" >/dev/null 2>&1 & pids=($!)
 printf 'host: 127.0.0.1\nport: %s\nwebsocket {\n  listen: "127.0.0.1:%s"\n  no_tls: true\n}\n' "$nats_port" "$nats_ws_port" \
     >"$work/nats.conf"
 nats-server -c "$work/nats.conf" >/dev/null 2>&1 & pids+=($!)
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+stomp_port=$(free_port); stomp_ws_port=$(free_port)
+printf 'listeners.tcp = none\nstomp.listeners.tcp.1 = 127.0.0.1:%s\nweb_stomp.tcp.ip = 127.0.0.1\nweb_stomp.tcp.port = %s\n' \
+    "$stomp_port" "$stomp_ws_port" >"$work/rabbitmq.conf"
+echo '[rabbitmq_stomp,rabbitmq_web_stomp].' >"$work/enabled_plugins"
+epmd_port=$(free_port)
+HOME=$work RABBITMQ_CONFIG_FILE=$work/rabbitmq RABBITMQ_ENABLED_PLUGINS_FILE=$work/enabled_plugins \
+    RABBITMQ_MNESIA_BASE=$work/mnesia RABBITMQ_LOG_BASE=$work/log RABBITMQ_NODENAME=benchws@localhost \
+    RABBITMQ_DIST_PORT=$(free_port) ERL_EPMD_ADDRESS=127.0.0.1 ERL_EPMD_PORT=$epmd_port \
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS='-kernel inet_dist_use_interface {127,0,0,1}' \
+    setsid /usr/lib/rabbitmq/bin/rabbitmq-server >/dev/null 2>&1 & rabbit=$!
+trap 'kill "${pids[@]}" 2>/dev/null; kill -9 -- -"$rabbit" 2>/dev/null; ERL_EPMD_PORT=$epmd_port epmd -kill >/dev/null 2>&1; rm -rf "$work"' EXIT
+for _ in $(seq 600); do  # RabbitMQ takes seconds to start
+    python3 -c "import socket; socket.create_connection(('127.0.0.1', $stomp_ws_port))" 2>/dev/null && break
+    sleep 0.1
+done
 sleep 1
 
 run() {  # prints: delivery p50, p99, spread p50, p99, lost, CPU µs per message received
@@ -38,9 +52,10 @@ print(d["p50_us"], d["p99_us"], s["p50_us"], s["p99_us"], d["lost"], (user + sys
 PY
 }
 
-for protocol in mqtt nats; do
+for protocol in mqtt nats stomp; do
     port_var="${protocol}_port"; ws_port_var="${protocol}_ws_port"
-    plain="$protocol://127.0.0.1:${!port_var}/bench"; ws="$protocol+ws://127.0.0.1:${!ws_port_var}/bench"
+    destination=bench; [ "$protocol" = stomp ] && destination=topic/bench
+    plain="$protocol://127.0.0.1:${!port_var}/$destination"; ws="$protocol+ws://127.0.0.1:${!ws_port_var}/$destination"
     : >"$work/plain"; : >"$work/ws"
     for _ in $(seq "$rounds"); do
         run "$plain" >>"$work/plain"

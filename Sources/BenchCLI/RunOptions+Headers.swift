@@ -3,7 +3,7 @@ import BenchScenarios
 
 extension RunOptions {
     /// `--header 'Name: value'` (repeatable): checked, and refused for a target whose connections have no HTTP
-    /// handshake (tcp, redis, nats, mqtt). The value is a secret: no message here repeats it.
+    /// handshake (tcp, redis, nats, mqtt, stomp). The value is a secret: no message here repeats it.
     static func readHeaders(into target: inout TargetSettings, reader: OptionReader, parsed: ParsedOptions) throws(UsageError) {
         let texts = parsed.values["header"] ?? []
         guard !texts.isEmpty else { return }
@@ -12,7 +12,7 @@ extension RunOptions {
             throw reader.invalid(
                 "header", "'Name: value'", Self.nameOnly(texts[0]),
                 "an \(scheme.rawValue):// target has no HTTP handshake to carry it (ws, wss, socketio, sse, mqtt+ws, "
-                    + "nats+ws and their TLS forms do)")
+                    + "nats+ws, stomp+ws and their TLS forms do)")
         }
         var fields: [HeaderField] = []
         for text in texts {

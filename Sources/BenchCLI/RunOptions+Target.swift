@@ -140,7 +140,7 @@ extension RunOptions {
             guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
             target?.qos = qos
         }
-        if let scheme = target?.url.scheme, [.mqtt, .sse, .socketIO, .redis, .nats].contains(scheme.protocolScheme),
+        if let scheme = target?.url.scheme, [.mqtt, .sse, .socketIO, .redis, .nats, .stomp].contains(scheme.protocolScheme),
             let option = (scheme.protocolScheme == .socketIO ? ["framing"] : ["subscribe", "framing"])
                 .first(where: { parsed.value($0) != nil })
         {

@@ -10,6 +10,7 @@ public enum ProtocolSession {
     case eventStream(EventStreamSession)
     case socketIO(SocketIOSession)
     case framed(FramedSession)
+    case stomp(STOMPSession)
 
     /// A new connection's state machine for a server that speaks `speech`.
     public init(_ speech: ServerProtocol, role: SessionRole, maximumMessageSize: Int) {
@@ -26,6 +27,8 @@ public enum ProtocolSession {
             self = .socketIO(SocketIOSession(settings, role: role, maximumMessageSize: maximumMessageSize))
         case .custom(let framing, let subscribe):
             self = .framed(FramedSession(framing: framing, subscribe: subscribe, role: role, maximumMessageSize: maximumMessageSize))
+        case .stomp(let settings):
+            self = .stomp(STOMPSession(settings, role: role, maximumMessageSize: maximumMessageSize))
         }
     }
 
@@ -38,6 +41,7 @@ public enum ProtocolSession {
         case .eventStream(let session): session
         case .socketIO(let session): session
         case .framed(let session): session
+        case .stomp(let session): session
         }
     }
 
@@ -59,6 +63,7 @@ public enum ProtocolSession {
         case .eventStream(let session): try session.received(bytes, endsMessage: endsMessage, act)
         case .socketIO(let session): try session.received(bytes, endsMessage: endsMessage, act)
         case .framed(let session): try session.received(bytes, endsMessage: endsMessage, act)
+        case .stomp(let session): try session.received(bytes, endsMessage: endsMessage, act)
         }
     }
 
@@ -72,6 +77,7 @@ public enum ProtocolSession {
         case .eventStream(let session): session.isReady
         case .socketIO(let session): session.isReady
         case .framed(let session): session.isReady
+        case .stomp(let session): session.isReady
         }
     }
 
@@ -85,6 +91,7 @@ public enum ProtocolSession {
         case .eventStream(let session): try session.outbox.drain(send)
         case .socketIO(let session): try session.outbox.drain(send)
         case .framed(let session): try session.outbox.drain(send)
+        case .stomp(let session): try session.outbox.drain(send)
         }
     }
 }

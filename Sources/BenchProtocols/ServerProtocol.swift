@@ -1,7 +1,7 @@
 import BenchCore
 
 /// What a user's server speaks, with the settings each connection's state machine needs: Redis (RESP 2), NATS,
-/// MQTT 3.1.1, Server-Sent Events, Socket.IO v5 on Engine.IO v4, or the user's own text (`--subscribe`, `--publish`)
+/// MQTT 3.1.1, Server-Sent Events, Socket.IO v5 on Engine.IO v4, STOMP 1.2, or the user's own text (`--subscribe`, `--publish`)
 /// on ws:// or framed tcp://. Which stream layers carry it (tcp, tls, WebSocket) is the connection's business, not the
 /// protocol's.
 public enum ServerProtocol: Sendable {
@@ -13,6 +13,24 @@ public enum ServerProtocol: Sendable {
     case socketIO(SocketIOSettings)
     /// ws:// or tcp:// with a framing: the user's `--subscribe` text and `--publish` template.
     case custom(framing: MessageFraming?, subscribe: String?)
+    /// STOMP 1.2 (stomp://, stomp+ws://): a destination to SUBSCRIBE to and SEND to.
+    case stomp(STOMPSettings)
+
+    /// A STOMP target's destination (`/topic/prices`), the CONNECT's `host` (the broker's virtual host: RabbitMQ's
+    /// default `/`), its `login` and `passcode`, and the heart-beat it promises to send (milliseconds, from
+    /// `--heartbeat`; 0: none). It asks for none from the broker: a subscriber that only reads is not timed out.
+    public struct STOMPSettings: Sendable {
+        public var destination: String
+        public var host: String
+        public var login: String?
+        public var passcode: String?
+        public var heartBeatMilliseconds: Int
+
+        public init(destination: String, host: String = "/", login: String?, passcode: String?, heartBeatMilliseconds: Int) {
+            (self.destination, self.host, self.login, self.passcode) = (destination, host, login, passcode)
+            self.heartBeatMilliseconds = heartBeatMilliseconds
+        }
+    }
 
     /// An MQTT target's topic and QoS, the keepalive (seconds, from `--heartbeat`; 0: none), the credentials, and the
     /// start of each connection's client identifier (the run's own, so that runs and agents never share one).

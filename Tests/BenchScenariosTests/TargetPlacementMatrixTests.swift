@@ -17,6 +17,8 @@ import Testing
         case wsBearerPubSub
         /// MQTT and NATS over WebSocket (mqtt+ws://, nats+ws://): mosquitto's and nats-server's WebSocket listeners.
         case mqttOverWebSocketFanout, natsOverWebSocketRoundtrip
+        /// STOMP over WebSocket (stomp+ws://): RabbitMQ's Web-STOMP.
+        case stompOverWebSocketFanout
     }
 
     enum Placement: String, CaseIterable, Sendable {
@@ -30,18 +32,20 @@ import Testing
             case .natsRoundtrip, .natsFanout, .natsOverWebSocketRoundtrip: TargetServerTests.hasNATS
             case .mqttRoundtrip, .mqttOverWebSocketFanout: MQTTInteropTests.hasMosquitto
             case .redisFanout: TargetServerTests.hasRedis
+            case .stompOverWebSocketFanout: RabbitMQBroker.isInstalled
             }
         }
     }
 
     @Test(
         .enabled(if: available.count == Server.allCases.count,
-            "a server is missing: apt-get install -y python3-websockets nats-server mosquitto redis-server"),
+            "a server is missing: apt-get install -y python3-websockets nats-server mosquitto redis-server rabbitmq-server"),
         arguments: Server.allCases, Placement.allCases)
     func everyServerWithEveryPlacementMeasuresEveryMessage(_ server: Server, _ placement: Placement) throws {
-        let (external, target) = try Self.start(server)
-        defer { external.stop() }
-        var configuration = [.redisFanout, .natsFanout, .wsPubSub, .wsBearerPubSub, .mqttOverWebSocketFanout].contains(server)
+        let (stop, target) = try Self.start(server)
+        defer { stop() }
+        var configuration = [.redisFanout, .natsFanout, .wsPubSub, .wsBearerPubSub, .mqttOverWebSocketFanout, .stompOverWebSocketFanout]
+            .contains(server)
             ? try TargetServerTests.fanout(target, subscribers: 6, broadcasts: 20)
             : try TargetServerTests.roundtrip(target, clients: 6, messages: 20)
         if server == .wsPubSub || server == .wsBearerPubSub {
@@ -85,36 +89,40 @@ import Testing
     /// The token the bearer relay wants.
     static let bearer = "t0k-matrix"
 
-    static func start(_ server: Server) throws -> (ExternalServer, String) {
+    /// The server started, how to stop it, and the target URL of it.
+    static func start(_ server: Server) throws -> (stop: () -> Void, target: String) {
         switch server {
         case .wsEcho:
             let external = try ExternalServer.python("ws_echo_server.py")
-            return (external, "ws://127.0.0.1:\(external.port)/")
+            return (external.stop, "ws://127.0.0.1:\(external.port)/")
         case .wsPubSub:
             let external = try ExternalServer.python("ws_broadcast_server.py")
-            return (external, "ws://127.0.0.1:\(external.port)/")
+            return (external.stop, "ws://127.0.0.1:\(external.port)/")
         case .wsBearerPubSub:
             let external = try ExternalServer.python("ws_broadcast_server.py", Self.bearer)
-            return (external, "ws://127.0.0.1:\(external.port)/")
+            return (external.stop, "ws://127.0.0.1:\(external.port)/")
         case .mqttOverWebSocketFanout:
             let external = try MQTTInteropTests.broker(webSocket: true)
-            return (external, "mqtt+ws://127.0.0.1:\(external.port)/matrix")
+            return (external.stop, "mqtt+ws://127.0.0.1:\(external.port)/matrix")
+        case .stompOverWebSocketFanout:
+            let broker = try RabbitMQBroker()
+            return (broker.stop, "stomp+ws://127.0.0.1:\(broker.webSocketPort)/topic/matrix")
         case .natsOverWebSocketRoundtrip:
             let external = try TargetServerTests.natsOverWebSocket()
-            return (external, "nats+ws://127.0.0.1:\(external.port)/matrix")
+            return (external.stop, "nats+ws://127.0.0.1:\(external.port)/matrix")
         case .natsRoundtrip, .natsFanout:
             let external = try ExternalServer.start(name: "nats") { port in
                 (TargetServerTests.natsServer!, ["-a", "127.0.0.1", "-p", "\(port)"])
             }
-            return (external, "nats://127.0.0.1:\(external.port)/matrix")
+            return (external.stop, "nats://127.0.0.1:\(external.port)/matrix")
         case .mqttRoundtrip:
             let external = try MQTTInteropTests.broker()
-            return (external, "mqtt://127.0.0.1:\(external.port)/matrix")
+            return (external.stop, "mqtt://127.0.0.1:\(external.port)/matrix")
         case .redisFanout:
             let external = try ExternalServer.start(name: "redis") { port in
                 (TargetServerTests.redisServer, ["--port", "\(port)", "--save", "", "--appendonly", "no"])
             }
-            return (external, "redis://127.0.0.1:\(external.port)/matrix")
+            return (external.stop, "redis://127.0.0.1:\(external.port)/matrix")
         }
     }
 }

@@ -11,6 +11,8 @@
 ///     mqtts://, sses://, socketios://, https://   the same over TLS (as wss:// is ws:// over TLS)
 ///     mqtt+ws://, nats+ws://          MQTT or NATS over WebSocket (the WebSocket path is `--ws-path`: /mqtt, /);
 ///     mqtt+wss://, nats+wss://        the same over TLS
+///     stomp://[USER:PASSWORD@]HOST:PORT/DESTINATION   a STOMP 1.2 broker (the destination with its slash: /topic/x);
+///     stomps://, stomp+ws://, stomp+wss://             over TLS, over WebSocket (`--ws-path`, default /ws)
 public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
         case tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, http, https
@@ -20,6 +22,10 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         case mqttOverSecureWebSocket = "mqtt+wss"
         case natsOverWebSocket = "nats+ws"
         case natsOverSecureWebSocket = "nats+wss"
+        case stomp
+        case stompSecure = "stomps"
+        case stompOverWebSocket = "stomp+ws"
+        case stompOverSecureWebSocket = "stomp+wss"
 
         /// The protocol spoken, TLS and WebSocket aside: wss → ws, mqtts → mqtt, sses → sse, https → http,
         /// socketios → socketio, mqtt+ws(s) → mqtt, nats+ws(s) → nats.
@@ -28,6 +34,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
             case .wss: .ws
             case .mqtts, .mqttOverWebSocket, .mqttOverSecureWebSocket: .mqtt
             case .natsOverWebSocket, .natsOverSecureWebSocket: .nats
+            case .stompSecure, .stompOverWebSocket, .stompOverSecureWebSocket: .stomp
             case .sses: .sse
             case .https: .http
             case .socketIOSecure: .socketIO
@@ -37,13 +44,25 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
 
         /// True for the schemes over TLS.
         public var usesTLS: Bool {
-            [.wss, .mqtts, .sses, .https, .socketIOSecure, .mqttOverSecureWebSocket, .natsOverSecureWebSocket].contains(self)
+            [
+                .wss, .mqtts, .sses, .https, .socketIOSecure, .mqttOverSecureWebSocket, .natsOverSecureWebSocket,
+                .stompSecure, .stompOverSecureWebSocket,
+            ].contains(self)
         }
 
-        /// True for the protocols carried in WebSocket messages although they have a stream of their own (MQTT, NATS):
-        /// their bytes are the WebSocket messages' (binary), their handshake an HTTP one.
+        /// True for the protocols carried in WebSocket messages although they have a stream of their own (MQTT, NATS,
+        /// STOMP): their bytes are the WebSocket messages', their handshake an HTTP one.
         public var overWebSocket: Bool {
-            [.mqttOverWebSocket, .mqttOverSecureWebSocket, .natsOverWebSocket, .natsOverSecureWebSocket].contains(self)
+            [
+                .mqttOverWebSocket, .mqttOverSecureWebSocket, .natsOverWebSocket, .natsOverSecureWebSocket,
+                .stompOverWebSocket, .stompOverSecureWebSocket,
+            ].contains(self)
+        }
+
+        /// True where the WebSocket messages are text (a ws:// server's, Socket.IO's, STOMP's frames), false where
+        /// they are binary (MQTT's, NATS's bytes).
+        public var webSocketCarriesText: Bool {
+            protocolScheme == .ws || protocolScheme == .socketIO || protocolScheme == .stomp
         }
 
         /// The WebSocket path a client asks for when `--ws-path` does not say (the URL's path names a topic or a
@@ -52,30 +71,36 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
             switch self {
             case .mqttOverWebSocket, .mqttOverSecureWebSocket: "/mqtt"
             case .natsOverWebSocket, .natsOverSecureWebSocket: "/"
+            case .stompOverWebSocket, .stompOverSecureWebSocket: "/ws"
             case .socketIO, .socketIOSecure: "/socket.io/"
             default: nil
             }
         }
 
-        /// The WebSocket subprotocol a client asks for: `mqtt` for MQTT over WebSocket (as MQTT 3.1.1 §6 wants it).
+        /// The WebSocket subprotocol a client asks for: `mqtt` for MQTT over WebSocket (as MQTT 3.1.1 §6 wants it),
+        /// `v12.stomp` for STOMP 1.2's.
         public var webSocketSubprotocol: String? {
-            protocolScheme == .mqtt && overWebSocket ? "mqtt" : nil
+            guard overWebSocket else { return nil }
+            return protocolScheme == .mqtt ? "mqtt" : protocolScheme == .stomp ? "v12.stomp" : nil
         }
 
         /// Every scheme's name, for messages.
         static var names: String {
-            "tcp, ws, wss, redis, nats, nats+ws, nats+wss, mqtt, mqtts, mqtt+ws, mqtt+wss, sse, sses, socketio or socketios"
+            "tcp, ws, wss, redis, nats, nats+ws, nats+wss, mqtt, mqtts, mqtt+ws, mqtt+wss, stomp, stomps, stomp+ws, "
+                + "stomp+wss, sse, sses, socketio or socketios"
         }
     }
 
     public var scheme: Scheme
     public var host: String
     public var port: UInt16
-    /// ws/wss: the path, from `/`. redis: the channel; nats: the subject (without the leading `/`). tcp: empty.
+    /// ws/wss: the path, from `/`. redis: the channel; nats: the subject (without the leading `/`); stomp: the
+    /// destination, with it. tcp: empty.
     public var path: String
-    /// redis: the password for AUTH, from `redis://:PASSWORD@host`; mqtt: CONNECT's, from `mqtt://USER:PASSWORD@host`.
+    /// redis: the password for AUTH, from `redis://:PASSWORD@host`; mqtt: CONNECT's, from `mqtt://USER:PASSWORD@host`;
+    /// stomp: CONNECT's passcode.
     public var password: String?
-    /// mqtt: CONNECT's user name.
+    /// mqtt: CONNECT's user name; stomp: its login.
     public var username: String?
 
     /// Why a URL is not a target, for the usage error.
@@ -108,13 +133,13 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
             switch scheme.protocolScheme {
             case .redis where credentials.first == ":":
                 password = String(credentials.dropFirst())
-            case .mqtt:
+            case .mqtt, .stomp:
                 let colon = credentials.firstIndex(of: ":")
                 username = String(credentials[..<(colon ?? credentials.endIndex)])
                 password = colon.map { String(credentials[credentials.index(after: $0)...]) }
-                guard username?.isEmpty == false else { throw Invalid(reason: "an MQTT user name is missing before the @") }
+                guard username?.isEmpty == false else { throw Invalid(reason: "a user name is missing before the @") }
             default:
-                throw Invalid(reason: "credentials are only for redis (redis://:PASSWORD@…) and mqtt (mqtt://USER:PASSWORD@…)")
+                throw Invalid(reason: "credentials are only for redis (redis://:PASSWORD@…), mqtt and stomp (mqtt://USER:PASSWORD@…)")
             }
         }
         // HOST:PORT, or [IPv6]:PORT.
@@ -151,6 +176,11 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
                 throw Invalid(reason: "expected a topic without wildcards after the address, as mqtt://HOST:PORT/TOPIC")
             }
             path = String(topic)
+        case .stomp:
+            guard rest.count > 1 else {
+                throw Invalid(reason: "expected a destination after the address, as stomp://HOST:PORT/topic/NAME")
+            }
+            path = String(rest)
         case .redis, .nats:
             let name = rest.dropFirst()
             let isNATS = scheme.protocolScheme == .nats
@@ -184,16 +214,16 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension TargetURL.Scheme {
-    /// True when a chat server of this scheme sends each message to its sender too (NATS, MQTT, Redis: the sender is
+    /// True when a chat server of this scheme sends each message to its sender too (NATS, MQTT, Redis, STOMP: the sender is
     /// subscribed to its room): the sender's read of it is the message's round trip.
     public var sendsChatToSender: Bool {
-        protocolScheme == .nats || protocolScheme == .mqtt || protocolScheme == .redis
+        [.nats, .mqtt, .redis, .stomp].contains(protocolScheme)
     }
 
     /// Why a chat run cannot have its members send on their own connections to a server of this scheme; nil when it can.
     public var chatRefusal: String? {
         switch protocolScheme {
-        case .tcp, .ws, .mqtt, .nats, .socketIO, .redis: return nil
+        case .tcp, .ws, .mqtt, .nats, .socketIO, .redis, .stomp: return nil
         default:
             return "\(rawValue):// publishes over separate HTTP requests, not on a member's connection: nats://, "
                 + "mqtt://, redis://, ws://, tcp:// and socketio:// targets take chat"
@@ -204,7 +234,7 @@ extension TargetURL.Scheme {
     /// its own topic, or sends to an echo, and reads its messages back).
     public var roundtripRefusal: String? {
         switch protocolScheme {
-        case .tcp, .ws, .mqtt, .nats, .socketIO: return nil
+        case .tcp, .ws, .mqtt, .nats, .socketIO, .stomp: return nil
         case .redis:
             return "redis:// has no round trip (a subscribed Redis connection cannot publish): measure it with bench fanout"
         default:

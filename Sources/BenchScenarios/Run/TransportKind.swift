@@ -18,7 +18,7 @@ public enum TransportKind: String, Sendable, CaseIterable {
 
 extension TargetURL.Scheme {
     /// What connections to a target of this scheme travel over: WebSocket for ws, Socket.IO and the protocols over
-    /// WebSocket (mqtt+ws, nats+ws), plain TCP for the rest; over TLS for the secure schemes.
+    /// WebSocket (mqtt+ws, nats+ws, stomp+ws), plain TCP for the rest; over TLS for the secure schemes.
     public var transport: TransportKind {
         let webSocket = protocolScheme == .ws || protocolScheme == .socketIO || overWebSocket
         switch (webSocket, usesTLS) {

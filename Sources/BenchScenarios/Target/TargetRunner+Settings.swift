@@ -23,8 +23,8 @@ extension TargetRunner {
         var settings = TransportSettings(
             maximumFrameSize: max(64 << 10, 4 * payload), webSocketPath: path, webSocketHost: "\(host):\(target.port)")
         settings.expectServer(named: target.host)
-        // A ws:// or Socket.IO server's messages are text; MQTT's and NATS's bytes go as binary messages.
-        settings.webSocketText = !target.scheme.overWebSocket
+        // A ws:// or Socket.IO server's messages are text, and STOMP's frames; MQTT's and NATS's bytes go as binary.
+        settings.webSocketText = target.scheme.webSocketCarriesText
         settings.webSocketSubprotocol = target.scheme.webSocketSubprotocol
         settings.handshakeFields = targetSettings.headers
         if target.scheme.usesTLS {
@@ -62,6 +62,10 @@ extension TargetRunner {
         switch target.scheme.protocolScheme {
         case .redis: return .redis(channel: target.path, password: target.password)
         case .nats: return .nats(subject: target.path)
+        case .stomp:
+            return .stomp(ServerProtocol.STOMPSettings(
+                destination: target.path, login: target.username, passcode: target.password,
+                heartBeatMilliseconds: Int(min(configuration.heartbeat / 1_000_000, 86_400_000))))
         case .tcp: return .custom(framing: settings.framing, subscribe: settings.subscribeText)
         case .ws: return .custom(framing: nil, subscribe: settings.subscribeText)
         case .socketIO:
@@ -115,6 +119,9 @@ extension ServerProtocol {
             return .nats(subject: "\(subject).\(name)")
         case .redis(let channel, let password):
             return .redis(channel: "\(channel):\(name)", password: password)
+        case .stomp(var settings):
+            settings.destination += ".\(name)"
+            return .stomp(settings)
         case .custom, .socketIO, .sse:
             return self
         }
