@@ -28,6 +28,8 @@ printf 'listeners.tcp = none\nstomp.listeners.tcp.1 = 127.0.0.1:%s\nweb_stomp.tc
     "$stomp_port" "$stomp_ws_port" >"$work/rabbitmq.conf"
 echo '[rabbitmq_stomp,rabbitmq_web_stomp].' >"$work/enabled_plugins"
 epmd_port=$(free_port)
+# Its own port mapper, which -kill stops even while the node it served is still on its books.
+ERL_EPMD_ADDRESS=127.0.0.1 ERL_EPMD_PORT=$epmd_port epmd -daemon -relaxed_command_check
 HOME=$work RABBITMQ_CONFIG_FILE=$work/rabbitmq RABBITMQ_ENABLED_PLUGINS_FILE=$work/enabled_plugins \
     RABBITMQ_MNESIA_BASE=$work/mnesia RABBITMQ_LOG_BASE=$work/log RABBITMQ_NODENAME=benchws@localhost \
     RABBITMQ_DIST_PORT=$(free_port) ERL_EPMD_ADDRESS=127.0.0.1 ERL_EPMD_PORT=$epmd_port \

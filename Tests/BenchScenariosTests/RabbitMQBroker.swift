@@ -41,6 +41,8 @@ final class RabbitMQBroker {
             // Erlang's distribution listens on loopback only (it would take every address).
             "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}",
         ]
+        // Its own port mapper, which `epmd -kill` stops even while the node it served is still on its books.
+        Self.portMapper(["-daemon", "-relaxed_command_check"], environment: environment)
         process = Process()
         // Foundation starts it as the leader of a process group of its own: the script, the Erlang VM and its helpers
         // are in it, and are killed as one.
@@ -69,13 +71,18 @@ final class RabbitMQBroker {
         kill(-process.processIdentifier, SIGKILL)
         kill(process.processIdentifier, SIGKILL)
         for _ in 0..<200 where process.isRunning { usleep(50_000) }  // gone at once; 10 s only a hang reaches
+        Self.portMapper(["-kill"], environment: environment)
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Runs `epmd` with `arguments` (it returns at once: as a daemon it detaches) on the broker's port.
+    private static func portMapper(_ arguments: [String], environment: [String: String]) {
         let mapper = Process()
         mapper.executableURL = URL(fileURLWithPath: "/usr/bin/epmd")
-        mapper.arguments = ["-kill"]
+        mapper.arguments = arguments
         mapper.environment = environment
         mapper.standardOutput = FileHandle.nullDevice
         mapper.standardError = FileHandle.nullDevice
         if (try? mapper.run()) != nil { mapper.waitUntilExit() }
-        try? FileManager.default.removeItem(atPath: folder)
     }
 }
