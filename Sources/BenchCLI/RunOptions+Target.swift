@@ -68,9 +68,18 @@ extension RunOptions {
             help: "A field added to every HTTP handshake of a ws://, wss://, socketio://, sse:// target (and an sse:// "
                 + "publisher's POSTs): a token, a cookie, an API key; repeatable. Reports name it, never give its value.",
             repeatable: true)
-        guard fanout else { return [target, header, framing, subscribe, qos, publish] }
-        return [
-            target, header, framing, subscribe,
+        let identity = [
+            OptionSpec(
+                "clients-file", value: "file",
+                help: "Who each client is: a CSV with a header row (user,token,… any columns), client k speaking as row k "
+                    + "(the publisher as row 0); each column is a variable, {user}, {token}, in --header values, the "
+                    + "URL's path, --subscribe, and the URL's user name and password (MQTT, STOMP, Redis). Its values are "
+                    + "never printed or written."),
+            OptionSpec("clients-file-cycle", help: "Fewer rows than clients: reuse them in turn (without it, a usage error)."),
+        ]
+        guard fanout else { return [target, header] + identity + [framing, subscribe, qos, publish] }
+        return [target, header] + identity + [
+            framing, subscribe,
             OptionSpec(
                 "publish-url", value: "url",
                 help: "An sse:// target: where the publisher POSTs each broadcast (the --publish template as the body), "
@@ -128,8 +137,9 @@ extension RunOptions {
                 }
             }
             try readHeaders(into: &target!, reader: reader, parsed: parsed)
-        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header"]
-            .first(where: { parsed.value($0) != nil })
+            try readIdentities(into: &target!, text: text, reader: reader, parsed: parsed, command: command)
+        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header", "clients-file"]
+            .first(where: { parsed.value($0) != nil }) ?? (parsed.has("clients-file-cycle") ? "clients-file-cycle" : nil)
         {
             throw UsageError(message: "--\(option) goes with --target", command: command)
         }

@@ -70,6 +70,59 @@ import Testing
         #expect(result.standardError.contains("401 Unauthorized"), "\(result.standardError)")
     }
 
+    /// `--clients-file`: each of 3 clients (and the publisher, as row 0) shows its own token; the relay takes only those
+    /// three. On threads and in child processes (which get the rows over their channel, not their command line).
+    @Test(
+        .enabled(if: hasWebSockets, "python3-websockets is not installed: apt-get install -y python3-websockets"),
+        arguments: [[], ["--client-procs", "2"]])
+    func eachClientShowsItsOwnTokenFromTheClientsFile(placement: [String]) throws {
+        let tokens = ["alpha-\(Self.token)", "beta-\(Self.token)", "gamma-\(Self.token)"]
+        let (server, port) = try Self.startRelay(accepting: tokens)
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let file = temporaryFolderPath() + ".csv"
+        try ("user,token\n" + tokens.enumerated().map { "u\($0),\($1)\n" }.joined()).write(toFile: file, atomically: true, encoding: .utf8)
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(
+            Self.arguments(port: port, out: out) + ["--header", "Authorization: Bearer {token}", "--clients-file", file] + placement)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(settings["clients_file"] == file && settings["clients_file_rows"] == "3" && settings["status"] == "complete")
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            let text = (try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)) ?? ""
+            #expect(!text.contains(Self.token), "a token is in \(name)")
+        }
+
+        // A row whose token the server does not take: that client is refused, by number, with the server's status.
+        try ("user,token\nu0,\(tokens[0])\nu1,\(tokens[1])\nu2,stale\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let refused = try BenchProcess.run(
+            Self.arguments(port: port, out: out) + ["--header", "Authorization: Bearer {token}", "--clients-file", file] + placement)
+        #expect(refused.exitCode == 3)
+        #expect(refused.standardError.contains("refused subscriber 2") && refused.standardError.contains("401"), "\(refused.standardError)")
+    }
+
+    @Test func aClientsFileThatCannotServeTheRunIsAUsageError() throws {
+        let file = temporaryFolderPath() + ".csv"
+        try "user,token\nu0,t0\nu1,t1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let target = ["fanout", "--target", "ws://127.0.0.1:1/", "--out", temporaryFolderPath()]
+        for (arguments, message) in [
+            (target + ["--clients", "3", "--clients-file", file], "2 rows for 3 clients: give a row to each, or --clients-file-cycle"),
+            (target + ["--clients", "2", "--clients-file", file, "--header", "X-T: {tokn}"], "{tokn} is no column of --clients-file \(file) (user, token)"),
+            (target + ["--header", "X-T: {token}"], "{token} is a variable of --clients-file, and none was given"),
+            (target + ["--clients-file-cycle"], "--clients-file-cycle does nothing without --clients-file"),
+            (target + ["--clients-file", file + ".missing"], "cannot be read as UTF-8 text"),
+            (["fanout", "--clients-file", file], "--clients-file goes with --target"),
+        ] {
+            let result = try BenchProcess.run(arguments)
+            #expect(result.exitCode == 2, "\(arguments)")
+            #expect(result.standardError.contains(message), "\(result.standardError)")
+            #expect(!result.standardError.contains("t0") && !result.standardError.contains("t1"), "no value shown")
+        }
+    }
+
     /// A fan-out of 3 subscribers and 10 broadcasts through the relay on `port`.
     static func arguments(port: Int, out: String) -> [String] {
         ["fanout", "--target", "ws://127.0.0.1:\(port)/", "--clients", "3", "--messages", "10", "--warmup", "3",
@@ -79,7 +132,7 @@ import Testing
 
     /// The relay (Tests/Fixtures/ws_broadcast_server.py) on a free port, wanting ``token``; waits (up to 30 s) until it
     /// accepts.
-    static func startRelay() throws -> (Process, Int) {
+    static func startRelay(accepting tokens: [String] = [token]) throws -> (Process, Int) {
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -92,7 +145,7 @@ import Testing
         let port = Int(UInt16(bigEndian: address.sin_port))
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = [CapacityCommandTests.fixtures + "/ws_broadcast_server.py", "\(port)", token]
+        server.arguments = [CapacityCommandTests.fixtures + "/ws_broadcast_server.py", "\(port)", tokens.joined(separator: ",")]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()

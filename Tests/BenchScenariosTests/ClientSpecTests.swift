@@ -39,6 +39,12 @@ import Testing
             }),
         ClientSpec(transport: .ws, webSocketPath: "/", connectInterval: 2_000_000),
         ClientSpec(
+            transport: .tcp, target: Self.target("ws://127.0.0.1:9/live?user={user}") {
+                $0.identities = try! ClientIdentities(
+                    columns: ["user", "token"], rows: (0..<4_000).map { ["u\($0)", "token-\($0)-" + String(repeating: "x", count: 20)] },
+                    cycle: true)
+            }),
+        ClientSpec(
             transport: .tcp, webSocketPath: "/ws", tlsTrust: .systemStore,
             target: Self.target("mqtt+wss://user:pw@example.com:443/prices") { $0.webSocketPath = "/ws" }),
         ClientSpec(
@@ -60,7 +66,7 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([13, 0, 0], "unknown field 13"),
+        ([15, 0, 0], "unknown field 15"),
         ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
         ([1, 0, 1, 0, 10, 0, 16, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1] + Array("zipf".utf8), "the chat rooms are not rooms"),
         ([1, 0, 1, 0, 10, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1] + Array("uniform".utf8), "a chat run of no room"),
@@ -98,6 +104,9 @@ import Testing
             (spec("\r\n"), "expected 'Name: value'"),
             (spec("Bad Name: 1\r\n"), "is not a header name"),
             ([1, 0, 1, 0, 12, 0, 4, 0, 0, 0, 1], "the connect interval is not 8 bytes"),
+            ([1, 0, 1, 0, 13, 0, 4] + Array("u\nx\n".utf8), "identities without a target"),
+            ([1, 0, 1, 0, 14, 0, 1, 1], "a cycle flag without identities"),
+            (spec("X: 1\r\n") + [13, 0, 9] + Array("user\na\u{1F}b\n".utf8), "row 1 has 2 fields, the header 1"),
             ([1, 0, 1, 0, 12, 0, 8, 0, 0, 0, 0, 0, 0, 3, 231], "a connect interval under 1µs"),
         ]
     }()

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """A WebSocket relay written with Python's `websockets` library, for end-to-end tests of `fanout --target ws://`.
 
-Usage: ws_broadcast_server.py PORT [BEARER_TOKEN]
+Usage: ws_broadcast_server.py PORT [BEARER_TOKEN[,BEARER_TOKEN…]]
 
 Listens on 127.0.0.1:PORT (any path). Every connection is subscribed from its handshake on; every JSON object it
 sends with "type": "broadcast" is relayed, unchanged, to every connected client (the sender included). Anything
-else is ignored. With BEARER_TOKEN, a handshake without `Authorization: Bearer BEARER_TOKEN` is refused with 401 and
-a reason in the body, as a staging server that wants a user's token does. Works with websockets 10.4 (asyncio server).
+else is ignored. With BEARER_TOKENs, a handshake without `Authorization: Bearer T` for one of them is refused with 401
+and a reason in the body, as a staging server that wants a user's token does. Works with websockets 10.4 (asyncio server).
 """
 import asyncio
 import http
@@ -34,10 +34,12 @@ async def relay(websocket, path=None):
         CLIENTS.discard(websocket)
 
 
-def demanding(token):
-    """A handshake check that refuses every request without the bearer token."""
+def demanding(tokens):
+    """A handshake check that refuses every request without one of the bearer tokens."""
+    accepted = {"Bearer " + token for token in tokens.split(",")}
+
     async def check(path, headers):
-        if headers.get("Authorization") != "Bearer " + token:
+        if headers.get("Authorization") not in accepted:
             return http.HTTPStatus.UNAUTHORIZED, [("Content-Type", "text/plain")], b"missing or wrong bearer token\n"
         return None
     return check

@@ -47,8 +47,9 @@ public enum WireFormat {
     public static let agentFrameSize = 48
     /// Size of a clock probe, reply or report, length field included.
     public static let clockFrameSize = 32
-    /// The largest client spec (kind 12) the server sends an agent after its welcome, length field included.
-    public static let clientSpecMaximumSize = 64 << 10
+    /// The largest client spec (kind 12) the server sends an agent after its welcome, length field included: room for
+    /// a `--clients-file` of up to ``ClientIdentities/maximumFileSize``.
+    public static let clientSpecMaximumSize = 16 << 20
     /// Size of the largest client report, length field included.
     public static let clientReportMaximumSize = ClientReport.headSize + ClientReport.maximumTextSize
     /// Size of the smallest data or echo frame (no padding), length field included.

@@ -62,6 +62,11 @@ public struct ClientSpec: Equatable, Sendable {
         case headers = 11
         /// `--connect-rate`: the nanoseconds between two clients' first connects (8 bytes, big-endian).
         case connectInterval = 12
+        /// `--clients-file`: a chunk of its lines (``ClientIdentities/chunks(limit:)``), the header first; the one
+        /// field that may come more than once, in order.
+        case identities = 13
+        /// `--clients-file-cycle`: one byte, 1.
+        case identitiesCycle = 14
     }
 
     /// The frame, length field included.
@@ -88,6 +93,10 @@ public struct ClientSpec: Equatable, Sendable {
             if let subscribeText = target.subscribeText { field(.subscribeText, subscribeText.utf8) }
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
             if !target.headers.isEmpty { field(.headers, target.headers.map { $0.text + "\r\n" }.joined().utf8) }
+            if let identities = target.identities {
+                for chunk in identities.chunks() { field(.identities, chunk) }
+                if identities.cycle { field(.identitiesCycle, [1]) }
+            }
         }
         if let chat {
             let rooms: [UInt8] = withUnsafeBytes(of: UInt32(chat.plan.rooms).bigEndian, Array.init)
@@ -118,13 +127,14 @@ public struct ClientSpec: Equatable, Sendable {
         var chat: ChatDeal?
         var headers: [HeaderField] = []
         var connectInterval: UInt64?
+        var identityChunks: [[UInt8]] = []
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
             let tagByte = bytes[offset]
             let length = Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
             guard let tag = Tag(rawValue: tagByte) else { throw SpecError("unknown field \(tagByte)") }
-            guard seen.insert(tagByte).inserted else { throw SpecError("field \(tagByte) twice") }
+            guard seen.insert(tagByte).inserted || tag == .identities else { throw SpecError("field \(tagByte) twice") }
             guard offset + 3 + length <= bytes.count else { throw SpecError("field \(tagByte) runs past the frame") }
             let value = bytes[(offset + 3)..<(offset + 3 + length)]
             offset += 3 + length
@@ -176,6 +186,11 @@ public struct ClientSpec: Equatable, Sendable {
                 let seed = field[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 guard rooms >= 1 else { throw SpecError("a chat run of no room") }
                 chat = ChatDeal(plan: ChatRoomPlan(rooms: rooms, sizes: drawn), seed: seed)
+            case .identities:
+                guard identityChunks.count < 1_024 else { throw SpecError("more than 1024 chunks of identities") }
+                identityChunks.append(Array(value))
+            case .identitiesCycle:
+                guard value.elementsEqual([1]) else { throw SpecError("the identities' cycle flag is not 1") }
             case .connectInterval:
                 guard value.count == 8 else { throw SpecError("the connect interval is not 8 bytes") }
                 let interval = value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -227,6 +242,17 @@ public struct ClientSpec: Equatable, Sendable {
         settings?.subscribeText = subscribe
         settings?.publishTemplate = publish ?? .bare
         settings?.headers = headers
+        if !identityChunks.isEmpty {
+            guard settings != nil else { throw SpecError("identities without a target") }
+            do {
+                settings?.identities = try ClientIdentities(
+                    chunks: identityChunks, cycle: seen.contains(Tag.identitiesCycle.rawValue))
+            } catch {
+                throw SpecError("the identities do not fit: \(error.reason)")
+            }
+        } else if seen.contains(Tag.identitiesCycle.rawValue) {
+            throw SpecError("a cycle flag without identities")
+        }
         if let scheme = target?.scheme, scheme.defaultWebSocketPath != nil && path != "/" { settings?.webSocketPath = path }
         guard chat == nil || settings != nil else { throw SpecError("chat rooms without a target") }
         self.init(

@@ -69,11 +69,17 @@ final class ClientGroup<T: Transport> {
         case .roundtrip: speeches = ids.map { kind.ownTopic(of: $0) }
         case .chat: speeches = rooms!.map { kind.room($0) }
         }
-        sessions = speeches.map { ProtocolSession($0, role: .subscriber, maximumMessageSize: maximum) }
+        let identities = configuration.target?.identities
+        sessions = zip(ids, speeches).map { client, speech in
+            ProtocolSession(speech.personalized(by: identities, client: client), role: .subscriber, maximumMessageSize: maximum)
+        }
         own = configuration.scenario == .fanout
             ? nil : OwnMessages(configuration, sessions: sessions, rooms: rooms, stampsTransmits: kernelClock != nil)
         publisher = GroupPublisher<T>.needed(configuration, kind)
-            ? GroupPublisher(kind, maximumMessageSize: maximum, stampsTransmits: kernelClock != nil) : nil
+            ? GroupPublisher(
+                kind.personalized(by: identities, client: ids.lowerBound), maximumMessageSize: maximum,
+                stampsTransmits: kernelClock != nil)
+            : nil
         keepAliveInterval = sessions.first?.heartbeatInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try loop.epoll.add(endSignal, interest: .readable, token: Self.endToken)
@@ -114,7 +120,10 @@ final class ClientGroup<T: Transport> {
         guard openPublisher() else { return }
         while let place = table.nextToConnect(at: MonotonicClock.now()) {
             do {
-                table.started(try loop.connect(to: address, token: UInt64(place + 1), transmitStamps: own != nil))
+                let identities = configuration.target?.identities
+                table.started(try loop.connect(
+                    to: address, token: UInt64(place + 1), transmitStamps: own != nil,
+                    settings: identities.map { loop.settings.personalized(by: $0, client: ids.lowerBound + place) }))
             } catch {
                 table.started(nil)
                 report(.closed, place, "cannot connect to \(target): \(error)")

@@ -61,17 +61,18 @@ final class ClientLoop<T: Transport> {
     /// Starts a non-blocking connect to `address` (from `source`, nil: the kernel's choice) as the connection of epoll
     /// token `token`, in this loop's epoll and (unless `onRing` is false: a connection that stays on epoll) its rings:
     /// with kernel receive stamps where the run uses them (and transmit stamps with `transmitStamps`), and busy polling
-    /// with `--busy-poll`. The connect time counts from before the socket is made, for every role alike.
+    /// with `--busy-poll`; with `own` settings where this connection's differ from the loop's (a client's own `--header`
+    /// values). The connect time counts from before the socket is made, for every role alike.
     func connect(
         to address: SocketAddress, from source: SocketAddress? = nil, token: UInt64, transmitStamps: Bool,
-        onRing: Bool = true
+        onRing: Bool = true, settings own: TransportSettings? = nil
     ) throws -> Connection<T> {
         let started = MonotonicClock.now()
         let socket = try TCPSocket.startConnecting(to: address, from: source)
         try? stamps?.enable(on: socket.rawValue, transmit: transmitStamps)  // without: user-space times, counted
         if busyPoll { TCPSocket.pollBusily(socket.rawValue) }
         return try Connection<T>(
-            descriptor: socket, token: token, epoll: epoll, role: .client, settings: settings,
+            descriptor: socket, token: token, epoll: epoll, role: .client, settings: own ?? settings,
             maximumQueuedBytes: maximumQueuedBytes, connecting: true, startedAt: started,
             receiver: onRing ? receiver : nil, batch: onRing ? batch : nil)
     }

@@ -75,6 +75,9 @@ extension RunConfiguration {
         }
         try check(deadAfter <= 3 * Limits.longestDuration, "dead-after", "must be at most \(DurationText.format(3 * Limits.longestDuration)) (3 days)")
         try check(setupTimeout > 0 && setupTimeout <= Limits.longestDuration, "setup-timeout", "must be from 1ns to \(longest)")
+        if let identities = target?.identities, let refusal = identities.refusal(clients: clients) {
+            throw ConfigurationError(option: "clients-file", reason: refusal)
+        }
         if let connectInterval {
             try check(
                 connectInterval >= 1_000 && UInt64(clients) * connectInterval <= Limits.longestDuration, "connect-rate",

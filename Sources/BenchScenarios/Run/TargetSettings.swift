@@ -22,6 +22,9 @@ public struct TargetSettings: Sendable, Equatable {
     /// Fields added to every HTTP handshake of the clients and the publisher (`--header`: ws, wss, socketio, sse and
     /// its POSTs). Secrets: reports name them, never give their values.
     public var headers: [HeaderField] = []
+    /// Who each client is (`--clients-file`): its variables in the headers, the URL's path, `--subscribe`, and the
+    /// credentials of MQTT and STOMP. Secrets, as the headers' values.
+    public var identities: ClientIdentities?
 
     /// The server at `url`, spoken to as its scheme says by default.
     public init(_ url: TargetURL) {

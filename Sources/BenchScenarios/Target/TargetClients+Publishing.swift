@@ -11,7 +11,8 @@ extension TargetClients {
         do {
             let publishTo = configuration.target?.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
             try publisher.open(
-                to: publishTo, epoll: epoll, token: MeasuringLoop.token(ofPosition: 0), settings: settings,
+                to: publishTo, epoll: epoll, token: MeasuringLoop.token(ofPosition: 0),
+                settings: settings.personalized(by: configuration.target?.identities, client: 0),
                 maximumQueuedBytes: configuration.maximumQueuedBytes, stamps: stamps)
         } catch {
             throw .setupFailed("cannot connect to \(target): \(error)")

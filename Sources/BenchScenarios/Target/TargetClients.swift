@@ -90,7 +90,9 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .fanout ? 0 : configuration.clients)
         switch configuration.scenario {
         case .fanout:
-            publisher = TargetPublisher(configuration, protocol: kind, stampsTransmits: kernelClock != nil)
+            publisher = TargetPublisher(  // as row 0 of --clients-file, where there is one
+                configuration, protocol: kind.personalized(by: configuration.target?.identities, client: 0),
+                stampsTransmits: kernelClock != nil)
         case .roundtrip, .chat:
             publisher = nil
             for (place, channel) in channels.enumerated() { carry(channel.ids, on: place) }

@@ -1,0 +1,54 @@
+import BenchCore
+import BenchNet
+import BenchProtocols
+
+/// `--clients-file`: each client speaks as its row says (``ClientIdentities``), a target's publisher as row 0. Done
+/// once per connection, when it is made: nothing per message.
+extension ServerProtocol {
+    /// What client `client` speaks with its row's values in every text it says for itself: `--subscribe`, the topic,
+    /// subject, channel or destination, MQTT's and STOMP's credentials, Redis's password, an SSE stream's path and
+    /// fields. As it is without identities.
+    func personalized(by identities: ClientIdentities?, client: Int) -> ServerProtocol {
+        guard let identities else { return self }
+        func expand(_ text: String) -> String { identities.expand(text, client: client) }
+        switch self {
+        case .custom(let framing, let subscribe):
+            return .custom(framing: framing, subscribe: subscribe.map(expand))
+        case .socketIO(var settings):
+            settings.subscribe = settings.subscribe.map(expand)
+            return .socketIO(settings)
+        case .mqtt(var settings):
+            (settings.topic, settings.username, settings.password) = (expand(settings.topic), settings.username.map(expand), settings.password.map(expand))
+            return .mqtt(settings)
+        case .stomp(var settings):
+            (settings.destination, settings.login, settings.passcode) = (expand(settings.destination), settings.login.map(expand), settings.passcode.map(expand))
+            return .stomp(settings)
+        case .sse(var settings):
+            settings.streamPath = expand(settings.streamPath)
+            settings.fields = settings.fields.map { $0.personalized(by: identities, client: client) }
+            return .sse(settings)
+        case .redis(let channel, let password):
+            return .redis(channel: expand(channel), password: password.map(expand))
+        case .nats(let subject):
+            return .nats(subject: expand(subject))
+        }
+    }
+}
+
+extension TransportSettings {
+    /// Client `client`'s: its row's values in the WebSocket path (and query) and the `--header` fields.
+    func personalized(by identities: ClientIdentities?, client: Int) -> TransportSettings {
+        guard let identities else { return self }
+        var settings = self
+        settings.webSocketPath = identities.expand(webSocketPath, client: client)
+        settings.handshakeFields = handshakeFields.map { $0.personalized(by: identities, client: client) }
+        return settings
+    }
+}
+
+extension HeaderField {
+    /// The field with client `client`'s values in its value (as it is, should they make it one that cannot be sent).
+    func personalized(by identities: ClientIdentities, client: Int) -> HeaderField {
+        (try? HeaderField(name: name, value: identities.expand(value, client: client))) ?? self
+    }
+}
