@@ -1,3 +1,4 @@
+import BenchCore
 import BenchScenarios
 
 /// The `bench` command line: reads the arguments, runs the command, returns the exit code.
@@ -107,18 +108,10 @@ public enum BenchCommandLine {
                 words.append("--\(name)=" + hide(String(word.drop { $0 != "=" }.dropFirst())))
             } else {
                 hideNext = hide
-                words.append(withoutPassword(word))
+                words.append(TargetURL.hidingPassword(in: word))
             }
         }
         return words.map(shellQuoted).joined(separator: " ")
-    }
-
-    /// `word` with the password of a URL in it (`redis://:PASSWORD@`, `mqtt://USER:PASSWORD@`) shown as `***`.
-    private static func withoutPassword(_ word: String) -> String {
-        guard let scheme = word.firstRange(of: "://") else { return word }
-        let authority = word[scheme.upperBound...].prefix { $0 != "/" }
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return word }
-        return String(word[..<word.index(after: colon)]) + "***" + String(word[at...])
     }
 
     /// A word as a POSIX shell would need it quoted, for `run.csv`'s `command_line`.

@@ -16,6 +16,13 @@ extension RunOptions {
                     + "nats+ws, stomp+ws and their TLS forms do)")
         }
         var fields: [HeaderField] = []
+        if let subprotocol = scheme.webSocketSubprotocol,
+            let given = texts.first(where: { $0.lowercased().hasPrefix("sec-websocket-protocol:") })
+        {
+            throw reader.invalid(
+                "header", "'Name: value'", Self.nameOnly(given),
+                "an \(scheme.rawValue):// handshake asks for the subprotocol \(subprotocol) itself")
+        }
         for text in texts {
             do {
                 fields.append(try HeaderField(parsing: text))
@@ -53,18 +60,46 @@ extension RunOptions {
         } else if parsed.has("clients-file-cycle") {
             throw UsageError(message: "--clients-file-cycle does nothing without --clients-file", command: command)
         }
-        let texts = target.headers.map(\.value) + [urlText]
-        for text in texts {
-            let unknown = identities?.unknownVariables(in: text)
-                ?? ClientIdentities.variables(in: text).filter { !ClientIdentities.builtIn.contains($0) }
-            if let name = unknown.first {
+        // Where a variable is expanded per client: the header values and the URL take the file's columns alone;
+        // --subscribe those and a chat's {room}.
+        var places: [(text: String, builtIn: Set<String>)] = target.headers.map { (text: $0.value, builtIn: []) }
+        places.append((urlText, []))
+        places.append((target.subscribeText ?? "", ["room"]))
+        for (text, builtIn) in places {
+            let names = ClientIdentities.variables(in: text).filter { !builtIn.contains($0) }
+            if let name = names.first(where: { !(identities?.columns.contains($0) ?? false) }) {
                 throw UsageError(
                     message: identities.map { "{\(name)} is no column of --clients-file \($0.path) (\($0.columns.joined(separator: ", ")))" }
                         ?? "{\(name)} is a variable of --clients-file, and none was given",
                     command: command)
             }
         }
+        if let identities { try check(identities, for: target, urlText: urlText, reader: reader) }
         target.identities = identities
+    }
+
+    /// Every value that will go into the URL is visible ASCII (a blank would change a NATS subject's meaning, a control
+    /// character a request line's), a topic or subject gets no wildcard, and no header grows past its limit.
+    private static func check(
+        _ identities: ClientIdentities, for target: TargetSettings, urlText: String, reader: OptionReader
+    ) throws(UsageError) {
+        let afterScheme = urlText.firstRange(of: "://").map { urlText[$0.upperBound...] } ?? Substring(urlText)
+        let path = String(afterScheme.drop { $0 != "/" })
+        let wildcards: Set<Character> = switch target.url.scheme.protocolScheme {
+        case .mqtt: ["+", "#"]
+        case .nats: ["*", ">"]
+        default: []
+        }
+        if identities.values(in: urlText).contains(where: { !$0.unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) } }) {
+            throw reader.invalid("clients-file", "file", identities.path, "a value for the URL is not visible ASCII without blanks")
+        }
+        if identities.values(in: path).contains(where: { $0.contains(where: wildcards.contains) }) {
+            throw reader.invalid("clients-file", "file", identities.path, "a value for the topic or subject holds a wildcard")
+        }
+        for header in target.headers where header.name.utf8.count + identities.longestExpansion(of: header.value) > HeaderField.maximumSize {
+            throw reader.invalid(
+                "clients-file", "file", identities.path, "\(header.name) would be longer than \(HeaderField.maximumSize >> 10) KiB")
+        }
     }
 
     /// What a message may show of a field as given: its name (up to the colon), never its value.

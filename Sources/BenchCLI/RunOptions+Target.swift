@@ -10,8 +10,8 @@ extension RunOptions {
             ? OptionSpec(
                 "target", value: "url",
                 help: "Measure your own chat server instead of the built-in relay: nats://HOST:PORT/SUBJECT (room r is "
-                    + "SUBJECT.r), mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (TOPIC/r, with --qos), mqtt+ws:// and nats+ws:// (the "
-                    + "same over WebSocket, at --ws-path), ws://HOST:PORT/PATH or "
+                    + "SUBJECT.r), mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (TOPIC/r, with --qos), stomp://HOST:PORT/topic/NAME "
+                    + "(NAME.r), mqtt+ws://, nats+ws:// and stomp+ws:// (the same over WebSocket, at --ws-path), ws://HOST:PORT/PATH or "
                     + "tcp://HOST:PORT (with --subscribe and --publish, {room} in either), socketio://HOST:PORT/NAMESPACE "
                     + "(--subscribe '[\"join\",\"{room}\"]', --publish '[\"say\",\"{room}\",\"{marker}{padding}\"]'); each member "
                     + "sends on its own connection, and every other member of its room must receive it.")
@@ -21,8 +21,8 @@ extension RunOptions {
                 help: "Measure your own server's round trip instead of the built-in one's: an echo server at "
                     + "tcp://HOST:PORT (with --framing), ws://HOST:PORT/PATH or wss://…, which sends every "
                     + "message back verbatim; mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC or nats://HOST:PORT/SUBJECT (each "
-                    + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it; mqtt+ws:// and nats+ws:// the same "
-                    + "over WebSocket, at --ws-path); socketio://HOST:PORT/"
+                    + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it; stomp://HOST:PORT/topic/NAME to "
+                    + "NAME.<client>; mqtt+ws://, nats+ws:// and stomp+ws:// the same over WebSocket, at --ws-path); socketio://HOST:PORT/"
                     + "NAMESPACE (each client emits --publish and takes the event that comes back with its marker); "
                     + "mqtts://, mqtt+wss://, nats+wss:// and socketios:// over TLS (the server's certificate verified against the system's "
                     + "store, or --tls-ca, --tls-pin, --tls-insecure).")
@@ -31,6 +31,7 @@ extension RunOptions {
                 help: "Measure your own publish/subscribe server instead of the built-in one: redis://[:PASSWORD@]HOST:"
                     + "PORT/CHANNEL, nats://HOST:PORT/SUBJECT, mqtt://[USER:PASSWORD@]HOST:PORT/TOPIC (with --qos), "
                     + "mqtt+ws:// and nats+ws:// (the same over WebSocket, at --ws-path: default /mqtt and /), "
+                    + "stomp://[USER:PASSWORD@]HOST:PORT/topic/NAME (STOMP 1.2; stomp+ws:// at --ws-path, default /ws), "
                     + "sse://HOST:PORT/PATH (with --publish-url), socketio://HOST:PORT/NAMESPACE (with --publish, "
                     + "--subscribe), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it "
                     + "needs a join message); --clients subscribe, one more connection publishes. Over TLS: "
@@ -65,8 +66,9 @@ extension RunOptions {
             default: "{marker}{padding}")
         let header = OptionSpec(
             "header", value: "'Name: value'",
-            help: "A field added to every HTTP handshake of a ws://, wss://, socketio://, sse:// target (and an sse:// "
-                + "publisher's POSTs): a token, a cookie, an API key; repeatable. Reports name it, never give its value.",
+            help: "A field added to every HTTP handshake of a ws://, socketio://, mqtt+ws://, nats+ws://, stomp+ws:// or "
+                + "sse:// target and their TLS forms (and an sse:// publisher's POSTs): a token, a cookie, an API key; "
+                + "repeatable; with --clients-file, {column}s in it are each client's. Reports name it, never give its value.",
             repeatable: true)
         let identity = [
             OptionSpec(
@@ -99,14 +101,14 @@ extension RunOptions {
             do {
                 target = TargetSettings(try TargetURL(text))
             } catch {
-                throw reader.invalid("target", "url", text, error.reason)
+                throw reader.invalid("target", "url", TargetURL.hidingPassword(in: text), error.reason)
             }
             let scheme = target!.url.scheme
             if scheme.protocolScheme != .http,  // not a target: said below
                 let refusal = configuration.scenario == .roundtrip
                     ? scheme.roundtripRefusal : configuration.scenario == .chat ? scheme.chatRefusal : nil
             {
-                throw reader.invalid("target", "url", text, refusal)
+                throw reader.invalid("target", "url", TargetURL.hidingPassword(in: text), refusal)
             }
             // A Socket.IO server's Engine.IO path, or the WebSocket path of MQTT or NATS over WebSocket, is the one
             // WebSocket path a target run asks for (a ws:// URL has its own).
@@ -192,20 +194,20 @@ extension RunOptions {
             return
         }
         guard let scheme, scheme.protocolScheme == .sse else {
-            throw reader.invalid("publish-url", "url", text, "is for sse:// and sses:// targets")
+            throw reader.invalid("publish-url", "url", TargetURL.hidingPassword(in: text), "is for sse:// and sses:// targets")
         }
         let url: TargetURL
         do {
             url = try TargetURL(text)
         } catch {
-            throw reader.invalid("publish-url", "url", text, error.reason)
+            throw reader.invalid("publish-url", "url", TargetURL.hidingPassword(in: text), error.reason)
         }
         let expected = scheme.usesTLS ? "https" : "http"
         guard url.scheme.protocolScheme == .http, url.scheme.usesTLS == scheme.usesTLS,
             SocketAddress(host: url.host, port: url.port) != nil
         else {
             throw reader.invalid(
-                "publish-url", "url", text,
+                "publish-url", "url", TargetURL.hidingPassword(in: text),
                 "expected \(expected)://ADDRESS:PORT/PATH with a numeric address (\(expected) for an \(scheme.rawValue):// target)")
         }
         target?.publishURL = url

@@ -98,7 +98,7 @@ struct RunOptions {
             OptionSpec(
                 "ws-path", value: "path",
                 help: "The WebSocket path clients ask for; with a socketio:// target, Engine.IO's path (default /socket.io/); with "
-                    + "mqtt+ws:// or nats+ws://, the broker's WebSocket path (default /mqtt and /).",
+                    + "mqtt+ws://, nats+ws:// or stomp+ws://, the broker's WebSocket path (default /mqtt, / and /ws).",
                 default: defaults.webSocketPath),
             OptionSpec(
                 "tls-cert", value: "pem",

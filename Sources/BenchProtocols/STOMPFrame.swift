@@ -118,7 +118,11 @@ struct STOMPFrame {
             String(decoding: bytes[$0.start..<min($0.end, $0.start + 200)], as: UTF8.self)
         }
         let detail = String(decoding: bytes[body.lowerBound..<min(body.upperBound, body.lowerBound + 200)], as: UTF8.self)
-            .split(whereSeparator: \.isNewline).joined(separator: " ")
-        return "STOMP ERROR: " + [message, detail.isEmpty ? nil : detail].compactMap { $0 }.joined(separator: ": ")
+        // The broker's words, without the control characters (a terminal's escapes) it may have put in them.
+        let words = [message, detail].compactMap { $0 }.map { text in
+            text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : String($0) }.joined()
+                .split(separator: " ").joined(separator: " ")
+        }
+        return "STOMP ERROR: " + words.filter { !$0.isEmpty }.joined(separator: ": ")
     }
 }

@@ -17,7 +17,7 @@ public final class STOMPSession: SessionStateMachine {
 
     init(_ settings: ServerProtocol.STOMPSettings, role: SessionRole, maximumMessageSize: Int) {
         (self.settings, self.role, self.maximumMessageSize) = (settings, role, maximumMessageSize)
-        carried = CarriedBytes(maximumMessageSize: maximumMessageSize)
+        carried = CarriedBytes(maximumMessageSize: maximumMessageSize + STOMPFrame.maximumHeadSize)  // a frame's head too
     }
 
     /// Half the heart-beat it promises in its CONNECT, so that the broker never waits the whole of it for a byte.

@@ -115,12 +115,33 @@ import Testing
             (target + ["--clients-file-cycle"], "--clients-file-cycle does nothing without --clients-file"),
             (target + ["--clients-file", file + ".missing"], "cannot be read as UTF-8 text"),
             (["fanout", "--clients-file", file], "--clients-file goes with --target"),
+            (target + ["--clients", "2", "--clients-file", file, "--header", "X-C: {client}"], "{client} is no column of --clients-file"),
+            (["fanout", "--target", "mqtt+ws://127.0.0.1:1/t", "--header", "Sec-WebSocket-Protocol: x", "--out", temporaryFolderPath()],
+             "an mqtt+ws:// handshake asks for the subprotocol mqtt itself"),
         ] {
             let result = try BenchProcess.run(arguments)
             #expect(result.exitCode == 2, "\(arguments)")
             #expect(result.standardError.contains(message), "\(result.standardError)")
             #expect(!result.standardError.contains("t0") && !result.standardError.contains("t1"), "no value shown")
         }
+    }
+
+    /// Values that would change what the URL means are refused before anything runs; a URL's password is not repeated
+    /// in a usage error.
+    @Test func clientValuesThatWouldBreakTheURLAndPasswordsInUsageErrorsAreRefused() throws {
+        let file = temporaryFolderPath() + ".csv"
+        try "user,room2\nu 0,a+b\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let blank = try BenchProcess.run(
+            ["fanout", "--target", "ws://127.0.0.1:1/live?u={user}", "--clients", "1", "--clients-file", file, "--out", temporaryFolderPath()])
+        #expect(blank.exitCode == 2 && blank.standardError.contains("a value for the URL is not visible ASCII"), "\(blank.standardError)")
+        let wildcard = try BenchProcess.run(
+            ["fanout", "--target", "mqtt://127.0.0.1:1/t/{room2}", "--clients", "1", "--clients-file", file, "--out", temporaryFolderPath()])
+        #expect(wildcard.exitCode == 2 && wildcard.standardError.contains("holds a wildcard"), "\(wildcard.standardError)")
+        let password = try BenchProcess.run(["roundtrip", "--target", "redis://:hunter2@127.0.0.1:1/c", "--out", temporaryFolderPath()])
+        #expect(password.exitCode == 2 && !password.standardError.contains("hunter2"), "\(password.standardError)")
+        #expect(password.standardError.contains("redis://:***@127.0.0.1:1/c"))
+        let ramp = try BenchProcess.run(["fanout", "--clients", "1000000", "--connect-rate", "0.001/min", "--out", temporaryFolderPath()])
+        #expect(ramp.exitCode == 2, "refused, not a trap: \(ramp.standardError)")
     }
 
     /// A fan-out of 3 subscribers and 10 broadcasts through the relay on `port`.

@@ -41,6 +41,15 @@ import Testing
         }
     }
 
+    @Test func aValueIsNeverReadAsAVariableAndItsSizeIsBounded() throws {
+        let identities = try ClientIdentities(columns: ["user", "token"], rows: [["{token}", "t"]], cycle: false)
+        #expect(identities.expand("{user}:{token}", client: 0) == "{token}:t", "one pass")
+        #expect(identities.longestExpansion(of: "Bearer {token}{token}") == 9)
+        #expect(throws: ClientIdentities.Invalid.self) {
+            _ = try ClientIdentities(columns: ["token"], rows: [[String(repeating: "x", count: 9_000)]], cycle: false)
+        }
+    }
+
     @Test func manyRowsGoInChunksThatReadBackWhole() throws {
         let rows = (0..<5_000).map { ["user\($0)", String(repeating: "t", count: 30) + "\($0)"] }
         let identities = try ClientIdentities(columns: ["user", "token"], rows: rows, cycle: true)

@@ -113,6 +113,12 @@ import Testing
         table.started(nil)
         #expect(table.nextDue == start + 5_000 && table.nextToConnect(at: start + 4_500) == nil)
         #expect(table.nextToConnect(at: start + 9_000) == 1, "late: due at once")
+        let (listener2, address2) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
+        defer { Posix.close(listener2) }
+        var full = ClientTable<TCP>(count: 3, window: 1, pace: .init(firstClient: 0, interval: 1_000, start: start))
+        full.started(try loop.connect(to: address2, token: 1, transmitStamps: false))
+        #expect(full.nextDue == nil, "a full window waits for a connect's end, not for a time")
+        full.closeAll()
         table.started(nil)
         table.started(nil)
         #expect(table.nextDue == nil && table.nextToConnect(at: start + 99_000) == nil, "none left")

@@ -3,7 +3,8 @@
 ///
 /// Read from the command line and from a run's control channel alike, so checked as untrusted: a name that is an HTTP
 /// token, a value of visible characters, blanks and tabs (no CR or LF: a field must not smuggle in another, nor end
-/// the head), and none of the fields the handshakes write themselves (which a second copy would contradict).
+/// the head), and none of the fields every handshake writes itself (which a second copy would contradict; the
+/// subprotocol, which only some write, is refused where they do).
 public struct HeaderField: Sendable, Equatable {
     public let name: String
     public let value: String

@@ -15,6 +15,8 @@ public struct ClientIdentities: Sendable, Equatable {
     public let cycle: Bool
     /// Where they were read from, for reports (empty when they came over a control channel).
     public let path: String
+    /// Each column's place in a row.
+    private let placeOf: [String: Int]
 
     /// Why a file of identities cannot be used.
     public struct Invalid: Error, Equatable, Sendable {
@@ -27,6 +29,9 @@ public struct ClientIdentities: Sendable, Equatable {
     public static var maximumRows: Int { 1_000_000 }
     /// The largest file read: what a client spec carries to children and agents, with room for the rest of it.
     public static var maximumFileSize: Int { 15 << 20 }
+    /// The longest value (a header field's), and the longest row (a client spec's field carries whole rows).
+    public static var maximumValueSize: Int { 8 << 10 }
+    public static var maximumRowSize: Int { 60 << 10 }
 
     public init(columns: [String], rows: [[String]], cycle: Bool, path: String = "") throws(Invalid) {
         guard !columns.isEmpty, !rows.isEmpty else { throw Invalid(reason: "a header row and at least one row are needed") }
@@ -42,12 +47,20 @@ public struct ClientIdentities: Sendable, Equatable {
             guard row.count == columns.count else {
                 throw Invalid(reason: "row \(index + 1) has \(row.count) fields, the header \(columns.count)")
             }
-            for (column, value) in zip(columns, row)
-            where value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) {
-                throw Invalid(reason: "row \(index + 1)'s \(column) has a control character")
+            for (column, value) in zip(columns, row) {
+                if value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) {
+                    throw Invalid(reason: "row \(index + 1)'s \(column) has a control character")
+                }
+                guard value.utf8.count <= Self.maximumValueSize else {
+                    throw Invalid(reason: "row \(index + 1)'s \(column) is longer than \(Self.maximumValueSize >> 10) KiB")
+                }
+            }
+            guard row.reduce(row.count, { $0 + $1.utf8.count }) <= Self.maximumRowSize else {
+                throw Invalid(reason: "row \(index + 1) is longer than \(Self.maximumRowSize >> 10) KiB")
             }
         }
         (self.columns, self.rows, self.cycle, self.path) = (columns, rows, cycle, path)
+        placeOf = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) })
     }
 
     /// The identities of a CSV file's text.
@@ -72,14 +85,28 @@ public struct ClientIdentities: Sendable, Equatable {
         return "\(rows.count) rows for \(clients) clients: give a row to each, or --clients-file-cycle to reuse them"
     }
 
-    /// `text` with each `{column}` replaced by client `client`'s value; other braces are left as they are.
+    /// `text` with each `{column}` replaced by client `client`'s value, in one pass (a value is never read as a
+    /// variable); other braces are left as they are.
     public func expand(_ text: String, client: Int) -> String {
         guard text.contains("{") else { return text }
         let row = rows[client % rows.count]
-        var result = text
-        for (column, value) in zip(columns, row) { result = result.replacing("{\(column)}", with: value) }
-        return result
+        return text.replacing(Self.variable) { match in placeOf[String(match.1)].map { row[$0] } ?? String(match.0) }
     }
+
+    /// The most bytes `text` can take once expanded, whichever client's row it is.
+    public func longestExpansion(of text: String) -> Int {
+        text.matches(of: Self.variable).reduce(text.utf8.count) { total, match in
+            guard let place = placeOf[String(match.1)] else { return total }
+            return total - match.0.utf8.count + rows.map { $0[place].utf8.count }.max()!
+        }
+    }
+
+    /// Every value client rows give to the variables of `text`, for checks where they will go.
+    public func values(in text: String) -> [String] {
+        Self.variables(in: text).compactMap { placeOf[$0] }.flatMap { place in rows.map { $0[place] } }
+    }
+
+    private nonisolated(unsafe) static let variable = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/
 
     /// The `{name}`s in `text` that are neither a column nor built in: a variable the file does not give.
     public func unknownVariables(in text: String) -> [String] {
@@ -88,7 +115,7 @@ public struct ClientIdentities: Sendable, Equatable {
 
     /// Every `{name}` in `text` whose name could be a column's.
     public static func variables(in text: String) -> [String] {
-        text.matches(of: /\{([A-Za-z_][A-Za-z0-9_-]*)\}/).map { String($0.1) }
+        text.matches(of: variable).map { String($0.1) }
     }
 
     // MARK: On a control channel

@@ -196,6 +196,15 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// `text` with the password of a URL in it (`redis://:PASSWORD@`, `mqtt://USER:PASSWORD@`) shown as `***`, whether
+    /// or not it parses: for every message and report that repeats what the user typed.
+    public static func hidingPassword(in text: String) -> String {
+        guard let scheme = text.firstRange(of: "://") else { return text }
+        let authority = text[scheme.upperBound...].prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
+    }
+
     /// The URL with its password, as it parses back: for a process of the run's own (an agent, a child) that must
     /// connect too; never for a report.
     public var textWithCredentials: String {
@@ -226,7 +235,7 @@ extension TargetURL.Scheme {
         case .tcp, .ws, .mqtt, .nats, .socketIO, .redis, .stomp: return nil
         default:
             return "\(rawValue):// publishes over separate HTTP requests, not on a member's connection: nats://, "
-                + "mqtt://, redis://, ws://, tcp:// and socketio:// targets take chat"
+                + "mqtt://, redis://, stomp://, ws://, tcp:// and socketio:// targets take chat"
         }
     }
 

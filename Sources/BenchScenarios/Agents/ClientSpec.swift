@@ -9,7 +9,8 @@ import BenchCore
 public struct ClientSpec: Equatable, Sendable {
     /// The transport the clients connect with.
     public var transport: TransportKind
-    /// The WebSocket path they ask for (ws, wss; a socketio:// target's Engine.IO path).
+    /// The WebSocket path they ask for (ws, wss; a socketio:// target's Engine.IO path, an mqtt+ws://, nats+ws:// or
+    /// stomp+ws:// target's: the one in use, explicit or the scheme's).
     public var webSocketPath: String
     /// How TLS clients trust the server (tls, wss, a target over TLS): the run's certificate to pin, the authorities
     /// of its `--tls-ca`, the system's store, or nothing; nil without TLS. An agent given its own `--tls-ca`,
@@ -253,7 +254,7 @@ public struct ClientSpec: Equatable, Sendable {
         } else if seen.contains(Tag.identitiesCycle.rawValue) {
             throw SpecError("a cycle flag without identities")
         }
-        if let scheme = target?.scheme, scheme.defaultWebSocketPath != nil && path != "/" { settings?.webSocketPath = path }
+        if target?.scheme.defaultWebSocketPath != nil { settings?.webSocketPath = path }  // the path in use, always sent
         guard chat == nil || settings != nil else { throw SpecError("chat rooms without a target") }
         self.init(
             transport: transport, webSocketPath: path, tlsTrust: trust, target: settings, chat: chat,

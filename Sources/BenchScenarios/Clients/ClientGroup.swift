@@ -133,7 +133,8 @@ final class ClientGroup<T: Transport> {
 
     /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect is due.
     private var waitLimit: Int32 {
-        guard let due = table.nextDue else { return 100 }
+        // A Redis chat's members wait for their publishing connection, whatever their pace says.
+        guard let due = table.nextDue, publisher.map({ $0.isEstablished }) ?? true else { return 100 }
         let now = MonotonicClock.now()
         return due <= now ? 0 : Int32(min(100, (due - now + 999_999) / 1_000_000))
     }

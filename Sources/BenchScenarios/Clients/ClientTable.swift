@@ -11,9 +11,9 @@ struct ClientTable<T: Transport> {
     let count: Int
     /// First connects under way at once (``ClientLoop/connectWindow``).
     let window: Int
-    /// `--connect-rate`: the run's client `k` starts its first connect `k` intervals after `start` (when the thread's
-    /// clients were set up), whichever thread or process it is on: the herd comes at the rate asked. Nil: a window at
-    /// a time.
+    /// `--connect-rate`: the run's client `k` starts its first connect `k` intervals after `start`, when its thread's
+    /// clients were set up (the threads and processes of a run start within moments of one another): the herd comes at
+    /// the rate asked. Nil: a window at a time.
     let pace: Pace?
 
     /// When each first connect is due, with `--connect-rate`.
@@ -62,9 +62,10 @@ struct ClientTable<T: Transport> {
         return now >= due ? connections.count : nil
     }
 
-    /// With a pace, when the next first connect is due (nil: none is left, or there is no pace).
+    /// With a pace, when the next first connect is due (nil: none is left, there is no pace, or a window of connects is
+    /// under way: the end of one of them, not a time, lets the next start).
     var nextDue: UInt64? {
-        guard let pace, connections.count < count else { return nil }
+        guard let pace, connections.count < count, connecting < window else { return nil }
         return pace.start &+ UInt64(pace.firstClient + connections.count) &* pace.interval
     }
 

@@ -80,7 +80,9 @@ extension RunConfiguration {
         }
         if let connectInterval {
             try check(
-                connectInterval >= 1_000 && UInt64(clients) * connectInterval <= Limits.longestDuration, "connect-rate",
+                connectInterval >= 1_000
+                    && UInt64(clients).multipliedReportingOverflow(by: connectInterval).partialValue <= Limits.longestDuration
+                    && !UInt64(clients).multipliedReportingOverflow(by: connectInterval).overflow, "connect-rate",
                 "must be at most 1000000/s, and connect the \(clients) clients within \(longest)")
         }
         if let duration {

@@ -212,14 +212,14 @@ public struct RunConfiguration: Sendable, Equatable {
     /// the run, and a run with no client left waits (up to ``deadAfter``) for one to return instead of ending.
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
-    /// True when a message's echo comes back to the measuring side (rtt): roundtrip, fanout from the built-in server,
-    /// and chat where the server sends the sender its own copy; a target's subscribers only read.
     /// How long the setup may last: ``setupTimeout`` after the last client's connect is due (with `--connect-rate`,
     /// the ramp's length later).
     public var setupBudget: UInt64 {
         setupTimeout &+ (connectInterval.map { UInt64(max(0, clients - 1)) &* $0 } ?? 0)
     }
 
+    /// True when a message's echo comes back to the measuring side (rtt): roundtrip, fanout from the built-in server,
+    /// and chat where the server sends the sender its own copy; a target's subscribers only read.
     public var hasEchoes: Bool { scenario == .roundtrip || (scenario == .fanout && target == nil) || chatEchoesToSender }
 
     /// Chat through a server that sends each message to its sender too (NATS, MQTT: the sender is subscribed to its

@@ -12,8 +12,8 @@ public struct TargetSettings: Sendable, Equatable {
     /// The message a publisher (fanout) or each client (roundtrip) sends (`--publish`).
     public var publishTemplate: PublishTemplate = .bare
     /// The WebSocket path where the URL's path names something else (`--ws-path`): a socketio:// target's Engine.IO
-    /// path (`?EIO=4&transport=websocket` added unless it has a query), an mqtt+ws:// or nats+ws:// target's; nil: the
-    /// scheme's (``TargetURL/Scheme/defaultWebSocketPath``: `/socket.io/`, `/mqtt`, `/`).
+    /// path (`?EIO=4&transport=websocket` added unless it has a query), an mqtt+ws://, nats+ws:// or stomp+ws://
+    /// target's; nil: the scheme's (``TargetURL/Scheme/defaultWebSocketPath``: `/socket.io/`, `/mqtt`, `/`, `/ws`).
     public var webSocketPath: String?
     /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
     public var qos: UInt8 = 0

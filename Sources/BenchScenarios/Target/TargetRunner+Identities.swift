@@ -6,7 +6,7 @@ import BenchProtocols
 /// once per connection, when it is made: nothing per message.
 extension ServerProtocol {
     /// What client `client` speaks with its row's values in every text it says for itself: `--subscribe`, the topic,
-    /// subject, channel or destination, MQTT's and STOMP's credentials, Redis's password, an SSE stream's path and
+    /// subject, channel, destination or Socket.IO namespace, MQTT's and STOMP's credentials, Redis's password, an SSE stream's path and
     /// fields. As it is without identities.
     func personalized(by identities: ClientIdentities?, client: Int) -> ServerProtocol {
         guard let identities else { return self }
@@ -15,7 +15,7 @@ extension ServerProtocol {
         case .custom(let framing, let subscribe):
             return .custom(framing: framing, subscribe: subscribe.map(expand))
         case .socketIO(var settings):
-            settings.subscribe = settings.subscribe.map(expand)
+            (settings.namespace, settings.subscribe) = (expand(settings.namespace), settings.subscribe.map(expand))
             return .socketIO(settings)
         case .mqtt(var settings):
             (settings.topic, settings.username, settings.password) = (expand(settings.topic), settings.username.map(expand), settings.password.map(expand))
@@ -47,7 +47,7 @@ extension TransportSettings {
 }
 
 extension HeaderField {
-    /// The field with client `client`'s values in its value (as it is, should they make it one that cannot be sent).
+    /// The field with client `client`'s values in its value (the command line checked that every row's fits).
     func personalized(by identities: ClientIdentities, client: Int) -> HeaderField {
         (try? HeaderField(name: name, value: identities.expand(value, client: client))) ?? self
     }

@@ -46,7 +46,9 @@ extension ChildProcessChannels {
         var clients = target
         if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's, not the clients'
         return ClientSpec(
-            transport: .tcp, webSocketPath: target.webSocketPath ?? "/", tlsTrust: trust, target: clients,
+            // The path in use, explicit or the scheme's: a child's is exactly this process's.
+            transport: .tcp, webSocketPath: target.webSocketPath ?? target.url.scheme.defaultWebSocketPath ?? "/",
+            tlsTrust: trust, target: clients,
             chat: configuration.chatRooms.map { ClientSpec.ChatDeal(plan: $0, seed: configuration.seed) },
             connectInterval: configuration.connectInterval
         ).encoded()
