@@ -277,6 +277,23 @@ import Testing
         #expect(outcome.seconds < 10, "not at the 20 s setup timeout: \(outcome.seconds) s")
     }
 
+    /// A refusal whose body (its reason) is announced longer than it comes before the server closes: the client,
+    /// waiting for the reason, reports the refusal with what came, not a bare close.
+    @Test func aRefusalClosedBeforeItsAnnouncedReasonIsStillTheRefusal() throws {
+        let server = try HostileServer { connection in
+            guard HostileReader(connection).httpHead() != nil else { return }
+            _ = connection.send(Array("HTTP/1.1 403 Forbidden\r\nContent-Length: 40\r\n\r\n".utf8))
+            _ = connection.send(Array("partial reason".utf8))
+        }
+        defer { server.stop() }
+        let configuration = try Self.roundtrip("ws://127.0.0.1:\(server.port)/", clients: 1, messages: 10)
+        guard case .failure(.setupFailed(let reason))? = Self.run(configuration, within: 60).result else {
+            Issue.record("expected a setup failure")
+            return
+        }
+        #expect(reason.contains("refused client 0: handshake failed:") && reason.contains("403 Forbidden: partial reason"), "\(reason)")
+    }
+
     /// A server frame must not be masked (RFC 6455 5.1): the client closes with 1002 (protocol error).
     @Test func aMaskedFrameFromAWebSocketServerClosesWith1002() throws {
         let closeCode = LockedCounter()

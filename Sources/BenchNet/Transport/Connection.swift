@@ -141,6 +141,10 @@ public final class Connection<T: Transport> {
         try advanceHandshake()
     }
 
+    /// Why the peer refused this client's handshake, when it did and its reason was still coming: what a close by the
+    /// peer then means (a server that announces a reason and closes before sending it all).
+    public var handshakeRefusal: String? { framing.pendingRefusal }
+
     /// Reads once into `buffer`, with the kernel's receive stamp of what it read when `stamps` is given (0
     /// otherwise, or when the kernel gave none). `.processed((0, _))` means the peer closed. With the io_uring
     /// engine, takes the bytes of the completion its loop is handling instead (and the ring's stamp); `buffer` must

@@ -111,6 +111,8 @@ public protocol FramingLayer {
     var isEstablished: Bool { get }
     /// WebSocket pings received (each is answered with a pong).
     var pingsReceived: Int { get }
+    /// A client whose handshake was refused and that waits for the refusal's body: why (the peer may close first).
+    var pendingRefusal: String? { get }
     /// Called once the stream is established: a WebSocket client sends its Upgrade request.
     mutating func start(_ reply: (UnsafeRawBufferPointer) -> Bool) throws(ConnectionError)
     /// The next piece of bench-frame bytes in `bytes` from `offset` on (which it moves past what it used), or nil when
@@ -166,4 +168,8 @@ public enum ConnectionError: Error, CustomStringConvertible {
         default: WebSocketCloseCode.normal
         }
     }
+}
+
+extension FramingLayer {
+    public var pendingRefusal: String? { nil }
 }

@@ -19,6 +19,13 @@ public struct WebSocketFraming: FramingLayer {
     private let host: String
     private var state = State.handshaking
     private var headReader = HTTPHeadReader()
+    /// A client refused: why, and how much of the refusal's body (its reason) to wait for; the body so far.
+    private var refusalWaiting: (problem: String, wanted: Int)?
+    private var refusalBody: [UInt8] = []
+
+    public var pendingRefusal: String? {
+        refusalWaiting.map { Self.refusal($0.problem, body: refusalBody) }
+    }
     /// The client's Sec-WebSocket-Key, to check the answer against.
     private var key = ""
     private var parser: WebSocketFrameParser
@@ -60,6 +67,12 @@ public struct WebSocketFraming: FramingLayer {
         _ bytes: UnsafeMutableRawBufferPointer, offset: inout Int, reply: (UnsafeRawBufferPointer) -> Bool
     ) throws(ConnectionError) -> FramingOutput? {
         if state == .handshaking {
+            if let (problem, wanted) = refusalWaiting {  // the refusal's body, coming after its head
+                refusalBody += bytes[offset...]
+                offset = bytes.count
+                if refusalBody.count >= wanted { throw .handshake(Self.refusal(problem, body: refusalBody.prefix(wanted))) }
+                return nil
+            }
             offset += try handshake(with: UnsafeRawBufferPointer(rebasing: bytes[offset...]), reply: reply)
             guard state == .open else { return nil }
         }
@@ -147,16 +160,29 @@ public struct WebSocketFraming: FramingLayer {
             guard answer.bytes.withUnsafeBytes(reply) else { throw .handshake("could not send the 101") }
         case .client:
             if let problem = WebSocketHandshake.problem(withAnswer: head, key: key, subprotocol: subprotocol) {
-                // A refusal's body, as far as this read brought it, is the server's reason (a 401's "token expired").
-                let body = String(decoding: bytes[used...].prefix(200), as: UTF8.self).unicodeScalars
-                    .map { $0.value < 0x20 || $0.value == 0x7F ? " " : String($0) }.joined()
-                    .split(separator: " ").joined(separator: " ")
-                throw .handshake(body.isEmpty || head.startLine.contains(" 101 ") ? problem : "\(problem): \(body)")
+                // A refusal's body is the server's reason (a 401's "token expired"): its first 200 bytes are waited
+                // for where its Content-Length announces them (a server may write it apart from the head).
+                let announced = head.startLine.contains(" 101 ") ? 0 : min(head.value(of: "Content-Length").flatMap { Int($0) } ?? 0, 200)
+                guard bytes.count - used >= announced else {
+                    refusalWaiting = (problem, announced)
+                    refusalBody = Array(bytes[used...])
+                    return bytes.count
+                }
+                throw .handshake(Self.refusal(problem, body: head.startLine.contains(" 101 ") ? bytes[used..<used] : bytes[used...]))
             }
         }
         headReader = HTTPHeadReader()  // its bytes are not needed again
         state = .open
         return used
+    }
+
+    /// Why a handshake was refused, with the start of the refusal's body (the server's words, without control
+    /// characters) where it has one.
+    private static func refusal(_ problem: String, body: some Collection<UInt8>) -> String {
+        let words = String(decoding: body.prefix(200), as: UTF8.self).unicodeScalars
+            .map { $0.value < 0x20 || $0.value == 0x7F ? " " : String($0) }.joined()
+            .split(separator: " ").joined(separator: " ")
+        return words.isEmpty ? problem : "\(problem): \(words)"
     }
 
     /// Writes a control frame (at most 125 bytes of payload) into `buffer`; returns its size.

@@ -169,7 +169,9 @@ final class ClientGroup<T: Transport> {
         guard let connection = table[place] else { return }
         guard case .processed(let (count, kernelNow)) = try connection.read(into: loop.readBuffer, stamps: loop.stamps) else { return }
         let now = MonotonicClock.now()
-        guard count > 0 else { return close(place, reason: "closed by \(target)") }
+        guard count > 0 else {
+            return close(place, reason: connection.handshakeRefusal.map { "handshake failed: \($0)" } ?? "closed by \(target)")
+        }
         let session = sessions[place]
         let wasReady = session.isReady
         var failure: Error?

@@ -43,6 +43,9 @@ extension TargetClients {
     func readPublisher(_ publisher: TargetPublisher<T>, _ connection: Connection<T>) throws {
         guard case .processed(let (count, _)) = try connection.read(into: readBuffer) else { return }
         guard count > 0 else {
+            if let refusal = connection.handshakeRefusal, !isRunning {
+                throw RunError.setupFailed("\(target) refused the connection or its handshake: handshake failed: \(refusal)")
+            }
             if !isRunning { throw RunError.setupFailed("\(target) closed the connection") }
             return closePublisher(reason: "closed by \(target)")
         }
