@@ -66,17 +66,18 @@ extension RunOptions {
     /// The mean gap between a member's messages at `text` (`N/s`, `N/min`, `N/h`, N a positive decimal up to 1000/s);
     /// nil when it is none of these.
     static func interval(ofRate text: String) -> UInt64? {
+        interval(ofRate: text, units: ["s": 1e9, "min": 60e9, "h": 3_600e9], shortest: 1e6)
+    }
+
+    /// The gap between two events at `text`, a positive decimal count per one of `units` (nanoseconds each: `N/s`);
+    /// nil when it is none of these, or the gap is shorter than `shortest` or longer than a day.
+    static func interval(ofRate text: String, units: [Substring: Double], shortest: Double) -> UInt64? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let count = Double(parts[0]), count.isFinite, count > 0 else { return nil }
-        let unit: Double
-        switch parts[1] {
-        case "s": unit = 1e9
-        case "min": unit = 60e9
-        case "h": unit = 3_600e9
-        default: return nil
+        guard parts.count == 2, let count = Double(parts[0]), count.isFinite, count > 0, let unit = units[parts[1]] else {
+            return nil
         }
         let interval = unit / count
-        guard interval >= 1e6, interval <= 86_400e9 else { return nil }
+        guard interval >= shortest, interval <= 86_400e9 else { return nil }
         return UInt64(interval.rounded())
     }
 

@@ -72,17 +72,7 @@ extension RunOptions {
     /// The time between two clients' connects at `text` (`N/s`, `N/min`, N a positive decimal, at most 1000000/s);
     /// nil when it is none of these.
     static func connectInterval(ofRate text: String) -> UInt64? {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let count = Double(parts[0]), count.isFinite, count > 0 else { return nil }
-        let unit: Double
-        switch parts[1] {
-        case "s": unit = 1e9
-        case "min": unit = 60e9
-        default: return nil
-        }
-        let interval = unit / count
-        guard interval >= 1_000, interval <= 86_400e9 else { return nil }
-        return UInt64(interval.rounded())
+        interval(ofRate: text, units: ["s": 1e9, "min": 60e9], shortest: 1_000)
     }
 
     /// `--reconnect` with `--reconnect-base`, `--reconnect-max` and `--reconnect-tries`; nil without `--reconnect`

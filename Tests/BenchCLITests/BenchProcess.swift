@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import Testing
 
 /// The built `bench` executable, run as a user would, with its output and exit code captured.
 struct BenchProcess {
@@ -102,4 +104,36 @@ func csvRows(_ path: String) throws -> [[String: String]] {
         $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
     return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+}
+
+/// A port nothing listens on just now on 127.0.0.1: bound to port 0, read back, closed.
+func freeLoopbackPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    try #require(bound)
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// A blocking connection to 127.0.0.1:`port`; nil when it is refused.
+func connectToLoopback(_ port: UInt16) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let status = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    if status == 0 { return fd }
+    close(fd)
+    return nil
 }

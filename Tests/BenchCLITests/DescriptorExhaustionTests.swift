@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct DescriptorExhaustionTests {
     @Test func aServerOutOfDescriptorsPausesAcceptingAndResumesWhenSomeAreFree() throws {
         let out = temporaryFolderPath()
-        let port = try freePort()
+        let port = try freeLoopbackPort()
         // 2 clients need 4 descriptors plus the 64 kept in reserve: 90 fits the run and leaves ~20 to exhaust.
         // Each step waits for the event it needs (bounded by 60 s, which only a hang reaches), not for a time.
         let process = try BenchProcess.start(
@@ -17,10 +17,10 @@ import Testing
             descriptorLimit: 90)
         // The run's own clients connect first (they need descriptors of the same process): sending has begun.
         try #require(waitForLines(2, in: "samples.csv", under: out), "the run began")
-        let strays = (0..<100).compactMap { _ in connectTo(port) }  // the backlog takes what accept cannot
+        let strays = (0..<100).compactMap { _ in connectToLoopback(port) }  // the backlog takes what accept cannot
         #expect(waitUntil { openDescriptors(of: process.processIdentifier) >= 90 }, "the server ran out of descriptors")
         for stray in strays { close(stray) }
-        let late = try #require(connectTo(port))
+        let late = try #require(connectToLoopback(port))
         defer { close(late) }
         var hello: [UInt8] = [0, 0, 0, 16, 1, WireFormat.version, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0xEE, count: 8)
         _ = send(late, &hello, hello.count, Int32(MSG_NOSIGNAL))
@@ -61,35 +61,5 @@ import Testing
             if count == 0 || (count < 0 && errno == ECONNRESET) { return true }
             if count < 0 { return false }
         }
-    }
-
-    private func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    private func connectTo(_ port: UInt16) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        if status == 0 { return fd }
-        close(fd)
-        return nil
     }
 }

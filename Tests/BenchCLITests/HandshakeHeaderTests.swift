@@ -156,16 +156,7 @@ import Testing
     /// The relay (Tests/Fixtures/ws_broadcast_server.py) on a free port, wanting ``token``; waits (up to 30 s) until it
     /// accepts.
     static func startRelay(accepting tokens: [String] = [token]) throws -> (Process, Int) {
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0 }
-        }
-        close(probe)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let port = try freeLoopbackPort()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         server.arguments = [CapacityCommandTests.fixtures + "/ws_broadcast_server.py", "\(port)", tokens.joined(separator: ",")]
@@ -173,12 +164,10 @@ import Testing
         server.standardError = FileHandle.nullDevice
         try server.run()
         for _ in 0..<1_500 where server.isRunning {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            if let client = connectToLoopback(port) {
+                close(client)
+                return (server, Int(port))
             }
-            close(client)
-            if connected { return (server, port) }
             usleep(20_000)
         }
         kill(server.processIdentifier, SIGKILL)

@@ -79,10 +79,9 @@ extension RunConfiguration {
             throw ConfigurationError(option: "clients-file", reason: refusal)
         }
         if let connectInterval {
+            let ramp = UInt64(clients).multipliedReportingOverflow(by: connectInterval)
             try check(
-                connectInterval >= 1_000
-                    && UInt64(clients).multipliedReportingOverflow(by: connectInterval).partialValue <= Limits.longestDuration
-                    && !UInt64(clients).multipliedReportingOverflow(by: connectInterval).overflow, "connect-rate",
+                connectInterval >= 1_000 && !ramp.overflow && ramp.partialValue <= Limits.longestDuration, "connect-rate",
                 "must be at most 1000000/s, and connect the \(clients) clients within \(longest)")
         }
         if let duration {

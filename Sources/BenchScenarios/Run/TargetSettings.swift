@@ -15,6 +15,10 @@ public struct TargetSettings: Sendable, Equatable {
     /// path (`?EIO=4&transport=websocket` added unless it has a query), an mqtt+ws://, nats+ws:// or stomp+ws://
     /// target's; nil: the scheme's (``TargetURL/Scheme/defaultWebSocketPath``: `/socket.io/`, `/mqtt`, `/`, `/ws`).
     public var webSocketPath: String?
+
+    /// The WebSocket path asked for where the URL's path names something else: `--ws-path`, or the scheme's; nil
+    /// where the URL's path is the WebSocket's (ws://) or there is no WebSocket.
+    public var webSocketPathInUse: String? { webSocketPath ?? url.scheme.defaultWebSocketPath }
     /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
     public var qos: UInt8 = 0
     /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).

@@ -15,9 +15,9 @@ extension TargetRunner {
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         // Socket.IO's WebSocket is Engine.IO's, at its default path (or --ws-path); the URL's path is the namespace.
         // MQTT's and NATS's over WebSocket are at theirs (or --ws-path); the URL's path is the topic or subject.
-        let path = switch (target.scheme.protocolScheme, target.scheme.defaultWebSocketPath) {
-        case (.socketIO, let standard?): engineIOTarget(targetSettings.webSocketPath ?? standard)
-        case (_, let standard?): targetSettings.webSocketPath ?? standard
+        let path = switch (target.scheme.protocolScheme, targetSettings.webSocketPathInUse) {
+        case (.socketIO, let inUse?): engineIOTarget(inUse)
+        case (_, let inUse?): inUse
         case (_, nil): target.path
         }
         var settings = TransportSettings(

@@ -47,7 +47,7 @@ extension ChildProcessChannels {
         if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's, not the clients'
         return ClientSpec(
             // The path in use, explicit or the scheme's: a child's is exactly this process's.
-            transport: .tcp, webSocketPath: target.webSocketPath ?? target.url.scheme.defaultWebSocketPath ?? "/",
+            transport: .tcp, webSocketPath: target.webSocketPathInUse ?? "/",
             tlsTrust: trust, target: clients,
             chat: configuration.chatRooms.map { ClientSpec.ChatDeal(plan: $0, seed: configuration.seed) },
             connectInterval: configuration.connectInterval
