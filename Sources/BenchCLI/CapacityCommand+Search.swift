@@ -49,10 +49,11 @@ extension CapacityCommand {
         var harnessNote: String?
         search: while let value = plan.search.nextValue() {
             let step = plan.search.steps.count + 1
-            var judgement = StepJudgement(objectives: plan.slos, confidence: plan.confidence)
+            let isConfirmation = plan.search.steps.contains { $0.value == value }
+            let passConfidence = plan.passConfidence(confirming: isConfirmation)
+            var judgement = StepJudgement(objectives: plan.slos, confidence: plan.confidence, passConfidence: passConfidence)
             var verdict = CapacitySearch.Verdict.undecided
             let stepStart = MonotonicClock.now()
-            let isConfirmation = plan.search.steps.contains { $0.value == value }
             var runIndex = 0
             var attempts = 0  // runs made, a saturated one tried again included: each its own folder
             var saturatedRuns = 0
@@ -67,7 +68,8 @@ extension CapacityCommand {
                 runIndex += 1
                 attempts += 1
                 // Per run: each draws its own seed without --seed.
-                var (options, samples) = plan.sampling(try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns)
+                var (options, samples) = plan.sampling(
+                    try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns, passConfidence: passConfidence)
                 samplesInPlace = samples != nil
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"

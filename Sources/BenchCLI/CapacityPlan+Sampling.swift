@@ -22,7 +22,7 @@ extension CapacityPlan {
     /// budget's end in the proportions seen, would still be undecided stops (its samples' `gaveUp`) — near the true
     /// capacity a p99 sits at its limit, and no budget decides it.
     func sampling(
-        _ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]]
+        _ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]], passConfidence: Double
     ) -> (options: RunOptions, samples: StepSampling?) {
         var options = options
         var configuration = options.steps[0].configuration
@@ -56,7 +56,8 @@ extension CapacityPlan {
             guard collector.origin != 0, now >= collector.origin &+ ownLength, now < collector.origin &+ length else {
                 return false
             }
-            var judgement = StepJudgement(objectives: judged.map(\.expression), confidence: confidence)
+            var judgement = StepJudgement(
+                objectives: judged.map(\.expression), confidence: confidence, passConfidence: passConfidence)
             for results in earlierJudged { judgement.add(results) }
             judgement.add(judged.map { threshold in
                 let metric = RunAnalysis.Metric(rawValue: threshold.metric)!
@@ -75,7 +76,7 @@ extension CapacityPlan {
                 else { return false }
                 let projected = ProportionDecision.decide(
                     beyond: Int((Double(beyond) * scale).rounded()), of: Int((Double(objective.values) * scale).rounded()),
-                    allowedShare: share, confidence: confidence)
+                    allowedShare: share, confidence: confidence, passConfidence: passConfidence)
                 return projected == .undecided
             }
             if futile { samples.gaveUp.store(true, ordering: .relaxed) }
@@ -85,20 +86,28 @@ extension CapacityPlan {
     }
 
     /// How a step is sized from its `objectives`, for the search's first line: `spread.p99<2ms` passes with no
-    /// value beyond its limit in 299 values at 95%.
+    /// value beyond its limit in 138 values on a value's first step (75%), in 299 on its confirmation (95%).
     func sizing(_ objectives: [Threshold]) -> String {
+        let finding = navigationConfidence < confidence
         let needs = objectives.compactMap { threshold -> String? in
             guard let share = threshold.allowedShare,
-                let values = ProportionDecision.valuesToPass(allowedShare: share, confidence: confidence)
+                let values = ProportionDecision.valuesToPass(allowedShare: share, confidence: confidence),
+                let first = ProportionDecision.valuesToPass(allowedShare: share, confidence: navigationConfidence)
             else { return nil }
-            return "\(threshold.expression) passes with none beyond its limit in \(values) values"
+            return "\(threshold.expression) passes with none beyond its limit in "
+                + (finding ? "\(first) values, then \(values)" : "\(values) values")
         }
         let budget: String
         switch stepBudget {
         case .runs(let runs): budget = "\(runs) run\(runs == 1 ? "" : "s")' length"
         case .time(let time): budget = DurationText.format(time)
         }
-        return "each step sends until its objectives are decided at \(DecimalText.fixed(confidence * 100, fractionDigits: 1))% "
-            + "confidence, for at most \(budget)" + (needs.isEmpty ? "" : " (" + needs.joined(separator: "; ") + ")")
+        func percent(_ share: Double) -> String { "\(DecimalText.trimmed(share * 100, fractionDigits: 1))%" }
+        let confidences = finding
+            ? "a value's first step passes at \(percent(navigationConfidence)) confidence, its confirmation and every "
+                + "failure are decided at \(percent(confidence))"
+            : "decided at \(percent(confidence)) confidence"
+        return "each step sends until its objectives are decided, for at most \(budget): \(confidences)"
+            + (needs.isEmpty ? "" : " (" + needs.joined(separator: "; ") + ")")
     }
 }

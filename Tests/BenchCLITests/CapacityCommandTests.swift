@@ -17,6 +17,10 @@ import Testing
         ])
         #expect(result.exitCode == 1, "\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("capacity: below 2 clients"), "\(result.standardOutput)")
+        // The first line sizes the steps: a value's first step only finds the way, its confirmation gives the answer.
+        #expect(result.standardError.hasPrefix("capacity: each step sends until its objectives are decided, for at most "
+            + "60s: a value's first step passes at 75% confidence, its confirmation and every failure are decided at 95%"),
+            "\(result.standardError)")
         let folder = try #require(contents(of: out)?.first.map { out + "/" + $0 })
         #expect(try csvRows(folder + "/capacity.csv").map { $0["verdict"]! } == ["fail"])
     }

@@ -120,7 +120,8 @@ import Testing
         #expect(saturated.capacity == 79 && saturated.capacityBound == nil && saturated.ending == .found)
     }
 
-    /// The last pass fails when run again: it is no pass, and the search goes on below it, confirming the next.
+    /// The last pass fails when run again: it is no pass, and the search confirms the pass below it, bisecting no
+    /// further (the values between sit at the limit too).
     @Test func aConfirmationThatDisagreesMovesTheAnswer() throws {
         var seen: [UInt64: Int] = [:]
         let search = finish(CapacitySearch(low: 1, high: 64, direction: .increasing)) { value in
@@ -128,9 +129,30 @@ import Testing
             if value == 10 { return seen[value] == 1 ? .pass : .fail }  // a drift the second run caught
             return value <= 10 ? .pass : .fail
         }
-        #expect(search.capacity == 9 && search.firstFail == 10, "\(search.steps.map(\.value))")
+        #expect(search.capacity == 8 && search.firstFail == 10, "\(search.steps.map(\.value))")
         #expect(search.verdicts[10] == .undecided && search.capacityBound == 10, "disputed: the interval reaches over it")
-        #expect(search.steps.filter { $0.value == 9 }.count == 2 && search.steps.filter { $0.value == 10 }.count == 2)
+        #expect(search.steps.filter { $0.value == 8 }.count == 2 && search.steps.filter { $0.value == 10 }.count == 2)
+        #expect(!search.steps.contains { $0.value == 9 }, "\(search.steps.map(\.value))")
+        #expect(search.ending == .found)
+    }
+
+    /// Issue 42's search on a busy machine: a band (86–106 clients) where a first step, deciding its pass with less
+    /// confidence, passes, and its confirmation at the full confidence cannot decide. Every dispute used to start a
+    /// bisection inside the band, each of its steps disputed in turn (19 steps); now one dispute confirms the pass
+    /// below it, and the answer's interval still holds the band's start.
+    @Test func aBandOfDisputedPassesIsNotBisected() throws {
+        var seen: [UInt64: Int] = [:]
+        let search = finish(CapacitySearch(low: 10, high: 400, direction: .increasing)) { value in
+            seen[value, default: 0] += 1
+            if value <= 85 { return .pass }
+            if value <= 106 { return seen[value] == 1 ? .pass : .undecided }
+            return .fail
+        }
+        let capacity = try #require(search.capacity)
+        let bound = try #require(search.capacityBound)
+        #expect(capacity <= 85 && bound >= 85 && bound <= 106, "\(search.steps.map(\.value))")
+        #expect(search.steps.count <= 14, "\(search.steps.map(\.value))")
+        #expect(search.steps.filter { $0.value == capacity }.count == 2, "the answer was confirmed")
         #expect(search.ending == .found)
     }
 

@@ -48,6 +48,28 @@ import Testing
         #expect(broken.verdict == .fail)
     }
 
+    /// A step that only finds the search's way passes with less confidence (138 values with none over at 75%); a
+    /// failure is decided with the full confidence whatever the pass's is, and a pass at 75% is no pass at 95%.
+    @Test func aWayFindingStepPassesSoonerAndFailsOnlyAtTheFullConfidence() {
+        var finding = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95, passConfidence: 0.75)
+        finding.add([Self.p99(beyond: 0, of: 137)])
+        #expect(finding.verdict == .undecided)
+        finding.add([Self.p99(beyond: 0, of: 1)])
+        #expect(finding.verdict == .pass, "138 values with none over: 0.99^138 < 0.25")
+        var deciding = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95)
+        deciding.add([Self.p99(beyond: 0, of: 138)])
+        #expect(deciding.verdict == .undecided)
+        // 2 of 40 over: a failure at 75% (P(X ≥ 2) = 0.061), not at 95%: undecided, not failed.
+        var doubtful = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95, passConfidence: 0.75)
+        doubtful.add([Self.p99(beyond: 2, of: 40)])
+        #expect(doubtful.verdict == .undecided)
+        #expect(ProportionDecision.decide(beyond: 2, of: 40, allowedShare: 0.01, confidence: 0.75) == .fail)
+        doubtful.add([Self.p99(beyond: 1, of: 10)])
+        #expect(doubtful.verdict == .fail, "3 of 50: P(X ≥ 3) = 0.014")
+        // The pass's confidence is never above the judgement's.
+        #expect(StepJudgement(objectives: [], confidence: 0.9, passConfidence: 0.99).passConfidence == 0.9)
+    }
+
     @Test func aRunWithNoValuesDecidesNothing() {
         var judgement = StepJudgement(objectives: ["spread.max<5ms"], confidence: 0.95)
         judgement.add([Self.max(held: false).judged(in: [.noValues], accepting: [])])

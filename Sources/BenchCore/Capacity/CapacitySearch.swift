@@ -8,7 +8,9 @@
 /// but it bounds nothing: the capacity's interval reaches up to the first decided failure. The two steps that decide
 /// the answer (the last pass and the first failure) are then run again, at another moment, since a machine's drift
 /// between runs is invisible inside one: a value whose second step disagrees with its first is not confirmed, and the
-/// search goes on from what that leaves. A step whose harness was saturated (the command runs a saturated step again
+/// search confirms the pass below it (no further bisection: it would be among values at the objective's limit). The
+/// first step at a value only finds the way, and the command decides its pass with less confidence than the second,
+/// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated (the command runs a saturated step again
 /// after a pause, and calls it harness-bound only when the saturation repeats) ends the search: the server held at
 /// least the last pass, and no harder step would measure the server. A pure value: the command runs the steps and
 /// ``record(_:_:)``s their verdicts.
@@ -132,7 +134,10 @@ public struct CapacitySearch: Sendable {
             let doubled = harder(than: pass)
             return doubled == pass ? nil : doubled
         }
-        guard isNarrowed(pass: pass, fail: failure) else {
+        // A first failure already run twice is a pass its confirmation disputed: the values just easier than it sit
+        // in the same band where the objective is at its limit, which no budget decides; bisecting there would find
+        // more disputes, so the search confirms the last pass below it instead.
+        guard isNarrowed(pass: pass, fail: failure) || confirming(failure) == nil else {
             let middle = min(pass, failure) + (max(pass, failure) - min(pass, failure)) / 2
             return steps.contains { $0.value == middle } ? nil : middle
         }

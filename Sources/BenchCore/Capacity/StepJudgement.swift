@@ -29,8 +29,8 @@ public struct StepJudgement: Sendable {
             self.expression = expression
         }
 
-        mutating func add(_ result: ThresholdResult, confidence: Double) {
-            defer { decision = deciding(confidence: confidence) }
+        mutating func add(_ result: ThresholdResult, confidence: Double, passConfidence: Double) {
+            defer { decision = deciding(confidence: confidence, passConfidence: passConfidence) }
             runs += 1
             guard result.inconclusive.isEmpty else {
                 emptyRuns += 1
@@ -45,12 +45,13 @@ public struct StepJudgement: Sendable {
             }
         }
 
-        /// Pass, fail or undecided with `confidence`.
-        private func deciding(confidence: Double) -> ProportionDecision.Outcome {
+        /// Pass (at `passConfidence`), fail (at `confidence`) or undecided.
+        private func deciding(confidence: Double, passConfidence: Double) -> ProportionDecision.Outcome {
             if brokenRuns > 0 { return .fail }
             if let beyond, let allowedShare {
                 return ProportionDecision.decide(
-                    beyond: beyond, of: values, allowedShare: allowedShare, confidence: confidence)
+                    beyond: beyond, of: values, allowedShare: allowedShare, confidence: confidence,
+                    passConfidence: passConfidence)
             }
             return runs > emptyRuns ? .pass : .undecided
         }
@@ -61,17 +62,22 @@ public struct StepJudgement: Sendable {
     public private(set) var runs = 0
     /// The confidence each objective is decided with (0.95).
     public let confidence: Double
+    /// The confidence a pass is decided with: ``confidence``, or less for a step that only finds the search's way.
+    public let passConfidence: Double
 
-    public init(objectives: [String], confidence: Double) {
+    /// A judgement deciding failures at `confidence` and passes at `passConfidence` (at most `confidence`; the same
+    /// when nil).
+    public init(objectives: [String], confidence: Double, passConfidence: Double? = nil) {
         self.objectives = objectives.map(Objective.init(expression:))
         self.confidence = confidence
+        self.passConfidence = min(passConfidence ?? confidence, confidence)
     }
 
     /// Adds one run's verdicts on the objectives, in their order.
     public mutating func add(_ results: [ThresholdResult]) {
         precondition(results.count == objectives.count, "one verdict per objective")
         runs += 1
-        for index in objectives.indices { objectives[index].add(results[index], confidence: confidence) }
+        for index in objectives.indices { objectives[index].add(results[index], confidence: confidence, passConfidence: passConfidence) }
     }
 
     /// The step's verdict so far: fail as soon as an objective is decided broken, pass once every one is decided

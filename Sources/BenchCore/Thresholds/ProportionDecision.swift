@@ -26,6 +26,18 @@ public enum ProportionDecision {
         return .undecided
     }
 
+    /// Decides as ``decide(beyond:of:allowedShare:confidence:)`` does, but a pass at `passConfidence` (at most
+    /// `confidence`): a capacity search finds its way with passes it is less sure of, and decides every failure, and
+    /// the steps that give its answer, at the full confidence.
+    public static func decide(
+        beyond: Int, of values: Int, allowedShare: Double, confidence: Double, passConfidence: Double
+    ) -> Outcome {
+        let strict = decide(beyond: beyond, of: values, allowedShare: allowedShare, confidence: confidence)
+        guard strict == .undecided, passConfidence < confidence else { return strict }
+        let lenient = decide(beyond: beyond, of: values, allowedShare: allowedShare, confidence: passConfidence)
+        return lenient == .pass ? .pass : .undecided
+    }
+
     /// The fewest values that can decide a pass with none beyond the limit: 299 for a p99 at 95%.
     public static func valuesToPass(allowedShare: Double, confidence: Double) -> Int? {
         guard allowedShare > 0, allowedShare < 1, confidence > 0, confidence < 1 else { return nil }

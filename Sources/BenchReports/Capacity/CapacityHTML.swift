@@ -48,8 +48,7 @@ enum CapacityHTML {
     /// The steps: each one's runs and verdict, and per objective its decision with the values beyond the limit of
     /// those judged, pooled over the step's runs.
     private static func stepTable(_ report: CapacityReport) -> String {
-        var html = "<h2>steps</h2>\n<p class=\"note\">Each objective decided at "
-            + "\(DecimalText.trimmed(report.confidence * 100, fractionDigits: 2))% from the values of all the step's runs: beyond the "
+        var html = "<h2>steps</h2>\n<p class=\"note\">\(MarkupText.escape(report.decisionNote)): beyond the "
             + "limit / judged.</p>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>runs</th><th>verdict</th>"
             + report.objectives.map { "<th>\(MarkupText.escape($0))</th>" }.joined() + "</tr>\n"
         for step in report.steps {

@@ -29,13 +29,21 @@ extension CapacityReport {
         try AtomicFile.writeText(folder + "/" + Self.htmlName, CapacityHTML.render(self))
     }
 
+    /// How the steps were decided, for capacity.md and capacity.html: "Each step decided at 95% from the values of
+    /// all its runs; a value's first step passed at 75%: it only found the way".
+    var decisionNote: String {
+        func percent(_ share: Double) -> String { "\(DecimalText.trimmed(share * 100, fractionDigits: 2))%" }
+        let finding = steps.first { !$0.isConfirmation && $0.judgement.passConfidence < confidence }?.judgement.passConfidence
+        return "Each step decided at \(percent(confidence)) from the values of all its runs"
+            + (finding.map { "; a value's first step passed at \(percent($0)): it only found the way" } ?? "")
+    }
+
     /// `capacity.md`: the line, the thresholds on it, a table of the steps (each objective's values and how many lay
     /// beyond its limit, pooled over the step's runs) and one of the runs.
     public var markdown: String {
         var text = "### bench capacity \(scenario): \(axis.rawValue)\n\n**\(line)**\n\n"
         for threshold in thresholds { text += "- \(threshold.verdict.markdownMark) `\(threshold.expression)`\n" }
-        text += (thresholds.isEmpty ? "" : "\n") + "Each step decided at \(DecimalText.trimmed(confidence * 100, fractionDigits: 2))% from "
-            + "the values of all its runs (beyond the limit / judged).\n\n"
+        text += (thresholds.isEmpty ? "" : "\n") + decisionNote + " (beyond the limit / judged).\n\n"
         text += "| step | \(axis.rawValue) | runs | verdict | " + objectives.map { "`\($0)`" }.joined(separator: " | ")
             + " |\n|---|---|--:|---|" + String(repeating: "---|", count: objectives.count) + "\n"
         for step in steps {
