@@ -30,7 +30,7 @@ enum CapacityCommand {
                 + "chance would rarely give as many were it held. "
                 + "A value's first step only finds the way: its pass needs 75% (a p99: 138 values with none over). "
                 + "The last pass and the first failure are run once more, at another moment and at --confidence, to "
-                + "confirm them; a last pass that does not hold then is followed by the pass below it. A "
+                + "confirm them; a last pass that does not hold then is followed by a pass at least 10% easier. A "
                 + "run whose harness was saturated is no measurement of the server: it is run again after a pause, "
                 + "and a step saturated twice is harness-bound and ends the search; a timetable the server held back "
                 + "(the harness idle) fails the step. Writes <out>/capacity-<UTC>/ (each run's folder, capacity.csv, capacity.md, capacity.html) "

@@ -8,7 +8,8 @@
 /// but it bounds nothing: the capacity's interval reaches up to the first decided failure. The two steps that decide
 /// the answer (the last pass and the first failure) are then run again, at another moment, since a machine's drift
 /// between runs is invisible inside one: a value whose second step disagrees with its first is not confirmed, and the
-/// search confirms the pass below it (no further bisection: it would be among values at the objective's limit). The
+/// search confirms a pass at least ``disputeMargin`` below it (no further bisection: the values between sit where the
+/// objective is at its limit, each disputed in turn). The
 /// first step at a value only finds the way, and the command decides its pass with less confidence than the second,
 /// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated (the command runs a saturated step again
 /// after a pause, and calls it harness-bound only when the saturation repeats) ends the search: the server held at
@@ -94,9 +95,28 @@ public struct CapacitySearch: Sendable {
     public var firstDecidedFail: UInt64? { easiest(values(.fail)) }
 
     /// The capacity: the hardest pass easier than every value that did not pass (nil when the easy end did not pass).
+    /// Below a disputed value (a pass its confirmation did not repeat), a pass not yet confirmed counts only when it is
+    /// at least ``disputeMargin`` easier: those closer sit in the same band, where the objective is at its limit.
     public var capacity: UInt64? {
         guard let firstFail else { return lastPass }
-        return hardest(values(.pass).filter { isHarder(firstFail, than: $0) })
+        let margin = isDisputed(firstFail) ? marginBelow(firstFail) : firstFail
+        return hardest(values(.pass).filter { value in
+            isHarder(firstFail, than: value) && (value == margin || isHarder(margin, than: value) || confirming(value) == nil)
+        })
+    }
+
+    /// How much easier than a disputed value the next pass to confirm must be, unless already confirmed (10%).
+    public static let disputeMargin = 0.1
+
+    /// True when `value` ran twice and was neither passed nor failed by both: disputed, or undecided again.
+    private func isDisputed(_ value: UInt64) -> Bool {
+        confirming(value) == nil && verdicts[value] == .undecided
+    }
+
+    /// ``disputeMargin`` easier than `value` (at least one).
+    private func marginBelow(_ value: UInt64) -> UInt64 {
+        let step = max(1, UInt64(Double(value) * Self.disputeMargin))
+        return direction == .increasing ? value - min(value, step) : value.addingReportingOverflow(step).partialValue
     }
 
     /// The hardest value the capacity may be, from what was decided: just easier than the first decided failure
@@ -136,7 +156,7 @@ public struct CapacitySearch: Sendable {
         }
         // A first failure already run twice is a pass its confirmation disputed: the values just easier than it sit
         // in the same band where the objective is at its limit, which no budget decides; bisecting there would find
-        // more disputes, so the search confirms the last pass below it instead.
+        // more disputes, so the search confirms the pass ``capacity`` names, a margin below it, instead.
         guard isNarrowed(pass: pass, fail: failure) || confirming(failure) == nil else {
             let middle = min(pass, failure) + (max(pass, failure) - min(pass, failure)) / 2
             return steps.contains { $0.value == middle } ? nil : middle
