@@ -31,7 +31,7 @@ let package = Package(
         .target(
             name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchScenarios"], swiftSettings: releaseSpeed),
         .target(
-            name: "BenchCLI", dependencies: ["BenchCore", "BenchNet", "BenchScenarios", "BenchReports"],
+            name: "BenchCLI", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchScenarios", "BenchReports"],
             swiftSettings: releaseSpeed),
         .executableTarget(name: "bench", dependencies: ["BenchCLI"], swiftSettings: releaseSpeed),
         .executableTarget(

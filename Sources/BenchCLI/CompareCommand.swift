@@ -41,7 +41,7 @@ enum CompareCommand {
     static let notedSettings = [
         "clients", "payload_bytes", "interval_ns", "arrival", "messages", "count", "run_for_ns", "warmup", "under_ns",
         "timeout_ns", "timestamps", "client_threads", "server_threads", "busy_poll", "io_engine", "framing", "qos", "subscribe",
-        "publish_template", "publish_url", "target_ws_path", "ws_path",
+        "publish_template", "publish_url", "target_ws_path", "ws_path", "protocol",
     ]
 
     static func execute(_ parsed: ParsedOptions) throws(UsageError) -> ExitCode {

@@ -61,10 +61,11 @@ extension RunOptions {
             throw UsageError(message: "--clients-file-cycle does nothing without --clients-file", command: command)
         }
         // Where a variable is expanded per client: the header values and the URL take the file's columns alone;
-        // --subscribe those and a chat's {room}.
+        // --subscribe and a --protocol description those and a chat's {room} (and where the payload goes).
         var places: [(text: String, builtIn: Set<String>)] = target.headers.map { (text: $0.value, builtIn: []) }
         places.append((urlText, []))
         places.append((target.subscribeText ?? "", ["room"]))
+        places += (target.protocolDescription?.texts ?? []).map { (text: $0, builtIn: ["room", "payload"]) }
         for (text, builtIn) in places {
             let names = ClientIdentities.variables(in: text).filter { !builtIn.contains($0) }
             if let name = names.first(where: { !(identities?.columns.contains($0) ?? false) }) {

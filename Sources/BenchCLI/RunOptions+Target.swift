@@ -79,8 +79,8 @@ extension RunOptions {
                     + "never printed or written."),
             OptionSpec("clients-file-cycle", help: "Fewer rows than clients: reuse them in turn (without it, a usage error)."),
         ]
-        guard fanout else { return [target, header] + identity + [framing, subscribe, qos, publish] }
-        return [target, header] + identity + [
+        guard fanout else { return [target, header] + identity + protocolOptions + [framing, subscribe, qos, publish] }
+        return [target, header] + identity + protocolOptions + [
             framing, subscribe,
             OptionSpec(
                 "publish-url", value: "url",
@@ -139,8 +139,9 @@ extension RunOptions {
                 }
             }
             try readHeaders(into: &target!, reader: reader, parsed: parsed)
+            try readProtocol(into: &target!, reader: reader, parsed: parsed, command: command)
             try readIdentities(into: &target!, text: text, reader: reader, parsed: parsed, command: command)
-        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header", "clients-file"]
+        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header", "clients-file", "protocol", "channel"]
             .first(where: { parsed.value($0) != nil }) ?? (parsed.has("clients-file-cycle") ? "clients-file-cycle" : nil)
         {
             throw UsageError(message: "--\(option) goes with --target", command: command)

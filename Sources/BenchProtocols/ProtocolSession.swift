@@ -11,6 +11,7 @@ public enum ProtocolSession {
     case socketIO(SocketIOSession)
     case framed(FramedSession)
     case stomp(STOMPSession)
+    case described(DescribedSession)
 
     /// A new connection's state machine for a server that speaks `speech`.
     public init(_ speech: ServerProtocol, role: SessionRole, maximumMessageSize: Int) {
@@ -29,6 +30,8 @@ public enum ProtocolSession {
             self = .framed(FramedSession(framing: framing, subscribe: subscribe, role: role, maximumMessageSize: maximumMessageSize))
         case .stomp(let settings):
             self = .stomp(STOMPSession(settings, role: role, maximumMessageSize: maximumMessageSize))
+        case .described(let description):
+            self = .described(DescribedSession(description, role: role, maximumMessageSize: maximumMessageSize))
         }
     }
 
@@ -42,6 +45,7 @@ public enum ProtocolSession {
         case .socketIO(let session): session
         case .framed(let session): session
         case .stomp(let session): session
+        case .described(let session): session
         }
     }
 
@@ -64,6 +68,7 @@ public enum ProtocolSession {
         case .socketIO(let session): try session.received(bytes, endsMessage: endsMessage, act)
         case .framed(let session): try session.received(bytes, endsMessage: endsMessage, act)
         case .stomp(let session): try session.received(bytes, endsMessage: endsMessage, act)
+        case .described(let session): try session.received(bytes, endsMessage: endsMessage, act)
         }
     }
 
@@ -78,6 +83,7 @@ public enum ProtocolSession {
         case .socketIO(let session): session.isReady
         case .framed(let session): session.isReady
         case .stomp(let session): session.isReady
+        case .described(let session): session.isReady
         }
     }
 
@@ -92,6 +98,7 @@ public enum ProtocolSession {
         case .socketIO(let session): try session.outbox.drain(send)
         case .framed(let session): try session.outbox.drain(send)
         case .stomp(let session): try session.outbox.drain(send)
+        case .described(let session): try session.outbox.drain(send)
         }
     }
 }

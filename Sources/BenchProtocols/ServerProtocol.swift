@@ -1,9 +1,9 @@
 import BenchCore
 
 /// What a user's server speaks, with the settings each connection's state machine needs: Redis (RESP 2), NATS,
-/// MQTT 3.1.1, Server-Sent Events, Socket.IO v5 on Engine.IO v4, STOMP 1.2, or the user's own text (`--subscribe`, `--publish`)
-/// on ws:// or framed tcp://. Which stream layers carry it (tcp, tls, WebSocket) is the connection's business, not the
-/// protocol's.
+/// MQTT 3.1.1, Server-Sent Events, Socket.IO v5 on Engine.IO v4, STOMP 1.2, a protocol described in lines
+/// (`--protocol`), or the user's own text (`--subscribe`, `--publish`) on ws:// or framed tcp://. Which stream layers
+/// carry it (tcp, tls, WebSocket) is the connection's business, not the protocol's.
 public enum ServerProtocol: Sendable {
     case redis(channel: String, password: String?)
     case nats(subject: String)
@@ -15,6 +15,8 @@ public enum ServerProtocol: Sendable {
     case custom(framing: MessageFraming?, subscribe: String?)
     /// STOMP 1.2 (stomp://, stomp+ws://): a destination to SUBSCRIBE to and SEND to.
     case stomp(STOMPSettings)
+    /// ws:// with `--protocol`: a protocol described in lines (Phoenix Channels, ActionCable, the user's own).
+    case described(ProtocolDescription)
 
     /// A STOMP target's destination (`/topic/prices`), the CONNECT's `host` (the broker's virtual host: RabbitMQ's
     /// default `/`), its `login` and `passcode`, and the heart-beat it promises to send (milliseconds, from

@@ -19,7 +19,7 @@ public enum RunSettingsCSV {
             "run_for_ns",
             "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
             "dead_after_ns", "max_queue_bytes", "target", "framing", "qos", "subscribe", "publish_template", "publish_url",
-            "headers", "clients_file", "clients_file_rows", "target_ws_path", "transport", "ws_path", "timestamps",
+            "headers", "clients_file", "clients_file_rows", "target_ws_path", "protocol", "transport", "ws_path", "timestamps",
             "client_threads", "server_threads", "busy_poll", "io_engine", "host", "cpus", "kernel", "report_every_ns",
             "exact_budget_bytes", "reconnect_base_ns", "reconnect_max_ns", "reconnect_tries", "drop_connections_at_ns",
             "connect_interval_ns",
@@ -72,6 +72,7 @@ public enum RunSettingsCSV {
             ("clients_file", target?.identities?.path ?? ""),  // its path and size: the values are secrets
             ("clients_file_rows", target?.identities.map { "\($0.rows.count)" } ?? ""),
             ("target_ws_path", target?.webSocketPath ?? ""),
+            ("protocol", target?.protocolDescription?.name ?? ""),  // a built-in's name or the file's path
             ("transport", target.map { $0.url.scheme.rawValue } ?? configuration.transport.rawValue),
             ("ws_path", configuration.transport.isWebSocket ? configuration.webSocketPath : ""),
             ("tls_certificate_sha256", recording.tlsCertificateFingerprint),

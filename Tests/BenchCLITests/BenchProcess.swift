@@ -137,3 +137,25 @@ func connectToLoopback(_ port: UInt16) -> Int32? {
     close(fd)
     return nil
 }
+
+/// A Python fixture of Tests/Fixtures (`script`, run by /usr/bin/python3 with a free loopback port first, then
+/// `arguments`), once it accepts connections (waited for up to 30 s); the caller kills it.
+func startFixture(_ script: String, _ arguments: String...) throws -> (Process, Int) {
+    let port = try freeLoopbackPort()
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    server.arguments = [CapacityCommandTests.fixtures + "/" + script, "\(port)"] + arguments
+    server.standardOutput = FileHandle.nullDevice
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    for _ in 0..<1_500 where server.isRunning {
+        if let client = connectToLoopback(port) {
+            close(client)
+            return (server, Int(port))
+        }
+        usleep(20_000)
+    }
+    kill(server.processIdentifier, SIGKILL)
+    server.waitUntilExit()
+    throw CocoaError(.fileReadNoSuchFile)
+}

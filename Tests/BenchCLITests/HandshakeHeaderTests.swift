@@ -156,22 +156,6 @@ import Testing
     /// The relay (Tests/Fixtures/ws_broadcast_server.py) on a free port, wanting ``token``; waits (up to 30 s) until it
     /// accepts.
     static func startRelay(accepting tokens: [String] = [token]) throws -> (Process, Int) {
-        let port = try freeLoopbackPort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = [CapacityCommandTests.fixtures + "/ws_broadcast_server.py", "\(port)", tokens.joined(separator: ",")]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        for _ in 0..<1_500 where server.isRunning {
-            if let client = connectToLoopback(port) {
-                close(client)
-                return (server, Int(port))
-            }
-            usleep(20_000)
-        }
-        kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
-        throw CocoaError(.fileReadNoSuchFile)
+        try startFixture("ws_broadcast_server.py", tokens.joined(separator: ","))
     }
 }

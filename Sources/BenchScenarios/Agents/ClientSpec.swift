@@ -1,4 +1,5 @@
 import BenchCore
+import BenchProtocols
 
 /// What a run's clients need beyond the numbers of the welcome, as one value: the built-in run's own clients are made
 /// from it, and an agent receives it right after its welcome (``FrameKind/clientSpec``), so that its clients speak
@@ -68,6 +69,8 @@ public struct ClientSpec: Equatable, Sendable {
         case identities = 13
         /// `--clients-file-cycle`: one byte, 1.
         case identitiesCycle = 14
+        /// `--protocol`: the description's name, a 0 byte, then its text (`{channel}` filled in), read again.
+        case protocolDescription = 15
     }
 
     /// The frame, length field included.
@@ -94,6 +97,9 @@ public struct ClientSpec: Equatable, Sendable {
             if let subscribeText = target.subscribeText { field(.subscribeText, subscribeText.utf8) }
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
             if !target.headers.isEmpty { field(.headers, target.headers.map { $0.text + "\r\n" }.joined().utf8) }
+            if let description = target.protocolDescription {
+                field(.protocolDescription, Array(description.name.utf8) + [0] + Array(description.source.utf8))
+            }
             if let identities = target.identities {
                 for chunk in identities.chunks() { field(.identities, chunk) }
                 if identities.cycle { field(.identitiesCycle, [1]) }
@@ -129,6 +135,7 @@ public struct ClientSpec: Equatable, Sendable {
         var headers: [HeaderField] = []
         var connectInterval: UInt64?
         var identityChunks: [[UInt8]] = []
+        var description: ProtocolDescription?
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -190,6 +197,15 @@ public struct ClientSpec: Equatable, Sendable {
             case .identities:
                 guard identityChunks.count < 1_024 else { throw SpecError("more than 1024 chunks of identities") }
                 identityChunks.append(Array(value))
+            case .protocolDescription:
+                guard let zero = value.firstIndex(of: 0), let name = String(validating: value[..<zero], as: UTF8.self),
+                    let text = String(validating: value[(zero + 1)...], as: UTF8.self)
+                else { throw SpecError("the protocol description is not a name and text") }
+                do {
+                    description = try ProtocolDescription(parsing: text, name: name)
+                } catch {
+                    throw SpecError("the protocol description does not read: \(error.reason)")
+                }
             case .identitiesCycle:
                 guard value.elementsEqual([1]) else { throw SpecError("the identities' cycle flag is not 1") }
             case .connectInterval:
@@ -233,7 +249,8 @@ public struct ClientSpec: Equatable, Sendable {
             throw SpecError(secure ? "a TLS run without its certificate" : "a certificate for a run without TLS")
         }
         var settings = target.map(TargetSettings.init)
-        if target == nil, subscribe != nil || publish != nil || !headers.isEmpty || seen.contains(Tag.framing.rawValue)
+        if target == nil, subscribe != nil || publish != nil || !headers.isEmpty || description != nil
+            || seen.contains(Tag.framing.rawValue)
             || seen.contains(Tag.qos.rawValue)
         {
             throw SpecError("a target's settings without a target")
@@ -243,6 +260,7 @@ public struct ClientSpec: Equatable, Sendable {
         settings?.subscribeText = subscribe
         settings?.publishTemplate = publish ?? .bare
         settings?.headers = headers
+        settings?.protocolDescription = description
         if !identityChunks.isEmpty {
             guard settings != nil else { throw SpecError("identities without a target") }
             do {

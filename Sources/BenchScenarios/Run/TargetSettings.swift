@@ -1,4 +1,5 @@
 import BenchCore
+import BenchProtocols
 
 /// A user's server to measure (`--target`) and everything that says how to speak to it: the settings only a target
 /// run has, held by its role (``RunRole/target(_:agentToken:)``) so that no other run carries them.
@@ -26,6 +27,9 @@ public struct TargetSettings: Sendable, Equatable {
     /// Fields added to every HTTP handshake of the clients and the publisher (`--header`: ws, wss, socketio, sse and
     /// its POSTs). Secrets: reports name them, never give their values.
     public var headers: [HeaderField] = []
+    /// A ws:// target's protocol described in lines (`--protocol`: a built-in's name or a file), `{channel}` filled in;
+    /// nil: the user's own text (`--subscribe`, `--publish`).
+    public var protocolDescription: ProtocolDescription?
     /// Who each client is (`--clients-file`): its variables in the headers, the URL's path, `--subscribe`, and the
     /// credentials of MQTT and STOMP. Secrets, as the headers' values.
     public var identities: ClientIdentities?

@@ -6,8 +6,8 @@ import BenchProtocols
 /// once per connection, when it is made: nothing per message.
 extension ServerProtocol {
     /// What client `client` speaks with its row's values in every text it says for itself: `--subscribe`, the topic,
-    /// subject, channel, destination or Socket.IO namespace, MQTT's and STOMP's credentials, Redis's password, an SSE stream's path and
-    /// fields. As it is without identities.
+    /// subject, channel, destination or Socket.IO namespace, MQTT's and STOMP's credentials, Redis's password, an SSE
+    /// stream's path and fields, a `--protocol` description's texts. As it is without identities.
     func personalized(by identities: ClientIdentities?, client: Int) -> ServerProtocol {
         guard let identities else { return self }
         func expand(_ text: String) -> String { identities.expand(text, client: client) }
@@ -31,6 +31,8 @@ extension ServerProtocol {
             return .redis(channel: expand(channel), password: password.map(expand))
         case .nats(let subject):
             return .nats(subject: expand(subject))
+        case .described(let description):
+            return .described(description.expanding(expand))
         }
     }
 }

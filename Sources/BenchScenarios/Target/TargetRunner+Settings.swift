@@ -67,7 +67,9 @@ extension TargetRunner {
                 destination: target.path, login: target.username, passcode: target.password,
                 heartBeatMilliseconds: Int(min(configuration.heartbeat / 1_000_000, 86_400_000))))
         case .tcp: return .custom(framing: settings.framing, subscribe: settings.subscribeText)
-        case .ws: return .custom(framing: nil, subscribe: settings.subscribeText)
+        case .ws:
+            if let description = settings.protocolDescription { return .described(description) }
+            return .custom(framing: nil, subscribe: settings.subscribeText)
         case .socketIO:
             return .socketIO(ServerProtocol.SocketIOSettings(namespace: target.path, subscribe: settings.subscribeText))
         case .sse, .http:
@@ -89,7 +91,7 @@ extension TargetRunner {
 
 extension ServerProtocol {
     /// What a chat member of room `room` speaks: the room's topic (`TOPIC/<room>`, `SUBJECT.<room>`, `CHANNEL:<room>`),
-    /// or `{room}` in the `--subscribe` text replaced by its number.
+    /// or `{room}` in the `--subscribe` text or the `--protocol` description replaced by its number.
     func room(_ room: Int) -> ServerProtocol {
         switch self {
         case .custom(let framing, let subscribe):
@@ -97,6 +99,8 @@ extension ServerProtocol {
         case .socketIO(var settings):
             settings.subscribe = settings.subscribe?.replacing("{room}", with: "\(room)")
             return .socketIO(settings)
+        case .described(let description):
+            return .described(description.expanding { $0.replacing("{room}", with: "\(room)") })
         default:
             return below("\(room)")
         }
@@ -122,7 +126,7 @@ extension ServerProtocol {
         case .stomp(var settings):
             settings.destination += ".\(name)"
             return .stomp(settings)
-        case .custom, .socketIO, .sse:
+        case .custom, .socketIO, .sse, .described:
             return self
         }
     }

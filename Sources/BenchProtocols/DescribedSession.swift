@@ -1,0 +1,104 @@
+import BenchCore
+
+/// A protocol a ``ProtocolDescription`` describes, on WebSocket text messages, as one connection speaks it: its
+/// handshake's steps in order (each `send` goes out as its message; each `expect` waits for a message containing its
+/// text, passing over others), ready after the last; at any time a message containing an `error` text is the server's
+/// error, and one containing a `reply`'s text is answered; once ready, every other message not `ignore`d is a delivery
+/// (its marker says which broadcast). The heartbeat's message goes out when it is due.
+public final class DescribedSession: SessionStateMachine {
+    private let description: ProtocolDescription
+    /// The steps of this connection's role, and the next to take.
+    private let steps: [ProtocolDescription.Step]
+    private var nextStep = 0
+    /// Each step's text as bytes, for an `expect`.
+    private let expected: [[UInt8]]
+    private var message: CarriedBytes
+    /// What is looked for in each message, as bytes: no string per message.
+    private let errors: [[UInt8]]
+    private let ignored: [[UInt8]]
+    private let replies: [(when: [UInt8], answer: String)]
+    public private(set) var isReady = false
+    public var outbox = SessionOutbox()
+
+    init(_ description: ProtocolDescription, role: SessionRole, maximumMessageSize: Int) {
+        self.description = description
+        steps = description.steps.filter { $0.role == nil || $0.role == role }
+        expected = steps.map { Array($0.text.utf8) }
+        message = CarriedBytes(maximumMessageSize: maximumMessageSize)
+        errors = description.errors.map { Array($0.utf8) }
+        ignored = description.ignored.map { Array($0.utf8) }
+        replies = description.replies.map { (Array($0.when.utf8), $0.answer) }
+    }
+
+    public var heartbeatInterval: UInt64? { description.heartbeat?.interval }
+
+    public func heartbeat() {
+        if let heartbeat = description.heartbeat { outbox.append(message: heartbeat.text) }
+    }
+
+    /// Sends the handshake's first messages, up to its first `expect` (ready at once without one).
+    public func connected(name: String) {
+        takeSteps { _ in }
+    }
+
+    /// Collects each WebSocket message whole, then reads it.
+    public func received(
+        _ bytes: UnsafeMutableRawBufferPointer, endsMessage: Bool, _ act: (SessionAction) -> Void
+    ) throws(MessageFramingError) {
+        try message.collect(UnsafeRawBufferPointer(bytes), endsMessage: endsMessage) { read($0, act) }
+    }
+
+    public func publication(of payload: [UInt8]) -> Publication {
+        let publish = description.publish
+        let place = publish.firstRange(of: ProtocolDescription.payloadVariable) ?? publish.endIndex..<publish.endIndex
+        let head = Array(publish[..<place.lowerBound].utf8)
+        return Publication(bytes: head + payload + Array(publish[place.upperBound...].utf8), payloadOffset: head.count)
+    }
+
+    private func read(_ message: UnsafeRawBufferPointer, _ act: (SessionAction) -> Void) {
+        if errors.contains(where: { Self.contains(message, $0) }) {
+            return act(.serverError("the server answered " + String(decoding: message.prefix(200), as: UTF8.self)))
+        }
+        for reply in replies where Self.contains(message, reply.when) { outbox.append(message: reply.answer) }
+        guard isReady else {
+            if Self.contains(message, expected[nextStep]) {
+                nextStep += 1
+                takeSteps(act)
+            }
+            return
+        }
+        if replies.contains(where: { Self.contains(message, $0.when) }) { return }
+        if ignored.contains(where: { Self.contains(message, $0) }) { return }
+        act(.delivered(message))
+    }
+
+    /// Sends each `send` from the next step on, up to the next `expect`; ready once none is left.
+    private func takeSteps(_ act: (SessionAction) -> Void) {
+        while nextStep < steps.count && steps[nextStep].sends {
+            outbox.append(message: steps[nextStep].text)
+            nextStep += 1
+        }
+        if nextStep == steps.count && !isReady {
+            isReady = true
+            act(.ready)
+        }
+    }
+
+    /// True when `needle` occurs in `haystack` (an empty needle occurs everywhere).
+    @inline(__always)
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard haystack.count >= needle.count else { return false }
+        let first = needle[0]
+        var start = 0
+        while start <= haystack.count - needle.count {
+            if haystack[start] == first {
+                var index = 1
+                while index < needle.count && haystack[start + index] == needle[index] { index += 1 }
+                if index == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,173 @@
+import BenchCore
+import Testing
+
+@testable import BenchProtocols
+
+/// Protocols described in lines (`--protocol`), with bytes alone: the description read (and refused with its line
+/// and reason), Phoenix Channels and ActionCable as the built-in descriptions speak them, each message split at every
+/// byte, replies, heartbeats, roles, and the server's errors in its words.
+@Suite struct DescribedProtocolTests {
+    private struct Seen {
+        var delivered: [String] = []
+        var ready = 0
+        var errors: [String] = []
+    }
+
+    /// Feeds each message of `messages` to `session` cut at `cut` (its first bytes, then the rest), then the WebSocket
+    /// layer's end of message (no bytes, as the connection gives it).
+    private func feed(_ session: ProtocolSession, _ messages: [String], cut: Int? = nil) throws(MessageFramingError) -> Seen {
+        var seen = Seen()
+        for message in messages {
+            let bytes = Array(message.utf8)
+            let at = min(cut ?? bytes.count, bytes.count)
+            for (piece, ends) in [(Array(bytes[..<at]), false), (Array(bytes[at...]), false), ([], true)] {
+                var chunk = piece
+                var failure: MessageFramingError?
+                chunk.withUnsafeMutableBytes { buffer in
+                    do throws(MessageFramingError) {
+                        try session.received(buffer, endsMessage: ends) { action in
+                            switch action {
+                            case .delivered(let payload): seen.delivered.append(String(decoding: Array(payload), as: UTF8.self))
+                            case .ready: seen.ready += 1
+                            case .serverError(let text): seen.errors.append(text)
+                            }
+                        }
+                    } catch {
+                        failure = error
+                    }
+                }
+                if let failure { throw failure }
+            }
+        }
+        return seen
+    }
+
+    private func sent(_ session: ProtocolSession) -> [String] {
+        var messages: [String] = []
+        session.drainOutbox { messages.append(String(decoding: Array($0), as: UTF8.self)) }
+        return messages
+    }
+
+    private static func builtIn(_ name: String, channel: String) throws -> ProtocolDescription {
+        try ProtocolDescription(parsing: ProtocolDescription.builtIn[name]!, name: name).filling(channel: channel)
+    }
+
+    private func session(_ description: ProtocolDescription, _ role: SessionRole, maximumMessageSize: Int = 1024) -> ProtocolSession {
+        let session = ProtocolSession(.described(description), role: role, maximumMessageSize: maximumMessageSize)
+        session.machine.connected(name: "1")
+        return session
+    }
+
+    static let marker = "#bench-00000000000000ab-00000001-00000002#"
+
+    @Test func phoenixJoinsTheTopicAndIsReadyOnTheJoinsReplyAtEverySplit() throws {
+        let phoenix = try Self.builtIn("phoenix", channel: "room:lobby")
+        let reply = #"["1","1","room:lobby","phx_reply",{"response":{},"status":"ok"}]"#
+        let push = #"[null,null,"room:lobby","new_msg",{"body":"\#(Self.marker)"}]"#
+        let heartbeatReply = #"[null,"hb","phoenix","phx_reply",{"response":{},"status":"ok"}]"#
+        for cut in 0...push.utf8.count {
+            let subscriber = session(phoenix, .subscriber)
+            #expect(sent(subscriber) == [#"["1","1","room:lobby","phx_join",{}]"#])
+            #expect(try feed(subscriber, [#"[null,null,"room:lobby","presence_state",{}]"#], cut: cut).ready == 0,
+                "not the join's reply: passed over")
+            let seen = try feed(subscriber, [reply, push, heartbeatReply, push], cut: cut)
+            #expect(seen.ready == 1 && subscriber.isReady)
+            #expect(seen.delivered == [push, push], "cut at \(cut): the replies are no deliveries")
+            #expect(seen.errors.isEmpty && sent(subscriber).isEmpty)
+        }
+        let subscriber = session(phoenix, .subscriber)
+        #expect(subscriber.machine.heartbeatInterval == 30_000_000_000)
+        subscriber.machine.heartbeat()
+        #expect(sent(subscriber).last == #"[null,"hb","phoenix","heartbeat",{}]"#)
+        let publisher = session(phoenix, .publisher)
+        #expect(sent(publisher).count == 1, "the publisher joins as well")
+        let publication = publisher.machine.publication(of: Array(Self.marker.utf8))
+        #expect(String(decoding: publication.bytes, as: UTF8.self)
+            == #"["1","p","room:lobby","new_msg",{"body":"\#(Self.marker)"}]"#)
+        #expect(String(decoding: publication.bytes[publication.payloadOffset...].prefix(Marker.size), as: UTF8.self) == Self.marker)
+    }
+
+    @Test func aPhoenixJoinRefusedIsTheServersErrorInItsWords() throws {
+        let subscriber = session(try Self.builtIn("phoenix", channel: "room:secret"), .subscriber)
+        let refusal = #"["1","1","room:secret","phx_reply",{"response":{"reason":"unauthorized"},"status":"error"}]"#
+        let seen = try feed(subscriber, [refusal])
+        #expect(seen.ready == 0 && !subscriber.isReady)
+        #expect(seen.errors == ["the server answered " + refusal])
+    }
+
+    @Test func actionCableSubscribesAfterTheWelcomeAndIsReadyOnItsConfirmation() throws {
+        let cable = try Self.builtIn("actioncable", channel: #"{"channel":"ChatChannel","room":"1"}"#)
+        let identifier = #"{\"channel\":\"ChatChannel\",\"room\":\"1\"}"#
+        let message = #"{"identifier":"\#(identifier)","message":{"body":"\#(Self.marker)"}}"#
+        for cut in [0, 1, 7, 20, message.utf8.count - 1] {
+            let subscriber = session(cable, .subscriber)
+            #expect(sent(subscriber).isEmpty, "the server speaks first")
+            var seen = try feed(subscriber, [#"{"type":"welcome"}"#], cut: cut)
+            #expect(sent(subscriber) == [#"{"command":"subscribe","identifier":"\#(identifier)"}"#])
+            seen = try feed(subscriber, [
+                #"{"type":"ping","message":1764000000}"#, #"{"identifier":"\#(identifier)","type":"confirm_subscription"}"#,
+                #"{"type":"ping","message":1764000003}"#, message,
+            ], cut: cut)
+            #expect(seen.ready == 1 && seen.delivered == [message] && seen.errors.isEmpty, "cut at \(cut)")
+        }
+        let publication = session(cable, .publisher).machine.publication(of: Array("#m#".utf8))
+        #expect(String(decoding: publication.bytes, as: UTF8.self) == #"{"command":"message","identifier":"\#(identifier)","#
+            + ##""data":"{\"action\":\"speak\",\"message\":\"#m#\"}"}"##)
+        let rejected = session(cable, .subscriber)
+        let seen = try feed(rejected, [#"{"type":"welcome"}"#, #"{"identifier":"x","type":"reject_subscription"}"#])
+        #expect(seen.errors.count == 1 && !rejected.isReady)
+    }
+
+    /// A user's own: a role's own steps, a ping answered (and no delivery), a message beyond the largest refused.
+    @Test func aUsersDescriptionWithRolesAndAReply() throws {
+        let description = try ProtocolDescription(parsing: """
+            # my protocol
+            send {"type":"hello","room":"{room}"}
+            subscriber send {"type":"join"}
+            subscriber expect "joined"
+            publisher send {"type":"publisher"}
+            reply "type":"ping" => {"type":"pong"}
+            publish {"type":"say","text":"{payload}"}
+            """, name: "mine.protocol").expanding { $0.replacing("{room}", with: "3") }
+        let subscriber = session(description, .subscriber)
+        #expect(sent(subscriber) == [#"{"type":"hello","room":"3"}"#, #"{"type":"join"}"#])
+        var seen = try feed(subscriber, [#"{"type":"ping"}"#, #"{"type":"joined"}"#, #"{"type":"ping"}"#, "#m#"])
+        #expect(sent(subscriber) == [#"{"type":"pong"}"#, #"{"type":"pong"}"#])
+        #expect(seen.ready == 1 && seen.delivered == ["#m#"])
+        let publisher = session(description, .publisher)
+        #expect(sent(publisher) == [#"{"type":"hello","room":"3"}"#, #"{"type":"publisher"}"#] && publisher.isReady)
+        seen = try feed(publisher, [])
+        #expect(seen.ready == 0, "ready at once, with no action")
+        #expect(throws: MessageFramingError.self) {
+            _ = try feed(session(description, .subscriber, maximumMessageSize: 16), [String(repeating: "x", count: 5_000)])
+        }
+    }
+
+    @Test(arguments: [
+        ("sned hello", "line 1: unknown keyword 'sned' (expected send, expect, reply, heartbeat, publish, error or ignore)"),
+        ("send a\npublish {\"t\":1}", "line 2: the publish line holds {payload} once, where the payload goes"),
+        ("publish {payload}{payload}", "line 1: the publish line holds {payload} once, where the payload goes"),
+        ("send {payload}", "line 1: {payload} belongs in the publish line alone"),
+        ("reply ping", "line 1: expected reply WHEN => ANSWER"),
+        ("heartbeat soon ping", "line 1: expected heartbeat DURATION TEXT, as heartbeat 30s {\"type\":\"ping\"}"),
+        ("heartbeat 1ms ping", "line 1: a heartbeat of at least 100ms"),
+        ("# c\n\nexpect", "line 3: expect needs a text after it"),
+        ("subscriber reply a => b", "line 1: expected send or expect after subscriber"),
+        ("publish {payload}\npublish x{payload}", "line 2: a second publish line"),
+    ])
+    func aDescriptionThatDoesNotReadSaysWhereAndWhy(text: String, reason: String) {
+        #expect(throws: ProtocolDescription.Invalid(reason: reason)) { try ProtocolDescription(parsing: text, name: "f") }
+    }
+
+    @Test func theBuiltInsReadAndAskForAChannel() throws {
+        for (name, text) in ProtocolDescription.builtIn {
+            let description = try ProtocolDescription(parsing: text, name: name)
+            #expect(description.asksForChannel, "\(name)")
+            #expect(!description.filling(channel: "c").asksForChannel)
+            #expect(try ProtocolDescription(parsing: description.source, name: name) == description, "read again")
+        }
+        #expect(throws: ProtocolDescription.Invalid.self) {
+            try ProtocolDescription(parsing: String(repeating: "# x\n", count: 5_000), name: "big")
+        }
+    }
+}
