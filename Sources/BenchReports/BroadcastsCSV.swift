@@ -22,7 +22,7 @@ public enum BroadcastsCSV {
         }
     }
 
-    /// Writes the row of `broadcast`, complete in report interval `interval`, of a run that started at `origin` (the
+    /// Writes the row of `broadcast`, due in report interval `interval`, of a run that started at `origin` (the
     /// header is the caller's, once). Times are nanoseconds after the run's start; spread and completion are empty for an
     /// incomplete broadcast.
     public static func writeRow<Sink: ByteSink>(

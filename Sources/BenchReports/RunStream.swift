@@ -19,7 +19,6 @@ public enum RunStream {
         private var samples: CSVWriter<FileSink>
         private var broadcasts: CSVWriter<FileSink>?
         private var timeline: CSVWriter<FileSink>
-        private var interval = 0
         /// True once ``SettledMessage/Kind/end`` came.
         public private(set) var isFinished = false
 
@@ -45,7 +44,8 @@ public enum RunStream {
         public mutating func consume(_ entry: SettledMessage) throws -> [TimelineRow] {
             if entry.kind == .message {
                 try SamplesCSV.writeRow(
-                    entry, reader: reader, origin: collector.origin, warmup: warmup, interval: interval, to: &samples)
+                    entry, reader: reader, origin: collector.origin, warmup: warmup,
+                    interval: collector.interval(due: entry.scheduled), to: &samples)
             }
             switch collector.add(entry) {
             case .nothing:
@@ -54,12 +54,12 @@ public enum RunStream {
             case .broadcast(let broadcast):
                 try broadcasts.map { _ in
                     try BroadcastsCSV.writeRow(
-                        broadcast, chat: collector.configuration.scenario == .chat, origin: collector.origin, warmup: warmup, interval: interval, to: &broadcasts!)
+                        broadcast, chat: collector.configuration.scenario == .chat, origin: collector.origin, warmup: warmup,
+                        interval: collector.interval(due: broadcast.scheduled), to: &broadcasts!)
                 }
                 return []
             case .interval(let rows):
                 for row in rows { try TimelineCSV.writeRow(row, to: &timeline) }
-                interval += 1
                 try sync()
                 return rows
             }

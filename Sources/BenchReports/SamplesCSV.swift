@@ -2,7 +2,7 @@ import BenchCore
 import BenchScenarios
 
 /// `samples.csv`: one row per measured message, delivered or lost, written as the run goes, in the order the messages
-/// settled (``RunStream``); `interval` is the report interval (`timeline.csv`) it settled in.
+/// settled (``RunStream``); `interval` is the report interval (`timeline.csv`) it fell due in, where it counts.
 ///
 /// Times are nanoseconds after the run's start (`clock_origin_ns` in `run.csv`); an empty time never happened.
 /// Sequence numbers count measured messages from 0 (warmup messages are not in the file). With kernel stamps the
@@ -46,7 +46,7 @@ public enum SamplesCSV {
         return header
     }
 
-    /// Writes the row of message `m`, settled in report interval `interval`, of a run that started at `origin` (the
+    /// Writes the row of message `m`, due in report interval `interval`, of a run that started at `origin` (the
     /// header is the caller's, once). Allocates nothing.
     public static func writeRow<Sink: ByteSink>(
         _ m: SettledMessage, reader: SettledMessageReader, origin: UInt64, warmup: Int, interval: Int,

@@ -61,6 +61,20 @@ extension MessageLedger {
         flushedUpTo..<min(flushedUpTo + window, sequences)
     }
 
+    /// The earliest due time of a message not yet handed on (monotonic ns), or nil when none held has fallen due: a
+    /// report interval that ends before it has had all its messages (each counts in the interval it was due in). Each
+    /// sender's timetable is in order, so the oldest row holds each sender's earliest; a sender whose message there is
+    /// not due yet has none due after it either.
+    public var earliestHeldDue: UInt64? {
+        guard flushedUpTo < sequences else { return nil }
+        let first = row(of: flushedUpTo) * (hasBroadcasts ? senders : columns)
+        var earliest = UInt64.max
+        for index in first..<first + (hasBroadcasts ? senders : columns) where scheduled[index] != 0 {
+            earliest = Swift.min(earliest, scheduled[index])
+        }
+        return earliest == .max ? nil : earliest
+    }
+
     /// True when `sequence` can be written now: its row is free, or holds it already.
     @inline(__always)
     public func canWrite(sequence: Int) -> Bool {

@@ -77,21 +77,24 @@ extension RunRecording {
         SettledMessage(kind: .start, scheduled: startNanoseconds)
     }
 
-    /// Ends every report interval (`reportEvery`) that is over at `now`.
+    /// Ends every report interval (`reportEvery`) that is over at `now` and whose messages were all handed on: each
+    /// message counts in the interval it fell due in, however long its row waits for another's (a chat row waits for
+    /// every member's message of its number), so an interval's end waits for the last of its messages.
     public mutating func endIntervals(at now: UInt64, emit: (SettledMessage) -> Void) {
         let every = configuration.reportEvery
         guard every > 0, startNanoseconds != 0 else { return }
         while now >= startNanoseconds &+ UInt64(intervalsEnded + 1) &* every {
+            if let due = ledger.earliestHeldDue, due < startNanoseconds &+ UInt64(intervalsEnded + 1) &* every { return }
             emit(SettledMessage(kind: .intervalEnd, sequence: intervalsEnded, scheduled: UInt64(intervalsEnded + 1) * every))
             intervalsEnded += 1
         }
     }
 
-    /// The stream's end: every row left, the last (partial) interval, and ``SettledMessage/Kind/end``.
+    /// The stream's end: every row left, the intervals, the last (partial) one, and ``SettledMessage/Kind/end``.
     public mutating func finishStream(emit: (SettledMessage) -> Void) {
         let end = max(endNanoseconds, startNanoseconds)
-        endIntervals(at: end, emit: emit)
         ledger.flush(at: .max, ending: true, emit: emit)
+        endIntervals(at: end, emit: emit)
         emit(SettledMessage(
             kind: .intervalEnd, sequence: intervalsEnded, scheduled: startNanoseconds == 0 ? 0 : end - startNanoseconds))
         intervalsEnded += 1

@@ -26,8 +26,16 @@ public struct RunCollector: Sendable {
     public private(set) var origin: UInt64
     private let metrics: [RunAnalysis.Metric]
     private var builders: [DistributionBuilder]
-    private var interval: IntervalStatistics
+    /// The report intervals still open, oldest first (``firstOpenInterval`` on): a value counts in the interval its
+    /// message fell due in, and the stream ends an interval only once every message due in it came (a later one's may
+    /// come first).
+    private var intervals: [IntervalStatistics]
+    private var firstOpenInterval = 0
+    /// The metrics of a report interval, in report order: all but connect and reconnect.
+    private let timedMetrics: [String]
     private var intervalStart: UInt64 = 0
+    /// The open interval (its place in ``intervals``) of the message or broadcast being added.
+    private var currentInterval = 0
     private let budgetValues: Int
     private var keptValues = 0
     private let slots: (delivery: Int?, spread: Int?, completion: Int?, rtt: Int?, lag: Int?, stack: Int?)
@@ -55,8 +63,6 @@ public struct RunCollector: Sendable {
     private var roomSizes: RoomSizeBreakdown?
     /// What a live view reads (`--metrics-listen`); nil when nobody watches.
     private var live: LiveStatistics?
-    /// The interval under way's number, for the live view.
-    private var intervalNumber = 0
 
     /// A collector for a run of `configuration` that started at `origin`, keeping exact values up to `exactBudget`
     /// bytes (default: the configuration's), and with `live`, what a live view reads (``liveSnapshot(at:)``).
@@ -71,7 +77,8 @@ public struct RunCollector: Sendable {
         let fits = !expected.overflow && expected.partialValue <= budgetValues
         builders = metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: fits) }
         let timed = metrics.filter { $0 != .connect && $0 != .reconnect }
-        interval = IntervalStatistics(metrics: timed.map(\.rawValue))
+        timedMetrics = timed.map(\.rawValue)
+        intervals = [IntervalStatistics(metrics: timedMetrics)]
         func slot(_ metric: RunAnalysis.Metric) -> Int? { timed.firstIndex(of: metric) }
         slots = (slot(.delivery), slot(.spread), slot(.completion), slot(.rtt), slot(.lag), slot(.stack))
         builderOfSlot = timed.map { metric in metrics.firstIndex(of: metric)! }
@@ -90,9 +97,11 @@ public struct RunCollector: Sendable {
             return .broadcast(addBroadcast(entry))
         case .intervalEnd:
             let end = entry.scheduled
-            let rows = interval.close(interval: entry.sequence, start: intervalStart, end: end)
+            var ended = intervals.removeFirst()
+            let rows = ended.close(interval: entry.sequence, start: intervalStart, end: end)
+            if intervals.isEmpty { intervals.append(IntervalStatistics(metrics: timedMetrics)) }
             intervalStart = end
-            intervalNumber = entry.sequence + 1
+            firstOpenInterval = entry.sequence + 1
             timeline += rows
             return .interval(rows)
         case .start:
@@ -105,6 +114,7 @@ public struct RunCollector: Sendable {
 
     private mutating func addMessage(_ m: SettledMessage) {
         measuredMessages += 1
+        currentInterval = openInterval(due: m.scheduled)
         if live != nil && !m.outcome.isMeasurement { live!.lose(m.outcome) }
         if m.outcome.isMeasurement {
             let missing = reader.missingKernelStamps(m)
@@ -137,6 +147,7 @@ public struct RunCollector: Sendable {
     }
 
     private mutating func addBroadcast(_ b: SettledMessage) -> BroadcastResult {
+        currentInterval = openInterval(due: b.scheduled)
         let result = BroadcastResult(
             sequence: b.sequence, sender: b.sender, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,
             lost: undelivered, firstReceived: delivered > 0 ? firstReceived : nil,
@@ -158,11 +169,32 @@ public struct RunCollector: Sendable {
         return result
     }
 
+    /// The report interval a message that fell due at `due` (monotonic ns) counts in: from the run's start, in
+    /// `--report-every`s; never one already ended (a message due in one comes before its end, but for a timetable that
+    /// fell so far behind that a message's due time was not yet set: it counts in the first still open).
+    public func interval(due: UInt64) -> Int {
+        let every = configuration.reportEvery
+        guard every > 0, due > origin else { return firstOpenInterval }
+        return Swift.max(firstOpenInterval, Int(Swift.min((due - origin) / every, UInt64(Int.max / 2))))
+    }
+
+    /// The place in ``intervals`` of the interval of `due`, opening it (and those before it) if need be; at most
+    /// ``mostOpenIntervals`` are open.
+    private mutating func openInterval(due: UInt64) -> Int {
+        let place = Swift.min(interval(due: due) - firstOpenInterval, Self.mostOpenIntervals - 1)
+        while intervals.count <= place { intervals.append(IntervalStatistics(metrics: timedMetrics)) }
+        return place
+    }
+
+    /// The most report intervals open at once: a message is handed on within its timeout of falling due, and the
+    /// streamed intervals end as soon as theirs have been; a value further on counts in the last.
+    static let mostOpenIntervals = 1_024
+
     /// Counts `value` (nil: a loss) for the metric in interval slot `slot` (the metrics in report order, minus
     /// connect, which happens before the run and is not streamed).
     private mutating func record(_ value: UInt64?, _ slot: Int) {
         let builder = builderOfSlot[slot]
-        interval.add(value, at: slot)
+        intervals[currentInterval].add(value, at: slot)
         if live != nil, let value { live!.record(value, at: slot, isLag: slot == slots.lag) }
         guard let value else {
             builders[builder].recordLost()
@@ -197,7 +229,7 @@ public struct RunCollector: Sendable {
         }
         return LiveSnapshot(
             statistics: live, totals: totals,
-            current: interval.peek(interval: intervalNumber, start: intervalStart, end: max(intervalStart, elapsed)),
+            current: intervals[0].peek(interval: firstOpenInterval, start: intervalStart, end: max(intervalStart, elapsed)),
             timeline: Array(timeline.suffix(LiveSnapshot.maximumRows)), settledMessages: measuredMessages, elapsed: elapsed)
     }
 
