@@ -45,7 +45,8 @@ let package = Package(
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
         .testTarget(name: "BenchNetTests", dependencies: ["BenchNet", "BenchCore"]),
         .testTarget(name: "BenchProtocolsTests", dependencies: ["BenchProtocols", "BenchCore"]),
-        .testTarget(name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchNet", "BenchCore"]),
+        .testTarget(
+            name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchProtocols", "BenchNet", "BenchCore"]),
         .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
         .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchNet", "BenchCore"]),
     ]

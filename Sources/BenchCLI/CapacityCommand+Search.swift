@@ -51,7 +51,8 @@ extension CapacityCommand {
             let step = plan.search.steps.count + 1
             let isConfirmation = plan.search.steps.contains { $0.value == value }
             let passConfidence = plan.passConfidence(confirming: isConfirmation)
-            var judgement = StepJudgement(objectives: plan.slos, confidence: plan.confidence, passConfidence: passConfidence)
+            var judgement = StepJudgement(
+                objectives: plan.slos, confidence: plan.confidence, passConfidence: passConfidence)
             var verdict = CapacitySearch.Verdict.undecided
             let stepStart = MonotonicClock.now()
             var runIndex = 0
@@ -69,7 +70,8 @@ extension CapacityCommand {
                 attempts += 1
                 // Per run: each draws its own seed without --seed.
                 var (options, samples) = plan.sampling(
-                    try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns, passConfidence: passConfidence)
+                    try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns,
+                    passConfidence: passConfidence)
                 samplesInPlace = samples != nil
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"

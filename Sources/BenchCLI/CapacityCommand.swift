@@ -17,6 +17,10 @@ enum CapacityCommand {
             ranged[option.name].map { OptionSpec(option.name, value: option.valueName, help: $0, default: option.defaultText) }
                 ?? option
         }
+        let wayFinding = Int(CapacityPlan.wayFindingConfidence * 100)
+        let wayFindingValues =
+            ProportionDecision.valuesToPass(allowedShare: 0.01, confidence: CapacityPlan.wayFindingConfidence) ?? 0
+        let margin = Int(CapacitySearch.disputeMargin * 100)
         return CommandSpec(
             name: "capacity \(scenario.rawValue)",
             abstract: "Find the most clients (or the shortest interval, the largest payload) the server holds within an objective.",
@@ -28,9 +32,11 @@ enum CapacityCommand {
                 + "a percentile or a share passes when so few values lie beyond its limit that chance would rarely give "
                 + "as few were it broken (a p99 needs 299 values with none over at 95%), fails when so many do that "
                 + "chance would rarely give as many were it held. "
-                + "A value's first step only finds the way: its pass needs 75% (a p99: 138 values with none over). "
+                + "A value's first step only finds the way: its pass needs \(wayFinding)% or --confidence if lower (a "
+                + "p99: \(wayFindingValues) values with none over). "
                 + "The last pass and the first failure are run once more, at another moment and at --confidence, to "
-                + "confirm them; a last pass that does not hold then is followed by a pass at least 10% easier. A "
+                + "confirm them; a last pass that does not hold then is followed by a pass at least \(margin)% "
+                + "easier. A "
                 + "run whose harness was saturated is no measurement of the server: it is run again after a pause, "
                 + "and a step saturated twice is harness-bound and ends the search; a timetable the server held back "
                 + "(the harness idle) fails the step. Writes <out>/capacity-<UTC>/ (each run's folder, capacity.csv, capacity.md, capacity.html) "
@@ -171,8 +177,9 @@ struct CapacityPlan {
     var search: CapacitySearch
     /// How sure each step's verdict must be (0.95).
     let confidence: Double
-    /// How sure a pass must be on a step that only finds the search's way (its value's first): the steps that give the
-    /// answer, its last pass and its first failure, are run again at ``confidence``, and every failure is decided at it.
+    /// How sure a pass must be on a step that only finds the search's way (its value's first): the steps that give
+    /// the answer, its last pass and its first failure, are run again at ``confidence``, and every failure is decided
+    /// at it.
     var navigationConfidence: Double { min(confidence, Self.wayFindingConfidence) }
     /// The most confidence a way-finding step's pass needs: 75% (a p99 with none over: 138 values, not 299).
     static let wayFindingConfidence = 0.75

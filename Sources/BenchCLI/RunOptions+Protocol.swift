@@ -40,6 +40,9 @@ extension RunOptions {
             throw UsageError(message: "--subscribe does not apply with --protocol: the description says what a "
                 + "subscriber sends", command: command)
         }
+        guard name.utf8.count <= 4_096 else {
+            throw reader.invalid("protocol", "name|file", String(name.prefix(40)) + "…", "a path longer than 4 KiB")
+        }
         let text: String
         if let builtIn = ProtocolDescription.builtIn[name] {
             text = builtIn
@@ -48,8 +51,9 @@ extension RunOptions {
                 let file = String(validating: bytes, as: UTF8.self)
             else {
                 throw reader.invalid(
-                    "protocol", "name|file", name, "is neither \(ProtocolDescription.builtIn.keys.sorted().joined(separator: " nor ")) "
-                        + "nor a readable file of UTF-8 text of at most \(ProtocolDescription.maximumSize >> 10) KiB")
+                    "protocol", "name|file", name,
+                    "is neither \(ProtocolDescription.builtIn.keys.sorted().joined(separator: " nor ")) nor a readable file "
+                        + "of UTF-8 text of at most \(ProtocolDescription.maximumSize >> 10) KiB")
             }
             text = file
         }

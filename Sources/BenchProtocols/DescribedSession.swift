@@ -17,6 +17,7 @@ public final class DescribedSession: SessionStateMachine {
     private let errors: [[UInt8]]
     private let ignored: [[UInt8]]
     private let replies: [(when: [UInt8], answer: String)]
+    /// True once the last step of the handshake was taken.
     public private(set) var isReady = false
     public var outbox = SessionOutbox()
 
@@ -30,8 +31,10 @@ public final class DescribedSession: SessionStateMachine {
         replies = description.replies.map { (Array($0.when.utf8), $0.answer) }
     }
 
+    /// The description's heartbeat period.
     public var heartbeatInterval: UInt64? { description.heartbeat?.interval }
 
+    /// Owes the description's heartbeat message.
     public func heartbeat() {
         if let heartbeat = description.heartbeat { outbox.append(message: heartbeat.text) }
     }
@@ -48,27 +51,30 @@ public final class DescribedSession: SessionStateMachine {
         try message.collect(UnsafeRawBufferPointer(bytes), endsMessage: endsMessage) { read($0, act) }
     }
 
+    /// The publish line around `payload`.
     public func publication(of payload: [UInt8]) -> Publication {
-        let publish = description.publish
-        let place = publish.firstRange(of: ProtocolDescription.payloadVariable) ?? publish.endIndex..<publish.endIndex
-        let head = Array(publish[..<place.lowerBound].utf8)
-        return Publication(bytes: head + payload + Array(publish[place.upperBound...].utf8), payloadOffset: head.count)
+        let head = Array(description.publish.head.utf8)
+        return Publication(bytes: head + payload + Array(description.publish.tail.utf8), payloadOffset: head.count)
     }
 
     private func read(_ message: UnsafeRawBufferPointer, _ act: (SessionAction) -> Void) {
         if errors.contains(where: { Self.contains(message, $0) }) {
             return act(.serverError("the server answered " + String(decoding: message.prefix(200), as: UTF8.self)))
         }
-        for reply in replies where Self.contains(message, reply.when) { outbox.append(message: reply.answer) }
+        var answered = false
+        for reply in replies where Self.contains(message, reply.when) {
+            outbox.append(message: reply.answer)
+            answered = true
+        }
         guard isReady else {
-            if Self.contains(message, expected[nextStep]) {
+            // Awaited by the step due, if it awaits one (a message before the connection opened is passed over).
+            if nextStep < steps.count && !steps[nextStep].sends && Self.contains(message, expected[nextStep]) {
                 nextStep += 1
                 takeSteps(act)
             }
             return
         }
-        if replies.contains(where: { Self.contains(message, $0.when) }) { return }
-        if ignored.contains(where: { Self.contains(message, $0) }) { return }
+        if answered || ignored.contains(where: { Self.contains(message, $0) }) { return }
         act(.delivered(message))
     }
 

@@ -31,32 +31,50 @@ public struct ProtocolDescription: Sendable, Equatable {
         public var role: SessionRole?
         /// True for `send`, false for `expect`.
         public var sends: Bool
+        /// The message sent, or what the message awaited contains.
+        public var text: String
+    }
+
+    /// A message containing `when` is answered with `answer`.
+    public struct Reply: Sendable, Equatable {
+        public var when: String
+        public var answer: String
+    }
+
+    /// The keepalive: `text` every `interval` (ns).
+    public struct Heartbeat: Sendable, Equatable {
+        public var interval: UInt64
         public var text: String
     }
 
     /// What the description calls itself: a built-in's name, or the file's path.
-    public var name: String
-    public var steps: [Step] = []
-    /// Messages containing `when` are answered with `answer`.
-    public var replies: [(when: String, answer: String)] = []
-    /// The keepalive: its period (ns) and message.
-    public var heartbeat: (interval: UInt64, text: String)?
-    /// The publisher's message, `{payload}` once in it.
-    public var publish = Self.payloadVariable
-    public var errors: [String] = []
-    public var ignored: [String] = []
-    /// The text it was read from, for a child process or an agent, which read it again.
-    public private(set) var source: String
+    public let name: String
+    /// The text it was read from, as written: a child process or an agent reads it again, and fills in the channel.
+    public let source: String
+    /// `--channel`, once filled in (``filling(channel:)``).
+    public private(set) var channel: String?
+    /// The handshake, both roles' steps in order.
+    public private(set) var steps: [Step] = []
+    public private(set) var replies: [Reply] = []
+    public private(set) var heartbeat: Heartbeat?
+    /// The publisher's message around the payload: what comes before `{payload}`, and what after (each filled in
+    /// apart, so that no value can make a second `{payload}`).
+    public private(set) var publish = (head: "", tail: "")
+    /// A message containing one of these is the server's refusal or error.
+    public private(set) var errors: [String] = []
+    /// Once ready, a message containing one of these is no delivery.
+    public private(set) var ignored: [String] = []
 
-    /// Where a published message's payload goes in ``publish``.
+    /// Where a published message's payload goes in its `publish` line.
     public static let payloadVariable = "{payload}"
     /// The longest description read (16 KiB): a protocol is a dozen lines.
     public static let maximumSize = 16 << 10
-    /// The shortest heartbeat period (100 ms).
-    static let shortestHeartbeat: UInt64 = 100_000_000
+    /// The shortest and the longest heartbeat period (100 ms, an hour).
+    static let heartbeats: ClosedRange<UInt64> = 100_000_000...3_600_000_000_000
 
     /// Why a description cannot be read: the line and what is wrong with it.
     public struct Invalid: Error, Equatable {
+        /// The line's number and what is wrong with it.
         public let reason: String
     }
 
@@ -92,26 +110,28 @@ public struct ProtocolDescription: Sendable, Equatable {
                 guard let arrow = text.firstRange(of: " => "), !text[..<arrow.lowerBound].isEmpty,
                     !text[arrow.upperBound...].isEmpty
                 else { throw invalid("expected reply WHEN => ANSWER") }
-                replies.append((String(text[..<arrow.lowerBound]), String(text[arrow.upperBound...])))
+                replies.append(
+                    Reply(when: String(text[..<arrow.lowerBound]), answer: String(text[arrow.upperBound...])))
             case "heartbeat":
                 let (period, message) = Self.word(rest)
                 guard !message.isEmpty, let interval = try? DurationText.parse(String(period)) else {
                     throw invalid("expected heartbeat DURATION TEXT, as heartbeat 30s {\"type\":\"ping\"}")
                 }
-                guard interval >= Self.shortestHeartbeat else { throw invalid("a heartbeat of at least 100ms") }
+                guard Self.heartbeats.contains(interval) else { throw invalid("a heartbeat from 100ms to 1h") }
                 guard heartbeat == nil else { throw invalid("a second heartbeat") }
-                heartbeat = (interval, String(message))
+                heartbeat = Heartbeat(interval: interval, text: String(message))
             case "publish":
-                guard text.ranges(of: Self.payloadVariable).count == 1 else {
-                    throw invalid("the publish line holds \(Self.payloadVariable) once, where the payload goes")
-                }
+                guard text.ranges(of: Self.payloadVariable).count == 1,
+                    let place = text.firstRange(of: Self.payloadVariable)
+                else { throw invalid("the publish line holds \(Self.payloadVariable) once, where the payload goes") }
                 publishes += 1
                 guard publishes == 1 else { throw invalid("a second publish line") }
-                publish = text
+                publish = (String(text[..<place.lowerBound]), String(text[place.upperBound...]))
             case "error": errors.append(text)
             case "ignore": ignored.append(text)
             default:
-                throw invalid("unknown keyword '\(keyword)' (expected send, expect, reply, heartbeat, publish, error or ignore)")
+                throw invalid(
+                    "unknown keyword '\(keyword)' (expected send, expect, reply, heartbeat, publish, error or ignore)")
             }
         }
     }
@@ -122,40 +142,45 @@ public struct ProtocolDescription: Sendable, Equatable {
         return (text[..<end], text[end...].drop { $0 == " " || $0 == "\t" })
     }
 
-    /// Every text that goes on the wire or is looked for, for the checks on the variables in it.
+    /// Every text that goes on the wire or is looked for, for the checks on the variables in it (the publish line's
+    /// with its `{payload}`).
     public var texts: [String] {
-        steps.map(\.text) + replies.flatMap { [$0.when, $0.answer] } + (heartbeat.map { [$0.text] } ?? []) + [publish]
-            + errors + ignored
+        steps.map(\.text) + replies.flatMap { [$0.when, $0.answer] } + (heartbeat.map { [$0.text] } ?? [])
+            + [publish.head + Self.payloadVariable + publish.tail] + errors + ignored
     }
 
-    /// The description with `expand` applied to every text (a client's variables filled in); its ``source`` too.
+    /// The description with `expand` applied to every text that goes on the wire or is looked for (a client's
+    /// variables filled in).
     public func expanding(_ expand: (String) -> String) -> ProtocolDescription {
         var expanded = self
-        expanded.source = expand(source)
         expanded.steps = steps.map { Step(role: $0.role, sends: $0.sends, text: expand($0.text)) }
-        expanded.replies = replies.map { (expand($0.when), expand($0.answer)) }
-        expanded.heartbeat = heartbeat.map { ($0.interval, expand($0.text)) }
-        expanded.publish = expand(publish)
+        expanded.replies = replies.map { Reply(when: expand($0.when), answer: expand($0.answer)) }
+        expanded.heartbeat = heartbeat.map { Heartbeat(interval: $0.interval, text: expand($0.text)) }
+        expanded.publish = (expand(publish.head), expand(publish.tail))
         expanded.errors = errors.map(expand)
         expanded.ignored = ignored.map(expand)
         return expanded
     }
 
-    /// The variables a description may use besides a `--clients-file`'s columns: `{channel}` and `{channel_json}` (the
-    /// channel as it goes inside a JSON string), filled in once (``filling(channel:)``); `{room}`, a chat member's.
-    public static let variables: Set<String> = ["channel", "channel_json", "room"]
-
     /// True when a text uses `{channel}` or `{channel_json}`: the run needs `--channel`.
-    public var asksForChannel: Bool { texts.contains { $0.contains("{channel}") || $0.contains("{channel_json}") } }
+    public var asksForChannel: Bool {
+        channel == nil && texts.contains { $0.contains("{channel}") || $0.contains("{channel_json}") }
+    }
 
     /// The description with `channel` in place of `{channel}`, and escaped as inside a JSON string in place of
-    /// `{channel_json}`.
+    /// `{channel_json}`, in one pass (a channel that holds either name is not filled in again). `{room}` and a
+    /// `--clients-file`'s columns in the channel are each client's, as elsewhere.
     public func filling(channel: String) -> ProtocolDescription {
         let escaped = String(JSONText.string(channel).dropFirst().dropLast())
-        return expanding { $0.replacing("{channel_json}", with: escaped).replacing("{channel}", with: channel) }
+        var filled = expanding { text in
+            text.replacing(/\{channel(_json)?\}/) { $0.output.1 == nil ? channel : escaped }
+        }
+        filled.channel = channel
+        return filled
     }
 
     public static func == (a: ProtocolDescription, b: ProtocolDescription) -> Bool {
-        a.name == b.name && a.source == b.source
+        a.name == b.name && a.source == b.source && a.channel == b.channel && a.steps == b.steps && a.replies == b.replies
+            && a.heartbeat == b.heartbeat && a.publish == b.publish && a.errors == b.errors && a.ignored == b.ignored
     }
 }

@@ -157,6 +157,20 @@ import Testing
         #expect(search.ending == .found)
     }
 
+    /// A dispute just above the easy end, every pass within the margin below it: the capacity is still the hardest
+    /// pass (confirmed in turn), never none.
+    @Test func aDisputeNearTheEasyEndStillConfirmsAPass() throws {
+        var seen: [UInt64: Int] = [:]
+        let search = finish(CapacitySearch(low: 100, high: 400, direction: .increasing)) { value in
+            seen[value, default: 0] += 1
+            if value <= 100 { return .pass }
+            if value <= 110 { return seen[value] == 1 ? .pass : .undecided }
+            return .fail
+        }
+        #expect(search.capacity == 100 && search.ending == .found, "\(search.steps.map(\.value))")
+        #expect(search.steps.filter { $0.value == 100 }.count == 2)
+    }
+
     @Test func theIntervalOfAnIntervalsCapacityLiesAboveTheFirstFailure() throws {
         let search = finish(CapacitySearch(low: 10_000_000, high: 10_000, direction: .decreasing)) {
             $0 >= 37_000 ? .pass : .fail

@@ -150,7 +150,8 @@ import Testing
         ("send {payload}", "line 1: {payload} belongs in the publish line alone"),
         ("reply ping", "line 1: expected reply WHEN => ANSWER"),
         ("heartbeat soon ping", "line 1: expected heartbeat DURATION TEXT, as heartbeat 30s {\"type\":\"ping\"}"),
-        ("heartbeat 1ms ping", "line 1: a heartbeat of at least 100ms"),
+        ("heartbeat 1ms ping", "line 1: a heartbeat from 100ms to 1h"),
+        ("heartbeat 18000000000s ping", "line 1: a heartbeat from 100ms to 1h"),
         ("# c\n\nexpect", "line 3: expect needs a text after it"),
         ("subscriber reply a => b", "line 1: expected send or expect after subscriber"),
         ("publish {payload}\npublish x{payload}", "line 2: a second publish line"),
@@ -159,12 +160,47 @@ import Testing
         #expect(throws: ProtocolDescription.Invalid(reason: reason)) { try ProtocolDescription(parsing: text, name: "f") }
     }
 
+    /// A server that speaks before the connection is open (its first message in the read that ended the upgrade) is
+    /// passed over unless the first step awaits it (ActionCable's welcome); a description without steps for a role is
+    /// ready once open.
+    @Test func aMessageBeforeTheConnectionOpenedIsPassedOverUnlessAwaited() throws {
+        for text in ["publish {payload}", "publisher send x\npublish {payload}", "send hello\nexpect hi"] {
+            let description = try ProtocolDescription(parsing: text, name: "f")
+            for role in [SessionRole.subscriber, .publisher] {
+                let early = ProtocolSession(.described(description), role: role, maximumMessageSize: 1024)
+                #expect(try feed(early, ["hi", "#m#"]).delivered.isEmpty, "\(text), \(role)")
+            }
+        }
+        let cable = try Self.builtIn("actioncable", channel: "{}")
+        let welcomed = ProtocolSession(.described(cable), role: .subscriber, maximumMessageSize: 1024)
+        _ = try feed(welcomed, [#"{"type":"welcome"}"#])
+        welcomed.machine.connected(name: "1")
+        #expect(sent(welcomed) == [#"{"command":"subscribe","identifier":"{}"}"#], "the welcome in the upgrade's read")
+        let stepless = session(try ProtocolDescription(parsing: "publish {payload}", name: "f"), .subscriber)
+        let delivered = try feed(stepless, ["#m#"]).delivered
+        #expect(stepless.isReady && delivered == ["#m#"])
+    }
+
+    /// A value (a channel, a client's) never makes a second `{payload}` or fills in a variable again.
+    @Test func valuesFilledInAreNotFilledInAgain() throws {
+        let description = try ProtocolDescription(parsing: "send {channel}|{channel_json}\npublish <{payload}>", name: "f")
+            .filling(channel: #"{channel_json}"{payload}"#)
+        let subscriber = session(description, .subscriber)
+        #expect(sent(subscriber) == [#"{channel_json}"{payload}|{channel_json}\"{payload}"#])
+        let publication = session(description.expanding { $0 + "{payload}" }, .publisher).machine.publication(of: Array("#m#".utf8))
+        #expect(String(decoding: publication.bytes, as: UTF8.self) == "<{payload}#m#>{payload}")
+        #expect(publication.payloadOffset == "<{payload}".utf8.count)
+    }
+
     @Test func theBuiltInsReadAndAskForAChannel() throws {
         for (name, text) in ProtocolDescription.builtIn {
             let description = try ProtocolDescription(parsing: text, name: name)
             #expect(description.asksForChannel, "\(name)")
             #expect(!description.filling(channel: "c").asksForChannel)
             #expect(try ProtocolDescription(parsing: description.source, name: name) == description, "read again")
+            let filled = description.filling(channel: #" a => b {"c":1}"#)
+            #expect(try ProtocolDescription(parsing: filled.source, name: name).filling(channel: filled.channel!) == filled)
+            #expect(filled != description)
         }
         #expect(throws: ProtocolDescription.Invalid.self) {
             try ProtocolDescription(parsing: String(repeating: "# x\n", count: 5_000), name: "big")

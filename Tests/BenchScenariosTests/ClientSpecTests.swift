@@ -1,4 +1,5 @@
 import BenchCore
+import BenchProtocols
 import Testing
 
 @testable import BenchScenarios
@@ -47,6 +48,13 @@ import Testing
         ClientSpec(
             transport: .tcp, webSocketPath: "/ws", tlsTrust: .systemStore,
             target: Self.target("mqtt+wss://user:pw@example.com:443/prices") { $0.webSocketPath = "/ws" }),
+        // A channel that would read otherwise were it written into the text: the child fills it in as the parent did.
+        ClientSpec(
+            transport: .tcp, target: Self.target("ws://127.0.0.1:9/cable") {
+                let text = ProtocolDescription.builtIn["actioncable"]! + "\nreply {channel} => pong {channel_json}\n"
+                $0.protocolDescription = try! ProtocolDescription(parsing: text, name: "cable.protocol")
+                    .filling(channel: #" {"channel":"C"} => {channel_json}"#)
+            }),
         ClientSpec(
             transport: .tcp, target: Self.target("nats://127.0.0.1:4222/chat"),
             chat: ClientSpec.ChatDeal(plan: ChatRoomPlan(rooms: 7, sizes: .zipf(1.25)), seed: 0xdead_beef_0102_0304)),
@@ -67,7 +75,7 @@ import Testing
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
         ([16, 0, 0], "unknown field 16"),
-        ([15, 0, 1, 65], "the protocol description is not a name and text"),
+        ([15, 0, 1, 65], "the protocol description is not a name, a channel and text"),
         ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
         ([1, 0, 1, 0, 10, 0, 16, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1] + Array("zipf".utf8), "the chat rooms are not rooms"),
         ([1, 0, 1, 0, 10, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1] + Array("uniform".utf8), "a chat run of no room"),

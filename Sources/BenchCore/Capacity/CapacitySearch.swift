@@ -99,10 +99,11 @@ public struct CapacitySearch: Sendable {
     /// at least ``disputeMargin`` easier: those closer sit in the same band, where the objective is at its limit.
     public var capacity: UInt64? {
         guard let firstFail else { return lastPass }
-        let margin = isDisputed(firstFail) ? marginBelow(firstFail) : firstFail
-        return hardest(values(.pass).filter { value in
-            isHarder(firstFail, than: value) && (value == margin || isHarder(margin, than: value) || confirming(value) == nil)
-        })
+        let passes = values(.pass).filter { isHarder(firstFail, than: $0) }
+        guard isDisputed(firstFail) else { return hardest(passes) }
+        let margin = marginBelow(firstFail)
+        // None so far below the margin (the easy end is within it): the hardest pass, confirmed in turn.
+        return hardest(passes.filter { !isHarder($0, than: margin) || confirming($0) == nil }) ?? hardest(passes)
     }
 
     /// How much easier than a disputed value the next pass to confirm must be, unless already confirmed (10%).
@@ -115,8 +116,8 @@ public struct CapacitySearch: Sendable {
 
     /// ``disputeMargin`` easier than `value` (at least one).
     private func marginBelow(_ value: UInt64) -> UInt64 {
-        let step = max(1, UInt64(Double(value) * Self.disputeMargin))
-        return direction == .increasing ? value - min(value, step) : value.addingReportingOverflow(step).partialValue
+        let step = max(1, UInt64(min((Double(value) * Self.disputeMargin).rounded(.up), Double(UInt64.max / 2))))
+        return direction == .increasing ? value - min(value, step) : (value > .max - step ? .max : value + step)
     }
 
     /// The hardest value the capacity may be, from what was decided: just easier than the first decided failure

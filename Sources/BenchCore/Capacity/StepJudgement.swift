@@ -77,7 +77,9 @@ public struct StepJudgement: Sendable {
     public mutating func add(_ results: [ThresholdResult]) {
         precondition(results.count == objectives.count, "one verdict per objective")
         runs += 1
-        for index in objectives.indices { objectives[index].add(results[index], confidence: confidence, passConfidence: passConfidence) }
+        for index in objectives.indices {
+            objectives[index].add(results[index], confidence: confidence, passConfidence: passConfidence)
+        }
     }
 
     /// The step's verdict so far: fail as soon as an objective is decided broken, pass once every one is decided

@@ -24,7 +24,9 @@ public struct ClientIdentities: Sendable, Equatable {
     }
 
     /// The variables that are not columns: the built-in ones.
-    public static let builtIn: Set<String> = ["client", "room", "marker", "padding"]
+    public static let builtIn: Set<String> = [
+        "client", "room", "marker", "padding", "payload", "channel", "channel_json",
+    ]
     /// The most rows read (as many as a run has clients).
     public static var maximumRows: Int { 1_000_000 }
     /// The largest file read: what a client spec carries to children and agents, with room for the rest of it.

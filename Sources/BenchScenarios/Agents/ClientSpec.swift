@@ -69,7 +69,8 @@ public struct ClientSpec: Equatable, Sendable {
         case identities = 13
         /// `--clients-file-cycle`: one byte, 1.
         case identitiesCycle = 14
-        /// `--protocol`: the description's name, a 0 byte, then its text (`{channel}` filled in), read again.
+        /// `--protocol`: the description's name, a 0 byte, `--channel` (empty without), a 0 byte, then its text as
+        /// written, read again and filled in as the parent did.
         case protocolDescription = 15
     }
 
@@ -98,7 +99,8 @@ public struct ClientSpec: Equatable, Sendable {
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
             if !target.headers.isEmpty { field(.headers, target.headers.map { $0.text + "\r\n" }.joined().utf8) }
             if let description = target.protocolDescription {
-                field(.protocolDescription, Array(description.name.utf8) + [0] + Array(description.source.utf8))
+                field(.protocolDescription, Array(description.name.utf8) + [0] + Array((description.channel ?? "").utf8) + [0]
+                    + Array(description.source.utf8))
             }
             if let identities = target.identities {
                 for chunk in identities.chunks() { field(.identities, chunk) }
@@ -198,11 +200,14 @@ public struct ClientSpec: Equatable, Sendable {
                 guard identityChunks.count < 1_024 else { throw SpecError("more than 1024 chunks of identities") }
                 identityChunks.append(Array(value))
             case .protocolDescription:
-                guard let zero = value.firstIndex(of: 0), let name = String(validating: value[..<zero], as: UTF8.self),
-                    let text = String(validating: value[(zero + 1)...], as: UTF8.self)
-                else { throw SpecError("the protocol description is not a name and text") }
+                let parts = value.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
+                guard parts.count == 3, let name = String(validating: parts[0], as: UTF8.self),
+                    let channel = String(validating: parts[1], as: UTF8.self),
+                    let text = String(validating: parts[2], as: UTF8.self)
+                else { throw SpecError("the protocol description is not a name, a channel and text") }
                 do {
-                    description = try ProtocolDescription(parsing: text, name: name)
+                    let read = try ProtocolDescription(parsing: text, name: name)
+                    description = channel.isEmpty ? read : read.filling(channel: channel)
                 } catch {
                     throw SpecError("the protocol description does not read: \(error.reason)")
                 }
