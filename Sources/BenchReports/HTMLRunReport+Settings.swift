@@ -32,8 +32,14 @@ extension HTMLRunReport {
             ("started", value("start_utc")),
             ("ran for", value("duration_s").map { "\($0) s" }),
             ("server address", value("server_address")),
+            ("connect", duration("connect_interval_ns").map { "one client every \($0) (--connect-rate)" }
+                ?? value("clients").map { _ in "128 at a time" }),
             ("CPUs", value("cpus").map { cpus in
-                "\(cpus) (server on \(value("server_cpus") ?? "-"), clients on \(value("client_cpus") ?? "-"))" }),
+                // Where each side ran, once known (a run under way has not placed them yet).
+                let placed = [("server", value("server_cpus")), ("clients", value("client_cpus"))]
+                    .compactMap { side, cpus in cpus.map { "\(side) on \($0)" } }
+                return placed.isEmpty ? cpus : "\(cpus) (\(placed.joined(separator: ", ")))"
+            }),
             ("kernel", value("kernel")),
             ("bench", value("version")),
             ("command line", value("command_line")),

@@ -34,6 +34,33 @@ import Testing
         #expect(dom.contains("clients connected"), "progress")
     }
 
+    /// With the default report interval (10 s) the chart still has a point each second (issue 47: 11 s into a run it
+    /// had one pair), each second's messages by when they fell due; the settings name how clients connect, and no CPU
+    /// placement a run under way does not know yet.
+    @Test(.enabled(if: ReportPageTests.chromium != nil, "chromium is not installed: apt-get install -y chromium"))
+    func theChartHasAPointEachSecondWhateverTheReportInterval() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.start([
+            "fanout", "--clients", "5", "--messages", "3000", "--interval", "20ms",
+            "--metrics-listen", "127.0.0.1:0", "--quiet", "--out", out,
+        ])
+        let port = try Self.livePort(of: run)
+        var live = ""
+        for _ in 0..<1_500 where live.components(separatedBy: "\"metric\":\"delivery\",\"interval\":").count < 5 {
+            usleep(20_000)
+            live = (try? Self.get("/live.json", port: port).body) ?? ""
+            live = live.range(of: "\"points\":").map { String(live[$0.lowerBound...]) } ?? ""
+        }
+        let dom = try ReportPageTests.rendered(url: "http://127.0.0.1:\(port)/", scriptTime: 3_000)
+        kill(run.processIdentifier, SIGINT)
+        #expect(try BenchProcess.finish(run, timeout: 60).exitCode == 130)
+        #expect(live.contains("\"interval\":0,\"start_s\":0,\"end_s\":1"), "\(live.prefix(400))")
+        let path = try #require(dom.firstMatch(of: #/<path class="p50" d="([^"]+)"/#)?.1, "\(dom.prefix(1000))")
+        #expect(path.split(separator: "L").count >= 4, "a point a second: \(path)")
+        #expect(dom.contains("<td>connect</td><td>128 at a time</td>"), "\(dom.suffix(3000))")
+        #expect(dom.contains("<td>CPUs</td>") && !dom.contains("on -"), "\(dom.suffix(3000))")
+    }
+
     /// A chat run's page: its title names the scenario, its chart is delivery's.
     @Test(.enabled(if: ReportPageTests.chromium != nil, "chromium is not installed: apt-get install -y chromium"))
     func theLivePageOfAChatRunChartsDelivery() throws {

@@ -2,8 +2,8 @@ import BenchCore
 import BenchScenarios
 
 /// What the live page polls (`/live.json`): the run's identity and settings, its progress, each metric so far, the
-/// report interval under way and those that ended. Durations in nanoseconds (`_ns`), times of the run in seconds from
-/// its start (`_s`).
+/// report interval under way and those that ended, and the main metric second by second (`points`). Durations in
+/// nanoseconds (`_ns`), times of the run in seconds from its start (`_s`).
 enum LiveJSON {
     static func render(_ state: LiveFeed.State) -> String {
         var fields: [String] = []
@@ -36,6 +36,7 @@ enum LiveJSON {
             fields.append("\"totals\":" + rows(snapshot.totals))
             fields.append("\"current\":" + rows(snapshot.current))
             fields.append("\"timeline\":" + rows(snapshot.timeline))
+            fields.append("\"points\":" + rows(snapshot.points))
         }
         return "{" + fields.joined(separator: ",") + "}\n"
     }

@@ -34,7 +34,7 @@ enum LivePage {
         <figure><svg id="chart" width="760" height="260" role="img" aria-label="p50 and p99 over the report intervals"></svg>
         <figcaption class="legend"><span><span class="sw" style="background:#1f6fb2"></span>p50</span>
         <span><span class="sw" style="background:#d9822b"></span>p99</span>
-        <span><span class="sw" style="background:#c0262d"></span>--under (when near)</span> (one point per report interval that ended)</figcaption></figure>
+        <span><span class="sw" style="background:#c0262d"></span>--under (when near)</span> (one point a second, by when its messages fell due; the latest may still grow)</figcaption></figure>
         <h2>Lost, by outcome</h2>
         <div id="lost" class="meta">none</div>
         <h2>Settings</h2>
@@ -131,8 +131,8 @@ enum LivePage {
           document.getElementById("current-title").textContent = (over ? "Last interval" : "This interval")
             + (current.length ? " (from " + Number(current[0].start_s).toFixed(1) + "s)" : "");
           fill(document.getElementById("current"), current);
-          document.getElementById("chart-title").textContent = "Over time: " + main;
-          chart(live.timeline || [], main, run.under_ns);
+          document.getElementById("chart-title").textContent = "Over time: " + main + ", second by second";
+          chart(live.points || live.timeline || [], main, run.under_ns);
           const lost = Object.entries(live.lost || {});
           document.getElementById("lost").textContent = lost.length ? lost.map(([k, v]) => k + ": " + v.toLocaleString("en")).join(", ") : "none";
           const settings = document.getElementById("settings");

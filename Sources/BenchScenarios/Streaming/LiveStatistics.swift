@@ -97,6 +97,8 @@ public struct LiveSnapshot: Sendable {
     /// times are offsets from the run's start.
     public let current: [TimelineRow]
     public let timeline: [TimelineRow]
+    /// The main metric second by second (``LivePoints``): the chart's points; the latest seconds may still grow.
+    public let points: [TimelineRow]
     /// Measured messages settled so far (warmup is not measured).
     public let settledMessages: Int
     /// How long the run has been sending when the snapshot was taken (ns; the rows' times count from the same start).

@@ -63,6 +63,11 @@ public struct RunCollector: Sendable {
     private var roomSizes: RoomSizeBreakdown?
     /// What a live view reads (`--metrics-listen`); nil when nobody watches.
     private var live: LiveStatistics?
+    /// The live view's points, second by second, of the main metric (in its interval slot `mainSlot`).
+    private var points: LivePoints?
+    private var mainSlot = -1
+    /// The second of the run the message or broadcast being added fell due in.
+    private var currentSecond = 0
 
     /// A collector for a run of `configuration` that started at `origin`, keeping exact values up to `exactBudget`
     /// bytes (default: the configuration's), and with `live`, what a live view reads (``liveSnapshot(at:)``).
@@ -84,7 +89,12 @@ public struct RunCollector: Sendable {
         builderOfSlot = timed.map { metric in metrics.firstIndex(of: metric)! }
         roundTripsOverTime = configuration.scenario == .roundtrip ? OverTime() : nil
         roomSizes = RoomSizeBreakdown(configuration: configuration)
-        if live { self.live = LiveStatistics(metrics: timed.map(\.rawValue), under: configuration.under) }
+        if live {
+            self.live = LiveStatistics(metrics: timed.map(\.rawValue), under: configuration.under)
+            let main = RunAnalysis.Metric.main(of: configuration.scenario)
+            points = LivePoints(metric: main.rawValue)
+            mainSlot = timed.firstIndex(of: main) ?? -1
+        }
     }
 
     /// Takes the next entry of the stream.
@@ -115,6 +125,7 @@ public struct RunCollector: Sendable {
     private mutating func addMessage(_ m: SettledMessage) {
         measuredMessages += 1
         currentInterval = openInterval(due: m.scheduled)
+        if points != nil { currentSecond = second(due: m.scheduled) }
         if live != nil && !m.outcome.isMeasurement { live!.lose(m.outcome) }
         if m.outcome.isMeasurement {
             let missing = reader.missingKernelStamps(m)
@@ -148,6 +159,7 @@ public struct RunCollector: Sendable {
 
     private mutating func addBroadcast(_ b: SettledMessage) -> BroadcastResult {
         currentInterval = openInterval(due: b.scheduled)
+        if points != nil { currentSecond = second(due: b.scheduled) }
         let result = BroadcastResult(
             sequence: b.sequence, sender: b.sender, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,
             lost: undelivered, firstReceived: delivered > 0 ? firstReceived : nil,
@@ -178,6 +190,11 @@ public struct RunCollector: Sendable {
         return Swift.max(firstOpenInterval, Int(Swift.min((due - origin) / every, UInt64(Int.max / 2))))
     }
 
+    /// The second of the run `due` (monotonic ns) falls in.
+    private func second(due: UInt64) -> Int {
+        due > origin ? Int(Swift.min((due - origin) / 1_000_000_000, UInt64(Int.max / 2))) : 0
+    }
+
     /// The place in ``intervals`` of the interval of `due`, opening it (and those before it) if need be; at most
     /// ``mostOpenIntervals`` are open.
     private mutating func openInterval(due: UInt64) -> Int {
@@ -196,6 +213,7 @@ public struct RunCollector: Sendable {
         let builder = builderOfSlot[slot]
         intervals[currentInterval].add(value, at: slot)
         if live != nil, let value { live!.record(value, at: slot, isLag: slot == slots.lag) }
+        if slot == mainSlot { points?.add(value, second: currentSecond) }
         guard let value else {
             builders[builder].recordLost()
             return
@@ -230,7 +248,8 @@ public struct RunCollector: Sendable {
         return LiveSnapshot(
             statistics: live, totals: totals,
             current: intervals[0].peek(interval: firstOpenInterval, start: intervalStart, end: max(intervalStart, elapsed)),
-            timeline: Array(timeline.suffix(LiveSnapshot.maximumRows)), settledMessages: measuredMessages, elapsed: elapsed)
+            timeline: Array(timeline.suffix(LiveSnapshot.maximumRows)), points: points?.rows ?? [],
+            settledMessages: measuredMessages, elapsed: elapsed)
     }
 
     /// The analysis of everything collected, for `recording` (its counters, connect times and events); every summary
