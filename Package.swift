@@ -48,6 +48,6 @@ let package = Package(
         .testTarget(
             name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchProtocols", "BenchNet", "BenchCore"]),
         .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
-        .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchNet", "BenchCore"]),
+        .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchScenarios", "BenchNet", "BenchCore"]),
     ]
 )
