@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(
             name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchProtocols", "BenchNet", "BenchCore"]),
         .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
-        .testTarget(name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchScenarios", "BenchNet", "BenchCore"]),
+        .testTarget(
+            name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
     ]
 )

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchScenarios
 
 extension HTMLRunReport {
     /// The settings a person reads, in units and without empty rows; then every row of `run.csv`, folded away.
@@ -32,8 +33,11 @@ extension HTMLRunReport {
             ("started", value("start_utc")),
             ("ran for", value("duration_s").map { "\($0) s" }),
             ("server address", value("server_address")),
-            ("connect", duration("connect_interval_ns").map { "one client every \($0) (--connect-rate)" }
-                ?? value("clients").map { _ in "128 at a time" }),
+            // A run saved before the row was written says nothing of it.
+            ("connect", results.setting("connect_interval_ns").map { interval in
+                duration("connect_interval_ns").map { "one client every \($0) (--connect-rate)" }
+                    ?? (interval.isEmpty ? "up to \(RunConfiguration.connectWindow) at a time per client loop" : interval)
+            }),
             ("CPUs", value("cpus").map { cpus in
                 // Where each side ran, once known (a run under way has not placed them yet).
                 let placed = [("server", value("server_cpus")), ("clients", value("client_cpus"))]

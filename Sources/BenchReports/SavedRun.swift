@@ -141,6 +141,7 @@ public struct SavedRun: Sendable {
                     timeline.add(value, "stack", interval: interval)
                 }
             }
+            timeline.endFile()
             let broadcastColumns = [chat ? "seq" : "broadcast", "t0_ns", "lag_ns", "spread_ns", "completion_ns", "complete", "interval"]
                 + (chat && hasEchoes ? ["rtt_ns"] : [])
             let file = BroadcastsCSV.file(for: chat ? .chat : .fanout)!.name

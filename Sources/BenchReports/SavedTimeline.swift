@@ -2,15 +2,17 @@ import BenchCore
 import BenchNet
 import BenchScenarios
 
-/// `timeline.csv`'s rows rebuilt from a saved run's `samples.csv` and `broadcasts.csv`, whose rows carry the report
-/// interval they settled in: one file at a time, one interval at a time (the files are in interval order), so memory
-/// holds one interval's histograms, not the run's.
+/// `timeline.csv`'s rows rebuilt from a saved run's `samples.csv` and `broadcasts.csv` (or `messages.csv`), whose
+/// rows carry the report interval they count in (the one their message fell due in): one file at a time. A file's rows
+/// are in the order they were handed on, each within ``RunCollector/mostOpenIntervals`` of the latest interval seen
+/// (the collector never counts further back), so memory holds that many intervals' histograms, not the run's.
 struct SavedTimeline {
     private static let names = ["delivery", "spread", "completion", "rtt", "lag", "stack"]
     private let every: UInt64
     private let runEnd: UInt64?
-    private var current = -1
-    private var statistics = IntervalStatistics(metrics: names)
+    /// The intervals of the file being read still open, by number.
+    private var open: [Int: IntervalStatistics] = [:]
+    private var latest = -1
     private var collected: [TimelineRow] = []
     /// A cut-off run's last interval synced to disk (the last in its `timeline.csv`; -1: none): rows past it were
     /// written in part, some files further than others, and are not read.
@@ -36,35 +38,42 @@ struct SavedTimeline {
     }
 
     /// The interval of `row` (its `interval` column at `column`; empty in runs written before there was one: 0), or
-    /// nil for a row of a cut-off run past its last synced interval. Moving on to another interval closes the one before.
+    /// nil for a row of a cut-off run past its last synced interval. An interval that no later row can count in any more
+    /// closes.
     mutating func interval(_ row: CSVFileRows.Row, _ column: Int) throws -> Int? {
         let text = row[column]
         guard let interval = text.isEmpty ? 0 : Int(text), interval >= 0 else {
             throw SavedRun.LoadError(description: "\(row.path) line \(row.line): interval '\(text.prefix(12))' is not one")
         }
         if let lastSynced, interval > lastSynced { return nil }
-        if interval != current { close() }
-        current = interval
+        if interval > latest {
+            latest = interval
+            for old in open.keys where old <= latest - RunCollector.mostOpenIntervals { close(old) }
+        }
         return interval
     }
 
-    /// Counts `value` (nil: lost) of `metric` in the current interval.
+    /// Counts `value` (nil: lost) of `metric` in interval `interval`.
     mutating func add(_ value: UInt64?, _ metric: String, interval: Int) {
-        statistics.add(value, at: Self.names.firstIndex(of: metric)!)
+        open[interval, default: IntervalStatistics(metrics: Self.names)].add(value, at: Self.names.firstIndex(of: metric)!)
     }
 
-    /// Closes the interval being read (at the end of a file).
-    private mutating func close() {
-        guard current >= 0 else { return }
-        let start = UInt64(current) &* every
-        collected += statistics.close(interval: current, start: start, end: start &+ every)
-        current = -1
+    /// Closes every interval of the file read so far: the next file starts from its own first.
+    mutating func endFile() {
+        for interval in open.keys.sorted() { close(interval) }
+        latest = -1
+    }
+
+    private mutating func close(_ interval: Int) {
+        guard var statistics = open.removeValue(forKey: interval) else { return }
+        let start = UInt64(interval) &* every
+        collected += statistics.close(interval: interval, start: start, end: start &+ every)
     }
 
     /// Every interval's rows, by interval then in the order of `metrics`; the last interval ends with the run, or at its
     /// own end when the run went on past it (its final interval, after it, had nothing settle in it).
     mutating func rows(metrics: [String]) -> [TimelineRow] {
-        close()
+        endFile()
         let last = collected.map(\.interval).max()
         return collected.filter { metrics.contains($0.metric) }
             .sorted { ($0.interval, metrics.firstIndex(of: $0.metric)!) < ($1.interval, metrics.firstIndex(of: $1.metric)!) }

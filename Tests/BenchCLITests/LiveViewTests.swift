@@ -57,7 +57,7 @@ import Testing
         #expect(live.contains("\"interval\":0,\"start_s\":0,\"end_s\":1"), "\(live.prefix(400))")
         let path = try #require(dom.firstMatch(of: #/<path class="p50" d="([^"]+)"/#)?.1, "\(dom.prefix(1000))")
         #expect(path.split(separator: "L").count >= 4, "a point a second: \(path)")
-        #expect(dom.contains("<td>connect</td><td>128 at a time</td>"), "\(dom.suffix(3000))")
+        #expect(dom.contains("<td>connect</td><td>up to 128 at a time per client loop</td>"), "\(dom.suffix(3000))")
         #expect(dom.contains("<td>CPUs</td>") && !dom.contains("on -"), "\(dom.suffix(3000))")
     }
 

@@ -5,6 +5,13 @@ extension UInt64 {
         self >= other ? self - other : 0
     }
 
+    /// `self + other`, or `UInt64.max` when that overflows (a timeout of the longest kind and more).
+    @inline(__always)
+    public func addingClamped(_ other: UInt64) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
+    }
+
     /// `self × other`, or `UInt64.max` when that overflows (a budget of many runs' lengths).
     @inline(__always)
     public func multipliedClamped(by other: UInt64) -> UInt64 {

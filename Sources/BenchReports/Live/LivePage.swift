@@ -132,7 +132,7 @@ enum LivePage {
             + (current.length ? " (from " + Number(current[0].start_s).toFixed(1) + "s)" : "");
           fill(document.getElementById("current"), current);
           document.getElementById("chart-title").textContent = "Over time: " + main + ", second by second";
-          chart(live.points || live.timeline || [], main, run.under_ns);
+          chart((live.points && live.points.length ? live.points : live.timeline) || [], main, run.under_ns);
           const lost = Object.entries(live.lost || {});
           document.getElementById("lost").textContent = lost.length ? lost.map(([k, v]) => k + ": " + v.toLocaleString("en")).join(", ") : "none";
           const settings = document.getElementById("settings");

@@ -8,7 +8,7 @@ import BenchNet
 /// it.
 final class ClientLoop<T: Transport> {
     /// Connects under way at once: enough to keep the listen backlog busy, few enough that no SYN is dropped.
-    static var connectWindow: Int { 128 }
+    static var connectWindow: Int { RunConfiguration.connectWindow }
 
     let epoll: Epoll
     /// The kernel's receive stamps, when the run uses them.

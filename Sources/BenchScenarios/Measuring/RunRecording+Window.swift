@@ -43,15 +43,16 @@ extension RunRecording {
         if ledger.canWrite(sequence: sequence) { return true }
         guard !handedOn else { return false }
         handedOn = true
-        handOnSettled(at: now, to: stream)
+        handOnSettled(at: now, to: stream, endingIntervals: false)
         return ledger.canWrite(sequence: sequence)
     }
 
-    /// Streams the settled rows and the report intervals that ended to the run's writer.
-    mutating func handOnSettled(at now: UInt64, to stream: SettledQueue?) {
+    /// Streams the settled rows to the run's writer, and the report intervals that ended when `endingIntervals` (at
+    /// housekeeping: not where a send waits for a row, as each end looks through the oldest row).
+    mutating func handOnSettled(at now: UInt64, to stream: SettledQueue?, endingIntervals: Bool = true) {
         guard let stream, startNanoseconds != 0 else { return }
         ledger.flush(at: now, ending: false) { stream.push($0) }
-        endIntervals(at: now) { stream.push($0) }
+        if endingIntervals { endIntervals(at: now) { stream.push($0) } }
         stream.publish()
     }
 
@@ -78,16 +79,24 @@ extension RunRecording {
     }
 
     /// Ends every report interval (`reportEvery`) that is over at `now` and whose messages were all handed on: each
-    /// message counts in the interval it fell due in, however long its row waits for another's (a chat row waits for
-    /// every member's message of its number), so an interval's end waits for the last of its messages.
+    /// message counts in the interval it fell due in, and a row may wait for another's message (a chat row for every
+    /// member's message of its number, which drift apart), so an interval's end waits for its messages, up to
+    /// ``intervalHoldBack`` (one still held then counts in the first interval still open).
     public mutating func endIntervals(at now: UInt64, emit: (SettledMessage) -> Void) {
         let every = configuration.reportEvery
         guard every > 0, startNanoseconds != 0 else { return }
         while now >= startNanoseconds &+ UInt64(intervalsEnded + 1) &* every {
-            if let due = ledger.earliestHeldDue, due < startNanoseconds &+ UInt64(intervalsEnded + 1) &* every { return }
+            let boundary = startNanoseconds &+ UInt64(intervalsEnded + 1) &* every
+            if now < boundary &+ intervalHoldBack, let due = ledger.earliestHeldDue, due < boundary { return }
             emit(SettledMessage(kind: .intervalEnd, sequence: intervalsEnded, scheduled: UInt64(intervalsEnded + 1) * every))
             intervalsEnded += 1
         }
+    }
+
+    /// How long an interval's end may wait for its messages past its own end: a message's timeout and the stamps'
+    /// grace, and one interval more (what keeps the intervals open at once few: ``RunCollector/mostOpenIntervals``).
+    var intervalHoldBack: UInt64 {
+        configuration.timeout.addingClamped(MessageLedger.stampGrace).addingClamped(configuration.reportEvery)
     }
 
     /// The stream's end: every row left, the intervals, the last (partial) one, and ``SettledMessage/Kind/end``.

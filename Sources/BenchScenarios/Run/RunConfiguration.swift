@@ -3,6 +3,10 @@ import BenchNet
 
 /// Everything that defines one run, fixed before it starts. Times are nanoseconds.
 public struct RunConfiguration: Sendable, Equatable {
+    /// First connects under way at once in each client loop without `--connect-rate`: enough to keep the listen
+    /// backlog busy, few enough that no SYN is dropped.
+    public static let connectWindow = 128
+
     /// Fanout or roundtrip.
     public var scenario: Scenario
     /// Simulated clients, each on its own connection.
@@ -61,7 +65,7 @@ public struct RunConfiguration: Sendable, Equatable {
     /// due (``setupBudget``).
     public var setupTimeout: UInt64
     /// `--connect-rate`: the time between two clients' first connects across the run, client `k` starting `k` of them
-    /// after the first (a ramp, in every placement); nil: as fast as a window of ``ClientLoop/connectWindow`` connects
+    /// after the first (a ramp, in every placement); nil: as fast as a window of ``connectWindow`` connects
     /// at a time goes.
     public var connectInterval: UInt64?
     /// Where receive and send times come from.

@@ -12,8 +12,9 @@ struct LivePoints: Sendable {
     /// The seconds closed, the latest ``LiveSnapshot/maximumRows``.
     private(set) var closed: [TimelineRow] = []
 
-    /// How many seconds stay open behind the latest: a message is handed on within its timeout (5 s by default) and
-    /// the stamps' grace of falling due; one later still counts in the oldest open second.
+    /// How many seconds stay open behind the latest: most messages are handed on within their timeout (5 s by
+    /// default) and the stamps' grace of falling due; one later still (a chat row waiting for a slower member) counts
+    /// in the oldest open second.
     static let openSeconds = 8
 
     init(metric: String) {
@@ -22,6 +23,10 @@ struct LivePoints: Sendable {
 
     /// Counts `value` (nil: a loss) in second `second` of the run.
     mutating func add(_ value: UInt64?, second: Int) {
+        if second >= firstOpen + 2 * Self.openSeconds {  // far on: every open second closes, and the gap is skipped
+            while !open.isEmpty { closeOldest() }
+            firstOpen = second - Self.openSeconds + 1
+        }
         while second >= firstOpen + Self.openSeconds { closeOldest() }
         let place = max(0, second - firstOpen)
         while open.count <= place { open.append((LatencyHistogram(), 0)) }

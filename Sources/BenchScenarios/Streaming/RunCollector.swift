@@ -182,12 +182,15 @@ public struct RunCollector: Sendable {
     }
 
     /// The report interval a message that fell due at `due` (monotonic ns) counts in: from the run's start, in
-    /// `--report-every`s; never one already ended (a message due in one comes before its end, but for a timetable that
-    /// fell so far behind that a message's due time was not yet set: it counts in the first still open).
+    /// `--report-every`s, among those still open. One whose interval has ended counts in the first still open: the
+    /// stream ends an interval once its messages came or after ``RunRecording/intervalHoldBack`` (a chat row that
+    /// waited that long for a slower member's message, a send that waited for its row). One further on than
+    /// ``mostOpenIntervals`` counts in the last of them. The files' `interval` column is this.
     public func interval(due: UInt64) -> Int {
         let every = configuration.reportEvery
         guard every > 0, due > origin else { return firstOpenInterval }
-        return Swift.max(firstOpenInterval, Int(Swift.min((due - origin) / every, UInt64(Int.max / 2))))
+        let own = Int(Swift.min((due - origin) / every, UInt64(Int.max / 2)))
+        return Swift.min(Swift.max(firstOpenInterval, own), firstOpenInterval + Self.mostOpenIntervals - 1)
     }
 
     /// The second of the run `due` (monotonic ns) falls in.
@@ -195,17 +198,16 @@ public struct RunCollector: Sendable {
         due > origin ? Int(Swift.min((due - origin) / 1_000_000_000, UInt64(Int.max / 2))) : 0
     }
 
-    /// The place in ``intervals`` of the interval of `due`, opening it (and those before it) if need be; at most
-    /// ``mostOpenIntervals`` are open.
+    /// The place in ``intervals`` of the interval of `due`, opening it (and those before it) if need be.
     private mutating func openInterval(due: UInt64) -> Int {
-        let place = Swift.min(interval(due: due) - firstOpenInterval, Self.mostOpenIntervals - 1)
+        let place = interval(due: due) - firstOpenInterval
         while intervals.count <= place { intervals.append(IntervalStatistics(metrics: timedMetrics)) }
         return place
     }
 
-    /// The most report intervals open at once: a message is handed on within its timeout of falling due, and the
-    /// streamed intervals end as soon as theirs have been; a value further on counts in the last.
-    static let mostOpenIntervals = 1_024
+    /// The most report intervals open at once (each a histogram per metric): an interval's end waits at most a
+    /// timeout and one interval more for its messages, and a message falls due no later than it is sent.
+    public static let mostOpenIntervals = 16
 
     /// Counts `value` (nil: a loss) for the metric in interval slot `slot` (the metrics in report order, minus
     /// connect, which happens before the run and is not streamed).
