@@ -7,39 +7,27 @@ import Testing
 /// and reason), Phoenix Channels and ActionCable as the built-in descriptions speak them, each message split at every
 /// byte, replies, heartbeats, roles, and the server's errors in its words.
 @Suite struct DescribedProtocolTests {
+    /// What a session did, its deliveries as text.
     private struct Seen {
-        var delivered: [String] = []
-        var ready = 0
-        var errors: [String] = []
+        var delivered: [String]
+        var ready: Int
+        var errors: [String]
     }
 
     /// Feeds each message of `messages` to `session` cut at `cut` (its first bytes, then the rest), then the WebSocket
     /// layer's end of message (no bytes, as the connection gives it).
     private func feed(_ session: ProtocolSession, _ messages: [String], cut: Int? = nil) throws(MessageFramingError) -> Seen {
-        var seen = Seen()
+        var actions = SessionActions()
         for message in messages {
             let bytes = Array(message.utf8)
             let at = min(cut ?? bytes.count, bytes.count)
-            for (piece, ends) in [(Array(bytes[..<at]), false), (Array(bytes[at...]), false), ([], true)] {
-                var chunk = piece
-                var failure: MessageFramingError?
-                chunk.withUnsafeMutableBytes { buffer in
-                    do throws(MessageFramingError) {
-                        try session.received(buffer, endsMessage: ends) { action in
-                            switch action {
-                            case .delivered(let payload): seen.delivered.append(String(decoding: Array(payload), as: UTF8.self))
-                            case .ready: seen.ready += 1
-                            case .serverError(let text): seen.errors.append(text)
-                            }
-                        }
-                    } catch {
-                        failure = error
-                    }
-                }
-                if let failure { throw failure }
-            }
+            try actions.feed(session, Array(bytes[..<at]))
+            try actions.feed(session, Array(bytes[at...]))
+            try actions.feed(session, [], endsMessage: true)
         }
-        return seen
+        return Seen(
+            delivered: actions.delivered.map { String(decoding: $0, as: UTF8.self) }, ready: actions.ready,
+            errors: actions.errors)
     }
 
     private func sent(_ session: ProtocolSession) -> [String] {

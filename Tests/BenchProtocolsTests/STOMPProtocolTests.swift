@@ -10,31 +10,9 @@ import Testing
     static let settings = ServerProtocol.STOMPSettings(
         destination: "/topic/prices", login: "bench", passcode: "s3cret", heartBeatMilliseconds: 10_000)
 
-    private struct Seen {
-        var delivered: [[UInt8]] = []
-        var ready = 0
-        var errors: [String] = []
-    }
-
-    private func feed(_ session: ProtocolSession, _ chunks: [[UInt8]]) throws(MessageFramingError) -> Seen {
-        var seen = Seen()
-        for var chunk in chunks {
-            var failure: MessageFramingError?
-            chunk.withUnsafeMutableBytes { bytes in
-                do throws(MessageFramingError) {
-                    try session.received(bytes, endsMessage: false) { action in
-                        switch action {
-                        case .delivered(let payload): seen.delivered.append(Array(payload))
-                        case .ready: seen.ready += 1
-                        case .serverError(let text): seen.errors.append(text)
-                        }
-                    }
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-        }
+    private func feed(_ session: ProtocolSession, _ chunks: [[UInt8]]) throws(MessageFramingError) -> SessionActions {
+        var seen = SessionActions()
+        for chunk in chunks { try seen.feed(session, chunk) }
         return seen
     }
 
