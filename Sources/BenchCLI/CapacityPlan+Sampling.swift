@@ -2,7 +2,6 @@ import BenchCore
 import BenchNet
 import BenchReports
 import BenchScenarios
-import Glibc
 import Synchronization
 
 /// What a step's sampling run ended on, when it ended before its budget: decided, or given up as futile.
@@ -21,8 +20,7 @@ extension CapacityPlan {
     /// it collects with the step's runs before it (`pooledWith`: each one's results, an objective each). Futility
     /// ends it too: once a sixth of its budget has passed, a step whose values, projected at the rate they came to the
     /// budget's end in the proportions seen, would still be undecided stops (its samples' `gaveUp`) — near the true
-    /// capacity a p99 sits at its limit, and no budget decides it. A way-finding step (`passConfidence` below the full
-    /// confidence) is judged as much sooner as it needs fewer values.
+    /// capacity a p99 sits at its limit, and no budget decides it.
     func sampling(
         _ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]], passConfidence: Double
     ) -> (options: RunOptions, samples: StepSampling?) {
@@ -51,9 +49,6 @@ extension CapacityPlan {
         let judged = streamed.map { options.thresholds[$0] }
         let earlierJudged = earlier.map { results in streamed.map { results[$0] } }
         let confidence = self.confidence
-        // Futility is judged once a sixth of the budget has passed; a way-finding step, which needs fewer values to
-        // pass (ln(1 − its confidence) / ln(1 − the full one): 138 of 299 for a p99), as much sooner.
-        let futileAfter = UInt64(Double(length / 6) * min(1, log1p(-passConfidence) / log1p(-confidence)))
         options.isDecided = { collector in
             // Not before its own length (a step is at least the run the user described), and not once its timetable has
             // ended (the rest is messages in flight getting their timeout: the run used its whole length).
@@ -73,7 +68,7 @@ extension CapacityPlan {
             })
             if judgement.verdict != .undecided { return true }
             let elapsed = now - collector.origin
-            guard elapsed >= max(ownLength, futileAfter) else { return false }
+            guard elapsed >= max(ownLength, length / 6) else { return false }
             let scale = Double(length) / Double(elapsed)
             let futile = judgement.objectives.contains { objective in
                 guard objective.decision == .undecided, let beyond = objective.beyond,

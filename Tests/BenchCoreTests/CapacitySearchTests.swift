@@ -68,7 +68,8 @@ import Testing
         let search = finish(CapacitySearch(low: 100, high: 20_000, direction: .increasing)) {
             $0 >= 6_000 ? .harnessBound : .pass
         }
-        #expect(search.steps.last?.value == 6_400 && search.steps.last?.verdict == .harnessBound)
+        #expect(search.steps.suffix(2).map(\.value) == [6_400, 3_200] && search.steps.suffix(2).first?.verdict == .harnessBound)
+        #expect(search.isConfirmation(at: search.steps.count - 1), "the last pass confirmed")
         #expect(search.capacity == 3_200 && search.ending == .harnessBound)
     }
 

@@ -11,10 +11,10 @@
 /// search confirms a pass at least ``disputeMargin`` below it (no further bisection: the values between sit where the
 /// objective is at its limit, each disputed in turn). The
 /// first step at a value only finds the way, and the command decides its pass with less confidence than the second,
-/// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated (the command runs a saturated step again
-/// after a pause, and calls it harness-bound only when the saturation repeats) ends the search: the server held at
-/// least the last pass, and no harder step would measure the server. A pure value: the command runs the steps and
-/// ``record(_:_:)``s their verdicts.
+/// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated
+/// (the command runs a saturated step again after a pause, and calls it harness-bound only when the saturation
+/// repeats) ends the search once the last pass is confirmed: the server held at least that, and no harder step would
+/// measure the server. A pure value: the command runs the steps and ``record(_:_:)``s their verdicts.
 public struct CapacitySearch: Sendable {
     /// Which way the setting gets harder.
     public enum Direction: Sendable {
@@ -147,7 +147,9 @@ public struct CapacitySearch: Sendable {
     public func nextValue() -> UInt64? {
         guard steps.count < maximumSteps else { return nil }
         guard !steps.isEmpty else { return low }
-        if steps.contains(where: { $0.verdict == .harnessBound }) { return nil }
+        // The harness can go no harder: the last pass, its lower end, is still confirmed (its first step may have
+        // passed at the way-finding confidence alone), at a load the harness carried.
+        if steps.contains(where: { $0.verdict == .harnessBound }) { return capacity.flatMap(confirming) }
         guard let pass = capacity else { return nil }  // the easy end did not pass
         guard let failure = firstFail else {
             // Bracketing: twice as hard, up to the hard end, which is then confirmed.
