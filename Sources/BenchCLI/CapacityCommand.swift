@@ -180,13 +180,13 @@ struct CapacityPlan {
     /// How sure a pass must be on a step that only finds the search's way (its value's first): the steps that give
     /// the answer, its last pass and its first failure, are run again at ``confidence``, and every failure is decided
     /// at it.
-    var navigationConfidence: Double { min(confidence, Self.wayFindingConfidence) }
+    var wayFindingPassConfidence: Double { min(confidence, Self.wayFindingConfidence) }
     /// The most confidence a way-finding step's pass needs: 75% (a p99 with none over: 138 values, not 299).
     static let wayFindingConfidence = 0.75
 
     /// The confidence a pass of a step is decided with: a confirmation's at ``confidence``, a first try's at
-    /// ``navigationConfidence``.
-    func passConfidence(confirming: Bool) -> Double { confirming ? confidence : navigationConfidence }
+    /// ``wayFindingPassConfidence``.
+    func passConfidence(confirming: Bool) -> Double { confirming ? confidence : wayFindingPassConfidence }
     /// How long a step may run to be decided.
     enum StepBudget {
         /// At most this many runs.

@@ -88,11 +88,11 @@ extension CapacityPlan {
     /// How a step is sized from its `objectives`, for the search's first line: `spread.p99<2ms` passes with no
     /// value beyond its limit in 138 values on a value's first step (75%), in 299 on its confirmation (95%).
     func sizing(_ objectives: [Threshold]) -> String {
-        let finding = navigationConfidence < confidence
+        let finding = wayFindingPassConfidence < confidence
         let needs = objectives.compactMap { threshold -> String? in
             guard let share = threshold.allowedShare,
                 let values = ProportionDecision.valuesToPass(allowedShare: share, confidence: confidence),
-                let first = ProportionDecision.valuesToPass(allowedShare: share, confidence: navigationConfidence)
+                let first = ProportionDecision.valuesToPass(allowedShare: share, confidence: wayFindingPassConfidence)
             else { return nil }
             return "\(threshold.expression) passes with none beyond its limit in "
                 + (finding ? "\(first) values, then \(values)" : "\(values) values")
@@ -104,7 +104,7 @@ extension CapacityPlan {
         }
         func percent(_ share: Double) -> String { "\(DecimalText.trimmed(share * 100, fractionDigits: 1))%" }
         let confidences = finding
-            ? "a value's first step passes at \(percent(navigationConfidence)) confidence, its confirmation and every "
+            ? "a value's first step passes at \(percent(wayFindingPassConfidence)) confidence, its confirmation and every "
                 + "failure are decided at \(percent(confidence))"
             : "decided at \(percent(confidence)) confidence"
         return "each step sends until its objectives are decided, for at most \(budget): \(confidences)"

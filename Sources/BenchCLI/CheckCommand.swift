@@ -73,7 +73,7 @@ enum CheckCommand {
         for note in skipped { Console.error("skipped \(note)\n") }
         if parsed.has("json") {
             let objects = verdicts.map {
-                "{\"run_folder\":\(SummaryJSON.string($0.folder)),\"thresholds\":\(ThresholdsJSON.render($0.judged))}"
+                "{\"run_folder\":\(JSONText.string($0.folder)),\"thresholds\":\(ThresholdsJSON.render($0.judged))}"
             }
             Console.out("[" + objects.joined(separator: ",\n") + "]\n")
         } else {

@@ -17,6 +17,24 @@ enum ByteScan {
         return value
     }
 
+    /// True when `needle` occurs in `haystack` (an empty needle occurs everywhere).
+    @inline(__always)
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard haystack.count >= needle.count else { return false }
+        let first = needle[0]
+        var start = 0
+        while start <= haystack.count - needle.count {
+            if haystack[start] == first {
+                var index = 1
+                while index < needle.count && haystack[start + index] == needle[index] { index += 1 }
+                if index == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+
     /// Where the first CRLF at or after `start` begins, or nil.
     static func crlf(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         var index = start

@@ -58,23 +58,23 @@ public final class DescribedSession: SessionStateMachine {
     }
 
     private func read(_ message: UnsafeRawBufferPointer, _ act: (SessionAction) -> Void) {
-        if errors.contains(where: { Self.contains(message, $0) }) {
+        if errors.contains(where: { ByteScan.contains(message, $0) }) {
             return act(.serverError("the server answered " + String(decoding: message.prefix(200), as: UTF8.self)))
         }
         var answered = false
-        for reply in replies where Self.contains(message, reply.when) {
+        for reply in replies where ByteScan.contains(message, reply.when) {
             outbox.append(message: reply.answer)
             answered = true
         }
         guard isReady else {
             // Awaited by the step due, if it awaits one (a message before the connection opened is passed over).
-            if nextStep < steps.count && !steps[nextStep].sends && Self.contains(message, expected[nextStep]) {
+            if nextStep < steps.count && !steps[nextStep].sends && ByteScan.contains(message, expected[nextStep]) {
                 nextStep += 1
                 takeSteps(act)
             }
             return
         }
-        if answered || ignored.contains(where: { Self.contains(message, $0) }) { return }
+        if answered || ignored.contains(where: { ByteScan.contains(message, $0) }) { return }
         act(.delivered(message))
     }
 
@@ -88,23 +88,5 @@ public final class DescribedSession: SessionStateMachine {
             isReady = true
             act(.ready)
         }
-    }
-
-    /// True when `needle` occurs in `haystack` (an empty needle occurs everywhere).
-    @inline(__always)
-    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty else { return true }
-        guard haystack.count >= needle.count else { return false }
-        let first = needle[0]
-        var start = 0
-        while start <= haystack.count - needle.count {
-            if haystack[start] == first {
-                var index = 1
-                while index < needle.count && haystack[start + index] == needle[index] { index += 1 }
-                if index == needle.count { return true }
-            }
-            start += 1
-        }
-        return false
     }
 }

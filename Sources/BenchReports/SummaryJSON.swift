@@ -20,24 +20,24 @@ public enum SummaryJSON {
         let recording = analysis.recording
         let configuration = recording.configuration
         var fields: [(String, String)] = [
-            ("scenario", string(configuration.scenario.rawValue)),
-            ("transport", string(configuration.target.map { $0.url.scheme.rawValue } ?? configuration.transport.rawValue)),
-            ("target", configuration.target.map { string($0.url.description) } ?? "null"),
-            ("status", string(recording.status.rawValue)),
-            ("run_folder", string(runFolder)),
+            ("scenario", JSONText.string(configuration.scenario.rawValue)),
+            ("transport", JSONText.string(configuration.target.map { $0.url.scheme.rawValue } ?? configuration.transport.rawValue)),
+            ("target", configuration.target.map { JSONText.string($0.url.description) } ?? "null"),
+            ("status", JSONText.string(recording.status.rawValue)),
+            ("run_folder", JSONText.string(runFolder)),
             ("seed", "\(configuration.seed)"),
             ("clients", "\(configuration.clients)"),
             ("messages", "\(configuration.messages)"),
             ("interval_ns", "\(configuration.interval)"),
-            ("arrival", string(configuration.isClosedLoop ? "closed-loop" : configuration.arrival.rawValue)),
+            ("arrival", JSONText.string(configuration.isClosedLoop ? "closed-loop" : configuration.arrival.rawValue)),
             ("payload_bytes", "\(configuration.payload)"),
             ("under_ns", "\(configuration.under)"),
-            ("server_cpus", string(recording.server.cpus.description)),
-            ("client_cpus", string(recording.clientThreads.cpus.description)),
+            ("server_cpus", JSONText.string(recording.server.cpus.description)),
+            ("client_cpus", JSONText.string(recording.clientThreads.cpus.description)),
         ]
         let metrics = analysis.summaries.map { summary -> String in
             let values: [(String, String)] = [
-                ("metric", string(summary.metric)),
+                ("metric", JSONText.string(summary.metric)),
                 ("count", "\(summary.count)"),
                 ("lost", "\(summary.lost)"),
                 ("min_us", microseconds(summary.min)),
@@ -61,7 +61,7 @@ public enum SummaryJSON {
     }
 
     private static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+        "{" + fields.map { "\(JSONText.string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }
 
     private static func microseconds(_ value: UInt64?) -> String {
@@ -72,6 +72,4 @@ public enum SummaryJSON {
         value.map { DecimalText.fixed($0 / 1_000, fractionDigits: 3) } ?? "null"
     }
 
-    /// A JSON string literal (RFC 8259 escaping).
-    public static func string(_ text: String) -> String { JSONText.string(text) }
 }

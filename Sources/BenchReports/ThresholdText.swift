@@ -17,9 +17,9 @@ public enum ThresholdText {
 public enum ThresholdsJSON {
     public static func render(_ results: [ThresholdResult]) -> String {
         let objects = results.map { result in
-            "{\"expression\":\(SummaryJSON.string(result.expression)),"
-                + "\"measured\":\(result.measuredText.map(SummaryJSON.string) ?? "null"),"
-                + "\"limit\":\(SummaryJSON.string(result.limitText)),"
+            "{\"expression\":\(JSONText.string(result.expression)),"
+                + "\"measured\":\(result.measuredText.map(JSONText.string) ?? "null"),"
+                + "\"limit\":\(JSONText.string(result.limitText)),"
                 + "\"measured_value\":\(number(result.measuredNumber)),\"limit_value\":\(number(result.limitNumber)),"
                 + "\"held\":\(result.held),\"verdict\":\"\(result.verdict.rawValue)\","
                 + "\"inconclusive\":[\(result.inconclusive.map { "\"\($0.rawValue)\"" }.joined(separator: ","))],"

@@ -193,18 +193,18 @@ public struct CapacityReport {
         func number(_ value: UInt64?) -> String { value.map { "\($0)" } ?? "null" }
         let runs = runs.map { run in
             let objectives = run.objectives.map { result in
-                "{\"expression\":\(SummaryJSON.string(result.expression)),\"measured\":"
-                    + (result.measuredText.map(SummaryJSON.string) ?? "null") + ",\"held\":\(result.held),"
+                "{\"expression\":\(JSONText.string(result.expression)),\"measured\":"
+                    + (result.measuredText.map(JSONText.string) ?? "null") + ",\"held\":\(result.held),"
                     + "\"values\":\(result.evidence.map { "\($0.values)" } ?? "null"),"
                     + "\"beyond_limit\":\(result.evidence?.beyond.map { "\($0)" } ?? "null")}"
             }.joined(separator: ",")
             return "{\"step\":\(run.step),\"value\":\(run.value),\"repeat\":\(run.repeatIndex),"
                 + "\"verdict\":\"\(run.verdict.rawValue)\",\"harness_saturated\":\(run.harnessSaturation != nil),"
-                + "\"objectives\":[\(objectives)],\"folder\":\(SummaryJSON.string(run.folder))}"
+                + "\"objectives\":[\(objectives)],\"folder\":\(JSONText.string(run.folder))}"
         }.joined(separator: ",")
         let steps = steps.map { step in
             let objectives = step.judgement.objectives.map { objective in
-                "{\"expression\":\(SummaryJSON.string(objective.expression)),\"values\":\(objective.values),"
+                "{\"expression\":\(JSONText.string(objective.expression)),\"values\":\(objective.values),"
                     + "\"beyond_limit\":\(objective.beyond.map { "\($0)" } ?? "null"),"
                     + "\"decision\":\"\(objective.decision.rawValue)\"}"
             }.joined(separator: ",")
@@ -212,16 +212,16 @@ public struct CapacityReport {
                 + "\"confirmation\":\(step.isConfirmation),\"runs\":\(step.judgement.runs),\"objectives\":[\(objectives)]}"
         }.joined(separator: ",")
         let capacity = search.capacity
-        return "{\"scenario\":\(SummaryJSON.string(scenario)),\"axis\":\"\(axis.rawValue)\",\"unit\":\"\(axis.column)\","
+        return "{\"scenario\":\(JSONText.string(scenario)),\"axis\":\"\(axis.rawValue)\",\"unit\":\"\(axis.column)\","
             + "\"capacity\":\(number(capacity)),\"capacity_low\":\(number(capacity.map { min($0, search.capacityBound ?? $0) })),"
             + "\"capacity_high\":\(number(capacity == nil ? nil : search.capacityBound.map { max($0, capacity!) })),"
             + "\"confidence\":\(DecimalText.fixed(confidence, fractionDigits: 4)),"
             + "\"last_pass\":\(number(search.lastPass)),\"first_fail\":\(number(search.firstDecidedFail)),\"ending\":"
             + (cutShort == nil ? "\"\(search.ending?.rawValue ?? "found")\"" : "\"cut-short\"")
             + ",\"non_monotonic\":\(search.isNonMonotonic),\"duration_s\":\(DecimalText.fixed(Double(duration) / 1e9, fractionDigits: 3)),"
-            + "\"line\":\(SummaryJSON.string(line)),\"steps\":[\(steps)],\"runs\":[\(runs)],"
+            + "\"line\":\(JSONText.string(line)),\"steps\":[\(steps)],\"runs\":[\(runs)],"
             + "\"thresholds\":[" + thresholds.map {
-                "{\"expression\":\(SummaryJSON.string($0.expression)),\"verdict\":\"\($0.verdict.rawValue)\"}"
+                "{\"expression\":\(JSONText.string($0.expression)),\"verdict\":\"\($0.verdict.rawValue)\"}"
             }.joined(separator: ",") + "]}"
     }
 }

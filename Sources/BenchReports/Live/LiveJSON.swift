@@ -8,17 +8,17 @@ enum LiveJSON {
     static func render(_ state: LiveFeed.State) -> String {
         var fields: [String] = []
         if let run = state.run {
-            let status = state.ended.map { "\"ended\",\"ended_status\":\(string($0.status)),\"folder\":\(string($0.folder))" }
+            let status = state.ended.map { "\"ended\",\"ended_status\":\(JSONText.string($0.status)),\"folder\":\(JSONText.string($0.folder))" }
                 ?? (state.control?.isRunning.load(ordering: .relaxed) == true ? "\"running\"" : "\"setting up\"")
             fields.append(
-                "\"run\":{\"scenario\":\(string(run.scenario)),\"transport\":\(string(run.transport)),"
-                    + "\"target\":\(string(run.target)),\"name\":\(string(run.name)),\"number\":\(state.runs),"
+                "\"run\":{\"scenario\":\(JSONText.string(run.scenario)),\"transport\":\(JSONText.string(run.transport)),"
+                    + "\"target\":\(JSONText.string(run.target)),\"name\":\(JSONText.string(run.name)),\"number\":\(state.runs),"
                     + "\"started_unix_ms\":\(run.startedUnixNanoseconds / 1_000_000),\"under_ns\":\(run.under),"
                     + "\"status\":\(status)}")
             // As report.html labels them, each in its unit (`timeout 5s`), not as run.csv keys them.
             let readable = HTMLRunReport.readableSettings(RunResults(
                 settings: run.settings, summaries: [], histograms: [], broadcasts: [], thresholds: []))
-            fields.append("\"settings\":[" + readable.map { "[\(string($0.key)),\(string($0.value))]" }.joined(separator: ",") + "]")
+            fields.append("\"settings\":[" + readable.map { "[\(JSONText.string($0.key)),\(JSONText.string($0.value))]" }.joined(separator: ",") + "]")
         }
         if let control = state.control {
             fields.append(
@@ -31,7 +31,7 @@ enum LiveJSON {
         if let snapshot = state.snapshot {
             fields.append("\"elapsed_s\":\(PrometheusExposition.seconds(snapshot.elapsed))")
             fields.append("\"measured\":\(snapshot.settledMessages)")
-            fields.append("\"lost\":{" + snapshot.statistics.lostByOutcome.map { "\(string($0.outcome)):\($0.count)" }
+            fields.append("\"lost\":{" + snapshot.statistics.lostByOutcome.map { "\(JSONText.string($0.outcome)):\($0.count)" }
                 .joined(separator: ",") + "}")
             fields.append("\"totals\":" + rows(snapshot.totals))
             fields.append("\"current\":" + rows(snapshot.current))
@@ -43,7 +43,7 @@ enum LiveJSON {
 
     private static func rows(_ rows: [TimelineRow]) -> String {
         "[" + rows.map { row in
-            "{\"metric\":\(string(row.metric)),\"interval\":\(row.interval),\"start_s\":\(PrometheusExposition.seconds(row.start)),"
+            "{\"metric\":\(JSONText.string(row.metric)),\"interval\":\(row.interval),\"start_s\":\(PrometheusExposition.seconds(row.start)),"
                 + "\"end_s\":\(PrometheusExposition.seconds(row.end)),\"count\":\(row.count),\"lost\":\(row.lost),"
                 + "\"p50_ns\":\(number(row.p50)),\"p90_ns\":\(number(row.p90)),\"p99_ns\":\(number(row.p99)),"
                 + "\"max_ns\":\(number(row.max))}"
@@ -51,6 +51,4 @@ enum LiveJSON {
     }
 
     private static func number(_ value: UInt64?) -> String { value.map(String.init) ?? "null" }
-
-    private static func string(_ text: String) -> String { SummaryJSON.string(text) }
 }

@@ -85,8 +85,9 @@ extension RunRecording {
     public mutating func endIntervals(at now: UInt64, emit: (SettledMessage) -> Void) {
         let every = configuration.reportEvery
         guard every > 0, startNanoseconds != 0 else { return }
-        while now >= startNanoseconds &+ UInt64(intervalsEnded + 1) &* every {
+        while true {
             let boundary = startNanoseconds &+ UInt64(intervalsEnded + 1) &* every
+            guard now >= boundary else { return }
             if now < boundary &+ intervalHoldBack, let due = ledger.earliestHeldDue, due < boundary { return }
             emit(SettledMessage(kind: .intervalEnd, sequence: intervalsEnded, scheduled: UInt64(intervalsEnded + 1) * every))
             intervalsEnded += 1

@@ -6,8 +6,8 @@ import BenchCore
 /// are rows. Kept only while a live view watches; per second, never per message, it allocates.
 struct LivePoints: Sendable {
     let metric: String
-    /// The seconds still open, oldest first, from ``firstOpen``.
-    private var open: [(histogram: LatencyHistogram, lost: Int)] = []
+    /// The seconds still open, oldest first, from ``firstOpen``: each one the metric's statistics, as an interval's.
+    private var open: [IntervalStatistics] = []
     private var firstOpen = 0
     /// The seconds closed, the latest ``LiveSnapshot/maximumRows``.
     private(set) var closed: [TimelineRow] = []
@@ -29,12 +29,8 @@ struct LivePoints: Sendable {
         }
         while second >= firstOpen + Self.openSeconds { closeOldest() }
         let place = max(0, second - firstOpen)
-        while open.count <= place { open.append((LatencyHistogram(), 0)) }
-        if let value {
-            open[place].histogram.record(min(value, open[place].histogram.highestTrackableValue))
-        } else {
-            open[place].lost += 1
-        }
+        while open.count <= place { open.append(IntervalStatistics(metrics: [metric])) }
+        open[place].add(value, at: 0)
     }
 
     /// Every second with anything in it, the open ones as they stand.
@@ -51,11 +47,10 @@ struct LivePoints: Sendable {
         firstOpen += 1
     }
 
+    /// Open second `place`'s row; nil when nothing came in it.
     private func row(of place: Int) -> TimelineRow? {
-        guard open[place].histogram.count > 0 || open[place].lost > 0 else { return nil }
         let second = UInt64(firstOpen + place)
-        return TimelineRow(
-            open[place].histogram, lost: open[place].lost, interval: firstOpen + place, start: second * 1_000_000_000,
-            end: (second + 1) * 1_000_000_000, metric: metric)
+        return open[place].peek(interval: firstOpen + place, start: second * 1_000_000_000, end: (second + 1) * 1_000_000_000)
+            .first
     }
 }

@@ -90,7 +90,7 @@ public struct RunCollector: Sendable {
         roundTripsOverTime = configuration.scenario == .roundtrip ? OverTime() : nil
         roomSizes = RoomSizeBreakdown(configuration: configuration)
         if live {
-            self.live = LiveStatistics(metrics: timed.map(\.rawValue), under: configuration.under)
+            self.live = LiveStatistics(metrics: timedMetrics, under: configuration.under)
             let main = RunAnalysis.Metric.main(of: configuration.scenario)
             points = LivePoints(metric: main.rawValue)
             mainSlot = timed.firstIndex(of: main) ?? -1
@@ -187,15 +187,19 @@ public struct RunCollector: Sendable {
     /// waited that long for a slower member's message, a send that waited for its row). One further on than
     /// ``mostOpenIntervals`` counts in the last of them. The files' `interval` column is this.
     public func interval(due: UInt64) -> Int {
-        let every = configuration.reportEvery
-        guard every > 0, due > origin else { return firstOpenInterval }
-        let own = Int(Swift.min((due - origin) / every, UInt64(Int.max / 2)))
+        let own = periods(of: configuration.reportEvery, before: due) ?? firstOpenInterval
         return Swift.min(Swift.max(firstOpenInterval, own), firstOpenInterval + Self.mostOpenIntervals - 1)
     }
 
     /// The second of the run `due` (monotonic ns) falls in.
     private func second(due: UInt64) -> Int {
-        due > origin ? Int(Swift.min((due - origin) / 1_000_000_000, UInt64(Int.max / 2))) : 0
+        periods(of: 1_000_000_000, before: due) ?? 0
+    }
+
+    /// How many whole `period`s (ns) of the run passed before `due`; nil without a period or before the run began.
+    private func periods(of period: UInt64, before due: UInt64) -> Int? {
+        guard period > 0, due > origin else { return nil }
+        return Int(Swift.min((due - origin) / period, UInt64(Int.max / 2)))
     }
 
     /// The place in ``intervals`` of the interval of `due`, opening it (and those before it) if need be.
