@@ -88,7 +88,7 @@ public enum BenchCommandLine {
     }
 
     /// `bench` and `arguments` as a person reads them back (run.csv's `command_line`, a suite's progress), quoted as
-    /// a POSIX shell needs, with every secret hidden: a `--header`'s value, a `--token`, a URL's password.
+    /// a POSIX shell needs, with every secret hidden: a `--header`'s value, a `--token`, `--connection-params`, a URL's password.
     static func recorded(_ arguments: [String]) -> String {
         var words = ["bench"]
         var hideNext: ((String) -> String)?
@@ -101,7 +101,7 @@ public enum BenchCommandLine {
             let name = word.hasPrefix("--") ? String(word.dropFirst(2).prefix { $0 != "=" }) : ""
             let hide: ((String) -> String)? = switch name {
             case "header": { value in value.firstIndex(of: ":").map { String(value[..<$0]) + ": ***" } ?? "***" }
-            case "token": { _ in "***" }
+            case "token", "connection-params": { _ in "***" }
             default: nil
             }
             if let hide, word.contains("=") {

@@ -3,8 +3,8 @@ import BenchNet
 import BenchProtocols
 import BenchScenarios
 
-/// `--protocol NAME|FILE` and `--channel TEXT`: a ws:// target's protocol described in lines (the built-in `phoenix`
-/// and `actioncable`, or the user's file), its channel filled in.
+/// `--protocol NAME|FILE`, `--channel TEXT` and `--connection-params JSON`: a ws:// target's protocol described in
+/// lines (the built-in `phoenix`, `actioncable` and `graphql`, or the user's file), its values filled in.
 extension RunOptions {
     /// The options, beside the target's.
     static var protocolOptions: [OptionSpec] {
@@ -12,14 +12,19 @@ extension RunOptions {
             OptionSpec(
                 "protocol", value: "name|file",
                 help: "What a ws:// or wss:// target speaks around each message: phoenix (Phoenix Channels, V2 JSON: "
-                    + "ws://HOST:PORT/socket/websocket?vsn=2.0.0), actioncable (Rails: ws://HOST:PORT/cable), or a file "
-                    + "describing yours in lines: send, expect, reply, heartbeat, publish, error, ignore (see "
-                    + "docs/measuring-your-server.md)."),
+                    + "ws://HOST:PORT/socket/websocket?vsn=2.0.0), actioncable (Rails: ws://HOST:PORT/cable), graphql "
+                    + "(subscriptions over graphql-transport-ws: ws://HOST:PORT/graphql, with --publish the mutation), "
+                    + "or a file describing yours in lines: send, expect, reply, heartbeat, publish, error, ignore, "
+                    + "deliver, subprotocol (see docs/measuring-your-server.md)."),
             OptionSpec(
                 "channel", value: "text",
-                help: "The channel --protocol joins: a Phoenix topic (room:lobby), an ActionCable identifier "
-                    + "('{\"channel\":\"ChatChannel\"}'); {channel} in a protocol file (and {channel_json}, as inside a "
-                    + "JSON string)."),
+                help: "What --protocol subscribes to: a Phoenix topic (room:lobby), an ActionCable identifier "
+                    + "('{\"channel\":\"ChatChannel\"}'), a GraphQL subscription ('subscription { messages }'); "
+                    + "{channel} in a protocol file (and {channel_json}, as inside a JSON string)."),
+            OptionSpec(
+                "connection-params", value: "json",
+                help: "graphql: the connection_init payload, a JSON object (default {}), e.g. '{\"token\":\"{token}\"}' "
+                    + "with a --clients-file column; {connection_params} in a protocol file. Never written out."),
         ]
     }
 
@@ -29,8 +34,10 @@ extension RunOptions {
         into target: inout TargetSettings, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
         let channel = parsed.value("channel")
+        let parameters = parsed.value("connection-params")
         guard let name = parsed.value("protocol") else {
             if channel != nil { throw UsageError(message: "--channel goes with --protocol", command: command) }
+            if parameters != nil { throw UsageError(message: "--connection-params goes with --protocol", command: command) }
             return
         }
         guard target.url.scheme.protocolScheme == .ws else {
@@ -65,20 +72,60 @@ extension RunOptions {
         }
         switch (description.asksForChannel, channel) {
         case (true, nil):
-            throw UsageError(message: "--protocol \(name) needs --channel: the channel it joins", command: command)
+            throw UsageError(message: "--protocol \(name) needs --channel: what it subscribes to", command: command)
         case (false, let channel?):
             throw reader.invalid("channel", "text", channel, "--protocol \(name) has no {channel} to fill in")
         case (true, let channel?):
             guard !channel.isEmpty, channel.utf8.count <= 1_024,
                 channel.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }),
-                !channel.contains(ProtocolDescription.payloadVariable)
+                !ProtocolDescription.publishVariables.contains(where: channel.contains)
             else {
                 throw reader.invalid(
-                    "channel", "text", channel, "expected up to 1 KiB of text without control characters or {payload}")
+                    "channel", "text", channel,
+                    "expected up to 1 KiB of text without control characters, {payload}, {payload_json} or {message_id}")
             }
-            description = description.filling(channel: channel)
         case (false, nil): break
         }
+        if let parameters {
+            guard description.asksForConnectionParameters else {
+                throw reader.invalid(
+                    "connection-params", "json", "***", "--protocol \(name) has no {connection_params} to fill in")
+            }
+            guard parameters.utf8.count <= 8 << 10, JSONText.isObject(parameters) else {
+                throw reader.invalid(
+                    "connection-params", "json", "***",
+                    "expected a JSON object of at most 8 KiB ({name} variables inside its strings)")
+            }
+        }
+        description = description.filling(channel: channel, connectionParameters: parameters)
+        try readPublishedJSON(of: description, into: &target, reader: reader, command: command)
+        if let subprotocol = description.subprotocol,
+            let given = target.headers.first(where: { $0.name.lowercased() == "sec-websocket-protocol" })
+        {
+            throw reader.invalid(
+                "header", "'Name: value'", given.name + ": ***",
+                "--protocol \(name) asks for the subprotocol \(subprotocol) itself")
+        }
         target.protocolDescription = description
+    }
+
+    /// A description whose publish line takes `{payload_json}` publishes what the server parses (a GraphQL mutation):
+    /// `--publish` is required, and its text goes escaped as inside a JSON string (the marker and padding need none).
+    private static func readPublishedJSON(
+        of description: ProtocolDescription, into target: inout TargetSettings, reader: OptionReader, command: String
+    ) throws(UsageError) {
+        guard description.publishesJSON else { return }
+        guard target.publishTemplate != .bare else {
+            throw UsageError(
+                message: "--protocol \(description.name) needs --publish: what the server takes to send a message, with "
+                    + "{marker} (for graphql, a mutation such as 'mutation { send(text: \"{marker}\") }')",
+                command: command)
+        }
+        let escaped = String(JSONText.string(target.publishTemplate.text).dropFirst().dropLast())
+        do {
+            target.publishTemplate = try PublishTemplate(escaped)
+        } catch {
+            throw reader.invalid("publish", "template", target.publishTemplate.text, error.reason)
+        }
     }
 }

@@ -141,7 +141,8 @@ extension RunOptions {
             try readHeaders(into: &target!, reader: reader, parsed: parsed)
             try readProtocol(into: &target!, reader: reader, parsed: parsed, command: command)
             try readIdentities(into: &target!, text: text, reader: reader, parsed: parsed, command: command)
-        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header", "clients-file", "protocol", "channel"]
+        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header", "clients-file", "protocol", "channel",
+            "connection-params"]
             .first(where: { parsed.value($0) != nil }) ?? (parsed.has("clients-file-cycle") ? "clients-file-cycle" : nil)
         {
             throw UsageError(message: "--\(option) goes with --target", command: command)

@@ -3,8 +3,8 @@ import BenchCore
 /// A protocol a ``ProtocolDescription`` describes, on WebSocket text messages, as one connection speaks it: its
 /// handshake's steps in order (each `send` goes out as its message; each `expect` waits for a message containing its
 /// text, passing over others), ready after the last; at any time a message containing an `error` text is the server's
-/// error, and one containing a `reply`'s text is answered; once ready, every other message not `ignore`d is a delivery
-/// (its marker says which broadcast). The heartbeat's message goes out when it is due.
+/// error, and one containing a `reply`'s text is answered; once ready, every other message not `ignore`d (and, where
+/// the description names `deliver` texts, containing one) is a delivery (its marker says which broadcast). The heartbeat's message goes out when it is due.
 public final class DescribedSession: SessionStateMachine {
     private let description: ProtocolDescription
     /// The steps of this connection's role, and the next to take.
@@ -16,6 +16,7 @@ public final class DescribedSession: SessionStateMachine {
     /// What is looked for in each message, as bytes: no string per message.
     private let errors: [[UInt8]]
     private let ignored: [[UInt8]]
+    private let deliveries: [[UInt8]]
     private let replies: [(when: [UInt8], answer: String)]
     /// True once the last step of the handshake was taken.
     public private(set) var isReady = false
@@ -28,6 +29,7 @@ public final class DescribedSession: SessionStateMachine {
         message = CarriedBytes(maximumMessageSize: maximumMessageSize)
         errors = description.errors.map { Array($0.utf8) }
         ignored = description.ignored.map { Array($0.utf8) }
+        deliveries = description.deliveries.map { Array($0.utf8) }
         replies = description.replies.map { (Array($0.when.utf8), $0.answer) }
     }
 
@@ -51,10 +53,19 @@ public final class DescribedSession: SessionStateMachine {
         try message.collect(UnsafeRawBufferPointer(bytes), endsMessage: endsMessage) { read($0, act) }
     }
 
-    /// The publish line around `payload`.
+    /// The publish line around `payload`, its `{message_id}` (if any) a placeholder that each message's id replaces.
     public func publication(of payload: [UInt8]) -> Publication {
-        let head = Array(description.publish.head.utf8)
-        return Publication(bytes: head + payload + Array(description.publish.tail.utf8), payloadOffset: head.count)
+        let placeholder = String(repeating: "0", count: Marker.identifierSize)
+        let variable = ProtocolDescription.messageIDVariable
+        let (head, tail) = description.publish
+        let headBytes = Array(head.replacing(variable, with: placeholder, maxReplacements: 1).utf8)
+        let tailBytes = Array(tail.replacing(variable, with: placeholder, maxReplacements: 1).utf8)
+        // The parse allows one {message_id} in the whole line: in the head, or in the tail.
+        let messageIDOffset =
+            head.firstRange(of: variable).map { head[..<$0.lowerBound].utf8.count }
+            ?? tail.firstRange(of: variable).map { headBytes.count + payload.count + tail[..<$0.lowerBound].utf8.count }
+        return Publication(
+            bytes: headBytes + payload + tailBytes, payloadOffset: headBytes.count, messageIDOffset: messageIDOffset)
     }
 
     private func read(_ message: UnsafeRawBufferPointer, _ act: (SessionAction) -> Void) {
@@ -75,6 +86,7 @@ public final class DescribedSession: SessionStateMachine {
             return
         }
         if answered || ignored.contains(where: { ByteScan.contains(message, $0) }) { return }
+        if !deliveries.isEmpty && !deliveries.contains(where: { ByteScan.contains(message, $0) }) { return }
         act(.delivered(message))
     }
 

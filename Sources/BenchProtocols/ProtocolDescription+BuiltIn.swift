@@ -1,8 +1,8 @@
-/// The protocols shipped as descriptions (`--protocol phoenix`, `--protocol actioncable`): each is what a user's file
-/// would say, in the same lines.
+/// The protocols shipped as descriptions (`--protocol phoenix`, `--protocol actioncable`, `--protocol graphql`): each
+/// is what a user's file would say, in the same lines.
 extension ProtocolDescription {
     /// The built-in descriptions by name.
-    public static let builtIn: [String: String] = ["phoenix": phoenix, "actioncable": actionCable]
+    public static let builtIn: [String: String] = ["phoenix": phoenix, "actioncable": actionCable, "graphql": graphQL]
 
     /// Phoenix Channels, the V2 JSON serializer (`/socket/websocket?vsn=2.0.0`): every message an array
     /// `[join_ref, ref, topic, event, payload]`. Both roles join the topic (`--channel`); the join's reply makes the
@@ -34,5 +34,24 @@ extension ProtocolDescription {
         publish    {"command":"message","identifier":"{channel_json}","data":"{\\"action\\":\\"speak\\",\\"message\\":\\"{payload}\\"}"}
         ignore     "type":"ping"
         ignore     "type":"confirm_subscription"
+        """
+
+    /// GraphQL subscriptions over graphql-transport-ws (Apollo Server, GraphQL Yoga, Hasura, Strawberry…): the
+    /// subprotocol `graphql-transport-ws`; `connection_init` with `--connection-params` (`{}` without) and its ack; the
+    /// subscriber's subscription to the `--channel` document (its results, the `next` messages of the operation `s`,
+    /// are the deliveries); pings answered, and one sent every 30 s; the publisher's `--publish` mutation sent on the
+    /// socket as an operation of its own, named by the message's id (each is answered and completed apart).
+    static let graphQL = """
+        # GraphQL over graphql-transport-ws: connection_init, subscribe, next, ping/pong, complete
+        subprotocol graphql-transport-ws
+        send       {"type":"connection_init","payload":{connection_params}}
+        expect     "type":"connection_ack"
+        subscriber send {"id":"s","type":"subscribe","payload":{"query":"{channel_json}"}}
+        reply      "type":"ping" => {"type":"pong"}
+        heartbeat  30s {"type":"ping"}
+        error      "type":"error"
+        deliver    "id":"s"
+        ignore     "type":"complete"
+        publish    {"id":"{message_id}","type":"subscribe","payload":{"query":"{payload_json}"}}
         """
 }

@@ -1,9 +1,9 @@
 import BenchCore
 
 /// A protocol over WebSocket text messages described in a few lines rather than code (`--protocol FILE`, and the
-/// built-in ``builtIn``: `phoenix`, `actioncable`): what a connection sends and waits for before it is ready, what it
-/// answers, its heartbeat, how a published message is wrapped, and which of the server's messages are errors or no
-/// deliveries. Each line is a keyword and its text, the rest of the line as written (no quoting, no escapes); `#`
+/// built-in ``builtIn``: `phoenix`, `actioncable`, `graphql`): what a connection sends and waits for before it is
+/// ready, what it answers, its heartbeat, how a published message is wrapped, and which of the server's messages are
+/// errors, deliveries or neither. Each line is a keyword and its text, the rest of the line as written (no quoting, no escapes); `#`
 /// starts a comment line:
 ///
 ///     send        ["1","1","{channel_json}","phx_join",{}]
@@ -19,11 +19,17 @@ import BenchCore
 /// - `reply WHEN => TEXT`: a message containing WHEN is answered with TEXT (a ping's pong), at any time.
 /// - `heartbeat DURATION TEXT`: TEXT sent every DURATION while connected.
 /// - `publish TEXT`: the publisher's message, with `{payload}` once (the payload, with its marker); default `{payload}`.
+///   `{payload_json}` instead: `--publish`'s text (required) escaped as inside a JSON string, for a server that parses
+///   what is published (a GraphQL mutation). `{message_id}`, at most once: an id unique to each message (GraphQL's
+///   operation id).
 /// - `error TEXT`: a message containing TEXT is the server's refusal or error, at any time.
 /// - `ignore TEXT`: once ready, a message containing TEXT is no delivery (replies, pings).
+/// - `deliver TEXT`: once ready, only a message containing TEXT (one of them, if several) is a delivery.
+/// - `subprotocol NAME`: the WebSocket subprotocol the upgrade asks for (and the server must take).
 ///
-/// `{channel}` (`--channel`; `{channel_json}` as it goes inside a JSON string), `{room}` (chat) and a
-/// `--clients-file`'s columns are filled in before a connection uses the description (``expanding(_:)``).
+/// `{channel}` (`--channel`; `{channel_json}` as it goes inside a JSON string), `{connection_params}`
+/// (`--connection-params`, a JSON object; `{}` without it), `{room}` (chat) and a `--clients-file`'s columns are
+/// filled in before a connection uses the description (``expanding(_:)``).
 public struct ProtocolDescription: Sendable, Equatable {
     /// One step of the handshake: a message sent, or one awaited.
     public struct Step: Sendable, Equatable {
@@ -51,8 +57,12 @@ public struct ProtocolDescription: Sendable, Equatable {
     public let name: String
     /// The text it was read from, as written: a child process or an agent reads it again, and fills in the channel.
     public let source: String
-    /// `--channel`, once filled in (``filling(channel:)``).
+    /// `--channel`, once filled in (``filling(channel:connectionParameters:)``).
     public private(set) var channel: String?
+    /// `--connection-params`, once filled in.
+    public private(set) var connectionParameters: String?
+    /// The WebSocket subprotocol asked for.
+    public private(set) var subprotocol: String?
     /// The handshake, both roles' steps in order.
     public private(set) var steps: [Step] = []
     public private(set) var replies: [Reply] = []
@@ -60,13 +70,23 @@ public struct ProtocolDescription: Sendable, Equatable {
     /// The publisher's message around the payload: what comes before `{payload}`, and what after (each filled in
     /// apart, so that no value can make a second `{payload}`).
     public private(set) var publish = (head: "", tail: "")
+    /// True when the publish line has `{payload_json}`: `--publish`'s text goes escaped, and is required.
+    public private(set) var publishesJSON = false
     /// A message containing one of these is the server's refusal or error.
     public private(set) var errors: [String] = []
     /// Once ready, a message containing one of these is no delivery.
     public private(set) var ignored: [String] = []
+    /// Once ready, only a message containing one of these is a delivery (when there is any).
+    public private(set) var deliveries: [String] = []
 
-    /// Where a published message's payload goes in its `publish` line.
+    /// Where a published message's payload goes in its `publish` line (or ``jsonPayloadVariable``).
     public static let payloadVariable = "{payload}"
+    /// Where `--publish`'s text goes, escaped as inside a JSON string.
+    public static let jsonPayloadVariable = "{payload_json}"
+    /// Where a published message's id goes (``BenchCore/Marker/writeIdentifier(into:)``).
+    public static let messageIDVariable = "{message_id}"
+    /// The variables of the publish line alone.
+    public static let publishVariables = [payloadVariable, jsonPayloadVariable, messageIDVariable]
     /// The longest description read (16 KiB): a protocol is a dozen lines.
     public static let maximumSize = 16 << 10
     /// The shortest and the longest heartbeat period (100 ms, an hour).
@@ -101,8 +121,8 @@ public struct ProtocolDescription: Sendable, Equatable {
             }
             guard !rest.isEmpty || keyword.isEmpty else { throw invalid("\(keyword) needs a text after it") }
             let text = String(rest)
-            if keyword != "publish" && text.contains(Self.payloadVariable) {
-                throw invalid("\(Self.payloadVariable) belongs in the publish line alone")
+            if keyword != "publish", let variable = Self.publishVariables.first(where: { text.contains($0) }) {
+                throw invalid("\(variable) belongs in the publish line alone")
             }
             switch keyword {
             case "send", "expect": steps.append(Step(role: role, sends: keyword == "send", text: text))
@@ -121,17 +141,30 @@ public struct ProtocolDescription: Sendable, Equatable {
                 guard heartbeat == nil else { throw invalid("a second heartbeat") }
                 heartbeat = Heartbeat(interval: interval, text: String(message))
             case "publish":
-                guard text.ranges(of: Self.payloadVariable).count == 1,
-                    let place = text.firstRange(of: Self.payloadVariable)
-                else { throw invalid("the publish line holds \(Self.payloadVariable) once, where the payload goes") }
+                let places = text.ranges(of: Self.payloadVariable) + text.ranges(of: Self.jsonPayloadVariable)
+                guard places.count == 1, let place = places.first else {
+                    throw invalid("the publish line holds \(Self.payloadVariable) once, where the payload goes")
+                }
+                guard text.ranges(of: Self.messageIDVariable).count <= 1 else {
+                    throw invalid("the publish line holds \(Self.messageIDVariable) at most once")
+                }
                 publishes += 1
                 guard publishes == 1 else { throw invalid("a second publish line") }
                 publish = (String(text[..<place.lowerBound]), String(text[place.upperBound...]))
+                publishesJSON = text[place] == Self.jsonPayloadVariable
             case "error": errors.append(text)
             case "ignore": ignored.append(text)
+            case "deliver": deliveries.append(text)
+            case "subprotocol":
+                guard text.allSatisfy(HTTPHeadReader.isTokenCharacter) else {
+                    throw invalid("expected subprotocol NAME, one word of letters, digits and !#$%&'*+-.^_`|~")
+                }
+                guard subprotocol == nil else { throw invalid("a second subprotocol") }
+                subprotocol = text
             default:
                 throw invalid(
-                    "unknown keyword '\(keyword)' (expected send, expect, reply, heartbeat, publish, error or ignore)")
+                    "unknown keyword '\(keyword)' (expected send, expect, reply, heartbeat, publish, error, ignore, "
+                        + "deliver or subprotocol)")
             }
         }
     }
@@ -146,7 +179,8 @@ public struct ProtocolDescription: Sendable, Equatable {
     /// with its `{payload}`).
     public var texts: [String] {
         steps.map(\.text) + replies.flatMap { [$0.when, $0.answer] } + (heartbeat.map { [$0.text] } ?? [])
-            + [publish.head + Self.payloadVariable + publish.tail] + errors + ignored
+            + [publish.head + (publishesJSON ? Self.jsonPayloadVariable : Self.payloadVariable) + publish.tail] + errors
+            + ignored + deliveries
     }
 
     /// The description with `expand` applied to every text that goes on the wire or is looked for (a client's
@@ -159,6 +193,7 @@ public struct ProtocolDescription: Sendable, Equatable {
         expanded.publish = (expand(publish.head), expand(publish.tail))
         expanded.errors = errors.map(expand)
         expanded.ignored = ignored.map(expand)
+        expanded.deliveries = deliveries.map(expand)
         return expanded
     }
 
@@ -167,20 +202,36 @@ public struct ProtocolDescription: Sendable, Equatable {
         channel == nil && texts.contains { $0.contains("{channel}") || $0.contains("{channel_json}") }
     }
 
+    /// True when a text uses `{connection_params}`.
+    public var asksForConnectionParameters: Bool {
+        texts.contains { $0.contains("{connection_params}") }
+    }
+
     /// The description with `channel` in place of `{channel}`, and escaped as inside a JSON string in place of
-    /// `{channel_json}`, in one pass (a channel that holds either name is not filled in again). `{room}` and a
-    /// `--clients-file`'s columns in the channel are each client's, as elsewhere.
-    public func filling(channel: String) -> ProtocolDescription {
-        let escaped = String(JSONText.string(channel).dropFirst().dropLast())
+    /// `{channel_json}`, and `connectionParameters` (else `{}`) in place of `{connection_params}`, in one pass (a value
+    /// that holds a variable's name is not filled in again); a variable without its value stays. `{room}` and a
+    /// `--clients-file`'s columns in the values are each client's, as elsewhere.
+    public func filling(channel: String?, connectionParameters: String? = nil) -> ProtocolDescription {
+        let escaped = channel.map { String(JSONText.string($0).dropFirst().dropLast()) }
         var filled = expanding { text in
-            text.replacing(/\{channel(_json)?\}/) { $0.output.1 == nil ? channel : escaped }
+            text.replacing(/\{(channel|channel_json|connection_params)\}/) { match in
+                switch match.output.1 {
+                case "channel": channel ?? String(match.output.0)
+                case "channel_json": escaped ?? String(match.output.0)
+                default: connectionParameters ?? "{}"
+                }
+            }
         }
         filled.channel = channel
+        filled.connectionParameters = connectionParameters
         return filled
     }
 
     public static func == (a: ProtocolDescription, b: ProtocolDescription) -> Bool {
-        a.name == b.name && a.source == b.source && a.channel == b.channel && a.steps == b.steps && a.replies == b.replies
-            && a.heartbeat == b.heartbeat && a.publish == b.publish && a.errors == b.errors && a.ignored == b.ignored
+        a.name == b.name && a.source == b.source && a.channel == b.channel
+            && a.connectionParameters == b.connectionParameters && a.subprotocol == b.subprotocol && a.steps == b.steps
+            && a.replies == b.replies && a.heartbeat == b.heartbeat && a.publish == b.publish
+            && a.publishesJSON == b.publishesJSON && a.errors == b.errors && a.ignored == b.ignored
+            && a.deliveries == b.deliveries
     }
 }

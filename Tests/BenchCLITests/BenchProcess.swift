@@ -138,12 +138,12 @@ func connectToLoopback(_ port: UInt16) -> Int32? {
     return nil
 }
 
-/// A Python fixture of Tests/Fixtures (`script`, run by /usr/bin/python3 with a free loopback port first, then
+/// A Python fixture of Tests/Fixtures (`script`, run by `python` with a free loopback port first, then
 /// `arguments`), once it accepts connections (waited for up to 30 s); the caller kills it.
-func startFixture(_ script: String, _ arguments: String...) throws -> (Process, Int) {
+func startFixture(_ script: String, _ arguments: String..., python: String = "/usr/bin/python3") throws -> (Process, Int) {
     let port = try freeLoopbackPort()
     let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    server.executableURL = URL(fileURLWithPath: python)
     server.arguments = [CapacityCommandTests.fixtures + "/" + script, "\(port)"] + arguments
     server.standardOutput = FileHandle.nullDevice
     server.standardError = FileHandle.nullDevice

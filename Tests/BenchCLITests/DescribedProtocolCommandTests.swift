@@ -78,10 +78,10 @@ import Testing
         try "send {\"type\":\"join\",\"who\":\"{user}\"}\n".write(toFile: plain, atomically: true, encoding: .utf8)
         let ws = ["fanout", "--target", "ws://127.0.0.1:1/socket", "--out", temporaryFolderPath()]
         for (arguments, message) in [
-            (ws + ["--protocol", "phoenix"], "--protocol phoenix needs --channel: the channel it joins"),
+            (ws + ["--protocol", "phoenix"], "--protocol phoenix needs --channel: what it subscribes to"),
             (ws + ["--channel", "room:1"], "--channel goes with --protocol"),
             (ws + ["--protocol", file], "line 2: unknown keyword 'expcet'"),
-            (ws + ["--protocol", file + ".missing"], "is neither actioncable nor phoenix nor a readable file"),
+            (ws + ["--protocol", file + ".missing"], "is neither actioncable nor graphql nor phoenix nor a readable file"),
             (ws + ["--protocol", plain], "{user} is a variable of --clients-file, and none was given"),
             (ws + ["--protocol", plain, "--channel", "x"], "--protocol \(plain) has no {channel} to fill in"),
             (ws + ["--protocol", "phoenix", "--channel", "a\tb"], "without control characters"),

@@ -8,7 +8,7 @@ private enum Event: Equatable {
     case messageEnd
     case ping([UInt8])
     case pong([UInt8])
-    case close(UInt16?)
+    case close(UInt16?, String)
 }
 
 /// The bytes of one frame as a peer would send it: `mask` (a client's key, or nil) masks the payload per RFC 6455 5.3.
@@ -93,7 +93,7 @@ private func run(
                     case .messageEnd: outcome.events.append(.messageEnd)
                     case .ping(let bytes): outcome.events.append(.ping(Array(bytes)))
                     case .pong(let bytes): outcome.events.append(.pong(Array(bytes)))
-                    case .close(let code): outcome.events.append(.close(code))
+                    case .close(let code, let reason): outcome.events.append(.close(code, reason))
                     }
                     if let stopAfter, outcome.events.count >= stopAfter { return false }
                     return true
@@ -173,7 +173,7 @@ private struct SampleStream {
         events += [.data(first), .pong([]), .data(second), .messageEnd]
 
         bytes += frame(opcode: Op.close, mask: nextKey(), payload: [0x03, 0xE8, 0x62, 0x79, 0x65])
-        events += [.close(1000)]
+        events += [.close(1000, "bye")]
     }
 }
 
@@ -461,12 +461,12 @@ private struct SampleStream {
     @Test(arguments: [UInt16(1000), 1001, 1002, 1003, 1007, 1011, 3000, 4999])
     func closeWithValidCodeGivesTheCode(code: UInt16) throws {
         let bytes = frame(opcode: Op.close, mask: 3, payload: [UInt8(code >> 8), UInt8(code & 0xFF)] + Array("bye".utf8))
-        #expect(try run([bytes], peerMasks: true).events == [.close(code)])
+        #expect(try run([bytes], peerMasks: true).events == [.close(code, "bye")])
     }
 
     @Test func closeWithEmptyPayloadGivesNoCode() throws {
-        #expect(try run([frame(opcode: Op.close, mask: 3)], peerMasks: true).events == [.close(nil)])
-        #expect(try run([frame(opcode: Op.close)], peerMasks: false).events == [.close(nil)])
+        #expect(try run([frame(opcode: Op.close, mask: 3)], peerMasks: true).events == [.close(nil, "")])
+        #expect(try run([frame(opcode: Op.close)], peerMasks: false).events == [.close(nil, "")])
     }
 
     @Test func errorThrownByCallbackIsPassedOn() {
@@ -498,11 +498,17 @@ private struct SampleStream {
         #expect(all.events == [.data([1, 2, 3]), .messageEnd, .ping([4]), .data([5]), .messageEnd])
     }
 
+    /// A close's reason as the peer wrote it, its bytes beyond printable ASCII shown as `?` (it goes into messages).
+    @Test func aClosesReasonIsItsPrintableText() throws {
+        let bytes = frame(opcode: Op.close, payload: [0x11, 0x33] + Array("Forbidden".utf8) + [0x0A, 0xC3, 0xA9])
+        #expect(try run([bytes], peerMasks: false).events == [.close(4403, "Forbidden???")])
+    }
+
     @Test func returningFalseOnCloseStopsParsing() throws {
         let bytes = frame(opcode: Op.close, payload: [0x03, 0xE8]) + frame(opcode: Op.binary, payload: [5])
         let outcome = try run([bytes], peerMasks: false, stopAfter: 1)
         #expect(!outcome.finished)
-        #expect(outcome.events == [.close(1000)])
+        #expect(outcome.events == [.close(1000, "")])
     }
 
     @Test func isInsideMessageAfterHalfAHeaderAndNotAfterACompleteMessage() throws {

@@ -4,8 +4,9 @@ import Testing
 @testable import BenchProtocols
 
 /// Protocols described in lines (`--protocol`), with bytes alone: the description read (and refused with its line
-/// and reason), Phoenix Channels and ActionCable as the built-in descriptions speak them, each message split at every
-/// byte, replies, heartbeats, roles, and the server's errors in its words.
+/// and reason), Phoenix Channels, ActionCable and GraphQL (graphql-transport-ws) as the built-in descriptions speak
+/// them, each message split at every byte, replies, heartbeats, roles, each message's id, and the server's errors in
+/// its words.
 @Suite struct DescribedProtocolTests {
     /// What a session did, its deliveries as text.
     private struct Seen {
@@ -132,7 +133,14 @@ import Testing
     }
 
     @Test(arguments: [
-        ("sned hello", "line 1: unknown keyword 'sned' (expected send, expect, reply, heartbeat, publish, error or ignore)"),
+        ("sned hello", "line 1: unknown keyword 'sned' (expected send, expect, reply, heartbeat, publish, error, ignore, "
+            + "deliver or subprotocol)"),
+        ("publish {payload}{payload_json}", "line 1: the publish line holds {payload} once, where the payload goes"),
+        ("publish {message_id}{payload}{message_id}", "line 1: the publish line holds {message_id} at most once"),
+        ("send {payload_json}", "line 1: {payload_json} belongs in the publish line alone"),
+        ("expect {message_id}", "line 1: {message_id} belongs in the publish line alone"),
+        ("subprotocol a b", "line 1: expected subprotocol NAME, one word of letters, digits and !#$%&'*+-.^_`|~"),
+        ("subprotocol a\nsubprotocol b", "line 2: a second subprotocol"),
         ("send a\npublish {\"t\":1}", "line 2: the publish line holds {payload} once, where the payload goes"),
         ("publish {payload}{payload}", "line 1: the publish line holds {payload} once, where the payload goes"),
         ("send {payload}", "line 1: {payload} belongs in the publish line alone"),
@@ -193,5 +201,86 @@ import Testing
         #expect(throws: ProtocolDescription.Invalid.self) {
             try ProtocolDescription(parsing: String(repeating: "# x\n", count: 5_000), name: "big")
         }
+    }
+
+    /// GraphQL over graphql-transport-ws as the built-in describes it, against Strawberry's frames: the subprotocol,
+    /// connection_init with the connection parameters and its ack, the subscription to the `--channel` document; its
+    /// results alone are deliveries (the publisher's own operations' results and completions, pongs, are not); a ping
+    /// is answered; an error is the server's, in its words.
+    @Test func graphQLSubscribesAfterTheAckAndDeliversTheSubscriptionsResultsAlone() throws {
+        let graphQL = try ProtocolDescription(parsing: ProtocolDescription.builtIn["graphql"]!, name: "graphql")
+            .filling(channel: #"subscription { messages(room: "lobby") }"#, connectionParameters: #"{"token":"t1"}"#)
+        #expect(graphQL.subprotocol == "graphql-transport-ws" && graphQL.publishesJSON)
+        let next = #"{"id":"s","type":"next","payload":{"data":{"messages":"\#(Self.marker)"}}}"#
+        let others = [
+            #"{"type":"ping"}"#, #"{"id":"0000002a-00000007","type":"next","payload":{"data":{"send":true}}}"#,
+            #"{"id":"0000002a-00000007","type":"complete"}"#, #"{"type":"pong"}"#,
+        ]
+        for cut in 0...next.utf8.count {
+            let subscriber = session(graphQL, .subscriber)
+            #expect(sent(subscriber) == [#"{"type":"connection_init","payload":{"token":"t1"}}"#])
+            var seen = try feed(subscriber, [#"{"type":"connection_ack","payload":null}"#], cut: cut)
+            #expect(sent(subscriber) == [
+                #"{"id":"s","type":"subscribe","payload":{"query":"subscription { messages(room: \"lobby\") }"}}"#
+            ])
+            #expect(seen.ready == 1, "ready once subscribed: graphql-transport-ws confirms no subscription")
+            seen = try feed(subscriber, others + [next] + others + [next], cut: cut)
+            #expect(seen.delivered == [next, next], "cut at \(cut)")
+            #expect(sent(subscriber) == [#"{"type":"pong"}"#, #"{"type":"pong"}"#] && seen.errors.isEmpty)
+        }
+        let publisher = session(graphQL, .publisher)
+        #expect(sent(publisher).count == 1, "the publisher's connection_init")
+        _ = try feed(publisher, [#"{"type":"connection_ack"}"#])
+        #expect(publisher.isReady && sent(publisher).isEmpty, "the publisher subscribes to nothing")
+        let error = #"{"id":"s","type":"error","payload":[{"message":"Cannot query field 'x'"}]}"#
+        #expect(try feed(publisher, [error]).errors == ["the server answered " + error])
+        let subscriber = session(graphQL, .subscriber)
+        subscriber.machine.heartbeat()
+        #expect(subscriber.machine.heartbeatInterval == 30_000_000_000 && sent(subscriber).last == #"{"type":"ping"}"#)
+    }
+
+    /// `{message_id}` before or after the payload: each message's own id (its client and sequence), written with its
+    /// marker, and no marker itself (a server that echoes the id to the publisher gives no delivery).
+    @Test func eachPublishedMessageHasItsOwnID() throws {
+        for text in ["publish {\"id\":\"{message_id}\",\"q\":\"{payload_json}\"}", "publish <{payload}|{message_id}>"] {
+            let publisher = session(try ProtocolDescription(parsing: text, name: "f"), .publisher)
+            let payload = Array(String(repeating: "#", count: Marker.size).utf8) + Array("xx".utf8)
+            let publication = publisher.machine.publication(of: payload)
+            for sequence: UInt32 in [7, 0xffff_ffff] {
+                var bytes = publication.bytes
+                bytes.withUnsafeMutableBytes { message in
+                    publication.mark(message, with: Marker(run: 0xab, client: 42, sequence: sequence), at: publication.payloadOffset)
+                }
+                let written = String(decoding: bytes, as: UTF8.self)
+                let id = "0000002a-" + String(repeating: "0", count: 8 - String(sequence, radix: 16).count) + String(sequence, radix: 16)
+                let marker = "#bench-00000000000000ab-0000002a-\(id.dropFirst(9))#"
+                #expect(written == (text.contains("<")
+                    ? "<\(marker)xx|\(id)>" : #"{"id":"\#(id)","q":"\#(marker)xx"}"#), "\(text)")
+                #expect(id.withCString { Marker.find(in: UnsafeRawBufferPointer(start: $0, count: id.utf8.count)) } == nil)
+            }
+        }
+    }
+
+    /// `deliver`: only a message containing one of its texts is a delivery once ready; `ignore` still applies.
+    @Test func deliverTextsChooseTheDeliveries() throws {
+        let description = try ProtocolDescription(
+            parsing: "deliver \"ch\":\"a\"\ndeliver \"ch\":\"b\"\nignore ping\npublish {payload}", name: "f")
+        let subscriber = session(description, .subscriber)
+        let seen = try feed(subscriber, [#"{"ch":"a","m":1}"#, #"{"ch":"c"}"#, #"{"ch":"b","ping":1}"#, #"{"ch":"b"}"#])
+        #expect(seen.delivered == [#"{"ch":"a","m":1}"#, #"{"ch":"b"}"#])
+    }
+
+    /// `{connection_params}` is filled with its value, or `{}` without one; a description without it asks for none.
+    @Test func connectionParametersAreFilledInOrEmpty() throws {
+        let graphQL = try ProtocolDescription(parsing: ProtocolDescription.builtIn["graphql"]!, name: "graphql")
+        #expect(graphQL.asksForConnectionParameters && graphQL.asksForChannel)
+        let bare = session(graphQL.filling(channel: "subscription { a }"), .publisher)
+        #expect(sent(bare) == [#"{"type":"connection_init","payload":{}}"#])
+        let phoenix = try ProtocolDescription(parsing: ProtocolDescription.builtIn["phoenix"]!, name: "phoenix")
+        #expect(!phoenix.asksForConnectionParameters)
+        let filled = graphQL.filling(channel: "{connection_params}", connectionParameters: #"{"c":"{channel}"}"#)
+        #expect(filled.steps[0].text == #"{"type":"connection_init","payload":{"c":"{channel}"}}"#, "not filled in again")
+        #expect(try ProtocolDescription(parsing: filled.source, name: "graphql")
+            .filling(channel: filled.channel, connectionParameters: filled.connectionParameters) == filled)
     }
 }

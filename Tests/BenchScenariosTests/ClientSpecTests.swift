@@ -55,6 +55,12 @@ import Testing
                 $0.protocolDescription = try! ProtocolDescription(parsing: text, name: "cable.protocol")
                     .filling(channel: #" {"channel":"C"} => {channel_json}"#)
             }),
+        // GraphQL: its connection parameters (a client's token among them) carried as given, filled in by the child.
+        ClientSpec(
+            transport: .tcp, target: Self.target("ws://127.0.0.1:9/graphql") {
+                $0.protocolDescription = try! ProtocolDescription(parsing: ProtocolDescription.builtIn["graphql"]!, name: "graphql")
+                    .filling(channel: "subscription { messages }", connectionParameters: #"{"token":"{token}","n":[1,2]}"#)
+            }),
         ClientSpec(
             transport: .tcp, target: Self.target("nats://127.0.0.1:4222/chat"),
             chat: ClientSpec.ChatDeal(plan: ChatRoomPlan(rooms: 7, sizes: .zipf(1.25)), seed: 0xdead_beef_0102_0304)),
@@ -75,7 +81,8 @@ import Testing
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
         ([16, 0, 0], "unknown field 16"),
-        ([15, 0, 1, 65], "the protocol description is not a name, a channel and text"),
+        ([15, 0, 1, 65], "the protocol description is not a name, a channel, connection parameters and text"),
+        ([15, 0, 6, 103, 0, 0, 123, 0, 65], "the protocol's connection parameters are no JSON object"),
         ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
         ([1, 0, 1, 0, 10, 0, 16, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1] + Array("zipf".utf8), "the chat rooms are not rooms"),
         ([1, 0, 1, 0, 10, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1] + Array("uniform".utf8), "a chat run of no room"),

@@ -25,7 +25,8 @@ public struct ClientIdentities: Sendable, Equatable {
 
     /// The variables that are not columns: the built-in ones.
     public static let builtIn: Set<String> = [
-        "client", "room", "marker", "padding", "payload", "channel", "channel_json",
+        "client", "room", "marker", "padding", "payload", "payload_json", "message_id", "channel", "channel_json",
+        "connection_params",
     ]
     /// The most rows read (as many as a run has clients).
     public static var maximumRows: Int { 1_000_000 }

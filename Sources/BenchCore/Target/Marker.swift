@@ -31,6 +31,19 @@ public struct Marker: Equatable, Sendable {
         buffer[41] = UInt8(ascii: "#")
     }
 
+    /// The size of the message's identifier (``writeIdentifier(into:)``).
+    public static let identifierSize = 17
+
+    /// Writes the message's identifier at the start of `buffer` (at least ``identifierSize`` bytes): its client and
+    /// sequence in hex, `0000002a-00000007`, unique to each message of a run and no marker (a protocol that names each
+    /// message it sends, as GraphQL's operation id, and may echo the name back).
+    @inline(__always)
+    public func writeIdentifier(into buffer: UnsafeMutableRawBufferPointer) {
+        Self.writeHex(UInt64(client), digits: 8, into: buffer, at: 0)
+        buffer[8] = UInt8(ascii: "-")
+        Self.writeHex(UInt64(sequence), digits: 8, into: buffer, at: 9)
+    }
+
     /// The first well-formed marker in `bytes`, or nil.
     public static func find(in bytes: UnsafeRawBufferPointer) -> Marker? {
         var start = 0

@@ -20,8 +20,8 @@ public enum WebSocketEvent {
     /// A ping, with its payload (to send back in the pong). Control frames are rare: their few bytes are copied.
     case ping([UInt8])
     case pong([UInt8])
-    /// The peer closes, with its status code if it gave one.
-    case close(code: UInt16?)
+    /// The peer closes, with its status code and reason if it gave them (the reason's printable ASCII, else `?`).
+    case close(code: UInt16?, reason: String)
 }
 
 /// Cuts a byte stream into WebSocket frames (RFC 6455, 5), however the stream was split or coalesced.
@@ -216,12 +216,13 @@ public struct WebSocketFrameParser {
             guard control.count != 1 else {
                 throw WebSocketError(WebSocketCloseCode.protocolError, "a close frame with a 1-byte payload")
             }
-            guard control.count >= 2 else { return .close(code: nil) }
+            guard control.count >= 2 else { return .close(code: nil, reason: "") }
             let code = UInt16(control[0]) << 8 | UInt16(control[1])
             guard WebSocketCloseCode.isValid(code) else {
                 throw WebSocketError(WebSocketCloseCode.protocolError, "a close frame with the invalid status \(code)")
             }
-            return .close(code: code)
+            let reason = control.dropFirst(2).map { (0x20..<0x7F).contains($0) ? Character(UnicodeScalar($0)) : "?" }
+            return .close(code: code, reason: String(reason))
         }
     }
 }

@@ -98,7 +98,7 @@ public struct WebSocketFraming: FramingLayer {
                 }
             case .pong:
                 continue
-            case .close(let code):
+            case .close(let code, let reason):
                 // Answer the close with the same code, as RFC 6455 5.5.1 asks, then report it.
                 let mask = nextMask()
                 withUnsafeBytes(of: (code ?? WebSocketCloseCode.normal).bigEndian) { status in
@@ -106,7 +106,7 @@ public struct WebSocketFraming: FramingLayer {
                     _ = Self.sendControl(.close, payload: payload, mask: mask, reply: reply)
                 }
                 state = .closed
-                throw .closedByPeer("WebSocket close" + (code.map { " \($0)" } ?? ""))
+                throw .closedByPeer("WebSocket close" + (code.map { " \($0)" } ?? "") + (reason.isEmpty ? "" : " " + reason))
             }
         }
     }

@@ -99,8 +99,10 @@ public struct ClientSpec: Equatable, Sendable {
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
             if !target.headers.isEmpty { field(.headers, target.headers.map { $0.text + "\r\n" }.joined().utf8) }
             if let description = target.protocolDescription {
-                field(.protocolDescription, Array(description.name.utf8) + [0] + Array((description.channel ?? "").utf8) + [0]
-                    + Array(description.source.utf8))
+                let parts = [
+                    description.name, description.channel ?? "", description.connectionParameters ?? "", description.source,
+                ]
+                field(.protocolDescription, Array(parts.map { Array($0.utf8) }.joined(separator: [0])))
             }
             if let identities = target.identities {
                 for chunk in identities.chunks() { field(.identities, chunk) }
@@ -200,14 +202,17 @@ public struct ClientSpec: Equatable, Sendable {
                 guard identityChunks.count < 1_024 else { throw SpecError("more than 1024 chunks of identities") }
                 identityChunks.append(Array(value))
             case .protocolDescription:
-                let parts = value.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
-                guard parts.count == 3, let name = String(validating: parts[0], as: UTF8.self),
-                    let channel = String(validating: parts[1], as: UTF8.self),
-                    let text = String(validating: parts[2], as: UTF8.self)
-                else { throw SpecError("the protocol description is not a name, a channel and text") }
+                let parts = value.split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
+                    .map { String(validating: $0, as: UTF8.self) }
+                guard parts.count == 4, let name = parts[0], let channel = parts[1], let parameters = parts[2],
+                    let text = parts[3]
+                else { throw SpecError("the protocol description is not a name, a channel, connection parameters and text") }
+                guard parameters.isEmpty || JSONText.isObject(parameters) else {
+                    throw SpecError("the protocol's connection parameters are no JSON object")
+                }
                 do {
-                    let read = try ProtocolDescription(parsing: text, name: name)
-                    description = channel.isEmpty ? read : read.filling(channel: channel)
+                    description = try ProtocolDescription(parsing: text, name: name).filling(
+                        channel: channel.isEmpty ? nil : channel, connectionParameters: parameters.isEmpty ? nil : parameters)
                 } catch {
                     throw SpecError("the protocol description does not read: \(error.reason)")
                 }

@@ -13,10 +13,12 @@ final class OwnMessages {
     let payloads: [[UInt8]]
     let markerOffsets: [Int]
     /// Per client (by its place in the group): the protocol's bytes before and after the payload, and where a packet
-    /// identifier is rewritten per message (MQTT at QoS 1 or 2), from the start of the message.
+    /// identifier (MQTT at QoS 1 or 2) or a message id (a described protocol's `{message_id}`) is rewritten per message,
+    /// from the start of the message.
     let heads: [[UInt8]]
     let tails: [[UInt8]]
     let packetIDOffsets: [Int?]
+    let messageIDOffsets: [Int?]
     /// The framing rewritten around each message (stx: its CRC covers the marker).
     let framing: MessageFraming?
     /// One message at a time, rewritten per send (a WebSocket client masks what it sends in place).
@@ -33,7 +35,7 @@ final class OwnMessages {
         let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
         let template = configuration.target?.publishTemplate ?? .bare
         self.framing = framing
-        var heads: [[UInt8]] = [], tails: [[UInt8]] = [], packetIDOffsets: [Int?] = []
+        var heads: [[UInt8]] = [], tails: [[UInt8]] = [], packetIDOffsets: [Int?] = [], messageIDOffsets: [Int?] = []
         var payloads: [[UInt8]] = [], markerOffsets: [Int] = []
         for (place, session) in sessions.enumerated() {
             let expanded = (rooms.map { template.inRoom($0[place]) } ?? template).expand(size: configuration.payload - overhead)
@@ -42,6 +44,7 @@ final class OwnMessages {
             heads.append(Array(bytes[..<offset]))
             tails.append(Array(bytes[(offset + expanded.bytes.count)...]))
             packetIDOffsets.append(packetID)
+            messageIDOffsets.append(publication.messageIDOffset)
             payloads.append(expanded.bytes)
             markerOffsets.append(expanded.markerOffset)
         }
@@ -50,6 +53,7 @@ final class OwnMessages {
         self.heads = heads
         self.tails = tails
         self.packetIDOffsets = packetIDOffsets
+        self.messageIDOffsets = messageIDOffsets
         let largest = (heads.map(\.count).max() ?? 0) + (payloads.map(\.count).max() ?? 0) + (tails.map(\.count).max() ?? 0)
         scratch = .allocate(byteCount: max(largest, 1), alignment: 8)
         transmitStamps = stampsTransmits ? sessions.map { _ in TransmitStampQueue() } : []
@@ -71,7 +75,7 @@ final class OwnMessages {
         let message = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<size])
         Publication.mark(
             message, with: Marker(run: token, client: client, sequence: sequence), at: headSize + markerOffsets[place],
-            framing: framing, packetIDAt: packetIDOffsets[place])
+            framing: framing, packetIDAt: packetIDOffsets[place], messageIDAt: messageIDOffsets[place])
         return message
     }
 

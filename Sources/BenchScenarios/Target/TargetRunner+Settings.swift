@@ -25,7 +25,7 @@ extension TargetRunner {
         settings.expectServer(named: target.host)
         // A ws:// or Socket.IO server's messages are text, and STOMP's frames; MQTT's and NATS's bytes go as binary.
         settings.webSocketText = target.scheme.webSocketCarriesText
-        settings.webSocketSubprotocol = target.scheme.webSocketSubprotocol
+        settings.webSocketSubprotocol = target.scheme.webSocketSubprotocol ?? targetSettings.protocolDescription?.subprotocol
         settings.handshakeFields = targetSettings.headers
         if target.scheme.usesTLS {
             do throws(TLSError) {
