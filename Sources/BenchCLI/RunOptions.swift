@@ -295,7 +295,8 @@ struct RunOptions {
         runFolderName = nil
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: base.hasEchoes,
-            reconnects: base.target == nil && base.expectsReconnects, command: command)
+            reconnects: base.target == nil && base.expectsReconnects,
+            phases: RunAnalysis.Metric.connectPhases(of: base.target?.url.scheme), command: command)
         accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)
     }
 }

@@ -4,13 +4,14 @@ import BenchScenarios
 /// `--threshold` values read for a scenario, or a usage error that names the bad one.
 enum ThresholdParsing {
     /// `metrics` are those the run reports (by default, what `scenario` reports with echoes, with `reconnect` when its
-    /// clients may come back, and without stack).
+    /// clients may come back, a target's connect `phases`, and without stack).
     static func parse(
         _ expressions: [String], for scenario: Scenario, hasEchoes: Bool = true, reconnects: Bool = false,
-        metrics: [String]? = nil, command: String
+        phases: [RunAnalysis.Metric] = [], metrics: [String]? = nil, command: String
     ) throws(UsageError) -> [Threshold] {
         let metrics = metrics
-            ?? RunAnalysis.Metric.reported(by: scenario, hasEchoes: hasEchoes, reconnects: reconnects).map(\.rawValue)
+            ?? RunAnalysis.Metric.reported(by: scenario, hasEchoes: hasEchoes, reconnects: reconnects, phases: phases)
+                .map(\.rawValue)
         var thresholds: [Threshold] = []
         for text in expressions {
             // A metric bench knows but this run does not report: say which runs have it, not "unknown metric".

@@ -100,13 +100,13 @@ public enum HTMLRunReport {
     }
 
     /// What one value of `metric` counts: a message, a broadcast (spread, completion and fanout's lag have one
-    /// value per broadcast), a client (connect) or a client's outage (reconnect).
+    /// value per broadcast), a client (connect and its phases) or a client's outage (reconnect).
     static func countNoun(metric: String, scenario: String) -> String {
         switch metric {
         case "spread", "completion": return scenario == "chat" ? "messages" : "broadcasts"
         case "delivery" where scenario == "chat": return "deliveries"
         case "lag": return scenario == "fanout" ? "broadcasts" : "messages"
-        case "connect": return "clients"
+        case "connect", "connect_tcp", "connect_tls", "connect_ws", "subscribe": return "clients"
         case "reconnect": return "outages"
         default: return "messages"
         }

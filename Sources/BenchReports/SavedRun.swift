@@ -206,16 +206,23 @@ public struct SavedRun: Sendable {
         }
         lastSyncedInterval = timeline.lastSynced
         let stack = hasStack ? builders.removeLast() : nil
-        // The connect metric, in runs written since it exists.
+        // The connect metric, in runs written since it exists, and its phases in target runs written since they do.
         if Posix.fileExists(path(ConnectionsCSV.fileName)) {
-            var connect = builder("connect")
-            try CSVFileRows.read(path(ConnectionsCSV.fileName), columns: ["client", "connect_ns"]) { row in
+            let header = try CSVFileRows.header(of: path(ConnectionsCSV.fileName))
+            let phases = RunAnalysis.Metric.allCases.filter { $0.isConnectPhase && header.contains($0.rawValue + "_ns") }
+            var connect = [builder("connect")] + phases.map { builder($0.rawValue) }
+            try CSVFileRows.read(
+                path(ConnectionsCSV.fileName), columns: ConnectionsCSV.header(phases: phases)
+            ) { row in
                 guard let value = try row.nanoseconds(1, named: "connect_ns") else {
                     throw LoadError(description: "\(row.path) line \(row.line): connect_ns is empty")
                 }
-                connect.record(value)
+                connect[0].record(value)
+                for (index, metric) in phases.enumerated() {  // a client that reported no phases has none
+                    if let value = try row.nanoseconds(2 + index, named: metric.rawValue + "_ns") { connect[1 + index].record(value) }
+                }
             }
-            builders.append(connect)
+            builders += connect
         }
         // The reconnect metric, in runs that expected reconnects.
         if Posix.fileExists(path(ReconnectsCSV.fileName)) {

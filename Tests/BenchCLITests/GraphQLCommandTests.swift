@@ -58,6 +58,24 @@ import Testing
             #expect(!text.contains(Self.token), "\(file) holds the token")
         }
         #expect(!result.standardError.contains(Self.token))
+        // The connect in its phases, each client's in connections.csv and their distributions in summary.csv.
+        let connections = try csvRows(folder + "/connections.csv")
+        #expect(connections.count == 3)
+        for row in connections {
+            let (tcp, ws) = (Int(row["connect_tcp_ns"] ?? "") ?? 0, Int(row["connect_ws_ns"] ?? "") ?? 0)
+            #expect(tcp > 0 && ws > 0 && tcp + ws == Int(row["connect_ns"] ?? ""), "\(row)")
+            #expect((Int(row["subscribe_ns"] ?? "") ?? 0) > 0 && row["connect_tls_ns"] == nil, "\(row)")
+        }
+        let summary = try csvRows(folder + "/summary.csv")
+        #expect(summary.map { $0["metric"] ?? "" }.suffix(4) == ["connect", "connect_tcp", "connect_ws", "subscribe"])
+        #expect(summary.suffix(3).allSatisfy { $0["count"] == "3" && $0["lost"] == "0" })
+        let report = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(report.contains("<td>subscribe</td>"), "the report's table shows the phases")
+        // Read back from the folder: a threshold on a phase is judged on it, and a phase the run has not is refused.
+        let check = try BenchProcess.run(["check", folder, "--threshold", "subscribe.p99<10s", "--threshold", "connect_ws.p50<10s"])
+        #expect(check.exitCode == 0, "\(check.standardError)\(check.standardOutput)")
+        let absent = try BenchProcess.run(["check", folder, "--threshold", "connect_tls.p99<1s"])
+        #expect(absent.exitCode == 2 && absent.standardError.contains("this run has no connect_tls metric"), "\(absent.standardError)")
     }
 
     /// Rooms as the subscription's and the mutation's argument: each member's message reaches the others of its room.

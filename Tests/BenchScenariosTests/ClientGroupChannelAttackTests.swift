@@ -10,7 +10,7 @@ import Testing
 /// true are lost as `invalid_timestamp`, never measured. The "child" here is a thread of the test at the other end.
 @Suite(.timeLimit(.minutes(3))) struct ClientGroupChannelAttackTests {
     enum Child: Sendable {
-        case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind, sendsABuiltInEcho
+        case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind, sendsABuiltInEcho, reportsPhasesThatDoNotRead
     }
 
     @Test(arguments: [
@@ -19,12 +19,15 @@ import Testing
         (.sendsAnUnknownKind, "does not fit"),
         // An echo is a built-in client's answer to the built-in server; a group's read is a read report (kind 16).
         (.sendsABuiltInEcho, "an echo frame"),
+        (.reportsPhasesThatDoNotRead, "a subscribed report whose connect phases do not read"),
     ])
     func aChildThatGoesOrLiesBeforeTheRunFailsTheSetupAtOnce(child: Child, reason: String) throws {
         let outcome = try Self.run { theirs in
             switch child {
             case .goesAtOnce: break
             case .reportsAnotherClient: Self.send(ClientReport(.subscribed, client: 99, time: 1), on: theirs)
+            case .reportsPhasesThatDoNotRead:
+                Self.send(ClientReport(.subscribed, client: 0, time: 1, text: "1,2,3,99999999999999"), on: theirs)
             case .sendsAnUnknownKind: _ = try? Posix.sendAll(theirs, [0, 0, 0, 4, 200, 0, 0, 0])
             case .sendsABuiltInEcho:
                 var echo = [UInt8](repeating: 0, count: WireFormat.minimumMessageSize)

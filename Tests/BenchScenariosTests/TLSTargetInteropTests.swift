@@ -8,7 +8,8 @@ import Testing
 
 /// The push protocols over TLS, against real servers given a self-signed certificate that the run pins (`--tls-ca`):
 /// mqtts:// (mosquitto with a TLS listener) fanout and roundtrip, sses:// with an https:// publish URL (the standard
-/// library's SSE server), socketios:// roundtrip at an Engine.IO path of its own (`--ws-path`). Serialized, as the
+/// library's SSE server), socketios:// roundtrip at an Engine.IO path of its own (`--ws-path`), each client's connect
+/// in its phases (TCP, TLS, the WebSocket upgrade where there is one, the protocol's handshake). Serialized, as the
 /// other real servers' tests.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct TLSTargetInteropTests {
     static let openSSL = TLSTools.openSSLLoads && TLSTools.hasOpenSSLTool
@@ -39,6 +40,23 @@ import Testing
         } else {
             _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
         }
+        Self.expectConnectPhases(recording, webSocket: false)
+    }
+
+    /// Every client's connect in its phases: a TCP connect and a TLS handshake that took time, a WebSocket upgrade
+    /// exactly where the scheme has one, and the first three adding up to its connect time; the run reports the
+    /// phases its scheme has.
+    static func expectConnectPhases(_ recording: RunRecording, webSocket: Bool) {
+        let clients = recording.configuration.clients
+        #expect(recording.connectPhases.count == clients && recording.connectTimes.allSatisfy { $0 > 0 })
+        for (phases, time) in zip(recording.connectPhases, recording.connectTimes) {
+            #expect(phases.tcp > 0 && phases.tls > 0 && (phases.webSocket > 0) == webSocket, "\(phases)")
+            #expect(phases.tcp + phases.tls + phases.webSocket == time, "\(phases) against \(time) ns")
+        }
+        let analysis = RunAnalysis(recording: recording)
+        let reported = analysis.summaries.map(\.metric)
+        #expect(reported.contains("connect_tls") && reported.contains("subscribe") && reported.contains("connect_ws") == webSocket)
+        #expect(analysis.summary(of: .connectTLS)?.count == clients)
     }
 
     @Test(.enabled(if: openSSL, "OpenSSL 3 is not installed: apt-get install -y openssl libssl3"))
@@ -74,5 +92,6 @@ import Testing
         configuration.tlsTrust = .pin(path: certificate)
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
+        Self.expectConnectPhases(recording, webSocket: true)
     }
 }

@@ -9,7 +9,7 @@
 public struct ClientReport: Equatable, Sendable {
     public enum What: UInt8, Sendable {
         /// The subscription is confirmed; `time` is its connection's connect time (start of the connect to the end of
-        /// the handshakes).
+        /// the handshakes), `text` its ``ConnectPhases``.
         case subscribed = 1
         /// Its connection closed at `time`, for the reason in `text`.
         case closed = 2

@@ -112,6 +112,7 @@ extension Connection {
         let result = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
         if result != 0 { error = Glibc.errno }
         guard error == 0 else { throw .system(SystemError("connect", errno: error)) }
+        connectedAt = MonotonicClock.now()
         state = .handshaking
         armReceive()
         do {

@@ -41,6 +41,10 @@ public final class Connection<T: Transport> {
     public let maximumQueuedBytes: Int
     /// When the connection began: the start of the client's connect, or the accept (monotonic ns).
     public let startedAt: UInt64
+    /// When its TCP connect completed (monotonic ns; ``startedAt`` for one accepted or connected at once); 0 until then.
+    public internal(set) var connectedAt: UInt64 = 0
+    /// When its stream's own handshake (TLS) ended, and the framing's (the WebSocket upgrade) began; 0 until then.
+    public private(set) var streamEstablishedAt: UInt64 = 0
     /// When its transport's handshakes ended (monotonic ns); 0 until then.
     public private(set) var establishedAt: UInt64 = 0
     /// False once ``close(code:)`` ran.
@@ -112,6 +116,7 @@ public final class Connection<T: Transport> {
             maximumFrameSize: settings.maximumFrameSize, pendingCapacity: receiver == nil ? 0 : Self.cutFrameCapacity)
         self.maximumQueuedBytes = maximumQueuedBytes
         self.startedAt = startedAt
+        self.connectedAt = connecting ? 0 : startedAt
         self.state = connecting ? .connecting : .handshaking
         self.watchingWritable = connecting
         self.sniffing = settings.acceptsPlainPeers && role == .server
@@ -279,6 +284,7 @@ public final class Connection<T: Transport> {
         isPlain = true
         state = .open
         establishedAt = MonotonicClock.now()
+        streamEstablishedAt = establishedAt
     }
 
     /// Starts the framing layer once the stream is established, and marks the connection open once both are.
@@ -287,6 +293,7 @@ public final class Connection<T: Transport> {
         guard state == .handshaking, stream.isEstablished else { return }
         if !framingStarted {
             framingStarted = true
+            streamEstablishedAt = MonotonicClock.now()
             try framing.start(writeLayerBytes)
             try check()
         }

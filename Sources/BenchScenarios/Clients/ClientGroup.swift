@@ -153,9 +153,9 @@ final class ClientGroup<T: Transport> {
             if own != nil && loop.stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
             if events.contains(.writable) { try connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
-            if table.isSettingUp(place) && connection.isEstablished, let connectTime = table.handshakesDone(place) {
+            if table.isSettingUp(place) && connection.isEstablished, table.handshakesDone(place) != nil {
                 try sessions[place].open(on: connection, name: "\(ids.lowerBound + place)")
-                if sessions[place].isReady { report(.subscribed, place, time: connectTime) }
+                if sessions[place].isReady { reportSubscribed(place, ready: MonotonicClock.now()) }
             }
         } catch {
             let code = (error as? ConnectionError)?.closeCode
@@ -192,9 +192,7 @@ final class ClientGroup<T: Transport> {
         }
         if let failure { throw failure }
         try session.sendOwed(on: connection)
-        if !wasReady && session.isReady && table.connectTimes[place] != 0 {
-            report(.subscribed, place, time: table.connectTimes[place])
-        }
+        if !wasReady && session.isReady && table.connectTimes[place] != 0 { reportSubscribed(place, ready: now) }
     }
 
     /// Every keepalive interval: the protocol's ping to every subscriber whose connection is open and subscribed (a
@@ -244,6 +242,18 @@ final class ClientGroup<T: Transport> {
     func close(_ place: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
         guard table.close(place, code: code) != nil else { return }
         report(.closed, place, reason)
+    }
+
+    /// The client at `place` is subscribed, its protocol's handshake done at `ready`: its connect time (to the end of
+    /// its transport's handshakes) and its connect's phases go to the measuring thread.
+    func reportSubscribed(_ place: Int, ready: UInt64) {
+        guard let connection = table[place] else { return }
+        let transport = target.scheme.transport
+        let phases = ConnectPhases(
+            started: connection.startedAt, connected: connection.connectedAt,
+            streamEstablished: connection.streamEstablishedAt, established: connection.establishedAt, ready: ready
+        ).having(tls: transport.usesTLS, webSocket: transport.isWebSocket)
+        report(.subscribed, place, phases.text, time: table.connectTimes[place])
     }
 
     func report(_ what: ClientReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {

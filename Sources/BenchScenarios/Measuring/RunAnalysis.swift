@@ -17,6 +17,12 @@ public struct RunAnalysis: Sendable {
         case lag
         /// Per client: from the start of its connect to the end of its transport's handshakes (TCP, TLS, WebSocket).
         case connect
+        /// A target run's connect in its phases, per client: the TCP connect, the TLS handshake, the WebSocket
+        /// upgrade (the first three add up to `connect`), and the protocol's handshake until subscribed.
+        case connectTCP = "connect_tcp"
+        case connectTLS = "connect_tls"
+        case connectWebSocket = "connect_ws"
+        case subscribe
         /// Per client whose connection closed during a run that expects reconnects: from the close to the server
         /// accepting its next hello; one that never came back is lost.
         case reconnect
@@ -27,17 +33,45 @@ public struct RunAnalysis: Sendable {
         /// lines, what a run that measured nothing lacks).
         public static func main(of scenario: Scenario) -> Metric { scenario.isBroadcast ? .delivery : .rtt }
 
-        /// True for a metric the run's writer sees while the run goes; connect and reconnect are counted at its end.
-        public var isStreamed: Bool { self != .connect && self != .reconnect }
+        /// True for a metric the run's writer sees while the run goes; connect, its phases and reconnect are counted at
+        /// its end.
+        public var isStreamed: Bool { !Self.connectMetrics.contains(self) && self != .reconnect }
+
+        /// The connect metric and its phases.
+        static let connectMetrics: Set<Metric> = [.connect, .connectTCP, .connectTLS, .connectWebSocket, .subscribe]
+
+        /// The phases a connection to a target of `scheme` has: TCP, TLS where the scheme has it, the WebSocket
+        /// upgrade where its messages travel in WebSocket, and the protocol's handshake; none without a target (the
+        /// built-in server's clients report their connect whole).
+        public static func connectPhases(of scheme: TargetURL.Scheme?) -> [Metric] {
+            guard let transport = scheme?.transport else { return [] }
+            return [.connectTCP] + (transport.usesTLS ? [.connectTLS] : []) + (transport.isWebSocket ? [.connectWebSocket] : [])
+                + [.subscribe]
+        }
+
+        /// True for the phases of a connect.
+        public var isConnectPhase: Bool { self != .connect && Self.connectMetrics.contains(self) }
+
+        /// This phase's time in `phases`; nil for a metric that is no phase.
+        public func phase(of phases: ConnectPhases) -> UInt64? {
+            switch self {
+            case .connectTCP: phases.tcp
+            case .connectTLS: phases.tls
+            case .connectWebSocket: phases.webSocket
+            case .subscribe: phases.subscribe
+            default: nil
+            }
+        }
 
         /// The metrics a scenario reports, in order. A fanout through a user's server (`--target`) and a chat have no
-        /// echo, so no `rtt`; only a run whose clients may come back (`--reconnect`, `--drop-connections-at`) has `reconnect`.
+        /// echo, so no `rtt`; only a run whose clients may come back (`--reconnect`, `--drop-connections-at`) has
+        /// `reconnect`; a target run has its connect's `phases` (``connectPhases(of:)``).
         public static func reported(
             by scenario: Scenario, timestamps: TimestampSource = .user, hasEchoes: Bool = true,
-            reconnects: Bool = false
+            reconnects: Bool = false, phases: [Metric] = []
         ) -> [Metric] {
             (scenario.isBroadcast ? [.delivery, .spread, .completion] + (hasEchoes ? [.rtt] : []) + [.lag] : [.rtt, .lag])
-                + [.connect] + (reconnects ? [.reconnect] : []) + (timestamps == .both ? [.stack] : [])
+                + [.connect] + phases + (reconnects ? [.reconnect] : []) + (timestamps == .both ? [.stack] : [])
         }
 
         /// The metrics a run of `configuration` reports, in order.
@@ -45,7 +79,8 @@ public struct RunAnalysis: Sendable {
             reported(
                 by: configuration.scenario, timestamps: configuration.timestamps,
                 hasEchoes: configuration.hasEchoes,
-                reconnects: configuration.target == nil && configuration.expectsReconnects)
+                reconnects: configuration.target == nil && configuration.expectsReconnects,
+                phases: connectPhases(of: configuration.target?.url.scheme))
         }
     }
 

@@ -47,9 +47,15 @@ extension RunRecording {
         agents[agent].clock.add(estimate, at: now)
     }
 
-    /// Client `client` connected (its handshakes done) `nanoseconds` after its connect began.
-    mutating func connected(client: Int, after nanoseconds: UInt64) {
+    /// Client `client` connected (its handshakes done) `nanoseconds` after its connect began; a target's client with
+    /// its `phases` as well.
+    mutating func connected(client: Int, after nanoseconds: UInt64, phases: ConnectPhases? = nil) {
         connectTimes[client] = nanoseconds
+        guard let phases else { return }
+        if connectPhases.isEmpty {
+            connectPhases = Array(repeating: ConnectPhases(tcp: 0, tls: 0, webSocket: 0, subscribe: 0), count: connectTimes.count)
+        }
+        connectPhases[client] = phases
     }
 
     /// What this process's client threads said when they ended: their tallies, their busiest share, each client's

@@ -93,6 +93,9 @@ extension TargetClients {
             guard var report = ClientReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a client report of a client not its own, or of no known kind"
             }
+            if report.what == .subscribed && !report.text.isEmpty && ConnectPhases(text: report.text) == nil {
+                return "a subscribed report whose connect phases do not read"
+            }
             if report.what != .subscribed && report.what != .load { report.time = clock.time(of: report.time) }
             try clientReported(report)
             return nil
@@ -117,7 +120,7 @@ extension TargetClients {
             subscriberOpen[client] = true
             subscribed += 1
             openSubscribers += 1
-            recording.connected(client: client, after: report.time)
+            recording.connected(client: client, after: report.time, phases: ConnectPhases(text: report.text))
         case .closed:
             if !isRunning { throw .setupFailed("\(target) refused \(clientNoun) \(client): \(report.text)") }
             subscriberClosed(client, reason: report.text, at: report.time)
