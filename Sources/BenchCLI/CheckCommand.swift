@@ -30,8 +30,8 @@ enum CheckCommand {
             OptionSpec("json", help: "Print the verdicts as JSON on stdout."),
         ],
         notes: [
-            "metric: rtt, delivery, spread, completion, lag, connect, reconnect (default: spread for fanout, rtt for "
-                + "roundtrip).",
+            "metric: rtt, delivery, spread, completion, lag, connect, reconnect; a --target run's connect_tcp, "
+                + "connect_tls, connect_ws, subscribe (default: spread for fanout, rtt for roundtrip).",
             "stat: p50 p90 p95 p99 p99.9 (p999) min max mean lost pct_under, or any pNN.NNN (p99.99) · OP: < <= > >= ==",
             "Exit: 0 every threshold held · 1 one was breached · 2 usage error · 4 inconclusive (see --accept).",
         ]

@@ -16,13 +16,6 @@ extension RunOptions {
                     + "nats+ws, stomp+ws and their TLS forms do)")
         }
         var fields: [HeaderField] = []
-        if let subprotocol = scheme.webSocketSubprotocol,
-            let given = texts.first(where: { $0.lowercased().hasPrefix("sec-websocket-protocol:") })
-        {
-            throw reader.invalid(
-                "header", "'Name: value'", Self.nameOnly(given),
-                "an \(scheme.rawValue):// handshake asks for the subprotocol \(subprotocol) itself")
-        }
         for text in texts {
             do {
                 fields.append(try HeaderField(parsing: text))
@@ -69,6 +62,13 @@ extension RunOptions {
         for (text, builtIn) in places {
             let names = ClientIdentities.variables(in: text).filter { !builtIn.contains($0) }
             if let name = names.first(where: { !(identities?.columns.contains($0) ?? false) }) {
+                if target.protocolDescription?.connectionParameters?.contains("{\(name)}") == true {  // a secret: not repeated
+                    throw UsageError(
+                        message: "--connection-params has a {name} that is no column of "
+                            + (identities.map { "--clients-file \($0.path) (\($0.columns.joined(separator: ", ")))" }
+                                ?? "--clients-file, and none was given"),
+                        command: command)
+                }
                 throw UsageError(
                     message: identities.map { "{\(name)} is no column of --clients-file \($0.path) (\($0.columns.joined(separator: ", ")))" }
                         ?? "{\(name)} is a variable of --clients-file, and none was given",
@@ -96,6 +96,14 @@ extension RunOptions {
         }
         if identities.values(in: path).contains(where: { $0.contains(where: wildcards.contains) }) {
             throw reader.invalid("clients-file", "file", identities.path, "a value for the topic or subject holds a wildcard")
+        }
+        // A description's messages are JSON, mostly: a value goes inside one of its strings as written.
+        let protocolValues = (target.protocolDescription?.texts ?? []).flatMap(identities.values(in:))
+        if protocolValues.contains(where: { $0.unicodeScalars.contains { $0 == "\"" || $0 == "\\" || $0.value < 0x20 } }) {
+            throw reader.invalid(
+                "clients-file", "file", identities.path,
+                "a value for --protocol's messages holds a quote, a backslash or a control character (it goes inside "
+                    + "their JSON as written)")
         }
         for header in target.headers where header.name.utf8.count + identities.longestExpansion(of: header.value) > HeaderField.maximumSize {
             throw reader.invalid(

@@ -91,22 +91,33 @@ extension RunOptions {
                 throw reader.invalid(
                     "connection-params", "json", "***", "--protocol \(name) has no {connection_params} to fill in")
             }
-            guard parameters.utf8.count <= 8 << 10, JSONText.isObject(parameters) else {
+            guard parameters.utf8.count <= 8 << 10, JSONText.isObject(parameters),
+                !ProtocolDescription.publishVariables.contains(where: parameters.contains)
+            else {
                 throw reader.invalid(
                     "connection-params", "json", "***",
-                    "expected a JSON object of at most 8 KiB ({name} variables inside its strings)")
+                    "expected a JSON object of at most 8 KiB ({name} variables inside its strings; no {payload}, "
+                        + "{payload_json} or {message_id})")
             }
         }
         description = description.filling(channel: channel, connectionParameters: parameters)
         try readPublishedJSON(of: description, into: &target, reader: reader, command: command)
-        if let subprotocol = description.subprotocol,
-            let given = target.headers.first(where: { $0.name.lowercased() == "sec-websocket-protocol" })
-        {
-            throw reader.invalid(
-                "header", "'Name: value'", given.name + ": ***",
-                "--protocol \(name) asks for the subprotocol \(subprotocol) itself")
-        }
         target.protocolDescription = description
+    }
+
+    /// A `Sec-WebSocket-Protocol` field among `--header`'s where the run asks for a subprotocol itself (the scheme's,
+    /// as mqtt+ws's `mqtt`, or a description's, as graphql's) is refused.
+    static func refuseSubprotocolHeader(of target: TargetSettings, reader: OptionReader) throws(UsageError) {
+        guard let given = target.headers.first(where: { $0.name.lowercased() == "sec-websocket-protocol" }) else { return }
+        let scheme = target.url.scheme
+        let (subprotocol, asker): (String?, String) = if let subprotocol = scheme.webSocketSubprotocol {
+            (subprotocol, "an \(scheme.rawValue):// handshake")
+        } else {
+            (target.protocolDescription?.subprotocol, "--protocol \(target.protocolDescription?.name ?? "")")
+        }
+        guard let subprotocol else { return }
+        throw reader.invalid(
+            "header", "'Name: value'", given.name + ": …", "\(asker) asks for the subprotocol \(subprotocol) itself")
     }
 
     /// A description whose publish line takes `{payload_json}` publishes what the server parses (a GraphQL mutation):
@@ -122,6 +133,11 @@ extension RunOptions {
                 command: command)
         }
         let escaped = String(JSONText.string(target.publishTemplate.text).dropFirst().dropLast())
+        guard escaped.utf8.count <= 60 << 10 else {  // carried to children and agents in one field of their client spec
+            throw reader.invalid(
+                "publish", "template", String(target.publishTemplate.text.prefix(40)) + "…",
+                "longer than 60 KiB once escaped for JSON")
+        }
         do {
             target.publishTemplate = try PublishTemplate(escaped)
         } catch {

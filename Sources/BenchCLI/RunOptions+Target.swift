@@ -140,6 +140,7 @@ extension RunOptions {
             }
             try readHeaders(into: &target!, reader: reader, parsed: parsed)
             try readProtocol(into: &target!, reader: reader, parsed: parsed, command: command)
+            try refuseSubprotocolHeader(of: target!, reader: reader)
             try readIdentities(into: &target!, text: text, reader: reader, parsed: parsed, command: command)
         } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header", "clients-file", "protocol", "channel",
             "connection-params"]

@@ -18,9 +18,12 @@ enum ThresholdParsing {
             if let absent = RunAnalysis.Metric.allCases.first(where: {
                 text.hasPrefix($0.rawValue + ".") && !metrics.contains($0.rawValue)
             }) {
-                let hint = absent == .reconnect
-                    ? ": it is measured when clients come back (--reconnect, --drop-connections-at)"
-                    : " (its metrics: \(metrics.joined(separator: " ")))"
+                let hint = switch absent {
+                case .reconnect: ": it is measured when clients come back (--reconnect, --drop-connections-at)"
+                case _ where absent.isConnectPhase && !metrics.contains("subscribe"):
+                    ": a connect's phases are measured against a --target"
+                default: " (its metrics: \(metrics.joined(separator: " ")))"
+                }
                 throw UsageError(
                     message: "The value '\(text)' is invalid for '--threshold <expr>': this run has no "
                         + "\(absent.rawValue) metric\(hint)",

@@ -55,17 +55,21 @@ public final class DescribedSession: SessionStateMachine {
 
     /// The publish line around `payload`, its `{message_id}` (if any) a placeholder that each message's id replaces.
     public func publication(of payload: [UInt8]) -> Publication {
-        let placeholder = String(repeating: "0", count: Marker.identifierSize)
-        let variable = ProtocolDescription.messageIDVariable
-        let (head, tail) = description.publish
-        let headBytes = Array(head.replacing(variable, with: placeholder, maxReplacements: 1).utf8)
-        let tailBytes = Array(tail.replacing(variable, with: placeholder, maxReplacements: 1).utf8)
-        // The parse allows one {message_id} in the whole line: in the head, or in the tail.
-        let messageIDOffset =
-            head.firstRange(of: variable).map { head[..<$0.lowerBound].utf8.count }
-            ?? tail.firstRange(of: variable).map { headBytes.count + payload.count + tail[..<$0.lowerBound].utf8.count }
-        return Publication(
-            bytes: headBytes + payload + tailBytes, payloadOffset: headBytes.count, messageIDOffset: messageIDOffset)
+        var bytes: [UInt8] = []
+        var payloadOffset = 0
+        var messageIDOffset: Int?
+        for piece in description.publish {
+            switch piece {
+            case .text(let text): bytes += text.utf8
+            case .payload:
+                payloadOffset = bytes.count
+                bytes += payload
+            case .messageID:
+                messageIDOffset = bytes.count
+                bytes += repeatElement(UInt8(ascii: "0"), count: Marker.identifierSize)
+            }
+        }
+        return Publication(bytes: bytes, payloadOffset: payloadOffset, messageIDOffset: messageIDOffset)
     }
 
     private func read(_ message: UnsafeRawBufferPointer, _ act: (SessionAction) -> Void) {

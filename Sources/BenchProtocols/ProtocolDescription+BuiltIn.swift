@@ -39,8 +39,9 @@ extension ProtocolDescription {
     /// GraphQL subscriptions over graphql-transport-ws (Apollo Server, GraphQL Yoga, Hasura, Strawberry…): the
     /// subprotocol `graphql-transport-ws`; `connection_init` with `--connection-params` (`{}` without) and its ack; the
     /// subscriber's subscription to the `--channel` document (its results, the `next` messages of the operation `s`,
-    /// are the deliveries); pings answered, and one sent every 30 s; the publisher's `--publish` mutation sent on the
-    /// socket as an operation of its own, named by the message's id (each is answered and completed apart).
+    /// are the deliveries; the server ending it is an error); pings answered, and one sent every 30 s; the publisher's
+    /// `--publish` mutation sent on the socket as an operation of its own, named by the message's id (each is answered
+    /// and completed apart). The texts match compact JSON, as graphql-ws, Apollo, Hasura and Strawberry write it.
     static let graphQL = """
         # GraphQL over graphql-transport-ws: connection_init, subscribe, next, ping/pong, complete
         subprotocol graphql-transport-ws
@@ -50,6 +51,7 @@ extension ProtocolDescription {
         reply      "type":"ping" => {"type":"pong"}
         heartbeat  30s {"type":"ping"}
         error      "type":"error"
+        error      "id":"s","type":"complete"
         deliver    "id":"s"
         ignore     "type":"complete"
         publish    {"id":"{message_id}","type":"subscribe","payload":{"query":"{payload_json}"}}

@@ -67,9 +67,16 @@ public struct ProtocolDescription: Sendable, Equatable {
     public private(set) var steps: [Step] = []
     public private(set) var replies: [Reply] = []
     public private(set) var heartbeat: Heartbeat?
-    /// The publisher's message around the payload: what comes before `{payload}`, and what after (each filled in
-    /// apart, so that no value can make a second `{payload}`).
-    public private(set) var publish = (head: "", tail: "")
+    /// A piece of the publisher's message: text as written, or where the payload or the message's id goes.
+    public enum PublishPiece: Sendable, Equatable {
+        case text(String)
+        case payload
+        case messageID
+    }
+
+    /// The publisher's message in pieces, split where the line is read: each text is filled in apart, so that no value
+    /// can make a second `{payload}` or `{message_id}`.
+    public private(set) var publish: [PublishPiece] = [.payload]
     /// True when the publish line has `{payload_json}`: `--publish`'s text goes escaped, and is required.
     public private(set) var publishesJSON = false
     /// A message containing one of these is the server's refusal or error.
@@ -142,7 +149,7 @@ public struct ProtocolDescription: Sendable, Equatable {
                 heartbeat = Heartbeat(interval: interval, text: String(message))
             case "publish":
                 let places = text.ranges(of: Self.payloadVariable) + text.ranges(of: Self.jsonPayloadVariable)
-                guard places.count == 1, let place = places.first else {
+                guard places.count == 1 else {
                     throw invalid("the publish line holds \(Self.payloadVariable) once, where the payload goes")
                 }
                 guard text.ranges(of: Self.messageIDVariable).count <= 1 else {
@@ -150,8 +157,7 @@ public struct ProtocolDescription: Sendable, Equatable {
                 }
                 publishes += 1
                 guard publishes == 1 else { throw invalid("a second publish line") }
-                publish = (String(text[..<place.lowerBound]), String(text[place.upperBound...]))
-                publishesJSON = text[place] == Self.jsonPayloadVariable
+                (publish, publishesJSON) = Self.pieces(of: text)
             case "error": errors.append(text)
             case "ignore": ignored.append(text)
             case "deliver": deliveries.append(text)
@@ -169,6 +175,22 @@ public struct ProtocolDescription: Sendable, Equatable {
         }
     }
 
+    /// A publish line's pieces (it holds one payload variable and at most one `{message_id}`), and whether its payload
+    /// is `{payload_json}`.
+    private static func pieces(of line: String) -> ([PublishPiece], Bool) {
+        var pieces: [PublishPiece] = []
+        var json = false
+        var rest = Substring(line)
+        while let match = rest.firstMatch(of: /\{(payload|payload_json|message_id)\}/) {
+            if match.range.lowerBound > rest.startIndex { pieces.append(.text(String(rest[..<match.range.lowerBound]))) }
+            pieces.append(match.output.1 == "message_id" ? .messageID : .payload)
+            json = json || match.output.1 == "payload_json"
+            rest = rest[match.range.upperBound...]
+        }
+        if !rest.isEmpty { pieces.append(.text(String(rest))) }
+        return (pieces, json)
+    }
+
     /// The first word of `text` and what follows it, blanks between them dropped.
     private static func word(_ text: Substring) -> (Substring, Substring) {
         let end = text.firstIndex { $0 == " " || $0 == "\t" } ?? text.endIndex
@@ -179,8 +201,18 @@ public struct ProtocolDescription: Sendable, Equatable {
     /// with its `{payload}`).
     public var texts: [String] {
         steps.map(\.text) + replies.flatMap { [$0.when, $0.answer] } + (heartbeat.map { [$0.text] } ?? [])
-            + [publish.head + (publishesJSON ? Self.jsonPayloadVariable : Self.payloadVariable) + publish.tail] + errors
-            + ignored + deliveries
+            + [publishLine] + errors + ignored + deliveries
+    }
+
+    /// The publish line as written, its variables in their places.
+    private var publishLine: String {
+        publish.map { piece in
+            switch piece {
+            case .text(let text): text
+            case .payload: publishesJSON ? Self.jsonPayloadVariable : Self.payloadVariable
+            case .messageID: Self.messageIDVariable
+            }
+        }.joined()
     }
 
     /// The description with `expand` applied to every text that goes on the wire or is looked for (a client's
@@ -190,7 +222,10 @@ public struct ProtocolDescription: Sendable, Equatable {
         expanded.steps = steps.map { Step(role: $0.role, sends: $0.sends, text: expand($0.text)) }
         expanded.replies = replies.map { Reply(when: expand($0.when), answer: expand($0.answer)) }
         expanded.heartbeat = heartbeat.map { Heartbeat(interval: $0.interval, text: expand($0.text)) }
-        expanded.publish = (expand(publish.head), expand(publish.tail))
+        expanded.publish = publish.map { piece in
+            guard case .text(let text) = piece else { return piece }
+            return .text(expand(text))
+        }
         expanded.errors = errors.map(expand)
         expanded.ignored = ignored.map(expand)
         expanded.deliveries = deliveries.map(expand)

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchScenarios
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing fetched) with the settings,
 /// the summary, the thresholds, each metric's percentile distribution (HdrHistogram's plot: latency on a log axis
@@ -102,11 +103,12 @@ public enum HTMLRunReport {
     /// What one value of `metric` counts: a message, a broadcast (spread, completion and fanout's lag have one
     /// value per broadcast), a client (connect and its phases) or a client's outage (reconnect).
     static func countNoun(metric: String, scenario: String) -> String {
+        if RunAnalysis.Metric(rawValue: metric)?.isConnectPhase == true { return "clients" }
         switch metric {
         case "spread", "completion": return scenario == "chat" ? "messages" : "broadcasts"
         case "delivery" where scenario == "chat": return "deliveries"
         case "lag": return scenario == "fanout" ? "broadcasts" : "messages"
-        case "connect", "connect_tcp", "connect_tls", "connect_ws", "subscribe": return "clients"
+        case "connect": return "clients"
         case "reconnect": return "outages"
         default: return "messages"
         }

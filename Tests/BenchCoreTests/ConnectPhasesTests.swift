@@ -22,6 +22,15 @@ import Testing
         #expect(phases.having(tls: false, webSocket: false) == ConnectPhases(tcp: 105, tls: 0, webSocket: 0, subscribe: 50))
     }
 
+    /// A client's phases add up to its connect time (at least 1 ns, so phases of 0 go with 1); a peer's that do not
+    /// are refused.
+    @Test func theTransportsPhasesAddUpToTheConnectTime() {
+        let phases = ConnectPhases(tcp: 100, tls: 3, webSocket: 2, subscribe: 50)
+        #expect(phases.addUp(to: 105) && !phases.addUp(to: 155) && !phases.addUp(to: 104))
+        #expect(ConnectPhases(tcp: 0, tls: 0, webSocket: 0, subscribe: 7).addUp(to: 1))
+        #expect(!ConnectPhases(tcp: 0, tls: 0, webSocket: 0, subscribe: 7).addUp(to: 2))
+    }
+
     @Test func whatIsWrittenReadsBack() {
         for phases in [
             ConnectPhases(tcp: 0, tls: 0, webSocket: 0, subscribe: 0),

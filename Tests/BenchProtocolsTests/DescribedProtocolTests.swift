@@ -261,6 +261,17 @@ import Testing
         }
     }
 
+    /// A value filled in (a client's, a channel) that holds `{message_id}` or `{payload}` is text: the id and the
+    /// payload go where the line put them.
+    @Test func aValueThatHoldsAVariableDoesNotMoveTheID() throws {
+        let description = try ProtocolDescription(parsing: "publish {channel}|{payload}|{message_id}|{channel}", name: "f")
+            .filling(channel: "{message_id}{payload}")
+        let publication = session(description, .publisher).machine.publication(of: Array("P".utf8))
+        #expect(String(decoding: publication.bytes, as: UTF8.self)
+            == "{message_id}{payload}|P|00000000000000000|{message_id}{payload}")
+        #expect(publication.payloadOffset == 22 && publication.messageIDOffset == 24)
+    }
+
     /// `deliver`: only a message containing one of its texts is a delivery once ready; `ignore` still applies.
     @Test func deliverTextsChooseTheDeliveries() throws {
         let description = try ProtocolDescription(

@@ -10,7 +10,8 @@ import Testing
 /// true are lost as `invalid_timestamp`, never measured. The "child" here is a thread of the test at the other end.
 @Suite(.timeLimit(.minutes(3))) struct ClientGroupChannelAttackTests {
     enum Child: Sendable {
-        case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind, sendsABuiltInEcho, reportsPhasesThatDoNotRead
+        case goesAtOnce, reportsAnotherClient, sendsAnUnknownKind, sendsABuiltInEcho, reportsPhasesThatDoNotRead,
+            reportsNoPhases, reportsPhasesThatDoNotAddUp
     }
 
     @Test(arguments: [
@@ -20,6 +21,8 @@ import Testing
         // An echo is a built-in client's answer to the built-in server; a group's read is a read report (kind 16).
         (.sendsABuiltInEcho, "an echo frame"),
         (.reportsPhasesThatDoNotRead, "a subscribed report whose connect phases do not read"),
+        (.reportsNoPhases, "a subscribed report whose connect phases do not read"),
+        (.reportsPhasesThatDoNotAddUp, "do not add up to its connect time"),
     ])
     func aChildThatGoesOrLiesBeforeTheRunFailsTheSetupAtOnce(child: Child, reason: String) throws {
         let outcome = try Self.run { theirs in
@@ -28,6 +31,9 @@ import Testing
             case .reportsAnotherClient: Self.send(ClientReport(.subscribed, client: 99, time: 1), on: theirs)
             case .reportsPhasesThatDoNotRead:
                 Self.send(ClientReport(.subscribed, client: 0, time: 1, text: "1,2,3,99999999999999"), on: theirs)
+            case .reportsNoPhases: Self.send(ClientReport(.subscribed, client: 0, time: 1_000), on: theirs)
+            case .reportsPhasesThatDoNotAddUp:
+                Self.send(ClientReport(.subscribed, client: 0, time: 1_000, text: "100,0,0,5"), on: theirs)
             case .sendsAnUnknownKind: _ = try? Posix.sendAll(theirs, [0, 0, 0, 4, 200, 0, 0, 0])
             case .sendsABuiltInEcho:
                 var echo = [UInt8](repeating: 0, count: WireFormat.minimumMessageSize)
@@ -49,7 +55,7 @@ import Testing
     /// Receive times before the broadcast was published, or after they were read, cannot be true.
     @Test func receiveTimesThatCannotBeTrueAreLostNotMeasured() throws {
         let outcome = try Self.run(warmup: 0) { theirs in
-            for client in UInt32(0)..<2 { Self.send(ClientReport(.subscribed, client: client, time: 1_000), on: theirs) }
+            for client in UInt32(0)..<2 { Self.send(Self.subscribed(client), on: theirs) }
             // Each broadcast "received" by subscriber 0 at time 1 (long before t0), by subscriber 1 an hour from now.
             for sequence in UInt32(0)..<10 {
                 usleep(30_000)
@@ -98,6 +104,11 @@ import Testing
             welcome.clients == 2, (try? AgentRunner.readClientSpec(socket))?.target != nil
         else { return false }
         return true
+    }
+
+    /// Client `client`'s subscribed report as a group sends it: a connect of 1 µs, all of it TCP, and 5 µs to subscribe.
+    static func subscribed(_ client: UInt32) -> ClientReport {
+        ClientReport(.subscribed, client: client, time: 1_000, text: ConnectPhases(tcp: 1_000, tls: 0, webSocket: 0, subscribe: 5_000).text)
     }
 
     static func send(_ report: ClientReport, on socket: Int32) {

@@ -60,7 +60,7 @@ import Testing
             defer { Posix.close(theirs) }
             guard ClientGroupChannelAttackTests.readShare(theirs) else { return }
             for client in UInt32(0)..<2 {
-                ClientGroupChannelAttackTests.send(ClientReport(.subscribed, client: client, time: 1_000), on: theirs)
+                ClientGroupChannelAttackTests.send(ClientGroupChannelAttackTests.subscribed(client), on: theirs)
             }
             Self.answerOrders(on: theirs, as: child)
         }

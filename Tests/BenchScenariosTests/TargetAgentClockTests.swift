@@ -48,7 +48,7 @@ import Testing
             ClockEstimate(offset: -Int64(Self.ahead), error: 1_000, probes: 1).encode(into: $0)
         }
         try Posix.sendAll(agent, report)
-        for client in UInt32(0)..<2 { ClientGroupChannelAttackTests.send(ClientReport(.subscribed, client: client, time: 1_000), on: agent) }
+        for client in UInt32(0)..<2 { ClientGroupChannelAttackTests.send(ClientGroupChannelAttackTests.subscribed(client), on: agent) }
         for sequence in UInt32(0)..<5 {
             while published.value <= Int(sequence) && Date() < deadline + 30 { usleep(1_000) }
             var echoes = [UInt8](repeating: 0, count: 2 * WireFormat.minimumMessageSize)

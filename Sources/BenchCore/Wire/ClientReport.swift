@@ -44,7 +44,7 @@ public struct ClientReport: Equatable, Sendable {
     /// unknown or the text is not UTF-8.
     public init?(_ frame: Frame) {
         guard let what = What(rawValue: frame.bytes[5]) else { return nil }
-        var text = ""  // most reports (subscribed, load) have none: no string is made for them
+        var text = ""  // most reports (load) have none: no string is made for them
         if frame.bytes.count > Self.headSize {
             guard let read = String(validating: frame.bytes[Self.headSize...], as: UTF8.self) else { return nil }
             text = read

@@ -44,6 +44,13 @@ public struct ConnectPhases: Equatable, Sendable {
         return phases
     }
 
+    /// True when the transport's phases add up to `connectTime`, as a client's own do (its connect time is at least
+    /// 1 ns: phases of 0 go with 1).
+    public func addUp(to connectTime: UInt64) -> Bool {
+        let transport = tcp + tls + webSocket  // each at most an hour: no overflow
+        return transport == connectTime || (connectTime == 1 && transport == 0)
+    }
+
     /// As a report carries them.
     public var text: String { "\(tcp),\(tls),\(webSocket),\(subscribe)" }
 

@@ -36,7 +36,9 @@ public enum WireFormat {
     /// 3: the server's goodbye (kind 10) ends the run; a client of version 2 would take it for garbage.
     /// 4: a target run's client group reports a read as a read report (kind 16), no longer as an echo: an agent of
     /// version 3 would be dropped mid-run for its echoes, and would refuse a version 4 server's read reports.
-    public static let version: UInt8 = 4
+    /// 5: a target's client reports its connect's phases with its subscription, and a client spec's protocol
+    /// description carries its connection parameters: a version 4 agent would send neither as a version 5 server reads it.
+    public static let version: UInt8 = 5
     /// Size of the length field that starts every frame.
     public static let lengthFieldSize = 4
     /// Size of a hello frame, length field included.

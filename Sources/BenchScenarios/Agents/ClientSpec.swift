@@ -69,8 +69,9 @@ public struct ClientSpec: Equatable, Sendable {
         case identities = 13
         /// `--clients-file-cycle`: one byte, 1.
         case identitiesCycle = 14
-        /// `--protocol`: the description's name, a 0 byte, `--channel` (empty without), a 0 byte, then its text as
-        /// written, read again and filled in as the parent did.
+        /// `--protocol`: the description's name, a 0 byte, `--channel` (empty without), a 0 byte,
+        /// `--connection-params` (empty without), a 0 byte, then its text as written, read again and filled in as the
+        /// parent did.
         case protocolDescription = 15
     }
 

@@ -81,7 +81,7 @@ public struct RunCollector: Sendable {
         let expected = configuration.expectedMessages.multipliedReportingOverflow(by: 2)
         let fits = !expected.overflow && expected.partialValue <= budgetValues
         builders = metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: fits) }
-        let timed = metrics.filter { $0 != .connect && $0 != .reconnect }
+        let timed = metrics.filter(\.isStreamed)
         timedMetrics = timed.map(\.rawValue)
         intervals = [IntervalStatistics(metrics: timedMetrics)]
         func slot(_ metric: RunAnalysis.Metric) -> Int? { timed.firstIndex(of: metric) }

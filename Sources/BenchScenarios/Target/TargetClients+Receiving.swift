@@ -93,11 +93,15 @@ extension TargetClients {
             guard var report = ClientReport(frame), channel.ids.contains(Int(report.client)) else {
                 return "a client report of a client not its own, or of no known kind"
             }
-            if report.what == .subscribed && !report.text.isEmpty && ConnectPhases(text: report.text) == nil {
-                return "a subscribed report whose connect phases do not read"
+            var phases: ConnectPhases?
+            if report.what == .subscribed {
+                phases = ConnectPhases(text: report.text)
+                guard let phases, phases.addUp(to: report.time) else {
+                    return "a subscribed report whose connect phases do not read or do not add up to its connect time"
+                }
             }
             if report.what != .subscribed && report.what != .load { report.time = clock.time(of: report.time) }
-            try clientReported(report)
+            try clientReported(report, phases: phases)
             return nil
         case .clockProbe where channel.agent != nil:
             answerClockProbe(frame, on: place)
@@ -110,9 +114,9 @@ extension TargetClients {
         }
     }
 
-    /// A subscriber's report (its times on this clock): before the run began, a close or a server's error fails the
-    /// setup.
-    func clientReported(_ report: ClientReport) throws(RunError) {
+    /// A subscriber's report (its times on this clock; a subscribed one's connect `phases`): before the run began, a
+    /// close or a server's error fails the setup.
+    func clientReported(_ report: ClientReport, phases: ConnectPhases?) throws(RunError) {
         let client = Int(report.client)
         switch report.what {
         case .subscribed:
@@ -120,7 +124,7 @@ extension TargetClients {
             subscriberOpen[client] = true
             subscribed += 1
             openSubscribers += 1
-            recording.connected(client: client, after: report.time, phases: ConnectPhases(text: report.text))
+            recording.connected(client: client, after: report.time, phases: phases)
         case .closed:
             if !isRunning { throw .setupFailed("\(target) refused \(clientNoun) \(client): \(report.text)") }
             subscriberClosed(client, reason: report.text, at: report.time)
