@@ -58,7 +58,7 @@ extension RunOptions {
         var places: [(text: String, builtIn: Set<String>)] = target.headers.map { (text: $0.value, builtIn: []) }
         places.append((urlText, []))
         places.append((target.subscribeText ?? "", ["room"]))
-        places += (target.protocolDescription?.texts ?? []).map { (text: $0, builtIn: ["room", "payload", "payload_json", "message_id"]) }
+        places += (target.protocolDescription?.texts ?? []).map { (text: $0, builtIn: ["room", "client", "payload", "payload_json", "message_id"]) }
         for (text, builtIn) in places {
             let names = ClientIdentities.variables(in: text).filter { !builtIn.contains($0) }
             if let name = names.first(where: { !(identities?.columns.contains($0) ?? false) }) {

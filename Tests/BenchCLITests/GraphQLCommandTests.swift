@@ -93,6 +93,24 @@ import Testing
         #expect(messages.count == 6 * 10 * 2 && messages.allSatisfy { $0["lost"] == "0" }, "each to the 2 others of its room alone")
     }
 
+    /// A round trip: each client's own room, `{client}` in the subscription and in the mutation, so that its messages
+    /// come back to it alone.
+    @Test(.enabled(if: python != nil, notice))
+    func aRoundTripThroughEachClientsOwnRoomIsMeasured() throws {
+        let (result, folder) = try run { port in
+            ["roundtrip", "--target", "ws://127.0.0.1:\(port)/graphql", "--protocol", "graphql",
+             "--channel", #"subscription { messages(room: "{client}") }"#,
+             "--connection-params", #"{"token":"\#(Self.token)"}"#,
+             "--publish", #"mutation { send(room: "{client}", text: "{marker}") }"#, "--clients", "4", "--count", "10",
+             "--interval", "20ms"]
+        }
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let samples = try csvRows(folder + "/samples.csv")
+        #expect(samples.count == 4 * 10 && samples.allSatisfy { $0["lost"] == "0" })
+        let events = (try? csvRows(folder + "/events.csv")) ?? []
+        #expect(!events.contains { ($0["detail"] ?? "").contains("another run or client") }, "each room its client's alone")
+    }
+
     @Test(.enabled(if: python != nil, notice))
     func aWrongTokenStopsTheRunBeforeAnyLoad() throws {
         let (result, _) = try run { port in

@@ -28,9 +28,13 @@ final class OwnMessages {
     /// The orders as they arrive: data frames (sequence, client).
     var orders = FrameDecoder(maximumFrameSize: WireFormat.minimumMessageSize)
 
-    /// The messages of `sessions`' clients (in chat, in rooms `rooms`, by place); a tcp target's message is `--payload`
-    /// bytes with its framing, as is a ws target's; the others wrap the payload in their protocol's bytes.
-    init(_ configuration: RunConfiguration, sessions: [ProtocolSession], rooms: [Int]?, stampsTransmits: Bool) {
+    /// The messages of `sessions`' clients (`clients` by place; in chat, in rooms `rooms`): the template's `{client}` and
+    /// `{room}` each one's; a tcp target's message is `--payload` bytes with its framing, as is a ws target's; the
+    /// others wrap the payload in their protocol's bytes.
+    init(
+        _ configuration: RunConfiguration, sessions: [ProtocolSession], clients: Range<Int>, rooms: [Int]?,
+        stampsTransmits: Bool
+    ) {
         let framing = sessions.first?.framing
         let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
         let template = configuration.target?.publishTemplate ?? .bare
@@ -38,7 +42,8 @@ final class OwnMessages {
         var heads: [[UInt8]] = [], tails: [[UInt8]] = [], packetIDOffsets: [Int?] = [], messageIDOffsets: [Int?] = []
         var payloads: [[UInt8]] = [], markerOffsets: [Int] = []
         for (place, session) in sessions.enumerated() {
-            let expanded = (rooms.map { template.inRoom($0[place]) } ?? template).expand(size: configuration.payload - overhead)
+            let own = template.filling("client", with: clients.lowerBound + place)
+            let expanded = (rooms.map { own.filling("room", with: $0[place]) } ?? own).expand(size: configuration.payload - overhead)
             let publication = session.machine.publication(of: expanded.bytes)
             let (bytes, offset, packetID) = (publication.bytes, publication.payloadOffset, publication.packetIDOffset)
             heads.append(Array(bytes[..<offset]))

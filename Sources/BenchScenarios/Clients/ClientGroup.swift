@@ -71,10 +71,12 @@ final class ClientGroup<T: Transport> {
         }
         let identities = configuration.target?.identities
         sessions = zip(ids, speeches).map { client, speech in
-            ProtocolSession(speech.personalized(by: identities, client: client), role: .subscriber, maximumMessageSize: maximum)
+            ProtocolSession(
+                speech.personalized(by: identities, client: client).numbered(client), role: .subscriber,
+                maximumMessageSize: maximum)
         }
         own = configuration.scenario == .fanout
-            ? nil : OwnMessages(configuration, sessions: sessions, rooms: rooms, stampsTransmits: kernelClock != nil)
+            ? nil : OwnMessages(configuration, sessions: sessions, clients: ids, rooms: rooms, stampsTransmits: kernelClock != nil)
         publisher = GroupPublisher<T>.needed(configuration, kind)
             ? GroupPublisher(
                 kind.personalized(by: identities, client: ids.lowerBound), maximumMessageSize: maximum,

@@ -12,9 +12,9 @@ public struct PublishTemplate: Sendable, Equatable {
         self.text = text
     }
 
-    /// Chat: the template for a member of room `room`, its `{room}` replaced by the room's number.
-    func inRoom(_ room: Int) -> PublishTemplate {
-        try! PublishTemplate(text.replacing("{room}", with: "\(room)"))  // the marker stays
+    /// The template with `{name}` replaced by `number`: a chat member's `{room}`, a client's own `{client}`.
+    func filling(_ name: String, with number: Int) -> PublishTemplate {
+        try! PublishTemplate(text.replacing("{\(name)}", with: "\(number)"))  // the marker stays
     }
 
     /// The default for Redis and NATS: the marker and padding, nothing else.

@@ -106,6 +106,13 @@ extension ServerProtocol {
         }
     }
 
+    /// What client `client` speaks where a `--protocol` description says `{client}`: its number (a round-trip client's
+    /// own channel, as `room:{client}`).
+    func numbered(_ client: Int) -> ServerProtocol {
+        guard case .described(let description) = self else { return self }
+        return .described(description.expanding { $0.replacing("{client}", with: "\(client)") })
+    }
+
     /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own
     /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; the same otherwise.
     func ownTopic(of client: Int) -> ServerProtocol {
