@@ -8,7 +8,7 @@ enum Commands {
         ReportCommand.spec, SuiteCommand.spec, CapacityCommand.spec(for: .fanout), CapacityCommand.spec(for: .roundtrip),
         CapacityCommand.spec(for: .chat),
         ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip), ServeCommand.spec(for: .chat),
-        ClientsCommand.spec,
+        ClientsCommand.spec, LinksCommand.spec,
     ]
 
     /// The command called `name`.
@@ -42,6 +42,8 @@ enum Commands {
             return try ReportCommand.execute(parsed)
         case "suite":
             return try SuiteCommand.execute(parsed)
+        case "links":
+            return try LinksCommand.execute(parsed)
         default:
             preconditionFailure("no command \(spec.name)")
         }

@@ -54,7 +54,7 @@ struct RunOptions {
                 default: "\(defaults.clients)"),
             countOption,
             ] + (scenario == .chat ? chatOptions(defaults: defaults) : []) + lengthOptions(defaults: defaults, countOption: countOption.name)
-            + connectionOptions.filter { scenario == .roundtrip || $0.name != "offline-queue" } + [
+            + connectionOptions.filter { scenario == .roundtrip || $0.name != "offline-queue" } + [linkOption] + [
             OptionSpec(
                 "interval", value: "duration",
                 help: "Mean time between sends; 0 = closed loop (the next send waits for the echoes); a list sweeps.",
@@ -259,6 +259,7 @@ struct RunOptions {
         base.busyPoll = parsed.has("busy-poll")
         (base.ioChoice, ioNote) = try Self.readIOEngine(reader: reader, parsed: parsed, clients: base.clients)
         try Self.readConnectionOptions(into: &base, reader: reader, parsed: parsed, command: command)
+        try Self.readLink(into: &base, reader: reader, parsed: parsed, clientProcesses: clientProcesses, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")

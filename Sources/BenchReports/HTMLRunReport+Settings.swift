@@ -38,6 +38,7 @@ extension HTMLRunReport {
                 duration("connect_interval_ns").map { "one client every \($0) (--connect-rate)" }
                     ?? (interval.isEmpty ? "up to \(RunConfiguration.connectWindow) at a time per client loop" : interval)
             }),
+            ("link", value("link").map { text in "\(text): \(value("link_model") ?? "")" }),
             ("CPUs", value("cpus").map { cpus in
                 // Where each side ran, once known (a run under way has not placed them yet).
                 let placed = [("server", value("server_cpus")), ("clients", value("client_cpus"))]

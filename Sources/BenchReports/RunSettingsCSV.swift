@@ -128,6 +128,8 @@ public enum RunSettingsCSV {
             ("reconnect_tries", configuration.reconnect.map { "\($0.tries)" } ?? ""),
             ("drop_connections_at_ns", configuration.dropConnectionsAt.map { "\($0)" } ?? ""),
             ("connect_interval_ns", configuration.connectInterval.map { "\($0)" } ?? ""),  // --connect-rate
+            ("link", configuration.link?.text ?? ""),  // --link as given
+            ("link_model", configuration.link?.summary ?? ""),
             ("connections_dropped", recording.server.connectionsDroppedAt == 0 ? "0" : "1"),
             ("client_outages", "\(recording.outages.count)"),
             ("client_outages_back", "\(recording.outagesBack)"),

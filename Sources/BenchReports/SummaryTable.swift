@@ -81,6 +81,7 @@ public enum SummaryTable {
         let server = configuration.target == nil
             ? "\(configuration.scenario == .chat ? "relay" : "server") ran on CPU \(recording.server.cpus)\(writers), " : ""
         var line = server + "\(clients); \(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
+        if let link = configuration.link { line += "; behind an emulated link (\(link.summary))" }
         let missing = analysis.missingKernelStamps
         if missing.send + missing.receive > 0 {
             line += " (\(missing.send + missing.receive) missing: user-space times stood in)"

@@ -9,6 +9,7 @@ public enum ChildProcesses {
     ///
     /// A target's clients take one descriptor each (the children hold them all), as do the built-in chat relay's.
     public static func needed(for configuration: RunConfiguration) -> Int {
+        guard configuration.link == nil else { return 0 }  // the link is emulated in this process, with its clients
         let limit = DescriptorLimit.raiseToHardLimit()
         let room = limit - RunError.reservedDescriptors
         let needed = configuration.target == nil

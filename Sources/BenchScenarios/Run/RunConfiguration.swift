@@ -68,6 +68,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// after the first (a ramp, in every placement); nil: as fast as a window of ``connectWindow`` connects
     /// at a time goes.
     public var connectInterval: UInt64?
+    /// `--link`: the link this process's clients sit behind, emulated between them and the server (``LinkEmulator``);
+    /// nil: loopback as it is.
+    public var link: LinkProfile?
     /// Where receive and send times come from.
     public var timestamps: TimestampSource
     /// Threads the clients of this process are split over, each with its own epoll, so that one client's receive
@@ -168,6 +171,7 @@ public struct RunConfiguration: Sendable, Equatable {
         self.clientGroupChannels = []
         self.setupTimeout = 30_000_000_000
         self.connectInterval = nil
+        self.link = nil
         self.token = UInt64.random(in: 1...UInt64.max)
         self.timestamps = .kernel
         self.clientThreads = 1

@@ -54,9 +54,11 @@ public enum ScenarioRunner {
         try checkCPUs(configuration)
         try checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
-        // The server's end of every client, and this process's own clients' ends (agents hold theirs).
-        let perClient = configuration.localClients.count == configuration.clients ? 2 : 1
-        guard configuration.clients + configuration.localClients.count + RunError.reservedDescriptors <= limit else {
+        // The server's end of every client, and this process's own clients' ends (agents hold theirs); behind a link,
+        // the link's two ends of each as well.
+        let linked = configuration.link == nil ? 0 : 2 * configuration.localClients.count
+        let perClient = (configuration.localClients.count == configuration.clients ? 2 : 1) + (linked > 0 ? 2 : 0)
+        guard configuration.clients + configuration.localClients.count + linked + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
         let listener: Int32
@@ -112,6 +114,16 @@ public enum ScenarioRunner {
         over: T.Type
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
+        // Behind a link, the clients connect to it, and it to the server.
+        var link: LinkEmulator?
+        if let profile = configuration.link {
+            do {
+                link = try LinkEmulator(profile: profile, upstream: bound, seed: configuration.seed)
+            } catch {
+                Posix.close(listener)
+                throw .setupFailed("the link could not start: \(error)")
+            }
+        }
         let server: NativeThread<Result<RunRecording, RunError>>
         do {
             server = try NativeThread.spawn(name: "bench-server") { () -> Result<RunRecording, RunError> in
@@ -130,13 +142,16 @@ public enum ScenarioRunner {
             }
         } catch {
             Posix.close(listener)
+            link?.end()
             throw .system(error)
         }
         let clientThreads = ClientThreads<T>(
-            configuration, address: bound, settings: settings.clients, control: control, kernelClock: kernelClock)
+            configuration, address: link?.address ?? bound, settings: settings.clients, control: control,
+            kernelClock: kernelClock)
         let result = server.join()
         control.clientsWake.notify()
         let clientReports = clientThreads.join()
+        link?.end()
         var recording = try result.get()
         recording.end(serverAddress: bound.description, kernelClock: kernelClock)
         recording.merge(clientReports: clientReports)

@@ -23,8 +23,9 @@ enum TargetRunner {
         try ScenarioRunner.checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
         let subscribersHere = configuration.clientGroupChannels.isEmpty ? configuration.clients : 0
-        guard subscribersHere + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
-            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
+        let linked = configuration.link == nil ? 0 : 2 * subscribersHere  // the link's two ends of each
+        guard subscribersHere + linked + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
+            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: linked > 0 ? 3 : 1)
         }
         let trust = try trust(configuration)  // read once: this process's connections and the children's spec
         let transport = try transportSettings(for: settings, payload: configuration.payload, trust: trust)
@@ -50,10 +51,21 @@ enum TargetRunner {
         let target = targetSettings.url
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         // The clients: from agents (bench serve), in the child processes at the ends of the run's channels, or on
-        // threads of this process.
-        let groups = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
+        // threads of this process, behind the link (`--link`) where there is one; the publisher is the server's side.
+        let local = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
+        var link: LinkEmulator?
+        if local, let profile = configuration.link {
+            do {
+                link = try LinkEmulator(profile: profile, upstream: address, seed: configuration.seed)
+            } catch {
+                throw .setupFailed("the link could not start: \(error)")
+            }
+        }
+        defer { link?.end() }  // after the groups' end below
+        let groups = local
             ? try ClientGroupThreads<T>(
-                configuration, target: target, address: address, settings: settings, protocol: kind, kernelClock: kernelClock)
+                configuration, target: target, address: link?.address ?? address, settings: settings, protocol: kind,
+                kernelClock: kernelClock)
             : nil
         defer { groups?.end() }
         let (channels, listener, agentSpec): ([ClientGroupChannel], Int32?, [UInt8])

@@ -1,0 +1,33 @@
+import BenchCore
+import BenchScenarios
+
+/// `--link SPEC`: the link the clients sit behind, emulated in this process between them and the server.
+extension RunOptions {
+    static var linkOption: OptionSpec {
+        OptionSpec(
+            "link", value: "spec",
+            help: "Put every client behind an emulated link: a preset (\(LinkProfile.presets.map(\.name).joined(separator: ", ")); "
+                + "bench links lists their numbers), parameters (delay=40ms,jitter=10ms,rate=1mbit,loss=2%; down- and "
+                + "up- forms; nat-idle=30s; blackout=5s@30s,every=60s), or a preset then parameters (3g,loss=1%). "
+                + "Emulated in user space in this process (the clients stay on its threads).",
+            default: "none")
+    }
+
+    /// Reads `--link` into `configuration`; refused where the clients would not be in this process.
+    static func readLink(
+        into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, clientProcesses: Int?,
+        command: String
+    ) throws(UsageError) {
+        guard let text = parsed.value("link") else { return }
+        do throws(LinkProfile.Invalid) {
+            configuration.link = try LinkProfile(parsing: text)
+        } catch {
+            throw reader.invalid("link", "spec", text, error.reason)
+        }
+        if let clientProcesses, clientProcesses > 0 {
+            throw UsageError(
+                message: "--link keeps the clients in this process, behind the link it emulates: --client-procs with "
+                    + "--link is not built yet", command: command)
+        }
+    }
+}

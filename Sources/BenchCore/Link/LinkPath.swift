@@ -1,0 +1,75 @@
+/// One direction of one connection through an emulated link: when each segment that entered it comes out. A model of
+/// what TCP makes of the link, not a packet emulator:
+/// - the rate serializes: a segment waits for the ones before it to leave, then takes its bytes' time;
+/// - it then takes the delay, ± the jitter, but never passes the segment before it (TCP delivers in order);
+/// - a lost segment comes out a retransmission timeout later (doubling while it is lost again), and everything behind
+///   it waits for it: how an application sees loss on TCP;
+/// - a segment sent or due during a blackout is sent again at TCP's retransmissions (the timeout, doubling) until one
+///   falls after the blackout.
+public struct LinkPath: Sendable {
+    public let direction: LinkProfile.Direction
+    /// The first retransmission timeout: 200 ms (Linux's least) and the link's round trip.
+    public let retransmissionTimeout: UInt64
+    private let blackout: LinkProfile.Blackout?
+    /// When the link's clock began (the blackouts count from it).
+    private let origin: UInt64
+    private var random: SplitMix64
+    /// When the rate let the last segment out, and when the last one came out of the link.
+    private var linkFree: UInt64 = 0
+    private var lastOut: UInt64 = 0
+
+    /// The most times a segment is lost again before it gets through (TCP would give up the connection later).
+    static let mostRetransmissions = 6
+
+    public init(_ direction: LinkProfile.Direction, of profile: LinkProfile, origin: UInt64, seed: UInt64, stream: UInt64) {
+        self.direction = direction
+        retransmissionTimeout = 200_000_000 + profile.down.delay + profile.up.delay
+        blackout = profile.blackout
+        self.origin = origin
+        random = SplitMix64(seed: seed, stream: stream)
+    }
+
+    /// When a segment of `bytes` bytes that entered the link at `time` comes out of it (monotonic ns).
+    public mutating func exit(entering time: UInt64, bytes: Int) -> UInt64 {
+        var sent = max(time, linkFree)
+        if let rate = direction.rate {
+            let (bits, _) = UInt64(bytes).multipliedReportingOverflow(by: 8_000_000_000)
+            sent += bits / rate
+        }
+        linkFree = sent
+        var delay = direction.delay
+        if direction.jitter > 0 {
+            delay = delay - direction.jitter + random.nextBounded(2 * direction.jitter + 1)  // jitter ≤ delay
+        }
+        var out = sent + delay
+        var timeout = retransmissionTimeout
+        var losses = 0
+        while direction.lossPerMillion > 0 && losses < Self.mostRetransmissions
+            && random.nextBounded(1_000_000) < UInt64(direction.lossPerMillion)
+        {
+            out += timeout
+            timeout *= 2
+            losses += 1
+        }
+        if let end = blackoutEnd(covering: sent) ?? blackoutEnd(covering: out) {
+            // Sent again at each timeout until one goes after the blackout.
+            var resent = out - delay
+            while resent < end {
+                resent += timeout
+                timeout = min(timeout * 2, 120_000_000_000)
+            }
+            out = resent + delay
+        }
+        out = max(out, lastOut)
+        lastOut = out
+        return out
+    }
+
+    /// The end of the blackout that `time` falls in, or nil.
+    func blackoutEnd(covering time: UInt64) -> UInt64? {
+        guard let blackout, time >= origin + blackout.start else { return nil }
+        let since = time - origin - blackout.start
+        let offset = blackout.every.map { since % $0 } ?? since
+        return offset < blackout.duration ? time - offset + blackout.duration : nil
+    }
+}
