@@ -18,9 +18,11 @@ extension CapacityPlan {
     /// step repeats whole runs); `stepStart` is when the step began, for a budget in time. Its timetable runs for the
     /// budget (a number of runs: that many of its own lengths), and at least its own length. The decision pools what
     /// it collects with the step's runs before it (`pooledWith`: each one's results, an objective each). Futility
-    /// ends it too: once a sixth of its budget has passed, a step whose values, projected at the rate they came to the
+    /// ends it too: once a sixth of its budget has passed, or sooner once each undecided objective holds as many values
+    /// as its pass would need (a way-finding p99's 138), a step whose values, projected at the rate they came to the
     /// budget's end in the proportions seen, would still be undecided stops (its samples' `gaveUp`) — near the true
-    /// capacity a p99 sits at its limit, and no budget decides it.
+    /// capacity a p99 sits at its limit, and no budget decides it. Judged on enough values, not on time alone: one
+    /// early outlier among too few values once stopped an easy step.
     func sampling(
         _ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]], passConfidence: Double
     ) -> (options: RunOptions, samples: StepSampling?) {
@@ -68,7 +70,14 @@ extension CapacityPlan {
             })
             if judgement.verdict != .undecided { return true }
             let elapsed = now - collector.origin
-            guard elapsed >= max(ownLength, length / 6) else { return false }
+            let enough = judgement.objectives.allSatisfy { objective in
+                guard objective.decision == .undecided else { return true }
+                guard let share = objective.allowedShare,
+                    let needed = ProportionDecision.valuesToPass(allowedShare: share, confidence: passConfidence)
+                else { return false }
+                return objective.values >= needed
+            }
+            guard elapsed >= ownLength, elapsed >= length / 6 || enough else { return false }
             let scale = Double(length) / Double(elapsed)
             let futile = judgement.objectives.contains { objective in
                 guard objective.decision == .undecided, let beyond = objective.beyond,

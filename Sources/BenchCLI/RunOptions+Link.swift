@@ -9,8 +9,7 @@ extension RunOptions {
             help: "Put every client behind an emulated link: a preset (\(LinkProfile.presets.map(\.name).joined(separator: ", ")); "
                 + "bench links lists their numbers), parameters (delay=40ms,jitter=10ms,rate=1mbit,loss=2%; down- and "
                 + "up- forms; nat-idle=30s; blackout=5s@30s,every=60s), or a preset then parameters (3g,loss=1%). "
-                + "Emulated in user space in this process (the clients stay on its threads).",
-            default: "none")
+                + "Emulated in user space in this process, on a thread of its own beside the clients' threads.")
     }
 
     /// Reads `--link` into `configuration`; refused where the clients would not be in this process.
@@ -23,6 +22,11 @@ extension RunOptions {
             configuration.link = try LinkProfile(parsing: text)
         } catch {
             throw reader.invalid("link", "spec", text, error.reason)
+        }
+        if parsed.value("source-addresses") != nil {
+            throw UsageError(
+                message: "--source-addresses does not apply with --link: the clients connect to the link on loopback, "
+                    + "and the link to the server", command: command)
         }
         if let clientProcesses, clientProcesses > 0 {
             throw UsageError(

@@ -55,6 +55,8 @@ import Testing
             (["fanout", "--link", "lte:70%,3g:30%"], "a mix of links (lte:70%,3g:30%) is not built yet"),
             (["fanout", "--link", "lte", "--client-procs", "2"], "--client-procs with --link is not built yet"),
             (["fanout", "--link", "delay=1ms,jitter=2ms"], "jitter is at most the delay it varies"),
+            (["fanout", "--link", "lte", "--source-addresses", "127.0.0.2,127.0.0.3"], "--source-addresses does not apply with --link"),
+            (["serve", "fanout", "--link", "lte", "--token", "t"], "agents behind --link are not built yet"),
         ] {
             let result = try BenchProcess.run(arguments + ["--out", out])
             #expect(result.exitCode == 2, "\(arguments): \(result.standardError)")

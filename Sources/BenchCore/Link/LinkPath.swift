@@ -20,6 +20,8 @@ public struct LinkPath: Sendable {
 
     /// The most times a segment is lost again before it gets through (TCP would give up the connection later).
     static let mostRetransmissions = 6
+    /// The longest retransmission timeout, as Linux's (`TCP_RTO_MAX`).
+    static let longestTimeout: UInt64 = 120_000_000_000
 
     public init(_ direction: LinkProfile.Direction, of profile: LinkProfile, origin: UInt64, seed: UInt64, stream: UInt64) {
         self.direction = direction
@@ -38,28 +40,32 @@ public struct LinkPath: Sendable {
         }
         linkFree = sent
         var delay = direction.delay
-        if direction.jitter > 0 {
-            delay = delay - direction.jitter + random.nextBounded(2 * direction.jitter + 1)  // jitter ≤ delay
+        if direction.jitter > 0 {  // at most the delay where it was read; a jitter beyond it is cut there
+            delay = delay.subtractingClamped(direction.jitter) + random.nextBounded(2 * min(direction.jitter, delay) + 1)
         }
-        var out = sent + delay
+        var resent = sent
         var timeout = retransmissionTimeout
         var losses = 0
         while direction.lossPerMillion > 0 && losses < Self.mostRetransmissions
             && random.nextBounded(1_000_000) < UInt64(direction.lossPerMillion)
         {
-            out += timeout
-            timeout *= 2
+            resent += timeout
+            timeout = min(timeout * 2, Self.longestTimeout)
             losses += 1
         }
-        if let end = blackoutEnd(covering: sent) ?? blackoutEnd(covering: out) {
-            // Sent again at each timeout until one goes after the blackout.
-            var resent = out - delay
-            while resent < end {
-                resent += timeout
-                timeout = min(timeout * 2, 120_000_000_000)
+        if var end = blackoutEnd(covering: resent) ?? blackoutEnd(covering: resent + delay) {
+            // Sent again at each timeout until one goes after the blackout (and is in no later one).
+            while true {
+                while resent < end {
+                    resent += timeout
+                    timeout = min(timeout * 2, Self.longestTimeout)
+                }
+                guard let next = blackoutEnd(covering: resent) ?? blackoutEnd(covering: resent + delay) else { break }
+                end = next
             }
-            out = resent + delay
+            linkFree = max(linkFree, resent)  // what it held goes out at the rate after it
         }
+        var out = resent + delay
         out = max(out, lastOut)
         lastOut = out
         return out

@@ -11,9 +11,11 @@ extension ChatRelay {
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         try ScenarioRunner.checkCPUs(configuration)
-        // The relay's end of every member and, unless children or agents hold them, the member's own.
+        // The relay's end of every member and, unless children or agents hold them, the member's own (and behind a
+        // link, the link's two ends of it).
         let limit = DescriptorLimit.raiseToHardLimit()
-        let perClient = configuration.clientGroupChannels.isEmpty && configuration.agentToken == nil ? 2 : 1
+        let local = configuration.clientGroupChannels.isEmpty && configuration.agentToken == nil
+        let perClient = local ? (configuration.link == nil ? 2 : 4) : 1
         guard perClient * configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }

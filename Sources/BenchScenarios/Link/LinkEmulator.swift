@@ -20,15 +20,20 @@ final class LinkEmulator: @unchecked Sendable {
     init(profile: LinkProfile, upstream: SocketAddress, seed: UInt64) throws(SystemError) {
         let (listener, bound) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         address = bound
-        stopSignal = try EventNotifier()
         let loop: LinkLoop
         do {
+            stopSignal = try EventNotifier()
             loop = try LinkLoop(profile: profile, upstream: upstream, seed: seed, listener: listener, stop: stopSignal)
         } catch {
             Posix.close(listener)
             throw error
         }
-        thread = try NativeThread.spawn(name: "bench-link") { loop.run() }
+        do {
+            thread = try NativeThread.spawn(name: "bench-link") { loop.run() }
+        } catch {
+            loop.shutDown()
+            throw error
+        }
     }
 
     /// Stops the thread; every connection through the link is closed.
@@ -40,29 +45,42 @@ final class LinkEmulator: @unchecked Sendable {
 }
 
 /// The emulator's thread: its listener, its connections and their links, and a timer for the next segment out.
+/// A connection's place is never reused in a run (a reconnect takes a new one): an event or a wake-up of one that
+/// closed finds nothing there.
 private final class LinkLoop: @unchecked Sendable {
-    /// One client's connection through the link: its socket, the server's, and a queue and a path each way.
+    /// One side of a connection through the link: its socket (-1 once closed), and what it did.
+    struct Side {
+        var socket: Int32
+        /// It sent its end (read as 0 bytes): nothing more is read from it.
+        var ended = false
+        /// Its end was passed on to the other side, once the bytes before it were out.
+        var shut = false
+        /// It did not take all that was due: written again once it is writable.
+        var blocked = false
+        /// What epoll watches on it now.
+        var interest: EpollEvents
+        /// The exit time a wake-up is set for, of the direction toward it (0: none).
+        var armed: UInt64 = 0
+    }
+
+    /// One client's connection through the link: both sides, and a path and a queue toward each.
     struct Linked {
-        var client: Int32
-        var server: Int32
+        var client: Side
+        var server: Side
         var serverConnected = false
         var down: LinkPath
         var up: LinkPath
         var toClient = LinkQueue()
         var toServer = LinkQueue()
-        /// The last byte either way entered the link then (the NAT's idle clock).
+        /// The last byte either way entered or left the link then (the NAT's idle clock).
         var lastActivity: UInt64
-        /// The NAT forgot the connection: its bytes vanish both ways.
+        /// The NAT forgot the connection: its bytes, and its ends, vanish both ways.
         var forgotten = false
-        /// Each side sent its end (its bytes then end once the queue is out).
-        var clientEnded = false
-        var serverEnded = false
-        /// A side's socket did not take all that was due: written again once it is writable.
-        var clientBlocked = false
-        var serverBlocked = false
-        /// What epoll watches on each socket now.
-        var clientInterest: EpollEvents = .readable
-        var serverInterest: EpollEvents = [.readable, .writable]
+
+        subscript(serverSide: Bool) -> Side {
+            get { serverSide ? server : client }
+            set { if serverSide { server = newValue } else { client = newValue } }
+        }
     }
 
     static let listenerToken: UInt64 = .max
@@ -83,15 +101,22 @@ private final class LinkLoop: @unchecked Sendable {
     var links: [Linked?] = []
     /// Exit times to wake for, with the direction's token (place × 2, + 1 toward the server).
     var due = MinimumHeap()
+    /// No descriptor was left to accept with: the listener rests until a connection closes.
+    var acceptPaused = false
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
 
     init(profile: LinkProfile, upstream: SocketAddress, seed: UInt64, listener: Int32, stop: EventNotifier) throws(SystemError) {
         (self.profile, self.upstream, self.seed, self.listener, self.stop) = (profile, upstream, seed, listener, stop)
-        epoll = try Epoll()
-        timer = try MonotonicTimer()
-        try epoll.add(listener, interest: .readable, token: Self.listenerToken)
-        try epoll.add(timer.descriptor, interest: .readable, token: Self.timerToken)
-        try epoll.add(stop.descriptor, interest: .readable, token: Self.stopToken)
+        do {
+            epoll = try Epoll()
+            timer = try MonotonicTimer()
+            try epoll.add(listener, interest: .readable, token: Self.listenerToken)
+            try epoll.add(timer.descriptor, interest: .readable, token: Self.timerToken)
+            try epoll.add(stop.descriptor, interest: .readable, token: Self.stopToken)
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
     }
 
     func run() {
@@ -116,27 +141,38 @@ private final class LinkLoop: @unchecked Sendable {
             }
             let now = MonotonicClock.now()
             while let next = due.minimum, next <= now {
-                let token = due.removeMinimum()
-                flush(place: Int(token >> 1), towardServer: token & 1 == 1, now: now)
+                let (time, token) = due.removeMinimum()
+                let (place, towardServer) = (Int(token >> 1), token & 1 == 1)
+                guard place < links.count, links[place]?[towardServer].armed == time else { continue }  // stale
+                links[place]![towardServer].armed = 0
+                flush(place: place, towardServer: towardServer, now: now)
             }
         }
     }
 
     private func acceptAll() {
-        while let accepted = try? TCPSocket.accept(from: listener) {
+        while true {
+            let accepted: Descriptor?
+            do {
+                accepted = try TCPSocket.accept(from: listener)
+            } catch {  // no descriptor left (EMFILE): rest until a connection closes, rather than spin on it
+                acceptPaused = true
+                try? epoll.modify(listener, interest: [], token: Self.listenerToken)
+                return
+            }
+            guard let accepted else { return }
             let client = accepted.relinquish()
             guard let server = try? TCPSocket.startConnecting(to: upstream).relinquish() else {
-                Posix.close(client)
+                Posix.close(client)  // the client sees its connection end at once, as a refused connect
                 continue
             }
-            let place = links.firstIndex(where: { $0 == nil }) ?? links.count
-            let now = MonotonicClock.now()
-            let linked = Linked(
-                client: client, server: server,
+            let place = links.count
+            links.append(Linked(
+                client: Side(socket: client, interest: .readable),
+                server: Side(socket: server, interest: [.readable, .writable]),
                 down: LinkPath(profile.down, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place)),
                 up: LinkPath(profile.up, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place + 1)),
-                lastActivity: now)
-            if place == links.count { links.append(linked) } else { links[place] = linked }
+                lastActivity: MonotonicClock.now()))
             do {
                 try epoll.add(client, interest: .readable, token: UInt64(place) << 1)
                 try epoll.add(server, interest: [.readable, .writable], token: UInt64(place) << 1 | 1)
@@ -147,46 +183,46 @@ private final class LinkLoop: @unchecked Sendable {
     }
 
     private func handle(_ events: EpollEvents, place: Int, serverSide: Bool) {
-        guard place < links.count, links[place] != nil else { return }
-        if serverSide && !links[place]!.serverConnected && events.contains(.writable) {
+        guard place < links.count, let linked = links[place], linked[serverSide].socket >= 0 else { return }
+        if serverSide && !linked.serverConnected && events.contains(.writable) {
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(links[place]!.server, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 else {
+            guard getsockopt(linked.server.socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 else {
                 return close(place)
             }
             links[place]!.serverConnected = true
         }
         if events.contains(.writable) {
-            if serverSide { links[place]!.serverBlocked = false } else { links[place]!.clientBlocked = false }
+            links[place]![serverSide].blocked = false
             flush(place: place, towardServer: serverSide, now: MonotonicClock.now())
         }
-        guard links[place] != nil else { return }
+        // A side that ended is read no more: its hang-up, once the other way is shut, closed its socket in flush.
+        guard links[place]?[serverSide].ended == false else { return }
         if !events.isDisjoint(with: [.readable, .hangUp, .error]) { read(place: place, serverSide: serverSide) }
     }
 
     /// Reads what one side sent into the link toward the other.
     private func read(place: Int, serverSide: Bool) {
-        let fd = serverSide ? links[place]!.server : links[place]!.client
         let result: IOResult<Int>
         do {
-            result = try Posix.read(fd, into: buffer)
+            result = try Posix.read(links[place]![serverSide].socket, into: buffer)
         } catch {
             return close(place)  // a reset: the other side sees its connection end
         }
         guard case .processed(let count) = result else { return }
         let now = MonotonicClock.now()
-        guard count > 0 else {
-            if serverSide { links[place]!.serverEnded = true } else { links[place]!.clientEnded = true }
-            return flush(place: place, towardServer: !serverSide, now: now)
-        }
         if let idle = profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
             links[place]!.forgotten = true
             links[place]!.toClient.removeAll()
             links[place]!.toServer.removeAll()
         }
+        guard count > 0 else {
+            links[place]![serverSide].ended = true
+            if links[place]!.forgotten { return watch(place) }  // a forgotten connection's end vanishes as its bytes do
+            return flush(place: place, towardServer: !serverSide, now: now)
+        }
         guard !links[place]!.forgotten else { return }  // the bytes vanish, both ways, without a reset
         links[place]!.lastActivity = now
-        let wasEmpty = serverSide ? links[place]!.toClient.isEmpty : links[place]!.toServer.isEmpty
         var offset = 0
         while offset < count {
             let size = min(Self.segmentSize, count - offset)
@@ -200,17 +236,17 @@ private final class LinkLoop: @unchecked Sendable {
             }
             offset += size
         }
-        let next = serverSide ? links[place]!.toClient.nextExit : links[place]!.toServer.nextExit
-        if wasEmpty, let next { due.insert(next, token: UInt64(place) << 1 | (serverSide ? 0 : 1)) }
+        schedule(place: place, towardServer: !serverSide)
         watch(place)
     }
 
-    /// Writes what came out of the link toward one side; the timer wakes for its next segment.
+    /// Writes what came out of the link toward one side, passes on the other side's end once its bytes are out, and
+    /// sets a wake-up for the next segment.
     private func flush(place: Int, towardServer: Bool, now: UInt64) {
-        guard place < links.count, var linked = links[place] else { return }
-        guard !towardServer || linked.serverConnected else { return }
-        guard !(towardServer ? linked.serverBlocked : linked.clientBlocked) else { return }
-        let fd = towardServer ? linked.server : linked.client
+        guard place < links.count, links[place] != nil else { return }
+        defer { if links[place] != nil { watch(place) } }
+        guard !towardServer || links[place]!.serverConnected, !links[place]![towardServer].blocked else { return }
+        let fd = links[place]![towardServer].socket
         var failed = false
         var blocked = false
         func write(_ bytes: UnsafeRawBufferPointer) -> Int {
@@ -226,59 +262,70 @@ private final class LinkLoop: @unchecked Sendable {
                 return 0
             }
         }
-        if towardServer { _ = linked.toServer.writeOut(by: now, write) } else { _ = linked.toClient.writeOut(by: now, write) }
-        if towardServer { linked.serverBlocked = blocked } else { linked.clientBlocked = blocked }
-        links[place] = linked
+        // In place: a copy of the connection would copy its queues' storage.
+        let written = towardServer
+            ? links[place]!.toServer.writeOut(by: now, write) : links[place]!.toClient.writeOut(by: now, write)
         if failed { return close(place) }
-        let queue = towardServer ? linked.toServer : linked.toClient
-        if !blocked, let next = queue.nextExit, next > now {
-            due.insert(next, token: UInt64(place) << 1 | (towardServer ? 1 : 0))
-        }
-        let senderEnded = towardServer ? linked.clientEnded : linked.serverEnded
-        if queue.isEmpty && senderEnded {
+        if written > 0 { links[place]!.lastActivity = now }
+        links[place]![towardServer].blocked = blocked
+        if !blocked { schedule(place: place, towardServer: towardServer) }
+        let empty = towardServer ? links[place]!.toServer.isEmpty : links[place]!.toClient.isEmpty
+        if empty && links[place]![!towardServer].ended && !links[place]![towardServer].shut {
             shutdown(fd, Int32(SHUT_WR))  // the sender's end, once its bytes are out
-            if linked.clientEnded && linked.serverEnded && linked.toClient.isEmpty && linked.toServer.isEmpty {
-                return close(place)
-            }
+            links[place]![towardServer].shut = true
         }
-        watch(place)
+        // A side whose end came and that was given the other's is done with: closed, so that its hang-up is not
+        // reported again and again.
+        for side in [false, true] where links[place]![side].ended && links[place]![side].shut && links[place]![side].socket >= 0 {
+            Posix.close(links[place]![side].socket)  // closing removes it from epoll
+            links[place]![side].socket = -1
+        }
+        if links[place]!.client.socket < 0 && links[place]!.server.socket < 0 { close(place) }
+    }
+
+    /// Sets a wake-up for the next segment toward one side, unless one is set for it.
+    private func schedule(place: Int, towardServer: Bool) {
+        let next = towardServer ? links[place]!.toServer.nextExit : links[place]!.toClient.nextExit
+        guard let next, links[place]![towardServer].armed != next else { return }
+        links[place]![towardServer].armed = next
+        due.insert(next, token: UInt64(place) << 1 | (towardServer ? 1 : 0))
     }
 
     /// Watches each socket for what its connection waits for: a side's bytes while it has not ended and the link
     /// toward the other holds less than ``mostHeld`` (TCP's window); writability while a write waits (or the connect).
     private func watch(_ place: Int) {
         guard var linked = links[place] else { return }
-        var client: EpollEvents = linked.clientBlocked ? .writable : []
-        if !linked.clientEnded && linked.toServer.count <= Self.mostHeld { client.insert(.readable) }
-        var server: EpollEvents = linked.serverBlocked || !linked.serverConnected ? .writable : []
-        if !linked.serverEnded && linked.toClient.count <= Self.mostHeld { server.insert(.readable) }
-        if client != linked.clientInterest {
-            try? epoll.modify(linked.client, interest: client, token: UInt64(place) << 1)
-            linked.clientInterest = client
+        for serverSide in [false, true] where linked[serverSide].socket >= 0 {
+            let toward = serverSide ? linked.toClient : linked.toServer
+            var interest: EpollEvents = linked[serverSide].blocked || (serverSide && !linked.serverConnected) ? .writable : []
+            if !linked[serverSide].ended && toward.count <= Self.mostHeld { interest.insert(.readable) }
+            guard interest != linked[serverSide].interest else { continue }
+            try? epoll.modify(linked[serverSide].socket, interest: interest, token: UInt64(place) << 1 | (serverSide ? 1 : 0))
+            linked[serverSide].interest = interest
         }
-        if server != linked.serverInterest {
-            try? epoll.modify(linked.server, interest: server, token: UInt64(place) << 1 | 1)
-            linked.serverInterest = server
-        }
-        links[place] = linked
+        links[place]!.client.interest = linked.client.interest
+        links[place]!.server.interest = linked.server.interest
     }
 
     private func close(_ place: Int) {
         guard place < links.count, let linked = links[place] else { return }
-        Posix.close(linked.client)
-        Posix.close(linked.server)
+        for fd in [linked.client.socket, linked.server.socket] where fd >= 0 { Posix.close(fd) }
         links[place] = nil
+        if acceptPaused {  // a descriptor is free again
+            acceptPaused = false
+            try? epoll.modify(listener, interest: .readable, token: Self.listenerToken)
+        }
     }
 
-    private func shutDown() {
+    func shutDown() {
         for place in links.indices { close(place) }
         Posix.close(listener)
         buffer.deallocate()
     }
 }
 
-/// Exit times to wake for, least first, each with a token; entries may be stale (a direction flushed since): the
-/// loop flushes a direction whenever an entry of it comes due, and finds nothing or the next to do.
+/// Exit times to wake for, least first, each with a token; an entry may be stale (its connection closed, or a later
+/// exit set for its direction since): the loop checks it against the direction's own before it acts.
 struct MinimumHeap {
     private var entries: [(time: UInt64, token: UInt64)] = []
 
@@ -295,9 +342,9 @@ struct MinimumHeap {
         }
     }
 
-    /// Removes the least entry and returns its token (the heap must not be empty).
-    mutating func removeMinimum() -> UInt64 {
-        let token = entries[0].token
+    /// Removes the least entry and returns it (the heap must not be empty).
+    mutating func removeMinimum() -> (time: UInt64, token: UInt64) {
+        let removed = entries[0]
         entries.swapAt(0, entries.count - 1)
         entries.removeLast()
         var parent = 0
@@ -307,7 +354,7 @@ struct MinimumHeap {
             var least = parent
             if left < entries.count && entries[left].time < entries[least].time { least = left }
             if right < entries.count && entries[right].time < entries[least].time { least = right }
-            guard least != parent else { return token }
+            guard least != parent else { return removed }
             entries.swapAt(parent, least)
             parent = least
         }

@@ -114,9 +114,9 @@ public enum ScenarioRunner {
         over: T.Type
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        // Behind a link, the clients connect to it, and it to the server.
+        // Behind a link, this process's clients connect to it, and it to the server.
         var link: LinkEmulator?
-        if let profile = configuration.link {
+        if let profile = configuration.link, !configuration.localClients.isEmpty {
             do {
                 link = try LinkEmulator(profile: profile, upstream: bound, seed: configuration.seed)
             } catch {

@@ -23,7 +23,8 @@ enum TargetRunner {
         try ScenarioRunner.checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
         let subscribersHere = configuration.clientGroupChannels.isEmpty ? configuration.clients : 0
-        let linked = configuration.link == nil ? 0 : 2 * subscribersHere  // the link's two ends of each
+        let local = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
+        let linked = configuration.link != nil && local ? 2 * subscribersHere : 0  // the link's two ends of each
         guard subscribersHere + linked + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: linked > 0 ? 3 : 1)
         }
