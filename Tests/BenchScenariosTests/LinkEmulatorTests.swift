@@ -23,17 +23,19 @@ import Testing
             self.listener = listener
             link = try LinkEmulator(profile: try LinkProfile(parsing: profile), upstream: address, seed: 9)
             client = try TCPSocket.connect(to: link.address)
-            var accepted: Int32?
-            for _ in 0..<2_000 where accepted == nil {  // the link connects once the client is accepted
-                accepted = try TCPSocket.accept(from: listener)?.relinquish()
-                if accepted == nil { usleep(5_000) }
-            }
+            // The link connects once it accepted the client: waited for up to 60 s (only a hang takes that long).
+            var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            let accepted = poll(&ready, 1, 60_000) == 1 ? try TCPSocket.accept(from: listener)?.relinquish() : nil
             guard let accepted else {
                 link.end()
                 throw SystemError("accept through the link", errno: ETIMEDOUT)
             }
             server = accepted
-            for fd in [client, server] { try Posix.setNonBlocking(fd, false) }
+            for fd in [client, server] {
+                try Posix.setNonBlocking(fd, false)
+                var limit = timeval(tv_sec: 60, tv_usec: 0)  // a write the link never takes fails, not hangs
+                setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            }
         }
 
         deinit {

@@ -101,8 +101,11 @@ private final class LinkLoop: @unchecked Sendable {
     var links: [Linked?] = []
     /// Exit times to wake for, with the direction's token (place × 2, + 1 toward the server).
     var due = MinimumHeap()
-    /// No descriptor was left to accept with: the listener rests until a connection closes.
-    var acceptPaused = false
+    /// No descriptor was left to accept with: the listener rests until a connection closes or until then (monotonic
+    /// ns; 0: it listens).
+    var acceptPausedUntil: UInt64 = 0
+    /// How long the listener rests after an accept found no descriptor.
+    static let acceptPause: UInt64 = 20_000_000
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
 
     init(profile: LinkProfile, upstream: SocketAddress, seed: UInt64, listener: Int32, stop: EventNotifier) throws(SystemError) {
@@ -123,9 +126,11 @@ private final class LinkLoop: @unchecked Sendable {
         defer { shutDown() }
         var armed: UInt64 = 0
         while true {
-            if let next = due.minimum, next != armed {
-                try? timer.arm(at: next)
-                armed = next
+            if acceptPausedUntil != 0 && MonotonicClock.now() >= acceptPausedUntil { resumeAccepting() }
+            let wake = [due.minimum, acceptPausedUntil == 0 ? nil : acceptPausedUntil].compactMap { $0 }.min()
+            if let wake, wake != armed {
+                try? timer.arm(at: wake)
+                armed = wake
             }
             guard let count = try? epoll.wait(timeoutMilliseconds: -1) else { continue }
             for index in 0..<count {
@@ -155,8 +160,8 @@ private final class LinkLoop: @unchecked Sendable {
             let accepted: Descriptor?
             do {
                 accepted = try TCPSocket.accept(from: listener)
-            } catch {  // no descriptor left (EMFILE): rest until a connection closes, rather than spin on it
-                acceptPaused = true
+            } catch {  // no descriptor left (EMFILE): rest a moment, or until a connection closes, rather than spin on it
+                acceptPausedUntil = MonotonicClock.now() + Self.acceptPause
                 try? epoll.modify(listener, interest: [], token: Self.listenerToken)
                 return
             }
@@ -311,10 +316,12 @@ private final class LinkLoop: @unchecked Sendable {
         guard place < links.count, let linked = links[place] else { return }
         for fd in [linked.client.socket, linked.server.socket] where fd >= 0 { Posix.close(fd) }
         links[place] = nil
-        if acceptPaused {  // a descriptor is free again
-            acceptPaused = false
-            try? epoll.modify(listener, interest: .readable, token: Self.listenerToken)
-        }
+        if acceptPausedUntil != 0 { resumeAccepting() }  // a descriptor is free again
+    }
+
+    private func resumeAccepting() {
+        acceptPausedUntil = 0
+        try? epoll.modify(listener, interest: .readable, token: Self.listenerToken)
     }
 
     func shutDown() {
