@@ -265,7 +265,7 @@ public struct RunCollector: Sendable {
         if let connect = metrics.firstIndex(of: .connect) {
             for time in recording.connectTimes where time > 0 { builders[connect].record(time) }
         }
-        for (index, metric) in metrics.enumerated() where !recording.connectPhases.isEmpty {
+        for (index, metric) in metrics.enumerated() where metric.isConnectPhase && !recording.connectPhases.isEmpty {
             for (client, phases) in recording.connectPhases.enumerated() where recording.connectTimes[client] > 0 {
                 if let time = metric.phase(of: phases) { builders[index].record(time) }
             }

@@ -1,0 +1,292 @@
+import BenchCore
+import BenchNet
+import Glibc
+
+/// The emulator's thread: its listener, its connections and their links, and a timer for the next segment out.
+/// A connection's place is never reused in a run (a reconnect takes a new one): an event or a wake-up of one that
+/// closed finds nothing there.
+final class LinkLoop: @unchecked Sendable {
+    /// One side of a connection through the link: its socket (-1 once closed), and what it did.
+    struct Side {
+        var socket: Int32
+        /// It sent its end (read as 0 bytes): nothing more is read from it.
+        var ended = false
+        /// Its end was passed on to the other side, once the bytes before it were out.
+        var shut = false
+        /// It did not take all that was due: written again once it is writable.
+        var blocked = false
+        /// What epoll watches on it now.
+        var interest: EpollEvents
+        /// The exit time a wake-up is set for, of the direction toward it (0: none).
+        var armed: UInt64 = 0
+    }
+
+    /// One client's connection through the link: both sides, and a path and a queue toward each.
+    struct Linked {
+        var client: Side
+        var server: Side
+        var serverConnected = false
+        var down: LinkPath
+        var up: LinkPath
+        var toClient = LinkQueue()
+        var toServer = LinkQueue()
+        /// The last byte either way entered or left the link then (the NAT's idle clock).
+        var lastActivity: UInt64
+        /// The NAT forgot the connection: its bytes, and its ends, vanish both ways.
+        var forgotten = false
+
+        subscript(serverSide: Bool) -> Side {
+            get { serverSide ? server : client }
+            set { if serverSide { server = newValue } else { client = newValue } }
+        }
+    }
+
+    static let listenerToken: UInt64 = .max
+    static let timerToken: UInt64 = .max - 1
+    static let stopToken: UInt64 = .max - 2
+    /// Bytes a direction holds before it stops reading its sender (TCP's window, closed).
+    static let mostHeld = 4 << 20
+    static let segmentSize = 1_448
+    /// The client's side and the server's, as ``Linked``'s subscript takes them (a constant: no array per call).
+    static let sides = [false, true]
+
+    let profile: LinkProfile
+    let upstream: SocketAddress
+    let seed: UInt64
+    let listener: Int32
+    let stop: EventNotifier
+    let epoll: Epoll
+    let timer: MonotonicTimer
+    let origin = MonotonicClock.now()
+    var links: [Linked?] = []
+    /// Exit times to wake for, with the direction's token (place × 2, + 1 toward the server).
+    var due = MinimumHeap()
+    /// No descriptor was left to accept with: the listener rests until a connection closes or until then (monotonic
+    /// ns; 0: it listens).
+    var acceptPausedUntil: UInt64 = 0
+    /// How long the listener rests after an accept found no descriptor.
+    static let acceptPause: UInt64 = 20_000_000
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+
+    init(profile: LinkProfile, upstream: SocketAddress, seed: UInt64, listener: Int32, stop: EventNotifier) throws(SystemError) {
+        (self.profile, self.upstream, self.seed, self.listener, self.stop) = (profile, upstream, seed, listener, stop)
+        do {
+            epoll = try Epoll()
+            timer = try MonotonicTimer()
+            try epoll.add(listener, interest: .readable, token: Self.listenerToken)
+            try epoll.add(timer.descriptor, interest: .readable, token: Self.timerToken)
+            try epoll.add(stop.descriptor, interest: .readable, token: Self.stopToken)
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+    }
+
+    func run() {
+        defer { shutDown() }
+        var armed: UInt64 = 0
+        while true {
+            if acceptPausedUntil != 0 && MonotonicClock.now() >= acceptPausedUntil { resumeAccepting() }
+            var wake = due.minimum
+            if acceptPausedUntil != 0 { wake = min(wake ?? .max, acceptPausedUntil) }
+            if let wake, wake != armed {
+                try? timer.arm(at: wake)
+                armed = wake
+            }
+            guard let count = try? epoll.wait(timeoutMilliseconds: -1) else { continue }
+            for index in 0..<count {
+                let (token, events) = epoll.event(at: index)
+                switch token {
+                case Self.stopToken: return
+                case Self.listenerToken: acceptAll()
+                case Self.timerToken:
+                    timer.drain()
+                    armed = 0
+                default: handle(events, place: Int(token >> 1), serverSide: token & 1 == 1)
+                }
+            }
+            let now = MonotonicClock.now()
+            while let next = due.minimum, next <= now {
+                let (time, token) = due.removeMinimum()
+                let (place, towardServer) = (Int(token >> 1), token & 1 == 1)
+                guard place < links.count, links[place]?[towardServer].armed == time else { continue }  // stale
+                links[place]![towardServer].armed = 0
+                flush(place: place, towardServer: towardServer, now: now)
+            }
+        }
+    }
+
+    private func acceptAll() {
+        while true {
+            let accepted: Descriptor?
+            do {
+                accepted = try TCPSocket.accept(from: listener)
+            } catch {  // no descriptor left (EMFILE): rest a moment, or until a connection closes, rather than spin on it
+                acceptPausedUntil = MonotonicClock.now() + Self.acceptPause
+                try? epoll.modify(listener, interest: [], token: Self.listenerToken)
+                return
+            }
+            guard let accepted else { return }
+            let client = accepted.relinquish()
+            guard let server = try? TCPSocket.startConnecting(to: upstream).relinquish() else {
+                Posix.close(client)  // the client sees its connection end at once, as a refused connect
+                continue
+            }
+            let place = links.count
+            links.append(Linked(
+                client: Side(socket: client, interest: .readable),
+                server: Side(socket: server, interest: [.readable, .writable]),
+                down: LinkPath(profile.down, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place)),
+                up: LinkPath(profile.up, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place + 1)),
+                lastActivity: MonotonicClock.now()))
+            do {
+                try epoll.add(client, interest: .readable, token: UInt64(place) << 1)
+                try epoll.add(server, interest: [.readable, .writable], token: UInt64(place) << 1 | 1)
+            } catch {
+                close(place)
+            }
+        }
+    }
+
+    private func handle(_ events: EpollEvents, place: Int, serverSide: Bool) {
+        guard place < links.count, let linked = links[place], linked[serverSide].socket >= 0 else { return }
+        if serverSide && !linked.serverConnected && events.contains(.writable) {
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(linked.server.socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 else {
+                return close(place)
+            }
+            links[place]!.serverConnected = true
+        }
+        if events.contains(.writable) {
+            links[place]![serverSide].blocked = false
+            flush(place: place, towardServer: serverSide, now: MonotonicClock.now())
+        }
+        // A side that ended is read no more: its hang-up, once the other way is shut, closed its socket in flush.
+        guard links[place]?[serverSide].ended == false else { return }
+        if !events.isDisjoint(with: [.readable, .hangUp, .error]) { read(place: place, serverSide: serverSide) }
+    }
+
+    /// Reads what one side sent into the link toward the other.
+    private func read(place: Int, serverSide: Bool) {
+        let result: IOResult<Int>
+        do {
+            result = try Posix.read(links[place]![serverSide].socket, into: buffer)
+        } catch {
+            return close(place)  // a reset: the other side sees its connection end
+        }
+        guard case .processed(let count) = result else { return }
+        let now = MonotonicClock.now()
+        if let idle = profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
+            links[place]!.forgotten = true
+            links[place]!.toClient.removeAll()
+            links[place]!.toServer.removeAll()
+        }
+        guard count > 0 else {
+            links[place]![serverSide].ended = true
+            if links[place]!.forgotten { return watch(place) }  // a forgotten connection's end vanishes as its bytes do
+            return flush(place: place, towardServer: !serverSide, now: now)
+        }
+        guard !links[place]!.forgotten else { return }  // the bytes vanish, both ways, without a reset
+        links[place]!.lastActivity = now
+        var offset = 0
+        while offset < count {
+            let size = min(Self.segmentSize, count - offset)
+            let segment = UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + size])
+            if serverSide {
+                let exit = links[place]!.down.exit(entering: now, bytes: size)
+                links[place]!.toClient.append(segment, exit: exit)
+            } else {
+                let exit = links[place]!.up.exit(entering: now, bytes: size)
+                links[place]!.toServer.append(segment, exit: exit)
+            }
+            offset += size
+        }
+        schedule(place: place, towardServer: !serverSide)
+        watch(place)
+    }
+
+    /// Writes what came out of the link toward one side, passes on the other side's end once its bytes are out, and
+    /// sets a wake-up for the next segment.
+    private func flush(place: Int, towardServer: Bool, now: UInt64) {
+        guard place < links.count, links[place] != nil else { return }
+        defer { if links[place] != nil { watch(place) } }
+        guard !towardServer || links[place]!.serverConnected, !links[place]![towardServer].blocked else { return }
+        let fd = links[place]![towardServer].socket
+        var failed = false
+        var blocked = false
+        func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+            switch try? Posix.sendSome(fd, bytes) {
+            case .processed(let sent)?:
+                blocked = sent < bytes.count
+                return sent
+            case .wouldBlock?:
+                blocked = true
+                return 0
+            case nil:
+                failed = true
+                return 0
+            }
+        }
+        // In place: a copy of the connection would copy its queues' storage.
+        let written = towardServer
+            ? links[place]!.toServer.writeOut(by: now, write) : links[place]!.toClient.writeOut(by: now, write)
+        if failed { return close(place) }
+        if written > 0 { links[place]!.lastActivity = now }
+        links[place]![towardServer].blocked = blocked
+        if !blocked { schedule(place: place, towardServer: towardServer) }
+        let empty = towardServer ? links[place]!.toServer.isEmpty : links[place]!.toClient.isEmpty
+        if empty && links[place]![!towardServer].ended && !links[place]![towardServer].shut {
+            shutdown(fd, Int32(SHUT_WR))  // the sender's end, once its bytes are out
+            links[place]![towardServer].shut = true
+        }
+        // A side whose end came and that was given the other's is done with: closed, so that its hang-up is not
+        // reported again and again.
+        for side in Self.sides where links[place]![side].ended && links[place]![side].shut && links[place]![side].socket >= 0 {
+            Posix.close(links[place]![side].socket)  // closing removes it from epoll
+            links[place]![side].socket = -1
+        }
+        if links[place]!.client.socket < 0 && links[place]!.server.socket < 0 { close(place) }
+    }
+
+    /// Sets a wake-up for the next segment toward one side, unless one is set for it.
+    private func schedule(place: Int, towardServer: Bool) {
+        let next = towardServer ? links[place]!.toServer.nextExit : links[place]!.toClient.nextExit
+        guard let next, links[place]![towardServer].armed != next else { return }
+        links[place]![towardServer].armed = next
+        due.insert(next, token: UInt64(place) << 1 | (towardServer ? 1 : 0))
+    }
+
+    /// Watches each socket for what its connection waits for: a side's bytes while it has not ended and the link
+    /// toward the other holds less than ``mostHeld`` (TCP's window); writability while a write waits (or the connect).
+    private func watch(_ place: Int) {
+        guard links[place] != nil else { return }
+        for serverSide in Self.sides where links[place]![serverSide].socket >= 0 {
+            let side = links[place]![serverSide]
+            let held = serverSide ? links[place]!.toClient.count : links[place]!.toServer.count
+            var interest: EpollEvents = side.blocked || (serverSide && !links[place]!.serverConnected) ? .writable : []
+            if !side.ended && held <= Self.mostHeld { interest.insert(.readable) }
+            guard interest != side.interest else { continue }
+            try? epoll.modify(side.socket, interest: interest, token: UInt64(place) << 1 | (serverSide ? 1 : 0))
+            links[place]![serverSide].interest = interest
+        }
+    }
+
+    private func close(_ place: Int) {
+        guard place < links.count, let linked = links[place] else { return }
+        for fd in [linked.client.socket, linked.server.socket] where fd >= 0 { Posix.close(fd) }
+        links[place] = nil
+        if acceptPausedUntil != 0 { resumeAccepting() }  // a descriptor is free again
+    }
+
+    private func resumeAccepting() {
+        acceptPausedUntil = 0
+        try? epoll.modify(listener, interest: .readable, token: Self.listenerToken)
+    }
+
+    func shutDown() {
+        for place in links.indices { close(place) }
+        Posix.close(listener)
+        buffer.deallocate()
+    }
+}
