@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// `bench capacity`: a search for the most clients a server holds within its objective, run as a user runs it.
-@Suite(.timeLimit(.minutes(3))) struct CapacityCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct CapacityCommandTests {
     static let hasPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures").path

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `bench chat` as a user runs it: the built-in relay, rooms from the seed, a gate on the spread, the files read back.
-@Suite(.timeLimit(.minutes(3))) struct ChatCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ChatCommandTests {
     @Test func aChatRunWritesOneRowPerDeliveryAndItsGateHolds() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
@@ -83,7 +83,7 @@ import Testing
 }
 
 /// What a person sees of a zipf chat run: each room size's delivery and spread in the terminal and on the page.
-@Suite(.timeLimit(.minutes(3))) struct ChatRoomSizeReportTests {
+@Suite(.timeLimit(.minutes(10))) struct ChatRoomSizeReportTests {
     @Test func aZipfRunShowsEachRoomSizeOnTheTerminalAndThePage() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
@@ -109,7 +109,7 @@ import Testing
 
 /// `bench chat --client-procs 2`: the members in two child processes, each told the rooms and the seed, every message
 /// to the rest of its room as on threads.
-@Suite(.timeLimit(.minutes(3))) struct ChatClientProcessesTests {
+@Suite(.timeLimit(.minutes(10))) struct ChatClientProcessesTests {
     @Test func membersInChildProcessesReachTheirRooms() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
@@ -128,7 +128,7 @@ import Testing
 }
 
 /// `bench capacity chat`: the highest rate per member a relay holds, searched like any other axis.
-@Suite(.timeLimit(.minutes(3))) struct ChatCapacityTests {
+@Suite(.timeLimit(.minutes(10))) struct ChatCapacityTests {
     @Test func aRateRangeIsSearchedAndReportedPerMember() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
@@ -153,7 +153,7 @@ import Testing
 
 /// `bench serve chat` on every address of the host: the built-in relay on another port, two agents bringing the
 /// members, each told the rooms and the seed, connecting to the relay at the address they joined at.
-@Suite(.timeLimit(.minutes(3))) struct ServeChatTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeChatTests {
     @Test func twoAgentsBringTheMembersAndEveryMessageReachesItsRoom() throws {
         let out = temporaryFolderPath()
         let server = try BenchProcess.start([

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct CompareCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct CompareCommandTests {
     /// Two quick fanout runs with the same settings, and one with another client count.
     private func runs() throws -> (first: String, second: String, other: String) {
         let out = temporaryFolderPath()

@@ -6,7 +6,7 @@ import Testing
 /// Every transport of the built-in server with every placement of its clients: in this process, in child processes
 /// (`--client-procs 2`), and from agents of `bench serve` (two `bench clients`). Each completes with nothing lost, and a
 /// run with agents names them in agents.csv. Small sizes: what is checked is that they compose.
-@Suite(.timeLimit(.minutes(3))) struct CompositionTests {
+@Suite(.timeLimit(.minutes(10))) struct CompositionTests {
     enum Placement: String, CaseIterable, Sendable {
         case inProcess, clientProcesses, serveAndAgents
     }

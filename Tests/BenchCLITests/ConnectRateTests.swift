@@ -4,7 +4,7 @@ import Testing
 /// `--connect-rate`: the clients come at the rate asked, in every placement, and the setup waits for the ramp. The
 /// bound is one no machine can beat (the last of 11 clients at 5/s starts 2 s after the first), never one a slow
 /// machine could miss.
-@Suite(.timeLimit(.minutes(3))) struct ConnectRateTests {
+@Suite(.timeLimit(.minutes(10))) struct ConnectRateTests {
     @Test(arguments: [[], ["--client-threads", "2"], ["--client-procs", "2"]])
     func theClientsOfARunConnectNoFasterThanTheRateAsked(placement: [String]) throws {
         let out = temporaryFolderPath()

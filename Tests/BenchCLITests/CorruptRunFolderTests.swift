@@ -3,7 +3,7 @@ import Testing
 
 /// Saved run folders damaged by hand or by a crash: every command that reads one says what is wrong (exit 2) and
 /// never traps or takes damage for losses.
-@Suite(.timeLimit(.minutes(3))) struct CorruptRunFolderTests {
+@Suite(.timeLimit(.minutes(10))) struct CorruptRunFolderTests {
     /// A small fanout run's folder, made once for every case.
     private static let original: String = {
         let out = temporaryFolderPath()

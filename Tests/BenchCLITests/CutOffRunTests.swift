@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// `bench report` on folders of runs killed outright at awkward moments, built by hand as a kill leaves them.
-@Suite(.timeLimit(.minutes(3))) struct CutOffRunTests {
+@Suite(.timeLimit(.minutes(10))) struct CutOffRunTests {
     /// `run.csv` as a fanout run against redis writes it when it starts (`status,running`, a process long gone).
     private static let startingRunCSV = [
         "key,value", "scenario,fanout", "command_line,bench fanout --target redis://127.0.0.1:6379/ch --duration 30s",

@@ -5,7 +5,7 @@ import Testing
 /// `--protocol` from the command line to a server that speaks Phoenix Channels or ActionCable as their documented
 /// frames say (Tests/Fixtures/channels_server.py): fan-out on threads and in child processes, a chat whose rooms are
 /// channels, a refused join in the server's words, and every misuse refused before anything runs.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct DescribedProtocolCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct DescribedProtocolCommandTests {
     static let enabled = HandshakeHeaderTests.hasWebSockets
     static let notice: Comment = "python3-websockets is not installed: apt-get install -y python3-websockets"
 

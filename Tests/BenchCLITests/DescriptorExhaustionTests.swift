@@ -5,7 +5,7 @@ import Testing
 
 /// A server out of file descriptors keeps its listener: accepting pauses and resumes, the run goes on, and the
 /// failure is reported with the limit.
-@Suite(.timeLimit(.minutes(3))) struct DescriptorExhaustionTests {
+@Suite(.timeLimit(.minutes(10))) struct DescriptorExhaustionTests {
     @Test func aServerOutOfDescriptorsPausesAcceptingAndResumesWhenSomeAreFree() throws {
         let out = temporaryFolderPath()
         let port = try freeLoopbackPort()

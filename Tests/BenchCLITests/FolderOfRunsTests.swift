@@ -4,7 +4,7 @@ import Testing
 /// `bench check` and `bench report` on a folder of runs (`results/`, a sweep): every run is read (and judged) before
 /// anything is written, so a usage error leaves every folder as it was, and a run the thresholds do not apply to is
 /// skipped by name.
-@Suite(.timeLimit(.minutes(3))) struct FolderOfRunsTests {
+@Suite(.timeLimit(.minutes(10))) struct FolderOfRunsTests {
     /// Every file under `folder`, with its bytes and its inode: a file rewritten with the same bytes (reports are
     /// written to a temporary file, then renamed over the old one) shows as changed too.
     private func snapshot(_ folder: String) -> [String: String] {

@@ -6,7 +6,7 @@ import Testing
 /// (Tests/Fixtures/graphql_server.py), speaking graphql-transport-ws. A fan-out whose subscribers authenticate in their
 /// connection_init (on threads and in child processes), a chat whose rooms are subscription arguments, a token refused,
 /// and every misuse refused before anything runs.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct GraphQLCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct GraphQLCommandTests {
     /// The virtual environment `.ci/run` makes with Strawberry, uvicorn and websockets from PyPI.
     static let python: String? = {
         let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"]

@@ -7,7 +7,7 @@ import Testing
 /// `--header` from the command line to the user's server, and its value nowhere else: not in run.csv's command line,
 /// not in any file of the run folder, not on the terminal, not on a child's command line (children and agents get it
 /// over their control channel). The server is a WebSocket relay that refuses a handshake without its bearer token.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct HandshakeHeaderTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct HandshakeHeaderTests {
     static let token = "sEcReT-t0ken-42"
     static let hasWebSockets: Bool = {
         let check = Process()

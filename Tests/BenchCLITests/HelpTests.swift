@@ -1,6 +1,6 @@
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct HelpTests {
+@Suite(.timeLimit(.minutes(10))) struct HelpTests {
     @Test(arguments: ["fanout", "roundtrip"])
     func everyCommandListsItsOptionsWithDefaults(command: String) throws {
         let result = try BenchProcess.run([command, "--help"])

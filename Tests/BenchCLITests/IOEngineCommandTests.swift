@@ -6,7 +6,7 @@ import Testing
 
 /// `--io`: the engine a run uses, said in run.csv; what it refuses. Runs that need io_uring are skipped, with a
 /// notice, where the kernel refuses it.
-@Suite(.timeLimit(.minutes(3))) struct IOEngineCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct IOEngineCommandTests {
     static let uringAvailable: Bool = {
         do {
             try IOEngine.probe()

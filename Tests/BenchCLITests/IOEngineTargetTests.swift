@@ -6,7 +6,7 @@ import Testing
 /// and `bench chat`'s relay and members read and write through io_uring, and every message is measured. That the rings
 /// are really used is read from the kernel: the run's process holds io_uring descriptors (`anon_inode:[io_uring]`)
 /// while it runs, two per loop on the ring (its receives and its batch of sends), and none on epoll.
-@Suite(.timeLimit(.minutes(3))) struct IOEngineTargetTests {
+@Suite(.timeLimit(.minutes(10))) struct IOEngineTargetTests {
     /// The io_uring instances process `pid` holds now.
     static func rings(of pid: Int32) -> Int {
         let folder = "/proc/\(pid)/fd"

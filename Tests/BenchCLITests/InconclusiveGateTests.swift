@@ -6,7 +6,7 @@ import Testing
 /// was saturated, or whose judged metric has no values gets exit 4 from `--threshold`, `bench check` and `bench suite`,
 /// said on stderr and in thresholds.csv, summary.md and junit.xml (an error, not a failure), unless `--accept` names
 /// the reason.
-@Suite(.timeLimit(.minutes(3))) struct InconclusiveGateTests {
+@Suite(.timeLimit(.minutes(10))) struct InconclusiveGateTests {
     /// A complete run, judged held, whose run.csv is then changed as a run that ended otherwise writes it.
     static func savedRun(setting key: String, to value: String) throws -> String {
         let out = temporaryFolderPath()

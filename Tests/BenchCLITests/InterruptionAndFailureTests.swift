@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct InterruptionAndFailureTests {
+@Suite(.timeLimit(.minutes(10))) struct InterruptionAndFailureTests {
     @Test func sigtermStopsTheRunWritesWhatWasMeasuredAndExits143() throws {
         let out = temporaryFolderPath()
         let process = try BenchProcess.start([
@@ -48,7 +48,7 @@ import Testing
 }
 
 /// A sweep none of whose steps could run leaves no folder behind and names none.
-@Suite(.timeLimit(.minutes(3))) struct FailedSweepTests {
+@Suite(.timeLimit(.minutes(10))) struct FailedSweepTests {
     @Test func aSweepWhoseFirstStepCannotRunLeavesNoEmptySweepFolder() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run(["fanout", "--clients", "2,3", "--host", "192.0.2.1", "--out", out])

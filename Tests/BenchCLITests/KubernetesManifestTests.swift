@@ -6,7 +6,7 @@ import Testing
 /// test runs exactly those (the token from the Secret, the Service's name resolved to this machine, the results volume
 /// a temporary folder) as processes, one server and as many agents as the Job's parallelism.
 /// Serialized: both runs listen where the manifests say (0.0.0.0:7000), so they cannot run at once.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct KubernetesManifestTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KubernetesManifestTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/deploy/kubernetes").path
 

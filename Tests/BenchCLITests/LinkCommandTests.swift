@@ -5,7 +5,7 @@ import Testing
 /// `--link` from the command line: the built-in server's round trip and a chat through the built-in relay (a
 /// target's path) behind an emulated link, each message at least the link's delay each way late, the link recorded in
 /// run.csv; `bench links`; and every misuse refused before anything runs.
-@Suite(.timeLimit(.minutes(3))) struct LinkCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct LinkCommandTests {
     private func settings(_ folder: String) throws -> [String: String] {
         Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
     }

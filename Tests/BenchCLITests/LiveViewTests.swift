@@ -6,7 +6,7 @@ import Testing
 /// `--metrics-listen` as a user runs it: the live page rendered by headless Chromium while the run goes, a real
 /// Prometheus scraping the run every second and asked about it afterwards through its HTTP API, and an address that
 /// cannot be served. Serialized: each run is watched by one watcher on its own port.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct LiveViewTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct LiveViewTests {
     static let prometheus = "/usr/bin/prometheus"
     static let hasPrometheus = FileManager.default.isExecutableFile(atPath: prometheus)
 

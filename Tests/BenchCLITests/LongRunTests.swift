@@ -4,7 +4,7 @@ import Testing
 
 /// Runs sized by time, whose results stream while they run: `--duration`, `timeline.csv`, `--exact-budget`, and a
 /// folder that survives the process being killed outright.
-@Suite(.timeLimit(.minutes(3))) struct LongRunTests {
+@Suite(.timeLimit(.minutes(10))) struct LongRunTests {
     private func table(_ path: String) throws -> [[String: String]] { try csvRows(path) }
 
     private func settings(_ folder: String) throws -> [String: String] {

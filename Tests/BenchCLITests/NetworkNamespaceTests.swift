@@ -5,7 +5,7 @@ import Testing
 /// An agent on "a second host": a network namespace of its own, reached over a veth pair, with a monotonic clock shifted
 /// by a time namespace (`ip netns exec … unshare --time --monotonic`). Beside it a plain agent on the server's own
 /// network; both find the server's clock and their deliveries agree.
-@Suite(.timeLimit(.minutes(3))) struct NetworkNamespaceTests {
+@Suite(.timeLimit(.minutes(10))) struct NetworkNamespaceTests {
     static let ip = "/usr/sbin/ip"
     static let unshare = "/usr/bin/unshare"
 

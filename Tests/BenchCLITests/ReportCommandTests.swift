@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct ReportCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ReportCommandTests {
     @Test func reportRegeneratesTheDerivedFilesByteForByteFromTheCSVFiles() throws {
         let out = temporaryFolderPath()
         let run = try BenchProcess.run([

@@ -3,7 +3,7 @@ import Testing
 
 /// `report.html` as a person sees it: rendered by headless Chromium (`--dump-dom`), where Debian's `chromium` is
 /// installed (`.ci/run` installs it; skipped, saying so, where it is not).
-@Suite(.timeLimit(.minutes(3))) struct ReportPageTests {
+@Suite(.timeLimit(.minutes(10))) struct ReportPageTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// Whole runs through the binary, as a user would start them.
-@Suite(.timeLimit(.minutes(3))) struct RunCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct RunCommandTests {
     @Test func aRoundtripRunPrintsJSONAndWritesItsFolder() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
@@ -156,7 +156,7 @@ import Testing
 
 /// The harness says when it is the bottleneck (its own thread's CPU, its timetable's slip), on stderr and in run.csv,
 /// and keeps exit 0: the numbers are written, with the warning.
-@Suite(.timeLimit(.minutes(3))) struct HarnessSaturationTests {
+@Suite(.timeLimit(.minutes(10))) struct HarnessSaturationTests {
     @Test func aTimetableNoMachineKeepsIsSaidToBeTheHarnesssAndTheRunStillWritesItsFolder() throws {
         let out = temporaryFolderPath()
         // A broadcast to 100 clients every 10 µs: no machine sends that fast, so the timetable slips by construction.

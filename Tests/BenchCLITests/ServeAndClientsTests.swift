@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// `bench serve` and `bench clients`: the server and collector in one process, the clients in agents.
-@Suite(.timeLimit(.minutes(3))) struct ServeAndClientsTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeAndClientsTests {
     private func serve(_ arguments: [String]) throws -> (BenchProcess.Running, Int) { try startServe(arguments) }
 
     private func rows(_ path: String) throws -> [[String: String]] { try csvRows(path) }
@@ -144,7 +144,7 @@ import Testing
 }
 
 /// `--client-procs`: the clients in child processes of the run itself.
-@Suite(.timeLimit(.minutes(3))) struct ClientProcessesTests {
+@Suite(.timeLimit(.minutes(10))) struct ClientProcessesTests {
     /// The pids of `parent`'s children, from /proc.
     private func children(of parent: Int32) -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
@@ -192,7 +192,7 @@ import Testing
 /// Agents whose monotonic clock is not the server's: a Linux time namespace shifts it per process, as another host's
 /// would be (`unshare --time --monotonic`). The agent finds the offset over its control connection and corrects its
 /// clients' stamps.
-@Suite(.timeLimit(.minutes(3))) struct AgentClockTests {
+@Suite(.timeLimit(.minutes(10))) struct AgentClockTests {
     static let canShiftClocks: Bool = {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")

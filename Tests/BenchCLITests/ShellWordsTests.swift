@@ -2,7 +2,7 @@ import Testing
 
 @testable import BenchCLI
 
-@Suite(.timeLimit(.minutes(3))) struct ShellWordsTests {
+@Suite(.timeLimit(.minutes(10))) struct ShellWordsTests {
     @Test(arguments: [
         ("a b  c", ["a", "b", "c"]),
         ("--threshold 'spread.p99<200ms'", ["--threshold", "spread.p99<200ms"]),

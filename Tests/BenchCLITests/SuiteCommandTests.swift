@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct SuiteCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct SuiteCommandTests {
     private func suiteFile(_ text: String) throws -> String {
         let path = temporaryFolderPath() + ".suite"
         try text.write(toFile: path, atomically: true, encoding: .utf8)

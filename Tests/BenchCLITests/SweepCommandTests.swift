@@ -3,7 +3,7 @@ import Testing
 
 /// Sweeps from the command line: comma lists make steps, `--repeat` repeats them, and the sweep's own files agree with
 /// the run folders they sum up.
-@Suite(.timeLimit(.minutes(3))) struct SweepCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct SweepCommandTests {
     /// A CSV file as rows of fields (the files here hold no quoted commas).
     private func rows(_ path: String) throws -> [[String]] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n")

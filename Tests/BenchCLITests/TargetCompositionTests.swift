@@ -7,7 +7,7 @@ import Testing
 /// fanout|roundtrip --target`. In fanout a line relay and its subscribers; in roundtrip an echo server, each send
 /// ordered by the measuring thread and stamped (write and echo) wherever its client runs. Each completes with every
 /// message measured, read back from samples.csv and checked against its own times.
-@Suite(.timeLimit(.minutes(3))) struct TargetCompositionTests {
+@Suite(.timeLimit(.minutes(10))) struct TargetCompositionTests {
     enum Placement: String, CaseIterable, Sendable {
         case oneThread, twoThreads, twoProcesses, automaticSplit, serveAndAgents
     }

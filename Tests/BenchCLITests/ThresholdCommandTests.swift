@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// Thresholds from the command line: exit 1 on a breach, the breach line, thresholds.csv, and `bench check`.
-@Suite(.timeLimit(.minutes(3))) struct ThresholdCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ThresholdCommandTests {
     @Test func aBreachedThresholdExitsOneAndSaysWhatWasMeasured() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Bad command lines: a clear message and the usage on stderr, exit 2, nothing run and nothing written.
-@Suite(.timeLimit(.minutes(3))) struct UsageErrorTests {
+@Suite(.timeLimit(.minutes(10))) struct UsageErrorTests {
     @Test(arguments: [
         (["fanout", "--frobnicate"], "Error: Unknown option '--frobnicate'"),
         (["fanout", "--clients", "0"], "Error: The value '0' is invalid for '--clients <n>'"),
@@ -200,7 +200,7 @@ import Testing
 }
 
 /// `bench serve roundtrip --target` with a server that has no round trip: refused before anything listens.
-@Suite(.timeLimit(.minutes(3))) struct ServeRoundtripTargetUsageTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeRoundtripTargetUsageTests {
     @Test func aRoundtripThroughRedisIsNotServedToAgents() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run(["serve", "roundtrip", "--token", "t", "--target", "redis://127.0.0.1:1/x", "--out", out])
@@ -211,7 +211,7 @@ import Testing
 }
 
 /// `bench clients --channel` is for a fan-out target run's own children: a person who types it is told so.
-@Suite(.timeLimit(.minutes(3))) struct ChannelUsageTests {
+@Suite(.timeLimit(.minutes(10))) struct ChannelUsageTests {
     @Test(arguments: [
         (["--channel", "3"], "'--channel <fd>': is not an inherited socket (this option is for the run's own children)"),
         (["--channel", "3", "--token", "t"], "--token does not apply with --channel"),
@@ -225,7 +225,7 @@ import Testing
 }
 
 /// `bench serve` takes what applies to a server whose clients come from agents, and says why for the rest.
-@Suite(.timeLimit(.minutes(3))) struct ServeUsageTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeUsageTests {
     @Test(arguments: [
         (["--port", "7100"], "--port does not apply to bench serve: bench serve listens where --listen HOST:PORT says"),
         (["--host=0.0.0.0"], "--host does not apply to bench serve: bench serve listens where --listen HOST:PORT says"),

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BenchNet
 
-@Suite(.timeLimit(.minutes(3))) struct ConnectionTests {
+@Suite(.timeLimit(.minutes(10))) struct ConnectionTests {
     /// A message-sized frame whose padding carries `marker`, so order can be checked on the other side.
     private func frame(_ marker: UInt32, size: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: size)

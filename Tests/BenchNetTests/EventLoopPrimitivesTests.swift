@@ -3,7 +3,7 @@ import Testing
 
 @testable import BenchNet
 
-@Suite(.timeLimit(.minutes(3))) struct EventLoopPrimitivesTests {
+@Suite(.timeLimit(.minutes(10))) struct EventLoopPrimitivesTests {
     @Test func aNotifierRungFromAnotherThreadWakesTheLoop() throws {
         let epoll = try Epoll()
         let notifier = try EventNotifier()

@@ -6,7 +6,7 @@ import Testing
 
 /// The live view's HTTP server against peers that do what they like: each answered or closed with a reason, none able
 /// to hold it up. Serialized: the slow peer's test waits out the server's request timeout.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct HTTPServerTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct HTTPServerTests {
     /// A server that answers every GET with the path it was asked for.
     static func server() throws -> HTTPServer {
         try HTTPServer(listeningOn: SocketAddress(host: "127.0.0.1", port: 0)!) { request in

@@ -2,7 +2,7 @@ import Testing
 
 @testable import BenchNet
 
-@Suite(.timeLimit(.minutes(3))) struct SocketAddressTests {
+@Suite(.timeLimit(.minutes(10))) struct SocketAddressTests {
     @Test(arguments: [
         ("127.0.0.1", "127.0.0.1:8080"), ("localhost", "127.0.0.1:8080"), ("::1", "[::1]:8080"),
         ("0.0.0.0", "0.0.0.0:8080"), ("fe80::1", "[fe80::1]:8080"),

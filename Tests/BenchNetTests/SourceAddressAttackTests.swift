@@ -4,7 +4,7 @@ import Testing
 @testable import BenchNet
 
 /// `--source-addresses` that cannot work must say which address is at fault (the run's setup failure shows it).
-@Suite(.timeLimit(.minutes(3))) struct SourceAddressAttackTests {
+@Suite(.timeLimit(.minutes(10))) struct SourceAddressAttackTests {
     @Test(arguments: [("127.0.0.1", "10.99.99.99"), ("::1", "127.0.0.2")])
     func aSourceThatCannotBeBoundIsNamed(server: String, source: String) throws {
         let to = try #require(SocketAddress(host: server, port: 9))

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// Connections that leave from a chosen address, and the rule that picks loopback addresses when the ports run short.
-@Suite(.timeLimit(.minutes(3))) struct SourceAddressesTests {
+@Suite(.timeLimit(.minutes(10))) struct SourceAddressesTests {
     @Test(arguments: ["127.0.0.2", "127.0.0.3"])
     func aConnectionLeavesFromItsSourceAddress(source: String) throws {
         let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)

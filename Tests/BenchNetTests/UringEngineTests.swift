@@ -6,7 +6,7 @@ import Testing
 
 /// The io_uring engine's pieces on real loopback sockets: a connection whose reads arrive as completions and whose
 /// writes go in batches. Skipped, with a notice, where the kernel refuses io_uring.
-@Suite(.timeLimit(.minutes(3))) struct UringEngineTests {
+@Suite(.timeLimit(.minutes(10))) struct UringEngineTests {
     static let available: Bool = {
         do {
             try IOEngine.probe()

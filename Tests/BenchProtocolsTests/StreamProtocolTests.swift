@@ -5,7 +5,7 @@ import Testing
 
 /// Redis, NATS and MQTT as a subscriber reads them, fed the way reads come: split anywhere, coalesced, hostile. Bytes
 /// alone: no sockets.
-@Suite(.timeLimit(.minutes(3))) struct StreamProtocolTests {
+@Suite(.timeLimit(.minutes(10))) struct StreamProtocolTests {
     private func feed(_ session: ProtocolSession, _ chunks: [[UInt8]]) throws(MessageFramingError) -> [[UInt8]] {
         var messages: [[UInt8]] = []
         for var chunk in chunks {

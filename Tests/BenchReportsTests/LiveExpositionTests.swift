@@ -8,7 +8,7 @@ import Testing
 /// What `/metrics` serves, read as Prometheus reads it: scraped from a real run while it goes (over the live view's own
 /// HTTP server), every line a comment or a valid sample of a declared family, every histogram's buckets cumulative with
 /// `+Inf` equal to its `_count`; and at the end, the counts are the run's own.
-@Suite(.timeLimit(.minutes(3))) struct LiveExpositionTests {
+@Suite(.timeLimit(.minutes(10))) struct LiveExpositionTests {
     @Test(arguments: [false, true])
     func aRunScrapedWhileItGoesServesAValidExpositionThatEndsAtTheRunsOwnCounts(openMetrics: Bool) throws {
         var configuration = RunConfiguration(scenario: .fanout, seed: 3)

@@ -5,7 +5,7 @@ import Testing
 @testable import BenchScenarios
 
 /// The server side of `bench serve`: it holds one descriptor per client, the agents the others.
-@Suite(.timeLimit(.minutes(3))) struct AgentServerTests {
+@Suite(.timeLimit(.minutes(10))) struct AgentServerTests {
     @Test func aServerWhoseClientsComeFromAgentsIsNotRefusedForTheirDescriptors() throws {
         var configuration = RunConfiguration(scenario: .fanout, seed: 1)
         configuration.clients = 15_000  // more than one process holds with its own clients (9,968 here)
@@ -24,7 +24,7 @@ import Testing
 }
 
 /// An agent's connect times: kept for its own clients, and an agent that sends others' (or no time) is cut off.
-@Suite(.timeLimit(.minutes(3))) struct AgentConnectTimesTests {
+@Suite(.timeLimit(.minutes(10))) struct AgentConnectTimesTests {
     private func frame(_ entries: [(client: UInt32, nanoseconds: UInt64)]) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
         bytes.withUnsafeMutableBytes { AgentConnectTimes(entries).encode(into: $0) }
@@ -72,7 +72,7 @@ import Testing
 
 /// `bench clients` against a server whose welcome is out of every run's bounds: the agent refuses it (setup fails),
 /// it does not trap on the heartbeat deadline or allocate the payload's read buffers.
-@Suite(.timeLimit(.minutes(3))) struct AgentWelcomeBoundsTests {
+@Suite(.timeLimit(.minutes(10))) struct AgentWelcomeBoundsTests {
     private func welcome(heartbeat: UInt64 = 0, payload: UInt32 = 64, total: UInt32? = nil) -> @Sendable (HostileConnection) -> Void {
         { connection in
             guard let hello = HostileReader(connection).exactly(WireFormat.agentFrameSize) else { return }

@@ -5,7 +5,7 @@ import Testing
 /// `bench chat` with the built-in relay, end to end on 127.0.0.1: rooms from the seed, every message to every other
 /// member of its sender's room, and the files read back and recomputed here from the samples. Small (24 members, 10
 /// messages each, 20 ms apart); serialized, as two runs at once on two CPUs would only measure each other.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ChatEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ChatEndToEndTests {
     static let clients = 24
     static let messages = 10
 

@@ -10,7 +10,7 @@ import Testing
 /// every other member of its sender's room, as the seed dealt them, and nobody else; where the server sends the sender
 /// its own copy (NATS, MQTT, Redis), that copy is every message's round trip. Small and bounded (30 members, 10 messages each, 10 ms apart,
 /// a 2 s timeout); serialized: on 2 CPUs two runs at once would only measure each other.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ChatTargetTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ChatTargetTests {
     static func chat(_ target: String, clients: Int = 30, rooms: ChatRoomPlan = ChatRoomPlan(rooms: 5)) throws -> RunConfiguration {
         var configuration = try TargetServerTests.base(.chat, target, clients: clients, messages: 10)
         configuration.chatRooms = rooms

@@ -3,7 +3,7 @@ import BenchScenarios
 import Testing
 
 /// Real server, real clients on 127.0.0.1, real CSV files, checked against what the raw samples imply.
-@Suite(.timeLimit(.minutes(3))) struct FanoutEndToEndTests {
+@Suite(.timeLimit(.minutes(10))) struct FanoutEndToEndTests {
     private static let clients = 12
     private static let messages = 40
 

@@ -10,7 +10,7 @@ import Testing
 /// sooner than the link's delay; an end is passed on once the bytes before it are out; a NAT that forgot an idle
 /// connection makes its bytes vanish both ways without a reset.
 /// Serialized: one link's thread at a time in this process, so that the CPU time read is its own.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct LinkEmulatorTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct LinkEmulatorTests {
     /// A client connected through a link to `profile` in front of a listener of the test's, and the server's end.
     private final class Through {
         let link: LinkEmulator

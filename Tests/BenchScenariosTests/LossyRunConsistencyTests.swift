@@ -5,7 +5,7 @@ import Testing
 
 /// A message has one fate: on runs whose timeout is shorter than many echoes, every row of samples.csv agrees
 /// with itself, and filtering the rows by `lost` gives back summary.csv and run.csv exactly.
-@Suite(.timeLimit(.minutes(3))) struct LossyRunConsistencyTests {
+@Suite(.timeLimit(.minutes(10))) struct LossyRunConsistencyTests {
     static let runs: [(name: String, configuration: RunConfiguration)] = {
         var roundtrip = RunConfiguration(scenario: .roundtrip, seed: 21)
         roundtrip.clients = 4

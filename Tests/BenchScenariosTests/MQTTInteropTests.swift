@@ -9,7 +9,7 @@ import Testing
 /// a configuration of its own and killed after): every QoS, a run longer than three keepalives whose subscribers only
 /// receive, and a wrong password. Serialized, as the other real servers' tests: two runs at once would only measure
 /// each other.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct MQTTInteropTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct MQTTInteropTests {
     static let mosquitto = "/usr/sbin/mosquitto"
     static let hasMosquitto = FileManager.default.isExecutableFile(atPath: mosquitto)
     static let notice: Comment = "mosquitto is not installed: apt-get install -y mosquitto"

@@ -7,7 +7,7 @@ import Testing
 
 /// Peers that misbehave while a run goes on: the run completes, the others are unaffected, and the reason is
 /// recorded.
-@Suite(.timeLimit(.minutes(3))) struct MisbehavingPeerTests {
+@Suite(.timeLimit(.minutes(10))) struct MisbehavingPeerTests {
     @Test func aClientThatStopsReadingIsReportedSlowAndDoesNotDelayTheOthers() throws {
         var configuration = RunConfiguration(scenario: .fanout, seed: 4)
         configuration.clients = 20
@@ -182,7 +182,7 @@ import Testing
 }
 
 /// A harness that cannot keep up with its timetable still hears a stop request and still reads echoes.
-@Suite(.timeLimit(.minutes(3))) struct OverloadTests {
+@Suite(.timeLimit(.minutes(10))) struct OverloadTests {
     @Test func aStopIsHeardEvenWhenBroadcastsTakeLongerThanTheInterval() throws {
         var configuration = RunConfiguration(scenario: .fanout, seed: 10)
         configuration.clients = 500

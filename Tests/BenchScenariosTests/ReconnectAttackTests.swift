@@ -6,7 +6,7 @@ import Testing
 @testable import BenchScenarios
 
 /// Attacks on `--drop-connections-at` and `--reconnect`: each test is a bug that was found, kept as a regression test.
-@Suite(.timeLimit(.minutes(3))) struct ReconnectAttackTests {
+@Suite(.timeLimit(.minutes(10))) struct ReconnectAttackTests {
     /// Closed-loop fanout: while every client is away, a broadcast has nobody to go to and nobody to wait for. Before
     /// the fix the server kept sending them on every wake-up of its loop (with `--busy-poll`: hundreds during a 50 ms
     /// outage), each one counted lost for every client: the lost count measured the loop's speed, not the outage.
@@ -46,7 +46,7 @@ import Testing
 /// that is down). Each refusal was counted as a fresh drop: the attempt went back to 0, so the backoff never grew and
 /// `--reconnect-tries` never ran out: the client hammered the server every `--reconnect-base` for the rest of the run.
 /// A returning hello counts as a success only once the server sends something on that connection.
-@Suite(.timeLimit(.minutes(3))) struct EchoClientRefusedHelloTests {
+@Suite(.timeLimit(.minutes(10))) struct EchoClientRefusedHelloTests {
     @Test func aClientWhoseReturningHelloIsRefusedGivesUpAfterItsTries() throws {
         let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
         defer { Posix.close(listener) }

@@ -7,7 +7,7 @@ import Testing
 
 /// `--drop-connections-at` and `--reconnect`: real server, real clients on 127.0.0.1, the outage read back from the
 /// run's own files and checked against what its samples imply.
-@Suite(.timeLimit(.minutes(3))) struct ReconnectTests {
+@Suite(.timeLimit(.minutes(10))) struct ReconnectTests {
     private static let backoff = ReconnectBackoff(base: 20_000_000, maximum: 200_000_000, tries: 10)
 
     private static func fanout(clients: Int) -> RunConfiguration {
@@ -212,7 +212,7 @@ import Testing
 }
 
 /// One client with `--reconnect` against a hand-driven listener: it comes back after a close, never after a goodbye.
-@Suite(.timeLimit(.minutes(3))) struct EchoClientReconnectTests {
+@Suite(.timeLimit(.minutes(10))) struct EchoClientReconnectTests {
     /// Accepts one connection within `seconds` (nil if none came) and reads its hello.
     private func acceptHello(on listener: Int32, within seconds: Double) throws -> (Int32, Frame.Hello)? {
         let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)

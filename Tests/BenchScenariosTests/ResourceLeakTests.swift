@@ -9,7 +9,7 @@ import Testing
 ///
 /// Other tests open sockets in this process at the same time, so the check runs alone in a child process:
 /// this test binary again, filtered to this one test, with BENCH_RESOURCE_CHECK set.
-@Suite(.timeLimit(.minutes(3))) struct ResourceLeakTests {
+@Suite(.timeLimit(.minutes(10))) struct ResourceLeakTests {
     @Test func runsLeaveNoDescriptorsOrThreadsBehind() throws {
         if ProcessInfo.processInfo.environment["BENCH_RESOURCE_CHECK"] == "1" {
             try checkAloneInThisProcess()

@@ -4,7 +4,7 @@ import Glibc
 import BenchScenarios
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct RoundtripEndToEndTests {
+@Suite(.timeLimit(.minutes(10))) struct RoundtripEndToEndTests {
     @Test func closedLoopEchoesEveryMessageInOrder() throws {
         var configuration = RunConfiguration(scenario: .roundtrip, seed: 1)
         configuration.clients = 3
@@ -51,7 +51,7 @@ import Testing
 }
 
 /// The single-client closed loop, where both ends block in read instead of epoll_wait.
-@Suite(.timeLimit(.minutes(3))) struct PingPongEndToEndTests {
+@Suite(.timeLimit(.minutes(10))) struct PingPongEndToEndTests {
     @Test func aSingleClientPingPongEchoesEveryMessage() throws {
         var configuration = RunConfiguration(scenario: .roundtrip, seed: 2)
         configuration.messages = 2_000

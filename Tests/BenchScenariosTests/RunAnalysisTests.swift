@@ -4,7 +4,7 @@ import Testing
 @testable import BenchScenarios
 
 /// The metric definitions of SPEC §2 on hand-made recordings, where every expected number is known.
-@Suite(.timeLimit(.minutes(3))) struct RunAnalysisTests {
+@Suite(.timeLimit(.minutes(10))) struct RunAnalysisTests {
     /// A fanout recording of 3 clients, 1 warmup broadcast and 2 measured ones; times in ns.
     private func fanoutRecording() -> RunRecording {
         var configuration = RunConfiguration(scenario: .fanout, seed: 1)

@@ -5,7 +5,7 @@ import Testing
 
 /// Settings past what a run's arithmetic holds are refused before anything starts, naming the option and the
 /// limit: whoever builds a configuration (the command line, a test, another program) cannot make a run trap.
-@Suite(.timeLimit(.minutes(3))) struct RunConfigurationLimitsTests {
+@Suite(.timeLimit(.minutes(10))) struct RunConfigurationLimitsTests {
     private static func configuration(_ change: (inout RunConfiguration) -> Void) -> RunConfiguration {
         var configuration = RunConfiguration(scenario: .fanout, seed: 1)
         change(&configuration)

@@ -9,7 +9,7 @@ import Testing
 /// `bench fanout --target sse://… --publish-url http://…` against a real SSE server (Tests/Fixtures/sse_server.py,
 /// Python's standard library): chunked and plain streams, subscribers on one thread and on two. Serialized, as the
 /// other real servers' tests.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct SSEInteropTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SSEInteropTests {
     @Test(
         .enabled(if: TargetServerTests.hasPython, "python3 is not installed: apt-get install -y python3"),
         arguments: [("chunked", 1), ("plain", 2)])

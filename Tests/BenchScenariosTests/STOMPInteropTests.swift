@@ -8,7 +8,7 @@ import Testing
 /// STOMP 1.2 against a real broker (Debian's RabbitMQ with its STOMP and Web-STOMP plugins, started once per test: it
 /// takes seconds): fan-out over TCP, round trip and chat over WebSocket, and a refused CONNECT in the broker's words.
 /// Serialized, as the other real servers' tests: two runs at once would only measure each other.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct STOMPInteropTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct STOMPInteropTests {
     @Test(.enabled(if: RabbitMQBroker.isInstalled, RabbitMQBroker.notice))
     func eachScenarioThroughRabbitMQOverTCPAndWebSocket() throws {
         let broker = try RabbitMQBroker()

@@ -7,7 +7,7 @@ import Testing
 /// `SettledQueue` across many wraps of a small ring, with a real producer and consumer thread: every entry arrives
 /// once, in order, whole (each field derived from the sequence number, so a torn or stale slot shows). Run it under
 /// ThreadSanitizer too: `swift test --sanitize=thread --filter SettledQueueStressTests`.
-@Suite(.timeLimit(.minutes(3))) struct SettledQueueStressTests {
+@Suite(.timeLimit(.minutes(10))) struct SettledQueueStressTests {
     @Test(arguments: [2, 8, 64])
     func aSmallRingWrappedThousandsOfTimesDeliversEveryEntryOnceInOrder(capacity: Int) throws {
         let queue = try SettledQueue(capacity: capacity)

@@ -9,7 +9,7 @@ import Testing
 /// `bench fanout --target socketio://…` against a real Socket.IO server (Tests/Fixtures/socketio_server.py, Debian's
 /// python3-socketio and python3-aiohttp) that pings every second and drops a client silent for as long again: a run
 /// across several pings, on one subscriber thread and on two.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct SocketIOInteropTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SocketIOInteropTests {
     static let hasSocketIO: Bool = {
         guard let check = try? Process.run(
             URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", "import socketio, aiohttp"])

@@ -7,7 +7,7 @@ import Testing
 @testable import BenchScenarios
 
 /// Streamed runs pushed where the ring and the timetable meet their edges.
-@Suite(.timeLimit(.minutes(3))) struct StreamingAttackTests {
+@Suite(.timeLimit(.minutes(10))) struct StreamingAttackTests {
     /// An open-loop `--duration` run that falls behind its timetable sends every send the timetable has (all due
     /// before the duration), late, as a `--count` run does: the lateness shows as lag. It used to stop at the first
     /// moment after the duration when nothing was in flight, dropping the backlog silently (neither sent nor lost),

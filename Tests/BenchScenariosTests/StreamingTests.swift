@@ -7,7 +7,7 @@ import Testing
 
 /// The pieces that keep a long run's memory flat: the lazily drawn timetable, the ring of messages in flight, and the
 /// queue to the writer.
-@Suite(.timeLimit(.minutes(3))) struct StreamingTests {
+@Suite(.timeLimit(.minutes(10))) struct StreamingTests {
     // MARK: The timetable, one send at a time
 
     @Test(arguments: [Scenario.fanout, .roundtrip], [Arrival.poisson, .fixed])

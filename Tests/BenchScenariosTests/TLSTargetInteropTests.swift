@@ -11,7 +11,7 @@ import Testing
 /// library's SSE server), socketios:// roundtrip at an Engine.IO path of its own (`--ws-path`), each client's connect
 /// in its phases (TCP, TLS, the WebSocket upgrade where there is one, the protocol's handshake). Serialized, as the
 /// other real servers' tests.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct TLSTargetInteropTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TLSTargetInteropTests {
     static let openSSL = TLSTools.openSSLLoads && TLSTools.hasOpenSSLTool
 
     @Test(.enabled(if: openSSL && MQTTInteropTests.hasMosquitto, "mosquitto or OpenSSL 3 is not installed: apt-get install -y mosquitto openssl libssl3"),

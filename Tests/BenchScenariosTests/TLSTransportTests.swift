@@ -10,7 +10,7 @@ import Testing
 /// The TLS transports (`--transport tls` and `wss`) end to end: the run's own server and clients over the system's
 /// OpenSSL 3, a certificate made by the `openssl` command, `openssl s_client` as a stray TLS peer, a pin that does not
 /// match, and bench's TLS clients against stunnel, a TLS server nobody here wrote.
-@Suite(.enabled(if: TLSTools.openSSLLoads, "OpenSSL 3 cannot be loaded: apt-get install -y libssl3"), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: TLSTools.openSSLLoads, "OpenSSL 3 cannot be loaded: apt-get install -y libssl3"), .timeLimit(.minutes(10)))
 struct TLSTransportTests {
     static let opensslPath = TLSTools.opensslPath
     static let stunnelPath = TLSTools.stunnelPath

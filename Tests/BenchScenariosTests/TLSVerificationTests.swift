@@ -10,7 +10,7 @@ import Testing
 /// a target) and its name; `--tls-pin` accepts exactly one certificate, `--tls-insecure` anything. A certificate
 /// authority and certificates made by the openssl command: one for localhost and 127.0.0.1, one for another name, one
 /// expired. Against the built-in server and mosquitto's TLS listener.
-@Suite(.timeLimit(.minutes(3))) struct TLSVerificationTests {
+@Suite(.timeLimit(.minutes(10))) struct TLSVerificationTests {
     static let openSSL = TLSTools.openSSLLoads && TLSTools.hasOpenSSLTool
 
     /// A certificate authority, and certificates it signed, in a folder of their own.

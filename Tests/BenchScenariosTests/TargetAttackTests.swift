@@ -13,7 +13,7 @@ import Testing
 /// breaks the handshake fails the setup quickly with a reason. Runs are small: 1–3 clients, ≤ 20 messages, 20 s
 /// timeouts that a run ending "at once" never nears; each is watched by a watchdog that reports a hang instead of
 /// hanging the suite.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct TargetAttackTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TargetAttackTests {
     // Once every connection is closed the run ends at once with status failed: what was never sent stays
     // not_sent (notDispatched), by design; what was in flight is written_then_closed.
 

@@ -10,7 +10,7 @@ import Testing
 /// the test, speaking over loopback as on other hosts). Each completes with every message measured. (Child processes
 /// are the same groups started by the command line: `TargetCompositionTests`.)
 /// Serialized, as the other real servers' tests: two runs at once would only measure each other.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct TargetPlacementMatrixTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TargetPlacementMatrixTests {
     enum Server: String, CaseIterable, Sendable {
         case wsEcho, natsRoundtrip, mqttRoundtrip, redisFanout, natsFanout, wsPubSub
         /// A WebSocket relay that refuses a handshake without `Authorization: Bearer …` (`--header`).

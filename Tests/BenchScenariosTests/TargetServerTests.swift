@@ -11,7 +11,7 @@ import Testing
 /// servers written with Python's `websockets` and `asyncio` in Tests/Fixtures), each started on a free loopback port
 /// and killed after the run. Every run is small and bounded: tens of messages, 5–10 ms apart, a 2 s timeout and a
 /// 15 s setup timeout. Serialized: on a 2-core machine two runs at once would only measure each other.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct TargetServerTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TargetServerTests {
     static let redisServer = "/usr/bin/redis-server"
     static let natsServer = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }

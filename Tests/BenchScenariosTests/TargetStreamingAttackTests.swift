@@ -7,7 +7,7 @@ import Testing
 @testable import BenchScenarios
 
 /// A user's server (`--target`) at awkward moments.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct TargetStreamingAttackTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TargetStreamingAttackTests {
     /// A server that takes connections (the kernel's backlog) and never says a word: a subscriber never hears that it
     /// is subscribed, so the setup waits. Returns the listening socket and its port.
     private func silentServer() throws -> (descriptor: Int32, port: UInt16) {

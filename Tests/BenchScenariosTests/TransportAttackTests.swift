@@ -10,7 +10,7 @@ import Testing
 /// Attacks on the WebSocket and TLS transports of the server: every byte a peer sends is built here. The promise under
 /// test: nothing a peer sends traps the process, grows memory without bound or stops the run; a misbehaving
 /// connection is closed with a reason in the run's events and the run goes on.
-@Suite(.timeLimit(.minutes(3))) struct TransportAttackTests {
+@Suite(.timeLimit(.minutes(10))) struct TransportAttackTests {
     // MARK: WebSocket
 
     /// 100 KiB of header lines that never end with the empty line: the head reader caps at 8 KiB.

@@ -8,7 +8,7 @@ import Testing
 /// of two rows: a client two sequences ahead of another finds its row still held by the other's message that is not
 /// yet due. That send must wait aside while the timetable goes on; it used to hold the whole timetable, so the message
 /// that would free the row was never sent and the run hung (a 10,000-member chat stopped sending after 40 s).
-@Suite(.timeLimit(.minutes(3))) struct WaitingForRowsTests {  // as the others: the limit counts time waiting for a thread
+@Suite(.timeLimit(.minutes(10))) struct WaitingForRowsTests {  // as the others: the limit counts time waiting for a thread
     /// A measuring role whose clients echo every message the moment it is written.
     final class EchoAtOnce: MeasuringRole {
         let configuration: RunConfiguration

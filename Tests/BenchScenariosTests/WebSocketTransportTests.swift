@@ -10,7 +10,7 @@ import Testing
 /// The WebSocket transport (`--transport ws`) end to end: the run's own server and clients over RFC 6455, hostile
 /// peers whose every byte is built by hand here, and a client written with Python's `websockets`, an implementation
 /// nobody here wrote.
-@Suite(.timeLimit(.minutes(3))) struct WebSocketTransportTests {
+@Suite(.timeLimit(.minutes(10))) struct WebSocketTransportTests {
     // MARK: The run's own clients
 
     @Test func aFanoutRunOverWebSocketDeliversEveryBroadcastAndTheSamplesRecompute() throws {
