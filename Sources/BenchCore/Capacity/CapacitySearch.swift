@@ -9,7 +9,8 @@
 /// the answer (the last pass and the first failure) are then run again, at another moment, since a machine's drift
 /// between runs is invisible inside one: a value whose second step disagrees with its first is not confirmed, and the
 /// search confirms a pass at least ``disputeMargin`` below it (no further bisection: the values between sit where the
-/// objective is at its limit, each disputed in turn). The
+/// objective is at its limit, each disputed in turn), after one way-finding step at that margin when the pass below
+/// is further off (doubling leaves gaps: 40 below a disputed 80). The
 /// first step at a value only finds the way, and the command decides its pass with less confidence than the second,
 /// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated
 /// (the command runs a saturated step again after a pause, and calls it harness-bound only when the saturation
@@ -164,6 +165,13 @@ public struct CapacitySearch: Sendable {
             let middle = min(pass, failure) + (max(pass, failure) - min(pass, failure)) / 2
             return steps.contains { $0.value == middle } ? nil : middle
         }
+        // A pass far below a disputed value (doubling went 40 to 80, and 80 was disputed) is not the answer before the
+        // value a margin below the dispute has found the way: the band's edge may lie anywhere between.
+        if isDisputed(failure), let between = untried(marginBelow(failure)), isHarder(between, than: pass),
+            !isNarrowed(pass: pass, fail: between)
+        {
+            return between
+        }
         // Bisected: the last pass and the first step that did not pass (failed or undecided) are run once more,
         // each: a second run at another moment may decide what the first left open.
         if let next = confirming(pass) { return next }
@@ -178,6 +186,11 @@ public struct CapacitySearch: Sendable {
     /// Twice as hard as `value` (half the interval), at most the hard end.
     private func harder(than value: UInt64) -> UInt64 {
         direction == .increasing ? (value > UInt64.max / 2 ? high : min(high, 2 * value)) : max(high, value / 2)
+    }
+
+    /// `value` when no step has run it.
+    private func untried(_ value: UInt64) -> UInt64? {
+        steps.contains { $0.value == value } ? nil : value
     }
 
     /// `value` when it has been run only once: its confirmation is due.
