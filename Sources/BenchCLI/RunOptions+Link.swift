@@ -8,8 +8,10 @@ extension RunOptions {
             "link", value: "spec",
             help: "Put every client behind an emulated link: a preset (\(LinkProfile.presets.map(\.name).joined(separator: ", ")); "
                 + "bench links lists their numbers), parameters (delay=40ms,jitter=10ms,rate=1mbit,loss=2%; down- and "
-                + "up- forms; nat-idle=30s; blackout=5s@30s,every=60s), or a preset then parameters (3g,loss=1%). "
-                + "Emulated in user space in this process, on a thread of its own beside the clients' threads.")
+                + "up- forms; nat-idle=30s; blackout=5s@30s,every=60s), a preset then parameters (3g,loss=1%), or a mix "
+                + "of presets dealt among the clients by --seed (lte:70%,3g:20%,none:10%; none: the direct path), "
+                + "every metric then reported per link group. Emulated in user space in this process, on a thread of "
+                + "its own beside the clients' threads.")
     }
 
     /// Reads `--link` into `configuration`; refused where the clients would not be in this process.
@@ -19,7 +21,7 @@ extension RunOptions {
     ) throws(UsageError) {
         guard let text = parsed.value("link") else { return }
         do throws(LinkProfile.Invalid) {
-            configuration.link = try LinkProfile(parsing: text)
+            configuration.link = try LinkMix(parsing: text)
         } catch {
             throw reader.invalid("link", "spec", text, error.reason)
         }

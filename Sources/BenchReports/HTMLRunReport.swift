@@ -23,6 +23,7 @@ public enum HTMLRunReport {
         }
         body += summaryTable(results, under: under)
         body += roomSizesSection(results)
+        body += linkGroupsSection(results)
         if !results.thresholds.isEmpty { body += thresholdList(results.thresholds) }
         for (summary, histogram) in zip(results.summaries, results.histograms) {
             let noun = countNoun(metric: summary.metric, scenario: scenario)

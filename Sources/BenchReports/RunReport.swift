@@ -30,8 +30,10 @@ public enum RunReport {
             try ConnectionsCSV.write(recording, to: &$0)
         }
         try AtomicFile.writeCSV(folder.path(of: SummaryCSV.fileName)) {
+            let clockError = recording.agents.compactMap(\.clock.error).max()
             try SummaryCSV.write(
-                analysis.summaries, clockError: recording.agents.compactMap(\.clock.error).max(), to: &$0)
+                analysis.summaries, clockError: clockError,
+                linkRows: SummaryCSV.rows(of: analysis.linkGroups, clockError: clockError), to: &$0)
         }
         try AtomicFile.writeCSV(folder.path(of: HistogramCSV.fileName)) {
             try HistogramCSV.write(analysis.summaries, analysis.histograms, to: &$0)

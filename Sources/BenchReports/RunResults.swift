@@ -36,14 +36,18 @@ public struct RunResults: Sendable {
     public let timeline: [TimelineRow]
     /// Chat with rooms of different sizes: `rooms.csv`'s rows (``RoomSizesCSV``); empty otherwise.
     public let roomSizes: [[String]]
+    /// Behind a mix of links: `summary.csv`'s rows of the link groups (``SummaryCSV/rows(of:clockError:)``); empty
+    /// otherwise.
+    public let linkGroups: [[String]]
 
     public init(
         settings: [(key: String, value: String)], summaries: [DistributionSummary], histograms: [LatencyHistogram],
         broadcasts: [Broadcast], thresholds: [ThresholdResult], roundTripsOverTime: OverTime? = nil,
-        timeline: [TimelineRow] = [], roomSizes: [[String]] = []
+        timeline: [TimelineRow] = [], roomSizes: [[String]] = [], linkGroups: [[String]] = []
     ) {
         self.timeline = timeline
         self.roomSizes = roomSizes
+        self.linkGroups = linkGroups
         self.settings = settings
         self.summaries = summaries
         self.histograms = histograms
@@ -69,7 +73,9 @@ public struct RunResults: Sendable {
             timeline: analysis.timeline.map { row in
                 row.interval == analysis.timeline.last?.interval ? Self.toTheMillisecond(row) : row
             },
-            roomSizes: RoomSizesCSV.rows(analysis.roomSizes)
+            roomSizes: RoomSizesCSV.rows(analysis.roomSizes),
+            linkGroups: SummaryCSV.rows(
+                of: analysis.linkGroups, clockError: recording.agents.compactMap(\.clock.error).max())
         )
     }
 
@@ -87,7 +93,8 @@ public struct RunResults: Sendable {
     public func with(thresholds: [ThresholdResult]) -> RunResults {
         RunResults(
             settings: settings, summaries: summaries, histograms: histograms, broadcasts: broadcasts,
-            thresholds: thresholds, roundTripsOverTime: roundTripsOverTime, timeline: timeline, roomSizes: roomSizes)
+            thresholds: thresholds, roundTripsOverTime: roundTripsOverTime, timeline: timeline, roomSizes: roomSizes,
+            linkGroups: linkGroups)
     }
 
     /// For a run that did not complete, why and how much of it was measured, from `run.csv`: "stopped on request;

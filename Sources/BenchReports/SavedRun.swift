@@ -73,9 +73,12 @@ public struct SavedRun: Sendable {
         }
         // Percentiles are exact as the run's were: summary.csv says which; a run cut off before writing one is read like
         // a live run, exact until its values pass the budget.
-        var exact = true
+        // (The link groups' rows, in runs behind a mix of links, are read from their histograms whatever the run's were.)
+        var (exact, linked) = (true, false)
         if let text = try? FileText.read(path(SummaryCSV.fileName)) {
-            exact = !text.contains(SummaryCSV.histogramPrecision)
+            let rows = text.split(whereSeparator: \.isNewline)
+            linked = rows.first?.hasSuffix(",link") == true
+            exact = !rows.contains { $0.contains(SummaryCSV.histogramPrecision) && (!linked || $0.hasSuffix(",")) }
         }
         let budgetValues = max(0, Int(settings.first { $0.key == "exact_budget_bytes" }?.value ?? "") ?? .max) / 8
         func builder(_ metric: String) -> DistributionBuilder {
@@ -241,13 +244,20 @@ public struct SavedRun: Sendable {
         if Posix.fileExists(path(RoomSizesCSV.fileName)) {
             try CSVFileRows.read(path(RoomSizesCSV.fileName), columns: RoomSizesCSV.header) { roomSizes.append($0.values) }
         }
+        // Behind a mix of links: summary.csv's rows of the link groups, as written (runs since it has a link column).
+        var linkGroups: [[String]] = []
+        if linked {
+            try CSVFileRows.read(path(SummaryCSV.fileName), columns: SummaryCSV.header) { row in
+                if row.values.last?.isEmpty == false { linkGroups.append(row.values) }
+            }
+        }
         let requested = percentiles + Threshold.percentiles(in: thresholds.map(\.expression))
         let counted = limits + Threshold.countedLimits(in: thresholds.map(\.expression))
         results = RunResults(
             settings: self.settings, summaries: builders.map { $0.summary(percentiles: requested, limits: counted) },
             histograms: builders.map(\.histogram),
             broadcasts: broadcasts, thresholds: thresholds, roundTripsOverTime: roundTrips,
-            timeline: timeline.rows(metrics: builders.map(\.metric)), roomSizes: roomSizes
+            timeline: timeline.rows(metrics: builders.map(\.metric)), roomSizes: roomSizes, linkGroups: linkGroups
         )
     }
 
@@ -275,7 +285,7 @@ public struct SavedRun: Sendable {
         }
         let clockError = results.setting("clock_error_ns").flatMap { UInt64($0) }
         try AtomicFile.writeCSV(path(SummaryCSV.fileName)) {
-            try SummaryCSV.write(results.summaries, clockError: clockError, to: &$0)
+            try SummaryCSV.write(results.summaries, clockError: clockError, linkRows: results.linkGroups, to: &$0)
         }
         try AtomicFile.writeCSV(path(HistogramCSV.fileName)) {
             try HistogramCSV.write(results.summaries, results.histograms, to: &$0)

@@ -20,6 +20,10 @@ public enum SummaryTable {
             lines += TextColumns.align(roomSizeRows(analysis.roomSizes), leftAligned: 1)
             lines.append("")
         }
+        if !analysis.linkGroups.isEmpty {
+            lines += TextColumns.align(linkGroupRows(analysis.linkGroups, configuration.scenario), leftAligned: 1)
+            lines.append("")
+        }
         lines.append(contentsOf: problems(analysis))
         lines.append(contentsOf: thresholds.map(ThresholdText.line))
         lines.append("run folder: \(runFolder)")
@@ -35,6 +39,22 @@ public enum SummaryTable {
                     "\(group.label) members", "\(group.rooms)", "\(group.delivery.count)", "\(group.delivery.lost)",
                     time(group.delivery.p50), time(group.delivery.p99), time(group.spread.p99), time(group.spread.max),
                 ]
+            }
+    }
+
+    /// Behind a mix of links: the main metric (and a broadcast's spread) of each link group; summary.csv has them all.
+    private static func linkGroupRows(_ groups: [LinkGroupBreakdown.Group], _ scenario: Scenario) -> [[String]] {
+        func time(_ value: UInt64?) -> String { value.map(DurationText.display) ?? "-" }
+        let main = RunAnalysis.Metric.main(of: scenario).rawValue
+        return [["link", "clients", main, "lost", "p50", "p99", "max", "% under"] + (scenario.isBroadcast ? ["spread p99"] : [])]
+            + groups.map { group in
+                let summary = group.summaries.first { $0.metric == main }
+                let spread = group.summaries.first { $0.metric == RunAnalysis.Metric.spread.rawValue }
+                return [
+                    group.name, "\(group.clients)", "\(summary?.count ?? 0)", "\(summary?.lost ?? 0)", time(summary?.p50),
+                    time(summary?.p99), time(summary?.max),
+                    summary?.percentUnder.map { DecimalText.fixed($0, fractionDigits: 2) + "%" } ?? "-",
+                ] + (scenario.isBroadcast ? [time(spread?.p99)] : [])
             }
     }
 
@@ -81,7 +101,9 @@ public enum SummaryTable {
         let server = configuration.target == nil
             ? "\(configuration.scenario == .chat ? "relay" : "server") ran on CPU \(recording.server.cpus)\(writers), " : ""
         var line = server + "\(clients); \(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
-        if let link = configuration.link { line += "; behind an emulated link (\(link.summary))" }
+        if let link = configuration.link {
+            line += link.isMix ? "; behind a mix of emulated links (\(link.summary))" : "; behind an emulated link (\(link.summary))"
+        }
         let missing = analysis.missingKernelStamps
         if missing.send + missing.receive > 0 {
             line += " (\(missing.send + missing.receive) missing: user-space times stood in)"

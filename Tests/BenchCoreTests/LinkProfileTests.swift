@@ -29,7 +29,15 @@ import Testing
         ("", "expected a link, as lte or delay=40ms"),
         ("5g", "'5g' is no preset (wifi, dsl, lte, 3g, edge, verybad) and no name=value"),
         ("lte,delay", "'delay': expected name=value, or a preset's name first"),
-        ("lte:70%,3g:30%", "a mix of links (lte:70%,3g:30%) is not built yet: give one link for every client"),
+        ("lte:70%,3g:20%", "the mix's shares add up to 90%, not 100%"),
+        ("lte:70%,3g:30%,verybad:1%", "the mix's shares add up to 101%, not 100%"),
+        ("lte:70%,lte:30%", "'lte' appears twice in the mix"),
+        ("5g:70%,lte:30%", "'5g' in a mix is no preset (wifi, dsl, lte, 3g, edge, verybad, or none for the direct path)"),
+        ("lte:70,3g:30%", "'lte:70': expected a share above 0% and up to 100%, as lte:70%"),
+        ("lte:0%,3g:100%", "'lte:0%': expected a share above 0% and up to 100%, as lte:70%"),
+        ("lte:70%,loss=1%", "'loss=1%': a mix is NAME:SHARE items, as lte:70%,3g:30% (a preset or none)"),
+        ("none:100%", "a mix of none alone puts no client behind a link: leave --link out"),
+        ("lte:10%,3g:10%,edge:10%,dsl:10%,wifi:10%,verybad:10%,none:10%,x:10%,y:20%", "'x' in a mix is no preset (wifi, dsl, lte, 3g, edge, verybad, or none for the direct path)"),
         ("delay=40", "delay=40: expected a duration up to 1h, as 40ms"),
         ("delay=2h", "delay=2h: expected a duration up to 1h, as 40ms"),
         ("rate=1mbps", "rate=1mbps: expected bits per second from 1kbit to 100gbit, as 1mbit or 500kbit"),
@@ -45,7 +53,32 @@ import Testing
         ("speed=1", "unknown parameter 'speed' (delay, jitter, rate, loss and their down- and up- forms, nat-idle, blackout, every)"),
     ])
     func anythingElseIsRefusedSayingWhy(text: String, reason: String) {
-        #expect(throws: LinkProfile.Invalid(reason: reason)) { try LinkProfile(parsing: text) }
+        #expect(throws: LinkProfile.Invalid(reason: reason)) { try LinkMix(parsing: text) }
+    }
+
+    /// A mix: its groups in order, each with its preset (none: no link) and share.
+    @Test func aMixIsReadAsGroupsWithShares() throws {
+        let mix = try LinkMix(parsing: "lte:70%,3G:20%,none:10%")
+        #expect(mix.isMix && mix.groups.map(\.name) == ["lte", "3g", "none"])
+        #expect(mix.groups.map(\.sharePerMillion) == [700_000, 200_000, 100_000])
+        #expect(mix.groups[0].profile == LinkProfile.presets[2].profile && mix.groups[2].profile == nil)
+        #expect(mix.summary.hasPrefix("70% lte (down 50 Mbit/s 50.00ms") && mix.summary.hasSuffix("; 10% none (no link)"))
+        let one = try LinkMix(parsing: "delay=40ms")
+        #expect(!one.isMix && one.groups.count == 1 && one.text == "delay=40ms")
+    }
+
+    /// Dealing: each group gets its share of the clients exactly (the largest remainders rounded up), in an order the
+    /// seed shuffles and repeats.
+    @Test func aMixIsDealtByItsSharesAndTheSeed() throws {
+        let mix = try LinkMix(parsing: "lte:70%,3g:20%,verybad:10%")
+        let dealt = mix.deal(clients: 1_000, seed: 42)
+        #expect([0, 1, 2].map { group in dealt.filter { $0 == group }.count } == [700, 200, 100])
+        #expect(mix.deal(clients: 1_000, seed: 42) == dealt, "the same seed deals the same")
+        #expect(mix.deal(clients: 1_000, seed: 43) != dealt, "another seed deals otherwise")
+        #expect(dealt.prefix(100).contains(2) && dealt.prefix(700).contains(1), "shuffled, not in blocks")
+        let odd = try LinkMix(parsing: "lte:50%,3g:50%").deal(clients: 7, seed: 1)
+        #expect(odd.count == 7 && odd.filter { $0 == 0 }.count + odd.filter { $0 == 1 }.count == 7)
+        #expect(try LinkMix(parsing: "lte:99%,3g:1%").deal(clients: 3, seed: 1).filter { $0 == 1 }.isEmpty)
     }
 }
 

@@ -68,8 +68,8 @@ import Testing
         lostOnly.recordLost(3)
         let text = try csv { try SummaryCSV.write([lostOnly.summary()], to: &$0) }
         #expect(text == """
-            metric,count,lost,min_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,p999_us,max_us,under_us,pct_under,precision,clock_error_us\r
-            rtt,0,3,,,,,,,,,,200000.000,0.000,exact,\r
+            metric,count,lost,min_us,mean_us,stddev_us,p50_us,p90_us,p95_us,p99_us,p999_us,max_us,under_us,pct_under,precision,clock_error_us,link\r
+            rtt,0,3,,,,,,,,,,200000.000,0.000,exact,,\r
 
             """)
     }

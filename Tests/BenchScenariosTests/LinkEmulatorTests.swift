@@ -21,8 +21,8 @@ import Testing
         init(_ profile: String) throws {
             let (listener, address) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
             self.listener = listener
-            link = try LinkEmulator(profile: try LinkProfile(parsing: profile), upstream: address, seed: 9)
-            client = try TCPSocket.connect(to: link.address)
+            link = try LinkEmulator(mix: try LinkMix(parsing: profile), upstream: address, seed: 9)
+            client = try TCPSocket.connect(to: link.entrances[0])
             // The link connects once it accepted the client: waited for up to 60 s (only a hang takes that long).
             var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             let accepted = poll(&ready, 1, 60_000) == 1 ? try TCPSocket.accept(from: listener)?.relinquish() : nil
@@ -131,9 +131,9 @@ import Testing
         defer { fillers.forEach(Posix.close) }
         for _ in 0..<2 { if let filler = try? TCPSocket.startConnecting(to: upstream).relinquish() { fillers.append(filler) } }
         usleep(100_000)
-        let link = try LinkEmulator(profile: try LinkProfile(parsing: "delay=10ms"), upstream: upstream, seed: 1)
+        let link = try LinkEmulator(mix: try LinkMix(parsing: "delay=10ms"), upstream: upstream, seed: 1)
         defer { link.end() }
-        let client = try TCPSocket.connect(to: link.address)
+        let client = try TCPSocket.connect(to: link.entrances[0])
         defer { Posix.close(client) }
         shutdown(client, Int32(SHUT_WR))
         usleep(100_000)

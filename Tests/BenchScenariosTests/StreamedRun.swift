@@ -42,7 +42,7 @@ func startEchoClients(
     try NativeThread.spawn(name: "test-clients") { () -> EchoClients<TCP>.Report? in
         let settings = TransportSettings(maximumFrameSize: 64, webSocketPath: "/", webSocketHost: "test")
         let clients = try? EchoClients<TCP>(
-            configuration, ids: ids, address: address, transport: settings, control: control, kernelClock: nil)
+            configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control, kernelClock: nil)
         return clients?.run()
     }
 }

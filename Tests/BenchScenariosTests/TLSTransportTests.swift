@@ -344,7 +344,7 @@ enum TLSTools {
         return try NativeThread.spawn(name: "test-clients") {
             do {
                 return try EchoClients<TLS>(
-                    configuration, ids: ids, address: address, transport: settings, control: control, kernelClock: nil
+                    configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control, kernelClock: nil
                 ).run()
             } catch {
                 control.failSetup("the test's clients could not start: \(error)")

@@ -58,9 +58,6 @@ public struct LinkProfile: Sendable, Equatable {
     public init(parsing text: String) throws(Invalid) {
         guard !text.isEmpty, text.utf8.count <= 1_024 else { throw Invalid(reason: "expected a link, as lte or delay=40ms") }
         var items = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        if items.contains(where: { $0.contains(":") && !$0.contains("=") }) {
-            throw Invalid(reason: "a mix of links (lte:70%,3g:30%) is not built yet: give one link for every client")
-        }
         if let first = items.first, !first.contains("=") {
             guard let preset = Self.presets.first(where: { $0.name == first.lowercased() }) else {
                 throw Invalid(

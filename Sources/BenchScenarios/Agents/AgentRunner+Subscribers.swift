@@ -123,7 +123,7 @@ struct ClientGroupShare: Sendable {
         _: T.Type, _ ids: Range<Int>, _ writer: ReportWriter, _ endSignal: Int32
     ) throws(SystemError) -> ClientGroup<T> {
         try ClientGroup<T>(
-            configuration, ids: ids, target: target, address: address, transport: settings, protocol: kind,
+            configuration, ids: ids, target: target, routes: ClientRoutes(server: address), transport: settings, protocol: kind,
             writer: writer, endSignal: endSignal, kernelClock: kernelClock)
     }
 }

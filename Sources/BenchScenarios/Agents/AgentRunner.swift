@@ -108,7 +108,7 @@ public enum AgentRunner {
         let connectTimes = ConnectTimesMailbox()
         let loads = ThreadLoadBoard()
         let threads = ClientThreads<T>(
-            parts.0, address: parts.1, settings: parts.2, control: control, kernelClock: parts.3,
+            parts.0, routes: ClientRoutes(server: parts.1), settings: parts.2, control: control, kernelClock: parts.3,
             connectTimes: connectTimes, loads: loads)
         watchControlConnection(
             controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, loads: loads, writeLock: nil,

@@ -39,7 +39,7 @@ extension ClientGroup {
             do {
                 // On epoll, not the ring: its reads are Redis's answers to PUBLISH, read and left.
                 publisher.connection = try loop.connect(
-                    to: address, token: Self.publisherToken, transmitStamps: true, onRing: false)
+                    to: routes.address(of: ids.lowerBound), token: Self.publisherToken, transmitStamps: true, onRing: false)
             } catch {
                 for place in ids.indices.map({ $0 - ids.lowerBound }) {
                     report(.closed, place, "the members' publishing connection to \(target) could not start: \(error)")

@@ -14,7 +14,8 @@ import BenchProtocols
 final class ClientGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
-    let address: SocketAddress
+    /// Where each member connects: the server, or its link's entrance.
+    let routes: ClientRoutes
     let ids: Range<Int>
     /// The thread's epoll, rings, read buffer, kernel stamps (the order in which this thread reads does not enter the
     /// spread) and connect window: every client role's.
@@ -40,14 +41,14 @@ final class ClientGroup<T: Transport> {
     static var endToken: UInt64 { 0 }
 
     init(
-        _ configuration: RunConfiguration, ids: Range<Int>, target: TargetURL, address: SocketAddress,
+        _ configuration: RunConfiguration, ids: Range<Int>, target: TargetURL, routes: ClientRoutes,
         transport: TransportSettings, protocol kind: ServerProtocol, writer: ReportWriter, endSignal: Int32,
         kernelClock: KernelClockMapping?
     ) throws(SystemError) {
         self.configuration = configuration
         self.ids = ids
         self.target = target
-        self.address = address
+        self.routes = routes
         self.loop = try ClientLoop(
             settings: transport, maximumQueuedBytes: configuration.maximumQueuedBytes, busyPoll: configuration.busyPoll,
             kernelClock: kernelClock, readSize: 2 * configuration.payload)
@@ -124,7 +125,7 @@ final class ClientGroup<T: Transport> {
             do {
                 let identities = configuration.target?.identities
                 table.started(try loop.connect(
-                    to: address, token: UInt64(place + 1), transmitStamps: own != nil,
+                    to: routes.address(of: ids.lowerBound + place), token: UInt64(place + 1), transmitStamps: own != nil,
                     settings: identities.map { loop.settings.personalized(by: $0, client: ids.lowerBound + place) }))
             } catch {
                 table.started(nil)

@@ -11,7 +11,7 @@ final class ClientGroupThreads<T: Transport> {
     private var threads: [NativeThread<Void>] = []
 
     init(
-        _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, settings: TransportSettings,
+        _ configuration: RunConfiguration, target: TargetURL, routes: ClientRoutes, settings: TransportSettings,
         protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
         do throws(SystemError) {
@@ -25,7 +25,7 @@ final class ClientGroupThreads<T: Transport> {
                     do throws(SystemError) {
                         if let cpu = configuration.clientCPU { try CPUPlacement.pinCurrentThread(to: cpu) }
                         try ClientGroup<T>(
-                            configuration, ids: ids, target: target, address: address, transport: settings,
+                            configuration, ids: ids, target: target, routes: routes, transport: settings,
                             protocol: kind, writer: ReportWriter(descriptor: subscribers), endSignal: subscribers,
                             kernelClock: kernelClock
                         ).run()

@@ -14,7 +14,7 @@ final class ClientThreads<T: Transport> {
     /// thread's connect times once its clients are connected, and `loads` (an agent's) each thread's busy share every
     /// second.
     init(
-        _ configuration: RunConfiguration, address: SocketAddress, settings: TransportSettings, control: RunControl,
+        _ configuration: RunConfiguration, routes: ClientRoutes, settings: TransportSettings, control: RunControl,
         kernelClock: KernelClockMapping?, connectTimes: ConnectTimesMailbox? = nil, loads: ThreadLoadBoard? = nil
     ) {
         for ids in ScenarioRunner.split(configuration.localClients, into: configuration.clientThreads) where !ids.isEmpty {
@@ -25,7 +25,7 @@ final class ClientThreads<T: Transport> {
                         CPUPlacement.minimizeTimerSlack()
                         if let cpu = configuration.clientCPU { try CPUPlacement.pinCurrentThread(to: cpu) }
                         let clients = try EchoClients<T>(
-                            configuration, ids: ids, address: address, transport: settings, control: control,
+                            configuration, ids: ids, routes: routes, transport: settings, control: control,
                             kernelClock: kernelClock)
                         clients.connectTimesOut = connectTimes
                         clients.loadOut = loads

@@ -15,7 +15,7 @@ extension EchoClients {
             do {
                 table.started(try startConnect(position: position))
             } catch {
-                control.failSetup("client \(client) could not connect to \(address): \(error)")
+                control.failSetup("client \(client) could not connect to \(routes.address(of: client)): \(error)")
                 return false
             }
         }
@@ -26,7 +26,7 @@ extension EchoClients {
     func startConnect(position: Int) throws -> Connection<T> {
         let client = ids.lowerBound + position
         return try loop.connect(
-            to: address, from: sources.isEmpty ? nil : sources[client % sources.count],
+            to: routes.address(of: client), from: sources.isEmpty ? nil : sources[client % sources.count],
             token: Token.firstConnection + UInt64(position), transmitStamps: false)
     }
 
@@ -58,7 +58,7 @@ extension EchoClients {
                 close(position)
                 return true
             }
-            control.failSetup("client \(client) could not say hello to \(address): \(error)")
+            control.failSetup("client \(client) could not say hello to \(routes.address(of: client)): \(error)")
             return false
         }
     }
@@ -79,6 +79,7 @@ extension EchoClients {
             startDueReconnects()  // its place in the connect window is free
             return
         }
-        control.failSetup("client \(ids.lowerBound + position) could not connect to \(address): closed before its handshake ended")
+        let client = ids.lowerBound + position
+        control.failSetup("client \(client) could not connect to \(routes.address(of: client)): closed before its handshake ended")
     }
 }

@@ -40,7 +40,8 @@ final class EchoClients<T: Transport> {
     /// to 0.9 s).
     static var reconnectWindow: Int { 4_096 }
 
-    let address: SocketAddress
+    /// Where each client connects: the server, or its link's entrance.
+    let routes: ClientRoutes
     /// The addresses its connections leave from, client `i` from the `i % count`th; empty: the kernel's choice.
     let sources: [SocketAddress]
     let ids: Range<Int>
@@ -86,19 +87,19 @@ final class EchoClients<T: Transport> {
     var heartbeatCursor = 0
     var report = Report()
 
-    /// Clients `ids` of the run `configuration`, whose server listens at `address`, their transports set up with
+    /// Clients `ids` of the run `configuration`, connecting where `routes` says, their transports set up with
     /// `transport`; `kernelClock` is given when the run uses kernel stamps.
     init(
         _ configuration: RunConfiguration,
         ids: Range<Int>,
-        address: SocketAddress,
+        routes: ClientRoutes,
         transport: TransportSettings,
         control: RunControl,
         kernelClock: KernelClockMapping?
     ) throws(SystemError) {
-        self.address = address
+        self.routes = routes
         self.sources = configuration.sourceAddresses.isEmpty
-            ? SourceAddresses.automatic(clients: configuration.clients, server: address)
+            ? SourceAddresses.automatic(clients: configuration.clients, server: routes.server)
             : configuration.sourceAddresses.compactMap { SocketAddress(host: $0, port: 0) }
         self.ids = ids
         self.token = configuration.token
@@ -181,7 +182,7 @@ final class EchoClients<T: Transport> {
         } catch {
             if !joined[position] {
                 // Before the first hello, a failure is the setup's: the run cannot have all its clients.
-                control.failSetup("client \(client) could not connect to \(address): \(error)")
+                control.failSetup("client \(client) could not connect to \(routes.address(of: client)): \(error)")
             }
             if !table.isSettingUp(position) || !joined[position] { record(client: client, reason: "\(error)") }
             return false  // a reconnect that failed is tried again (``close(_:)``), unreported

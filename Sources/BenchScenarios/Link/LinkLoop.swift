@@ -2,7 +2,8 @@ import BenchCore
 import BenchNet
 import Glibc
 
-/// The emulator's thread: its listener, its connections and their links, and a timer for the next segment out.
+/// The emulator's thread: its entrances (a listener per link of a mix), its connections and their links, and a timer
+/// for the next segment out.
 /// A connection's place is never reused in a run (a reconnect takes a new one): an event or a wake-up of one that
 /// closed finds nothing there.
 final class LinkLoop: @unchecked Sendable {
@@ -32,6 +33,8 @@ final class LinkLoop: @unchecked Sendable {
         var toServer = LinkQueue()
         /// The last byte either way entered or left the link then (the NAT's idle clock).
         var lastActivity: UInt64
+        /// Its entrance's place in ``LinkLoop/entrances``: whose link it is.
+        var entrance: UInt8
         /// The NAT forgot the connection: its bytes, and its ends, vanish both ways.
         var forgotten = false
 
@@ -41,19 +44,20 @@ final class LinkLoop: @unchecked Sendable {
         }
     }
 
-    static let listenerToken: UInt64 = .max
-    static let timerToken: UInt64 = .max - 1
-    static let stopToken: UInt64 = .max - 2
+    static let timerToken: UInt64 = .max
+    static let stopToken: UInt64 = .max - 1
+    /// The first entrance's token; the others' follow it.
+    static let firstEntranceToken: UInt64 = .max - 2 - UInt64(LinkMix.mostGroups)
     /// Bytes a direction holds before it stops reading its sender (TCP's window, closed).
     static let mostHeld = 4 << 20
     static let segmentSize = 1_448
     /// The client's side and the server's, as ``Linked``'s subscript takes them (a constant: no array per call).
     static let sides = [false, true]
 
-    let profile: LinkProfile
+    /// Each entrance: its listening socket, and the link of the connections it accepts.
+    let entrances: [(listener: Int32, profile: LinkProfile)]
     let upstream: SocketAddress
     let seed: UInt64
-    let listener: Int32
     let stop: EventNotifier
     let epoll: Epoll
     let timer: MonotonicTimer
@@ -68,12 +72,16 @@ final class LinkLoop: @unchecked Sendable {
     static let acceptPause: UInt64 = 20_000_000
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
 
-    init(profile: LinkProfile, upstream: SocketAddress, seed: UInt64, listener: Int32, stop: EventNotifier) throws(SystemError) {
-        (self.profile, self.upstream, self.seed, self.listener, self.stop) = (profile, upstream, seed, listener, stop)
+    init(
+        entrances: [(listener: Int32, profile: LinkProfile)], upstream: SocketAddress, seed: UInt64, stop: EventNotifier
+    ) throws(SystemError) {
+        (self.entrances, self.upstream, self.seed, self.stop) = (entrances, upstream, seed, stop)
         do {
             epoll = try Epoll()
             timer = try MonotonicTimer()
-            try epoll.add(listener, interest: .readable, token: Self.listenerToken)
+            for (index, entrance) in entrances.enumerated() {
+                try epoll.add(entrance.listener, interest: .readable, token: Self.firstEntranceToken + UInt64(index))
+            }
             try epoll.add(timer.descriptor, interest: .readable, token: Self.timerToken)
             try epoll.add(stop.descriptor, interest: .readable, token: Self.stopToken)
         } catch {
@@ -98,10 +106,10 @@ final class LinkLoop: @unchecked Sendable {
                 let (token, events) = epoll.event(at: index)
                 switch token {
                 case Self.stopToken: return
-                case Self.listenerToken: acceptAll()
                 case Self.timerToken:
                     timer.drain()
                     armed = 0
+                case Self.firstEntranceToken...: acceptAll(entrance: Int(token - Self.firstEntranceToken))
                 default: handle(events, place: Int(token >> 1), serverSide: token & 1 == 1)
                 }
             }
@@ -116,14 +124,17 @@ final class LinkLoop: @unchecked Sendable {
         }
     }
 
-    private func acceptAll() {
+    private func acceptAll(entrance: Int) {
+        let profile = entrances[entrance].profile
         while true {
             let accepted: Descriptor?
             do {
-                accepted = try TCPSocket.accept(from: listener)
+                accepted = try TCPSocket.accept(from: entrances[entrance].listener)
             } catch {  // no descriptor left (EMFILE): rest a moment, or until a connection closes, rather than spin on it
                 acceptPausedUntil = MonotonicClock.now() + Self.acceptPause
-                try? epoll.modify(listener, interest: [], token: Self.listenerToken)
+                for (index, entrance) in entrances.enumerated() {
+                    try? epoll.modify(entrance.listener, interest: [], token: Self.firstEntranceToken + UInt64(index))
+                }
                 return
             }
             guard let accepted else { return }
@@ -138,7 +149,7 @@ final class LinkLoop: @unchecked Sendable {
                 server: Side(socket: server, interest: [.readable, .writable]),
                 down: LinkPath(profile.down, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place)),
                 up: LinkPath(profile.up, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place + 1)),
-                lastActivity: MonotonicClock.now()))
+                lastActivity: MonotonicClock.now(), entrance: UInt8(entrance)))
             do {
                 try epoll.add(client, interest: .readable, token: UInt64(place) << 1)
                 try epoll.add(server, interest: [.readable, .writable], token: UInt64(place) << 1 | 1)
@@ -177,7 +188,7 @@ final class LinkLoop: @unchecked Sendable {
         }
         guard case .processed(let count) = result else { return }
         let now = MonotonicClock.now()
-        if let idle = profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
+        if let idle = entrances[Int(links[place]!.entrance)].profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
             links[place]!.forgotten = true
             links[place]!.toClient.removeAll()
             links[place]!.toServer.removeAll()
@@ -281,12 +292,14 @@ final class LinkLoop: @unchecked Sendable {
 
     private func resumeAccepting() {
         acceptPausedUntil = 0
-        try? epoll.modify(listener, interest: .readable, token: Self.listenerToken)
+        for (index, entrance) in entrances.enumerated() {
+            try? epoll.modify(entrance.listener, interest: .readable, token: Self.firstEntranceToken + UInt64(index))
+        }
     }
 
     func shutDown() {
         for place in links.indices { close(place) }
-        Posix.close(listener)
+        for entrance in entrances { Posix.close(entrance.listener) }
         buffer.deallocate()
     }
 }

@@ -107,15 +107,18 @@ public struct RunAnalysis: Sendable {
     /// Chat with rooms of different sizes (`--room-sizes zipf:S`): delivery and spread by room size, smallest first;
     /// empty otherwise.
     public let roomSizes: [RoomSizeBreakdown.Group]
+    /// Behind a mix of links (`--link lte:70%,3g:30%`): every metric per link group, in the mix's order; empty otherwise.
+    public let linkGroups: [LinkGroupBreakdown.Group]
 
     /// What a ``RunCollector`` made of a run's stream.
     init(
         recording: RunRecording, summaries: [DistributionSummary], histograms: [LatencyHistogram],
         broadcasts: [BroadcastResult], broadcastCount: Int, measuredMessages: Int,
         missingKernelStamps: (send: Int, receive: Int), timeline: [TimelineRow], roundTripsOverTime: OverTime?,
-        roomSizes: [RoomSizeBreakdown.Group] = []
+        roomSizes: [RoomSizeBreakdown.Group] = [], linkGroups: [LinkGroupBreakdown.Group] = []
     ) {
         self.roomSizes = roomSizes
+        self.linkGroups = linkGroups
         self.recording = recording
         self.summaries = summaries
         self.histograms = histograms

@@ -68,9 +68,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// after the first (a ramp, in every placement); nil: as fast as a window of ``connectWindow`` connects
     /// at a time goes.
     public var connectInterval: UInt64?
-    /// `--link`: the link this process's clients sit behind, emulated between them and the server (``LinkEmulator``);
-    /// nil: loopback as it is.
-    public var link: LinkProfile?
+    /// `--link`: the link (or the mix of links, dealt among the clients by ``seed``) this process's clients sit behind,
+    /// emulated between them and the server (``LinkEmulator``); nil: loopback as it is.
+    public var link: LinkMix?
     /// Where receive and send times come from.
     public var timestamps: TimestampSource
     /// Threads the clients of this process are split over, each with its own epoll, so that one client's receive

@@ -116,9 +116,9 @@ public enum ScenarioRunner {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         // Behind a link, this process's clients connect to it, and it to the server.
         var link: LinkEmulator?
-        if let profile = configuration.link, !configuration.localClients.isEmpty {
+        if let mix = configuration.link, !configuration.localClients.isEmpty {
             do {
-                link = try LinkEmulator(profile: profile, upstream: bound, seed: configuration.seed)
+                link = try LinkEmulator(mix: mix, upstream: bound, seed: configuration.seed)
             } catch {
                 Posix.close(listener)
                 throw .setupFailed("the link could not start: \(error)")
@@ -145,8 +145,9 @@ public enum ScenarioRunner {
             link?.end()
             throw .system(error)
         }
+        let routes = link.map { ClientRoutes(server: bound, link: $0, mix: configuration.link!, configuration: configuration) }
         let clientThreads = ClientThreads<T>(
-            configuration, address: link?.address ?? bound, settings: settings.clients, control: control,
+            configuration, routes: routes ?? ClientRoutes(server: bound), settings: settings.clients, control: control,
             kernelClock: kernelClock)
         let result = server.join()
         control.clientsWake.notify()

@@ -61,6 +61,8 @@ public struct RunCollector: Sendable {
     public private(set) var roundTripsOverTime: OverTime?
     /// Chat with rooms of different sizes: delivery and spread by room size; nil otherwise.
     private var roomSizes: RoomSizeBreakdown?
+    /// Behind a mix of links: every metric per link group; nil otherwise.
+    private var linkGroups: LinkGroupBreakdown?
     /// What a live view reads (`--metrics-listen`); nil when nobody watches.
     private var live: LiveStatistics?
     /// The live view's points, second by second, of the main metric (in its interval slot `mainSlot`).
@@ -89,6 +91,7 @@ public struct RunCollector: Sendable {
         builderOfSlot = timed.map { metric in metrics.firstIndex(of: metric)! }
         roundTripsOverTime = configuration.scenario == .roundtrip ? OverTime() : nil
         roomSizes = RoomSizeBreakdown(configuration: configuration)
+        linkGroups = LinkGroupBreakdown(configuration: configuration, metrics: metrics, keepsValues: fits)
         if live {
             self.live = LiveStatistics(metrics: timedMetrics, under: configuration.under)
             let main = RunAnalysis.Metric.main(of: configuration.scenario)
@@ -133,18 +136,19 @@ public struct RunCollector: Sendable {
         }
         if let slot = slots.rtt, configuration.scenario != .chat {  // a chat message's rtt is its own (addBroadcast)
             let value = reader.roundTrip(m)
-            record(value, slot)
+            record(value, slot, client: m.client)
             if configuration.scenario == .roundtrip, m.written != 0 {
                 let sent = reader.sendTime(m)
                 roundTripsOverTime?.add(time: sent - min(origin, sent), value: value)
             }
         }
-        if let slot = slots.stack, let value = reader.stack(m) { record(value, slot) }
+        if let slot = slots.stack, let value = reader.stack(m) { record(value, slot, client: m.client) }
         switch configuration.scenario {
         case .fanout, .chat:
             let value = reader.delivery(m)
-            record(value, slots.delivery!)
+            record(value, slots.delivery!, client: m.client)
             roomSizes?.delivery(value, sender: m.sender)
+            linkGroups?.delivery(to: m.client, received: value == nil ? nil : reader.receiveTime(m))
             if value != nil {
                 delivered += 1
                 firstReceived = min(firstReceived, reader.receiveTime(m))
@@ -153,7 +157,7 @@ public struct RunCollector: Sendable {
                 undelivered += 1
             }
         case .roundtrip:
-            if let value = reader.sendLag(m) { record(value, slots.lag!) }
+            if let value = reader.sendLag(m) { record(value, slots.lag!, client: m.client) }
         }
     }
 
@@ -169,7 +173,10 @@ public struct RunCollector: Sendable {
         record(result.spread, slots.spread!)
         roomSizes?.spread(result.spread, sender: b.sender)
         record(result.completion, slots.completion!)
-        if configuration.scenario == .chat, let slot = slots.rtt { record(result.roundTrip, slot) }
+        linkGroups?.broadcastEnded(
+            result, spread: builderOfSlot[slots.spread!], completion: builderOfSlot[slots.completion!],
+            lag: slots.lag.map { builderOfSlot[$0] }, isChat: configuration.scenario == .chat)
+        if configuration.scenario == .chat, let slot = slots.rtt { record(result.roundTrip, slot, client: b.sender) }
         if let lag = result.lag { record(lag, slots.lag!) }
         if reader.usesKernel && b.broadcastStart != 0 && b.broadcastStartKernel == 0 { missingKernelStamps.send += 1 }
         broadcastCount += 1
@@ -214,9 +221,10 @@ public struct RunCollector: Sendable {
     public static let mostOpenIntervals = 16
 
     /// Counts `value` (nil: a loss) for the metric in interval slot `slot` (the metrics in report order, minus
-    /// connect, which happens before the run and is not streamed).
-    private mutating func record(_ value: UInt64?, _ slot: Int) {
+    /// connect, which happens before the run and is not streamed), and in `client`'s link group.
+    private mutating func record(_ value: UInt64?, _ slot: Int, client: Int? = nil) {
         let builder = builderOfSlot[slot]
+        if let client { linkGroups?.record(value, metric: builder, client: client) }
         intervals[currentInterval].add(value, at: slot)
         if live != nil, let value { live!.record(value, at: slot, isLag: slot == slots.lag) }
         if slot == mainSlot { points?.add(value, second: currentSecond) }
@@ -226,9 +234,10 @@ public struct RunCollector: Sendable {
         }
         builders[builder].record(value)
         guard builders[builder].keepsValues else { return }
-        keptValues += 1
+        keptValues += client != nil && linkGroups != nil ? 2 : 1  // a link group keeps its own copy
         if keptValues > budgetValues {
             for index in builders.indices { builders[index].dropValues() }
+            linkGroups?.dropValues()
         }
     }
 
@@ -262,23 +271,31 @@ public struct RunCollector: Sendable {
     /// also holds the other `percentiles` and the counts over the `limits` thresholds ask for.
     public func analysis(of recording: RunRecording, percentiles: [Double] = [], limits: [UInt64] = []) -> RunAnalysis {
         var builders = builders
+        var linkGroups = linkGroups
         if let connect = metrics.firstIndex(of: .connect) {
-            for time in recording.connectTimes where time > 0 { builders[connect].record(time) }
+            for (client, time) in recording.connectTimes.enumerated() where time > 0 {
+                builders[connect].record(time)
+                linkGroups?.record(time, metric: connect, client: client)
+            }
         }
         for (index, metric) in metrics.enumerated() where metric.isConnectPhase && !recording.connectPhases.isEmpty {
             for (client, phases) in recording.connectPhases.enumerated() where recording.connectTimes[client] > 0 {
-                if let time = metric.phase(of: phases) { builders[index].record(time) }
+                guard let time = metric.phase(of: phases) else { continue }
+                builders[index].record(time)
+                linkGroups?.record(time, metric: index, client: client)
             }
         }
         if let reconnect = metrics.firstIndex(of: .reconnect) {
             for outage in recording.outages {
                 if let time = outage.reconnectTime { builders[reconnect].record(time) } else { builders[reconnect].recordLost() }
+                linkGroups?.record(outage.reconnectTime, metric: reconnect, client: outage.client)
             }
         }
         return RunAnalysis(
             recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles, limits: limits) },
             histograms: builders.map(\.histogram), broadcasts: broadcasts, broadcastCount: broadcastCount,
             measuredMessages: measuredMessages, missingKernelStamps: missingKernelStamps, timeline: timeline,
-            roundTripsOverTime: roundTripsOverTime?.finished(), roomSizes: roomSizes?.groups ?? [])
+            roundTripsOverTime: roundTripsOverTime?.finished(), roomSizes: roomSizes?.groups ?? [],
+            linkGroups: linkGroups?.groups(percentiles: percentiles, limits: limits) ?? [])
     }
 }

@@ -55,9 +55,9 @@ enum TargetRunner {
         // threads of this process, behind the link (`--link`) where there is one; the publisher is the server's side.
         let local = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
         var link: LinkEmulator?
-        if local, let profile = configuration.link {
+        if local, let mix = configuration.link {
             do {
-                link = try LinkEmulator(profile: profile, upstream: address, seed: configuration.seed)
+                link = try LinkEmulator(mix: mix, upstream: address, seed: configuration.seed)
             } catch {
                 throw .setupFailed("the link could not start: \(error)")
             }
@@ -65,7 +65,9 @@ enum TargetRunner {
         defer { link?.end() }  // after the groups' end below
         let groups = local
             ? try ClientGroupThreads<T>(
-                configuration, target: target, address: link?.address ?? address, settings: settings, protocol: kind,
+                configuration, target: target,
+                routes: link.map { ClientRoutes(server: address, link: $0, mix: configuration.link!, configuration: configuration) }
+                    ?? ClientRoutes(server: address), settings: settings, protocol: kind,
                 kernelClock: kernelClock)
             : nil
         defer { groups?.end() }

@@ -1,0 +1,99 @@
+import BenchCore
+
+/// A run behind a mix of links (`--link lte:70%,3g:20%,verybad:10%`): every metric again for each link group, so that
+/// the 70% and the 10% are seen apart. A message counts in its receiver's group (delivery, rtt, stack, a round trip's
+/// lag); a broadcast counts in each group that had members in it, with the spread and completion among those members
+/// alone (complete when each of them got it); a chat message's own rtt and lag in its sender's group, a fan-out
+/// broadcast's lag (the harness's) in each of its groups; a client's connect, its phases and its reconnects in its own.
+public struct LinkGroupBreakdown: Sendable {
+    /// One link group as the reports show it.
+    public struct Group: Sendable {
+        /// The preset's name (or `none`).
+        public let name: String
+        /// Clients dealt into it.
+        public let clients: Int
+        /// One summary per metric, in the run's report order.
+        public let summaries: [DistributionSummary]
+    }
+
+    private let names: [String]
+    private let groupOfClient: [UInt8]
+    private var builders: [[DistributionBuilder]]
+    /// The broadcast being collected, in each group: deliveries, losses, the first and last read.
+    private var delivered: [Int]
+    private var lost: [Int]
+    private var first: [UInt64]
+    private var last: [UInt64]
+
+    /// The breakdown of a run of `configuration` behind a mix of links, over `metrics`, exact while `keepsValues` (as
+    /// the run's own are); nil without a mix.
+    init?(configuration: RunConfiguration, metrics: [RunAnalysis.Metric], keepsValues: Bool) {
+        guard let mix = configuration.link, mix.isMix else { return nil }
+        names = mix.groups.map(\.name)
+        groupOfClient = mix.deal(clients: configuration.clients, seed: configuration.seed)
+        builders = names.map { _ in
+            metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: keepsValues) }
+        }
+        (delivered, lost) = ([Int](repeating: 0, count: names.count), [Int](repeating: 0, count: names.count))
+        (first, last) = ([UInt64](repeating: .max, count: names.count), [UInt64](repeating: 0, count: names.count))
+    }
+
+    /// The group of `client`; nil for a number outside the run (the publisher's side).
+    @inline(__always) func group(of client: Int) -> Int? {
+        client >= 0 && client < groupOfClient.count ? Int(groupOfClient[client]) : nil
+    }
+
+    /// Counts `value` (nil: a loss) of the metric at `index` for `client`'s group.
+    mutating func record(_ value: UInt64?, metric index: Int, client: Int) {
+        guard let group = group(of: client) else { return }
+        record(value, metric: index, group: group)
+    }
+
+    private mutating func record(_ value: UInt64?, metric index: Int, group: Int) {
+        if let value { builders[group][index].record(value) } else { builders[group][index].recordLost() }
+    }
+
+    /// Percentiles from the histograms from now on, as the run's own once its values passed its budget.
+    mutating func dropValues() {
+        for group in builders.indices {
+            for index in builders[group].indices { builders[group][index].dropValues() }
+        }
+    }
+
+    /// One of a broadcast's deliveries to `client` (its read time; nil: lost).
+    mutating func delivery(to client: Int, received: UInt64?) {
+        guard let group = group(of: client) else { return }
+        guard let received else {
+            lost[group] += 1
+            return
+        }
+        delivered[group] += 1
+        first[group] = min(first[group], received)
+        last[group] = max(last[group], received)
+    }
+
+    /// The broadcast `result` ended: each group that had members in it counts its spread and completion among them
+    /// (at `spread` and `completion`), and the lag at `lag` (each group's in fan-out; the sender's in chat).
+    mutating func broadcastEnded(_ result: BroadcastResult, spread: Int, completion: Int, lag: Int?, isChat: Bool) {
+        for group in names.indices where delivered[group] + lost[group] > 0 {
+            let own = BroadcastResult(
+                sequence: result.sequence, sender: result.sender, scheduled: result.scheduled, start: result.start,
+                delivered: delivered[group], lost: lost[group], firstReceived: delivered[group] > 0 ? first[group] : nil,
+                lastReceived: delivered[group] > 0 ? last[group] : nil, lag: result.lag)
+            record(own.spread, metric: spread, group: group)
+            record(own.completion, metric: completion, group: group)
+            if let lag, !isChat, let value = result.lag { record(value, metric: lag, group: group) }
+            (delivered[group], lost[group], first[group], last[group]) = (0, 0, .max, 0)
+        }
+        if let lag, isChat, let value = result.lag { record(value, metric: lag, client: result.sender) }
+    }
+
+    /// Every group, in the mix's order, each metric's summary with the other `percentiles` and counts over `limits`.
+    func groups(percentiles: [Double], limits: [UInt64]) -> [Group] {
+        names.indices.map { group in
+            Group(
+                name: names[group], clients: groupOfClient.lazy.filter { Int($0) == group }.count,
+                summaries: builders[group].map { $0.summary(percentiles: percentiles, limits: limits) })
+        }
+    }
+}
