@@ -3,12 +3,16 @@ import BenchNet
 
 /// Heartbeats: a slice of the clients per tick, so that ten thousand clients do not all write at the same instant.
 extension EchoClients {
-    /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat.
+    /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat: the
+    /// ticks' shares add up (a tick's fraction of a client carried to the next), as two clients at `--heartbeat 5s`
+    /// each send one every 5 s, not one every other 100 ms tick.
     func sendHeartbeatSlice() {
         let started = table.connections.count
         guard started > 0 else { return }
         let tick = min(heartbeat, Self.heartbeatTick)
-        let share = (started * Int(tick) + Int(heartbeat) - 1) / Int(heartbeat)
+        heartbeatCredit = min(heartbeatCredit + UInt64(started) * tick, UInt64(started) * heartbeat)
+        let share = Int(heartbeatCredit / heartbeat)
+        heartbeatCredit -= UInt64(share) * heartbeat
         for _ in 0..<min(share, started) {
             let position = heartbeatCursor
             heartbeatCursor = (heartbeatCursor + 1) % started

@@ -14,6 +14,7 @@ final class LinkEmulator: @unchecked Sendable {
     /// for a group without a link (`none`).
     let entrances: [SocketAddress]
     private let stopSignal: EventNotifier
+    private let releaseSignal: EventNotifier
     private var thread: NativeThread<Void>?
 
     /// Listens on loopback for each group with a link, and starts the thread that relays to `upstream` through the
@@ -33,7 +34,9 @@ final class LinkEmulator: @unchecked Sendable {
                 entrances.append(bound)
             }
             stopSignal = try EventNotifier()
-            loop = try LinkLoop(entrances: listening, upstream: upstream, seed: seed, stop: stopSignal)
+            releaseSignal = try EventNotifier()
+            loop = try LinkLoop(
+                entrances: listening, upstream: upstream, seed: seed, stop: stopSignal, release: releaseSignal)
         } catch {
             for entrance in listening { Posix.close(entrance.listener) }
             throw error
@@ -45,6 +48,12 @@ final class LinkEmulator: @unchecked Sendable {
             loop.shutDown()
             throw error
         }
+    }
+
+    /// The server is done: the connections the NAT forgot are closed both ways (their server's end vanished, and
+    /// their clients would wait for it for ever); the others go on until their ends pass.
+    func releaseForgotten() {
+        releaseSignal.notify()
     }
 
     /// Stops the thread; every connection through the link is closed.

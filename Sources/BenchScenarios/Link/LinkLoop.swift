@@ -46,8 +46,9 @@ final class LinkLoop: @unchecked Sendable {
 
     static let timerToken: UInt64 = .max
     static let stopToken: UInt64 = .max - 1
+    static let releaseToken: UInt64 = .max - 2
     /// The first entrance's token; the others' follow it.
-    static let firstEntranceToken: UInt64 = .max - 2 - UInt64(LinkMix.mostGroups)
+    static let firstEntranceToken: UInt64 = .max - 3 - UInt64(LinkMix.mostGroups)
     /// Bytes a direction holds before it stops reading its sender (TCP's window, closed).
     static let mostHeld = 4 << 20
     static let segmentSize = 1_448
@@ -59,6 +60,10 @@ final class LinkLoop: @unchecked Sendable {
     let upstream: SocketAddress
     let seed: UInt64
     let stop: EventNotifier
+    /// The server is done: a connection the NAT forgot is closed both ways from now on, since nothing it sends can arrive
+    /// (a phone finds out at its next send, or never; a harness must end).
+    let release: EventNotifier
+    var released = false
     let epoll: Epoll
     let timer: MonotonicTimer
     let origin = MonotonicClock.now()
@@ -73,9 +78,10 @@ final class LinkLoop: @unchecked Sendable {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
 
     init(
-        entrances: [(listener: Int32, profile: LinkProfile)], upstream: SocketAddress, seed: UInt64, stop: EventNotifier
+        entrances: [(listener: Int32, profile: LinkProfile)], upstream: SocketAddress, seed: UInt64, stop: EventNotifier,
+        release: EventNotifier
     ) throws(SystemError) {
-        (self.entrances, self.upstream, self.seed, self.stop) = (entrances, upstream, seed, stop)
+        (self.entrances, self.upstream, self.seed, self.stop, self.release) = (entrances, upstream, seed, stop, release)
         do {
             epoll = try Epoll()
             timer = try MonotonicTimer()
@@ -84,6 +90,7 @@ final class LinkLoop: @unchecked Sendable {
             }
             try epoll.add(timer.descriptor, interest: .readable, token: Self.timerToken)
             try epoll.add(stop.descriptor, interest: .readable, token: Self.stopToken)
+            try epoll.add(release.descriptor, interest: .readable, token: Self.releaseToken)
         } catch {
             buffer.deallocate()
             throw error
@@ -106,6 +113,10 @@ final class LinkLoop: @unchecked Sendable {
                 let (token, events) = epoll.event(at: index)
                 switch token {
                 case Self.stopToken: return
+                case Self.releaseToken:
+                    release.drain()
+                    released = true
+                    for place in links.indices where links[place]?.forgotten == true { close(place) }
                 case Self.timerToken:
                     timer.drain()
                     armed = 0
@@ -189,6 +200,7 @@ final class LinkLoop: @unchecked Sendable {
         guard case .processed(let count) = result else { return }
         let now = MonotonicClock.now()
         if let idle = entrances[Int(links[place]!.entrance)].profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
+            if released { return close(place) }
             links[place]!.forgotten = true
             links[place]!.toClient.removeAll()
             links[place]!.toServer.removeAll()

@@ -150,6 +150,7 @@ public enum ScenarioRunner {
             configuration, routes: routes ?? ClientRoutes(server: bound), settings: settings.clients, control: control,
             kernelClock: kernelClock)
         let result = server.join()
+        link?.releaseForgotten()
         control.clientsWake.notify()
         let clientReports = clientThreads.join()
         link?.end()
