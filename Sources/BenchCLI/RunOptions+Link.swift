@@ -14,10 +14,9 @@ extension RunOptions {
                 + "its own beside the clients' threads.")
     }
 
-    /// Reads `--link` into `configuration`; refused where the clients would not be in this process.
+    /// Reads `--link` into `configuration`; refused with `--source-addresses` (the clients connect to the link).
     static func readLink(
-        into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, clientProcesses: Int?,
-        command: String
+        into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
         guard let text = parsed.value("link") else { return }
         do throws(LinkProfile.Invalid) {
@@ -29,11 +28,6 @@ extension RunOptions {
             throw UsageError(
                 message: "--source-addresses does not apply with --link: the clients connect to the link on loopback, "
                     + "and the link to the server", command: command)
-        }
-        if let clientProcesses, clientProcesses > 0 {
-            throw UsageError(
-                message: "--link keeps the clients in this process, behind the link it emulates: --client-procs with "
-                    + "--link is not built yet", command: command)
         }
     }
 }

@@ -259,7 +259,7 @@ struct RunOptions {
         base.busyPoll = parsed.has("busy-poll")
         (base.ioChoice, ioNote) = try Self.readIOEngine(reader: reader, parsed: parsed, clients: base.clients)
         try Self.readConnectionOptions(into: &base, reader: reader, parsed: parsed, command: command)
-        try Self.readLink(into: &base, reader: reader, parsed: parsed, clientProcesses: clientProcesses, command: command)
+        try Self.readLink(into: &base, reader: reader, parsed: parsed, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)
         let payloads = try reader.payloads(parsed.value("payload") ?? "\(base.payload)")

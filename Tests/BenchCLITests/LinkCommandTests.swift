@@ -76,6 +76,24 @@ import Testing
         #expect(try String(contentsOfFile: folder + "/report.html", encoding: .utf8) == page)
     }
 
+    /// Clients in child processes (`--client-procs`), each child with the run's link for its share, dealt as the
+    /// measuring side deals: each group as late as its own link, and counted in its own group.
+    @Test func childProcessesPutTheirClientsBehindTheRunsLinks() throws {
+        let result = try BenchProcess.run([
+            "fanout", "--link", "none:50%,lte:50%", "--client-procs", "2", "--clients", "6", "--messages", "5",
+            "--interval", "100ms", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows = try csvRows(folder + "/summary.csv")
+        let direct = try #require(rows.first { $0["metric"] == "delivery" && $0["link"] == "none" })
+        let lte = try #require(rows.first { $0["metric"] == "delivery" && $0["link"] == "lte" })
+        #expect(direct["count"] == "15" && lte["count"] == "15" && direct["lost"] == "0" && lte["lost"] == "0")
+        #expect((Double(direct["max_us"] ?? "") ?? .infinity) < 50_000, "the direct path")
+        #expect((Double(lte["min_us"] ?? "") ?? 0) >= 50_000, "LTE's 50 ms down, in the children too")
+        #expect(try csvRows(folder + "/agents.csv").count == 2, "the two children, listed as agents are")
+    }
+
     @Test func theLinksCommandListsThePresetsWithTheirNumbers() throws {
         let result = try BenchProcess.run(["links"])
         #expect(result.exitCode == 0)
@@ -88,7 +106,6 @@ import Testing
         for (arguments, message) in [
             (["fanout", "--link", "5g"], "is no preset (wifi, dsl, lte, 3g, edge, verybad)"),
             (["fanout", "--link", "lte:70%,3g:20%"], "the mix's shares add up to 90%, not 100%"),
-            (["fanout", "--link", "lte", "--client-procs", "2"], "--client-procs with --link is not built yet"),
             (["fanout", "--link", "delay=1ms,jitter=2ms"], "jitter is at most the delay it varies"),
             (["fanout", "--link", "lte", "--source-addresses", "127.0.0.2,127.0.0.3"], "--source-addresses does not apply with --link"),
             (["serve", "fanout", "--link", "lte", "--token", "t"], "agents behind --link are not built yet"),

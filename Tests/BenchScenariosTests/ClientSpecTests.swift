@@ -64,6 +64,12 @@ import Testing
         ClientSpec(
             transport: .tcp, target: Self.target("nats://127.0.0.1:4222/chat"),
             chat: ClientSpec.ChatDeal(plan: ChatRoomPlan(rooms: 7, sizes: .zipf(1.25)), seed: 0xdead_beef_0102_0304)),
+        // `--link` with `--client-procs`: the mix, its seed and the run's clients, so that a child deals as the parent.
+        {
+            var spec = ClientSpec(transport: .ws)
+            spec.link = ClientSpec.LinkDeal(mix: try! LinkMix(parsing: "lte:70%,none:30%"), seed: 0x0102_0304_0506_0708, clients: 70_000)
+            return spec
+        }(),
     ]
 
     @Test(arguments: specs)
@@ -80,7 +86,7 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([16, 0, 0], "unknown field 16"),
+        ([17, 0, 0], "unknown field 17"),
         ([15, 0, 1, 65], "the protocol description is not a name, a channel, connection parameters and text"),
         ([15, 0, 6, 103, 0, 0, 123, 0, 65], "the protocol's connection parameters are no JSON object"),
         ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
@@ -124,6 +130,8 @@ import Testing
             ([1, 0, 1, 0, 14, 0, 1, 1], "a cycle flag without identities"),
             (spec("X: 1\r\n") + [13, 0, 9] + Array("user\na\u{1F}b\n".utf8), "row 1 has 2 fields, the header 1"),
             ([1, 0, 1, 0, 12, 0, 8, 0, 0, 0, 0, 0, 0, 3, 231], "a connect interval under 1µs"),
+            ([1, 0, 1, 0, 16, 0, 12] + [UInt8](repeating: 0, count: 12), "the link is not a seed, a count of clients and text"),
+            ([1, 0, 1, 0, 16, 0, 15] + [UInt8](repeating: 0, count: 12) + Array("5g:".utf8), "the link does not read"),
         ]
     }()
 

@@ -20,6 +20,7 @@ extension AgentRunner {
             throw .setupFailed("cannot read this child's share of the run: \(error)")
         }
         let share = try ClientGroupShare(welcome, spec)
+        defer { share.link?.end() }
         do throws(SystemError) {
             try share.run(share.ids, writer: ReportWriter(descriptor: channel), endSignal: channel)
         } catch {
@@ -37,6 +38,7 @@ extension AgentRunner {
         status: AgentStatus?
     ) throws(RunError) {
         let share = try ClientGroupShare(welcome, spec)
+        defer { share.link?.end() }
         let lock = SocketWriteLock()
         let relay = share.configuration.scenario == .fanout ? nil : OrderRelay()  // roundtrip's and chat's send orders
         let ownsEndSignal = relay != nil
@@ -91,6 +93,9 @@ struct ClientGroupShare: Sendable {
     let settings: TransportSettings
     let kind: ServerProtocol
     let kernelClock: KernelClockMapping?
+    /// With `--link` (``ClientSpec/link``): the link this share's subscribers sit behind, ended by its owner.
+    let link: LinkEmulator?
+    let routes: ClientRoutes
 
     init(_ welcome: AgentWelcome, _ spec: ClientSpec) throws(RunError) {
         let configuration = try RunConfiguration(welcome: welcome, spec: spec)
@@ -107,6 +112,7 @@ struct ClientGroupShare: Sendable {
         self.kind = TargetRunner.speech(of: settings, configuration)
         self.kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         _ = DescriptorLimit.raiseToHardLimit()
+        (link, routes) = try AgentRunner.link(spec.link, to: address, ids: ids)
     }
 
     /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.
@@ -123,7 +129,7 @@ struct ClientGroupShare: Sendable {
         _: T.Type, _ ids: Range<Int>, _ writer: ReportWriter, _ endSignal: Int32
     ) throws(SystemError) -> ClientGroup<T> {
         try ClientGroup<T>(
-            configuration, ids: ids, target: target, routes: ClientRoutes(server: address), transport: settings, protocol: kind,
+            configuration, ids: ids, target: target, routes: routes, transport: settings, protocol: kind,
             writer: writer, endSignal: endSignal, kernelClock: kernelClock)
     }
 }

@@ -86,7 +86,9 @@ public enum AgentRunner {
                 throw .setupFailed("the run is over \(spec.transport.rawValue), and the server cannot be trusted: \(error)")
             }
         }
-        let parts = (configuration, address, settings, kernelClock)
+        let (link, routes) = try link(spec.link, to: address, ids: configuration.localClients)
+        defer { link?.end() }
+        let parts = (configuration, routes, settings, kernelClock)
         let events: [ConnectionEvent]
         switch spec.transport {
         case .tcp: events = runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control, status: status)
@@ -102,13 +104,13 @@ public enum AgentRunner {
     /// Runs the agent's clients over `T` until they are done, watching the control connection meanwhile; returns
     /// their threads' events.
     private static func runClients<T: Transport>(
-        _ parts: (RunConfiguration, SocketAddress, TransportSettings, KernelClockMapping?), over: T.Type,
+        _ parts: (RunConfiguration, ClientRoutes, TransportSettings, KernelClockMapping?), over: T.Type,
         controlSocket: Int32, control: RunControl, status: AgentStatus?
     ) -> [ConnectionEvent] {
         let connectTimes = ConnectTimesMailbox()
         let loads = ThreadLoadBoard()
         let threads = ClientThreads<T>(
-            parts.0, routes: ClientRoutes(server: parts.1), settings: parts.2, control: control, kernelClock: parts.3,
+            parts.0, routes: parts.1, settings: parts.2, control: control, kernelClock: parts.3,
             connectTimes: connectTimes, loads: loads)
         watchControlConnection(
             controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, loads: loads, writeLock: nil,

@@ -8,14 +8,15 @@ public enum ChildProcesses {
     /// a client), else as many as split the clients within the descriptor limit.
     ///
     /// A target's clients take one descriptor each (the children hold them all), as do the built-in chat relay's.
+    /// Behind a link (`--link`), each client's two ends of it take two more, where the client is.
     public static func needed(for configuration: RunConfiguration) -> Int {
-        guard configuration.link == nil else { return 0 }  // the link is emulated in this process, with its clients
         let limit = DescriptorLimit.raiseToHardLimit()
         let room = limit - RunError.reservedDescriptors
-        let needed = configuration.target == nil
-            ? 2 * configuration.clients : configuration.clients + 1 + 2 * configuration.clientThreads
+        let linked = configuration.link == nil ? 0 : 2 * configuration.clients
+        let needed = linked + (configuration.target == nil
+            ? 2 * configuration.clients : configuration.clients + 1 + 2 * configuration.clientThreads)
         guard needed > room else { return 0 }
-        let perChild = max(1, room - 1)
+        let perChild = max(1, (room - 1) / (configuration.link == nil ? 1 : 3))
         return (configuration.clients + perChild - 1) / perChild
     }
 

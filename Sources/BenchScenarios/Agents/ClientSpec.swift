@@ -27,6 +27,16 @@ public struct ClientSpec: Equatable, Sendable {
     public var chat: ChatDeal?
     /// `--connect-rate`: the time between two clients' first connects across the run; nil: a window at a time.
     public var connectInterval: UInt64?
+    /// `--link` with `--client-procs`: the link (or mix) each child puts its clients behind, and what deals a mix, so
+    /// that every process deals the same groups as the measuring side.
+    public var link: LinkDeal?
+
+    /// A run's links as the processes that hold its clients are told them: the mix, the seed and the run's clients.
+    public struct LinkDeal: Equatable, Sendable {
+        public var mix: LinkMix
+        public var seed: UInt64
+        public var clients: Int
+    }
 
     /// A chat run's rooms as its clients elsewhere are told them.
     public struct ChatDeal: Equatable, Sendable {
@@ -73,6 +83,8 @@ public struct ClientSpec: Equatable, Sendable {
         /// `--connection-params` (empty without), a 0 byte, then its text as written, read again and filled in as the
         /// parent did.
         case protocolDescription = 15
+        /// `--link`: the seed (8 bytes), the run's clients (4 bytes, both big-endian), then the link's text.
+        case link = 16
     }
 
     /// The frame, length field included.
@@ -116,6 +128,11 @@ public struct ClientSpec: Equatable, Sendable {
             field(.chat, rooms + seed + Array(chat.plan.sizesText.utf8))
         }
         if let connectInterval { field(.connectInterval, withUnsafeBytes(of: connectInterval.bigEndian, Array.init)) }
+        if let link {
+            let seed: [UInt8] = withUnsafeBytes(of: link.seed.bigEndian, Array.init)
+            let clients: [UInt8] = withUnsafeBytes(of: UInt32(link.clients).bigEndian, Array.init)
+            field(.link, seed + clients + Array(link.mix.text.utf8))
+        }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }
@@ -141,6 +158,7 @@ public struct ClientSpec: Equatable, Sendable {
         var connectInterval: UInt64?
         var identityChunks: [[UInt8]] = []
         var description: ProtocolDescription?
+        var link: LinkDeal?
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -224,6 +242,18 @@ public struct ClientSpec: Equatable, Sendable {
                 let interval = value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 guard interval >= 1_000 else { throw SpecError("a connect interval under 1µs") }
                 connectInterval = interval
+            case .link:
+                let bytes = Array(value)
+                guard bytes.count > 12, let text = String(validating: bytes[12...], as: UTF8.self) else {
+                    throw SpecError("the link is not a seed, a count of clients and text")
+                }
+                let seed = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                let clients = bytes[8..<12].reduce(0) { $0 << 8 | Int($1) }
+                do {
+                    link = LinkDeal(mix: try LinkMix(parsing: text), seed: seed, clients: clients)
+                } catch {
+                    throw SpecError("the link does not read: \(error.reason)")
+                }
             case .headers:
                 // Cut as bytes at each CR LF (one Character to String); a lone CR or LF stays in its line, refused.
                 let bytes = Array(value)
@@ -288,6 +318,7 @@ public struct ClientSpec: Equatable, Sendable {
         self.init(
             transport: transport, webSocketPath: path, tlsTrust: trust, target: settings, chat: chat,
             connectInterval: connectInterval)
+        self.link = link
     }
 
     /// Why a client spec from the network was refused.

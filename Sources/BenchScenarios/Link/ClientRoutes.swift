@@ -14,15 +14,16 @@ struct ClientRoutes: Sendable {
         (self.server, entrances, groupOfClient) = (server, [], [])
     }
 
-    /// Every client through `link`'s entrance of its group in `mix`, dealt by `configuration`'s seed.
-    init(server: SocketAddress, link: LinkEmulator, mix: LinkMix, configuration: RunConfiguration) {
+    /// Every client through `link`'s entrance of its group in `mix`, dealt among the run's `clients` by `seed`.
+    init(server: SocketAddress, link: LinkEmulator, mix: LinkMix, clients: Int, seed: UInt64) {
         (self.server, entrances) = (server, link.entrances)
-        groupOfClient = mix.isMix ? mix.deal(clients: configuration.clients, seed: configuration.seed) : []
+        groupOfClient = mix.isMix ? mix.deal(clients: clients, seed: seed) : []
     }
+
 
     /// Where client `client` (its number in the run) connects.
     func address(of client: Int) -> SocketAddress {
         if entrances.isEmpty { return server }
-        return groupOfClient.isEmpty ? entrances[0] : entrances[Int(groupOfClient[client])]
+        return client < groupOfClient.count ? entrances[Int(groupOfClient[client])] : entrances[0]
     }
 }

@@ -79,6 +79,7 @@ public enum ScenarioRunner {
         var spec = ClientSpec(
             transport: configuration.transport, webSocketPath: configuration.webSocketPath,
             connectInterval: configuration.connectInterval)
+        spec.link = configuration.link.map { ClientSpec.LinkDeal(mix: $0, seed: configuration.seed, clients: configuration.clients) }
         var fingerprint = ""
         if configuration.transport.usesTLS {
             do {
@@ -116,9 +117,12 @@ public enum ScenarioRunner {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         // Behind a link, this process's clients connect to it, and it to the server.
         var link: LinkEmulator?
+        var routes = ClientRoutes(server: bound)
         if let mix = configuration.link, !configuration.localClients.isEmpty {
             do {
                 link = try LinkEmulator(mix: mix, upstream: bound, seed: configuration.seed)
+                routes = ClientRoutes(
+                    server: bound, link: link!, mix: mix, clients: configuration.clients, seed: configuration.seed)
             } catch {
                 Posix.close(listener)
                 throw .setupFailed("the link could not start: \(error)")
@@ -145,9 +149,8 @@ public enum ScenarioRunner {
             link?.end()
             throw .system(error)
         }
-        let routes = link.map { ClientRoutes(server: bound, link: $0, mix: configuration.link!, configuration: configuration) }
         let clientThreads = ClientThreads<T>(
-            configuration, routes: routes ?? ClientRoutes(server: bound), settings: settings.clients, control: control,
+            configuration, routes: routes, settings: settings.clients, control: control,
             kernelClock: kernelClock)
         let result = server.join()
         link?.releaseForgotten()

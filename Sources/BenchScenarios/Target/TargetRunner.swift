@@ -55,9 +55,12 @@ enum TargetRunner {
         // threads of this process, behind the link (`--link`) where there is one; the publisher is the server's side.
         let local = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
         var link: LinkEmulator?
+        var routes = ClientRoutes(server: address)
         if local, let mix = configuration.link {
             do {
                 link = try LinkEmulator(mix: mix, upstream: address, seed: configuration.seed)
+                routes = ClientRoutes(
+                    server: address, link: link!, mix: mix, clients: configuration.clients, seed: configuration.seed)
             } catch {
                 throw .setupFailed("the link could not start: \(error)")
             }
@@ -65,9 +68,7 @@ enum TargetRunner {
         defer { link?.end() }  // after the groups' end below
         let groups = local
             ? try ClientGroupThreads<T>(
-                configuration, target: target,
-                routes: link.map { ClientRoutes(server: address, link: $0, mix: configuration.link!, configuration: configuration) }
-                    ?? ClientRoutes(server: address), settings: settings, protocol: kind,
+                configuration, target: target, routes: routes, settings: settings, protocol: kind,
                 kernelClock: kernelClock)
             : nil
         defer { groups?.end() }

@@ -45,13 +45,14 @@ extension ChildProcessChannels {
     static func spec(of configuration: RunConfiguration, target: TargetSettings, trust: TLSTrust?) -> [UInt8] {
         var clients = target
         if configuration.scenario == .fanout { clients.publishTemplate = .bare }  // the publisher's, not the clients'
-        return ClientSpec(
+        var spec = ClientSpec(
             // The path in use, explicit or the scheme's: a child's is exactly this process's.
             transport: .tcp, webSocketPath: target.webSocketPathInUse ?? "/",
             tlsTrust: trust, target: clients,
             chat: configuration.chatRooms.map { ClientSpec.ChatDeal(plan: $0, seed: configuration.seed) },
-            connectInterval: configuration.connectInterval
-        ).encoded()
+            connectInterval: configuration.connectInterval)
+        spec.link = configuration.link.map { ClientSpec.LinkDeal(mix: $0, seed: configuration.seed, clients: configuration.clients) }
+        return spec.encoded()
     }
 }
 
