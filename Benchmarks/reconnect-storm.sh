@@ -22,7 +22,7 @@ python3 - "$folder" <<'PY'
 import csv, sys
 folder = sys.argv[1]
 run = {row[0]: row[1] for row in csv.reader(open(f"{folder}/run.csv"))}
-summary = {row["metric"]: row for row in csv.DictReader(open(f"{folder}/summary.csv"))}
+summary = {row["metric"]: row for row in csv.DictReader(open(f"{folder}/summary.csv")) if not row.get("link")}
 outages = list(csv.DictReader(open(f"{folder}/reconnects.csv")))
 back = [int(row["reconnect_ns"]) for row in outages if row["reconnect_ns"]]
 r = summary["reconnect"]

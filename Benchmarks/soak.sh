@@ -33,7 +33,7 @@ print("RSS every 10 s (MiB):", " ".join(f"{kib / 1024:.1f}" for _, kib in sample
 after_first_minute = [kib for t, kib in samples if t >= 60]
 growth = (max(after_first_minute) - after_first_minute[0]) / 1024 if after_first_minute else float("nan")
 peak = max(kib for _, kib in samples) / 1024
-summary = {row["metric"]: row for row in csv.DictReader(open(f"{folder}/summary.csv"))}
+summary = {row["metric"]: row for row in csv.DictReader(open(f"{folder}/summary.csv")) if not row.get("link")}
 d = summary["delivery"]
 print(f"duration {run['duration_s']} s, {run['clients']} clients: delivery {d['count']} measured, {d['lost']} lost, "
       f"p50 {float(d['p50_us']):.0f} µs, p99 {float(d['p99_us']):.0f} µs ({d['precision']}); "

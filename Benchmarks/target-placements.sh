@@ -28,7 +28,7 @@ report() {  # run folder, label, messages -> one line
     python3 - "$1" "$2" <<'PY'
 import csv, sys
 folder, label = sys.argv[1], sys.argv[2]
-summary = {row["metric"]: row for row in csv.DictReader(open(folder + "/summary.csv"))}
+summary = {row["metric"]: row for row in csv.DictReader(open(folder + "/summary.csv")) if not row.get("link")}
 run = {row["key"]: row["value"] for row in csv.DictReader(open(folder + "/run.csv"))}
 main = summary.get("rtt") or summary["delivery"]
 count = int(main["count"]) + int(main["lost"])

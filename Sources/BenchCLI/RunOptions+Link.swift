@@ -24,6 +24,13 @@ extension RunOptions {
         } catch {
             throw reader.invalid("link", "spec", text, error.reason)
         }
+        if configuration.link?.isMix == true, configuration.scenario == .chat,
+            configuration.target?.url.scheme.protocolScheme == .redis
+        {
+            throw UsageError(
+                message: "a mix of links with a Redis chat is not built yet: each client thread's members publish over one "
+                    + "connection, which can sit behind one link only", command: command)
+        }
         if parsed.value("source-addresses") != nil {
             throw UsageError(
                 message: "--source-addresses does not apply with --link: the clients connect to the link on loopback, "

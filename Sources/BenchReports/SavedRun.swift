@@ -244,12 +244,15 @@ public struct SavedRun: Sendable {
         if Posix.fileExists(path(RoomSizesCSV.fileName)) {
             try CSVFileRows.read(path(RoomSizesCSV.fileName), columns: RoomSizesCSV.header) { roomSizes.append($0.values) }
         }
-        // Behind a mix of links: summary.csv's rows of the link groups, as written (runs since it has a link column).
+        // Behind a mix of links: summary.csv's rows of the link groups, as written (runs since it has a link column); a
+        // damaged file loses them, not the report.
         var linkGroups: [[String]] = []
         if linked {
-            try CSVFileRows.read(path(SummaryCSV.fileName), columns: SummaryCSV.header) { row in
-                if row.values.last?.isEmpty == false { linkGroups.append(row.values) }
+            var rows: [[String]] = []
+            let read: ()? = try? CSVFileRows.read(path(SummaryCSV.fileName), columns: SummaryCSV.header) { row in
+                if row.values.last?.isEmpty == false { rows.append(row.values) }
             }
+            if read != nil { linkGroups = rows }
         }
         let requested = percentiles + Threshold.percentiles(in: thresholds.map(\.expression))
         let counted = limits + Threshold.countedLimits(in: thresholds.map(\.expression))

@@ -106,6 +106,7 @@ import Testing
         for (arguments, message) in [
             (["fanout", "--link", "5g"], "is no preset (wifi, dsl, lte, 3g, edge, verybad)"),
             (["fanout", "--link", "lte:70%,3g:20%"], "the mix's shares add up to 90%, not 100%"),
+            (["chat", "--target", "redis://127.0.0.1:1/room", "--link", "lte:50%,none:50%"], "a mix of links with a Redis chat is not built yet"),
             (["fanout", "--link", "delay=1ms,jitter=2ms"], "jitter is at most the delay it varies"),
             (["fanout", "--link", "lte", "--source-addresses", "127.0.0.2,127.0.0.3"], "--source-addresses does not apply with --link"),
             (["serve", "fanout", "--link", "lte", "--token", "t"], "agents behind --link are not built yet"),

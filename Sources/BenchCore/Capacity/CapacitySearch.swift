@@ -10,7 +10,8 @@
 /// between runs is invisible inside one: a value whose second step disagrees with its first is not confirmed, and the
 /// search confirms a pass at least ``disputeMargin`` below it (no further bisection: the values between sit where the
 /// objective is at its limit, each disputed in turn), after one way-finding step at that margin when the pass below
-/// is further off (doubling leaves gaps: 40 below a disputed 80). The
+/// is further off (doubling leaves gaps: 40 below a disputed 80; a way-finding step that does not pass is confirmed,
+/// not bisected below, and no later dispute finds the way again). The
 /// first step at a value only finds the way, and the command decides its pass with less confidence than the second,
 /// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated
 /// (the command runs a saturated step again after a pause, and calls it harness-bound only when the saturation
@@ -161,14 +162,15 @@ public struct CapacitySearch: Sendable {
         // A first failure already run twice is a pass its confirmation disputed: the values just easier than it sit
         // in the same band where the objective is at its limit, which no budget decides; bisecting there would find
         // more disputes, so the search confirms the pass ``capacity`` names, a margin below it, instead.
-        guard isNarrowed(pass: pass, fail: failure) || confirming(failure) == nil else {
+        guard isNarrowed(pass: pass, fail: failure) || confirming(failure) == nil || isWayFinding(failure) else {
             let middle = min(pass, failure) + (max(pass, failure) - min(pass, failure)) / 2
             return steps.contains { $0.value == middle } ? nil : middle
         }
         // A pass far below a disputed value (doubling went 40 to 80, and 80 was disputed) is not the answer before the
-        // value a margin below the dispute has found the way: the band's edge may lie anywhere between.
-        if isDisputed(failure), let between = untried(marginBelow(failure)), isHarder(between, than: pass),
-            !isNarrowed(pass: pass, fail: between)
+        // value a margin below the dispute has found the way: the band's edge may lie anywhere between. Once in a
+        // search: a way-finding step that did not pass is in the band too, and is confirmed, not bisected below.
+        if isDisputed(failure), !verdicts.keys.contains(where: isWayFinding),
+            let between = untried(marginBelow(failure)), isHarder(between, than: pass), !isNarrowed(pass: pass, fail: between)
         {
             return between
         }
@@ -186,6 +188,14 @@ public struct CapacitySearch: Sendable {
     /// Twice as hard as `value` (half the interval), at most the hard end.
     private func harder(than value: UInt64) -> UInt64 {
         direction == .increasing ? (value > UInt64.max / 2 ? high : min(high, 2 * value)) : max(high, value / 2)
+    }
+
+    /// The values run twice and neither passed nor failed by both.
+    private var disputed: [UInt64] { verdicts.keys.filter(isDisputed) }
+
+    /// True when `value` is the way-finding step a margin below a disputed value.
+    private func isWayFinding(_ value: UInt64) -> Bool {
+        disputed.contains { marginBelow($0) == value }
     }
 
     /// `value` when no step has run it.

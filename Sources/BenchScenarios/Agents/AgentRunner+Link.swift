@@ -10,7 +10,7 @@ extension AgentRunner {
         _ deal: ClientSpec.LinkDeal?, to server: SocketAddress, ids: Range<Int>
     ) throws(RunError) -> (LinkEmulator?, ClientRoutes) {
         guard let deal else { return (nil, ClientRoutes(server: server)) }
-        guard ids.upperBound <= deal.clients else {
+        guard RunConfiguration.Limits.clients.contains(deal.clients), ids.upperBound <= deal.clients else {
             throw .setupFailed("the run's link deals \(deal.clients) clients, and this share's ids reach \(ids.upperBound)")
         }
         let limit = DescriptorLimit.raiseToHardLimit()

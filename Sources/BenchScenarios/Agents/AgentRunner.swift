@@ -91,21 +91,22 @@ public enum AgentRunner {
         let parts = (configuration, routes, settings, kernelClock)
         let events: [ConnectionEvent]
         switch spec.transport {
-        case .tcp: events = runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control, status: status)
-        case .ws: events = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, control: control, status: status)
-        case .tls: events = runClients(parts, over: TLS.self, controlSocket: controlSocket, control: control, status: status)
+        case .tcp: events = runClients(parts, over: TCP.self, controlSocket: controlSocket, link: link, control: control, status: status)
+        case .ws: events = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, link: link, control: control, status: status)
+        case .tls: events = runClients(parts, over: TLS.self, controlSocket: controlSocket, link: link, control: control, status: status)
         case .wss:
-            events = runClients(parts, over: SecureWebSocket.self, controlSocket: controlSocket, control: control, status: status)
+            events = runClients(
+                parts, over: SecureWebSocket.self, controlSocket: controlSocket, link: link, control: control, status: status)
         }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
         return Outcome(welcome: welcome, spec: spec, clock: clock, events: events)
     }
 
     /// Runs the agent's clients over `T` until they are done, watching the control connection meanwhile; returns
-    /// their threads' events.
+    /// their threads' events. Once the run is over, `link` closes the connections its NAT forgot (their end vanished).
     private static func runClients<T: Transport>(
         _ parts: (RunConfiguration, ClientRoutes, TransportSettings, KernelClockMapping?), over: T.Type,
-        controlSocket: Int32, control: RunControl, status: AgentStatus?
+        controlSocket: Int32, link: LinkEmulator?, control: RunControl, status: AgentStatus?
     ) -> [ConnectionEvent] {
         let connectTimes = ConnectTimesMailbox()
         let loads = ThreadLoadBoard()
@@ -115,6 +116,7 @@ public enum AgentRunner {
         watchControlConnection(
             controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, loads: loads, writeLock: nil,
             control: control, status: status)
+        link?.releaseForgotten()
         return threads.join().flatMap(\.events)
     }
 

@@ -10,7 +10,7 @@ extension EchoClients {
         let started = table.connections.count
         guard started > 0 else { return }
         let tick = min(heartbeat, Self.heartbeatTick)
-        heartbeatCredit = min(heartbeatCredit + UInt64(started) * tick, UInt64(started) * heartbeat)
+        heartbeatCredit += UInt64(started) * tick  // below a heartbeat before: at most started × heartbeat, in range
         let share = Int(heartbeatCredit / heartbeat)
         heartbeatCredit -= UInt64(share) * heartbeat
         for _ in 0..<min(share, started) {

@@ -73,8 +73,10 @@ public struct LinkGroupBreakdown: Sendable {
     }
 
     /// The broadcast `result` ended: each group that had members in it counts its spread and completion among them
-    /// (at `spread` and `completion`), and the lag at `lag` (each group's in fan-out; the sender's in chat).
-    mutating func broadcastEnded(_ result: BroadcastResult, spread: Int, completion: Int, lag: Int?, isChat: Bool) {
+    /// (at `spread` and `completion`), and the lag at `lag` (each group's in fan-out; the sender's in chat). Returns
+    /// how many values it counted.
+    mutating func broadcastEnded(_ result: BroadcastResult, spread: Int, completion: Int, lag: Int?, isChat: Bool) -> Int {
+        var counted = 0
         for group in names.indices where delivered[group] + lost[group] > 0 {
             let own = BroadcastResult(
                 sequence: result.sequence, sender: result.sender, scheduled: result.scheduled, start: result.start,
@@ -82,10 +84,18 @@ public struct LinkGroupBreakdown: Sendable {
                 lastReceived: delivered[group] > 0 ? last[group] : nil, lag: result.lag)
             record(own.spread, metric: spread, group: group)
             record(own.completion, metric: completion, group: group)
-            if let lag, !isChat, let value = result.lag { record(value, metric: lag, group: group) }
+            counted += 2
+            if let lag, !isChat, let value = result.lag {
+                record(value, metric: lag, group: group)
+                counted += 1
+            }
             (delivered[group], lost[group], first[group], last[group]) = (0, 0, .max, 0)
         }
-        if let lag, isChat, let value = result.lag { record(value, metric: lag, client: result.sender) }
+        if let lag, isChat, let value = result.lag {
+            record(value, metric: lag, client: result.sender)
+            counted += 1
+        }
+        return counted
     }
 
     /// Every group, in the mix's order, each metric's summary with the other `percentiles` and counts over `limits`.

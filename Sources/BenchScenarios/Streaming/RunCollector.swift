@@ -80,7 +80,9 @@ public struct RunCollector: Sendable {
         let metrics = RunAnalysis.Metric.reported(by: configuration)
         self.metrics = metrics
         self.budgetValues = max(0, exactBudget ?? configuration.exactBudget) / 8
-        let expected = configuration.expectedMessages.multipliedReportingOverflow(by: 2)
+        // Each value twice (its metric's, and with a mix of links its group's copy).
+        let copies = configuration.link?.isMix == true ? 4 : 2
+        let expected = configuration.expectedMessages.multipliedReportingOverflow(by: copies)
         let fits = !expected.overflow && expected.partialValue <= budgetValues
         builders = metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: fits) }
         let timed = metrics.filter(\.isStreamed)
@@ -173,9 +175,12 @@ public struct RunCollector: Sendable {
         record(result.spread, slots.spread!)
         roomSizes?.spread(result.spread, sender: b.sender)
         record(result.completion, slots.completion!)
-        linkGroups?.broadcastEnded(
+        if let groupValues = linkGroups?.broadcastEnded(
             result, spread: builderOfSlot[slots.spread!], completion: builderOfSlot[slots.completion!],
             lag: slots.lag.map { builderOfSlot[$0] }, isChat: configuration.scenario == .chat)
+        {
+            keep(groupValues)
+        }
         if configuration.scenario == .chat, let slot = slots.rtt { record(result.roundTrip, slot, client: b.sender) }
         if let lag = result.lag { record(lag, slots.lag!) }
         if reader.usesKernel && b.broadcastStart != 0 && b.broadcastStartKernel == 0 { missingKernelStamps.send += 1 }
@@ -233,8 +238,14 @@ public struct RunCollector: Sendable {
             return
         }
         builders[builder].record(value)
-        guard builders[builder].keepsValues else { return }
-        keptValues += client != nil && linkGroups != nil ? 2 : 1  // a link group keeps its own copy
+        keep(client != nil && linkGroups != nil ? 2 : 1)  // a link group keeps its own copy
+    }
+
+    /// Counts `count` values just kept (while values are kept): past the budget, every distribution keeps its
+    /// histogram alone from now on.
+    private mutating func keep(_ count: Int) {
+        guard builders.first?.keepsValues == true else { return }
+        keptValues += count
         if keptValues > budgetValues {
             for index in builders.indices { builders[index].dropValues() }
             linkGroups?.dropValues()
