@@ -11,7 +11,7 @@
 /// search confirms a pass at least ``disputeMargin`` below it (no further bisection: the values between sit where the
 /// objective is at its limit, each disputed in turn), after one way-finding step at that margin when the pass below
 /// is further off (doubling leaves gaps: 40 below a disputed 80; a way-finding step that does not pass is confirmed,
-/// not bisected below, and no later dispute finds the way again). The
+/// not bisected below). The
 /// first step at a value only finds the way, and the command decides its pass with less confidence than the second,
 /// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated
 /// (the command runs a saturated step again after a pause, and calls it harness-bound only when the saturation
@@ -167,9 +167,10 @@ public struct CapacitySearch: Sendable {
             return steps.contains { $0.value == middle } ? nil : middle
         }
         // A pass far below a disputed value (doubling went 40 to 80, and 80 was disputed) is not the answer before the
-        // value a margin below the dispute has found the way: the band's edge may lie anywhere between. Once in a
-        // search: a way-finding step that did not pass is in the band too, and is confirmed, not bisected below.
-        if isDisputed(failure), !verdicts.keys.contains(where: isWayFinding),
+        // value a margin below the dispute has found the way: the band's edge may lie anywhere between. A way-finding
+        // step that did not pass is in the band too: it is confirmed (and if disputed, finds the way in turn), not
+        // bisected below.
+        if isDisputed(failure),
             let between = untried(marginBelow(failure)), isHarder(between, than: pass), !isNarrowed(pass: pass, fail: between)
         {
             return between
