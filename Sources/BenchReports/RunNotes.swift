@@ -46,7 +46,8 @@ enum RunNotes {
         guard let summary = results.summaries.first(where: { $0.metric == metric }), summary.count > 0 else { return nil }
         let total = summary.count + summary.lost
         guard Double(summary.lost) > MeasurementYield.warningShare * Double(total) else { return nil }
-        return "warning: " + MeasurementYield.lossWarning(lost: summary.lost, of: total, metric: metric)
+        return "warning: " + MeasurementYield.lossWarning(
+            lost: summary.lost, of: total, metric: metric, hasEvents: closedEarly(results) != nil)
     }
 
     /// `the server did not keep up: its timetable slipped …`; nil when it kept up or the harness was the limit.

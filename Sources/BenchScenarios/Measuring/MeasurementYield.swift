@@ -15,6 +15,8 @@ public struct MeasurementYield: Sendable {
     public let metric: String
     private let configuration: RunConfiguration
     private let messagesSent: Int
+    /// Connections closed early (or other events): the run has an events.csv.
+    private let hasEvents: Bool
 
     /// The yield of `analysis`'s main metric.
     public init(_ analysis: RunAnalysis) {
@@ -25,6 +27,7 @@ public struct MeasurementYield: Sendable {
         measured = summary?.count ?? 0
         lost = summary?.lost ?? 0
         messagesSent = analysis.measuredMessages
+        hasEvents = !analysis.recording.connectionEvents.isEmpty
     }
 
     /// True when messages were sent after the warmup and every value of the main metric was lost.
@@ -63,13 +66,14 @@ public struct MeasurementYield: Sendable {
     /// `Warning: 30 of 1000 delivery values (3.0%) were lost …` when more than ``warningShare`` were; nil otherwise.
     public var lossWarning: String? {
         guard measured > 0, lostShare > Self.warningShare else { return nil }
-        return Self.lossWarning(lost: lost, of: measured + lost, metric: metric)
+        return Self.lossWarning(lost: lost, of: measured + lost, metric: metric, hasEvents: hasEvents)
     }
 
-    /// The loss warning's words, shared with the saved run's reports.
-    public static func lossWarning(lost: Int, of total: Int, metric: String) -> String {
+    /// The loss warning's words, shared with the saved run's reports; events.csv is named where the run has one.
+    public static func lossWarning(lost: Int, of total: Int, metric: String, hasEvents: Bool) -> String {
         let percent = DecimalText.fixed(100 * Double(lost) / Double(max(total, 1)), fractionDigits: 1)
-        return "\(lost) of \(total) \(metric) values (\(percent)%) were lost: see samples.csv (lost=1) and events.csv"
+        return "\(lost) of \(total) \(metric) values (\(percent)%) were lost: see samples.csv (lost=1)"
+            + (hasEvents ? " and events.csv" : "")
     }
 }
 
