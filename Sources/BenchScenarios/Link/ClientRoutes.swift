@@ -20,7 +20,6 @@ struct ClientRoutes: Sendable {
         groupOfClient = mix.isMix ? mix.deal(clients: clients, seed: seed) : []
     }
 
-
     /// Where client `client` (its number in the run) connects.
     func address(of client: Int) -> SocketAddress {
         if entrances.isEmpty { return server }
