@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import Foundation
 import Glibc
 import Testing
@@ -67,6 +68,17 @@ import Testing
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try Self.expectEveryMessageReachedItsRoom(recording)
         #expect(RunAnalysis(recording: recording).missingKernelStamps.send == 0)
+    }
+
+    /// A thread's members publish on one connection: it holds as many messages waiting for their transmit stamps as the
+    /// members' own connections would. A pass on a busy machine sends several ticks of every member's messages on it,
+    /// and at one connection's 32 the oldest gave their stamps up before they came.
+    @Test func aGroupsPublishingConnectionWaitsForEveryMembersTransmitStamps() throws {
+        let publisher = GroupPublisher<BenchNet.TCP>(
+            .redis(channel: "chat", password: nil), maximumMessageSize: 1 << 10, stampsTransmits: true, members: 15)
+        var waiting = try #require(publisher.transmitStamps)
+        for message in 0..<15 * 32 { #expect(waiting.expect(message: message, lastByte: UInt64(message)) == nil) }
+        #expect(waiting.expect(message: 15 * 32, lastByte: UInt64(15 * 32)) == 0, "one more: the oldest gives up")
     }
 
     @Test(.enabled(if: MQTTInteropTests.hasMosquitto, MQTTInteropTests.notice), arguments: [UInt8(0), 1])

@@ -12,8 +12,11 @@ public struct TransmitStampQueue {
     /// Messages waiting for their stamp.
     public private(set) var count = 0
 
+    /// Messages one connection's queue holds waiting at once, unless told otherwise.
+    public static var defaultCapacity: Int { 32 }
+
     /// A queue for at most `capacity` messages waiting at once.
-    public init(capacity: Int = 32) {
+    public init(capacity: Int = defaultCapacity) {
         precondition(capacity > 0)
         ends = Array(repeating: 0, count: capacity)
         messages = Array(repeating: 0, count: capacity)

@@ -10,12 +10,13 @@ final class GroupPublisher<T: Transport> {
     let session: ProtocolSession
     /// Connected and greeted (its AUTH sent): the members may connect.
     var isEstablished = false
-    /// With kernel stamps: the messages sent on it that wait for their transmit stamp, keyed `sender << 32 | sequence`.
+    /// With kernel stamps: the messages sent on it that wait for their transmit stamp, keyed `sender << 32 | sequence`;
+    /// as many as `members` connections of their own would hold.
     var transmitStamps: TransmitStampQueue?
 
-    init(_ kind: ServerProtocol, maximumMessageSize: Int, stampsTransmits: Bool) {
+    init(_ kind: ServerProtocol, maximumMessageSize: Int, stampsTransmits: Bool, members: Int) {
         session = ProtocolSession(kind, role: .publisher, maximumMessageSize: maximumMessageSize)
-        transmitStamps = stampsTransmits ? TransmitStampQueue() : nil
+        transmitStamps = stampsTransmits ? TransmitStampQueue(capacity: members * TransmitStampQueue.defaultCapacity) : nil
     }
 
     /// The run's members speak Redis in chat: they need one.

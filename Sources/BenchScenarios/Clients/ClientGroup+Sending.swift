@@ -25,6 +25,9 @@ final class OwnMessages {
     let scratch: UnsafeMutableRawBufferPointer
     /// With kernel stamps: per connection, the sequences sent that wait for their transmit stamp.
     var transmitStamps: [TransmitStampQueue]
+    /// With kernel stamps: the places that wrote since their stamps were last taken, each once, and which they are.
+    private(set) var wroteSinceStamps: [Int] = []
+    private var hasWrittenSinceStamps: [Bool] = []
     /// The orders as they arrive: data frames (sequence, client).
     var orders = FrameDecoder(maximumFrameSize: WireFormat.minimumMessageSize)
 
@@ -62,6 +65,25 @@ final class OwnMessages {
         let largest = (heads.map(\.count).max() ?? 0) + (payloads.map(\.count).max() ?? 0) + (tails.map(\.count).max() ?? 0)
         scratch = .allocate(byteCount: max(largest, 1), alignment: 8)
         transmitStamps = stampsTransmits ? sessions.map { _ in TransmitStampQueue() } : []
+        if stampsTransmits {
+            wroteSinceStamps.reserveCapacity(sessions.count)
+            hasWrittenSinceStamps = Array(repeating: false, count: sessions.count)
+        }
+    }
+
+    /// Notes that client `place` wrote a message whose transmit stamp is to be taken.
+    @inline(__always)
+    func wrote(at place: Int) {
+        guard !hasWrittenSinceStamps[place] else { return }
+        hasWrittenSinceStamps[place] = true
+        wroteSinceStamps.append(place)
+    }
+
+    /// Forgets who wrote: their stamps were taken.
+    @inline(__always)
+    func stampsTaken() {
+        for place in wroteSinceStamps { hasWrittenSinceStamps[place] = false }
+        wroteSinceStamps.removeAll(keepingCapacity: true)
     }
 
     /// Client `place`'s message `sequence`, marked as client `client`'s of run `token`, ready to send.
@@ -117,6 +139,20 @@ extension ClientGroup {
         return fits
     }
 
+    /// Takes the transmit stamps of the writes just sent. On loopback the kernel makes each within its send, so the
+    /// write's report and its stamp leave this thread in one flush: the measuring thread, which waits for a stamp only
+    /// ``MessageLedger/stampGrace`` after the write, never settles a message whose stamp waits here for a later pass
+    /// (on a busy machine that pass can come later than the grace). A stamp not made yet comes with its EPOLLERR.
+    func takeFreshTransmitStamps() {
+        guard loop.stamps != nil, let own, !own.wroteSinceStamps.isEmpty else { return }
+        if publisher != nil {
+            drainPublisherStamps()
+        } else {
+            for place in own.wroteSinceStamps { drainTransmitStamps(place) }
+        }
+        own.stampsTaken()
+    }
+
     /// Sends client `client`'s message `sequence` and reports what became of it: written at the time taken right
     /// before the write, or not written and why.
     @inline(__always)
@@ -146,6 +182,7 @@ extension ClientGroup {
         } else {
             _ = own!.transmitStamps[place].expect(message: Int(sequence), lastByte: connection.bytesTaken &- 1)
         }
+        own!.wrote(at: place)
     }
 
     /// Takes every transmit stamp waiting on connection `place` and reports each with the message it stamps.

@@ -81,7 +81,7 @@ final class ClientGroup<T: Transport> {
         publisher = GroupPublisher<T>.needed(configuration, kind)
             ? GroupPublisher(
                 kind.personalized(by: identities, client: ids.lowerBound), maximumMessageSize: maximum,
-                stampsTransmits: kernelClock != nil)
+                stampsTransmits: kernelClock != nil, members: ids.count)
             : nil
         keepAliveInterval = sessions.first?.heartbeatInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
@@ -106,6 +106,7 @@ final class ClientGroup<T: Transport> {
                 case Self.endToken:
                     let ordersGoOn = own != nil && readOrders()
                     loop.flushSends()  // the messages ordered go now, not after the rest of the pass
+                    takeFreshTransmitStamps()
                     return ordersGoOn
                 case Self.publisherToken: handlePublisher(events)
                 default: handle(events, at: Int(token - 1))
