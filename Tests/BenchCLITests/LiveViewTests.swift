@@ -81,6 +81,26 @@ import Testing
         #expect(dom.contains(#/<path class="p50" d="M[\d. ]+/#), "delivery's chart has its line")
     }
 
+    /// Behind a mix of links the page shows each group apart, as Chromium draws it: its name, its clients and its
+    /// metrics so far, the `lte` group's delivery in milliseconds (its link delays each way by 50 ms).
+    @Test(.enabled(if: ReportPageTests.chromium != nil, "chromium is not installed: apt-get install -y chromium"))
+    func theLivePageShowsEachLinkGroupOfAMix() throws {
+        let out = temporaryFolderPath()
+        let run = try BenchProcess.start([
+            "fanout", "--clients", "10", "--messages", "3000", "--interval", "20ms", "--report-every", "500ms",
+            "--link", "none:60%,lte:40%", "--metrics-listen", "127.0.0.1:0", "--quiet", "--out", out,
+        ])
+        let port = try Self.livePort(of: run)
+        _ = Self.liveOnceAnIntervalEnded(port: port)
+        let dom = try ReportPageTests.rendered(url: "http://127.0.0.1:\(port)/", scriptTime: 3_000)
+        kill(run.processIdentifier, SIGINT)
+        #expect(try BenchProcess.finish(run, timeout: 60).exitCode == 130)
+        #expect(dom.contains("<section id=\"links\">"), "shown, not hidden: \(dom.prefix(3000))")
+        let links = try #require(dom.range(of: "<table id=\"link-totals\">").map { dom[$0.lowerBound...] }?.prefix(4000))
+        #expect(links.contains("<td>none</td><td class=\"n\">6</td><td>delivery</td>"), "\(links)")
+        #expect(links.contains(#/<td>lte</td><td class="n">4</td><td>delivery</td><td class="n">[\d,]+</td><td class="n">\d+</td><td class="n">[5-9]\d(\.\d+)?ms</td>/#), "\(links)")
+    }
+
     /// Prometheus scrapes the run every second; afterwards its HTTP API gives the run's count of deliveries, and a p99
     /// from the histogram's buckets that lies in the same bucket as the run's own exact p99.
     @Test(.enabled(if: hasPrometheus, "prometheus is not installed: apt-get install -y prometheus"))

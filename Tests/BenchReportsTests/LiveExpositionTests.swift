@@ -71,7 +71,39 @@ import Testing
         #expect(page.contains("[\"length\",\"for 60s\"]"), "settings as report.html labels them")
     }
 
-    /// The families a scrape holds (sample name → value, for samples without labels) after checking every line.
+    /// Behind a mix of links each group's histograms are served with a `link` label, mid-run and at the end; at the end
+    /// each group's count is its own summary's, and the groups' counts add up to the run's (every client is in one).
+    @Test func aMixOfLinksIsServedPerGroup() throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 9)
+        configuration.clients = 8
+        configuration.messages = 3_000  // a minute: stopped once scraped mid-run
+        configuration.interval = 20_000_000
+        configuration.link = try LinkMix(parsing: "none:50%,lte:50%")
+        let live = try LiveRun(configuration, name: "links", settings: [])
+        defer { live.close() }
+        var midRun: [String: Double] = [:]
+        for _ in 0..<3_000 where (midRun[#"bench_link_delivery_seconds_count{link="lte"}"#] ?? 0) == 0 {
+            midRun = try Self.check(try Self.scrape(live.server.address, openMetrics: false), openMetrics: false)
+            usleep(10_000)
+        }
+        let page = try Self.scrape(live.server.address, openMetrics: false, path: "/live.json")
+        #expect(page.contains(#""links":[{"name":"none","clients":4,"totals":[{"metric":"delivery""#), "\(page.suffix(900))")
+        live.control.requestStop()
+        let (recording, collector) = try live.join()
+        live.feed.end(status: recording.status.rawValue, folder: live.folder)
+        let final = try Self.check(try Self.scrape(live.server.address, openMetrics: true), openMetrics: true)
+        let groups = collector.analysis(of: recording).linkGroups
+        #expect(groups.map(\.name) == ["none", "lte"])
+        for group in groups {
+            let delivery = try #require(group.summaries.first { $0.metric == "delivery" })
+            #expect(final["bench_link_delivery_seconds_count{link=\"\(group.name)\"}"] == Double(delivery.count), "\(group.name)")
+        }
+        let counts = groups.compactMap { final["bench_link_delivery_seconds_count{link=\"\($0.name)\"}"] }
+        #expect(counts.count == 2 && counts.reduce(0, +) == final["bench_delivery_seconds_count"])
+    }
+
+    /// The families a scrape holds (sample name → value, for samples without labels, and a histogram's `_count` and
+    /// `_sum` with theirs: `name{label="value"}`) after checking every line, each histogram's series on its own.
     @discardableResult
     static func check(_ text: String, openMetrics: Bool) throws -> [String: Double] {
         var types: [String: String] = [:]
@@ -93,18 +125,22 @@ import Testing
             let sample = try #require(Self.sample(String(line)), "not a sample: \(line)")
             let family = types.keys.filter { sample.name.hasPrefix($0) }.max { $0.count < $1.count }
             #expect(family != nil, "a sample of no declared family: \(line)")
+            // A series is its name and its labels but `le`: `bench_link_delivery_seconds_count{link="lte"}`.
+            let labels = sample.labels.filter { $0.key != "le" }.sorted { $0.key < $1.key }
+            let series = labels.isEmpty ? "" : "{" + labels.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",") + "}"
             if sample.name.hasSuffix("_bucket") {
                 let le = try #require(sample.labels["le"].flatMap { $0 == "+Inf" ? .infinity : Double($0) }, "\(line)")
-                buckets[sample.name, default: []].append((le, sample.value))
-            } else if sample.labels.isEmpty {
-                values[sample.name] = sample.value
+                buckets[sample.name + series, default: []].append((le, sample.value))
+            } else if sample.labels.isEmpty || sample.name.hasSuffix("_count") || sample.name.hasSuffix("_sum") {
+                values[sample.name + series] = sample.value
             }
         }
         for (name, series) in buckets {
-            let base = String(name.dropLast("_bucket".count))
+            let (base, labels) = name.firstIndex(of: "{").map { (String(name[..<$0]), String(name[$0...])) } ?? (name, "")
+            let family = String(base.dropLast("_bucket".count))
             #expect(zip(series, series.dropFirst()).allSatisfy { $0.le < $1.le && $0.count <= $1.count }, "\(name) cumulative")
-            #expect(series.last?.le == .infinity && series.last?.count == values[base + "_count"], "\(name): +Inf is _count")
-            #expect(types[base] == "histogram")
+            #expect(series.last?.le == .infinity && series.last?.count == values[family + "_count" + labels], "\(name): +Inf is _count")
+            #expect(types[family] == "histogram")
         }
         return values
     }

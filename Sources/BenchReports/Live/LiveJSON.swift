@@ -2,7 +2,8 @@ import BenchCore
 import BenchScenarios
 
 /// What the live page polls (`/live.json`): the run's identity and settings, its progress, each metric so far, the
-/// report interval under way and those that ended, and the main metric second by second (`points`). Durations in
+/// report interval under way and those that ended, the main metric second by second (`points`), and behind a mix of
+/// links each group's metrics so far (`links`: name, clients, totals). Durations in
 /// nanoseconds (`_ns`), times of the run in seconds from its start (`_s`).
 enum LiveJSON {
     static func render(_ state: LiveFeed.State) -> String {
@@ -37,6 +38,9 @@ enum LiveJSON {
             fields.append("\"current\":" + rows(snapshot.current))
             fields.append("\"timeline\":" + rows(snapshot.timeline))
             fields.append("\"points\":" + rows(snapshot.points))
+            fields.append("\"links\":[" + snapshot.linkGroups.map { group in
+                "{\"name\":\(JSONText.string(group.name)),\"clients\":\(group.clients),\"totals\":" + rows(group.totals) + "}"
+            }.joined(separator: ",") + "]")
         }
         return "{" + fields.joined(separator: ",") + "}\n"
     }

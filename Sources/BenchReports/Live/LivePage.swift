@@ -1,6 +1,6 @@
 /// The live page (`GET /` of `--metrics-listen`): self-contained, in report.html's style, drawn by its own script from
 /// `/live.json` every second: how far the run is, each metric so far and in the report interval under way, the main
-/// metric's p50 and p99 over the intervals that ended as a chart, the losses by outcome and the run's settings; once the
+/// metric's p50 and p99 over the intervals that ended as a chart, behind a mix of links each group's metrics so far, the losses by outcome and the run's settings; once the
 /// run ended, how and where its folder is. The first answer carries the figures of the moment (`/live.json`'s, drawn
 /// by the same script before the page shows), so a page looked at once is never blank.
 enum LivePage {
@@ -28,6 +28,10 @@ enum LivePage {
         <div id="counts" class="meta"></div>
         <h2>So far</h2>
         <table id="totals"><tr><th>metric</th><th>count</th><th>lost</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr></table>
+        <section id="links" hidden>
+        <h2>By link</h2>
+        <table id="link-totals"><tr><th>link</th><th>clients</th><th>metric</th><th>count</th><th>lost</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr></table>
+        </section>
         <h2 id="current-title">This interval</h2>
         <table id="current"><tr><th>metric</th><th>count</th><th>lost</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr></table>
         <h2 id="chart-title">Over time</h2>
@@ -57,6 +61,22 @@ enum LivePage {
               cell(duration(r.p50_ns), true), cell(duration(r.p90_ns), true), cell(duration(r.p99_ns), true), cell(duration(r.max_ns), true));
           }
           if (rows.length === 0) { const tr = table.insertRow(); const td = cell("nothing measured yet"); td.colSpan = 7; tr.append(td); }
+        }
+        // Behind a mix of links: each group's metrics so far, the group named on its first row.
+        function fillLinks(groups) {
+          document.getElementById("links").hidden = groups.length === 0;
+          const table = document.getElementById("link-totals");
+          while (table.rows.length > 1) table.deleteRow(1);
+          for (const g of groups) {
+            const rows = g.totals.length ? g.totals : [null];
+            rows.forEach((r, i) => {
+              const tr = table.insertRow();
+              tr.append(cell(i ? "" : g.name), cell(i ? "" : g.clients.toLocaleString("en"), true));
+              if (!r) { const td = cell("nothing measured yet"); td.colSpan = 7; tr.append(td); return; }
+              tr.append(cell(r.metric), cell(r.count.toLocaleString("en"), true), cell(r.lost.toLocaleString("en"), true),
+                cell(duration(r.p50_ns), true), cell(duration(r.p90_ns), true), cell(duration(r.p99_ns), true), cell(duration(r.max_ns), true));
+            });
+          }
         }
         function svg(name, attributes, text) {
           const e = document.createElementNS("http://www.w3.org/2000/svg", name);
@@ -123,6 +143,7 @@ enum LivePage {
               + " clients connected" + (p.reconnects ? ", " + p.reconnects + " came back" : "");
           }
           fill(document.getElementById("totals"), live.totals || []);
+          fillLinks(live.links || []);
           // Once the run ended, its last interval (no interval is under way any more).
           const timeline = live.timeline || [];
           const last = timeline.length ? timeline[timeline.length - 1].interval : -1;

@@ -6,6 +6,8 @@ import BenchScenarios
 ///
 /// - `bench_<metric>_seconds`: a histogram per timed metric of the run (delivery, spread, completion, rtt, lag,
 ///   stack), buckets from 10 µs to 60 s (1, 2, 5 per decade) and the run's `--under`;
+/// - behind a mix of links, `bench_link_<metric>_seconds{link}`: the same histograms per link group (the run's own
+///   stay without the label, so that a sum over a family never counts a message twice);
 /// - `bench_messages_sent_total` (had their turn, warmup included), `bench_messages_measured_total` (settled, warmup
 ///   not), `bench_messages_lost_total{reason}` (by outcome), `bench_reconnects_total`;
 /// - `bench_clients_connected`, `bench_lag_latest_seconds` (the latest message's lag: `bench_lag_seconds` is lag's
@@ -34,6 +36,7 @@ public enum PrometheusExposition {
             out.sample(name + "_sum", seconds(histogram.sum))
             out.sample(name + "_count", "\(histogram.count)")
         }
+        linkHistograms(state.snapshot?.linkGroups ?? [], into: &out)
         out.counter(
             "bench_messages_sent", "Messages whose turn came (written or dropped), warmup included.",
             [("", control?.dispatchedMessages.load(ordering: .relaxed) ?? 0)])
@@ -61,6 +64,27 @@ public enum PrometheusExposition {
         let running = state.ended == nil && control?.isRunning.load(ordering: .relaxed) == true
         out.gauge("bench_run_running", "1 while the run sends and collects, 0 before and once it ended.", running ? "1" : "0")
         return out.finished
+    }
+
+    /// Each link group's histograms, a family per metric with a sample set per group.
+    private static func linkHistograms(_ groups: [LiveLinkGroup], into out: inout ExpositionText) {
+        let metrics = groups.flatMap { $0.histograms.map(\.metric) }.reduce(into: [String]()) {
+            if !$0.contains($1) { $0.append($1) }
+        }
+        for metric in metrics {
+            let name = "bench_link_\(metric)_seconds"
+            out.family(name, "histogram", "The run's \(metric) so far in each link group (--link's mix).", unit: "seconds")
+            for group in groups {
+                guard let histogram = group.histograms.first(where: { $0.metric == metric }) else { continue }
+                let link = "link=\"\(escape(group.name))\""
+                for (bound, count) in zip(histogram.bounds, histogram.cumulative) {
+                    out.sample(name + "_bucket", labels: "{\(link),le=\"\(seconds(bound))\"}", "\(count)")
+                }
+                out.sample(name + "_bucket", labels: "{\(link),le=\"+Inf\"}", "\(histogram.count)")
+                out.sample(name + "_sum", labels: "{\(link)}", seconds(histogram.sum))
+                out.sample(name + "_count", labels: "{\(link)}", "\(histogram.count)")
+            }
+        }
     }
 
     /// Nanoseconds as seconds, exactly, in decimal: 10000 → "0.00001", 60000000000 → "60".

@@ -19,6 +19,8 @@ public struct LinkGroupBreakdown: Sendable {
     private let names: [String]
     private let groupOfClient: [UInt8]
     private var builders: [[DistributionBuilder]]
+    /// With a live view: each group's metrics in the live view's buckets (``LiveStatistics/bounds(under:)``).
+    private var live: [[LiveStatistics.Histogram]]?
     /// The broadcast being collected, in each group: deliveries, losses, the first and last read.
     private var delivered: [Int]
     private var lost: [Int]
@@ -26,13 +28,17 @@ public struct LinkGroupBreakdown: Sendable {
     private var last: [UInt64]
 
     /// The breakdown of a run of `configuration` behind a mix of links, over `metrics`, exact while `keepsValues` (as
-    /// the run's own are); nil without a mix.
-    init?(configuration: RunConfiguration, metrics: [RunAnalysis.Metric], keepsValues: Bool) {
+    /// the run's own are), and with `live` in the live view's buckets too; nil without a mix.
+    init?(configuration: RunConfiguration, metrics: [RunAnalysis.Metric], keepsValues: Bool, live: Bool) {
         guard let mix = configuration.link, mix.isMix else { return nil }
         names = mix.groups.map(\.name)
         groupOfClient = mix.deal(clients: configuration.clients, seed: configuration.seed)
         builders = names.map { _ in
             metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: keepsValues) }
+        }
+        if live {
+            let bounds = LiveStatistics.bounds(under: configuration.under)
+            self.live = names.map { _ in metrics.map { LiveStatistics.Histogram(metric: $0.rawValue, bounds: bounds) } }
         }
         (delivered, lost) = ([Int](repeating: 0, count: names.count), [Int](repeating: 0, count: names.count))
         (first, last) = ([UInt64](repeating: .max, count: names.count), [UInt64](repeating: 0, count: names.count))
@@ -50,7 +56,9 @@ public struct LinkGroupBreakdown: Sendable {
     }
 
     private mutating func record(_ value: UInt64?, metric index: Int, group: Int) {
-        if let value { builders[group][index].record(value) } else { builders[group][index].recordLost() }
+        guard let value else { return builders[group][index].recordLost() }
+        builders[group][index].record(value)
+        if live != nil { live![group][index].record(value) }
     }
 
     /// Percentiles from the histograms from now on, as the run's own once its values passed its budget.
@@ -106,4 +114,32 @@ public struct LinkGroupBreakdown: Sendable {
                 summaries: builders[group].map { $0.summary(percentiles: percentiles, limits: limits) })
         }
     }
+
+    /// Every group so far, in the mix's order, for the live view: the metrics at `metrics` (indices into the run's
+    /// metrics) that have a value or a loss, as rows from the run's start to `elapsed` ns.
+    func liveGroups(metrics: [Int], elapsed: UInt64) -> [LiveLinkGroup] {
+        names.indices.map { group in
+            let counted = metrics.filter { builders[group][$0].histogram.count > 0 || builders[group][$0].lost > 0 }
+            return LiveLinkGroup(
+                name: names[group], clients: groupOfClient.lazy.filter { Int($0) == group }.count,
+                totals: counted.map { index in
+                    TimelineRow(
+                        builders[group][index].histogram, lost: builders[group][index].lost, interval: -1, start: 0,
+                        end: elapsed, metric: builders[group][index].metric)
+                },
+                histograms: counted.map { live?[group][$0] }.compactMap { $0 })
+        }
+    }
+}
+
+/// One link group of a run behind a mix of links, as the live view shows it while the run goes.
+public struct LiveLinkGroup: Sendable {
+    /// The preset's name (or `none`).
+    public let name: String
+    /// Clients dealt into it.
+    public let clients: Int
+    /// Each metric so far that has a value or a loss, as the run's own totals.
+    public let totals: [TimelineRow]
+    /// The same metrics' values in the live view's buckets (Prometheus's histograms).
+    public let histograms: [LiveStatistics.Histogram]
 }

@@ -99,6 +99,8 @@ public struct LiveSnapshot: Sendable {
     public let timeline: [TimelineRow]
     /// The main metric second by second (``LivePoints``): the chart's points; the latest seconds may still grow.
     public let points: [TimelineRow]
+    /// Behind a mix of links: each link group's metrics so far, in the mix's order; empty otherwise.
+    public let linkGroups: [LiveLinkGroup]
     /// Measured messages settled so far (warmup is not measured).
     public let settledMessages: Int
     /// How long the run has been sending when the snapshot was taken (ns; the rows' times count from the same start).

@@ -93,7 +93,7 @@ public struct RunCollector: Sendable {
         builderOfSlot = timed.map { metric in metrics.firstIndex(of: metric)! }
         roundTripsOverTime = configuration.scenario == .roundtrip ? OverTime() : nil
         roomSizes = RoomSizeBreakdown(configuration: configuration)
-        linkGroups = LinkGroupBreakdown(configuration: configuration, metrics: metrics, keepsValues: fits)
+        linkGroups = LinkGroupBreakdown(configuration: configuration, metrics: metrics, keepsValues: fits, live: live)
         if live {
             self.live = LiveStatistics(metrics: timedMetrics, under: configuration.under)
             let main = RunAnalysis.Metric.main(of: configuration.scenario)
@@ -275,6 +275,7 @@ public struct RunCollector: Sendable {
             statistics: live, totals: totals,
             current: intervals[0].peek(interval: firstOpenInterval, start: intervalStart, end: max(intervalStart, elapsed)),
             timeline: Array(timeline.suffix(LiveSnapshot.maximumRows)), points: points?.rows ?? [],
+            linkGroups: linkGroups?.liveGroups(metrics: builderOfSlot, elapsed: elapsed) ?? [],
             settledMessages: measuredMessages, elapsed: elapsed)
     }
 
