@@ -296,7 +296,7 @@ struct RunOptions {
         runFolderName = nil
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: base.hasEchoes,
-            reconnects: base.target == nil && base.expectsReconnects,
+            reconnects: base.target == nil && base.reportsOutages,
             phases: RunAnalysis.Metric.connectPhases(of: base.target?.url.scheme), command: command)
         accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)
     }

@@ -1,7 +1,8 @@
 import BenchCore
 import BenchScenarios
 
-/// `reconnects.csv`, in runs that expect reconnects (`--reconnect`, `--drop-connections-at`): one row per time a
+/// `reconnects.csv`, in runs that expect reconnects (`--reconnect`, `--drop-connections-at`) or whose link may cut
+/// clients off (`--link` with `nat-idle` or `blackout`): one row per time a
 /// client's connection closed during the run, in order, with how long until the server accepted its hello again (the
 /// `reconnect` metric; empty: it never came back, counted as lost).
 public enum ReconnectsCSV {

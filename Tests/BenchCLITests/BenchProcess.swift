@@ -98,12 +98,45 @@ func contents(of folder: String) -> [String]? {
     try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()
 }
 
-/// A CSV file of a run folder (CRLF lines, no quoted commas in the files read this way) as rows keyed by column name.
+/// A CSV file of a run folder as rows keyed by column name: CRLF lines, and fields quoted as RFC 4180 quotes them
+/// (commas, quotes doubled and line breaks inside quotes: events.csv's reasons hold commas).
 func csvRows(_ path: String) throws -> [[String: String]] {
-    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\r\n").map {
-        $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    var records: [[String]] = []
+    var record: [String] = []
+    var field = ""
+    var quoted = false
+    var afterQuote = false  // a quote inside quotes: the field's end, or the first of a doubled one
+    for character in try String(contentsOfFile: path, encoding: .utf8) {
+        if quoted {
+            if afterQuote {
+                afterQuote = false
+                if character == "\"" {
+                    field.append("\"")
+                    continue
+                }
+                quoted = false  // the closing quote: what follows is read as outside quotes
+            } else if character == "\"" {
+                afterQuote = true
+                continue
+            } else {
+                field.append(character)
+                continue
+            }
+        }
+        switch character {
+        case "\"" where field.isEmpty: quoted = true
+        case ",":
+            record.append(field)
+            field = ""
+        case "\r\n", "\n":
+            records.append(record + [field])
+            (record, field) = ([], "")
+        default: field.append(character)
+        }
     }
-    return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+    if !field.isEmpty || !record.isEmpty { records.append(record + [field]) }
+    guard let header = records.first else { return [] }
+    return records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
 }
 
 /// A port nothing listens on just now on 127.0.0.1: bound to port 0, read back, closed.

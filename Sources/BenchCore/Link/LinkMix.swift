@@ -22,6 +22,9 @@ public struct LinkMix: Sendable, Equatable {
     /// True when the clients are dealt among more than one link.
     public var isMix: Bool { groups.count > 1 }
 
+    /// True when a link may cut connections off for a while: a NAT that forgets idle ones, or blackouts.
+    public var hasOutages: Bool { groups.contains { $0.profile?.natIdle != nil || $0.profile?.blackout != nil } }
+
     /// Every client behind `profile`.
     public init(_ profile: LinkProfile) {
         self.init(groups: [Group(name: profile.text, profile: profile, sharePerMillion: 1_000_000)], text: profile.text)

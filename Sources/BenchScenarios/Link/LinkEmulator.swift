@@ -15,6 +15,8 @@ final class LinkEmulator: @unchecked Sendable {
     let entrances: [SocketAddress]
     private let stopSignal: EventNotifier
     private let releaseSignal: EventNotifier
+    private let mix: LinkMix
+    private let loop: LinkLoop
     private var thread: NativeThread<Void>?
 
     /// Listens on loopback for each group with a link, and starts the thread that relays to `upstream` through the
@@ -42,6 +44,8 @@ final class LinkEmulator: @unchecked Sendable {
             throw error
         }
         self.entrances = entrances
+        self.mix = mix
+        self.loop = loop
         do {
             thread = try NativeThread.spawn(name: "bench-link") { loop.run() }
         } catch {
@@ -61,5 +65,11 @@ final class LinkEmulator: @unchecked Sendable {
         stopSignal.notify()
         _ = thread?.join()
         thread = nil
+    }
+
+    /// Once ended, what the links did to a run that ended at `end` (monotonic ns): its outage report's events.
+    func outages(until end: UInt64) -> [ConnectionEvent] {
+        precondition(thread == nil, "the link's thread still runs")
+        return LinkOutages.events(mix: mix, origin: loop.origin, forgotten: loop.forgotten, until: end)
     }
 }

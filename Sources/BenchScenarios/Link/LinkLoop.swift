@@ -68,6 +68,8 @@ final class LinkLoop: @unchecked Sendable {
     let timer: MonotonicTimer
     let origin = MonotonicClock.now()
     var links: [Linked?] = []
+    /// Per entrance: the connections its NAT forgot (read once the thread ended).
+    var forgotten: [LinkOutages.Forgotten]
     /// Exit times to wake for, with the direction's token (place × 2, + 1 toward the server).
     var due = MinimumHeap()
     /// No descriptor was left to accept with: the listener rests until a connection closes or until then (monotonic
@@ -82,6 +84,7 @@ final class LinkLoop: @unchecked Sendable {
         release: EventNotifier
     ) throws(SystemError) {
         (self.entrances, self.upstream, self.seed, self.stop, self.release) = (entrances, upstream, seed, stop, release)
+        forgotten = entrances.map { _ in LinkOutages.Forgotten() }
         do {
             epoll = try Epoll()
             timer = try MonotonicTimer()
@@ -199,9 +202,11 @@ final class LinkLoop: @unchecked Sendable {
         }
         guard case .processed(let count) = result else { return }
         let now = MonotonicClock.now()
-        if let idle = entrances[Int(links[place]!.entrance)].profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
+        let entrance = Int(links[place]!.entrance)
+        if let idle = entrances[entrance].profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
             if released { return close(place) }
             links[place]!.forgotten = true
+            forgotten[entrance].add(at: links[place]!.lastActivity + idle)
             links[place]!.toClient.removeAll()
             links[place]!.toServer.removeAll()
         }

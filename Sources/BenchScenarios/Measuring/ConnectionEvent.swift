@@ -10,6 +10,8 @@ public struct ConnectionEvent: Sendable, Equatable {
         case clients
         /// The run as a whole: why it gave no result (nothing was measured).
         case run
+        /// The emulated link (`--link`): the connections its NAT forgot, its blackouts.
+        case link
     }
 
     /// The side that closed the connection or saw it close.

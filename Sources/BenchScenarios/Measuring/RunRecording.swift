@@ -75,7 +75,7 @@ public struct RunRecording: Sendable {
     /// first is reported, and in runs whose clients report none (the built-in server's).
     public internal(set) var connectPhases: [ConnectPhases] = []
     /// Each time a client's connection closed during the run: when, and when its next hello was accepted (0: it never
-    /// came back). The `reconnect` metric of runs that expect reconnects (``RunConfiguration/expectsReconnects``).
+    /// came back). The `reconnect` metric of runs that report outages (``RunConfiguration/reportsOutages``).
     /// At most ``maximumOutages`` are kept (24 MiB): clients that come and go without end cannot grow memory further.
     public internal(set) var outages: [ClientOutage] = []
     public static var maximumOutages: Int { 1 << 20 }
@@ -104,7 +104,7 @@ public struct RunRecording: Sendable {
         case .server: connectionsClosedEarly += 1
         case .clients: clientSideEvents += 1
         case .listener: listenerEvents += 1
-        case .run: break
+        case .run, .link: break
         }
         if connectionEvents.count < Self.maximumEvents {
             connectionEvents.append(event)

@@ -220,6 +220,10 @@ public struct RunConfiguration: Sendable, Equatable {
     /// the run, and a run with no client left waits (up to ``deadAfter``) for one to return instead of ending.
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
+    /// True when the run reports its outages (`reconnects.csv` and the `reconnect` metric): its clients may come back,
+    /// or its link may cut them off (a NAT that forgets idle connections, blackouts).
+    public var reportsOutages: Bool { expectsReconnects || link?.hasOutages == true }
+
     /// How long the setup may last: ``setupTimeout`` after the last client's connect is due (with `--connect-rate`,
     /// the ramp's length later).
     public var setupBudget: UInt64 {

@@ -158,6 +158,7 @@ public enum ScenarioRunner {
         let clientReports = clientThreads.join()
         link?.end()
         var recording = try result.get()
+        for event in link?.outages(until: recording.endNanoseconds) ?? [] { recording.record(event) }
         recording.end(serverAddress: bound.description, kernelClock: kernelClock)
         recording.merge(clientReports: clientReports)
         return recording

@@ -99,6 +99,10 @@ enum TargetRunner {
             role.recording.list(children: children)
             return role.run()
         }
+        // What the link did to the clients' connections, once they and it ended (as the defers above would end them).
+        groups?.end()
+        link?.end()
+        for event in link?.outages(until: recording.endNanoseconds) ?? [] { recording.record(event) }
         recording.end(kernelClock: kernelClock)
         return recording
     }

@@ -1,0 +1,49 @@
+import BenchCore
+
+/// What a link did to the connections through it that its run's outage report tells (`events.csv`, on the `link`
+/// side): the connections each link's NAT forgot, and each link's blackouts while the run went.
+struct LinkOutages: Sendable {
+    /// The connections one link's NAT forgot: how many, and when the first and the last were forgotten (monotonic ns:
+    /// their last byte either way, and the idle time after it).
+    struct Forgotten: Sendable {
+        var count = 0
+        var first: UInt64 = .max
+        var last: UInt64 = 0
+
+        mutating func add(at time: UInt64) {
+            count += 1
+            first = min(first, time)
+            last = max(last, time)
+        }
+    }
+
+    /// The most blackouts of one link reported (`every=` repeats them for as long as the run goes).
+    static let mostBlackouts = 100
+
+    /// The events of `mix`'s links for a run that ended at `end` (monotonic ns): their blackouts from the link's start
+    /// (`origin`) on, and the connections their NATs forgot (`forgotten`, one per group with a link, in order).
+    static func events(mix: LinkMix, origin: UInt64, forgotten: [Forgotten], until end: UInt64) -> [ConnectionEvent] {
+        var events: [ConnectionEvent] = []
+        for (group, lost) in zip(mix.groups.filter { $0.profile != nil }, forgotten) {
+            let name = mix.isMix ? "link \(group.name)" : "link"
+            if lost.count > 0, let idle = group.profile?.natIdle {
+                let when = lost.first == lost.last
+                    ? "" : ", the last \(DurationText.display(lost.last - lost.first)) after the first"
+                events.append(ConnectionEvent(
+                    side: .link, client: nil, time: lost.first,
+                    reason: "\(name): its NAT forgot \(lost.count) connection\(lost.count == 1 ? "" : "s") idle for "
+                        + "\(DurationText.format(idle))\(when): what either end sent from then on vanished"))
+            }
+            guard let blackout = group.profile?.blackout else { continue }
+            var start = origin &+ blackout.start
+            while start < end && events.count < mostBlackouts * mix.groups.count {
+                events.append(ConnectionEvent(
+                    side: .link, client: nil, time: start,
+                    reason: "\(name): blackout for \(DurationText.format(blackout.duration)): no byte either way"))
+                guard let every = blackout.every else { break }
+                start &+= every
+            }
+        }
+        return events
+    }
+}
