@@ -13,7 +13,6 @@ enum ServeCommand {
             "host": "bench serve listens where --listen HOST:PORT says",
             "port": "bench serve listens where --listen HOST:PORT says",
             "client-procs": agents + ": start more of them instead",
-            "link": agents + ", and the link is emulated beside the clients: agents behind --link are not built yet",
             "client-threads": agents + ": give --client-threads to bench clients",
             "source-addresses": agents + ": give --source-addresses to bench clients",
             "repeat": "bench serve is one run that agents join: start it again to repeat it",

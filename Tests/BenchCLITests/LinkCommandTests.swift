@@ -94,6 +94,29 @@ import Testing
         #expect(try csvRows(folder + "/agents.csv").count == 2, "the two children, listed as agents are")
     }
 
+    /// `bench serve --link`: every agent puts its share of the clients behind the run's links, dealt as the server
+    /// deals them (the same groups whichever agent holds a client), and each group is reported apart.
+    @Test func agentsPutTheirClientsBehindTheServedRunsLinks() throws {
+        let (server, port) = try startServe([
+            "fanout", "--link", "none:50%,lte:50%", "--clients", "6", "--messages", "5", "--interval", "100ms",
+            "--token", "t", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        let agents = try [2, 4].map { clients in
+            try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(port)", "--clients", "\(clients)", "--token", "t"])
+        }
+        let served = try BenchProcess.finish(server, timeout: 60)
+        #expect(served.exitCode == 0, "\(served.standardError)")
+        for agent in agents { #expect(try BenchProcess.finish(agent, timeout: 30).exitCode == 0) }
+        let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows = try csvRows(folder + "/summary.csv")
+        let direct = try #require(rows.first { $0["metric"] == "delivery" && $0["link"] == "none" })
+        let lte = try #require(rows.first { $0["metric"] == "delivery" && $0["link"] == "lte" })
+        #expect(direct["count"] == "15" && lte["count"] == "15" && direct["lost"] == "0" && lte["lost"] == "0")
+        #expect((Double(direct["max_us"] ?? "") ?? .infinity) < 50_000, "the direct path")
+        #expect((Double(lte["min_us"] ?? "") ?? 0) >= 50_000, "LTE's 50 ms down, in both agents")
+        #expect(try csvRows(folder + "/agents.csv").compactMap { $0["clients"] }.sorted() == ["2", "4"])
+    }
+
     @Test func theLinksCommandListsThePresetsWithTheirNumbers() throws {
         let result = try BenchProcess.run(["links"])
         #expect(result.exitCode == 0)
@@ -109,7 +132,6 @@ import Testing
             (["chat", "--target", "redis://127.0.0.1:1/room", "--link", "lte:50%,none:50%"], "a mix of links with a Redis chat is not built yet"),
             (["fanout", "--link", "delay=1ms,jitter=2ms"], "jitter is at most the delay it varies"),
             (["fanout", "--link", "lte", "--source-addresses", "127.0.0.2,127.0.0.3"], "--source-addresses does not apply with --link"),
-            (["serve", "fanout", "--link", "lte", "--token", "t"], "agents behind --link are not built yet"),
         ] {
             let result = try BenchProcess.run(arguments + ["--out", out])
             #expect(result.exitCode == 2, "\(arguments): \(result.standardError)")
