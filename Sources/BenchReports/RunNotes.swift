@@ -14,19 +14,20 @@ enum RunNotes {
 
     /// `connections closed early: 5 by the server (events also: 3 seen by the clients); see events.csv`; nil when none.
     static func closedEarly(_ results: RunResults) -> String? {
-        let (closed, clients, listener) = (
+        let (closed, clients, listener, link) = (
             count(results, "connections_closed_early"), count(results, "client_side_events"),
-            count(results, "listener_events"))
-        guard closed + clients + listener > 0 else { return nil }
-        return closedEarly(byServer: closed, seenByClients: clients, ofListener: listener) + "; see events.csv"
+            count(results, "listener_events"), count(results, "link_events"))
+        guard closed + clients + listener + link > 0 else { return nil }
+        return closedEarly(byServer: closed, seenByClients: clients, ofListener: listener, ofLink: link) + "; see events.csv"
     }
 
     /// The counts of events.csv by side, worded once for the terminal and the saved reports:
-    /// `connections closed early: 5 by the server (events also: 3 seen by the clients, 1 of the listener)`.
-    static func closedEarly(byServer closed: Int, seenByClients clients: Int, ofListener listener: Int) -> String {
+    /// `connections closed early: 5 by the server (events also: 3 seen by the clients, 1 of the listener, 2 of the link)`.
+    static func closedEarly(byServer closed: Int, seenByClients clients: Int, ofListener listener: Int, ofLink link: Int) -> String {
         var others: [String] = []
         if clients > 0 { others.append("\(clients) seen by the clients") }
         if listener > 0 { others.append("\(listener) of the listener") }
+        if link > 0 { others.append("\(link) of the link") }
         return "connections closed early: \(closed) by the server"
             + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")")
     }

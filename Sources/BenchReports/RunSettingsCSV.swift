@@ -106,6 +106,7 @@ public enum RunSettingsCSV {
             ("connections_closed_early", "\(recording.connectionsClosedEarly)"),
             ("client_side_events", "\(recording.clientSideEvents)"),
             ("listener_events", "\(recording.listenerEvents)"),
+            ("link_events", "\(recording.linkEvents)"),
             ("events_not_recorded", "\(recording.eventsNotRecorded)"),
             ("accept_failures", "\(recording.server.acceptFailures)"),
             ("heartbeats_sent", "\(recording.clientThreads.heartbeatsSent)"),

@@ -122,7 +122,7 @@ public enum SummaryTable {
         let kept = recording.eventsNotRecorded > 0 ? "; the first \(recording.connectionEvents.count) kept" : ""
         return RunNotes.closedEarly(
             byServer: recording.connectionsClosedEarly, seenByClients: recording.clientSideEvents,
-            ofListener: recording.listenerEvents)
+            ofListener: recording.listenerEvents, ofLink: recording.linkEvents)
             + ": " + top.map { "\($0.key) (\($0.value))" }.joined(separator: "; ")
             + (rest > 0 ? "; \(rest) more" : "") + " — \(total) events\(kept); see \(ConnectionEventsCSV.fileName)"
     }

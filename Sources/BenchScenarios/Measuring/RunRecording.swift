@@ -56,9 +56,11 @@ public struct RunRecording: Sendable {
     /// `connections_closed_early` and the count the summary leads with.
     public private(set) var connectionsClosedEarly = 0
     /// Events the clients' side saw (a connection of theirs failing: often one the server closed, seen from the
-    /// other end) and the listener's (accept failed), whether kept or not. The three counts add up to every event.
+    /// other end), the listener's (accept failed) and the emulated link's, whether kept or not. The four counts add up
+    /// to every event.
     public private(set) var clientSideEvents = 0
     public private(set) var listenerEvents = 0
+    public private(set) var linkEvents = 0
     /// The most events a run keeps, so that a flood of connections cannot grow its memory without bound.
     public static let maximumEvents = 10_000
     /// What this process's client threads said of themselves, and what the built-in server counted of its connections.
@@ -104,7 +106,8 @@ public struct RunRecording: Sendable {
         case .server: connectionsClosedEarly += 1
         case .clients: clientSideEvents += 1
         case .listener: listenerEvents += 1
-        case .run, .link: break
+        case .link: linkEvents += 1
+        case .run: break
         }
         if connectionEvents.count < Self.maximumEvents {
             connectionEvents.append(event)
