@@ -12,6 +12,11 @@ enum RunNotes {
         return "outages: \(outages) connections closed during the run; \(back) came back, \(outages - back) did not"
     }
 
+    /// `note: accept queues overflowed 37 times during the run …` (run.csv's `listen_overflows`); nil when none.
+    static func listenOverflows(_ results: RunResults) -> String? {
+        SynRetries.overflowNote(results.setting("listen_overflows").flatMap { UInt64($0) }).map { "note: " + $0 }
+    }
+
     /// `connections closed early: 5 by the server (events also: 3 seen by the clients); see events.csv`; nil when none.
     static func closedEarly(_ results: RunResults) -> String? {
         let (closed, clients, listener, link) = (

@@ -45,6 +45,7 @@ public enum RunSettingsCSV {
             ("status_reason", recording.statusReason ?? ""),
             ("ended_when_decided", recording.endedWhenDecided ? "1" : "0"),
             ("connects_after_syn_retry", "\(SynRetries.count(in: recording.connectTimes))"),
+            ("listen_overflows", recording.listenOverflows.map(String.init) ?? ""),
             ("seed", "\(configuration.seed)"),
             ("clients", "\(configuration.clients)"),
             ("rooms", configuration.chatRooms.map { "\($0.rooms)" } ?? ""),

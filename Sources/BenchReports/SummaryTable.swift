@@ -141,6 +141,7 @@ public enum SummaryTable {
         if let note = SynRetries.note(count: SynRetries.count(in: analysis.recording.connectTimes), of: connected) {
             lines.append("note: " + note)
         }
+        if let note = SynRetries.overflowNote(recording.listenOverflows) { lines.append("note: " + note) }
         // A roundtrip target's agents stamp both ends of each round trip on their own clock: its error moves no rtt.
         let onOneClock = recording.configuration.target != nil && recording.configuration.scenario == .roundtrip
         let clockError = onOneClock ? 0 : recording.agents.compactMap(\.clock.error).max() ?? 0

@@ -61,6 +61,9 @@ public struct RunRecording: Sendable {
     public private(set) var clientSideEvents = 0
     public private(set) var listenerEvents = 0
     public private(set) var linkEvents = 0
+    /// How much the kernel's count of full accept queues (`ListenOverflows`, any listener of this machine's network
+    /// namespace) grew from before the run listened to its end: SYNs dropped and sent again; nil where unreadable.
+    public internal(set) var listenOverflows: UInt64?
     /// The most events a run keeps, so that a flood of connections cannot grow its memory without bound.
     public static let maximumEvents = 10_000
     /// What this process's client threads said of themselves, and what the built-in server counted of its connections.

@@ -12,6 +12,15 @@ public enum SynRetries {
         connectTimes.reduce(0) { count, time in windows.contains { $0.contains(time) } ? count + 1 : count }
     }
 
+    /// The note a person needs when the machine's accept queues overflowed `overflows` times during a run (any
+    /// listener's: the kernel counts them for its network namespace); nil for none or unknown.
+    public static func overflowNote(_ overflows: UInt64?) -> String? {
+        guard let overflows, overflows > 0 else { return nil }
+        return "accept queues overflowed \(overflows) time\(overflows == 1 ? "" : "s") during the run (ListenOverflows in "
+            + "/proc/net/netstat, any listener on this machine): those connects' SYNs were dropped and sent again; "
+            + "raise the backlog (listen's, net.core.somaxconn) or connect more slowly (--connect-rate)"
+    }
+
     /// The note a person needs when at least 1% (and 2) of `total` connects were such: nil otherwise.
     public static func note(count: Int, of total: Int) -> String? {
         guard count >= 2, total > 0, count * 100 >= total else { return nil }

@@ -19,7 +19,11 @@ public enum ScenarioRunner {
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue? = nil
     ) throws(RunError) -> RunRecording {
         do {
+            let listenQueues = ListenQueueCounters.read()
             var recording = try runUnstreamed(configuration, control: control, stream: stream)
+            if let before = listenQueues, let after = ListenQueueCounters.read() {
+                recording.listenOverflows = after.overflows &- min(before.overflows, after.overflows)
+            }
             if let stream, !recording.streamEnded {
                 stream.push(recording.startEntry)
                 recording.finishStream { stream.push($0) }
