@@ -37,7 +37,7 @@ struct CBenchUring {
     size_t sqMapLength, cqMapLength, sqesLength;
     struct io_uring_buf_ring *buffers;
     size_t buffersLength;
-    unsigned bufferCount, bufferSize;
+    unsigned bufferCount, bufferSize, bufferRingEntries;
     char *bufferMemory;
     struct msghdr message;  // the template of a stamped multishot recvmsg: no name, room for one control message
 };
@@ -73,10 +73,15 @@ static int mapQueues(CBenchUring *ring, struct io_uring_params *params) {
     return 0;
 }
 
+// `count` buffers of `size` bytes, in a buffer ring of the least power of two entries that holds them all (the kernel
+// asks for a power of two; the buffers need not fill it).
 static int provideBuffers(CBenchUring *ring, unsigned count, unsigned size) {
+    unsigned entries = 1;
+    while (entries < count) entries <<= 1;
     ring->bufferCount = count;
     ring->bufferSize = size;
-    ring->buffersLength = count * sizeof(struct io_uring_buf);
+    ring->bufferRingEntries = entries;
+    ring->buffersLength = entries * sizeof(struct io_uring_buf);
     ring->buffers = mmap(NULL, ring->buffersLength, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
     if (ring->buffers == MAP_FAILED) {
         ring->buffers = NULL;
@@ -85,7 +90,7 @@ static int provideBuffers(CBenchUring *ring, unsigned count, unsigned size) {
     ring->bufferMemory = malloc((size_t)count * size);
     if (ring->bufferMemory == NULL) return ENOMEM;
     struct io_uring_buf_reg registration = {
-        .ring_addr = (uint64_t)(uintptr_t)ring->buffers, .ring_entries = count, .bgid = bufferGroup};
+        .ring_addr = (uint64_t)(uintptr_t)ring->buffers, .ring_entries = entries, .bgid = bufferGroup};
     if (syscall(__NR_io_uring_register, ring->fd, IORING_REGISTER_PBUF_RING, &registration, 1) < 0) return errno;
     for (unsigned id = 0; id < count; id++) {
         struct io_uring_buf *buffer = &ring->buffers->bufs[id];
@@ -274,7 +279,7 @@ void *CBench_uringReceived(CBenchUring *ring, const CBenchCompletion *completion
 void CBench_uringRecycle(CBenchUring *ring, uint16_t bufferID) {
     struct io_uring_buf_ring *buffers = ring->buffers;
     uint16_t tail = buffers->tail;
-    struct io_uring_buf *buffer = &buffers->bufs[tail & (ring->bufferCount - 1)];
+    struct io_uring_buf *buffer = &buffers->bufs[tail & (ring->bufferRingEntries - 1)];
     buffer->addr = (uint64_t)(uintptr_t)(ring->bufferMemory + (size_t)bufferID * ring->bufferSize);
     buffer->len = ring->bufferSize;
     buffer->bid = bufferID;

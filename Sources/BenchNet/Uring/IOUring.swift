@@ -23,7 +23,7 @@ public final class IOUring {
 
     private let ring: OpaquePointer
 
-    /// A ring of `entries` submissions and `completions` completions with `bufferCount` (a power of two, 0 for a ring
+    /// A ring of `entries` submissions and `completions` completions with `bufferCount` (at most 32,768, 0 for a ring
     /// that only sends) provided buffers of `bufferSize` bytes, whose receives carry kernel stamps when `stamps`.
     public init(
         entries: UInt32, completions: UInt32, bufferCount: UInt32 = 0, bufferSize: UInt32 = 0, stamps: Bool = false

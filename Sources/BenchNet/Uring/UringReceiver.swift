@@ -47,12 +47,11 @@ public final class UringReceiver {
         epoll: Epoll, connections: Int, frameSize: Int, clock: KernelClockMapping?, buffers: Int? = nil
     ) throws(IOUringRefusal) {
         // A completion fills one buffer whatever it holds: room for a frame and its neighbours' ends, no more (the
-        // buffers are the engine's memory, and a larger frame comes in pieces).
-        let size = UInt32(min(max(512, Self.powerOfTwo(atLeast: frameSize + 256)), 16 << 10))
+        // buffers are most of the engine's memory per connection, and a larger frame comes in pieces).
+        let size = UInt32(min(max(256, Self.powerOfTwo(atLeast: frameSize + 128)), 16 << 10))
         // A buffer a connection and half as many again (every connection's completion of one pass, and more for some),
         // at most 64 MiB and 32,768 buffers; a receive that finds none ends and is armed again, losing nothing.
-        let count = UInt32(
-            buffers ?? min(Self.powerOfTwo(atLeast: max(connections + connections / 2, 256)), 32_768, (64 << 20) / Int(size)))
+        let count = UInt32(buffers ?? min(max(connections + connections / 2, 256), 32_768, (64 << 20) / Int(size)))
         ring = try IOUring(
             entries: Self.entries, completions: max(4_096, count), bufferCount: count, bufferSize: size,
             stamps: clock != nil)

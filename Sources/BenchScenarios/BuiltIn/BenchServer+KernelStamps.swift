@@ -3,11 +3,14 @@ import BenchNet
 
 extension BenchServer {
     /// With kernel stamps: message `index` was just written (or queued) to the connection in `slot`; its transmit
-    /// stamp will come on the socket's error queue, keyed by the offset of its last byte.
+    /// stamp will come on the socket's error queue, keyed by the offset of its last byte. The connection's queue of
+    /// messages waiting for theirs is made at its first such write, once: in fanout only a broadcast's first write is
+    /// stamped, and most connections never have one (a queue is 450 bytes of each connection's memory).
     @inline(__always)
     func expectTransmitStamp(ofMessage index: Int, slot: Int) {
         let lastByte = peers[slot].connection.bytesTaken &- 1
-        _ = peers[slot].transmitStamps?.expect(message: index, lastByte: lastByte)  // a message given up keeps 0
+        if peers[slot].transmitStamps == nil { peers[slot].transmitStamps = TransmitStampQueue() }
+        _ = peers[slot].transmitStamps!.expect(message: index, lastByte: lastByte)  // a message given up keeps 0
     }
 
     /// Takes every transmit stamp waiting on the connection in `slot`'s error queue and gives each to the messages

@@ -53,7 +53,7 @@ extension BenchServer {
                 continue
             }
             let peer = Peer(
-                connection: connection, client: nil, transmitStamps: stamps.map { _ in TransmitStampQueue() })
+                connection: connection, client: nil, transmitStamps: nil)
             if slot == peers.count { peers.append(peer) } else { peers[slot] = peer }
             do {
                 try connection.start()

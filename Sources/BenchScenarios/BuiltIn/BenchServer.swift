@@ -16,7 +16,8 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     struct Peer {
         let connection: Connection<T>
         var client: Int?
-        /// With kernel stamps: the messages written to it that wait for their transmit stamp.
+        /// With kernel stamps, from its first stamped write: the messages written to it that wait for their transmit
+        /// stamp.
         var transmitStamps: TransmitStampQueue?
         /// For an agent's control connection (`bench clients`), once the agent was welcomed: its place in
         /// `recording.agents`.

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Issue 46's memory per connection: `bench fanout --clients N --messages 30 --interval 2s` at each size and with each
+# I/O engine, the resident memory (VmRSS) of the run's processes sampled every 200 ms while it runs: the measuring
+# process (server and collector) and its client child (`--client-procs 1`) apart, each side's peak divided by the connections, and the
+# marginal cost per connection between the smallest and the largest size (what a connection adds, without the fixed
+# cost of the binary, the rings and the tables).
+#
+#   Benchmarks/connection-memory.sh [sizes…]      (default: 2000 10000 19000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(2000 10000 19000)
+swift build -c release --product bench >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+/usr/bin/python3 - "$work" "${sizes[@]}" <<'PY'
+import os, subprocess, sys, time
+work, sizes = sys.argv[1], [int(s) for s in sys.argv[2:]]
+
+def rss_kib(pid):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+def children(pid):
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            for child in open(f"/proc/{pid}/task/{task}/children").read().split():
+                found.append(int(child))
+                found += children(int(child))
+    except OSError:
+        pass
+    return found
+
+rows = {}
+for engine in ("epoll", "uring"):
+    for n in sizes:
+        out = os.path.join(work, f"{engine}-{n}")
+        env = dict(os.environ, BENCH_IO=engine)
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [".build/release/bench", "fanout", "--clients", str(n), "--messages", "30", "--interval", "2s",
+             "--client-procs", "1", "--quiet", "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        peak_main = peak_children = 0
+        while process.poll() is None:
+            peak_main = max(peak_main, rss_kib(process.pid))
+            peak_children = max(peak_children, sum(rss_kib(child) for child in children(process.pid)))
+            time.sleep(0.2)
+        stdout, stderr = process.communicate()
+        wall = time.monotonic() - started
+        folder = stdout.strip().splitlines()[-1] if stdout.strip() else ""
+        settings = {}
+        try:
+            for line in open(os.path.join(folder, "run.csv")):
+                key, _, value = line.rstrip("\r\n").partition(",")
+                settings[key] = value.strip('"')
+        except OSError:
+            pass
+        rows[(engine, n)] = (peak_main, peak_children)
+        side = f"server side {peak_main / 1024:.1f} MiB ({peak_main * 1024 / n:.0f} B/conn)"
+        client = f"clients {peak_children / 1024:.1f} MiB ({peak_children * 1024 / n:.0f} B/conn)" if peak_children else "clients in the process"
+        print(f"{engine:5} {n:6} clients: exit {process.returncode}, {settings.get('status', '?')}, "
+              f"lost {settings.get('messages_lost', '?')}, {wall:.0f} s; {side}; {client}", flush=True)
+        if process.returncode != 0:
+            print("   " + stderr.strip().splitlines()[-1] if stderr.strip() else "", flush=True)
+    low, high = min(sizes), max(sizes)
+    if high > low and (engine, low) in rows and (engine, high) in rows:
+        (m0, c0), (m1, c1) = rows[(engine, low)], rows[(engine, high)]
+        print(f"{engine:5} marginal per connection ({low} to {high}): server side {(m1 - m0) * 1024 / (high - low):.0f} B, "
+              f"clients {(c1 - c0) * 1024 / (high - low):.0f} B", flush=True)
+PY
