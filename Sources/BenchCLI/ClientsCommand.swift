@@ -33,6 +33,11 @@ enum ClientsCommand {
                 help: "Started by a --target run's --client-procs, not by people: read this child's share of the "
                     + "clients from inherited descriptor fd, and report on it; no other option applies."),
             OptionSpec(
+                "link", value: "spec",
+                help: "Put this agent's clients behind one emulated link (a preset as bench links lists them, or "
+                    + "delay=…,rate=…): the run reports them as a group of their own (summary.csv's link column). Not "
+                    + "with a run that has a --link of its own, nor with --source-addresses."),
+            OptionSpec(
                 "metrics-listen", value: "host:port",
                 help: "Serve this agent's own figures at /metrics (Prometheus's format): the run it joined, its share, "
                     + "its clock against the collector's, whether its clients run. The run's are bench serve's."),
@@ -64,6 +69,7 @@ enum ClientsCommand {
             Console.error("Warning: --tls-insecure: the server's certificate is not checked; the connections are "
                 + "encrypted, not authenticated\n")
         }
+        let link = try readLink(parsed, reader: reader)
         let metricsAddress = try LiveView.address(parsed, reader: reader)
         let status = AgentStatus(server: text)
         var metrics: HTTPServer?
@@ -87,8 +93,8 @@ enum ClientsCommand {
         do {
             let outcome = try AgentRunner.run(
                 server: address, clients: clients, token: token, clientThreads: threads, joinTimeout: joinTimeout,
-                reconnect: reconnect, sourceAddresses: sources, tlsTrust: trust, serverName: server.host, control: control,
-                status: status)
+                reconnect: reconnect, sourceAddresses: sources, tlsTrust: trust, serverName: server.host, link: link,
+                control: control, status: status)
             let first = Int(outcome.welcome.firstClient)
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
                 + "\(outcome.welcome.totalClients) over \(outcome.spec.transport.rawValue); its clock was put on the server's with an offset of "
@@ -99,6 +105,27 @@ enum ClientsCommand {
         }
         if let signal = SignalWatcher.shared?.signal { return signal == SIGTERM ? .terminated : .interrupted }
         return .success
+    }
+
+    /// `--link`: one link (a mix is the run's, given to bench serve), checked as a run's is.
+    private static func readLink(_ parsed: ParsedOptions, reader: OptionReader) throws(UsageError) -> LinkMix? {
+        guard let text = parsed.value("link") else { return nil }
+        let link: LinkMix
+        do throws(LinkProfile.Invalid) {
+            link = try LinkMix(parsing: text)
+        } catch {
+            throw reader.invalid("link", "spec", text, error.reason)
+        }
+        if link.isMix {
+            throw reader.invalid(
+                "link", "spec", text, "an agent's clients sit behind one link; a mix is the run's: give it to bench serve")
+        }
+        if parsed.value("source-addresses") != nil {
+            throw UsageError(
+                message: "--source-addresses does not apply with --link: the clients connect to the link on loopback, "
+                    + "and the link to the server", command: spec.name)
+        }
+        return link
     }
 
     /// `--channel FD`: a target run's child, its share of the clients read from the channel.

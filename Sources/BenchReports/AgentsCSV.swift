@@ -7,7 +7,7 @@ public enum AgentsCSV {
 
     public static let header = [
         "agent", "host", "pid", "first_client", "clients", "messages", "lost", "same_boot", "clock_offset_ns",
-        "clock_error_ns", "clock_rounds", "clock_rounds_left_out", "clock_drift_ppm", "clock_offset_end_ns",
+        "clock_error_ns", "clock_rounds", "clock_rounds_left_out", "clock_drift_ppm", "clock_offset_end_ns", "link",
     ]
 
     public static func write<Sink: ByteSink>(_ recording: RunRecording, to writer: inout CSVWriter<Sink>) throws {
@@ -29,6 +29,7 @@ public enum AgentsCSV {
             writer.field(clock.roundsLeftOut)
             if clock.measuresDrift { writer.field(clock.driftPPM, fractionDigits: 3) } else { writer.emptyField() }
             if let latest = clock.latest { writer.field(String(latest.offset)) } else { writer.emptyField() }
+            if let link = agent.link { writer.field(link) } else { writer.emptyField() }
             try writer.endRow()
         }
     }

@@ -39,6 +39,11 @@ public enum RunStream {
             try timeline.row(TimelineCSV.header)
         }
 
+        /// Agents brought links of their own: the collector keeps every metric per group from now on.
+        public mutating func adopt(_ grouping: LinkGrouping) {
+            collector.adopt(grouping)
+        }
+
         /// Takes one entry; returns the rows of a report interval that just ended (empty otherwise).
         @discardableResult
         public mutating func consume(_ entry: SettledMessage) throws -> [TimelineRow] {
@@ -158,6 +163,7 @@ public enum RunStream {
                     queue.waitForEntries(upTo: max(1, untilPublish))
                     continue
                 }
+                if entry.kind == .start, let grouping = queue.announcedGrouping { box.writer.adopt(grouping) }
                 if failure == nil {
                     do {
                         let rows = try box.writer.consume(entry)

@@ -117,6 +117,43 @@ import Testing
         #expect(try csvRows(folder + "/agents.csv").compactMap { $0["clients"] }.sorted() == ["2", "4"])
     }
 
+    /// `bench clients --link`: an agent's own link, its clients a group of their own beside the others' (`none`), as late
+    /// as its link and no later; agents.csv names it. An agent with a link joining a run that has one of its own is
+    /// refused (it says why, and the run fails: its clients will not come), and a mix is the run's, not an agent's.
+    @Test func anAgentPutsItsClientsBehindALinkOfItsOwn() throws {
+        let (server, port) = try startServe([
+            "fanout", "--clients", "6", "--messages", "5", "--interval", "100ms", "--token", "t", "--quiet",
+            "--out", temporaryFolderPath(),
+        ])
+        let agents = try [["--link", "lte"], []].map { link in
+            try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(port)", "--clients", "3", "--token", "t"] + link)
+        }
+        let served = try BenchProcess.finish(server, timeout: 60)
+        #expect(served.exitCode == 0, "\(served.standardError)")
+        for agent in agents { #expect(try BenchProcess.finish(agent, timeout: 30).exitCode == 0) }
+        let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows = try csvRows(folder + "/summary.csv")
+        let direct = try #require(rows.first { $0["metric"] == "delivery" && $0["link"] == "none" }, "\(rows)")
+        let lte = try #require(rows.first { $0["metric"] == "delivery" && $0["link"] == "lte" })
+        #expect(direct["count"] == "15" && lte["count"] == "15" && direct["lost"] == "0" && lte["lost"] == "0")
+        #expect((Double(direct["max_us"] ?? "") ?? .infinity) < 50_000, "the other agent's: no link")
+        #expect((Double(lte["min_us"] ?? "") ?? 0) >= 50_000, "LTE's 50 ms down")
+        #expect(try csvRows(folder + "/agents.csv").compactMap { $0["link"] }.sorted() == ["", "lte"])
+
+        let (linked, linkedPort) = try startServe([
+            "fanout", "--link", "3g", "--clients", "2", "--messages", "5", "--token", "t", "--quiet",
+            "--out", temporaryFolderPath(),
+        ])
+        let refused = try BenchProcess.run(
+            ["clients", "--connect", "127.0.0.1:\(linkedPort)", "--clients", "2", "--token", "t", "--link", "lte"])
+        #expect(refused.exitCode == 3)
+        #expect(refused.standardError.contains("the run puts its clients behind --link 3g: an agent brings no link of its own"),
+            "\(refused.standardError)")
+        #expect(try BenchProcess.finish(linked, timeout: 60).exitCode == 3, "its agent left before the run began")
+        let mix = try BenchProcess.run(["clients", "--connect", "127.0.0.1:1", "--token", "t", "--link", "lte:50%,3g:50%"])
+        #expect(mix.exitCode == 2 && mix.standardError.contains("a mix is the run's: give it to bench serve"), "\(mix.standardError)")
+    }
+
     @Test func theLinksCommandListsThePresetsWithTheirNumbers() throws {
         let result = try BenchProcess.run(["links"])
         #expect(result.exitCode == 0)

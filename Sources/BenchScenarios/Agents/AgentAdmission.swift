@@ -25,6 +25,21 @@ enum AgentAdmission {
         return nil
     }
 
+    /// Why an agent's report of its own link (`report`, nil: unreadable) is refused (nil: take it): it is not one link
+    /// as `--link` reads it, comes a second time or after the run began, or the run puts every client behind its own.
+    static func refusal(ofLink report: ClientReport?, agent: AgentRecord, running: Bool, runLink: LinkMix?) -> String? {
+        guard let report, report.client == agent.firstClient else { return "its link report is not its own" }
+        if let runLink { return "this run puts its clients behind --link \(runLink.text): an agent brings no link of its own" }
+        if agent.link != nil || running { return "it reported its link twice, or after the run began" }
+        do {
+            let mix = try LinkMix(parsing: report.text)
+            if mix.isMix { return "an agent's clients sit behind one link, not a mix ('\(report.text.prefix(60))')" }
+        } catch {
+            return "its link '\(report.text.prefix(60))' does not read: \(error.reason)"
+        }
+        return nil
+    }
+
     /// The record of an agent welcomed with `clients` ids from `first`.
     static func record(of frame: Frame, firstClient first: Int) -> AgentRecord {
         let hello = AgentHello(frame)

@@ -6,6 +6,30 @@ extension AgentRunner {
     /// toward `server`, and each client's route through it, its group dealt as the measuring side deals it; with no
     /// link in the spec, none and the direct route. The spec came over a channel: its count of clients must hold this
     /// share's `ids`, and the descriptors the link's two ends take must fit.
+    /// `bench clients --link`: this agent's clients behind its own link. The server is told (a link report, before the
+    /// clock is measured: before any client says hello), and the spec's link becomes it. Refused where the run has a
+    /// link of its own, or measures a user's server (not built).
+    static func bringOwn(
+        _ link: LinkMix, to spec: inout ClientSpec, welcome: AgentWelcome, on controlSocket: Int32
+    ) throws(RunError) {
+        if let runs = spec.link {
+            throw .setupFailed("the run puts its clients behind --link \(runs.mix.text): an agent brings no link of its own")
+        }
+        guard spec.target == nil else {
+            throw .setupFailed("an agent's own --link with a --target run or a chat is not built: give --link to bench serve")
+        }
+        let frame = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: ClientReport.headSize + ClientReport.maximumTextSize, alignment: 8)
+        defer { frame.deallocate() }
+        let size = ClientReport(.link, client: welcome.firstClient, time: 0, text: link.text).encode(into: frame)
+        do {
+            try Posix.writeAll(controlSocket, UnsafeRawBufferPointer(rebasing: frame[0..<size]), what: "send the agent's link")
+        } catch {
+            throw .setupFailed("the agent's link could not be told to the server: \(error)")
+        }
+        spec.link = ClientSpec.LinkDeal(mix: link, seed: 0, clients: Int(welcome.totalClients))
+    }
+
     static func link(
         _ deal: ClientSpec.LinkDeal?, to server: SocketAddress, ids: Range<Int>
     ) throws(RunError) -> (LinkEmulator?, ClientRoutes) {

@@ -23,14 +23,15 @@ public enum AgentRunner {
         public let events: [ConnectionEvent]
     }
 
-    /// Joins the run served at `address` with `clients` clients, waiting at most `joinTimeout` for the welcome.
+    /// Joins the run served at `address` with `clients` clients, waiting at most `joinTimeout` for the welcome; with
+    /// `link` (one link, `bench clients --link`), its clients sit behind it, and the run reports them as a group.
     ///
     /// - Throws: ``RunError/setupFailed(_:)`` when the server cannot be reached, refuses the agent, or the clients
     ///   cannot connect.
     public static func run(
         server address: SocketAddress, clients: Int, token: String, clientThreads: Int, joinTimeout: UInt64,
         reconnect: ReconnectBackoff? = nil, sourceAddresses: [String] = [], tlsTrust: TLSTrustOption? = nil,
-        serverName: String? = nil, control: RunControl, status: AgentStatus? = nil
+        serverName: String? = nil, link: LinkMix? = nil, control: RunControl, status: AgentStatus? = nil
     ) throws(RunError) -> Outcome {
         defer { status?.enter(.ended) }
         let limit = DescriptorLimit.raiseToHardLimit()
@@ -57,6 +58,7 @@ public enum AgentRunner {
         guard welcome.clients == UInt32(clients) else {
             throw .setupFailed("the server at \(address) gave \(welcome.clients) ids, not the \(clients) asked for")
         }
+        if let link { try bringOwn(link, to: &spec, welcome: welcome, on: controlSocket) }
         if spec.chat != nil, let host = spec.target?.url.host, host == "0.0.0.0" || host == "::" {
             spec.target?.url.host = address.host  // the built-in chat relay listens on every address of the run's host
         }
@@ -86,7 +88,7 @@ public enum AgentRunner {
                 throw .setupFailed("the run is over \(spec.transport.rawValue), and the server cannot be trusted: \(error)")
             }
         }
-        let (link, routes) = try link(spec.link, to: address, ids: configuration.localClients)
+        let (link, routes) = try Self.link(spec.link, to: address, ids: configuration.localClients)
         defer { link?.end() }
         let parts = (configuration, routes, settings, kernelClock)
         let events: [ConnectionEvent]

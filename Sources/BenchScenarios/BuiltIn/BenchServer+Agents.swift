@@ -12,6 +12,8 @@ public struct AgentRecord: Sendable, Equatable {
     public let sameBoot: Bool
     /// Its clock put on the server's: the rounds it measured and reported, the drift between them.
     public var clock = ClockModel()
+    /// The link its clients sit behind (`bench clients --link`, as given); nil for none.
+    public var link: String?
 }
 
 extension BenchServer {
@@ -81,6 +83,15 @@ extension BenchServer {
             }
             for entry in report.entries { recording.connected(client: Int(entry.client), after: entry.nanoseconds) }
             return true
+        case .clientReport where frame.bytes[5] == ClientReport.What.link.rawValue:
+            guard let refusal = AgentAdmission.refusal(ofLink: ClientReport(frame), agent: recording.agents[agent],
+                running: isRunning, runLink: configuration.link)
+            else {
+                recording.agents[agent].link = ClientReport(frame)!.text
+                return true
+            }
+            closePeer(slot: slot, reason: "agent \(agent): \(refusal)", at: now)
+            return false
         case .clientReport:
             let record = recording.agents[agent]
             guard let report = ClientReport(frame), report.what == .load, report.time <= 1_000_000,

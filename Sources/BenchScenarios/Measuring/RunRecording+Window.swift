@@ -60,6 +60,7 @@ extension RunRecording {
     mutating func start(at now: UInt64, streamingTo stream: SettledQueue?) {
         startNanoseconds = now
         startUnixNanoseconds = WallClock.nowUnixNanoseconds()
+        if let grouping = LinkGrouping.of(agents, clients: configuration.clients) { stream?.announce(grouping) }
         stream?.push(startEntry)
         stream?.publish()
     }

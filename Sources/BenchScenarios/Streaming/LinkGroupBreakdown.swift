@@ -31,8 +31,18 @@ public struct LinkGroupBreakdown: Sendable {
     /// the run's own are), and with `live` in the live view's buckets too; nil without a mix.
     init?(configuration: RunConfiguration, metrics: [RunAnalysis.Metric], keepsValues: Bool, live: Bool) {
         guard let mix = configuration.link, mix.isMix else { return nil }
-        names = mix.groups.map(\.name)
-        groupOfClient = mix.deal(clients: configuration.clients, seed: configuration.seed)
+        self.init(
+            LinkGrouping(names: mix.groups.map(\.name), groupOfClient: mix.deal(clients: configuration.clients, seed: configuration.seed)),
+            configuration: configuration, metrics: metrics, keepsValues: keepsValues, live: live)
+    }
+
+    /// The breakdown of a run of `configuration` whose clients are in `grouping`'s groups (agents' own links).
+    init(
+        _ grouping: LinkGrouping, configuration: RunConfiguration, metrics: [RunAnalysis.Metric], keepsValues: Bool,
+        live: Bool
+    ) {
+        names = grouping.names
+        groupOfClient = grouping.groupOfClient
         builders = names.map { _ in
             metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: keepsValues) }
         }

@@ -102,6 +102,15 @@ public struct RunCollector: Sendable {
         }
     }
 
+    /// Agents brought links of their own (`bench clients --link`): from the stream's start on, every metric is kept
+    /// again per link group as with a mix (a run with a mix of its own keeps its groups).
+    public mutating func adopt(_ grouping: LinkGrouping) {
+        guard linkGroups == nil, grouping.groupOfClient.count == configuration.clients else { return }
+        linkGroups = LinkGroupBreakdown(
+            grouping, configuration: configuration, metrics: metrics, keepsValues: builders.first?.keepsValues ?? false,
+            live: live != nil)
+    }
+
     /// Takes the next entry of the stream.
     public mutating func add(_ entry: SettledMessage) -> Output {
         switch entry.kind {

@@ -23,6 +23,8 @@ public final class SettledQueue: Sendable {
     private let published: EventNotifier
     private let roomMade: EventNotifier
     private let consumerSleeps = Atomic<Bool>(false)
+    /// What the producer announced about the run before its first entry (once a run: a lock is no cost there).
+    private let grouping = Mutex<LinkGrouping?>(nil)
     private let producerWaitsNow = Atomic<Bool>(false)
     /// The longest a full ring's producer waits before it looks again.
     private static var roomWaitBound: UInt64 { 1_000_000 }
@@ -87,6 +89,14 @@ public final class SettledQueue: Sendable {
         guard head.load(ordering: .relaxed) == tail.load(ordering: .sequentiallyConsistent) else { return true }
         return published.wait(nanoseconds: nanoseconds)
     }
+
+    /// Producer only, before the stream's first entry: the run's clients are in these link groups (agents' own links).
+    public func announce(_ grouping: LinkGrouping) {
+        self.grouping.withLock { $0 = grouping }
+    }
+
+    /// The link groups the producer announced, if it did.
+    public var announcedGrouping: LinkGrouping? { grouping.withLock { $0 } }
 
     /// Times the producer found the ring full and waited for the writer.
     public var producerWaits: Int { waits.load(ordering: .relaxed) }

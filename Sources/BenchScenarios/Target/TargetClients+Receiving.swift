@@ -136,6 +136,10 @@ extension TargetClients {
             recording.record(ConnectionEvent(side: .clients, client: client, time: report.time, reason: report.text))
         case .load:
             subscriberThreadLoad[client] = Double(min(report.time, 1_000_000)) / 10_000  // the latest counts
+        case .link:  // an agent's own link: the built-in server's runs take it (bench's agents refuse it here first)
+            recording.record(ConnectionEvent(
+                side: .clients, client: client, time: MonotonicClock.now(),
+                reason: "reported a link of its own, which a run against a --target does not take"))
         }
     }
 
