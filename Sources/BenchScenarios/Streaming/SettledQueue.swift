@@ -2,7 +2,8 @@ import BenchNet
 import Synchronization
 
 /// The hand-off from a run's measuring thread (the one producer) to its writer thread (the one consumer): a ring of
-/// ``SettledMessage`` slots allocated once, indices published with acquire/release atomics. No lock, no allocation.
+/// ``SettledMessage`` slots allocated once, indices published with acquire/release atomics. No lock, no allocation per
+/// entry (what the run announces once, before its first entry, is behind a lock).
 ///
 /// Neither side polls. The consumer, finding the ring empty, says it sleeps and waits on an eventfd, which the
 /// producer rings after a batch of entries (``publish()``) only when the consumer said so. When the writer falls
