@@ -19,7 +19,9 @@ enum ThresholdParsing {
                 text.hasPrefix($0.rawValue + ".") && !metrics.contains($0.rawValue)
             }) {
                 let hint = switch absent {
-                case .reconnect: ": it is measured when clients come back (--reconnect, --drop-connections-at)"
+                case .reconnect:
+                    ": it is measured when clients may come back or be cut off (--reconnect, --drop-connections-at, a "
+                        + "--link with nat-idle or blackout)"
                 case _ where absent.isConnectPhase && !metrics.contains("subscribe"):
                     ": a connect's phases are measured against a --target"
                 default: " (its metrics: \(metrics.joined(separator: " ")))"

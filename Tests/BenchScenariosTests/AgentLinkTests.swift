@@ -8,25 +8,48 @@ import Testing
 @Suite struct AgentLinkTests {
     let agent = AgentRecord(host: "h", pid: 1, firstClient: 4, clients: 2, sameBoot: true)
 
-    func refusal(_ text: String, client: UInt32 = 4, agent: AgentRecord? = nil, running: Bool = false, runLink: LinkMix? = nil) -> String? {
-        AgentAdmission.refusal(
-            ofLink: ClientReport(.link, client: client, time: 0, text: text), agent: agent ?? self.agent, running: running,
-            runLink: runLink)
+    func take(
+        _ text: String, length: Int? = nil, client: UInt32 = 4, agent: AgentRecord? = nil, running: Bool = false,
+        runLink: LinkMix? = nil, others: [String] = []
+    ) -> AgentAdmission.LinkReport {
+        AgentAdmission.take(
+            linkReport: ClientReport(.link, client: client, time: UInt64(length ?? text.utf8.count), text: text),
+            of: agent ?? self.agent, running: running, runLink: runLink, otherLinks: others)
     }
 
-    @Test func onlyOneLinkThatReadsIsTakenOnceBeforeTheRunFromItsOwnAgent() throws {
-        #expect(refusal("lte") == nil)
-        #expect(refusal("delay=40ms,jitter=5ms") == nil)
-        #expect(refusal("5g")?.contains("does not read") == true)
-        #expect(refusal(String(repeating: "x", count: 600))?.contains("does not read") == true)
-        #expect(refusal("lte:50%,3g:50%")?.contains("not a mix") == true)
-        #expect(refusal("lte", client: 0) == "its link report is not its own")
+    func refused(_ outcome: AgentAdmission.LinkReport, saying words: String) -> Bool {
+        guard case .refused(let reason) = outcome else { return false }
+        return reason.contains(words)
+    }
+
+    @Test func oneLinkThatReadsIsTakenOnceBeforeTheRunFromItsOwnAgentInPiecesThatAddUp() throws {
+        #expect(take("lte") == .link("lte"))
+        #expect(take("delay=40ms,jitter=5ms") == .link("delay=40ms,jitter=5ms"))
+        // A long spec in pieces, each with the whole length: the first waits, the last completes it.
+        let long = "rate=1mbit,delay=100ms,blackout=5s@30s,every=60s"
+        #expect(take(String(long.prefix(28)), length: long.utf8.count) == .piece(String(long.prefix(28))))
+        var partway = agent
+        partway.linkPieces = String(long.prefix(28))
+        #expect(take(String(long.dropFirst(28)), agent: partway, others: []) == .refused(
+            "the pieces of its link report do not add up to the length it gave"), "the length is the whole link's")
+        #expect(take(String(long.dropFirst(28)), length: long.utf8.count, agent: partway) == .link(long))
+        #expect(refused(take("lte", length: 2), saying: "do not add up"))
+        #expect(refused(take("lte", length: 0), saying: "do not add up"))
+        #expect(refused(take("lte", length: 10_000), saying: "do not add up"))
+        #expect(refused(take("5g"), saying: "does not read"))
+        #expect(refused(take("lte:50%,3g:50%"), saying: "not a mix"))
+        #expect(take("lte", client: 0) == .refused("its link report is not its own"))
         var linked = agent
         linked.link = "3g"
-        #expect(refusal("lte", agent: linked)?.contains("twice") == true)
-        #expect(refusal("lte", running: true)?.contains("after the run began") == true)
-        #expect(refusal("lte", runLink: try LinkMix(parsing: "3g"))?.contains("an agent brings no link of its own") == true)
-        #expect(AgentAdmission.refusal(ofLink: nil, agent: agent, running: false, runLink: nil) != nil, "unreadable")
+        #expect(refused(take("lte", agent: linked), saying: "twice"))
+        #expect(refused(take("lte", running: true), saying: "after the run began"))
+        #expect(refused(take("lte", runLink: try LinkMix(parsing: "3g")), saying: "an agent brings no link of its own"))
+        let seven = (1...7).map { "delay=\($0)ms" }
+        #expect(refused(take("delay=8ms", others: seven), saying: "at most 8 link groups"), "the groups fit a byte")
+        #expect(take("delay=1ms", others: seven) == .link("delay=1ms"), "a link another agent brought is its group")
+        #expect(
+            AgentAdmission.take(linkReport: nil, of: agent, running: false, runLink: nil, otherLinks: [])
+                == .refused("its link report is not its own"), "unreadable")
     }
 
     @Test func theAgentsClientsAreGroupedByTheirLinksAndTheRestAreNone() {

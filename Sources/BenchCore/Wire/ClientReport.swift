@@ -21,8 +21,9 @@ public struct ClientReport: Equatable, Sendable {
         /// `client`: its first id): sent every second, so that the run knows when its client threads, here, in a child
         /// or in an agent, had no time to spare.
         case load = 5
-        /// An agent's own link (`bench clients --link`, `text` as given; `client`: its first id): its clients sit behind
-        /// it, and the run reports them as a group of their own. Sent once, before its clock is measured.
+        /// An agent's own link (`bench clients --link`; `client`: its first id): its clients sit behind it, and the run
+        /// reports them as a group of their own. Sent before its clock is measured, in pieces that fit the run's
+        /// frames: `text` a piece, `time` the whole link's length in bytes.
         case link = 6
     }
 

@@ -41,7 +41,7 @@ public final class UringReceiver {
     private static let cancelUserData: UInt64 = 1 << 62
 
     /// A ring beside `epoll` with buffers for `connections` connections' reads of frames up to `frameSize` bytes, and
-    /// the kernel's receive stamps when `clock` is given. Set it up on the loop's thread. `buffers` (a power of two)
+    /// the kernel's receive stamps when `clock` is given. Set it up on the loop's thread. `buffers` (at most 32,768)
     /// overrides how many provided buffers it has (tests make them run out).
     public init(
         epoll: Epoll, connections: Int, frameSize: Int, clock: KernelClockMapping?, buffers: Int? = nil

@@ -25,19 +25,46 @@ enum AgentAdmission {
         return nil
     }
 
-    /// Why an agent's report of its own link (`report`, nil: unreadable) is refused (nil: take it): it is not one link
-    /// as `--link` reads it, comes a second time or after the run began, or the run puts every client behind its own.
-    static func refusal(ofLink report: ClientReport?, agent: AgentRecord, running: Bool, runLink: LinkMix?) -> String? {
-        guard let report, report.client == agent.firstClient else { return "its link report is not its own" }
-        if let runLink { return "this run puts its clients behind --link \(runLink.text): an agent brings no link of its own" }
-        if agent.link != nil || running { return "it reported its link twice, or after the run began" }
-        do {
-            let mix = try LinkMix(parsing: report.text)
-            if mix.isMix { return "an agent's clients sit behind one link, not a mix ('\(report.text.prefix(60))')" }
-        } catch {
-            return "its link '\(report.text.prefix(60))' does not read: \(error.reason)"
+    /// What a piece of an agent's link report does.
+    enum LinkReport: Equatable {
+        /// The link so far: more pieces come.
+        case piece(String)
+        /// The whole link, taken.
+        case link(String)
+        /// Turned away, and why.
+        case refused(String)
+    }
+
+    /// Takes a piece of `agent`'s report of its own link (`report`, nil: unreadable; its `time` is the whole link's
+    /// length in bytes, at most ``ClientReport/maximumTextSize``). Refused when it is not the agent's, comes after the
+    /// run began or after its link, does not add up to its length, is not one link as `--link` reads it, would make
+    /// more link groups than a mix may have (`otherLinks`: the other agents'), or the run puts every client behind a
+    /// link of its own (`runLink`).
+    static func take(
+        linkReport report: ClientReport?, of agent: AgentRecord, running: Bool, runLink: LinkMix?, otherLinks: [String]
+    ) -> LinkReport {
+        guard let report, report.client == agent.firstClient else { return .refused("its link report is not its own") }
+        if let runLink {
+            return .refused("this run puts its clients behind --link \(runLink.text): an agent brings no link of its own")
         }
-        return nil
+        if agent.link != nil || running { return .refused("it reported its link twice, or after the run began") }
+        let sofar = agent.linkPieces + report.text
+        guard report.time > 0, report.time <= UInt64(ClientReport.maximumTextSize), sofar.utf8.count <= Int(report.time) else {
+            return .refused("the pieces of its link report do not add up to the length it gave")
+        }
+        guard sofar.utf8.count == Int(report.time) else { return .piece(sofar) }
+        do {
+            let mix = try LinkMix(parsing: sofar)
+            if mix.isMix { return .refused("an agent's clients sit behind one link, not a mix ('\(sofar.prefix(60))')") }
+        } catch {
+            return .refused("its link '\(sofar.prefix(60))' does not read: \(error.reason)")
+        }
+        // The groups: every agent link, and `none` for the clients of agents without one.
+        guard Set(otherLinks + [sofar]).count < LinkMix.mostGroups else {
+            return .refused("the run's agents bring \(LinkMix.mostGroups - 1) links already: a run has at most "
+                + "\(LinkMix.mostGroups) link groups, none included")
+        }
+        return .link(sofar)
     }
 
     /// The record of an agent welcomed with `clients` ids from `first`.

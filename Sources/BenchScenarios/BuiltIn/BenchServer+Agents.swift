@@ -14,6 +14,8 @@ public struct AgentRecord: Sendable, Equatable {
     public var clock = ClockModel()
     /// The link its clients sit behind (`bench clients --link`, as given); nil for none.
     public var link: String?
+    /// The pieces of its link report read so far (a link longer than the run's frames comes in pieces).
+    var linkPieces = ""
 }
 
 extension BenchServer {
@@ -84,14 +86,21 @@ extension BenchServer {
             for entry in report.entries { recording.connected(client: Int(entry.client), after: entry.nanoseconds) }
             return true
         case .clientReport where frame.bytes[5] == ClientReport.What.link.rawValue:
-            guard let refusal = AgentAdmission.refusal(ofLink: ClientReport(frame), agent: recording.agents[agent],
-                running: isRunning, runLink: configuration.link)
-            else {
-                recording.agents[agent].link = ClientReport(frame)!.text
+            let others = recording.agents.compactMap(\.link)
+            switch AgentAdmission.take(
+                linkReport: ClientReport(frame), of: recording.agents[agent], running: isRunning,
+                runLink: configuration.link, otherLinks: others)
+            {
+            case .piece(let sofar):
+                recording.agents[agent].linkPieces = sofar
                 return true
+            case .link(let link):
+                (recording.agents[agent].link, recording.agents[agent].linkPieces) = (link, "")
+                return true
+            case .refused(let reason):
+                closePeer(slot: slot, reason: "agent \(agent): \(reason)", at: now)
+                return false
             }
-            closePeer(slot: slot, reason: "agent \(agent): \(refusal)", at: now)
-            return false
         case .clientReport:
             let record = recording.agents[agent]
             guard let report = ClientReport(frame), report.what == .load, report.time <= 1_000_000,

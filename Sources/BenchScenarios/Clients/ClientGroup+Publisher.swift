@@ -85,7 +85,7 @@ extension ClientGroup {
 
     /// Takes every transmit stamp waiting on the publishing connection and reports each with its message.
     func drainPublisherStamps() {
-        guard let stamps = loop.stamps, let publisher, let connection = publisher.connection else { return }
+        guard let stamps = loop.stamps, let publisher, let connection = publisher.connection, connection.isOpen else { return }
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             publisher.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { key, time in
                 writer.sent(SendReport(

@@ -187,7 +187,8 @@ extension ClientGroup {
 
     /// Takes every transmit stamp waiting on connection `place` and reports each with the message it stamps.
     func drainTransmitStamps(_ place: Int) {
-        guard let stamps = loop.stamps, let connection = table[place] else { return }
+        // A closed connection's number may be another socket's by now (another thread's): its stamps are not ours.
+        guard let stamps = loop.stamps, let connection = table[place], connection.isOpen else { return }
         let client = UInt32(ids.lowerBound + place)
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             own!.transmitStamps[place].stamp(key: stamp.key, time: stamp.time) { sequence, time in

@@ -21,12 +21,13 @@ struct LinkOutages: Sendable {
     static let mostBlackouts = 100
 
     /// The events of `mix`'s links for a run that ended at `end` (monotonic ns): their blackouts from the link's start
-    /// (`origin`) on, and the connections their NATs forgot (`forgotten`, one per group with a link, in order).
+    /// (`origin`) on, at most ``mostBlackouts`` of each link, and the connections their NATs forgot (`forgotten`, one
+    /// per group with a link, in order) from the first forgotten before the end.
     static func events(mix: LinkMix, origin: UInt64, forgotten: [Forgotten], until end: UInt64) -> [ConnectionEvent] {
         var events: [ConnectionEvent] = []
         for (group, lost) in zip(mix.groups.filter { $0.profile != nil }, forgotten) {
             let name = mix.isMix ? "link \(group.name)" : "link"
-            if lost.count > 0, let idle = group.profile?.natIdle {
+            if lost.count > 0, lost.first < end, let idle = group.profile?.natIdle {
                 let when = lost.first == lost.last
                     ? "" : ", the last \(DurationText.display(lost.last - lost.first)) after the first"
                 events.append(ConnectionEvent(
@@ -36,7 +37,9 @@ struct LinkOutages: Sendable {
             }
             guard let blackout = group.profile?.blackout else { continue }
             var start = origin &+ blackout.start
-            while start < end && events.count < mostBlackouts * mix.groups.count {
+            var reported = 0
+            while start < end && reported < mostBlackouts {
+                reported += 1
                 events.append(ConnectionEvent(
                     side: .link, client: nil, time: start,
                     reason: "\(name): blackout for \(DurationText.format(blackout.duration)): no byte either way"))

@@ -18,6 +18,8 @@ public struct LinkGroupBreakdown: Sendable {
 
     private let names: [String]
     private let groupOfClient: [UInt8]
+    /// Clients in each group.
+    private let clientsOfGroup: [Int]
     private var builders: [[DistributionBuilder]]
     /// With a live view: each group's metrics in the live view's buckets (``LiveStatistics/bounds(under:)``).
     private var live: [[LiveStatistics.Histogram]]?
@@ -43,6 +45,9 @@ public struct LinkGroupBreakdown: Sendable {
     ) {
         names = grouping.names
         groupOfClient = grouping.groupOfClient
+        var clients = [Int](repeating: 0, count: grouping.names.count)
+        for group in grouping.groupOfClient where Int(group) < clients.count { clients[Int(group)] += 1 }
+        clientsOfGroup = clients
         builders = names.map { _ in
             metrics.map { DistributionBuilder(metric: $0.rawValue, under: configuration.under, keepsValues: keepsValues) }
         }
@@ -120,7 +125,7 @@ public struct LinkGroupBreakdown: Sendable {
     func groups(percentiles: [Double], limits: [UInt64]) -> [Group] {
         names.indices.map { group in
             Group(
-                name: names[group], clients: groupOfClient.lazy.filter { Int($0) == group }.count,
+                name: names[group], clients: clientsOfGroup[group],
                 summaries: builders[group].map { $0.summary(percentiles: percentiles, limits: limits) })
         }
     }
@@ -131,7 +136,7 @@ public struct LinkGroupBreakdown: Sendable {
         names.indices.map { group in
             let counted = metrics.filter { builders[group][$0].histogram.count > 0 || builders[group][$0].lost > 0 }
             return LiveLinkGroup(
-                name: names[group], clients: groupOfClient.lazy.filter { Int($0) == group }.count,
+                name: names[group], clients: clientsOfGroup[group],
                 totals: counted.map { index in
                     TimelineRow(
                         builders[group][index].histogram, lost: builders[group][index].lost, interval: -1, start: 0,

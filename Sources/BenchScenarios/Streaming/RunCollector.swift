@@ -61,7 +61,8 @@ public struct RunCollector: Sendable {
     public private(set) var roundTripsOverTime: OverTime?
     /// Chat with rooms of different sizes: delivery and spread by room size; nil otherwise.
     private var roomSizes: RoomSizeBreakdown?
-    /// Behind a mix of links: every metric per link group; nil otherwise.
+    /// Behind a mix of links, or agents with links of their own (``adopt(_:)``): every metric per link group; nil
+    /// otherwise.
     private var linkGroups: LinkGroupBreakdown?
     /// What a live view reads (`--metrics-listen`); nil when nobody watches.
     private var live: LiveStatistics?
