@@ -133,7 +133,13 @@ enum CapacityCommand {
         var base = parsed.replacing("slo", with: nil).replacing("resolution", with: nil).replacing("repeat", with: nil)
             .replacing("confidence", with: nil).replacing("step-budget", with: nil).replacing("threshold", with: slos)
         base = base.replacing(axis.rawValue, with: [ends[0]])
-        let low = try value(of: axis, in: RunOptions(base, scenario: scenario))
+        let lowOptions = try RunOptions(base, scenario: scenario)
+        if let grouped = lowOptions.thresholds.first(where: { $0.link != nil }) {
+            throw UsageError(
+                message: "'\(grouped.expression)': a capacity search judges the run's own metrics, not a link group's "
+                    + "(not built)", command: "capacity \(scenario.rawValue)")
+        }
+        let low = try value(of: axis, in: lowOptions)
         let high = try value(of: axis, in: RunOptions(base.replacing(axis.rawValue, with: [ends[1]]), scenario: scenario))
         guard low != high else { throw reader.invalid(axis.rawValue, "range", text, "the two ends are the same") }
         guard axis != .interval || min(low, high) > 0 else {

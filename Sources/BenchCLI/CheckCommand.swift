@@ -142,10 +142,24 @@ enum CheckCommand {
         func judged(_ expressions: [String], as source: ThresholdResult.Source) throws(UsageError) -> [ThresholdResult] {
             let thresholds = try ThresholdParsing.parse(
                 expressions, for: scenario, metrics: run.results.summaries.map(\.metric), command: spec.name)
-            return thresholds.map { threshold in
-                threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!).from(source)
-                    .judged(in: run.results.inconclusiveReasons, accepting: accepted)
+            var results: [ThresholdResult] = []
+            for threshold in thresholds {
+                // A link group's values are not in the folder (summary.csv has its rows alone): the run's own verdict
+                // stands, and a new one is refused.
+                if threshold.link != nil {
+                    if source == .run, let verdict = own.first(where: { $0.expression == threshold.expression }) {
+                        results.append(verdict)
+                        continue
+                    }
+                    throw UsageError(
+                        message: "'\(threshold.expression)': a link group's threshold is judged as the run runs; bench "
+                            + "check reads no group's values", command: spec.name)
+                }
+                results.append(
+                    threshold.evaluate(run.results.summaries.first { $0.metric == threshold.metric }!).from(source)
+                        .judged(in: run.results.inconclusiveReasons, accepting: accepted))
             }
+            return results
         }
         let now = try judged(expressions.isEmpty ? own.map(\.expression) : expressions, as: source)
         // The run's own verdicts stay (or are replaced by their re-judging); a check replaces an earlier check's.

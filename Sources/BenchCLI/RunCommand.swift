@@ -164,8 +164,7 @@ enum RunCommand {
         let reasons = InconclusiveReason.of(
             status: recording.status.rawValue, saturated: analysis.harnessLoad.saturation != nil)
         let thresholds = options.thresholds.map { threshold in
-            threshold.evaluate(analysis.summary(of: RunAnalysis.Metric(rawValue: threshold.metric)!)!)
-                .judged(in: reasons, accepting: options.accepted)
+            threshold.evaluate(analysis.summary(judgedBy: threshold)).judged(in: reasons, accepting: options.accepted)
         }
         let path: String
         do {

@@ -158,7 +158,9 @@ struct RunOptions {
     }
 
     /// Checks every option and builds the runs. Nothing is touched on disk or network here.
-    init(_ parsed: ParsedOptions, scenario: Scenario) throws(UsageError) {
+    /// The runs of `parsed`; `takesAgents` for `bench serve` (its agents may bring links of their own, which a
+    /// threshold on a link group may select).
+    init(_ parsed: ParsedOptions, scenario: Scenario, takesAgents: Bool = false) throws(UsageError) {
         let command = scenario.rawValue
         var seed: UInt64
         if let text = parsed.value("seed") {
@@ -298,6 +300,8 @@ struct RunOptions {
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: base.hasEchoes,
             reconnects: base.target == nil && base.reportsOutages,
             phases: RunAnalysis.Metric.connectPhases(of: base.target?.url.scheme), command: command)
+        try ThresholdParsing.checkLinkGroups(
+            of: thresholds, link: base.link, agentsMayBringLinks: takesAgents && base.link == nil, command: command)
         accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)
     }
 }

@@ -69,7 +69,7 @@ enum ServeCommand {
 
     /// The runs of `parsed`, set up to wait for agents.
     static func options(_ parsed: ParsedOptions, scenario: Scenario, command: String) throws(UsageError) -> RunOptions {
-        var options = try RunOptions(parsed, scenario: scenario)
+        var options = try RunOptions(parsed, scenario: scenario, takesAgents: true)
         guard options.steps.count == 1 else {
             throw UsageError(
                 message: "bench serve is one run that agents join: give single values, not lists (a sweep runs with "

@@ -41,4 +41,24 @@ enum ThresholdParsing {
         }
         return thresholds
     }
+
+    /// Refuses a threshold on a link group (`delivery{link=3g}.p99<300ms`) that the run cannot have: a group not in
+    /// its mix (`link`), or any group in a run without a mix, unless agents may bring links of their own (`bench
+    /// serve` without `--link`: their groups are known once they joined; a group none brought has no values, and its
+    /// verdict is inconclusive).
+    static func checkLinkGroups(
+        of thresholds: [Threshold], link: LinkMix?, agentsMayBringLinks: Bool, command: String
+    ) throws(UsageError) {
+        for threshold in thresholds {
+            guard let group = threshold.link, !agentsMayBringLinks else { continue }
+            let groups = link?.isMix == true ? link!.groups.map(\.name) : []
+            guard !groups.contains(group) else { continue }
+            throw UsageError(
+                message: "The value '\(threshold.expression)' is invalid for '--threshold <expr>': "
+                    + (groups.isEmpty
+                        ? "this run has no link groups (they come with a --link mix, or agents' own links in bench serve)"
+                        : "'\(group)' is no link group of this run (its groups: \(groups.joined(separator: " ")))"),
+                command: command)
+        }
+    }
 }

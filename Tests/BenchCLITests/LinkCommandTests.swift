@@ -156,6 +156,37 @@ import Testing
         #expect(mix.exitCode == 2 && mix.standardError.contains("a mix is the run's: give it to bench serve"), "\(mix.standardError)")
     }
 
+    /// Thresholds on one link group: LTE's delivery is judged on LTE's values (its 50 ms down breaches a 10 ms p50),
+    /// the direct group's on its own (which holds); `bench check` keeps those verdicts and refuses a new one on a group
+    /// (the folder has no group's values); a group the run does not have is a usage error.
+    @Test func aThresholdJudgesOneLinkGroup() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--link", "none:50%,lte:50%", "--clients", "4", "--messages", "10", "--interval", "50ms",
+            "--threshold", "delivery{link=lte}.p50<10ms", "--threshold", "delivery{link=none}.p50<40ms", "--quiet",
+            "--out", out,
+        ])
+        #expect(result.exitCode == 1, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let verdicts = try csvRows(folder + "/thresholds.csv")
+        #expect(verdicts.map { $0["expression"] } == ["delivery{link=lte}.p50<10ms", "delivery{link=none}.p50<40ms"])
+        #expect(verdicts.map { $0["held"] } == ["0", "1"], "\(verdicts)")
+        #expect((Double(verdicts[0]["measured_us"] ?? "") ?? 0) >= 50_000, "LTE's own p50, in µs: \(verdicts[0])")
+        let recheck = try BenchProcess.run(["check", folder])
+        #expect(recheck.exitCode == 1, "the run's own verdicts stand: \(recheck.standardError)")
+        let refused = try BenchProcess.run(["check", folder, "--threshold", "delivery{link=lte}.p50<1s"])
+        #expect(refused.exitCode == 2 && refused.standardError.contains("bench check reads no group's values"))
+        for (arguments, message) in [
+            (["fanout", "--link", "none:50%,lte:50%", "--threshold", "delivery{link=3g}.p50<1s"], "'3g' is no link group of this run (its groups: none lte)"),
+            (["fanout", "--link", "lte", "--threshold", "delivery{link=lte}.p50<1s"], "this run has no link groups"),
+            (["capacity", "fanout", "--clients", "2..64", "--link", "none:50%,lte:50%", "--slo", "delivery{link=lte}.p99<1s"],
+             "a capacity search judges the run's own metrics, not a link group's"),
+        ] {
+            let misuse = try BenchProcess.run(arguments + ["--out", out + "/misuse"])
+            #expect(misuse.exitCode == 2 && misuse.standardError.contains(message), "\(misuse.standardError)")
+        }
+    }
+
     @Test func theLinksCommandListsThePresetsWithTheirNumbers() throws {
         let result = try BenchProcess.run(["links"])
         #expect(result.exitCode == 0)

@@ -63,6 +63,27 @@ import Testing
         }
     }
 
+    /// A link group selected after the metric (`{link=…}`, whose `=` is no operator); the percentiles and counted
+    /// limits it asks for are its statistic's, as without a selector.
+    @Test func aLinkGroupIsSelectedAfterItsMetric() throws {
+        let grouped = try parse("delivery{link=3g}.p99<300ms")
+        #expect(grouped.metric == "delivery" && grouped.link == "3g" && grouped.statistic == .p99)
+        #expect(grouped.comparison == .less && grouped.limit == .nanoseconds(300_000_000))
+        #expect(try parse("rtt{link=delay=40ms,jitter=5ms}.p50 <= 100ms").link == "delay=40ms,jitter=5ms")
+        #expect(try parse("delivery.p99<300ms").link == nil)
+        #expect(Threshold.percentiles(in: ["delivery{link=3g}.p99.99<1s"]) == [99.99])
+        #expect(Threshold.countedLimits(in: ["delivery{link=3g}.p99<300ms"]) == [300_000_000])
+        for (text, reason) in [
+            ("{link=3g}.p99<300ms", "a link group is selected on a named metric"),
+            ("p99{link=3g}<300ms", "a link group is selected on a named metric"),
+            ("delivery{room=3}.p99<300ms", "selects nothing bench knows"),
+            ("delivery{link=}.p99<300ms", "selects nothing bench knows"),
+            ("delivery{link=3g.p99<300ms", "without its '}'"),
+        ] {
+            #expect { try parse(text) } throws: { ($0 as? ThresholdError)?.reason.contains(reason) == true }
+        }
+    }
+
     @Test func aMetricTheScenarioDoesNotReportIsRefused() {
         #expect(throws: ThresholdError.self) {
             try Threshold(parsing: "spread.p99<1ms", defaultMetric: "rtt", metrics: ["rtt", "lag"])

@@ -108,8 +108,9 @@ extension Threshold {
     /// ``DistributionBuilder/summary(percentiles:limits:)``, as ``percentiles(in:)`` reads them.
     public static func countedLimits(in expressions: [String]) -> [UInt64] {
         expressions.compactMap { text in
-            guard let range = operatorRange(in: text) else { return nil }
-            let left = text[..<range.lowerBound].trimmingSpaces
+            guard let range = operatorRange(in: text),
+                let left = try? selection(in: text[..<range.lowerBound].trimmingSpaces, of: text).left
+            else { return nil }
             let dotted = left.firstIndex(of: ".").map { String(left[left.index(after: $0)...]) }
             let threshold = try? Threshold(
                 parsing: text, defaultMetric: "", metrics: dotted.flatMap { Statistic(rawValue: $0) } != nil

@@ -1,5 +1,6 @@
 /// A pass/fail condition on one statistic of one metric, written `[metric.]stat OP value` (SPEC §4):
-/// `spread.p99<200ms`, `rtt.p50<=2ms`, `pct_under>=99%`, `lost==0`.
+/// `spread.p99<200ms`, `rtt.p50<=2ms`, `pct_under>=99%`, `lost==0`; or of one link group's, the group selected after
+/// the metric: `delivery{link=3g}.p99<300ms`.
 public struct Threshold: Sendable, Equatable {
     /// What a threshold reads from a metric's summary.
     ///
@@ -121,6 +122,8 @@ public struct Threshold: Sendable, Equatable {
     /// The expression as written.
     public let expression: String
     public let metric: String
+    /// The link group whose summary it judges (`{link=3g}`); nil: the run's own.
+    public let link: String?
     public let statistic: Statistic
     public let comparison: Comparison
     public let limit: Limit
@@ -135,12 +138,22 @@ public struct Threshold: Sendable, Equatable {
     ///   does not suit the statistic (a duration on `lost`, a percent on `p99`…).
     public init(parsing text: String, defaultMetric: String, metrics: [String]) throws(ThresholdError) {
         expression = text
+        if text.contains("{") && !text.contains("}") {
+            throw ThresholdError(expression: text, reason: "'{' without its '}': select a link group as {link=3g}")
+        }
         guard let operatorRange = Self.operatorRange(in: text) else {
             throw ThresholdError(expression: text, reason: "expected [metric.]stat OP value with OP one of < <= > >= ==")
         }
         comparison = Comparison(rawValue: String(text[operatorRange]))!
-        let left = text[..<operatorRange.lowerBound].trimmingSpaces
+        let written = text[..<operatorRange.lowerBound].trimmingSpaces
         let right = text[operatorRange.upperBound...].trimmingSpaces
+        let (left, link) = try Self.selection(in: written, of: text)
+        self.link = link
+        if link != nil, !metrics.contains(where: { left.hasPrefix($0 + ".") }) {
+            throw ThresholdError(
+                expression: text, reason: "a link group is selected on a named metric, as delivery{link=3g}.p99<300ms "
+                    + "(metrics: \(metrics.joined(separator: " ")))")
+        }
 
         let named = metrics.first { left.hasPrefix($0 + ".") }
         metric = named ?? defaultMetric
@@ -173,16 +186,35 @@ public struct Threshold: Sendable, Equatable {
     /// expression that is not a threshold asks for none.
     public static func percentiles(in expressions: [String]) -> [Double] {
         expressions.compactMap { text in
-            guard let range = operatorRange(in: text) else { return nil }
-            let left = text[..<range.lowerBound].trimmingSpaces
+            guard let range = operatorRange(in: text),
+                let left = try? selection(in: text[..<range.lowerBound].trimmingSpaces, of: text).left
+            else { return nil }
             let statistic = Statistic(rawValue: left)
                 ?? left.firstIndex(of: ".").flatMap { Statistic(rawValue: String(left[left.index(after: $0)...])) }
             return statistic?.percentile
         }
     }
 
+    /// `left` without its link group's selector (`delivery{link=3g}.p99` is `delivery.p99` of group `3g`), and the
+    /// group; `left` itself and nil without one. A selector is `{link=NAME}` right after the metric, NAME not empty.
+    static func selection(in left: String, of expression: String) throws(ThresholdError) -> (left: String, link: String?) {
+        guard let open = left.firstIndex(of: "{") else { return (left, nil) }
+        guard let close = left[open...].firstIndex(of: "}") else {
+            throw ThresholdError(expression: expression, reason: "'{' without its '}': select a link group as {link=3g}")
+        }
+        let selector = left[left.index(after: open)..<close]
+        guard selector.hasPrefix("link="), selector.count > 5 else {
+            throw ThresholdError(
+                expression: expression, reason: "'{\(selector.prefix(40))}' selects nothing bench knows: select a link "
+                    + "group as {link=3g}")
+        }
+        return (String(left[..<open]) + String(left[left.index(after: close)...]), String(selector.dropFirst(5)))
+    }
+
     static func operatorRange(in text: String) -> Range<String.Index>? {
-        guard let start = text.firstIndex(where: { $0 == "<" || $0 == ">" || $0 == "=" }) else { return nil }
+        // Past a link group's selector, whose `link=` is no operator.
+        let from = text.firstIndex(of: "}").map { text.index(after: $0) } ?? text.startIndex
+        guard let start = text[from...].firstIndex(where: { $0 == "<" || $0 == ">" || $0 == "=" }) else { return nil }
         let twoCharacters = String(text[start...].prefix(2))  // one character when the operator ends the text
         let length = twoCharacters.count == 2 && Comparison(rawValue: twoCharacters) != nil ? 2 : 1
         let end = text.index(start, offsetBy: length)

@@ -142,4 +142,13 @@ public struct RunAnalysis: Sendable {
     public func summary(of metric: Metric) -> DistributionSummary? {
         summaries.first { $0.metric == metric.rawValue }
     }
+
+    /// The summary `threshold` judges: its metric's, the run's or its link group's (`delivery{link=3g}`); a group the
+    /// run did not have (an agent that brought no such link) has no values, and its verdict is inconclusive.
+    public func summary(judgedBy threshold: Threshold) -> DistributionSummary {
+        let own = threshold.link.map { link in
+            linkGroups.first { $0.name == link }?.summaries.first { $0.metric == threshold.metric }
+        } ?? summaries.first { $0.metric == threshold.metric }
+        return own ?? DistributionBuilder(metric: threshold.metric, under: recording.configuration.under).summary()
+    }
 }
