@@ -46,7 +46,7 @@ import Testing
         (["fanout", "--reconnect", "--reconnect-max", "18446744073s"], "'--reconnect-max <duration>': must be at most 86400s"),
         (["fanout", "--drop-connections-at", "0"], "'--drop-connections-at <duration>': must be more than 0"),
         (["fanout", "--offline-queue", "--reconnect"], "--offline-queue is for roundtrip, not fanout"),
-        (["fanout", "--threshold", "reconnect.p99<2s"], "this run has no reconnect metric: it is measured when clients come back (--reconnect, --drop-connections-at)"),
+        (["fanout", "--threshold", "reconnect.p99<2s"], "this run has no reconnect metric: it is measured when clients may come back or be cut off (--reconnect, --drop-connections-at, a --link with nat-idle or blackout)"),
         (["roundtrip", "--offline-queue", "--reconnect", "--interval", "0"], "--offline-queue is for open-loop roundtrip"),
         (["roundtrip", "--offline-queue"], "--offline-queue is for open-loop roundtrip (--interval above 0) whose clients come back"),
         (["fanout", "--source-addresses", "127.0.0.2,1.2.3"], "'--source-addresses <list>': '1.2.3' is not a numeric IPv4 or IPv6 address"),
