@@ -107,23 +107,12 @@ enum ClientsCommand {
         return .success
     }
 
-    /// `--link`: one link (a mix is the run's, given to bench serve), checked as a run's is.
+    /// `--link`: one link (a mix is the run's, given to bench serve), read as a run's is.
     private static func readLink(_ parsed: ParsedOptions, reader: OptionReader) throws(UsageError) -> LinkMix? {
-        guard let text = parsed.value("link") else { return nil }
-        let link: LinkMix
-        do throws(LinkProfile.Invalid) {
-            link = try LinkMix(parsing: text)
-        } catch {
-            throw reader.invalid("link", "spec", text, error.reason)
-        }
+        guard let link = try RunOptions.link(parsed, reader: reader, command: spec.name) else { return nil }
         if link.isMix {
             throw reader.invalid(
-                "link", "spec", text, "an agent's clients sit behind one link; a mix is the run's: give it to bench serve")
-        }
-        if parsed.value("source-addresses") != nil {
-            throw UsageError(
-                message: "--source-addresses does not apply with --link: the clients connect to the link on loopback, "
-                    + "and the link to the server", command: spec.name)
+                "link", "spec", link.text, "an agent's clients sit behind one link; a mix is the run's: give it to bench serve")
         }
         return link
     }

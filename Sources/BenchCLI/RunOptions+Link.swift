@@ -18,12 +18,7 @@ extension RunOptions {
     static func readLink(
         into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
-        guard let text = parsed.value("link") else { return }
-        do throws(LinkProfile.Invalid) {
-            configuration.link = try LinkMix(parsing: text)
-        } catch {
-            throw reader.invalid("link", "spec", text, error.reason)
-        }
+        configuration.link = try link(parsed, reader: reader, command: command)
         if configuration.link?.isMix == true, configuration.scenario == .chat,
             configuration.target?.url.scheme.protocolScheme == .redis
         {
@@ -31,10 +26,23 @@ extension RunOptions {
                 message: "a mix of links with a Redis chat is not built yet: each client thread's members publish over one "
                     + "connection, which can sit behind one link only", command: command)
         }
+    }
+
+    /// `--link` as every command that takes it reads it (a run's, an agent's): nil without it; a text that does not
+    /// read, or `--source-addresses` beside it, is a usage error that says why.
+    static func link(_ parsed: ParsedOptions, reader: OptionReader, command: String) throws(UsageError) -> LinkMix? {
+        guard let text = parsed.value("link") else { return nil }
+        let link: LinkMix
+        do throws(LinkProfile.Invalid) {
+            link = try LinkMix(parsing: text)
+        } catch {
+            throw reader.invalid("link", "spec", text, error.reason)
+        }
         if parsed.value("source-addresses") != nil {
             throw UsageError(
                 message: "--source-addresses does not apply with --link: the clients connect to the link on loopback, "
                     + "and the link to the server", command: command)
         }
+        return link
     }
 }

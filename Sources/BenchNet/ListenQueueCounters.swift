@@ -1,13 +1,11 @@
-/// The kernel's counts of connections a listening socket had no room for (`/proc/net/netstat`'s `TcpExt` lines), for
-/// every listener of this network namespace: `ListenOverflows` (a handshake completed while the accept queue was full)
-/// and `ListenDrops` (every SYN or handshake dropped at a listener, those included).
+/// The kernel's count of connections a listening socket had no room for (`/proc/net/netstat`'s `TcpExt` lines), for
+/// every listener of this network namespace: `ListenOverflows`, SYNs and handshakes dropped while an accept queue was
+/// full.
 public struct ListenQueueCounters: Sendable, Equatable {
     public let overflows: UInt64
-    public let drops: UInt64
 
-    public init(overflows: UInt64, drops: UInt64) {
+    public init(overflows: UInt64) {
         self.overflows = overflows
-        self.drops = drops
     }
 
     /// The counters now; nil where `/proc/net/netstat` cannot be read or holds no such counters.
@@ -24,9 +22,7 @@ public struct ListenQueueCounters: Sendable, Equatable {
         let values = lines[1].split(separator: " ").dropFirst()
         guard names.count == values.count else { return nil }
         let counters = Dictionary(zip(names, values.map { UInt64($0) }), uniquingKeysWith: { first, _ in first })
-        guard let overflows = counters["ListenOverflows"] ?? nil, let drops = counters["ListenDrops"] ?? nil else {
-            return nil
-        }
-        return ListenQueueCounters(overflows: overflows, drops: drops)
+        guard let overflows = counters["ListenOverflows"] ?? nil else { return nil }
+        return ListenQueueCounters(overflows: overflows)
     }
 }

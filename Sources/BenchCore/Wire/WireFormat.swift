@@ -47,6 +47,12 @@ public enum WireFormat {
     public static let heartbeatFrameSize = 12
     /// Size of an agent's hello and of the server's welcome, length field included.
     public static let agentFrameSize = 48
+
+    /// The largest frame the built-in server reads on a run's connections: a message of `payload` bytes, and in a run
+    /// that takes agents their control frames too (an agent's longer reports come in pieces of this size).
+    public static func serverFrameLimit(payload: Int, takesAgents: Bool) -> Int {
+        max(payload, minimumMessageSize, takesAgents ? agentFrameSize : 0)
+    }
     /// Size of a clock probe, reply or report, length field included.
     public static let clockFrameSize = 32
     /// The largest client spec (kind 12) the server sends an agent after its welcome, length field included: room for

@@ -25,6 +25,12 @@ enum AgentAdmission {
         return nil
     }
 
+    /// Why an agent brings no link of its own into a run of `runLink`: said by the agent, and by the server to one that
+    /// did not say it.
+    static func runHasItsLink(_ runLink: LinkMix) -> String {
+        "the run puts its clients behind --link \(runLink.text): an agent brings no link of its own"
+    }
+
     /// What a piece of an agent's link report does.
     enum LinkReport: Equatable {
         /// The link so far: more pieces come.
@@ -44,9 +50,7 @@ enum AgentAdmission {
         linkReport report: ClientReport?, of agent: AgentRecord, running: Bool, runLink: LinkMix?, otherLinks: [String]
     ) -> LinkReport {
         guard let report, report.client == agent.firstClient else { return .refused("its link report is not its own") }
-        if let runLink {
-            return .refused("this run puts its clients behind --link \(runLink.text): an agent brings no link of its own")
-        }
+        if let runLink { return .refused(runHasItsLink(runLink)) }
         if agent.link != nil || running { return .refused("it reported its link twice, or after the run began") }
         let sofar = agent.linkPieces + report.text
         guard report.time > 0, report.time <= UInt64(ClientReport.maximumTextSize), sofar.utf8.count <= Int(report.time) else {

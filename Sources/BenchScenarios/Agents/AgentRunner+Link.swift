@@ -9,9 +9,7 @@ extension AgentRunner {
     static func bringOwn(
         _ link: LinkMix, to spec: inout ClientSpec, welcome: AgentWelcome, on controlSocket: Int32
     ) throws(RunError) {
-        if let runs = spec.link {
-            throw .setupFailed("the run puts its clients behind --link \(runs.mix.text): an agent brings no link of its own")
-        }
+        if let runs = spec.link { throw .setupFailed(AgentAdmission.runHasItsLink(runs.mix)) }
         guard spec.target == nil else {
             throw .setupFailed("an agent's own --link with a --target run or a chat is not built: give --link to bench serve")
         }
@@ -19,8 +17,7 @@ extension AgentRunner {
         guard text.count <= ClientReport.maximumTextSize else {
             throw .setupFailed("an agent's link is at most \(ClientReport.maximumTextSize) characters; use a preset")
         }
-        // The server reads this connection's frames up to the run's size (at least an agent frame's).
-        let piece = max(Int(welcome.payload), WireFormat.minimumMessageSize, WireFormat.agentFrameSize) - ClientReport.headSize
+        let piece = WireFormat.serverFrameLimit(payload: Int(welcome.payload), takesAgents: true) - ClientReport.headSize
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientReport.headSize + piece, alignment: 8)
         defer { frame.deallocate() }
         for start in stride(from: 0, to: text.count, by: piece) {

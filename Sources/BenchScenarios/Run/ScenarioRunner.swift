@@ -75,9 +75,8 @@ public enum ScenarioRunner {
         control.serverPort.store(Int(bound.port), ordering: .releasing)
         // A run that takes agents reads their 48-byte control frames too, whatever its payload.
         var server = TransportSettings(
-            maximumFrameSize: max(
-                configuration.payload, WireFormat.minimumMessageSize,
-                configuration.agentToken == nil ? 0 : WireFormat.agentFrameSize),
+            maximumFrameSize: WireFormat.serverFrameLimit(
+                payload: configuration.payload, takesAgents: configuration.agentToken != nil),
             webSocketPath: configuration.webSocketPath, webSocketHost: bound.description)
         var clients = server
         var spec = ClientSpec(
