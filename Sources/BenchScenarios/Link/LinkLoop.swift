@@ -138,41 +138,6 @@ final class LinkLoop: @unchecked Sendable {
         }
     }
 
-    private func acceptAll(entrance: Int) {
-        let profile = entrances[entrance].profile
-        while true {
-            let accepted: Descriptor?
-            do {
-                accepted = try TCPSocket.accept(from: entrances[entrance].listener)
-            } catch {  // no descriptor left (EMFILE): rest a moment, or until a connection closes, rather than spin on it
-                acceptPausedUntil = MonotonicClock.now() + Self.acceptPause
-                for (index, entrance) in entrances.enumerated() {
-                    try? epoll.modify(entrance.listener, interest: [], token: Self.firstEntranceToken + UInt64(index))
-                }
-                return
-            }
-            guard let accepted else { return }
-            let client = accepted.relinquish()
-            guard let server = try? TCPSocket.startConnecting(to: upstream).relinquish() else {
-                Posix.close(client)  // the client sees its connection end at once, as a refused connect
-                continue
-            }
-            let place = links.count
-            links.append(Linked(
-                client: Side(socket: client, interest: .readable),
-                server: Side(socket: server, interest: [.readable, .writable]),
-                down: LinkPath(profile.down, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place)),
-                up: LinkPath(profile.up, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place + 1)),
-                lastActivity: MonotonicClock.now(), entrance: UInt8(entrance)))
-            do {
-                try epoll.add(client, interest: .readable, token: UInt64(place) << 1)
-                try epoll.add(server, interest: [.readable, .writable], token: UInt64(place) << 1 | 1)
-            } catch {
-                close(place)
-            }
-        }
-    }
-
     private func handle(_ events: EpollEvents, place: Int, serverSide: Bool) {
         guard place < links.count, let linked = links[place], linked[serverSide].socket >= 0 else { return }
         if serverSide && !linked.serverConnected && events.contains(.writable) {
@@ -300,18 +265,11 @@ final class LinkLoop: @unchecked Sendable {
         }
     }
 
-    private func close(_ place: Int) {
+    func close(_ place: Int) {
         guard place < links.count, let linked = links[place] else { return }
         for fd in [linked.client.socket, linked.server.socket] where fd >= 0 { Posix.close(fd) }
         links[place] = nil
         if acceptPausedUntil != 0 { resumeAccepting() }  // a descriptor is free again
-    }
-
-    private func resumeAccepting() {
-        acceptPausedUntil = 0
-        for (index, entrance) in entrances.enumerated() {
-            try? epoll.modify(entrance.listener, interest: .readable, token: Self.firstEntranceToken + UInt64(index))
-        }
     }
 
     func shutDown() {

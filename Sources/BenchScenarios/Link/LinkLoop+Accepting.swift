@@ -1,0 +1,52 @@
+import BenchCore
+import BenchNet
+import Glibc
+
+/// The link's entrances: each client that connects to one gets a connection to the server and a path each way through
+/// that entrance's link.
+extension LinkLoop {
+    /// Accepts every connection waiting at entrance `entrance`, and for each connects to the server through the
+    /// entrance's link; with no descriptor left, the entrances rest (``acceptPause``, or until a connection closes).
+    func acceptAll(entrance: Int) {
+        let profile = entrances[entrance].profile
+        while true {
+            let accepted: Descriptor?
+            do {
+                accepted = try TCPSocket.accept(from: entrances[entrance].listener)
+            } catch {  // no descriptor left (EMFILE): rest a moment, or until a connection closes, rather than spin on it
+                acceptPausedUntil = MonotonicClock.now() + Self.acceptPause
+                for (index, entrance) in entrances.enumerated() {
+                    try? epoll.modify(entrance.listener, interest: [], token: Self.firstEntranceToken + UInt64(index))
+                }
+                return
+            }
+            guard let accepted else { return }
+            let client = accepted.relinquish()
+            guard let server = try? TCPSocket.startConnecting(to: upstream).relinquish() else {
+                Posix.close(client)  // the client sees its connection end at once, as a refused connect
+                continue
+            }
+            let place = links.count
+            links.append(Linked(
+                client: Side(socket: client, interest: .readable),
+                server: Side(socket: server, interest: [.readable, .writable]),
+                down: LinkPath(profile.down, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place)),
+                up: LinkPath(profile.up, of: profile, origin: origin, seed: seed, stream: UInt64(2 * place + 1)),
+                lastActivity: MonotonicClock.now(), entrance: UInt8(entrance)))
+            do {
+                try epoll.add(client, interest: .readable, token: UInt64(place) << 1)
+                try epoll.add(server, interest: [.readable, .writable], token: UInt64(place) << 1 | 1)
+            } catch {
+                close(place)
+            }
+        }
+    }
+
+    /// The entrances listen again.
+    func resumeAccepting() {
+        acceptPausedUntil = 0
+        for (index, entrance) in entrances.enumerated() {
+            try? epoll.modify(entrance.listener, interest: .readable, token: Self.firstEntranceToken + UInt64(index))
+        }
+    }
+}
