@@ -13,7 +13,7 @@ enum CapacityCommand {
             "interval": "A range LO..HI searches the shortest interval held, from the longer end (10ms..10us).",
             "payload": "A range LO..HI searches the largest message held (64B..1MiB).",
             "rate": "A range LO..HI searches the highest rate per member held (1/s..100/s)."]
-        let options = run.options.filter { !["repeat", "threshold", "json-lines"].contains($0.name) }.map { option in
+        let options = run.options.filter { !["repeat", "threshold", "json-lines", "server-procs"].contains($0.name) }.map { option in
             ranged[option.name].map { OptionSpec(option.name, value: option.valueName, help: $0, default: option.defaultText) }
                 ?? option
         }

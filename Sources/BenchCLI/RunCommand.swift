@@ -71,7 +71,8 @@ enum RunCommand {
 
     /// Runs what `options` describe and returns the process's exit code.
     static func execute(_ options: RunOptions, commandLine: String) -> ExitCode {
-        exitCode(of: run(options, commandLine: commandLine))
+        if let place = ShardLifetime.place() { return ShardLifetime.run(options, place: place) }  // a server process's
+        return exitCode(of: run(options, commandLine: commandLine))
     }
 
     /// The exit code for a series of runs: the first that could not go on decides; otherwise 1 if any threshold

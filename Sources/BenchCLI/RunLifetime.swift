@@ -29,7 +29,11 @@ enum RunLifetime {
     ) -> Result<Ended, Failure> {
         var configuration = configuration
         var children: ChildProcessLauncher?
-        let processes = min(configuration.clients, options.clientProcesses ?? ChildProcesses.needed(for: configuration))
+        // A capacity step's run (its objectives decided as it goes) keeps its server in one process.
+        let servers = options.serverProcesses ?? (options.isDecided == nil ? ServerShards.needed(for: configuration) : 1)
+        // Server processes bring their own clients' processes.
+        let processes = servers > 1
+            ? 0 : min(configuration.clients, options.clientProcesses ?? ChildProcesses.needed(for: configuration))
         // The built-in chat relay's members are a target's clients: children take them as they take a target's.
         let measuredAsTarget = configuration.target != nil || configuration.scenario == .chat
         if processes > 0 && configuration.agentToken == nil {
@@ -57,6 +61,21 @@ enum RunLifetime {
             Console.error("Error: \(error)\n")
             return .failure(Failure())
         }
+        var shards: ServerShardLauncher?
+        if servers > 1 {
+            if options.serverProcesses == nil && options.reportsEachRun && !options.quiet && !options.json {
+                Console.error("Note: \(configuration.clients) clients need more descriptors than one process may open: "
+                    + "the server runs in \(servers) processes (--server-procs)\n")
+            }
+            do {
+                (configuration.serverShards, shards) = try ServerShardLauncher.start(
+                    servers, seed: configuration.seed, log: folder.path(of: ServerShardLauncher.logName))
+            } catch {
+                folder.discard()
+                Console.error("Error: the server processes could not start: \(error)\n")
+                return .failure(Failure())
+            }
+        }
         if processes > 0 && measuredAsTarget {
             do {
                 (configuration.clientGroupChannels, children) = try ChildProcessLauncher.startSubscribers(
@@ -67,12 +86,20 @@ enum RunLifetime {
                 return .failure(Failure())
             }
         }
+        /// Ends the processes the run started: their channels closed, the processes reaped.
+        func endProcesses() {
+            for channel in configuration.clientGroupChannels { Posix.close(channel.descriptor) }
+            for shard in configuration.serverShards { Posix.close(shard.descriptor) }
+            children?.reap()
+            shards?.reap()
+        }
         // The streamed files start now: run.csv says `running` until the run's own replaces it, so a run killed
         // outright leaves a folder `bench report` can read.
         let queue: SettledQueue
         do {
             queue = try SettledQueue()
         } catch {
+            endProcesses()
             folder.discard()
             Console.error("Error: the run's hand-off to its writer could not be made: \(error)\n")
             return .failure(Failure())
@@ -88,6 +115,7 @@ enum RunLifetime {
                 queue: queue, mainMetric: RunAnalysis.Metric.main(of: configuration.scenario).rawValue, live: options.live,
                 decision: options.isDecided.map { RunStream.Decision(control: control, isDecided: $0) })
         } catch {
+            endProcesses()
             folder.discard()
             Console.error("Error: cannot write to --out \(options.outputFolder): \(error)\n")
             return .failure(Failure())
@@ -131,8 +159,7 @@ enum RunLifetime {
             queue.publish()
             result = .failure(.system(error))
         }
-        for channel in configuration.clientGroupChannels { Posix.close(channel.descriptor) }  // the children's end of the run
-        children?.reap()
+        endProcesses()
         SignalWatcher.shared?.watch(nil)
         let collected = writer.join()
         if !options.quiet && options.reportsEachRun { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }

@@ -23,7 +23,33 @@ extension RunOptions {
                 help: "Run the clients in k child processes (bench clients), so that more fit than one process's "
                     + "descriptors allow; 0 = in this process.",
                 default: "as many as the descriptor limit needs"),
+            OptionSpec(
+                "server-procs", value: "k",
+                help: "Run the built-in server in k processes, each serving a share of the clients on its own port "
+                    + "(fanout, roundtrip), so that more fit than one process's descriptors allow; one measurement on one clock.",
+                default: "as many as the descriptor limit needs"),
         ]
+    }
+
+    /// `--server-procs`: k server processes when the run can have them (``ServerShards/refusal(of:)``); nil when not
+    /// given.
+    static func readServerProcesses(
+        reader: OptionReader, parsed: ParsedOptions, steps: [SweepStep], command: String
+    ) throws(UsageError) -> Int? {
+        guard let text = parsed.value("server-procs") else { return nil }
+        let count = try reader.integer("server-procs", placeholder: "k", in: 1...ServerShards.most, default: 1)
+        guard count > 1 else { return count }
+        let configuration = steps[0].configuration
+        func refuse(_ why: String) -> UsageError {
+            reader.invalid("server-procs", "k", text, why)
+        }
+        if let refusal = ServerShards.refusal(of: configuration) { throw refuse(refusal) }
+        guard steps.count == 1 else { throw refuse("a sweep's runs each have one server process") }
+        guard parsed.value("client-procs") == nil else {
+            throw refuse("each server process starts its own clients' processes: give no --client-procs")
+        }
+        guard count <= configuration.clients else { throw refuse("must be at most --clients (\(configuration.clients))") }
+        return count
     }
 
     /// `--duration`, `--report-every` and `--exact-budget`: how long a run goes and how its results are kept.

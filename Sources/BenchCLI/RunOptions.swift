@@ -23,6 +23,8 @@ struct RunOptions {
     var json: Bool
     /// `--client-procs`: child processes for the clients; nil: as many as the descriptor limit needs (often 0).
     var clientProcesses: Int?
+    /// `--server-procs`: processes for the built-in server; nil: as many as the descriptor limit needs (often 1).
+    var serverProcesses: Int?
     /// True when `--seed` was not given (the random seed is printed so the run can be repeated).
     var seedWasRandom: Bool
     /// `--io uring` on a machine that refuses io_uring: the run uses epoll and says so.
@@ -303,5 +305,6 @@ struct RunOptions {
         try ThresholdParsing.checkLinkGroups(
             of: thresholds, link: base.link, agentsMayBringLinks: takesAgents && base.link == nil, command: command)
         accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)
+        serverProcesses = try Self.readServerProcesses(reader: reader, parsed: parsed, steps: steps, command: command)
     }
 }

@@ -14,6 +14,7 @@ enum ServeCommand {
             "port": "bench serve listens where --listen HOST:PORT says",
             "client-procs": agents + ": start more of them instead",
             "client-threads": agents + ": give --client-threads to bench clients",
+            "server-procs": agents + ", and connect to one server process",
             "source-addresses": agents + ": give --source-addresses to bench clients",
             "repeat": "bench serve is one run that agents join: start it again to repeat it",
         ]

@@ -1,3 +1,4 @@
+import CBenchLinux
 import Glibc
 
 extension Posix {
@@ -11,9 +12,10 @@ extension Posix {
 
     /// Starts `path` with `arguments` (the program name first) as a child process whose standard output and error go
     /// to `logPath` (appended), with the signals this process blocks unblocked again; `inherited`, when given, is its
-    /// descriptor 3. Returns its pid.
+    /// descriptor 3; with `ownGroup` it leads a process group of its own (a terminal's Ctrl-C does not reach it: its
+    /// parent tells it). Returns its pid.
     public static func spawn(
-        _ path: String, arguments: [String], logPath: String, inherited: Int32? = nil
+        _ path: String, arguments: [String], logPath: String, inherited: Int32? = nil, ownGroup: Bool = false
     ) throws(SystemError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -27,7 +29,8 @@ extension Posix {
         var none = sigset_t()
         sigemptyset(&none)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        if ownGroup { posix_spawnattr_setpgroup(&attributes, 0) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
         var pid = pid_t()
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -42,6 +45,12 @@ extension Posix {
         guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+
+    /// How child `pid` ended (as ``exitStatus(of:)``), left for whoever reaps it; nil while it runs.
+    public static func peekExitStatus(of pid: pid_t) -> Int32? {
+        let status = CBench_peekExitStatus(pid)
+        return status < 0 ? nil : status
     }
 
     /// Sends `signal` to process `pid` (nothing if it is gone).

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 
 #include <linux/errqueue.h>
@@ -56,6 +57,13 @@ int CBench_allowedCPUs(uint64_t *words, int wordCount) {
 
 int CBench_currentCPU(void) {
     return sched_getcpu();
+}
+
+int CBench_peekExitStatus(int pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != pid) return -1;
+    return info.si_code == CLD_EXITED ? (info.si_status & 0xFF) : 128 + info.si_status;
 }
 
 int CBench_setTimerSlack(unsigned long nanoseconds) {

@@ -94,6 +94,8 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     var emptySince: UInt64 = 0
 
     var observedCPUs = CPUSet()
+    /// A server shard's (`--server-procs`): when the run's process said sending begins, once it did.
+    var shardStart: UInt64?
 
     /// Takes ownership of the listening socket `listener`; its connections' transports are set up with `transport`;
     /// agents are told `clientSpec`; `kernelClock` is given when the run uses kernel stamps.
@@ -154,7 +156,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
             }
             try waitForClients()
             if !isStopping {
-                try loop.beginSending(self)
+                try loop.beginSending(self, at: shardStart)
                 try sendAndCollect()
             }
         } catch {
@@ -194,7 +196,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     /// Accepts connections until every client said hello.
     private func waitForClients() throws(RunError) {
         try loop.setUp(
-            self, timeout: configuration.setupBudget, isDone: { helloCount >= configuration.clients },
+            self, timeout: configuration.setupBudget, isDone: { helloCount >= configuration.clients && shardMayStart() },
             openMore: { () throws(RunError) in
                 if let reason = control.setupFailureReason { throw .setupFailed(reason) }
                 resumeAcceptingIfDue(at: MonotonicClock.now())
@@ -204,6 +206,18 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
                     "\(helloCount) of \(configuration.clients) clients connected and said hello within "
                         + DurationText.format(configuration.setupBudget) + agentsSummary)
             })
+    }
+
+    /// True when sending may begin: always, but in a server shard, once the run's process said when (every shard's
+    /// clients are here). Its channel failing fails the setup.
+    private func shardMayStart() -> Bool {
+        guard let channel = control.shardChannel else { return true }
+        do {
+            shardStart = try channel.startTime()
+        } catch {
+            control.failSetup("the run's process is gone (\(error))")
+        }
+        return shardStart != nil
     }
 
     /// The loop of the run proper, until every message is settled or the last one's timeout passed.

@@ -67,14 +67,18 @@ final class MeasuringLoop {
         if control.isStopRequested { stopping = true }
     }
 
-    /// Sending begins: offset 0 of the timetable is now (the first entry of `role`'s stream, if it streams), the
+    /// Sending begins: offset 0 of the timetable is now (or `start`, waited for: a server shard's, the same for all) (the first entry of `role`'s stream, if it streams), the
     /// measuring thread's CPU time counts from here, housekeeping ticks, what is due goes, and in closed loop every
     /// client may send its first message.
-    func beginSending<Role: MeasuringLoopRole>(_ role: Role) throws(RunError) {
+    func beginSending<Role: MeasuringLoopRole>(_ role: Role, at start: UInt64? = nil) throws(RunError) {
+        if let start {
+            let now = MonotonicClock.now()
+            if start > now { Posix.sleep(nanoseconds: start - now) }
+        }
         role.driver.startMeasuring()
         running = true
         control.isRunning.store(true, ordering: .relaxed)
-        let now = MonotonicClock.now()
+        let now = start ?? MonotonicClock.now()
         role.recording.start(at: now, streamingTo: role.stream)
         do {
             try housekeepingTimer.arm(at: now + SendDriver.housekeepingInterval, period: SendDriver.housekeepingInterval)

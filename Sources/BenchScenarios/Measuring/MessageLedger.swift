@@ -77,6 +77,12 @@ public struct MessageLedger: Sendable {
     public private(set) var duplicateEchoes = 0
     /// Echoes that came after their row was handed on (long after their timeout): counted, nothing else.
     public private(set) var echoesAfterHandOn = 0
+    /// A server shard's counts (``ShardSummary``): the run's ledger saw none of its echoes.
+    mutating func absorb(duplicateEchoes duplicates: Int, echoesAfterHandOn afterHandOn: Int) {
+        duplicateEchoes += duplicates
+        echoesAfterHandOn += afterHandOn
+    }
+
     /// Per timetable (each client's, fanout's one): the sequence number it sends nothing from (its last send was
     /// before; `Int.max` while it goes on). A row's messages beyond it are never sent, and do not hold the row.
     public private(set) var sendsEnd: [Int]

@@ -69,6 +69,8 @@ public struct RunRecording: Sendable {
     /// What this process's client threads said of themselves, and what the built-in server counted of its connections.
     public internal(set) var clientThreads = ClientThreadsTally()
     public internal(set) var server = BuiltInServerTally()
+    /// `--server-procs`: the server's processes, in the order of their shares of the clients.
+    public internal(set) var serverShards: [ServerShardRecord] = []
     /// `bench serve`: the agents that joined, in the order they did.
     public internal(set) var agents: [AgentRecord] = []
     /// Per client, messages not written because its write queue was full: the slow consumers.
@@ -117,6 +119,23 @@ public struct RunRecording: Sendable {
         } else {
             eventsNotRecorded += 1
         }
+    }
+
+    /// A server shard's events (``ShardSummary``): those it kept, moved to the run's ids by `clientOffset`, and its
+    /// counts by side (server, clients, listener, link) of those it kept and those it only counted.
+    mutating func absorbEvents(_ events: [ConnectionEvent], counts: [Int], clientOffset: Int) {
+        let sides: [ConnectionEvent.Side] = [.server, .clients, .listener, .link]
+        for event in events {
+            record(ConnectionEvent(
+                side: event.side, client: event.client.map { $0 + clientOffset }, time: event.time, reason: event.reason))
+        }
+        let kept = sides.map { side in events.count { $0.side == side } }
+        let unkept = zip(counts, kept).map { max(0, $0 - $1) }
+        connectionsClosedEarly += unkept[0]
+        clientSideEvents += unkept[1]
+        listenerEvents += unkept[2]
+        linkEvents += unkept[3]
+        eventsNotRecorded += unkept.reduce(0, +)
     }
 
     /// The slow consumers: clients with messages dropped because their write queue was full, and how many.

@@ -61,6 +61,10 @@ public struct RunConfiguration: Sendable, Equatable {
     /// (``ScenarioRunner/split(_:into:)``); empty: the subscribers run on threads of this process. Placement, like
     /// ``localClientRange``; the caller closes them after the run, which ends the children.
     public var clientGroupChannels: [ChildChannel]
+    /// `--server-procs`: the built-in server's shards, child processes each serving the next consecutive share of the
+    /// clients (``ScenarioRunner/split(_:into:)``) and streaming what it settled on its channel (``ShardFrame``); this
+    /// process merges them into the run (``ShardedRun``). Empty: the server runs here. The caller closes them after.
+    public var serverShards: [ChildChannel] = []
     /// How long all clients may take to connect and say hello before the run fails, once the last one's connect is
     /// due (``setupBudget``).
     public var setupTimeout: UInt64

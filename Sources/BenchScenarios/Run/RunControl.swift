@@ -35,12 +35,16 @@ public final class RunControl: Sendable {
     /// Creates a control for one run.
     /// An agent's clients (`bench clients`) stop on a request too: they have no server of their own to end the run.
     private let clientsStopOnRequest: Bool
+    /// A server shard's channel to the run's process (`--server-procs`): its server begins sending when that says.
+    let shardChannel: ShardChannel?
 
-    /// Creates a control for one run; `clientsStopOnRequest` for an agent's, whose clients end with a stop request.
-    public init(clientsStopOnRequest: Bool = false) throws(SystemError) {
+    /// Creates a control for one run; `clientsStopOnRequest` for an agent's, whose clients end with a stop request;
+    /// `shardChannel` for a server shard's.
+    public init(clientsStopOnRequest: Bool = false, shardChannel: ShardChannel? = nil) throws(SystemError) {
         serverWake = try EventNotifier()
         clientsWake = try EventNotifier()
         self.clientsStopOnRequest = clientsStopOnRequest
+        self.shardChannel = shardChannel
     }
 
     /// Asks the run to stop sending; messages in flight still get their timeout, then the run ends as

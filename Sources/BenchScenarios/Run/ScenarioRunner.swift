@@ -44,6 +44,12 @@ public enum ScenarioRunner {
         guard stream != nil || configuration.duration == nil else {
             throw .invalidConfiguration(ConfigurationError(option: "duration", reason: "a --duration run streams its results"))
         }
+        if !configuration.serverShards.isEmpty {
+            guard let stream else {
+                throw .invalidConfiguration(ConfigurationError(option: "server-procs", reason: "a run of server processes streams its results"))
+            }
+            return try ShardedRun.run(configuration, control: control, stream: stream)
+        }
         switch configuration.role {
         case .target(let target, _):
             return try TargetRunner.run(configuration, settings: target, control: control, stream: stream)

@@ -46,6 +46,10 @@ int CBench_renameNoReplace(const char *from, const char *to);
 /// Names the calling thread (at most 15 bytes are kept), as top -H and gdb show it.
 void CBench_setThreadName(const char *name);
 
+/// How child `pid` ended, without reaping it (waitid with WNOWAIT): its exit code, 128 + the signal that ended it,
+/// or -1 while it runs (or is no child).
+int CBench_peekExitStatus(int pid);
+
 /// Sets the calling thread's timer slack (prctl is variadic). Returns 0 or an errno value.
 int CBench_setTimerSlack(unsigned long nanoseconds);
 

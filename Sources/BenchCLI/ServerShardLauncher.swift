@@ -1,0 +1,61 @@
+import BenchNet
+import BenchScenarios
+import Glibc
+
+/// `--server-procs`: the server's processes of a run, this same executable with the same command line, each told
+/// its place and the run's seed (``ServerShards/environmentName``) and given its end of a channel as descriptor 3.
+/// Each leads a process group of its own: a Ctrl-C reaches this process alone, which tells each shard once
+/// (``ShardedRun``). Their output, and their client processes', goes to the run folder's `servers.log`.
+final class ServerShardLauncher {
+    static let logName = "servers.log"
+
+    private(set) var pids: [pid_t] = []
+
+    /// Starts `count` shards of a run with `seed`; returns this process's ends of their channels.
+    static func start(_ count: Int, seed: UInt64, log: String) throws(SystemError) -> ([ChildChannel], ServerShardLauncher) {
+        let launcher = ServerShardLauncher()
+        var channels: [ChildChannel] = []
+        do throws(SystemError) {
+            for index in 0..<count {
+                let (ours, theirs) = try Posix.socketPair()
+                defer { Posix.close(theirs) }
+                setenv(ServerShards.environmentName, "\(index)/\(count)/\(seed)", 1)
+                setenv(ShardLifetime.logEnvironmentName, log, 1)
+                defer {
+                    unsetenv(ServerShards.environmentName)
+                    unsetenv(ShardLifetime.logEnvironmentName)
+                }
+                let pid: pid_t
+                do {
+                    pid = try Posix.spawn(
+                        Posix.ownExecutable, arguments: ["bench"] + CommandLine.arguments.dropFirst(), logPath: log,
+                        inherited: theirs, ownGroup: true)
+                } catch {
+                    Posix.close(ours)
+                    throw error
+                }
+                launcher.pids.append(pid)
+                channels.append(ChildChannel(descriptor: ours, processID: Int(pid)))
+            }
+        } catch {
+            for channel in channels { Posix.close(channel.descriptor) }
+            launcher.reap()
+            throw error
+        }
+        return (channels, launcher)
+    }
+
+    /// Waits for every shard to end (at most ``ChildProcessLauncher/grace``), then kills those left.
+    func reap() {
+        var running = Set(pids)
+        let deadline = MonotonicClock.now() + ChildProcessLauncher.grace
+        while !running.isEmpty {
+            for pid in running where Posix.exitStatus(of: pid) != nil { running.remove(pid) }
+            guard !running.isEmpty else { break }
+            if MonotonicClock.now() >= deadline {
+                for pid in running { Posix.signal(pid, SIGKILL) }
+            }
+            Posix.sleep(nanoseconds: 20_000_000)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import BenchCore
+import BenchNet
+import BenchScenarios
+import Glibc
+
+/// A server shard's process (`--server-procs`): the run's command line again, with its place in the environment
+/// (``ServerShards/environmentName``). It runs its share of the clients as a run of its own (its client processes
+/// too, when its descriptors need them), begins sending when the run's process says, and streams what settles on its
+/// channel (descriptor 3) instead of writing a folder; at the end it sends its summary, or why it could not run.
+enum ShardLifetime {
+    /// Where the shard's client processes write their output: the run folder's `servers.log`.
+    static let logEnvironmentName = "BENCH_SERVER_SHARD_LOG"
+    static let channelDescriptor: Int32 = 3
+
+    /// The place this process was started in, if it is a shard (read once, and taken out of the environment, so that
+    /// its own children are no shards).
+    static func place() -> (index: Int, count: Int, seed: UInt64)? {
+        guard let text = Posix.environment(ServerShards.environmentName) else { return nil }
+        unsetenv(ServerShards.environmentName)
+        return ServerShards.place(from: text)
+    }
+
+    /// Runs shard `place` of the run `options` describe; the exit code says only whether it could tell the run's
+    /// process how it went.
+    static func run(_ options: RunOptions, place: (index: Int, count: Int, seed: UInt64)) -> ExitCode {
+        guard Posix.isSocket(channelDescriptor), let step = options.steps.first else {
+            Console.error("Error: a server process needs its channel as descriptor 3\n")
+            return .usage
+        }
+        let log = Posix.environment(logEnvironmentName) ?? "/dev/null"
+        unsetenv(logEnvironmentName)
+        let channel = ShardChannel(descriptor: channelDescriptor)
+        func fail(_ reason: String) -> ExitCode {
+            try? channel.send(.failure, body: Array(reason.utf8))
+            return .runFailed
+        }
+        var configuration = ServerShards.shard(place.index, of: place.count, seed: place.seed, step.configuration)
+        var children: ChildProcessLauncher?
+        let processes = min(configuration.clients, ChildProcesses.needed(for: configuration))
+        if processes > 0 {
+            setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)
+            let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+            configuration = ChildProcesses.serverSide(of: configuration, token: token)
+            children = ChildProcessLauncher(
+                shares: ChildProcesses.shares(of: configuration.clients, among: processes), token: token,
+                extraArguments: RunOptions.childArguments(of: configuration))
+        }
+        let control: RunControl
+        let queue: SettledQueue
+        let forwarder: NativeThread<Result<Void, SystemError>>
+        do {
+            control = try RunControl(shardChannel: channel)
+            queue = try SettledQueue()
+            forwarder = try NativeThread.spawn(name: "bench-forward") { Result { () throws(SystemError) in try channel.forward(queue) } }
+        } catch {
+            return fail("\(error)")
+        }
+        SignalWatcher.shared?.watch(control)
+        let result: Result<RunRecording, RunError>
+        do {
+            let ended = try EventNotifier()
+            let runConfiguration = configuration
+            let runner = try NativeThread.spawn(name: "bench-run") { () -> Result<RunRecording, RunError> in
+                defer { ended.notify() }
+                return Result { () throws(RunError) in try ScenarioRunner.run(runConfiguration, control: control, stream: queue) }
+            }
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            ProgressLine.watch(configuration, control: control, writer: nil, show: false, showIntervals: false, until: ended) { port in
+                do {
+                    try children?.start(port: port, host: host, log: log)
+                } catch {
+                    control.failSetup("the client processes could not start: \(error)")
+                }
+            } onTick: {
+                if let children, !control.isRunning.load(ordering: .relaxed), let reason = children.endedChild() {
+                    control.failSetup(reason)
+                }
+            }
+            result = runner.join()
+        } catch {
+            queue.push(SettledMessage(kind: .end))
+            queue.publish()
+            result = .failure(.system(error))
+        }
+        children?.reap()
+        let forwarded = forwarder.join()
+        switch (result, forwarded) {
+        case (.failure(let error), _):
+            return fail("\(error)")
+        case (_, .failure(let error)):
+            Console.error("Error: the run's process could not be told what was measured: \(error)\n")
+            return .runFailed
+        case (.success(let recording), .success):
+            do {
+                try channel.send(.summary, body: recording.shardSummary.encoded())
+            } catch {
+                Console.error("Error: the run's process could not be told how the run ended: \(error)\n")
+                return .runFailed
+            }
+            return .success
+        }
+    }
+}

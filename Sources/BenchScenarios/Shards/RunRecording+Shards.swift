@@ -1,0 +1,115 @@
+import BenchCore
+import BenchNet
+
+/// One server process of a run with `--server-procs`: what run.csv and the summary say of it.
+public struct ServerShardRecord: Sendable, Equatable {
+    /// Its process id, and its clients by the run's ids.
+    public let processID: Int
+    public let clients: Range<Int>
+    /// Its measuring thread's CPU time over its sending time, in percent; nil before it reported.
+    public var measuringPercent: Double?
+    /// Why it did not end as it should (it died, or could not run); nil when it did.
+    public var failure: String?
+}
+
+extension RunRecording {
+    /// What this run (a server shard's) tells the run's process at its end.
+    public var shardSummary: ShardSummary {
+        var summary = ShardSummary()
+        summary.status = status
+        summary.statusReason = statusReason
+        summary.endedWhenDecided = endedWhenDecided
+        summary.serverAddress = serverAddress
+        summary.tlsCertificateFingerprint = tlsCertificateFingerprint
+        (summary.startNanoseconds, summary.endNanoseconds) = (startNanoseconds, endNanoseconds)
+        summary.measuringThreadCPU = measuringThreadCPU
+        summary.measuringThreadRunQueueWait = measuringThreadRunQueueWait
+        summary.busiestClientThreadPercent = busiestClientThreadPercent
+        (summary.windowWaits, summary.writerWaits) = (windowWaits, writerWaits)
+        (summary.duplicateEchoes, summary.echoesAfterHandOn) = (ledger.duplicateEchoes, ledger.echoesAfterHandOn)
+        summary.events = connectionEvents
+        summary.eventCounts = [connectionsClosedEarly, clientSideEvents, listenerEvents, linkEvents]
+        (summary.clientThreads, summary.server) = (clientThreads, server)
+        (summary.queueFullDrops, summary.connectTimes, summary.outages) = (queueFullDrops, connectTimes, outages)
+        return summary
+    }
+
+    /// The run's sending began at `start` (every shard was told it) and ended at `end`.
+    mutating func shardsRan(from start: UInt64, to end: UInt64, startUnixNanoseconds unix: UInt64) {
+        (startNanoseconds, endNanoseconds, startUnixNanoseconds) = (start, max(start, end), unix)
+    }
+
+    /// Shard `index`'s summary, its clients the run's `clients`: its counts added, its per-client facts in its share's
+    /// places, its events and outages by the run's ids, how it ended weighed against the others (the worst counts).
+    mutating func merge(shard summary: ShardSummary, _ index: Int, clients: Range<Int>) {
+        let offset = clients.lowerBound
+        if summary.status.severity > status.severity || (summary.status == status && statusReason == nil && summary.statusReason != nil) {
+            status = summary.status
+            statusReason = summary.statusReason.map { "server process \(index): \($0)" }
+        }
+        endedWhenDecided = endedWhenDecided || summary.endedWhenDecided
+        serverAddress += (serverAddress.isEmpty ? "" : " ") + summary.serverAddress
+        if tlsCertificateFingerprint.isEmpty { tlsCertificateFingerprint = summary.tlsCertificateFingerprint }
+        // The busiest shard's measuring thread speaks for the harness: its share of its own sending time.
+        let duration = summary.endNanoseconds - min(summary.startNanoseconds, summary.endNanoseconds)
+        if duration > 0 {
+            let share = Double(summary.measuringThreadCPU) / Double(duration)
+            let ours = sendingDuration == 0 ? 0 : Double(measuringThreadCPU) / Double(sendingDuration)
+            if share > ours { measuringThreadCPU = UInt64(share * Double(max(sendingDuration, duration))) }
+        }
+        if let wait = summary.measuringThreadRunQueueWait {
+            measuringThreadRunQueueWait = max(measuringThreadRunQueueWait ?? 0, wait)
+        }
+        if let busiest = summary.busiestClientThreadPercent {
+            busiestClientThreadPercent = max(busiestClientThreadPercent ?? 0, busiest)
+        }
+        windowWaits += summary.windowWaits
+        writerWaits += summary.writerWaits
+        ledger.absorb(duplicateEchoes: summary.duplicateEchoes, echoesAfterHandOn: summary.echoesAfterHandOn)
+        absorbEvents(summary.events, counts: summary.eventCounts, clientOffset: offset)
+        clientThreads.droppedEchoes += summary.clientThreads.droppedEchoes
+        clientThreads.heartbeatsSent += summary.clientThreads.heartbeatsSent
+        clientThreads.reconnects += summary.clientThreads.reconnects
+        clientThreads.gaveUp += summary.clientThreads.gaveUp
+        clientThreads.cpus.formUnion(summary.clientThreads.cpus)
+        clientThreads.allowedCPUs.formUnion(summary.clientThreads.allowedCPUs)
+        server.heartbeatsReceived += summary.server.heartbeatsReceived
+        server.deadClients += summary.server.deadClients.map { $0 + offset }
+        server.connectionsDroppedAt = max(server.connectionsDroppedAt, summary.server.connectionsDroppedAt)
+        server.peakQueuedBytes = max(server.peakQueuedBytes, summary.server.peakQueuedBytes)
+        server.acceptFailures += summary.server.acceptFailures
+        server.cpus.formUnion(summary.server.cpus)
+        server.allowedCPUs.formUnion(summary.server.allowedCPUs)
+        server.relayCPUTime += summary.server.relayCPUTime
+        for (place, client) in clients.enumerated() where place < summary.connectTimes.count {
+            queueFullDrops[client] = summary.queueFullDrops[place]
+            connectTimes[client] = summary.connectTimes[place]
+        }
+        outages += summary.outages.prefix(max(0, Self.maximumOutages - outages.count)).map {
+            ClientOutage(client: $0.client + offset, closed: $0.closed, back: $0.back)
+        }
+        if duration > 0, index < serverShards.count {
+            serverShards[index].measuringPercent = min(100, 100 * Double(summary.measuringThreadCPU) / Double(duration))
+        }
+    }
+
+    /// Shard `index` did not end as a shard should: the run failed, saying why (the first such reason).
+    mutating func shardFailed(_ index: Int, reason: String) {
+        if index < serverShards.count { serverShards[index].failure = reason }
+        if status != .failed {
+            status = .failed
+            statusReason = "server process \(index) \(reason)"
+        }
+    }
+}
+
+extension RunStatus {
+    /// How bad an end it is, to weigh shards' ends: complete, interrupted, failed.
+    var severity: Int {
+        switch self {
+        case .complete: return 0
+        case .interrupted: return 1
+        case .failed: return 2
+        }
+    }
+}

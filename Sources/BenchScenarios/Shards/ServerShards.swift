@@ -1,0 +1,53 @@
+import BenchNet
+
+/// `--server-procs`: the built-in server in several processes, each serving a consecutive share of the clients, so
+/// that a run holds more connections than one process's descriptors allow and its server uses more than one core.
+public enum ServerShards {
+    /// The most server processes a run takes.
+    public static let most = 64
+    /// A server process's descriptors kept for other things than its clients' connections: the run's own, and its
+    /// client processes' control connections.
+    static var reservedPerShard: Int { RunError.reservedDescriptors + 64 }
+
+    /// Why a run of `configuration` cannot put its server in several processes; nil when it can.
+    public static func refusal(of configuration: RunConfiguration) -> String? {
+        if configuration.target != nil { return "it runs the built-in server, and a --target run has none" }
+        if configuration.scenario == .chat { return "the chat relay runs in one process" }
+        if configuration.agentToken != nil { return "bench serve's agents connect to one server" }
+        if configuration.link != nil { return "--link's emulator sits between one server and its clients" }
+        if configuration.serverThreads > 1 { return "each server process writes on one thread: give --server-threads 1" }
+        if configuration.port != 0 { return "each server process listens on a port of its own: give no --port" }
+        return nil
+    }
+
+    /// Server processes a run of `configuration` needs: 1 when one process's descriptors hold the server's end of every
+    /// client (or the run cannot be split), else as many as split them within the limit.
+    public static func needed(for configuration: RunConfiguration) -> Int {
+        let limit = DescriptorLimit.raiseToHardLimit()
+        guard configuration.clients + RunError.reservedDescriptors > limit, refusal(of: configuration) == nil else { return 1 }
+        let perShard = max(1, limit - reservedPerShard)
+        return min(most, (configuration.clients + perShard - 1) / perShard)
+    }
+
+    /// The environment variable that makes a `bench` process server shard `index` of `count`, with the run's seed:
+    /// `index/count/seed`. Set by the run's process for each shard it starts (with the shard's channel as descriptor 3).
+    public static let environmentName = "BENCH_SERVER_SHARD"
+
+    /// What a shard's process reads of ``environmentName``: nil when it is none.
+    public static func place(from text: String) -> (index: Int, count: Int, seed: UInt64)? {
+        let parts = text.split(separator: "/")
+        guard parts.count == 3, let index = Int(parts[0]), let count = Int(parts[1]), let seed = UInt64(parts[2]),
+            (1...most).contains(count), (0..<count).contains(index)
+        else { return nil }
+        return (index, count, seed)
+    }
+
+    /// Shard `index` of `count`'s own run of `configuration`: its share of the clients, numbered from 0, the run's seed.
+    public static func shard(_ index: Int, of count: Int, seed: UInt64, _ configuration: RunConfiguration) -> RunConfiguration {
+        var shard = configuration
+        shard.seed = seed
+        shard.clients = ScenarioRunner.split(0..<configuration.clients, into: count)[index].count
+        shard.clientThreads = min(shard.clientThreads, max(1, shard.clients))
+        return shard
+    }
+}

@@ -1,0 +1,194 @@
+import BenchCore
+import BenchNet
+import Glibc
+
+/// The run's process of a run whose built-in server is in several processes (`--server-procs`,
+/// ``RunConfiguration/serverShards``): it serves no client itself. It waits for every shard's clients, tells every
+/// shard the one time sending begins, merges their settled streams into the run's (``ShardMerge``) as they come, and at
+/// the end their summaries into the run's recording. A shard that dies is counted: its clients' messages from there
+/// on are lost, and the run failed, saying which process and how it ended.
+enum ShardedRun {
+    /// How far ahead of the last shard's readiness sending begins: every shard hears of it before.
+    static var startLead: UInt64 { 300_000_000 }
+
+    /// One shard as the run's process sees it.
+    private struct Shard {
+        let channel: ChildChannel
+        var reader = ShardFrameReader()
+        var ready = false
+        var summary: ShardSummary?
+        var failure: String?
+        var closed = false
+    }
+
+    static func run(_ configuration: RunConfiguration, control: RunControl, stream: SettledQueue) throws(RunError) -> RunRecording {
+        let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.serverShards.count)
+        var shards = configuration.serverShards.map { Shard(channel: $0) }
+        var recording = RunRecording(configuration: configuration, window: 1)
+        recording.serverShards = zip(shards, shares).map { ServerShardRecord(processID: $0.channel.processID, clients: $1) }
+        let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
+        recording.begin(serverAddress: "", kernelClock: kernelClock)
+        let epoll: Epoll
+        do {
+            epoll = try Epoll()
+            for (index, shard) in shards.enumerated() {
+                try Posix.setNonBlocking(shard.channel.descriptor)
+                try epoll.add(shard.channel.descriptor, interest: .readable, token: UInt64(index))
+            }
+            try epoll.add(control.serverWake.descriptor, interest: .readable, token: UInt64(shards.count))
+        } catch {
+            throw .system(error)
+        }
+        control.totalMessages.store(configuration.totalMessages, ordering: .relaxed)
+        var merge = ShardMerge(shares: shares, configuration: configuration)
+        var start: UInt64?
+        var stopForwarded = false
+        var (dispatched, measured) = (0, 0)
+        let emit = { (entry: SettledMessage) in
+            stream.push(entry)
+            if entry.kind == .message {
+                dispatched += 1
+                if entry.outcome.isMeasurement { measured += 1 }
+            }
+        }
+        let deadline = MonotonicClock.now() + configuration.setupBudget + 10_000_000_000
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        while shards.contains(where: { !$0.closed }) {
+            if control.isStopRequested && !stopForwarded {  // each shard ends its run as this one was asked to
+                stopForwarded = true
+                signal(shards, SIGINT)
+            }
+            if start == nil, let reason = control.setupFailureReason {
+                signal(shards, SIGINT)
+                throw .setupFailed(reason)
+            }
+            if start == nil && MonotonicClock.now() > deadline {
+                signal(shards, SIGKILL)
+                let ready = shards.count(where: \.ready)
+                throw .setupFailed("\(ready) of \(shards.count) server processes had their clients within the setup time")
+            }
+            let count: Int
+            do { count = try epoll.wait(timeoutMilliseconds: 100) } catch { throw .system(error) }
+            for event in 0..<count {
+                let index = Int(epoll.event(at: event).token)
+                if index == shards.count { control.serverWake.drain(); continue }
+                read(&shards[index], index, into: buffer, merge: &merge, emit: emit)
+                if shards[index].closed {
+                    try? epoll.remove(shards[index].channel.descriptor)
+                    if start == nil, shards[index].summary == nil {
+                        signal(shards, SIGINT)
+                        throw .setupFailed("server process \(index) \(shards[index].failure ?? "ended before the run began")")
+                    }
+                    if shards[index].summary == nil {
+                        merge.shardDied(index, at: MonotonicClock.now(), emit: emit)
+                    }
+                }
+            }
+            if start == nil, !stopForwarded, shards.allSatisfy(\.ready) {
+                let time = MonotonicClock.now() + startLead
+                start = time
+                stream.push(SettledMessage(kind: .start, scheduled: time))
+                for shard in shards {
+                    try? Posix.sendAll(shard.channel.descriptor, ShardFrame.encode(.start, body: withUnsafeBytes(of: time.littleEndian, Array.init)))
+                }
+                recording.shardsRan(from: time, to: time, startUnixNanoseconds: WallClock.nowUnixNanoseconds() + startLead)
+                control.isRunning.store(true, ordering: .relaxed)
+            }
+            merge.advance(emit: emit)
+            stream.publish()
+            control.dispatchedMessages.store(dispatched, ordering: .relaxed)
+            control.echoedMessages.store(measured, ordering: .relaxed)
+        }
+        merge.advance(emit: emit)
+        if start == nil { stream.push(SettledMessage(kind: .start)) }
+        if !merge.isFinished { emit(SettledMessage(kind: .end)) }
+        stream.publish()
+        recording.streamEnded = true
+        recording.writerWaits = stream.producerWaits
+        let end = shards.compactMap { $0.summary?.endNanoseconds }.max() ?? MonotonicClock.now()
+        if let start { recording.shardsRan(from: start, to: end, startUnixNanoseconds: recording.startUnixNanoseconds) }
+        for (index, shard) in shards.enumerated() {
+            if let summary = shard.summary {
+                recording.merge(shard: summary, index, clients: shares[index])
+            } else {
+                let lost = merge.lostToDeath[index]
+                recording.shardFailed(index, reason: "(pid \(shard.channel.processID)) \(shard.failure ?? "ended") during the run: "
+                    + "its \(shares[index].count) clients' \(lost) messages from then on are lost")
+            }
+        }
+        if start == nil && recording.status == .complete {
+            recording.shardFailed(0, reason: "did not begin: the run was stopped before sending began")
+        }
+        recording.end(kernelClock: kernelClock)
+        return recording
+    }
+
+    /// Reads what shard `index` sent: its frames taken, or its end (`closed`, with why when it did not end well).
+    private static func read(
+        _ shard: inout Shard, _ index: Int, into buffer: UnsafeMutableRawBufferPointer, merge: inout ShardMerge,
+        emit: (SettledMessage) -> Void
+    ) {
+        while !shard.closed {
+            let result: IOResult<Int>
+            do {
+                result = try Posix.read(shard.channel.descriptor, into: buffer)
+            } catch {
+                shard.failure = "could not be read (\(error))"
+                shard.closed = true
+                break
+            }
+            guard case .processed(let count) = result else { return }
+            guard count > 0 else {
+                shard.closed = true
+                if shard.summary == nil && shard.failure == nil { shard.failure = howItEnded(shard.channel.processID) }
+                return
+            }
+            let clients = merge.shares[index].count
+            do {
+                try shard.reader.take(UnsafeRawBufferPointer(rebasing: buffer[..<count])) { kind, body in
+                    switch kind {
+                    case .ready: shard.ready = true
+                    case .entries:
+                        var offset = 0
+                        while offset + ShardFrame.entrySize <= body.count, let entry = ShardFrame.decodeEntry(body, at: offset) {
+                            merge.take(entry, from: index)
+                            offset += ShardFrame.entrySize
+                        }
+                        if offset != body.count { shard.failure = shard.failure ?? "sent an entry that is none" }
+                    case .summary:
+                        shard.summary = ShardSummary(decoding: body, clients: clients)
+                        if shard.summary == nil { shard.failure = shard.failure ?? "sent a summary that is none" }
+                    case .failure:
+                        shard.failure = "could not run: " + String(decoding: body.prefix(2_048), as: UTF8.self)
+                    case .start:
+                        shard.failure = shard.failure ?? "sent what only the run's process sends"
+                    }
+                }
+            } catch {
+                shard.failure = "sent \(error)"
+            }
+            if shard.failure != nil && shard.summary == nil {
+                shard.closed = true
+                Posix.signal(pid_t(shard.channel.processID), SIGKILL)
+            }
+        }
+    }
+
+    /// Sends `signal` to every shard still there.
+    private static func signal(_ shards: [Shard], _ signal: Int32) {
+        for shard in shards where !shard.closed { Posix.signal(pid_t(shard.channel.processID), signal) }
+    }
+
+    /// How a shard's process ended, once its channel closed: waited for a moment, as its exit may come just after
+    /// (the process is left for its launcher to reap).
+    private static func howItEnded(_ processID: Int) -> String {
+        for _ in 0..<100 {
+            if let status = Posix.peekExitStatus(of: pid_t(processID)) {
+                return status > 128 ? "was killed by signal \(status - 128)" : "exited with code \(status)"
+            }
+            Posix.sleep(nanoseconds: 10_000_000)
+        }
+        return "closed its channel"
+    }
+}
