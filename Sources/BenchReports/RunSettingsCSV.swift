@@ -80,6 +80,10 @@ public enum RunSettingsCSV {
             ("timestamps", configuration.timestamps.rawValue),
             ("client_threads", "\(configuration.clientThreads)"),
             ("server_threads", "\(configuration.serverThreads)"),
+            ("server_processes", "\(max(1, recording.serverShards.count))"),
+            ("server_process_cpu_pct", recording.serverShards.map {
+                $0.measuringPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? "-"
+            }.joined(separator: " ")),
             ("busy_poll", configuration.busyPoll ? "1" : "0"),
             ("io_engine", configuration.ioEngine.rawValue),
             ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),

@@ -181,12 +181,12 @@ struct ShardBytesReader {
     }
 
     mutating func numbers() -> [Int]? {
-        guard let n = count(atMost: (bytes.count - offset) / 8) else { return nil }
+        guard let n = count(atMost: .max), n <= (bytes.count - offset) / 8 else { return nil }
         return counts(n)
     }
 
     mutating func text() -> String? {
-        guard let length = count(atMost: bytes.count - offset + 1), length > 0 else { return nil }
+        guard let length = count(atMost: .max), length > 0, length - 1 <= bytes.count - offset else { return nil }
         defer { offset += length - 1 }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length - 1]), as: UTF8.self)
     }

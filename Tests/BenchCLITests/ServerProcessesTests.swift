@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `--server-procs`: the built-in server in several processes, measured as one run on one clock, as a user runs it.
+@Suite(.timeLimit(.minutes(10))) struct ServerProcessesTests {
+    private func settings(_ folder: String) throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+    }
+
+    private func fanout(_ extra: [String], out: String) throws -> (BenchProcess, String) {
+        let result = try BenchProcess.run(
+            ["fanout", "--clients", "6", "--messages", "20", "--interval", "20ms", "--seed", "11", "--quiet", "--out", out]
+                + extra)
+        return (result, result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test func twoServerProcessesMeasureWhatOneDoesOnTheSameSeed() throws {
+        let out = temporaryFolderPath()
+        let (one, oneFolder) = try fanout([], out: out + "/one")
+        let (two, twoFolder) = try fanout(["--server-procs", "2"], out: out + "/two")
+        #expect(one.exitCode == 0, "\(one.standardError)")
+        #expect(two.exitCode == 0, "\(two.standardError)")
+        let (a, b) = (try settings(oneFolder), try settings(twoFolder))
+        #expect(a["messages_measured"] == "120" && b["messages_measured"] == "120", "\(b)")
+        #expect(a["messages_lost"] == "0" && b["messages_lost"] == "0")
+        #expect(a["server_processes"] == "1" && b["server_processes"] == "2")
+        #expect(b["server_address"]?.split(separator: " ").count == 2, "each process listens on its own port")
+        #expect(b["server_process_cpu_pct"]?.split(separator: " ").count == 2)
+        // The same timetable: the seed's due times, broadcast by broadcast.
+        let (broadcastsOne, broadcastsTwo) = (try csvRows(oneFolder + "/broadcasts.csv"), try csvRows(twoFolder + "/broadcasts.csv"))
+        #expect(broadcastsOne.count == 20 && broadcastsTwo.count == 20)
+        #expect(broadcastsOne.map { $0["scheduled_ns"]! } == broadcastsTwo.map { $0["scheduled_ns"]! })
+        // Every client of both processes in every broadcast, measured from the broadcast's one t0 (the earliest write of
+        // either process), its spread over all of them: derived here from samples.csv alone.
+        let samples = try csvRows(twoFolder + "/samples.csv")
+        #expect(samples.count == 120)
+        for (index, row) in broadcastsTwo.enumerated() {
+            let own = samples.filter { $0["broadcast"] == "\(index)" }
+            #expect(Set(own.map { $0["client"]! }) == Set((0..<6).map(String.init)))
+            let writes = own.map { UInt64($0["write_ns"]!)! }
+            let receipts = own.map { UInt64($0["recv_ns"]!)! }
+            #expect(own.allSatisfy { UInt64($0["t0_ns"]!)! == writes.min()! }, "broadcast \(index)'s t0 is its first write")
+            #expect(own.allSatisfy { UInt64($0["delivery_ns"]!)! == UInt64($0["recv_ns"]!)! - writes.min()! })
+            #expect(UInt64(row["spread_ns"]!)! == receipts.max()! - receipts.min()!, "broadcast \(index)")
+        }
+    }
+
+    @Test func aServerProcessThatDiesLosesItsClientsMessagesAndFailsTheRun() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "fanout", "--clients", "4", "--server-procs", "2", "--messages", "500", "--interval", "10ms",
+            "--report-every", "100ms", "--quiet", "--out", out,
+        ])
+        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        let shard = try #require(serverProcess(1, of: process.processIdentifier))
+        kill(shard, SIGKILL)
+        let result = try BenchProcess.finish(process, timeout: 60)
+        #expect(result.exitCode == 3, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try settings(folder)
+        #expect(run["status"] == "failed")
+        #expect(run["status_reason"]?.contains("server process 1 (pid \(shard)) was killed by signal 9") == true, "\(run)")
+        let samples = try csvRows(folder + "/samples.csv")
+        #expect(samples.count == 2_000, "every broadcast to every client is in the run, delivered or lost")
+        let lost = samples.filter { $0["lost"] == "1" }
+        #expect(!lost.isEmpty && lost.allSatisfy { ["2", "3"].contains($0["client"]!) }, "only the dead process's clients")
+        #expect(run["messages_lost"] == "\(lost.count)")
+        #expect(samples.filter { $0["client"] == "0" || $0["client"] == "1" }.allSatisfy { $0["lost"] == "0" })
+    }
+
+    @Test func moreClientsThanOneProcessesDescriptorsTakeSeveralServerProcessesByThemselves() throws {
+        let out = temporaryFolderPath()
+        // A limit of 300: 300 clients and the 64 kept in reserve do not fit one server process.
+        let process = try BenchProcess.start(
+            ["fanout", "--clients", "300", "--messages", "3", "--interval", "20ms", "--out", out], descriptorLimit: 300)
+        let result = try BenchProcess.finish(process, timeout: 120)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("the server runs in 2 processes (--server-procs)"), "\(result.standardError)")
+        let folder = try #require(contents(of: out)?.first).map { out + "/" + $0 }!
+        let run = try settings(folder)
+        #expect(run["server_processes"] == "2" && run["messages_measured"] == "900" && run["messages_lost"] == "0", "\(run)")
+    }
+
+    @Test(arguments: [
+        (["chat", "--clients", "4", "--rooms", "2"], "the chat relay runs in one process"),
+        (["fanout", "--clients", "4", "--link", "3g"], "--link's emulator"),
+        (["fanout", "--clients", "4", "--client-procs", "2"], "give no --client-procs"),
+        (["fanout", "--clients", "4", "--port", "9"], "give no --port"),
+        (["fanout", "--clients", "4", "--server-threads", "2"], "give --server-threads 1"),
+        (["fanout", "--clients", "1"], "must be at most --clients (1)"),
+        (["fanout", "--clients", "4", "--target", "redis://127.0.0.1:1/news"], "a --target run has none"),
+        (["roundtrip", "--clients", "2,4"], "a sweep's runs"),
+    ])
+    func aRunThatCannotSplitItsServerIsAUsageError(arguments: [String], reason: String) throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run(arguments + ["--server-procs", "2", "--out", out])
+        #expect(result.exitCode == 2, "\(result.standardError)")
+        #expect(result.standardError.contains(reason), "\(result.standardError)")
+        #expect(contents(of: out) == nil, "a usage error writes nothing")
+    }
+
+    @Test func benchServeAndCapacityRefuseServerProcesses() throws {
+        let serve = try BenchProcess.run(["serve", "fanout", "--clients", "4", "--server-procs", "2", "--token", "t"])
+        #expect(serve.exitCode == 2 && serve.standardError.contains("--server-procs does not apply to bench serve"))
+        let capacity = try BenchProcess.run(["capacity", "fanout", "--clients", "10..20", "--server-procs", "2"])
+        #expect(capacity.exitCode == 2, "\(capacity.standardError)")
+    }
+
+    /// The server process `index` of the run in process `parent`: a child with that place in its environment.
+    private func serverProcess(_ index: Int, of parent: Int32) -> pid_t? {
+        for entry in contents(of: "/proc") ?? [] {
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let afterName = stat.range(of: ") ")?.upperBound,
+                Int32(stat[afterName...].split(separator: " ")[1]) == parent,
+                let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+            else { continue }
+            let variables = environment.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if variables.contains(where: { $0.hasPrefix("BENCH_SERVER_SHARD=\(index)/") }) { return pid }
+        }
+        return nil
+    }
+}
