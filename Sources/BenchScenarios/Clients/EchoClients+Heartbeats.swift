@@ -5,15 +5,14 @@ import BenchNet
 extension EchoClients {
     /// Sends heartbeats for this tick's share of the clients, round-robin, so that each gets one per heartbeat: the
     /// ticks' shares add up (a tick's fraction of a client carried to the next), as two clients at `--heartbeat 5s`
-    /// each send one every 5 s, not one every other 100 ms tick.
+    /// each send one every 5 s, not one every other 100 ms tick; a late tick sends what its lateness owes
+    /// (``HeartbeatCredit``).
     func sendHeartbeatSlice() {
         let started = table.connections.count
         guard started > 0 else { return }
-        let tick = min(heartbeat, Self.heartbeatTick)
-        heartbeatCredit += UInt64(started) * tick  // below a heartbeat before: at most started × heartbeat, in range
-        let share = Int(heartbeatCredit / heartbeat)
-        heartbeatCredit -= UInt64(share) * heartbeat
-        for _ in 0..<min(share, started) {
+        let share = heartbeatCredit.take(
+            clients: started, at: MonotonicClock.now(), period: heartbeat, tick: min(heartbeat, Self.heartbeatTick))
+        for _ in 0..<share {
             let position = heartbeatCursor
             heartbeatCursor = (heartbeatCursor + 1) % started
             guard let connection = table[position], connection.isOpen, !table.isSettingUp(position) else { continue }

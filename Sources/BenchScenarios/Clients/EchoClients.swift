@@ -85,8 +85,8 @@ final class EchoClients<T: Transport> {
     /// A hello frame, rewritten with each client's id.
     let hello: UnsafeMutableRawBufferPointer
     var heartbeatCursor = 0
-    /// Clients × nanoseconds of heartbeat owed: a heartbeat's worth (``heartbeat``) is one client's turn.
-    var heartbeatCredit: UInt64 = 0
+    /// The heartbeats this thread's clients are owed.
+    var heartbeatCredit = HeartbeatCredit()
     var report = Report()
 
     /// Clients `ids` of the run `configuration`, connecting where `routes` says, their transports set up with
