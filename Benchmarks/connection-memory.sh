@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Issue 46's memory per connection: `bench fanout --clients N --messages 30 --interval 2s` at each size and with each
-# I/O engine, the resident memory (VmRSS) of the run's processes sampled every 200 ms while it runs: the measuring
-# process (server and collector) and its client child (`--client-procs 1`) apart, each side's peak divided by the connections, and the
+# I/O engine, the resident memory (VmRSS) of the run's processes sampled every 200 ms while it runs: the server's side
+# (the measuring process, and past one process's descriptors its server processes, `--server-procs`) and the clients'
+# (`bench clients` children: `--client-procs 1` where one server process holds them all) apart, each side's peak divided by the connections, and the
 # marginal cost per connection between the smallest and the largest size (what a connection adds, without the fixed
 # cost of the binary, the rings and the tables).
 #
-#   Benchmarks/connection-memory.sh [sizes…]      (default: 2000 10000 19000)
+#   Benchmarks/connection-memory.sh [sizes…]      (default: 2000 10000 19000; issue 46's: 10000 50000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -26,6 +27,12 @@ def rss_kib(pid):
         pass
     return 0
 
+def is_client(pid):
+    try:
+        return b"\0clients\0" in open(f"/proc/{pid}/cmdline", "rb").read()
+    except OSError:
+        return False
+
 def children(pid):
     found = []
     try:
@@ -43,13 +50,16 @@ for engine in ("epoll", "uring"):
         out = os.path.join(work, f"{engine}-{n}")
         env = dict(os.environ, BENCH_IO=engine)
         started = time.monotonic()
+        one_server = n <= 19000
         process = subprocess.Popen(
-            [".build/release/bench", "fanout", "--clients", str(n), "--messages", "30", "--interval", "2s",
-             "--client-procs", "1", "--quiet", "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+            [".build/release/bench", "fanout", "--clients", str(n), "--messages", "30", "--interval", "2s", "--quiet",
+             "--out", out] + (["--client-procs", "1"] if one_server else []),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
         peak_main = peak_children = 0
         while process.poll() is None:
-            peak_main = max(peak_main, rss_kib(process.pid))
-            peak_children = max(peak_children, sum(rss_kib(child) for child in children(process.pid)))
+            tree = children(process.pid)
+            peak_main = max(peak_main, rss_kib(process.pid) + sum(rss_kib(child) for child in tree if not is_client(child)))
+            peak_children = max(peak_children, sum(rss_kib(child) for child in tree if is_client(child)))
             time.sleep(0.2)
         stdout, stderr = process.communicate()
         wall = time.monotonic() - started
@@ -65,7 +75,9 @@ for engine in ("epoll", "uring"):
         side = f"server side {peak_main / 1024:.1f} MiB ({peak_main * 1024 / n:.0f} B/conn)"
         client = f"clients {peak_children / 1024:.1f} MiB ({peak_children * 1024 / n:.0f} B/conn)" if peak_children else "clients in the process"
         print(f"{engine:5} {n:6} clients: exit {process.returncode}, {settings.get('status', '?')}, "
-              f"lost {settings.get('messages_lost', '?')}, {wall:.0f} s; {side}; {client}", flush=True)
+              f"lost {settings.get('messages_lost', '?')}, {wall:.0f} s (setup {settings.get('setup_s', '?')} s), "
+              f"{settings.get('server_processes', '1')} server processes, saturated {settings.get('harness_saturated', '?')}; "
+              f"{side}; {client}", flush=True)
         if process.returncode != 0:
             print("   " + stderr.strip().splitlines()[-1] if stderr.strip() else "", flush=True)
     low, high = min(sizes), max(sizes)

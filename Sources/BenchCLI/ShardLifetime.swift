@@ -27,6 +27,8 @@ enum ShardLifetime {
             Console.error("Error: a server process needs its channel as descriptor 3\n")
             return .usage
         }
+        // The signals blocked before any thread starts, so that the run's process's SIGINT stops the run, never the process.
+        let signals = SignalWatcher.shared
         let log = Posix.environment(logEnvironmentName) ?? "/dev/null"
         unsetenv(logEnvironmentName)
         let channel = ShardChannel(descriptor: channelDescriptor)
@@ -55,7 +57,7 @@ enum ShardLifetime {
         } catch {
             return fail("\(error)")
         }
-        SignalWatcher.shared?.watch(control)
+        signals?.watch(control)
         let result: Result<RunRecording, RunError>
         do {
             let ended = try EventNotifier()

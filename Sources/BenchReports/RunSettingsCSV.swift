@@ -89,6 +89,7 @@ public enum RunSettingsCSV {
             ("start_utc", UTCTime(unixNanoseconds: recording.startUnixNanoseconds).iso8601),
             ("clock_origin_ns", "\(recording.startNanoseconds)"),
             ("duration_s", DecimalText.fixed(duration / 1e9, fractionDigits: 3)),
+            ("setup_s", recording.setupNanoseconds.map { DecimalText.fixed(Double($0) / 1e9, fractionDigits: 3) } ?? ""),
             ("host", configuration.host),
             ("server_address", recording.serverAddress),
             ("cpus", "\(metadata.cpus)"),

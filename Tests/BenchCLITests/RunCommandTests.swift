@@ -99,9 +99,11 @@ import Testing
         #expect(payloads == ["payload_bytes,64", "payload_bytes,1024"])
     }
 
+    /// A run whose server cannot be split over processes (here: two writing threads in one) and whose clients need
+    /// more descriptors than one process has (the split: `ServerProcessesTests`).
     @Test func moreClientsThanDescriptorsFailsBeforeAnyLoadWithExitThree() throws {
         let out = temporaryFolderPath()
-        let result = try BenchProcess.run(["fanout", "--clients", "100000", "--out", out])
+        let result = try BenchProcess.run(["fanout", "--clients", "100000", "--server-threads", "2", "--out", out])
         #expect(result.exitCode == 3)
         #expect(result.standardError.contains("file descriptors"))
         #expect(contents(of: out) == [], "the folder was made, but no run folder is left in it")

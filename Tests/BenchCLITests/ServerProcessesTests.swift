@@ -27,6 +27,7 @@ import Testing
         #expect(a["server_processes"] == "1" && b["server_processes"] == "2")
         #expect(b["server_address"]?.split(separator: " ").count == 2, "each process listens on its own port")
         #expect(b["server_process_cpu_pct"]?.split(separator: " ").count == 2)
+        #expect(Double(a["setup_s"] ?? "") != nil && Double(b["setup_s"] ?? "") != nil, "the wait for the clients, measured")
         // The same timetable: the seed's due times, broadcast by broadcast.
         let (broadcastsOne, broadcastsTwo) = (try csvRows(oneFolder + "/broadcasts.csv"), try csvRows(twoFolder + "/broadcasts.csv"))
         #expect(broadcastsOne.count == 20 && broadcastsTwo.count == 20)
@@ -67,6 +68,25 @@ import Testing
         #expect(!lost.isEmpty && lost.allSatisfy { ["2", "3"].contains($0["client"]!) }, "only the dead process's clients")
         #expect(run["messages_lost"] == "\(lost.count)")
         #expect(samples.filter { $0["client"] == "0" || $0["client"] == "1" }.allSatisfy { $0["lost"] == "0" })
+    }
+
+    /// Ctrl-C reaches the run's process alone (its server processes lead groups of their own); it tells each to stop,
+    /// and each ends its run as one process would: interrupted, what was measured written.
+    @Test func anInterruptedRunStopsEveryServerProcessGently() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "fanout", "--clients", "4", "--server-procs", "2", "--messages", "2000", "--interval", "10ms",
+            "--report-every", "100ms", "--quiet", "--out", out,
+        ])
+        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        kill(process.processIdentifier, SIGINT)
+        let result = try BenchProcess.finish(process, timeout: 60)
+        #expect(result.exitCode == 130, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try settings(folder)
+        #expect(run["status"] == "interrupted", "\(run)")
+        #expect(run["status_reason"]?.contains("killed") == false, "\(run)")
+        #expect(Int(run["messages_measured"] ?? "") ?? 0 > 0)
     }
 
     @Test func moreClientsThanOneProcessesDescriptorsTakeSeveralServerProcessesByThemselves() throws {

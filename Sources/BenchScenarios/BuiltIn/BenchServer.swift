@@ -195,17 +195,23 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
 
     /// Accepts connections until every client said hello.
     private func waitForClients() throws(RunError) {
+        let began = MonotonicClock.now()
+        let openMore = { () throws(RunError) in
+            if let reason = self.control.setupFailureReason { throw .setupFailed(reason) }
+            self.resumeAcceptingIfDue(at: MonotonicClock.now())
+        }
         try loop.setUp(
-            self, timeout: configuration.setupBudget, isDone: { helloCount >= configuration.clients && shardMayStart() },
-            openMore: { () throws(RunError) in
-                if let reason = control.setupFailureReason { throw .setupFailed(reason) }
-                resumeAcceptingIfDue(at: MonotonicClock.now())
-            },
+            self, timeout: configuration.setupBudget, isDone: { helloCount >= configuration.clients }, openMore: openMore,
             timedOut: {
                 .setupFailed(
                     "\(helloCount) of \(configuration.clients) clients connected and said hello within "
                         + DurationText.format(configuration.setupBudget) + agentsSummary)
             })
+        recording.setupNanoseconds = MonotonicClock.now() - began
+        guard control.shardChannel != nil else { return }
+        // A server shard's clients are all here: it waits for the others' as long as the run's process does (it ends
+        // the shard, or its channel, when it gives up), serving its connections meanwhile.
+        try loop.setUp(self, timeout: .max / 2, isDone: shardMayStart, openMore: openMore, timedOut: { .setupFailed("") })
     }
 
     /// True when sending may begin: always, but in a server shard, once the run's process said when (every shard's

@@ -22,6 +22,9 @@ public struct RunRecording: Sendable {
     public internal(set) var tlsCertificateFingerprint = ""
     /// Monotonic time of schedule offset 0: when all clients were connected and sending began.
     public internal(set) var startNanoseconds: UInt64 = 0
+    /// How long the built-in server waited for its clients: from its first wait to the last one's hello (with
+    /// `--server-procs`, to every process's); nil where not measured (a target's run).
+    public internal(set) var setupNanoseconds: UInt64?
     /// Monotonic time when the last echo came in or the last timeout passed.
     public internal(set) var endNanoseconds: UInt64 = 0
     /// Wall-clock time at ``startNanoseconds``, in nanoseconds since the Unix epoch.

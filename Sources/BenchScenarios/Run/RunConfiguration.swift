@@ -229,9 +229,11 @@ public struct RunConfiguration: Sendable, Equatable {
     public var reportsOutages: Bool { expectsReconnects || link?.hasOutages == true }
 
     /// How long the setup may last: ``setupTimeout`` after the last client's connect is due (with `--connect-rate`,
-    /// the ramp's length later).
+    /// the ramp's length later), and ``setupTimePerClient`` more a client: 100,000 connects at once took about 30 s on two CPUs (the
+    /// kernel's work, SYNs sent again after full accept queues among it).
+    public static var setupTimePerClient: UInt64 { 300_000 }
     public var setupBudget: UInt64 {
-        setupTimeout &+ (connectInterval.map { UInt64(max(0, clients - 1)) &* $0 } ?? 0)
+        setupTimeout &+ UInt64(clients) &* Self.setupTimePerClient &+ (connectInterval.map { UInt64(max(0, clients - 1)) &* $0 } ?? 0)
     }
 
     /// True when a message's echo comes back to the measuring side (rtt): roundtrip, fanout from the built-in server,

@@ -48,6 +48,8 @@ public enum ServerShards {
         shard.seed = seed
         shard.clients = ScenarioRunner.split(0..<configuration.clients, into: count)[index].count
         shard.clientThreads = min(shard.clientThreads, max(1, shard.clients))
+        // Its clients connect while every other shard's do: its setup has the whole run's time.
+        shard.setupTimeout += UInt64(configuration.clients - shard.clients) * RunConfiguration.setupTimePerClient
         return shard
     }
 }

@@ -51,7 +51,9 @@ enum ShardedRun {
                 if entry.outcome.isMeasurement { measured += 1 }
             }
         }
-        let deadline = MonotonicClock.now() + configuration.setupBudget + 10_000_000_000
+        // Every shard's setup goes at once, each within the budget of its share; started a moment after this one.
+        let began = MonotonicClock.now()
+        let deadline = began + configuration.setupBudget + 30_000_000_000
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 8)
         defer { buffer.deallocate() }
         while shards.contains(where: { !$0.closed }) {
@@ -88,6 +90,7 @@ enum ShardedRun {
             if start == nil, !stopForwarded, shards.allSatisfy(\.ready) {
                 let time = MonotonicClock.now() + startLead
                 start = time
+                recording.setupNanoseconds = time - startLead - began
                 stream.push(SettledMessage(kind: .start, scheduled: time))
                 for shard in shards {
                     try? Posix.sendAll(shard.channel.descriptor, ShardFrame.encode(.start, body: withUnsafeBytes(of: time.littleEndian, Array.init)))
