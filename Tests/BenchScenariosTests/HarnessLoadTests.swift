@@ -67,4 +67,14 @@ import Testing
         let load = HarnessLoad(recording: recording(measuringCPU: 47_000_000, windowWaits: 80, writerWaits: 0), lagP99: 100_000)
         #expect(load.saturation == nil && load.serverBackpressure == nil)
     }
+
+    /// 100,000 clients every 2 s on two CPUs with io_uring: each process's threads were ~10% busy and the timetable
+    /// held, but the kernel's loopback work left 4% of the messages timed out: the built-in server's run said nothing.
+    @Test func messagesTimedOutOnTheBuiltInServerOverLoopbackAreTheHarnessesLimit() {
+        let idle = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0, target: false)
+        #expect(HarnessLoad(recording: idle, lagP99: 100_000, timedOut: 132_676).saturation?.contains("132676 messages") == true)
+        #expect(HarnessLoad(recording: idle, lagP99: 100_000, timedOut: 0).saturation == nil)
+        let target = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0)
+        #expect(HarnessLoad(recording: target, lagP99: 100_000, timedOut: 9).saturation == nil, "a user's server's timeouts are its own")
+    }
 }

@@ -25,7 +25,7 @@ public struct HarnessLoad: Sendable, Equatable {
     public let serverBackpressure: String?
 
     /// The load of `recording`'s harness, with its lag's p99 (nanoseconds) if it has one.
-    public init(recording: RunRecording, lagP99: UInt64?) {
+    public init(recording: RunRecording, lagP99: UInt64?, timedOut: Int = 0) {
         let configuration = recording.configuration
         let duration = recording.sendingDuration
         let measuring = duration == 0
@@ -44,6 +44,11 @@ public struct HarnessLoad: Sendable, Equatable {
             if let clients, clients >= Self.busyLimit {
                 reasons.append("a client thread was busy \(DecimalText.fixed(clients, fractionDigits: 0))% of its run")
             }
+        }
+        // The built-in server is the harness: on loopback, with no emulated link, a message it lost to its timeout was
+        // lost to a machine that did not keep up (the kernel's work for the connections shows in no harness thread's CPU).
+        if timedOut > 0 && configuration.target == nil && configuration.link == nil && configuration.isOnLoopback {
+            reasons.append("\(timedOut) messages to its own server on loopback timed out or came late: the machine did not keep up")
         }
         var backpressure: String?
         if configuration.interval > 0, let lagP99, lagP99 > configuration.interval {
@@ -76,6 +81,6 @@ extension RunAnalysis {
     /// The load of the run's harness, from its recording and its lag's p99: one figure for the terminal, run.csv and
     /// the warning.
     public var harnessLoad: HarnessLoad {
-        HarnessLoad(recording: recording, lagP99: summary(of: .lag)?.p99)
+        HarnessLoad(recording: recording, lagP99: summary(of: .lag)?.p99, timedOut: timedOutMessages)
     }
 }

@@ -99,6 +99,8 @@ public struct RunAnalysis: Sendable {
     public let measuredMessages: Int
     /// Kernel stamps the metrics of measured, echoed messages needed and did not get (the user-space time stood in).
     public let missingKernelStamps: (send: Int, receive: Int)
+    /// Messages that timed out or came after their timeout (``MessageOutcome/timedOut``, ``MessageOutcome/late``).
+    public let timedOutMessages: Int
     /// One row per report interval and metric.
     public let timeline: [TimelineRow]
     /// Roundtrip: the worst rtt of each slice of the run, by send time; nil for fanout.
@@ -114,9 +116,10 @@ public struct RunAnalysis: Sendable {
     init(
         recording: RunRecording, summaries: [DistributionSummary], histograms: [LatencyHistogram],
         broadcasts: [BroadcastResult], broadcastCount: Int, measuredMessages: Int,
-        missingKernelStamps: (send: Int, receive: Int), timeline: [TimelineRow], roundTripsOverTime: OverTime?,
-        roomSizes: [RoomSizeBreakdown.Group] = [], linkGroups: [LinkGroupBreakdown.Group] = []
+        missingKernelStamps: (send: Int, receive: Int), timedOutMessages: Int = 0, timeline: [TimelineRow],
+        roundTripsOverTime: OverTime?, roomSizes: [RoomSizeBreakdown.Group] = [], linkGroups: [LinkGroupBreakdown.Group] = []
     ) {
+        self.timedOutMessages = timedOutMessages
         self.roomSizes = roomSizes
         self.linkGroups = linkGroups
         self.recording = recording

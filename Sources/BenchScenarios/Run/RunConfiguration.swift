@@ -224,6 +224,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// the run, and a run with no client left waits (up to ``deadAfter``) for one to return instead of ending.
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
+    /// True when the built-in server listens on this machine's loopback (`--host`).
+    public var isOnLoopback: Bool { host.hasPrefix("127.") || host == "localhost" || host == "::1" }
+
     /// True when the run reports its outages (`reconnects.csv` and the `reconnect` metric): its clients may come back,
     /// or its link may cut them off (a NAT that forgets idle connections, blackouts).
     public var reportsOutages: Bool { expectsReconnects || link?.hasOutages == true }

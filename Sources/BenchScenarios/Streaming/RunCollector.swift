@@ -53,6 +53,8 @@ public struct RunCollector: Sendable {
     public private(set) var broadcasts: [BroadcastResult] = []
     /// Fanout: broadcasts collected.
     public private(set) var broadcastCount = 0
+    /// Messages that timed out or came after their timeout.
+    public private(set) var timedOutMessages = 0
     /// Measured messages that had their turn.
     public private(set) var measuredMessages = 0
     /// Kernel stamps the metrics needed and did not get.
@@ -142,6 +144,7 @@ public struct RunCollector: Sendable {
         currentInterval = openInterval(due: m.scheduled)
         if points != nil { currentSecond = second(due: m.scheduled) }
         if live != nil && !m.outcome.isMeasurement { live!.lose(m.outcome) }
+        if m.outcome == .timedOut || m.outcome == .late { timedOutMessages += 1 }
         if m.outcome.isMeasurement {
             let missing = reader.missingKernelStamps(m)
             missingKernelStamps = (missingKernelStamps.send + missing.send, missingKernelStamps.receive + missing.receive)
@@ -316,7 +319,8 @@ public struct RunCollector: Sendable {
         return RunAnalysis(
             recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles, limits: limits) },
             histograms: builders.map(\.histogram), broadcasts: broadcasts, broadcastCount: broadcastCount,
-            measuredMessages: measuredMessages, missingKernelStamps: missingKernelStamps, timeline: timeline,
+            measuredMessages: measuredMessages, missingKernelStamps: missingKernelStamps, timedOutMessages: timedOutMessages,
+            timeline: timeline,
             roundTripsOverTime: roundTripsOverTime?.finished(), roomSizes: roomSizes?.groups ?? [],
             linkGroups: linkGroups?.groups(percentiles: percentiles, limits: limits) ?? [])
     }
