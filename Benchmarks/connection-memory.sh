@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 46's memory per connection: `bench fanout --clients N --messages 30 --interval 2s` at each size and with each
-# I/O engine, the resident memory (VmRSS) of the run's processes sampled every 200 ms while it runs: the server's side
+# I/O engine, the memory of the run's processes (their proportional set size: a page they share counted once) sampled
+# every 200 ms while it runs: the server's side
 # (the measuring process, and past one process's descriptors its server processes, `--server-procs`) and the clients'
 # (`bench clients` children: `--client-procs 1` where one server process holds them all) apart, each side's peak divided by the connections, and the
 # marginal cost per connection between the smallest and the largest size (what a connection adds, without the fixed
@@ -19,6 +20,14 @@ import os, subprocess, sys, time
 work, sizes = sys.argv[1], [int(s) for s in sys.argv[2:]]
 
 def rss_kib(pid):
+    # Proportional set size: a page shared by k processes (the binary's, above all: 13 processes at 100,000 clients)
+    # counts 1/k in each, so that the processes' sum is the memory they take together; VmRSS where smaps is closed.
+    try:
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
     try:
         for line in open(f"/proc/{pid}/status"):
             if line.startswith("VmRSS:"):

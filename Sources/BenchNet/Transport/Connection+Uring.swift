@@ -1,16 +1,19 @@
+import BenchCore
 import Glibc
 
 /// A connection under the io_uring engine: its reads arrive through the loop's ``UringReceiver`` and its writes wait
 /// in the loop's ``SendBatch`` (see `BenchNet/Uring/`).
 extension Connection {
-    /// With io_uring, the room a connection's queue has for its writes of one pass (512 B: seven 64-byte echoes), set
-    /// aside once: more submit the batch first.
-    static var batchedQueueCapacity: Int { 512 }
+    /// With io_uring, the room a connection's queue has for its writes of one pass, set aside once: two of its largest
+    /// frames with a WebSocket header each (a broadcast's or an echo's and a heartbeat), at most 512 B; more submit
+    /// the batch first. Sized by the run's frames, not fixed: 512 B a connection was a sixth of io_uring's memory per
+    /// connection at 100,000 (`Benchmarks/connection-memory.sh`).
+    static func batchedQueueCapacity(frameSize: Int) -> Int { min(512, 2 * (frameSize + WebSocketFrameHeader.maximumSize)) }
 
     /// With io_uring, the room a connection's frame decoder sets aside once for a frame cut between two completions:
-    /// the ring's provided buffers (512 B for small frames) cut the stream routinely, where epoll's 64 KiB reads
-    /// rarely do, and room made on the first cut would be made in the middle of the run.
-    static var cutFrameCapacity: Int { 256 }
+    /// the ring's provided buffers cut the stream routinely, where epoll's 64 KiB reads rarely do, and room made on
+    /// the first cut would be made in the middle of the run. One of its largest frames, at most 256 B.
+    static func cutFrameCapacity(frameSize: Int) -> Int { min(256, frameSize) }
 
     /// What a connection's epoll watches besides writable: readable, unless io_uring's receive (`receiver`) reads it
     /// (then only errors and hang-ups, which epoll always reports).

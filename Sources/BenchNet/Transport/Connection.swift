@@ -113,7 +113,8 @@ public final class Connection<T: Transport> {
         self.receiver = receiver
         self.batch = batch
         self.decoder = FrameDecoder(
-            maximumFrameSize: settings.maximumFrameSize, pendingCapacity: receiver == nil ? 0 : Self.cutFrameCapacity)
+            maximumFrameSize: settings.maximumFrameSize,
+            pendingCapacity: receiver == nil ? 0 : Self.cutFrameCapacity(frameSize: settings.maximumFrameSize))
         self.maximumQueuedBytes = maximumQueuedBytes
         self.startedAt = startedAt
         self.connectedAt = connecting ? 0 : startedAt
@@ -121,7 +122,7 @@ public final class Connection<T: Transport> {
         self.watchingWritable = connecting
         self.sniffing = settings.acceptsPlainPeers && role == .server
         self.scratch = .allocate(byteCount: 2 * WebSocketFrameHeader.maximumSize + 128, alignment: 8)
-        if batch != nil { outbound.reserve(Self.batchedQueueCapacity) }
+        if batch != nil { outbound.reserve(Self.batchedQueueCapacity(frameSize: settings.maximumFrameSize)) }
         if !connecting { armReceive() }
     }
 
