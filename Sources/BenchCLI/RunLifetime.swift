@@ -29,8 +29,10 @@ enum RunLifetime {
     ) -> Result<Ended, Failure> {
         var configuration = configuration
         var children: ChildProcessLauncher?
-        // A capacity step's run (its objectives decided as it goes) keeps its server in one process.
-        let servers = options.serverProcesses ?? (options.isDecided == nil ? ServerShards.needed(for: configuration) : 1)
+        // A capacity step's run (its objectives decided as it goes) and a sweep's (its processes would read the first
+        // step's settings) keep their server in one process.
+        let servers = options.serverProcesses
+            ?? (options.isDecided == nil && !options.isSweep ? ServerShards.needed(for: configuration) : 1)
         // Server processes bring their own clients' processes.
         let processes = servers > 1
             ? 0 : min(configuration.clients, options.clientProcesses ?? ChildProcesses.needed(for: configuration))

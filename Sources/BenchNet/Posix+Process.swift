@@ -1,3 +1,4 @@
+import CBenchLinux
 import Glibc
 
 /// The process around the harness: signals, environment, memory, exit.
@@ -34,6 +35,19 @@ extension Posix {
     /// This machine's physical memory in bytes.
     public static var physicalMemory: Int {
         Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// This process gets `signal` when its parent goes, and true while its parent is there (false: it went already,
+    /// and this process was handed to another).
+    public static func followParent(_ originalParent: pid_t, signal: Int32) -> Bool {
+        _ = CBench_setParentDeathSignal(signal)
+        return getppid() == originalParent
+    }
+
+    /// Keeps descriptor `fd` from the programs this process starts.
+    public static func closeOnExec(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFD)
+        if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
     }
 
     /// Sleeps for about `nanoseconds` (longer if the machine is busy).

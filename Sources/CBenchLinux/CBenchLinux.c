@@ -66,6 +66,10 @@ int CBench_peekExitStatus(int pid) {
     return info.si_code == CLD_EXITED ? (info.si_status & 0xFF) : 128 + info.si_status;
 }
 
+int CBench_setParentDeathSignal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0, 0, 0) == 0 ? 0 : errno;
+}
+
 int CBench_setTimerSlack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0) == 0 ? 0 : errno;
 }

@@ -89,6 +89,32 @@ import Testing
         #expect(Int(run["messages_measured"] ?? "") ?? 0 > 0)
     }
 
+    /// A run's process killed outright takes its server processes with it (they would have served their clients to
+    /// the end of the timetable, and then waited on a channel nobody read).
+    @Test func serverProcessesEndWithTheRunsProcess() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "fanout", "--clients", "4", "--server-procs", "2", "--messages", "20000", "--interval", "10ms",
+            "--report-every", "100ms", "--quiet", "--out", out,
+        ])
+        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        let shards = [serverProcess(0, of: process.processIdentifier), serverProcess(1, of: process.processIdentifier)]
+            .compactMap { $0 }
+        try #require(shards.count == 2)
+        kill(process.processIdentifier, SIGKILL)
+        _ = try BenchProcess.finish(process, timeout: 60)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && shards.contains(where: { kill($0, 0) == 0 && !isZombie($0) }) { usleep(20_000) }
+        #expect(!shards.contains { kill($0, 0) == 0 && !isZombie($0) }, "the server processes ended with the run's")
+    }
+
+    private func isZombie(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let afterName = stat.range(of: ") ")?.upperBound
+        else { return true }
+        return stat[afterName...].hasPrefix("Z")
+    }
+
     @Test func moreClientsThanOneProcessesDescriptorsTakeSeveralServerProcessesByThemselves() throws {
         let out = temporaryFolderPath()
         // A limit of 300: 300 clients and the 64 kept in reserve do not fit one server process.
@@ -111,6 +137,7 @@ import Testing
         (["fanout", "--clients", "1"], "must be at most --clients (1)"),
         (["fanout", "--clients", "4", "--target", "redis://127.0.0.1:1/news"], "a --target run has none"),
         (["roundtrip", "--clients", "2,4"], "a sweep's runs"),
+        (["fanout", "--clients", "4", "--interval", "0"], "a closed-loop broadcast"),
     ])
     func aRunThatCannotSplitItsServerIsAUsageError(arguments: [String], reason: String) throws {
         let out = temporaryFolderPath()

@@ -53,7 +53,7 @@ extension RunRecording {
         // The busiest shard's measuring thread speaks for the harness: its share of its own sending time.
         let duration = summary.endNanoseconds - min(summary.startNanoseconds, summary.endNanoseconds)
         if duration > 0 {
-            let share = Double(summary.measuringThreadCPU) / Double(duration)
+            let share = min(1, Double(summary.measuringThreadCPU) / Double(duration))  // one thread: at most all of it
             let ours = sendingDuration == 0 ? 0 : Double(measuringThreadCPU) / Double(sendingDuration)
             if share > ours { measuringThreadCPU = UInt64(share * Double(max(sendingDuration, duration))) }
         }

@@ -1,3 +1,4 @@
+import BenchCore
 import BenchNet
 
 /// `--server-procs`: the built-in server in several processes, each serving a consecutive share of the clients, so
@@ -17,6 +18,9 @@ public enum ServerShards {
         if configuration.link != nil { return "--link's emulator sits between one server and its clients" }
         if configuration.serverThreads > 1 { return "each server process writes on one thread: give --server-threads 1" }
         if configuration.port != 0 { return "each server process listens on a port of its own: give no --port" }
+        if configuration.scenario == .fanout && configuration.isClosedLoop {
+            return "a closed-loop broadcast waits for its own echoes: the processes' broadcasts would drift apart"
+        }
         return nil
     }
 
@@ -42,10 +46,15 @@ public enum ServerShards {
         return (index, count, seed)
     }
 
-    /// Shard `index` of `count`'s own run of `configuration`: its share of the clients, numbered from 0, the run's seed.
+    /// Shard `index` of `count`'s own run of `configuration`: its share of the clients, numbered from 0. A fanout
+    /// shard has the run's seed (one timetable for all); a roundtrip shard one derived from it and its place, so that
+    /// its clients' timetables (drawn by their numbers, which every shard starts from 0) are not the other shards'.
+    /// With `--connect-rate`, its clients connect at its share of the rate.
     public static func shard(_ index: Int, of count: Int, seed: UInt64, _ configuration: RunConfiguration) -> RunConfiguration {
         var shard = configuration
-        shard.seed = seed
+        var derived = SplitMix64(seed: seed, stream: UInt64(index) + 1)
+        shard.seed = configuration.scenario == .fanout ? seed : derived.next()
+        shard.connectInterval = configuration.connectInterval.map { $0 * UInt64(count) }
         shard.clients = ScenarioRunner.split(0..<configuration.clients, into: count)[index].count
         shard.clientThreads = min(shard.clientThreads, max(1, shard.clients))
         // Its clients connect while every other shard's do: its setup has the whole run's time.

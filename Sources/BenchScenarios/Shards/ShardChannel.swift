@@ -54,32 +54,43 @@ public final class ShardChannel: Sendable {
     }
 
     /// Sends what `queue` hands on until its end (``SettledMessage/Kind/end``), in frames of many entries: the
-    /// writer of a shard's run. A failed send throws; the run's process takes the shard for dead.
-    public func forward(_ queue: SettledQueue) throws(SystemError) {
+    /// writer of a shard's run. When a send fails (the run's process is gone), `failed` is called once and the rest is
+    /// taken and dropped, so that the run never waits for room, and the failure is thrown at its end.
+    public func forward(_ queue: SettledQueue, failed: () -> Void) throws(SystemError) {
+        var failure: SystemError?
         let perFrame = 600
         let header = ShardFrame.headerSize
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header + perFrame * ShardFrame.entrySize, alignment: 8)
         defer { buffer.deallocate() }
         var count = 0
         var ended = false
-        func flush() throws(SystemError) {
-            guard count > 0 else { return }
+        func flush() {
+            guard count > 0, failure == nil else {
+                count = 0
+                return
+            }
             buffer[0] = ShardFrame.Kind.entries.rawValue
             buffer.storeBytes(of: UInt32(count * ShardFrame.entrySize).littleEndian, toByteOffset: 1, as: UInt32.self)
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<(header + count * ShardFrame.entrySize)])
-            try writing.withLock { _ throws(SystemError) in try Posix.sendAll(descriptor, bytes) }
+            do {
+                try writing.withLock { _ throws(SystemError) in try Posix.sendAll(descriptor, bytes) }
+            } catch {
+                failure = error
+                failed()
+            }
             count = 0
         }
         while !ended {
             guard let entry = queue.pop() else {
-                try flush()
+                flush()
                 queue.waitForEntries(upTo: 100_000_000)
                 continue
             }
             ShardFrame.encode(entry, into: buffer, at: header + count * ShardFrame.entrySize)
             count += 1
             ended = entry.kind == .end
-            if count == perFrame || ended { try flush() }
+            if count == perFrame || ended { flush() }
         }
+        if let failure { throw failure }
     }
 }

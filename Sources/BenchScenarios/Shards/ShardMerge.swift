@@ -31,8 +31,11 @@ public struct ShardMerge: Sendable {
     private var intervalEnds: [UInt64] = []
     private var intervalsEmitted = 0
     private var endEmitted = false
-    /// Roundtrip: per client, the next sequence it may settle (for a dead shard's clients, what is still due).
+    /// Roundtrip: per client, the next sequence it may settle (for a dead shard's clients, what is still due), the
+    /// highest any client settled, and when each dead shard died.
     private var nextSequence: [Int]
+    private var highestSequence = -1
+    private var deaths: [Int: UInt64] = [:]
     /// Messages made lost for a dead shard, by shard.
     public private(set) var lostToDeath: [Int]
 
@@ -74,15 +77,25 @@ public struct ShardMerge: Sendable {
             queues[shard].removeSubrange(last...)
         } else {
             drain(shard, emit: emit)
-            for client in shares[shard] where nextSequence[client] < sequencesPerClient {
-                for sequence in nextSequence[client]..<sequencesPerClient {
+            deaths[shard] = time  // its clients' messages still due are lost once the others are done (see below)
+        }
+        advance(emit: emit)
+    }
+
+    /// Roundtrip, once every shard ended or died: a dead shard's clients lose every message up to the last the run
+    /// sent any client (no further: a run stopped early, or a `--duration` run, sends fewer than its bound).
+    private mutating func loseWhatDeadShardsOwed(emit: (SettledMessage) -> Void) {
+        let end = min(sequencesPerClient, highestSequence + 1)
+        for (shard, time) in deaths.sorted(by: { $0.key < $1.key }) {
+            for client in shares[shard] where nextSequence[client] < end {
+                for sequence in nextSequence[client]..<end {
                     emit(SettledMessage(kind: .message, outcome: .writtenThenClosed, sequence: sequence, client: client, scheduled: time))
                     lostToDeath[shard] += 1
                 }
-                nextSequence[client] = sequencesPerClient
+                nextSequence[client] = end
             }
         }
-        advance(emit: emit)
+        deaths = [:]
     }
 
     /// Emits everything the shards' entries so far make whole, in order.
@@ -92,6 +105,7 @@ public struct ShardMerge: Sendable {
             emitPassedIntervals(emit: emit)
             if isBroadcast, mergeNextBroadcast(emit: emit) { continue }
             if shares.indices.allSatisfy({ (ended[$0] || dead[$0]) && heads[$0] == queues[$0].count }) {
+                loseWhatDeadShardsOwed(emit: emit)
                 emitPassedIntervals(emit: emit)
                 emit(SettledMessage(kind: .end))
                 endEmitted = true
@@ -108,16 +122,21 @@ public struct ShardMerge: Sendable {
             switch entry.kind {
             case .start, .end: break
             case .intervalEnd:
-                while intervalEnds.count <= entry.sequence && entry.sequence <= sequencesPerClient + 1 << 20 {
+                guard entry.sequence < 1 << 24 else { break }  // 194 days of 1 s intervals: none a run ends
+                while intervalEnds.count <= entry.sequence {
                     intervalEnds.append(0)
                 }
                 if entry.sequence < intervalEnds.count { intervalEnds[entry.sequence] = max(intervalEnds[entry.sequence], entry.scheduled) }
-                intervalsPassed[shard] = max(intervalsPassed[shard], entry.sequence + 1)
+                if entry.sequence < intervalEnds.count {
+                    intervalsPassed[shard] = max(intervalsPassed[shard], entry.sequence + 1)
+                }
             case .message where !isBroadcast:
+                // Not a client of its share, or a sequence no run has: not taken.
+                guard entry.client < shares[shard].count, entry.sequence < sequencesPerClient else { break }
                 var message = entry
                 message.client += shares[shard].lowerBound
-                guard shares[shard].contains(message.client) else { break }  // not a client of its share: not taken
                 nextSequence[message.client] = max(nextSequence[message.client], message.sequence + 1)
+                highestSequence = max(highestSequence, message.sequence)
                 emit(message)
             case .message, .broadcast:
                 compact(shard)
@@ -176,8 +195,8 @@ public struct ShardMerge: Sendable {
         for shard in parts {
             for index in heads[shard]..<markers[shard]! where queues[shard][index].kind == .message {
                 var message = queues[shard][index]
+                guard message.client < shares[shard].count else { continue }  // not a client of its share
                 message.client += shares[shard].lowerBound
-                guard shares[shard].contains(message.client) else { continue }
                 (message.broadcastStart, message.broadcastStartKernel) = (broadcast.broadcastStart, broadcast.broadcastStartKernel)
                 emit(message)
             }

@@ -99,9 +99,9 @@ public struct ShardSummary: Sendable, Equatable {
             events.append(ConnectionEvent(side: side, client: client == 0 ? nil : Int(client) - 1, time: time, reason: reason))
         }
         guard let eventCounts = r.numbers(), eventCounts.count == 4, let threads = r.counts(4),
-            let threadCPUs = r.numbers(), let allowedThreadCPUs = r.numbers(), let heartbeats = r.count(atMost: .max),
+            let threadCPUs = r.numbers(), let allowedThreadCPUs = r.numbers(), let heartbeats = r.count(atMost: 1 << 48),
             let dead = r.numbers(), dead.allSatisfy({ $0 < clients }), let droppedAt = r.number(), let peak = r.number(),
-            let failures = r.number(), let relay = r.number(), let serverCPUs = r.numbers(), let allowedServerCPUs = r.numbers(),
+            let failures = r.number(), failures < 1 << 48, let relay = r.number(), relay < 1 << 58, let serverCPUs = r.numbers(), let allowedServerCPUs = r.numbers(),
             let drops = r.numbers(), drops.count == clients, let connects = r.numbers(), connects.count == clients,
             let outageCount = r.count(atMost: RunRecording.maximumOutages)
         else { return nil }
@@ -118,7 +118,9 @@ public struct ShardSummary: Sendable, Equatable {
         queueFullDrops = drops
         connectTimes = connects.map { UInt64($0) }
         for _ in 0..<outageCount {
-            guard let client = r.number(), client < UInt64(clients), let closed = r.number(), let back = r.number() else { return nil }
+            guard let client = r.number(), client < UInt64(clients), let closed = r.number(), let back = r.number(),
+                back == 0 || back >= closed
+            else { return nil }
             outages.append(ClientOutage(client: Int(client), closed: closed, back: back))
         }
         guard r.isAtEnd else { return nil }
@@ -171,10 +173,11 @@ struct ShardBytesReader {
         return Int(value)
     }
 
+    /// `n` counts, each below 2^48 (so that 64 shards' sums stay in range).
     mutating func counts(_ n: Int) -> [Int]? {
         var values: [Int] = []
         for _ in 0..<n {
-            guard let value = count(atMost: .max) else { return nil }
+            guard let value = count(atMost: 1 << 48) else { return nil }
             values.append(value)
         }
         return values

@@ -44,7 +44,12 @@ enum ShardedRun {
         var start: UInt64?
         var stopForwarded = false
         var (dispatched, measured) = (0, 0)
+        var startPushed = false
         let emit = { (entry: SettledMessage) in
+            if entry.kind == .end && !startPushed {  // a run that never began: its stream still starts before it ends
+                stream.push(SettledMessage(kind: .start))
+                startPushed = true
+            }
             stream.push(entry)
             if entry.kind == .message {
                 dispatched += 1
@@ -92,6 +97,7 @@ enum ShardedRun {
                 start = time
                 recording.setupNanoseconds = time - startLead - began
                 stream.push(SettledMessage(kind: .start, scheduled: time))
+                startPushed = true
                 for shard in shards {
                     try? Posix.sendAll(shard.channel.descriptor, ShardFrame.encode(.start, body: withUnsafeBytes(of: time.littleEndian, Array.init)))
                 }
@@ -104,7 +110,6 @@ enum ShardedRun {
             control.echoedMessages.store(measured, ordering: .relaxed)
         }
         merge.advance(emit: emit)
-        if start == nil { stream.push(SettledMessage(kind: .start)) }
         if !merge.isFinished { emit(SettledMessage(kind: .end)) }
         stream.publish()
         recording.streamEnded = true
@@ -121,7 +126,7 @@ enum ShardedRun {
             }
         }
         if start == nil && recording.status == .complete {
-            recording.shardFailed(0, reason: "did not begin: the run was stopped before sending began")
+            recording.ended(as: .failed, because: "no server process began sending")
         }
         recording.end(kernelClock: kernelClock)
         return recording
@@ -173,14 +178,17 @@ enum ShardedRun {
             }
             if shard.failure != nil && shard.summary == nil {
                 shard.closed = true
-                Posix.signal(pid_t(shard.channel.processID), SIGKILL)
+                Posix.signal(-pid_t(shard.channel.processID), SIGKILL)  // its group: its client processes too
             }
         }
     }
 
-    /// Sends `signal` to every shard still there.
+    /// Sends `signal` to every shard still there (SIGKILL to its process group: its client processes too).
     private static func signal(_ shards: [Shard], _ signal: Int32) {
-        for shard in shards where !shard.closed { Posix.signal(pid_t(shard.channel.processID), signal) }
+        for shard in shards where !shard.closed {
+            let pid = pid_t(shard.channel.processID)
+            Posix.signal(signal == SIGKILL ? -pid : pid, signal)
+        }
     }
 
     /// How a shard's process ended, once its channel closed: waited for a moment, as its exit may come just after

@@ -50,6 +50,9 @@ void CBench_setThreadName(const char *name);
 /// or -1 while it runs (or is no child).
 int CBench_peekExitStatus(int pid);
 
+/// Asks the kernel to send this process `signal` when its parent goes (prctl is variadic). Returns 0 or an errno value.
+int CBench_setParentDeathSignal(int signal);
+
 /// Sets the calling thread's timer slack (prctl is variadic). Returns 0 or an errno value.
 int CBench_setTimerSlack(unsigned long nanoseconds);
 
