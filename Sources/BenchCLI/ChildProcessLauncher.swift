@@ -1,4 +1,5 @@
 import BenchNet
+import BenchReports
 import BenchScenarios
 import Glibc
 
@@ -76,6 +77,55 @@ final class ChildProcessLauncher {
 }
 
 extension ChildProcessLauncher {
+    /// The built-in server's clients in `processes` children (none: nil): `configuration` becomes the server's side of
+    /// them, their token drawn, their engine the run's (`BENCH_IO`, which they inherit).
+    static func forBuiltInServer(_ configuration: inout RunConfiguration, processes: Int) -> ChildProcessLauncher? {
+        guard processes > 0 else { return nil }
+        setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)
+        let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+        configuration = ChildProcesses.serverSide(of: configuration, token: token)
+        return ChildProcessLauncher(
+            shares: ChildProcesses.shares(of: configuration.clients, among: processes), token: token,
+            extraArguments: RunOptions.childArguments(of: configuration))
+    }
+
+    /// Runs `configuration` on a thread of its own (`bench-run`) into `queue` and watches it from this one until it
+    /// ends (``ProgressLine/watch(_:control:writer:show:showIntervals:until:onListening:onTick:)``): `children`
+    /// started once the server listens (their output to `log`; without children, `listening` is told the port), the
+    /// setup failed when one of them ends before the run began.
+    static func runWatched(
+        _ configuration: RunConfiguration, control: RunControl, queue: SettledQueue, children: ChildProcessLauncher?,
+        log: String, writer: RunStream.Running?, show: Bool, showIntervals: Bool, listening: (_ host: String, _ port: Int) -> Void = { _, _ in }
+    ) -> Result<RunRecording, RunError> {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        do {
+            let ended = try EventNotifier()
+            let runner = try NativeThread.spawn(name: "bench-run") { () -> Result<RunRecording, RunError> in
+                defer { ended.notify() }
+                return Result { () throws(RunError) in try ScenarioRunner.run(configuration, control: control, stream: queue) }
+            }
+            ProgressLine.watch(
+                configuration, control: control, writer: writer, show: show, showIntervals: showIntervals, until: ended
+            ) { port in
+                guard let children else { return listening(host, port) }
+                do {
+                    try children.start(port: port, host: host, log: log)
+                } catch {
+                    control.failSetup("the client processes could not start: \(error)")
+                }
+            } onTick: {
+                if let children, !control.isRunning.load(ordering: .relaxed), let reason = children.endedChild() {
+                    control.failSetup(reason)
+                }
+            }
+            return runner.join()
+        } catch {
+            queue.push(SettledMessage(kind: .end))  // the run never began: its writer must not wait for it
+            queue.publish()
+            return .failure(.system(error))
+        }
+    }
+
     /// A fan-out target's subscribers in `count` child processes: a channel to each (this process's ends are
     /// returned, for the run), the children started with theirs.
     static func startSubscribers(

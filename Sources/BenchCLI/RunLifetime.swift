@@ -41,12 +41,8 @@ enum RunLifetime {
         if processes > 0 && configuration.agentToken == nil {
             setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)  // the children's clients use the run's engine
         }
-        if processes > 0 && configuration.agentToken == nil && !measuredAsTarget {
-            let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
-            configuration = ChildProcesses.serverSide(of: configuration, token: token)
-            children = ChildProcessLauncher(
-                shares: ChildProcesses.shares(of: configuration.clients, among: processes), token: token,
-                extraArguments: RunOptions.childArguments(of: configuration))
+        if configuration.agentToken == nil && !measuredAsTarget {
+            children = ChildProcessLauncher.forBuiltInServer(&configuration, processes: processes)
         }
         let folder: RunFolder
         let control: RunControl
@@ -125,41 +121,13 @@ enum RunLifetime {
         options.live?.begin(LiveView.run(configuration, name: name, metadata: metadata, folder: parent), control: control)
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
         SignalWatcher.shared?.watch(control)
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        let runConfiguration = configuration
-        let result: Result<RunRecording, RunError>
-        do {
-            let ended = try EventNotifier()
-            let runner = try NativeThread.spawn(name: "bench-run") { () -> Result<RunRecording, RunError> in
-                defer { ended.notify() }
-                return Result { () throws(RunError) in
-                    try ScenarioRunner.run(runConfiguration, control: control, stream: queue)
-                }
-            }
-            ProgressLine.watch(
-                configuration, control: control, writer: writer, show: showProgress, showIntervals: !options.quiet && options.reportsEachRun,
-                until: ended
-            ) { port in
-                guard let children else {
-                    Console.error("serve: listening on \(host):\(port); waiting for \(configuration.clients) clients from "
-                        + "agents (bench clients --connect \(host):\(port) --token …)\n")
-                    return
-                }
-                do {
-                    try children.start(port: port, host: host, log: folder.path(of: ChildProcessLauncher.logName))
-                } catch {
-                    control.failSetup("the client processes could not start: \(error)")
-                }
-            } onTick: {
-                if let children, !control.isRunning.load(ordering: .relaxed), let reason = children.endedChild() {
-                    control.failSetup(reason)
-                }
-            }
-            result = runner.join()
-        } catch {
-            queue.push(SettledMessage(kind: .end))  // the run never began: its writer must not wait for it
-            queue.publish()
-            result = .failure(.system(error))
+        let result = ChildProcessLauncher.runWatched(
+            configuration, control: control, queue: queue, children: children,
+            log: folder.path(of: ChildProcessLauncher.logName), writer: writer, show: showProgress,
+            showIntervals: !options.quiet && options.reportsEachRun
+        ) { host, port in
+            Console.error("serve: listening on \(host):\(port); waiting for \(configuration.clients) clients from "
+                + "agents (bench clients --connect \(host):\(port) --token …)\n")
         }
         endProcesses()
         SignalWatcher.shared?.watch(nil)

@@ -41,16 +41,8 @@ enum ShardLifetime {
             return .runFailed
         }
         var configuration = ServerShards.shard(place.index, of: place.count, seed: place.seed, step.configuration)
-        var children: ChildProcessLauncher?
-        let processes = min(configuration.clients, ChildProcesses.needed(for: configuration))
-        if processes > 0 {
-            setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)
-            let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
-            configuration = ChildProcesses.serverSide(of: configuration, token: token)
-            children = ChildProcessLauncher(
-                shares: ChildProcesses.shares(of: configuration.clients, among: processes), token: token,
-                extraArguments: RunOptions.childArguments(of: configuration))
-        }
+        let children = ChildProcessLauncher.forBuiltInServer(
+            &configuration, processes: min(configuration.clients, ChildProcesses.needed(for: configuration)))
         let control: RunControl
         let queue: SettledQueue
         let forwarder: NativeThread<Result<Void, SystemError>>
@@ -64,32 +56,9 @@ enum ShardLifetime {
             return fail("\(error)")
         }
         signals?.watch(control)
-        let result: Result<RunRecording, RunError>
-        do {
-            let ended = try EventNotifier()
-            let runConfiguration = configuration
-            let runner = try NativeThread.spawn(name: "bench-run") { () -> Result<RunRecording, RunError> in
-                defer { ended.notify() }
-                return Result { () throws(RunError) in try ScenarioRunner.run(runConfiguration, control: control, stream: queue) }
-            }
-            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            ProgressLine.watch(configuration, control: control, writer: nil, show: false, showIntervals: false, until: ended) { port in
-                do {
-                    try children?.start(port: port, host: host, log: log)
-                } catch {
-                    control.failSetup("the client processes could not start: \(error)")
-                }
-            } onTick: {
-                if let children, !control.isRunning.load(ordering: .relaxed), let reason = children.endedChild() {
-                    control.failSetup(reason)
-                }
-            }
-            result = runner.join()
-        } catch {
-            queue.push(SettledMessage(kind: .end))
-            queue.publish()
-            result = .failure(.system(error))
-        }
+        let result = ChildProcessLauncher.runWatched(
+            configuration, control: control, queue: queue, children: children, log: log, writer: nil, show: false,
+            showIntervals: false)
         children?.reap()
         let forwarded = forwarder.join()
         switch (result, forwarded) {
