@@ -19,7 +19,8 @@ final class ServerShardLauncher {
             for index in 0..<count {
                 let (ours, theirs) = try Posix.socketPair()
                 defer { Posix.close(theirs) }
-                setenv(ServerShards.environmentName, "\(index)/\(count)/\(seed)", 1)
+                let place = ServerShards.Place(index: index, count: count, seed: seed, parent: getpid())
+                setenv(ServerShards.environmentName, place.text, 1)
                 setenv(ShardLifetime.logEnvironmentName, log, 1)
                 defer {
                     unsetenv(ServerShards.environmentName)

@@ -14,18 +14,18 @@ enum ShardLifetime {
 
     /// The place this process was started in, if it is a shard (read once, and taken out of the environment, so that
     /// its own children are no shards).
-    static func place() -> (index: Int, count: Int, seed: UInt64, parent: Int)? {
+    static func place() -> ServerShards.Place? {
         guard let text = Posix.environment(ServerShards.environmentName) else { return nil }
         unsetenv(ServerShards.environmentName)
-        return ServerShards.place(from: text).map { ($0.index, $0.count, $0.seed, Int(getppid())) }
+        return ServerShards.place(from: text)
     }
 
     /// Runs shard `place` of the run `options` describe; the exit code says only whether it could tell the run's
     /// process how it went.
-    static func run(_ options: RunOptions, place: (index: Int, count: Int, seed: UInt64, parent: Int)) -> ExitCode {
+    static func run(_ options: RunOptions, place: ServerShards.Place) -> ExitCode {
         // A shard ends with the run's process: its SIGTERM stops the run (then nothing more can be told, and the
         // shard exits). The channel is its own, not its client processes'.
-        guard Posix.followParent(pid_t(place.parent), signal: SIGTERM) else { return .runFailed }
+        guard Posix.followParent(place.parent, signal: SIGTERM) else { return .runFailed }  // gone already
         Posix.closeOnExec(channelDescriptor)
         guard Posix.isSocket(channelDescriptor), let step = options.steps.first else {
             Console.error("Error: a server process needs its channel as descriptor 3\n")

@@ -48,12 +48,7 @@ import Testing
     }
 
     @Test func aServerProcessThatDiesLosesItsClientsMessagesAndFailsTheRun() throws {
-        let out = temporaryFolderPath()
-        let process = try BenchProcess.start([
-            "fanout", "--clients", "4", "--server-procs", "2", "--messages", "500", "--interval", "10ms",
-            "--report-every", "100ms", "--quiet", "--out", out,
-        ])
-        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        let process = try startTwoServerProcesses(messages: 500)
         let shard = try #require(serverProcess(1, of: process.processIdentifier))
         kill(shard, SIGKILL)
         let result = try BenchProcess.finish(process, timeout: 60)
@@ -73,12 +68,7 @@ import Testing
     /// Ctrl-C reaches the run's process alone (its server processes lead groups of their own); it tells each to stop,
     /// and each ends its run as one process would: interrupted, what was measured written.
     @Test func anInterruptedRunStopsEveryServerProcessGently() throws {
-        let out = temporaryFolderPath()
-        let process = try BenchProcess.start([
-            "fanout", "--clients", "4", "--server-procs", "2", "--messages", "2000", "--interval", "10ms",
-            "--report-every", "100ms", "--quiet", "--out", out,
-        ])
-        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        let process = try startTwoServerProcesses(messages: 2000)
         kill(process.processIdentifier, SIGINT)
         let result = try BenchProcess.finish(process, timeout: 60)
         #expect(result.exitCode == 130, "\(result.standardError)")
@@ -92,12 +82,7 @@ import Testing
     /// A run's process killed outright takes its server processes with it (they would have served their clients to
     /// the end of the timetable, and then waited on a channel nobody read).
     @Test func serverProcessesEndWithTheRunsProcess() throws {
-        let out = temporaryFolderPath()
-        let process = try BenchProcess.start([
-            "fanout", "--clients", "4", "--server-procs", "2", "--messages", "20000", "--interval", "10ms",
-            "--report-every", "100ms", "--quiet", "--out", out,
-        ])
-        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        let process = try startTwoServerProcesses(messages: 20000)
         let shards = [serverProcess(0, of: process.processIdentifier), serverProcess(1, of: process.processIdentifier)]
             .compactMap { $0 }
         try #require(shards.count == 2)
@@ -152,6 +137,18 @@ import Testing
         #expect(serve.exitCode == 2 && serve.standardError.contains("--server-procs does not apply to bench serve"))
         let capacity = try BenchProcess.run(["capacity", "fanout", "--clients", "10..20", "--server-procs", "2"])
         #expect(capacity.exitCode == 2, "\(capacity.standardError)")
+    }
+
+    /// `bench fanout` of 4 clients on 2 server processes, `messages` broadcasts every 10 ms, once sending began (its
+    /// samples synced every 100 ms).
+    private func startTwoServerProcesses(messages: Int) throws -> BenchProcess.Running {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "fanout", "--clients", "4", "--server-procs", "2", "--messages", "\(messages)", "--interval", "10ms",
+            "--report-every", "100ms", "--quiet", "--out", out,
+        ])
+        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        return process
     }
 
     /// The server process `index` of the run in process `parent`: a child with that place in its environment.

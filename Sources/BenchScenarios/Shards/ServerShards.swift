@@ -33,17 +33,34 @@ public enum ServerShards {
         return min(most, (configuration.clients + perShard - 1) / perShard)
     }
 
-    /// The environment variable that makes a `bench` process server shard `index` of `count`, with the run's seed:
-    /// `index/count/seed`. Set by the run's process for each shard it starts (with the shard's channel as descriptor 3).
+    /// The environment variable that makes a `bench` process server shard `index` of `count`, with the run's seed and
+    /// the run's process: `index/count/seed/parent`. Set by the run's process for each shard it starts (with the
+    /// shard's channel as descriptor 3).
     public static let environmentName = "BENCH_SERVER_SHARD"
 
+    /// A shard's place, as the run's process said it.
+    public struct Place: Sendable, Equatable {
+        public let index: Int
+        public let count: Int
+        public let seed: UInt64
+        /// The run's process: the shard ends with it.
+        public let parent: Int32
+
+        public init(index: Int, count: Int, seed: UInt64, parent: Int32) {
+            (self.index, self.count, self.seed, self.parent) = (index, count, seed, parent)
+        }
+
+        /// The value of ``ServerShards/environmentName`` that says it.
+        public var text: String { "\(index)/\(count)/\(seed)/\(parent)" }
+    }
+
     /// What a shard's process reads of ``environmentName``: nil when it is none.
-    public static func place(from text: String) -> (index: Int, count: Int, seed: UInt64)? {
+    public static func place(from text: String) -> Place? {
         let parts = text.split(separator: "/")
-        guard parts.count == 3, let index = Int(parts[0]), let count = Int(parts[1]), let seed = UInt64(parts[2]),
-            (1...most).contains(count), (0..<count).contains(index)
+        guard parts.count == 4, let index = Int(parts[0]), let count = Int(parts[1]), let seed = UInt64(parts[2]),
+            let parent = Int32(parts[3]), parent > 1, (1...most).contains(count), (0..<count).contains(index)
         else { return nil }
-        return (index, count, seed)
+        return Place(index: index, count: count, seed: seed, parent: parent)
     }
 
     /// Shard `index` of `count`'s own run of `configuration`: its share of the clients, numbered from 0. A fanout
