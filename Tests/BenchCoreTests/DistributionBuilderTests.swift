@@ -12,6 +12,25 @@ import Testing
         #expect(abs(summary.standardDeviation! - 288.674990257210) < 1e-9)
     }
 
+    @Test func valuesPastFourSecondsKeepTheirPlaceAndEveryDigit() {
+        // Below 2^32 ns a value is kept in 4 bytes, above in 8: the order across the two, the ranks and the sums are
+        // those of the values themselves, derived here from one sorted list.
+        let values: [UInt64] = (0..<200).map { UInt64($0) * 37_000_000 + 3 } + [1 << 32, (1 << 32) - 1, 1 << 40, 9_000_000_000, 5]
+        var builder = DistributionBuilder(metric: "delivery", under: 1 << 32)
+        for value in values.reversed() { builder.record(value) }
+        let sorted = values.sorted()
+        func rank(_ percent: Int) -> UInt64 { sorted[(percent * sorted.count + 99) / 100 - 1] }
+        let summary = builder.summary(limits: [1 << 32, 9_000_000_000])
+        #expect(builder.keptValues == values.count)
+        #expect((summary.min, summary.max) == (sorted.first, sorted.last))
+        #expect((summary.p50, summary.p90, summary.p99) == (rank(50), rank(90), rank(99)))
+        #expect(summary.countsAtOrAbove[1 << 32] == sorted.count { $0 >= 1 << 32 })
+        #expect(summary.countsAtOrAbove[9_000_000_000] == 2)
+        #expect(summary.percentUnder! * Double(values.count) == 100 * Double(sorted.count { $0 < 1 << 32 }))
+        let mean = sorted.reduce(0.0) { $0 + Double($1 - 3) } / Double(sorted.count) + 3
+        #expect(abs(summary.mean! - mean) < 1e-3)
+    }
+
     @Test func percentUnderCountsLossesAgainstTheShare() {
         var builder = DistributionBuilder(metric: "delivery", under: 100)
         for value: UInt64 in [10, 50, 99, 100, 150] { builder.record(value) }

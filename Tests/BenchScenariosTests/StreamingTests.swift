@@ -124,6 +124,29 @@ import Testing
         #expect(RunRecording.window(for: configuration) == 30, "never more than the run's own sequences")
     }
 
+    @Test func aFanoutRingHoldsItsOwnTimetablesLargestBurstAndNoMore() {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 7)
+        configuration.clients = 100_000
+        configuration.messages = 30
+        configuration.interval = 2_000_000_000
+        configuration.arrival = .fixed
+        // Sends at 0, 2 and 4 s fall within one 5 s timeout (and 120 ms of grace): three rows in flight, and the slack.
+        #expect(RunRecording.window(for: configuration) == 3 + RunRecording.fanoutSlack)
+        configuration.arrival = .poisson
+        // The same timetable drawn here: every broadcast's row is free again before the broadcast `rows` later is due,
+        // and one row fewer would not do.
+        let span = configuration.timeout + MessageLedger.stampGrace + 100_000_000
+        var random = SplitMix64(seed: 7, stream: SendPlan.scheduleStream(client: 0))
+        var offsets: [UInt64] = [0]
+        while offsets.count < 30 {
+            offsets.append(SendSchedule.next(after: offsets.last!, meanInterval: 2_000_000_000, arrival: .poisson, rng: &random))
+        }
+        let rows = RunRecording.window(for: configuration) - RunRecording.fanoutSlack
+        #expect(rows < 18 - RunRecording.fanoutSlack, "fewer than a bound on Poisson's bursts: \(rows)")
+        #expect(offsets.indices.dropLast(rows).allSatisfy { offsets[$0 + rows] - offsets[$0] >= span })
+        #expect(offsets.indices.dropLast(rows - 1).contains { offsets[$0 + rows - 1] - offsets[$0] < span })
+    }
+
     // MARK: The queue to the writer
 
     @Test func theQueueKeepsOrderAcrossItsWrapAndTheProducerWaitsWhenItIsFull() throws {

@@ -73,7 +73,8 @@ public final class Connection<T: Transport> {
     var sniffing: Bool
     var outbound = OutboundQueue()
     var watchingWritable = false
-    /// Room for a frame head, or a whole control frame of the transport's own.
+    /// Room for a frame head, or a whole control frame of the transport's own; none where its framing writes
+    /// nothing of its own (``FramingLayer/scratchSize``).
     let scratch: UnsafeMutableRawBufferPointer
     /// Set for the one wire write that asks for a kernel transmit stamp.
     var stampNextWrite = false
@@ -121,13 +122,14 @@ public final class Connection<T: Transport> {
         self.state = connecting ? .connecting : .handshaking
         self.watchingWritable = connecting
         self.sniffing = settings.acceptsPlainPeers && role == .server
-        self.scratch = .allocate(byteCount: 2 * WebSocketFrameHeader.maximumSize + 128, alignment: 8)
+        self.scratch = T.Framing.scratchSize > 0
+            ? .allocate(byteCount: T.Framing.scratchSize, alignment: 8) : UnsafeMutableRawBufferPointer(start: nil, count: 0)
         if batch != nil { outbound.reserve(Self.batchedQueueCapacity(frameSize: settings.maximumFrameSize)) }
         if !connecting { armReceive() }
     }
 
     deinit {
-        scratch.deallocate()
+        if scratch.baseAddress != nil { scratch.deallocate() }
     }
 
     /// Bytes waiting to be written.

@@ -47,4 +47,5 @@ public struct BenchFraming: FramingLayer {
     public mutating func ping(into buffer: UnsafeMutableRawBufferPointer) -> Int { 0 }
 
     public mutating func close(code: UInt16, into buffer: UnsafeMutableRawBufferPointer) -> Int { 0 }
+    public static var scratchSize: Int { 0 }
 }

@@ -129,6 +129,9 @@ public protocol FramingLayer {
     mutating func ping(into buffer: UnsafeMutableRawBufferPointer) -> Int
     /// Writes what an orderly close with `code` sends into `buffer` and returns its size; 0 for nothing.
     mutating func close(code: UInt16, into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// The room ``head(for:into:)``, ``ping(into:)`` and ``close(code:into:)`` write into: each connection sets it
+    /// aside once (0 for a layer that writes nothing: no memory at all per connection).
+    static var scratchSize: Int { get }
 }
 
 /// What a framing layer unwrapped.

@@ -111,6 +111,9 @@ public struct WebSocketFraming: FramingLayer {
         }
     }
 
+    /// A frame head, or a whole control frame (a close with its reason, a ping).
+    public static var scratchSize: Int { 2 * WebSocketFrameHeader.maximumSize + 128 }
+
     @inline(__always)
     public mutating func head(for body: UnsafeMutableRawBufferPointer, into head: UnsafeMutableRawBufferPointer) -> Int {
         guard role == .client else {

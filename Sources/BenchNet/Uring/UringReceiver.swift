@@ -49,15 +49,21 @@ public final class UringReceiver {
         // A completion fills one buffer whatever it holds: room for a frame and its neighbours' ends, no more (the
         // buffers are most of the engine's memory per connection, and a larger frame comes in pieces).
         let size = UInt32(min(max(256, Self.powerOfTwo(atLeast: frameSize + 128)), 16 << 10))
-        // A buffer a connection and half as many again (every connection's completion of one pass, and more for some),
-        // at most 64 MiB and 32,768 buffers; a receive that finds none ends and is armed again, losing nothing.
-        let count = UInt32(buffers ?? min(max(connections + connections / 2, 256), 32_768, (64 << 20) / Int(size)))
+        // A buffer a connection and half as many again (every connection's completion of one pass, and more for some)
+        // up to 4,096 connections, and one for every four beyond (their memory is most of a large run's per
+        // connection, and so many connections' reads do not all wait at once); at most 64 MiB and 32,768 buffers. A
+        // receive that finds none ends and is armed again, losing nothing.
+        let perConnection = min(connections + connections / 2, Self.fullyBuffered * 3 / 2 + max(0, connections - Self.fullyBuffered) / 4)
+        let count = UInt32(buffers ?? min(max(perConnection, 256), 32_768, (64 << 20) / Int(size)))
         ring = try IOUring(
             entries: Self.entries, completions: max(4_096, count), bufferCount: count, bufferSize: size,
             stamps: clock != nil)
         self.epoll = epoll
         self.clock = clock
     }
+
+    /// Connections that each have a buffer and a half; one more buffer for every four beyond.
+    static var fullyBuffered: Int { 4_096 }
 
     static func powerOfTwo(atLeast value: Int) -> Int {
         var power = 1

@@ -4,9 +4,9 @@ import BenchCore
 /// one ``BroadcastResult`` per fanout broadcast, one set of ``TimelineRow``s per report interval.
 ///
 /// Its memory is set by the run's settings, not its length: percentiles are exact while every value fits
-/// `exactBudget` bytes (8 per value), and come from each metric's histogram beyond it (decided at the start when the
-/// run's own settings say it will not fit, else the moment it stops fitting). Used on the writer's thread during a
-/// run, and at once for a recording made whole (``RunAnalysis/init(recording:percentiles:)``).
+/// `exactBudget` bytes (reckoned at 8 per value; most take 4), and come from each metric's histogram beyond it (decided
+/// at the start when the run's own settings say it will not fit, else the moment it stops fitting). Used on the
+/// writer's thread during a run, and at once for a recording made whole (``RunAnalysis/init(recording:percentiles:)``).
 public struct RunCollector: Sendable {
     /// What each stream entry meant to the reports.
     public enum Output {
