@@ -93,6 +93,30 @@ import Testing
         #expect(!shards.contains { kill($0, 0) == 0 && !isZombie($0) }, "the server processes ended with the run's")
     }
 
+    /// A server process that hangs (stopped here with SIGSTOP) is killed once it should have ended: a timeout and
+    /// 10 s after Ctrl-C, or a quarter of the timetable more after the run's last send was due. The run ends, failed,
+    /// saying so, with what the other process measured and the hung one's clients' messages from then on lost.
+    @Test(arguments: [true, false]) func aHungServerProcessIsKilledOnceItShouldHaveEnded(interrupted: Bool) throws {
+        let process = try startTwoServerProcesses(messages: 300, ["--timeout", "1s"])
+        let shard = try #require(serverProcess(1, of: process.processIdentifier))
+        kill(shard, SIGSTOP)
+        if interrupted { kill(process.processIdentifier, SIGINT) }
+        let result = try BenchProcess.finish(process, timeout: 120)
+        #expect(result.exitCode == 3, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try settings(folder)
+        let when = interrupted ? "11.020s after it was asked to stop" : "after the run's last send was due"
+        #expect(run["status"] == "failed")
+        #expect(run["status_reason"]?.contains("server process 1 (pid \(shard)) was still running") == true, "\(run)")
+        #expect(run["status_reason"]?.contains(when) == true, "\(run)")
+        let samples = try csvRows(folder + "/samples.csv")
+        if !interrupted {  // Ctrl-C may stop the other process before it begins another broadcast
+            #expect(samples.contains { $0["client"] == "2" && $0["lost"] == "1" }, "the hung process's clients lose")
+        }
+        #expect(samples.filter { $0["client"] == "0" }.allSatisfy { $0["lost"] == "0" })
+        #expect(kill(shard, 0) != 0 || isZombie(shard), "the hung process is gone")
+    }
+
     private func isZombie(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let afterName = stat.range(of: ") ")?.upperBound
@@ -141,12 +165,12 @@ import Testing
 
     /// `bench fanout` of 4 clients on 2 server processes, `messages` broadcasts every 10 ms, once sending began (its
     /// samples synced every 100 ms).
-    private func startTwoServerProcesses(messages: Int) throws -> BenchProcess.Running {
+    private func startTwoServerProcesses(messages: Int, _ extra: [String] = []) throws -> BenchProcess.Running {
         let out = temporaryFolderPath()
         let process = try BenchProcess.start([
             "fanout", "--clients", "4", "--server-procs", "2", "--messages", "\(messages)", "--interval", "10ms",
             "--report-every", "100ms", "--quiet", "--out", out,
-        ])
+        ] + extra)
         try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
         return process
     }

@@ -112,6 +112,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         self.recording = RunRecording(
             configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
         self.recording.begin(serverAddress: "", kernelClock: kernelClock)  // the address once bound (ScenarioRunner)
+        self.recording.announcesBroadcasts = control.shardChannel != nil && configuration.scenario == .fanout
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
         self.transportSettings = transport

@@ -85,6 +85,7 @@ extension RunRecording {
     /// housekeeping: not where a send waits for a row, as each end looks through the oldest row).
     mutating func handOnSettled(at now: UInt64, to stream: SettledQueue?, endingIntervals: Bool = true) {
         guard let stream, startNanoseconds != 0 else { return }
+        announceBegunBroadcasts(at: now) { stream.push($0) }
         ledger.flush(at: now, ending: false) { stream.push($0) }
         if endingIntervals { endIntervals(at: now) { stream.push($0) } }
         stream.publish()
@@ -138,6 +139,7 @@ extension RunRecording {
     /// The stream's end: every row left, the intervals, the last (partial) one, and ``SettledMessage/Kind/end``.
     public mutating func finishStream(emit: (SettledMessage) -> Void) {
         let end = max(endNanoseconds, startNanoseconds)
+        announceBegunBroadcasts(at: .max, emit: emit)
         ledger.flush(at: .max, ending: true, emit: emit)
         endIntervals(at: end, emit: emit)
         emit(SettledMessage(

@@ -35,6 +35,10 @@ public struct RunRecording: Sendable {
     public internal(set) var intervalsEnded = 0
     /// True once the stream's end was emitted (``finishStream(emit:)``).
     public internal(set) var streamEnded = false
+    /// A fanout server shard's: its stream says when each broadcast began, before its messages
+    /// (``announceBegunBroadcasts(at:emit:)``); and the broadcasts it said so of.
+    var announcesBroadcasts = false
+    var broadcastsAnnounced = 0
     /// CPU time the measuring thread (the built-in server's, or a target run's clients') used from the start of sending
     /// to the end, nanoseconds: over ``sendingDuration``, how busy the harness itself was.
     public internal(set) var measuringThreadCPU: UInt64 = 0

@@ -68,6 +68,24 @@ struct SendPlan {
         return spent ? (client, nextSequences[client]) : nil
     }
 
+    /// When the run's last send falls due (ns after the start): its duration, or its timetables replayed from the seed
+    /// (each send waits at most a timeout in closed loop); nil for more than `largest` sends.
+    static func lastDue(of configuration: RunConfiguration, largest: Int = 1 << 22) -> UInt64? {
+        if let duration = configuration.duration { return duration }
+        if configuration.isClosedLoop {
+            return UInt64(configuration.sequencesPerClient).multipliedClamped(by: configuration.timeout)
+        }
+        var plan = SendPlan(configuration: configuration)
+        var (last, replayed): (UInt64, Int) = (0, 0)
+        while let next = plan.next {
+            replayed += 1
+            guard replayed <= largest else { return nil }
+            last = max(last, next.offset)
+            plan.advance()
+        }
+        return last
+    }
+
     /// True when timetable `a`'s next send comes before `b`'s: by time, then sequence, then client (the order of
     /// the message index `sequence × clients + client`).
     private func isEarlier(_ a: Int, _ b: Int) -> Bool {

@@ -5,25 +5,27 @@ import BenchCore
 ///
 /// - Clients: a shard numbers its share from 0; the run's id is the share's first plus that.
 /// - Fanout: a broadcast is one across the shards. Its t0 is the earliest shard's first write (the kernel's stamp
-///   where that shard's run has one): every message of it is measured from there, and its spread and completion run
-///   over every shard's clients. A broadcast goes on once every shard still running settled its part.
+///   where that shard's run has one), known once every shard still running said the broadcast began
+///   (``SettledMessage/Kind/broadcastBegan``, which comes before its messages): from then on each message of it goes
+///   on as it comes, measured from there, and the broadcast's end goes on once every shard that began it settled its
+///   part, so that its spread and completion run over every shard's clients. Nothing waits for a slower shard but the
+///   moments until it said a broadcast began.
 /// - Report intervals: the run's interval `n` ends once every shard's did (the latest shard's end time).
-/// - A shard that died: its broadcasts settled before are kept; from there, each broadcast and (roundtrip) each of
-///   its clients' messages still due is lost (`connection_closed`: the kernel closed its connections), so that what
-///   it did not deliver counts against the run.
+/// - A shard that died: what it settled is kept; every message of its clients it did not settle (in fanout, of each
+///   broadcast from there on; in roundtrip, each still due) is lost (`connection_closed`: the kernel closed its
+///   connections), so that what it did not deliver counts against the run.
 public struct ShardMerge: Sendable {
     /// The clients of each shard, by the run's ids.
     public let shares: [Range<Int>]
     private let reader: SettledMessageReader
     private let isBroadcast: Bool
     private let sequencesPerClient: Int
-    private let warmup: Int
 
     private var queues: [[SettledMessage]]
     private var heads: [Int]
-    /// Per shard: `.broadcast` entries waiting in its queue.
-    private var waitingBroadcasts: [Int]
+    /// Per shard: its `.end` came (nothing after it is taken), its `.end` was reached, it died.
     private var ended: [Bool]
+    private var finished: [Bool]
     private var dead: [Bool]
     /// Per shard: report intervals it ended so far.
     private var intervalsPassed: [Int]
@@ -36,8 +38,23 @@ public struct ShardMerge: Sendable {
     private var nextSequence: [Int]
     private var highestSequence = -1
     private var deaths: [Int: UInt64] = [:]
+    /// Fanout: the broadcasts begun and not yet ended, by sequence; per shard, the next broadcast it may say began
+    /// (they come in order), and the broadcast whose messages it is handing on with which of its clients' came.
+    private var broadcasts: [Int: Merging] = [:]
+    private var nextBegun: [Int]
+    private var streaming: [Int]
+    private var streamed: [[Bool]]
     /// Messages made lost for a dead shard, by shard.
     public private(set) var lostToDeath: [Int]
+
+    /// One fanout broadcast being merged: the earliest beginning a shard gave it (its t0), which shards began it and
+    /// which of those settled their part (their `.broadcast` came), with the first such entry.
+    private struct Merging: Sendable {
+        var beginning: SettledMessage
+        var began: [Bool]
+        var settled: [Bool]
+        var end: SettledMessage?
+    }
 
     /// A merge of shards holding `shares` (consecutive ranges of the run's clients) in a run of `configuration`.
     public init(shares: [Range<Int>], configuration: RunConfiguration) {
@@ -45,14 +62,17 @@ public struct ShardMerge: Sendable {
         reader = SettledMessageReader(configuration)
         isBroadcast = configuration.scenario.isBroadcast
         sequencesPerClient = configuration.sequencesPerClient
-        warmup = configuration.warmup
         queues = Array(repeating: [], count: shares.count)
         heads = Array(repeating: 0, count: shares.count)
-        waitingBroadcasts = Array(repeating: 0, count: shares.count)
         ended = Array(repeating: false, count: shares.count)
-        dead = Array(repeating: false, count: shares.count)
+        finished = ended
+        dead = ended
         intervalsPassed = Array(repeating: 0, count: shares.count)
         nextSequence = Array(repeating: configuration.warmup, count: isBroadcast ? 0 : configuration.clients)
+        nextBegun = Array(repeating: 0, count: shares.count)
+        streaming = Array(repeating: -1, count: shares.count)
+        let isBroadcast = configuration.scenario.isBroadcast
+        streamed = shares.map { Array(repeating: false, count: isBroadcast ? $0.count : 0) }
         lostToDeath = Array(repeating: 0, count: shares.count)
     }
 
@@ -62,23 +82,18 @@ public struct ShardMerge: Sendable {
     /// Shard `shard`'s next entry, as it sent it. Nothing after its `.end` is taken.
     public mutating func take(_ entry: SettledMessage, from shard: Int) {
         guard !ended[shard], !dead[shard] else { return }
-        if entry.kind == .broadcast { waitingBroadcasts[shard] += 1 }
         queues[shard].append(entry)
         if entry.kind == .end { ended[shard] = true }
     }
 
-    /// Shard `shard` is gone (at `time`) without its stream's end: what it settled whole is kept, the rest is lost.
+    /// Shard `shard` is gone (at `time`) without its stream's end: what it settled is kept, the rest is lost.
     public mutating func shardDied(_ shard: Int, at time: UInt64, emit: (SettledMessage) -> Void) {
         guard !ended[shard], !dead[shard] else { return }
-        dead[shard] = true
-        if isBroadcast {  // a broadcast cut off in the middle of its part: lost with the rest
-            var last = queues[shard].count
-            while last > heads[shard] && queues[shard][last - 1].kind != .broadcast { last -= 1 }
-            queues[shard].removeSubrange(last...)
-        } else {
+        if !isBroadcast {
             drain(shard, emit: emit)
             deaths[shard] = time  // its clients' messages still due are lost once the others are done (see below)
         }
+        dead[shard] = true
         advance(emit: emit)
     }
 
@@ -100,36 +115,49 @@ public struct ShardMerge: Sendable {
 
     /// Emits everything the shards' entries so far make whole, in order.
     public mutating func advance(emit: (SettledMessage) -> Void) {
-        while !endEmitted {
-            for shard in shares.indices { drain(shard, emit: emit) }
+        guard !endEmitted else { return }
+        var progressed = true
+        while progressed {  // a shard's entries may wait for another's, taken after it: until nothing moves
+            progressed = false
+            for shard in shares.indices where drain(shard, emit: emit) { progressed = true }
+            if isBroadcast && endNextBroadcast(emit: emit) { progressed = true }
+        }
+        emitPassedIntervals(emit: emit)
+        if shares.indices.allSatisfy({ (finished[$0] || dead[$0]) && heads[$0] == queues[$0].count }) && broadcasts.isEmpty {
+            loseWhatDeadShardsOwed(emit: emit)
             emitPassedIntervals(emit: emit)
-            if isBroadcast, mergeNextBroadcast(emit: emit) { continue }
-            if shares.indices.allSatisfy({ (ended[$0] || dead[$0]) && heads[$0] == queues[$0].count }) {
-                loseWhatDeadShardsOwed(emit: emit)
-                emitPassedIntervals(emit: emit)
-                emit(SettledMessage(kind: .end))
-                endEmitted = true
-            }
-            return
+            emit(SettledMessage(kind: .end))
+            endEmitted = true
         }
     }
 
-    /// Takes shard `shard`'s leading entries that need no other shard: its start (the run has its own), its interval
-    /// ends, its end, and in roundtrip its messages.
-    private mutating func drain(_ shard: Int, emit: (SettledMessage) -> Void) {
+    /// True once broadcast `sequence`'s t0 is known: every shard began it, or will not (it ended, or died and all it
+    /// sent was taken).
+    private func isBegun(_ sequence: Int) -> Bool {
+        guard let merging = broadcasts[sequence] else { return false }
+        return shares.indices.allSatisfy {
+            merging.began[$0] || finished[$0] || (dead[$0] && heads[$0] == queues[$0].count) || nextBegun[$0] > sequence
+        }
+    }
+
+    /// Takes shard `shard`'s leading entries in order, up to a message whose broadcast's t0 is not known yet. True when
+    /// it took any.
+    @discardableResult
+    private mutating func drain(_ shard: Int, emit: (SettledMessage) -> Void) -> Bool {
+        let first = heads[shard]
+        defer { compact(shard) }
         while heads[shard] < queues[shard].count {
             let entry = queues[shard][heads[shard]]
             switch entry.kind {
-            case .start, .end: break
+            case .start: break
+            case .end: finished[shard] = true
             case .intervalEnd:
                 guard entry.sequence < 1 << 24 else { break }  // 194 days of 1 s intervals: none a run ends
                 while intervalEnds.count <= entry.sequence {
                     intervalEnds.append(0)
                 }
-                if entry.sequence < intervalEnds.count { intervalEnds[entry.sequence] = max(intervalEnds[entry.sequence], entry.scheduled) }
-                if entry.sequence < intervalEnds.count {
-                    intervalsPassed[shard] = max(intervalsPassed[shard], entry.sequence + 1)
-                }
+                intervalEnds[entry.sequence] = max(intervalEnds[entry.sequence], entry.scheduled)
+                intervalsPassed[shard] = max(intervalsPassed[shard], entry.sequence + 1)
             case .message where !isBroadcast:
                 // Not a client of its share, or a sequence no run has: not taken.
                 guard entry.client < shares[shard].count, entry.sequence < sequencesPerClient else { break }
@@ -138,13 +166,49 @@ public struct ShardMerge: Sendable {
                 nextSequence[message.client] = max(nextSequence[message.client], message.sequence + 1)
                 highestSequence = max(highestSequence, message.sequence)
                 emit(message)
-            case .message, .broadcast:
-                compact(shard)
-                return
+            case .broadcastBegan where isBroadcast:
+                began(entry, by: shard)
+            case .message:
+                // Not a client of its share, or of a broadcast it did not say began: not taken.
+                guard entry.client < shares[shard].count, broadcasts[entry.sequence]?.began[shard] == true else { break }
+                guard isBegun(entry.sequence) else { return heads[shard] > first }  // its t0 is still to come
+                if streaming[shard] != entry.sequence {
+                    streaming[shard] = entry.sequence
+                    for client in streamed[shard].indices { streamed[shard][client] = false }
+                }
+                streamed[shard][entry.client] = true
+                let beginning = broadcasts[entry.sequence]!.beginning
+                var message = entry
+                message.client += shares[shard].lowerBound
+                (message.broadcastStart, message.broadcastStartKernel) = (beginning.broadcastStart, beginning.broadcastStartKernel)
+                emit(message)
+            case .broadcast:
+                guard broadcasts[entry.sequence]?.began[shard] == true else { break }
+                broadcasts[entry.sequence]!.settled[shard] = true
+                if broadcasts[entry.sequence]!.end == nil { broadcasts[entry.sequence]!.end = entry }
+            case .broadcastBegan: break
             }
             heads[shard] += 1
         }
-        compact(shard)
+        return heads[shard] > first
+    }
+
+    /// Shard `shard` said broadcast `beginning.sequence` began: its t0 is the earliest any shard gave.
+    private mutating func began(_ beginning: SettledMessage, by shard: Int) {
+        let sequence = beginning.sequence
+        guard sequence >= nextBegun[shard], sequence < sequencesPerClient else { return }  // out of order: not taken
+        nextBegun[shard] = sequence + 1
+        var merging = broadcasts[sequence] ?? Merging(
+            beginning: beginning, began: Array(repeating: false, count: shares.count),
+            settled: Array(repeating: false, count: shares.count))
+        let best = merging.beginning
+        if beginning.broadcastStart != 0,
+            best.broadcastStart == 0 || reader.broadcastStartTime(beginning) < reader.broadcastStartTime(best)
+        {
+            merging.beginning = beginning
+        }
+        merging.began[shard] = true
+        broadcasts[sequence] = merging
     }
 
     private mutating func compact(_ shard: Int) {
@@ -159,7 +223,7 @@ public struct ShardMerge: Sendable {
 
     /// Report intervals every shard still running ended (all of them once every shard is done).
     private mutating func emitPassedIntervals(emit: (SettledMessage) -> Void) {
-        let running = shares.indices.filter { !(ended[$0] || dead[$0]) || heads[$0] < queues[$0].count }
+        let running = shares.indices.filter { !(finished[$0] || dead[$0]) || heads[$0] < queues[$0].count }
         let passed = running.map { intervalsPassed[$0] }.min() ?? intervalEnds.count
         while intervalsEmitted < min(passed, intervalEnds.count) {
             emit(SettledMessage(kind: .intervalEnd, sequence: intervalsEmitted, scheduled: intervalEnds[intervalsEmitted]))
@@ -167,52 +231,27 @@ public struct ShardMerge: Sendable {
         }
     }
 
-    /// Fanout: the next broadcast, once every shard with more to send settled its part: its messages measured from the
-    /// broadcast's one t0, a dead shard's clients lost, then the broadcast itself. False while one still waits.
-    private mutating func mergeNextBroadcast(emit: (SettledMessage) -> Void) -> Bool {
-        var parts: [Int] = []
-        for shard in shares.indices {
-            if waitingBroadcasts[shard] > 0 {
-                parts.append(shard)
-            } else if !(ended[shard] || dead[shard]) {
-                return false  // its part is still to come
-            }
-        }
-        // Every part's next broadcast: the earliest sequence goes first (a shard stopped early has fewer).
-        var markers: [Int: Int] = [:]
-        for shard in parts {
-            markers[shard] = queues[shard][heads[shard]...].firstIndex { $0.kind == .broadcast }!
-        }
-        guard let sequence = parts.map({ queues[$0][markers[$0]!].sequence }).min() else { return false }
-        parts = parts.filter { queues[$0][markers[$0]!].sequence == sequence }
-        var broadcast = queues[parts[0]][markers[parts[0]]!]
-        for shard in parts.dropFirst() {
-            let own = queues[shard][markers[shard]!]
-            if own.broadcastStart != 0, broadcast.broadcastStart == 0 || reader.broadcastStartTime(own) < reader.broadcastStartTime(broadcast) {
-                (broadcast.broadcastStart, broadcast.broadcastStartKernel) = (own.broadcastStart, own.broadcastStartKernel)
-            }
-        }
-        for shard in parts {
-            for index in heads[shard]..<markers[shard]! where queues[shard][index].kind == .message {
-                var message = queues[shard][index]
-                guard message.client < shares[shard].count else { continue }  // not a client of its share
-                message.client += shares[shard].lowerBound
-                (message.broadcastStart, message.broadcastStartKernel) = (broadcast.broadcastStart, broadcast.broadcastStartKernel)
-                emit(message)
-            }
-            heads[shard] = markers[shard]! + 1
-            waitingBroadcasts[shard] -= 1
-        }
-        for shard in shares.indices where dead[shard] && !parts.contains(shard) && waitingBroadcasts[shard] == 0 {
-            for client in shares[shard] {
+    /// Fanout: the earliest broadcast begun, once every shard that began it settled its part or died: a dead shard's
+    /// clients whose message of it did not come are lost, then the broadcast's end goes on, with its one t0. False
+    /// while it waits.
+    private mutating func endNextBroadcast(emit: (SettledMessage) -> Void) -> Bool {
+        guard let sequence = broadcasts.keys.min(), isBegun(sequence), let merging = broadcasts[sequence],
+            shares.indices.allSatisfy({ !merging.began[$0] || merging.settled[$0] || dead[$0] })
+        else { return false }
+        let t0 = merging.beginning
+        for shard in shares.indices where dead[shard] && !merging.settled[shard] {
+            let came = merging.began[shard] && streaming[shard] == sequence
+            for client in 0..<shares[shard].count where !(came && streamed[shard][client]) {
                 emit(SettledMessage(
-                    kind: .message, outcome: .writtenThenClosed, sequence: sequence, client: client,
-                    scheduled: broadcast.scheduled, broadcastStart: broadcast.broadcastStart,
-                    broadcastStartKernel: broadcast.broadcastStartKernel))
+                    kind: .message, outcome: .writtenThenClosed, sequence: sequence, client: shares[shard].lowerBound + client,
+                    scheduled: t0.scheduled, broadcastStart: t0.broadcastStart, broadcastStartKernel: t0.broadcastStartKernel))
+                lostToDeath[shard] += 1
             }
-            lostToDeath[shard] += shares[shard].count
         }
-        emit(broadcast)
+        var end = merging.end ?? SettledMessage(kind: .broadcast, sequence: sequence, scheduled: t0.scheduled)
+        (end.broadcastStart, end.broadcastStartKernel) = (t0.broadcastStart, t0.broadcastStartKernel)
+        emit(end)
+        broadcasts[sequence] = nil
         return true
     }
 }

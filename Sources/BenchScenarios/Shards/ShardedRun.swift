@@ -11,6 +11,11 @@ enum ShardedRun {
     /// How far ahead of the last shard's readiness sending begins: every shard hears of it before.
     static var startLead: UInt64 { 300_000_000 }
 
+    /// How long past its end a shard may still be running before it is taken for hung and killed: its end is a
+    /// timeout (and the stamps' grace) after it was asked to stop, or after the run's last send fell due and a
+    /// quarter of the timetable more (a harness behind its timetable catches up).
+    static var hangGrace: UInt64 { 10_000_000_000 }
+
     /// One shard as the run's process sees it.
     private struct Shard {
         let channel: ChildChannel
@@ -43,6 +48,9 @@ enum ShardedRun {
         var merge = ShardMerge(shares: shares, configuration: configuration)
         var start: UInt64?
         var stopForwarded = false
+        let lastDue = SendPlan.lastDue(of: configuration)
+        let settling = configuration.timeout.addingClamped(MessageLedger.stampGrace).addingClamped(hangGrace)
+        var hungAfter: (time: UInt64, reason: String)?  // when a shard still running is hung, and why
         var (dispatched, measured) = (0, 0)
         var startPushed = false
         let emit = { (entry: SettledMessage) in
@@ -65,6 +73,17 @@ enum ShardedRun {
             if control.isStopRequested && !stopForwarded {  // each shard ends its run as this one was asked to
                 stopForwarded = true
                 signal(shards, SIGINT)
+                let time = MonotonicClock.now().addingClamped(settling)
+                if time < hungAfter?.time ?? .max { hungAfter = (time, "\(DurationText.display(settling)) after it was asked to stop") }
+            }
+            if let hung = hungAfter, MonotonicClock.now() > hung.time {
+                for index in shards.indices where !shards[index].closed {
+                    Posix.signal(-pid_t(shards[index].channel.processID), SIGKILL)  // its group: its client processes too
+                    try? epoll.remove(shards[index].channel.descriptor)
+                    shards[index].closed = true
+                    shards[index].failure = "was still running \(hung.reason), and was killed"
+                    merge.shardDied(index, at: MonotonicClock.now(), emit: emit)
+                }
             }
             if start == nil, let reason = control.setupFailureReason {
                 signal(shards, SIGINT)
@@ -103,6 +122,11 @@ enum ShardedRun {
                 }
                 recording.shardsRan(from: time, to: time, startUnixNanoseconds: WallClock.nowUnixNanoseconds() + startLead)
                 control.isRunning.store(true, ordering: .relaxed)
+                if let lastDue {
+                    let past = (lastDue / 4).addingClamped(settling)
+                    let end = time.addingClamped(lastDue).addingClamped(past)
+                    if end < hungAfter?.time ?? .max { hungAfter = (end, "\(DurationText.display(past)) after the run's last send was due") }
+                }
             }
             merge.advance(emit: emit)
             stream.publish()

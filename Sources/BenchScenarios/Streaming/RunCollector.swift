@@ -41,11 +41,9 @@ public struct RunCollector: Sendable {
     private let slots: (delivery: Int?, spread: Int?, completion: Int?, rtt: Int?, lag: Int?, stack: Int?)
     /// For each interval slot, its metric's builder.
     private let builderOfSlot: [Int]
-    // The fanout broadcast being collected.
-    private var delivered = 0
-    private var undelivered = 0
-    private var firstReceived = UInt64.max
-    private var lastReceived = UInt64.min
+    /// The broadcasts being collected: one at a time from one ledger, a few at once from server shards' merged streams
+    /// (a broadcast's messages go on as each shard settles them, its end once every shard did: ``ShardMerge``).
+    private var openBroadcasts: [OpenBroadcast] = []
 
     /// Every report interval's rows, in order.
     public private(set) var timeline: [TimelineRow] = []
@@ -134,7 +132,7 @@ public struct RunCollector: Sendable {
         case .start:
             origin = entry.scheduled
             return .nothing
-        case .end:
+        case .end, .broadcastBegan:
             return .nothing
         }
     }
@@ -164,12 +162,11 @@ public struct RunCollector: Sendable {
             record(value, slots.delivery!, client: m.client)
             roomSizes?.delivery(value, sender: m.sender)
             linkGroups?.delivery(to: m.client, received: value == nil ? nil : reader.receiveTime(m))
+            let open = OpenBroadcast.place(of: m.sequence, sender: m.sender, in: &openBroadcasts)
             if value != nil {
-                delivered += 1
-                firstReceived = min(firstReceived, reader.receiveTime(m))
-                lastReceived = max(lastReceived, reader.receiveTime(m))
+                openBroadcasts[open].delivered(at: reader.receiveTime(m))
             } else {
-                undelivered += 1
+                openBroadcasts[open].undelivered += 1
             }
         case .roundtrip:
             if let value = reader.sendLag(m) { record(value, slots.lag!, client: m.client) }
@@ -179,12 +176,14 @@ public struct RunCollector: Sendable {
     private mutating func addBroadcast(_ b: SettledMessage) -> BroadcastResult {
         currentInterval = openInterval(due: b.scheduled)
         if points != nil { currentSecond = second(due: b.scheduled) }
+        let open = OpenBroadcast.place(of: b.sequence, sender: b.sender, in: &openBroadcasts)
+        let collected = openBroadcasts.remove(at: open)
+        let delivered = collected.delivered
         let result = BroadcastResult(
             sequence: b.sequence, sender: b.sender, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,
-            lost: undelivered, firstReceived: delivered > 0 ? firstReceived : nil,
-            lastReceived: delivered > 0 ? lastReceived : nil, lag: reader.broadcastLag(b),
+            lost: collected.undelivered, firstReceived: delivered > 0 ? collected.firstReceived : nil,
+            lastReceived: delivered > 0 ? collected.lastReceived : nil, lag: reader.broadcastLag(b),
             roundTrip: configuration.scenario == .chat ? reader.chatRoundTrip(b) : nil)
-        (delivered, undelivered, firstReceived, lastReceived) = (0, 0, .max, .min)
         record(result.spread, slots.spread!)
         roomSizes?.spread(result.spread, sender: b.sender)
         record(result.completion, slots.completion!)

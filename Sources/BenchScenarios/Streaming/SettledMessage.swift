@@ -20,6 +20,11 @@ public struct SettledMessage: Sendable, Equatable {
         case intervalEnd
         /// The run ended; nothing follows.
         case end
+        /// Fanout, in a server shard's stream alone (`--server-procs`): broadcast `sequence` began, its `scheduled`,
+        /// `broadcastStart` and `broadcastStartKernel` as they stood a stamps' grace after its first write; before any
+        /// of its messages, so that the run's process measures each of them from the broadcast's one t0 as it comes
+        /// (``ShardMerge``).
+        case broadcastBegan
     }
 
     public var kind: Kind
