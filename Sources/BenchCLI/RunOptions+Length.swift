@@ -16,7 +16,7 @@ extension RunOptions {
                 default: DurationText.format(defaults.reportEvery)),
             OptionSpec(
                 "exact-budget", value: "bytes",
-                help: "Memory for exact percentiles (8 B per value); beyond, percentiles come from histograms (±0.05%).",
+                help: "Memory for exact percentiles (reckoned at 8 B a value; most take 4); beyond, percentiles come from histograms (±0.05%).",
                 default: ByteSizeText.format(defaults.exactBudget)),
             OptionSpec(
                 "client-procs", value: "k",

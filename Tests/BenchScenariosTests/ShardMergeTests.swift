@@ -135,6 +135,43 @@ import Testing
         #expect(out.last?.kind == .end)
     }
 
+    /// A dead shard's part still waiting in its queue for another shard's t0 is taken, not lost: the broadcast ends
+    /// only once no shard's entries can move (here the dead shard is the first, drained before the one it waits for).
+    @Test func aDeadShardsPartThatWaitedForAnotherShardsT0IsKept() {
+        var merge = ShardMerge(shares: [0..<2, 2..<4], configuration: configuration(.fanout, clients: 4, messages: 1))
+        var out: [SettledMessage] = []
+        for entry in [began(0, start: 2_000), message(0, client: 0, received: 2_100, start: 2_000),
+                      message(0, client: 1, received: 2_200, start: 2_000), broadcast(0, start: 2_000)] {
+            merge.take(entry, from: 0)
+        }
+        merge.shardDied(0, at: 2_500) { out.append($0) }
+        #expect(out.isEmpty, "broadcast 0's t0 waits for shard 1")
+        for entry in [began(0, start: 1_900), message(0, client: 0, received: 2_300, start: 1_900),
+                      message(0, client: 1, received: 2_400, start: 1_900), broadcast(0, start: 1_900), SettledMessage(kind: .end)] {
+            merge.take(entry, from: 1)
+        }
+        merge.advance { out.append($0) }
+        #expect(out.map(\.kind) == [.message, .message, .message, .message, .broadcast, .end])
+        #expect(out.filter { $0.kind == .message }.allSatisfy { $0.outcome == .echoed && $0.broadcastStart == 1_900 })
+        #expect(merge.lostToDeath == [0, 0])
+    }
+
+    /// A shard whose stream ends without the end of a broadcast it began (a stream that is none) holds no broadcast:
+    /// its clients' messages of it are lost, and the run ends.
+    @Test func aShardThatEndsWithoutSettlingABroadcastItBeganHoldsNothing() {
+        var merge = ShardMerge(shares: [0..<1, 1..<2], configuration: configuration(.fanout, clients: 2))
+        var out: [SettledMessage] = []
+        for shard in 0..<2 { merge.take(began(0, start: 2_000), from: shard) }
+        merge.take(SettledMessage(kind: .end), from: 0)
+        merge.take(message(0, client: 0, received: 2_100, start: 2_000), from: 1)
+        merge.take(broadcast(0, start: 2_000), from: 1)
+        merge.take(SettledMessage(kind: .end), from: 1)
+        merge.advance { out.append($0) }
+        #expect(out.map(\.kind) == [.message, .message, .broadcast, .end])
+        #expect(out.filter { $0.kind == .message }.map(\.outcome) == [.echoed, .writtenThenClosed])
+        #expect(merge.isFinished)
+    }
+
     @Test func aRoundtripShardThatDiesLosesItsClientsMessagesUpToTheRunsLast() {
         // A --duration run's bound is 2^32 messages a client: what a dead shard's clients lose ends where the run did.
         var configuration = configuration(.roundtrip, clients: 2)

@@ -11,7 +11,7 @@ extension RunRecording {
     /// (and the stamps' grace and a housekeeping tick) of the oldest, with room for Poisson's bursts and, in
     /// roundtrip and chat, for the clients' own timetables drifting apart (6 σ of a random walk over the run). Fanout's
     /// one timetable is known before the run: its bursts are counted rather than bounded (``mostSends(within:of:)``),
-    /// with ``fanoutSlack`` rows more for sends a late harness makes at once. Closed loop needs few. Never more than
+    /// with a quarter and ``fanoutSlack`` rows more for sends a late harness makes at once. Closed loop needs few. Never more than
     /// the run's own sequences.
     public static func window(for configuration: RunConfiguration) -> Int {
         let sequences = configuration.sequencesPerClient
@@ -20,7 +20,7 @@ extension RunRecording {
             let span = configuration.timeout + MessageLedger.stampGrace + 100_000_000
             rows = Int(min(span / configuration.interval, UInt64(maximumMessagesInFlight))) * 5 / 4 + 16
             if configuration.scenario == .fanout {
-                if let most = mostSends(within: span, of: configuration) { rows = min(rows, most + fanoutSlack) }
+                if let most = mostSends(within: span, of: configuration) { rows = min(rows, most + most / 4 + fanoutSlack) }
             } else if configuration.clients > 1 {
                 let expected = Double(max(1, configuration.expectedMessages / configuration.messagesPerSequence))
                 rows += 6 * Int(expected.squareRoot()) + 16
@@ -30,7 +30,8 @@ extension RunRecording {
         return max(1, min(sequences, rows, fitting))
     }
 
-    /// Rows a fanout ring has beyond its timetable's largest burst: sends a harness that fell behind makes at once.
+    /// Rows a fanout ring has beyond its timetable's largest burst, and a quarter of it more: sends a harness that fell
+    /// behind makes at once.
     static var fanoutSlack: Int { 4 }
 
     /// The longest fanout timetable replayed (``mostSends(within:of:)``): a few milliseconds before the run.
@@ -40,22 +41,19 @@ extension RunRecording {
     /// the first of them (that one included), the rows its ring needs so that each row's broadcast is over before the
     /// row is written again; nil for a timetable of more than ``largestReplay`` broadcasts.
     static func mostSends(within span: UInt64, of configuration: RunConfiguration) -> Int? {
-        var plan = SendPlan(configuration: configuration)
-        var replayed = 0
-        var recent: [UInt64] = []  // the offsets within `span` of the latest, from `oldest` on
-        var oldest = 0
-        var most = 0
-        while let next = plan.next {
-            replayed += 1
-            guard replayed <= largestReplay else { return nil }
-            recent.append(next.offset)
-            while next.offset - recent[oldest] >= span { oldest += 1 }
-            most = max(most, recent.count - oldest)
-            if oldest > 4_096 {
-                recent.removeFirst(oldest)
-                oldest = 0
+        // Two walks over the same timetable, the second at the earliest send within `span` of the first's: no
+        // memory that grows with the run.
+        var (latest, earliest) = (SendPlan(configuration: configuration), SendPlan(configuration: configuration))
+        var (sent, passed, most) = (0, 0, 0)
+        while let next = latest.next {
+            sent += 1
+            guard sent <= largestReplay else { return nil }
+            while let oldest = earliest.next, next.offset - oldest.offset >= span {
+                earliest.advance()
+                passed += 1
             }
-            plan.advance()
+            most = max(most, sent - passed)
+            latest.advance()
         }
         return most
     }

@@ -8,8 +8,8 @@ import BenchCore
 ///   where that shard's run has one), known once every shard still running said the broadcast began
 ///   (``SettledMessage/Kind/broadcastBegan``, which comes before its messages): from then on each message of it goes
 ///   on as it comes, measured from there, and the broadcast's end goes on once every shard that began it settled its
-///   part, so that its spread and completion run over every shard's clients. Nothing waits for a slower shard but the
-///   moments until it said a broadcast began.
+///   part, so that its spread and completion run over every shard's clients. A shard's messages wait for another
+///   shard only until that one began the broadcast: as long as it is behind its timetable, no longer.
 /// - Report intervals: the run's interval `n` ends once every shard's did (the latest shard's end time).
 /// - A shard that died: what it settled is kept; every message of its clients it did not settle (in fanout, of each
 ///   broadcast from there on; in roundtrip, each still due) is lost (`connection_closed`: the kernel closed its
@@ -43,6 +43,7 @@ public struct ShardMerge: Sendable {
     private var broadcasts: [Int: Merging] = [:]
     private var nextBegun: [Int]
     private var streaming: [Int]
+    private var streamingStart: [(UInt64, UInt64)]
     private var streamed: [[Bool]]
     /// Messages made lost for a dead shard, by shard.
     public private(set) var lostToDeath: [Int]
@@ -71,6 +72,7 @@ public struct ShardMerge: Sendable {
         nextSequence = Array(repeating: configuration.warmup, count: isBroadcast ? 0 : configuration.clients)
         nextBegun = Array(repeating: 0, count: shares.count)
         streaming = Array(repeating: -1, count: shares.count)
+        streamingStart = Array(repeating: (0, 0), count: shares.count)
         let isBroadcast = configuration.scenario.isBroadcast
         streamed = shares.map { Array(repeating: false, count: isBroadcast ? $0.count : 0) }
         lostToDeath = Array(repeating: 0, count: shares.count)
@@ -116,11 +118,12 @@ public struct ShardMerge: Sendable {
     /// Emits everything the shards' entries so far make whole, in order.
     public mutating func advance(emit: (SettledMessage) -> Void) {
         guard !endEmitted else { return }
-        var progressed = true
-        while progressed {  // a shard's entries may wait for another's, taken after it: until nothing moves
-            progressed = false
-            for shard in shares.indices where drain(shard, emit: emit) { progressed = true }
-            if isBroadcast && endNextBroadcast(emit: emit) { progressed = true }
+        // A shard's entries may wait for another's, taken after it: until nothing moves. A broadcast ends only once no
+        // shard's entries can move (a dead shard's part of it may still be waiting in its queue).
+        while true {
+            var moved = false
+            for shard in shares.indices where drain(shard, emit: emit) { moved = true }
+            if !moved && !(isBroadcast && endNextBroadcast(emit: emit)) { break }
         }
         emitPassedIntervals(emit: emit)
         if shares.indices.allSatisfy({ (finished[$0] || dead[$0]) && heads[$0] == queues[$0].count }) && broadcasts.isEmpty {
@@ -169,18 +172,19 @@ public struct ShardMerge: Sendable {
             case .broadcastBegan where isBroadcast:
                 began(entry, by: shard)
             case .message:
-                // Not a client of its share, or of a broadcast it did not say began: not taken.
-                guard entry.client < shares[shard].count, broadcasts[entry.sequence]?.began[shard] == true else { break }
-                guard isBegun(entry.sequence) else { return heads[shard] > first }  // its t0 is still to come
-                if streaming[shard] != entry.sequence {
+                guard entry.client < shares[shard].count else { break }  // not a client of its share: not taken
+                if streaming[shard] != entry.sequence {  // the first of its part: its t0, once known
+                    // Of a broadcast it did not say began: not taken.
+                    guard let merging = broadcasts[entry.sequence], merging.began[shard] else { break }
+                    guard isBegun(entry.sequence) else { return heads[shard] > first }  // its t0 is still to come
                     streaming[shard] = entry.sequence
+                    streamingStart[shard] = (merging.beginning.broadcastStart, merging.beginning.broadcastStartKernel)
                     for client in streamed[shard].indices { streamed[shard][client] = false }
                 }
                 streamed[shard][entry.client] = true
-                let beginning = broadcasts[entry.sequence]!.beginning
                 var message = entry
                 message.client += shares[shard].lowerBound
-                (message.broadcastStart, message.broadcastStartKernel) = (beginning.broadcastStart, beginning.broadcastStartKernel)
+                (message.broadcastStart, message.broadcastStartKernel) = streamingStart[shard]
                 emit(message)
             case .broadcast:
                 guard broadcasts[entry.sequence]?.began[shard] == true else { break }
@@ -231,15 +235,17 @@ public struct ShardMerge: Sendable {
         }
     }
 
-    /// Fanout: the earliest broadcast begun, once every shard that began it settled its part or died: a dead shard's
-    /// clients whose message of it did not come are lost, then the broadcast's end goes on, with its one t0. False
-    /// while it waits.
+    /// Fanout: the earliest broadcast begun, once every shard that began it settled its part or is gone: a gone shard's
+    /// clients whose message of it did not come are lost (a dead one's in every broadcast after its death), then the
+    /// broadcast's end goes on, with its one t0. False while it waits.
     private mutating func endNextBroadcast(emit: (SettledMessage) -> Void) -> Bool {
+        // A shard gone (dead, or ended without settling its part: a stream that is none) no longer holds it.
+        let gone = shares.indices.map { dead[$0] || (finished[$0] && heads[$0] == queues[$0].count) }
         guard let sequence = broadcasts.keys.min(), isBegun(sequence), let merging = broadcasts[sequence],
-            shares.indices.allSatisfy({ !merging.began[$0] || merging.settled[$0] || dead[$0] })
+            shares.indices.allSatisfy({ !merging.began[$0] || merging.settled[$0] || gone[$0] })
         else { return false }
         let t0 = merging.beginning
-        for shard in shares.indices where dead[shard] && !merging.settled[shard] {
+        for shard in shares.indices where gone[shard] && !merging.settled[shard] && (dead[shard] || merging.began[shard]) {
             let came = merging.began[shard] && streaming[shard] == sequence
             for client in 0..<shares[shard].count where !(came && streamed[shard][client]) {
                 emit(SettledMessage(

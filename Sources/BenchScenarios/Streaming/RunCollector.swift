@@ -176,8 +176,7 @@ public struct RunCollector: Sendable {
     private mutating func addBroadcast(_ b: SettledMessage) -> BroadcastResult {
         currentInterval = openInterval(due: b.scheduled)
         if points != nil { currentSecond = second(due: b.scheduled) }
-        let open = OpenBroadcast.place(of: b.sequence, sender: b.sender, in: &openBroadcasts)
-        let collected = openBroadcasts.remove(at: open)
+        let collected = OpenBroadcast.close(b.sequence, sender: b.sender, in: &openBroadcasts)
         let delivered = collected.delivered
         let result = BroadcastResult(
             sequence: b.sequence, sender: b.sender, scheduled: b.scheduled, start: reader.broadcastStartTime(b), delivered: delivered,

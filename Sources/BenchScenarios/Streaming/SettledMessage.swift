@@ -21,9 +21,9 @@ public struct SettledMessage: Sendable, Equatable {
         /// The run ended; nothing follows.
         case end
         /// Fanout, in a server shard's stream alone (`--server-procs`): broadcast `sequence` began, its `scheduled`,
-        /// `broadcastStart` and `broadcastStartKernel` as they stood a stamps' grace after its first write; before any
-        /// of its messages, so that the run's process measures each of them from the broadcast's one t0 as it comes
-        /// (``ShardMerge``).
+        /// `broadcastStart` and `broadcastStartKernel` as its row will be handed on (once its first write's stamp came,
+        /// or a stamps' grace passed); before any of its messages, so that the run's process measures each of them
+        /// from the broadcast's one t0 as it comes (``ShardMerge``).
         case broadcastBegan
     }
 
