@@ -22,18 +22,13 @@ work, sizes = sys.argv[1], [int(s) for s in sys.argv[2:]]
 def rss_kib(pid):
     # Proportional set size: a page shared by k processes (the binary's, above all: 13 processes at 100,000 clients)
     # counts 1/k in each, so that the processes' sum is the memory they take together; VmRSS where smaps is closed.
-    try:
-        for line in open(f"/proc/{pid}/smaps_rollup"):
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    try:
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
+    for path, key in ((f"/proc/{pid}/smaps_rollup", "Pss:"), (f"/proc/{pid}/status", "VmRSS:")):
+        try:
+            for line in open(path):
+                if line.startswith(key):
+                    return int(line.split()[1])
+        except OSError:
+            pass
     return 0
 
 def is_client(pid):

@@ -11,8 +11,8 @@ extension RunRecording {
     /// (and the stamps' grace and a housekeeping tick) of the oldest, with room for Poisson's bursts and, in
     /// roundtrip and chat, for the clients' own timetables drifting apart (6 σ of a random walk over the run). Fanout's
     /// one timetable is known before the run: its bursts are counted rather than bounded (``mostSends(within:of:)``),
-    /// with a quarter and ``fanoutSlack`` rows more for sends a late harness makes at once. Closed loop needs few. Never more than
-    /// the run's own sequences.
+    /// with a quarter and ``fanoutSlack`` rows more for sends a late harness makes at once. Closed loop needs few.
+    /// Never more than the run's own sequences.
     public static func window(for configuration: RunConfiguration) -> Int {
         let sequences = configuration.sequencesPerClient
         var rows = 256

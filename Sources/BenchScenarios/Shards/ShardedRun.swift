@@ -77,8 +77,8 @@ enum ShardedRun {
                 if time < hungAfter?.time ?? .max { hungAfter = (time, "\(DurationText.display(settling)) after it was asked to stop") }
             }
             if let hung = hungAfter, MonotonicClock.now() > hung.time {
+                signal(shards, SIGKILL)
                 for index in shards.indices where !shards[index].closed {
-                    Posix.signal(-pid_t(shards[index].channel.processID), SIGKILL)  // its group: its client processes too
                     try? epoll.remove(shards[index].channel.descriptor)
                     shards[index].closed = true
                     shards[index].failure = "was still running \(hung.reason), and was killed"
