@@ -33,11 +33,12 @@ enum RunLifetime {
         // step's settings) keep their server in one process.
         let servers = options.serverProcesses
             ?? (options.isDecided == nil && !options.isSweep ? ServerShards.needed(for: configuration) : 1)
-        // Server processes bring their own clients' processes.
-        let processes = servers > 1
-            ? 0 : min(configuration.clients, options.clientProcesses ?? ChildProcesses.needed(for: configuration))
-        // The built-in chat relay's members are a target's clients: children take them as they take a target's.
+        // The built-in chat relay's members are a target's clients: children take them as they take a target's. Other
+        // server processes bring their own clients' processes.
         let measuredAsTarget = configuration.target != nil || configuration.scenario == .chat
+        let processes = servers > 1 && !measuredAsTarget
+            ? 0 : min(configuration.clients, options.clientProcesses
+                ?? ChildProcesses.needed(for: configuration, serverElsewhere: servers > 1))
         if processes > 0 && configuration.agentToken == nil {
             setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)  // the children's clients use the run's engine
         }

@@ -25,8 +25,9 @@ extension RunOptions {
                 default: "as many as the descriptor limit needs"),
             OptionSpec(
                 "server-procs", value: "k",
-                help: "Run the built-in server in k processes, each serving a share of the clients on its own port "
-                    + "(fanout, roundtrip), so that more fit than one process's descriptors allow; one measurement on one clock.",
+                help: "Run the built-in server in k processes, each on its own port serving a share of the clients "
+                    + "(fanout, roundtrip) or hosting whole rooms (chat: at most --rooms), so that more fit than one "
+                    + "process's descriptors allow; one measurement on one clock.",
                 default: "as many as the descriptor limit needs"),
         ]
     }
@@ -45,10 +46,12 @@ extension RunOptions {
         }
         if let refusal = ServerShards.refusal(of: configuration) { throw refuse(refusal) }
         guard steps.count == 1 else { throw refuse("a sweep's runs each have one server process") }
-        guard parsed.value("client-procs") == nil else {
+        // A chat relay's members are measured in this process, as a target's are: their processes are this one's.
+        guard parsed.value("client-procs") == nil || configuration.scenario == .chat else {
             throw refuse("each server process starts its own clients' processes: give no --client-procs")
         }
         guard count <= configuration.clients else { throw refuse("must be at most --clients (\(configuration.clients))") }
+        if let refusal = ServerShards.chatRefusal(of: count, configuration) { throw refuse(refusal) }
         return count
     }
 

@@ -40,6 +40,7 @@ enum ShardLifetime {
             try? channel.send(.failure, body: Array(reason.utf8))
             return .runFailed
         }
+        if step.configuration.scenario == .chat { return relay(step.configuration, place: place, channel: channel, signals: signals) }
         var configuration = ServerShards.shard(place.index, of: place.count, seed: place.seed, step.configuration)
         let children = ChildProcessLauncher.forBuiltInServer(
             &configuration, processes: min(configuration.clients, ChildProcesses.needed(for: configuration)))
@@ -76,5 +77,29 @@ enum ShardLifetime {
             }
             return .success
         }
+    }
+
+    /// A chat relay process (``ServerShards/serveChatRooms(_:place:channel:control:)``): its rooms' relay until the
+    /// run's process says stop, then what it did, or why it could not run.
+    private static func relay(
+        _ configuration: RunConfiguration, place: ServerShards.Place, channel: ShardChannel, signals: SignalWatcher?
+    ) -> ExitCode {
+        let summary: ShardSummary
+        do throws(RunError) {
+            let control: RunControl
+            do { control = try RunControl() } catch { throw .system(error) }
+            signals?.watch(control)
+            summary = try ServerShards.serveChatRooms(configuration, place: place, channel: channel, control: control)
+        } catch {
+            try? channel.send(.failure, body: Array("\(error)".utf8))
+            return .runFailed
+        }
+        do {
+            try channel.send(.summary, body: summary.encoded())
+        } catch {
+            Console.error("Error: the run's process could not be told how the relay ended: \(error)\n")
+            return .runFailed
+        }
+        return .success
     }
 }

@@ -114,6 +114,11 @@ public enum Posix {
         }
     }
 
+    /// Closes `fd`'s sending side (a socket): its peer reads the end of the stream, and may still send.
+    public static func shutdownWriting(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Writes all of `bytes` to a blocking socket (see below).
     public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         var result: Result<Void, SystemError> = .success(())

@@ -138,7 +138,8 @@ import Testing
     }
 
     @Test(arguments: [
-        (["chat", "--clients", "4", "--rooms", "2"], "the chat relay runs in one process"),
+        (["chat", "--clients", "4", "--rooms", "1"], "each chat relay process hosts whole rooms: at most --rooms (1)"),
+        (["chat", "--clients", "4", "--rooms", "2", "--link", "3g"], "--link's emulator"),
         (["fanout", "--clients", "4", "--link", "3g"], "--link's emulator"),
         (["fanout", "--clients", "4", "--client-procs", "2"], "give no --client-procs"),
         (["fanout", "--clients", "4", "--port", "9"], "give no --port"),
@@ -161,6 +162,111 @@ import Testing
         #expect(serve.exitCode == 2 && serve.standardError.contains("--server-procs does not apply to bench serve"))
         let capacity = try BenchProcess.run(["capacity", "fanout", "--clients", "10..20", "--server-procs", "2"])
         #expect(capacity.exitCode == 2, "\(capacity.standardError)")
+    }
+
+    // MARK: the chat relay in several processes
+
+    /// Who each sender's messages went to, from samples.csv: its room, less itself.
+    private func rooms(_ folder: String) throws -> [String: Set<String>] {
+        var rooms: [String: Set<String>] = [:]
+        for row in try csvRows(folder + "/samples.csv") { rooms[row["sender"]!, default: [row["sender"]!]].insert(row["client"]!) }
+        return rooms
+    }
+
+    private func chat(_ extra: [String], out: String) throws -> (BenchProcess, String) {
+        let result = try BenchProcess.run(
+            ["chat", "--clients", "12", "--rooms", "4", "--count", "10", "--rate", "50/s", "--seed", "5", "--quiet", "--out", out]
+                + extra)
+        return (result, result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Two relay processes, each hosting whole rooms, measured in one ledger: the same rooms, the same messages on the
+    /// same timetable, every one delivered, as with one relay.
+    @Test func twoRelayProcessesMeasureWhatOneDoesOnTheSameSeed() throws {
+        let out = temporaryFolderPath()
+        let (one, oneFolder) = try chat([], out: out + "/one")
+        let (two, twoFolder) = try chat(["--server-procs", "2"], out: out + "/two")
+        #expect(one.exitCode == 0, "\(one.standardError)")
+        #expect(two.exitCode == 0, "\(two.standardError)")
+        let (a, b) = (try settings(oneFolder), try settings(twoFolder))
+        #expect(a["messages_measured"] == "240" && b["messages_measured"] == "240", "\(b)")
+        #expect(a["messages_lost"] == "0" && b["messages_lost"] == "0")
+        #expect(a["server_processes"] == "1" && b["server_processes"] == "2")
+        #expect(b["server_address"]?.split(separator: " ").count == 2, "each process listens on its own port")
+        #expect(b["server_process_cpu_pct"]?.split(separator: " ").count == 2)
+        #expect(try rooms(oneFolder) == rooms(twoFolder) && Set(try rooms(twoFolder).values).count == 4)
+        let (messagesOne, messagesTwo) = (try csvRows(oneFolder + "/messages.csv"), try csvRows(twoFolder + "/messages.csv"))
+        func timetable(_ rows: [[String: String]]) -> [String] {
+            rows.map { "\($0["sender"]!)/\($0["seq"]!)/\($0["scheduled_ns"]!)" }.sorted()
+        }
+        #expect(messagesTwo.count == 120 && timetable(messagesOne) == timetable(messagesTwo))
+        #expect(messagesTwo.allSatisfy { $0["delivered"] == "2" && $0["complete"] == "1" })
+    }
+
+    /// A relay process killed mid-run: the members of its rooms lose what was sent from then on, every other room is
+    /// measured whole, and the run fails naming the process.
+    @Test func aRelayProcessThatDiesLosesItsRoomsMessagesAndFailsTheRun() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "chat", "--clients", "12", "--rooms", "4", "--server-procs", "2", "--count", "300", "--rate", "100/s",
+            "--report-every", "100ms", "--quiet", "--out", out,
+        ])
+        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        let relay = try #require(serverProcess(1, of: process.processIdentifier))
+        kill(relay, SIGKILL)
+        let result = try BenchProcess.finish(process, timeout: 60)
+        #expect(result.exitCode == 3, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try settings(folder)
+        #expect(run["status"] == "failed")
+        #expect(run["status_reason"]?.contains("server process 1 (pid \(relay)) was killed by signal 9") == true, "\(run)")
+        #expect(run["status_reason"]?.contains("its rooms' 6 members' messages from then on are lost") == true, "\(run)")
+        let samples = try csvRows(folder + "/samples.csv")
+        let lost = Set(samples.filter { $0["lost"] == "1" }.flatMap { [$0["sender"]!, $0["client"]!] })
+        let whole = Set(try rooms(folder).values)
+        #expect(!lost.isEmpty && whole.filter { !$0.isDisjoint(with: lost) }.allSatisfy { $0.isSubset(of: lost) },
+            "the lost are whole rooms")
+        #expect(whole.filter { $0.isDisjoint(with: lost) }.count == 2, "the other process's two rooms lost nothing")
+        #expect(run["messages_lost"] == "\(samples.filter { $0["lost"] == "1" }.count)")
+    }
+
+    /// Ctrl-C reaches the run's process alone; it ends its measurement as one process would, then stops each relay
+    /// process, which tells what it did.
+    @Test func anInterruptedChatStopsEveryRelayProcessGently() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "chat", "--clients", "6", "--rooms", "2", "--server-procs", "2", "--count", "2000", "--rate", "50/s",
+            "--report-every", "100ms", "--quiet", "--out", out,
+        ])
+        try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
+        kill(process.processIdentifier, SIGINT)
+        let result = try BenchProcess.finish(process, timeout: 60)
+        #expect(result.exitCode == 130, "\(result.standardError)")
+        let run = try settings(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(run["status"] == "interrupted" && run["status_reason"]?.contains("server process") == false, "\(run)")
+        #expect(run["server_process_cpu_pct"]?.split(separator: " ").allSatisfy { Double($0) != nil } == true, "\(run)")
+    }
+
+    /// More members than one process's descriptors hold: the relay splits into processes by itself, each holding
+    /// whole rooms, and the members into client processes; a room too large for any process is said before any load.
+    @Test func moreMembersThanOneRelaysDescriptorsTakeSeveralRelayProcessesByThemselves() throws {
+        let out = temporaryFolderPath()
+        // A limit of 300: 300 members (100 rooms of 3) and the 64 kept in reserve do not fit one relay process.
+        let process = try BenchProcess.start(
+            ["chat", "--clients", "300", "--rooms", "100", "--count", "2", "--rate", "10/s", "--out", out], descriptorLimit: 300)
+        let result = try BenchProcess.finish(process, timeout: 120)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("the server runs in 2 processes (--server-procs)"), "\(result.standardError)")
+        let folder = try #require(contents(of: out)?.first).map { out + "/" + $0 }!
+        let run = try settings(folder)
+        #expect(run["server_processes"] == "2" && run["messages_measured"] == "1200" && run["messages_lost"] == "0", "\(run)")
+        // Two rooms of 250: neither fits a process of 300 descriptors (250, its listener and 64 in reserve).
+        let tooLarge = try BenchProcess.start(
+            ["chat", "--clients", "500", "--rooms", "2", "--count", "2", "--out", temporaryFolderPath()], descriptorLimit: 300)
+        let refused = try BenchProcess.finish(tooLarge, timeout: 120)
+        #expect(refused.exitCode == 3, "\(refused.standardError)")
+        #expect(refused.standardError.contains("the 250 members of its rooms need 315 file descriptors"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("give more --server-procs or more --rooms"), "\(refused.standardError)")
     }
 
     /// `bench fanout` of 4 clients on 2 server processes, `messages` broadcasts every 10 ms, once sending began (its

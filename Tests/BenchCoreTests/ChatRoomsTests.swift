@@ -81,6 +81,43 @@ import Testing
         #expect(columns.column(sender: -1, member: 0) == nil && columns.column(sender: 0, member: 30) == nil)
     }
 
+    /// `--server-procs` with chat: every room on one relay process, the largest first to the emptiest, so that no
+    /// process hosts more than another by more than the largest room; derived here by hand for a small case.
+    @Test(arguments: [(40, ChatRoomPlan.Sizes.uniform, 7, 3), (1_000, .zipf(1.1), 60, 4), (30, .uniform, 5, 8)])
+    func relayProcessesHostWholeRoomsAndShareTheMembers(clients: Int, sizes: ChatRoomPlan.Sizes, rooms: Int, relays: Int) {
+        let dealt = ChatRooms(clients: clients, plan: ChatRoomPlan(rooms: rooms, sizes: sizes), seed: 3)
+        let relayOfRoom = dealt.relayOfRoom(relays: relays)
+        #expect(relayOfRoom.count == rooms && relayOfRoom.allSatisfy { (0..<Int32(relays)).contains($0) })
+        let roomSizes = (0..<rooms).map(dealt.size(ofRoom:))
+        let members = ChatRooms.members(sizes: roomSizes, relays: relays)
+        #expect(members.reduce(0, +) == clients)
+        for relay in 0..<relays {
+            #expect(members[relay] == (0..<rooms).filter { relayOfRoom[$0] == relay }.reduce(0) { $0 + roomSizes[$1] })
+        }
+        let used = members.filter { $0 > 0 }
+        #expect(used.count == min(rooms, relays), "a process for each room while there are rooms")
+        #expect(used.max()! - used.min()! <= roomSizes.max()!)
+        #expect(dealt.relayOfRoom(relays: relays) == relayOfRoom, "every process places them alike")
+    }
+
+    @Test func roomsOf5_4_3_3_3AreSharedAsByHand() {
+        // Largest first, each to the emptiest (the lower number of a tie): 5→0, 4→1, 3→1 (4 < 5), 3→0 (5 < 7), 3→1 (7 < 8).
+        #expect(ChatRooms.relayOfRoom(sizes: [3, 5, 3, 4, 3], relays: 2) == [1, 0, 0, 1, 1])
+        #expect(ChatRooms.members(sizes: [3, 5, 3, 4, 3], relays: 2) == [8, 10])
+    }
+
+    /// The fewest processes whose members all fit, or none when a room alone does not.
+    @Test func theRelaysNeededAreTheFewestThatHoldEveryRoom() {
+        #expect(ChatRooms.relaysNeeded(sizes: [10, 10, 10], capacity: 30, most: 64) == 1)
+        #expect(ChatRooms.relaysNeeded(sizes: [10, 10, 10], capacity: 29, most: 64) == 2)
+        // Three rooms of 20 in two processes are 40 and 20: with a capacity of 39, no two processes hold them whole.
+        #expect(ChatRooms.relaysNeeded(sizes: [20, 20, 20], capacity: 40, most: 64) == 2)
+        #expect(ChatRooms.relaysNeeded(sizes: [20, 20, 20], capacity: 39, most: 64) == 3)
+        #expect(ChatRooms.relaysNeeded(sizes: [21, 20, 20], capacity: 40, most: 64) == 2)
+        #expect(ChatRooms.relaysNeeded(sizes: [41, 2], capacity: 40, most: 64) == nil, "a room larger than a process")
+        #expect(ChatRooms.relaysNeeded(sizes: [10, 10, 10], capacity: 10, most: 2) == nil, "more than the most")
+    }
+
     @Test func thePortableExponentialAgreesWithTheLibrary() {
         for x in stride(from: -40.0, through: 40.0, by: 0.37) {
             let expected = Foundation.exp(x)

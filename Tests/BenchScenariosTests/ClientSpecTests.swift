@@ -70,6 +70,14 @@ import Testing
             spec.link = ClientSpec.LinkDeal(mix: try! LinkMix(parsing: "lte:70%,none:30%"), seed: 0x0102_0304_0506_0708, clients: 70_000)
             return spec
         }(),
+        // The chat relay in processes of its own (`--server-procs`): each one's port, in order.
+        {
+            var spec = ClientSpec(
+                transport: .tcp, target: Self.target("tcp://127.0.0.1:4000"),
+                chat: ClientSpec.ChatDeal(plan: ChatRoomPlan(rooms: 9), seed: 7))
+            spec.relayPorts = [4000, 65_535, 1, 0x0102]
+            return spec
+        }(),
     ]
 
     @Test(arguments: specs)
@@ -86,7 +94,7 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([17, 0, 0], "unknown field 17"),
+        ([18, 0, 0], "unknown field 18"),
         ([15, 0, 1, 65], "the protocol description is not a name, a channel, connection parameters and text"),
         ([15, 0, 6, 103, 0, 0, 123, 0, 65], "the protocol's connection parameters are no JSON object"),
         ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
@@ -132,6 +140,11 @@ import Testing
             ([1, 0, 1, 0, 12, 0, 8, 0, 0, 0, 0, 0, 0, 3, 231], "a connect interval under 1µs"),
             ([1, 0, 1, 0, 16, 0, 12] + [UInt8](repeating: 0, count: 12), "the link is not a seed, a count of clients and text"),
             ([1, 0, 1, 0, 16, 0, 15] + [UInt8](repeating: 0, count: 12) + Array("5g:".utf8), "the link does not read"),
+            ([1, 0, 1, 0, 17, 0, 0], "the relays' ports are not 1 to 64 ports"),
+            ([1, 0, 1, 0, 17, 0, 3, 1, 2, 3], "the relays' ports are not 1 to 64 ports"),
+            ([1, 0, 1, 0, 17, 0, 130] + [UInt8](repeating: 1, count: 130), "the relays' ports are not 1 to 64 ports"),
+            ([1, 0, 1, 0, 17, 0, 4, 1, 2, 0, 0], "a relay at port 0"),
+            ([1, 0, 1, 0, 17, 0, 2, 1, 2], "relays' ports without chat rooms"),
         ]
     }()
 

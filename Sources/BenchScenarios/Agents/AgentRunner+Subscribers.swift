@@ -112,7 +112,17 @@ struct ClientGroupShare: Sendable {
         self.kind = TargetRunner.speech(of: settings, configuration)
         self.kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         _ = DescriptorLimit.raiseToHardLimit()
-        (link, routes) = try AgentRunner.link(spec.link, to: address, ids: ids)
+        if spec.relayPorts.isEmpty {
+            (link, routes) = try AgentRunner.link(spec.link, to: address, ids: ids)
+        } else {
+            // The chat relay's processes, all at the target's host (the spec has no link then).
+            let relays = spec.relayPorts.compactMap { SocketAddress(resolving: target.host, port: $0) }
+            guard let plan = configuration.chatRooms, relays.count == spec.relayPorts.count else {
+                throw .invalidHost(target.host)
+            }
+            link = nil
+            routes = ClientRoutes(relays: relays, plan: plan, clients: configuration.clients, seed: configuration.seed)
+        }
     }
 
     /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.

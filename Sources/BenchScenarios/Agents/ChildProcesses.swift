@@ -8,12 +8,13 @@ public enum ChildProcesses {
     /// a client), else as many as split the clients within the descriptor limit.
     ///
     /// A target's clients take one descriptor each (the children hold them all), as do the built-in chat relay's.
-    /// Behind a link (`--link`), each client's two ends of it take two more, where the client is.
-    public static func needed(for configuration: RunConfiguration) -> Int {
+    /// Behind a link (`--link`), each client's two ends of it take two more, where the client is. With
+    /// `serverElsewhere` (a chat relay in processes of its own), this process holds its clients' ends alone.
+    public static func needed(for configuration: RunConfiguration, serverElsewhere: Bool = false) -> Int {
         let limit = DescriptorLimit.raiseToHardLimit()
         let room = limit - RunError.reservedDescriptors
         let linked = configuration.link == nil ? 0 : 2 * configuration.clients
-        let needed = linked + (configuration.target == nil
+        let needed = linked + (configuration.target == nil && !serverElsewhere
             ? 2 * configuration.clients : configuration.clients + 1 + 2 * configuration.clientThreads)
         guard needed > room else { return 0 }
         let perChild = max(1, (room - 1) / (configuration.link == nil ? 1 : 3))

@@ -25,6 +25,7 @@ extension ClientSpec {
         var identityChunks: [[UInt8]] = []
         var description: ProtocolDescription?
         var link: LinkDeal?
+        var relayPorts: [UInt16] = []
         var offset = 0
         while offset < bytes.count {
             guard offset + 3 <= bytes.count else { throw SpecError("a field's head is cut off at byte \(offset)") }
@@ -120,6 +121,13 @@ extension ClientSpec {
                 } catch {
                     throw SpecError("the link does not read: \(error.reason)")
                 }
+            case .relayPorts:
+                guard value.count % 2 == 0, (1...ServerShards.most).contains(value.count / 2) else {
+                    throw SpecError("the relays' ports are not 1 to \(ServerShards.most) ports")
+                }
+                let field = Array(value)
+                relayPorts = stride(from: 0, to: field.count, by: 2).map { UInt16(field[$0]) << 8 | UInt16(field[$0 + 1]) }
+                guard !relayPorts.contains(0) else { throw SpecError("a relay at port 0") }
             case .headers:
                 // Cut as bytes at each CR LF (one Character to String); a lone CR or LF stays in its line, refused.
                 let bytes = Array(value)
@@ -181,9 +189,13 @@ extension ClientSpec {
         }
         if target?.scheme.defaultWebSocketPath != nil { settings?.webSocketPath = path }  // the path in use, always sent
         guard chat == nil || settings != nil else { throw SpecError("chat rooms without a target") }
+        guard relayPorts.isEmpty || chat != nil && link == nil else {
+            throw SpecError("relays' ports without chat rooms, or with a link")
+        }
         self.init(
             transport: transport, webSocketPath: path, tlsTrust: trust, target: settings, chat: chat,
             connectInterval: connectInterval)
         self.link = link
+        self.relayPorts = relayPorts
     }
 }

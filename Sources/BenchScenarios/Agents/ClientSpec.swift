@@ -30,6 +30,10 @@ public struct ClientSpec: Equatable, Sendable {
     /// `--link` with `--client-procs`: the link (or mix) each child puts its clients behind, and what deals a mix, so
     /// that every process deals the same groups as the measuring side.
     public var link: LinkDeal?
+    /// A chat run whose relay is in several processes (`--server-procs`): the port each listens on, at the target's
+    /// host, in order; a member connects to the one its room is on (``ChatRooms/relayOfRoom(relays:)``). Empty: the
+    /// target's port alone.
+    public var relayPorts: [UInt16] = []
 
     /// A run's links as the processes that hold its clients are told them: the mix, the seed and the run's clients.
     public struct LinkDeal: Equatable, Sendable {
@@ -85,6 +89,8 @@ public struct ClientSpec: Equatable, Sendable {
         case protocolDescription = 15
         /// `--link`: the seed (8 bytes), the run's clients (4 bytes, both big-endian), then the link's text.
         case link = 16
+        /// A chat relay's processes: their ports, 2 bytes each, big-endian.
+        case relayPorts = 17
     }
 
     /// The frame, length field included.
@@ -133,6 +139,7 @@ public struct ClientSpec: Equatable, Sendable {
             let clients: [UInt8] = withUnsafeBytes(of: UInt32(link.clients).bigEndian, Array.init)
             field(.link, seed + clients + Array(link.mix.text.utf8))
         }
+        if !relayPorts.isEmpty { field(.relayPorts, relayPorts.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }) }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }

@@ -11,6 +11,9 @@ extension ChatRelay {
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         try ScenarioRunner.checkCPUs(configuration)
+        if !configuration.serverShards.isEmpty {
+            return try measureAcrossProcesses(configuration, control: control, stream: stream)
+        }
         // The relay's end of every member and, unless children or agents hold them, the member's own (and behind a
         // link, the link's two ends of it).
         let limit = DescriptorLimit.raiseToHardLimit()
@@ -24,20 +27,9 @@ extension ChatRelay {
             cpu: configuration.serverCPU, engine: configuration.ioEngine, clients: configuration.clients,
             maximumMessageSize: max(64 << 10, 4 * configuration.payload),
             maximumQueuedBytes: configuration.maximumQueuedBytes)
-        let url: TargetURL
-        do throws(TargetURL.Invalid) {
-            url = try TargetURL("tcp://\(relay.address)")
-        } catch {
-            throw .setupFailed("the chat relay's address \(relay.address) is no target: \(error.reason)")
-        }
-        var settings = TargetSettings(url)
-        settings.framing = framing
-        settings.subscribeText = joinText
-        var relayed = configuration
-        relayed.role = .target(settings, agentToken: configuration.agentToken)
         try relay.start()
         let result = Result { () throws(RunError) in
-            try TargetRunner.run(relayed, settings: settings, control: control, stream: stream) { [relay] in
+            try measureMembers(configuration, at: relay.address, control: control, stream: stream) { [relay] in
                 let joined = relay.joined.load(ordering: .acquiring)
                 return joined >= configuration.clients ? nil : "the relay had \(joined) of them in their rooms"
             }
@@ -45,16 +37,64 @@ extension ChatRelay {
         let counts = relay.finish()
         var recording = try result.get()
         recording.merge(relayCounts: counts, configuration: configuration)
-        if let refusal = counts.uringRefusal {
-            recording.record(ConnectionEvent(side: .server, client: nil, time: MonotonicClock.now(), reason: refusal))
-        }
-        if counts.dropped > 0 {
-            recording.record(ConnectionEvent(
-                side: .server, client: nil, time: MonotonicClock.now(),
-                reason: "the chat relay dropped \(counts.dropped) of \(counts.dropped + counts.relayed) messages to "
-                    + "members whose write queue was full (--max-queue): they are lost"))
-        }
+        for event in counts.events(at: MonotonicClock.now()) { recording.record(event) }
         return recording
+    }
+
+    /// `--server-procs`: the relay in the processes of `configuration.serverShards`, each hosting whole rooms
+    /// (``ServerShards/serveChatRooms(_:place:channel:control:)``); the members connect to the one of their room and are measured here, in
+    /// one ledger, as they would be with one relay. A relay process that does not end with its summary fails the run,
+    /// saying which; its members' messages were lost as their connections closed.
+    private static func measureAcrossProcesses(
+        _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
+    ) throws(RunError) -> RunRecording {
+        let processes = try ChatRelayProcesses(configuration.serverShards)
+        let began = MonotonicClock.now()
+        let ports: [UInt16]
+        do {
+            ports = try processes.ports(by: began.addingClamped(configuration.setupBudget), control: control)
+        } catch {
+            _ = processes.finish(grace: ShardedRun.hangGrace)
+            throw error
+        }
+        var relayed = configuration
+        relayed.chatRelays = ports.compactMap { SocketAddress(host: configuration.host, port: $0) }
+        guard relayed.chatRelays.count == ports.count else {
+            _ = processes.finish(grace: ShardedRun.hangGrace)
+            throw .invalidHost(configuration.host)
+        }
+        let result = Result { () throws(RunError) in
+            try measureMembers(relayed, at: relayed.chatRelays[0], control: control, stream: stream) {
+                processes.stillWaiting(for: configuration.clients)
+            }
+        }
+        let ended = processes.finish(grace: ShardedRun.hangGrace)
+        var recording = try result.get()
+        let sizes = ChatRooms(clients: configuration.clients, plan: configuration.chatRooms!, seed: configuration.seed)
+        let members = ChatRooms.members(sizes: (0..<sizes.rooms).map(sizes.size(ofRoom:)), relays: ended.count)
+        recording.merge(relays: ended, members: members, at: relayed.chatRelays, configuration: configuration)
+        return recording
+    }
+
+    /// Measures the members of `configuration`'s rooms as a `tcp://` target's clients, with line framing and
+    /// `join {room}`, at `address` (or each at its room's relay process, ``RunConfiguration/chatRelays``);
+    /// `serverWait` says what the relays still wait for before the run may send.
+    private static func measureMembers(
+        _ configuration: RunConfiguration, at address: SocketAddress, control: RunControl, stream: SettledQueue?,
+        serverWait: @escaping TargetRunner.ServerWait
+    ) throws(RunError) -> RunRecording {
+        let url: TargetURL
+        do throws(TargetURL.Invalid) {
+            url = try TargetURL("tcp://\(address)")
+        } catch {
+            throw .setupFailed("the chat relay's address \(address) is no target: \(error.reason)")
+        }
+        var settings = TargetSettings(url)
+        settings.framing = framing
+        settings.subscribeText = joinText
+        var relayed = configuration
+        relayed.role = .target(settings, agentToken: configuration.agentToken)
+        return try TargetRunner.run(relayed, settings: settings, control: control, stream: stream, serverWait: serverWait)
     }
 
     /// Where the relay listens: the run's port, or with agents the one after `--listen`'s (0: any).

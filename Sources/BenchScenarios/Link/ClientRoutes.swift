@@ -1,8 +1,9 @@
 import BenchCore
 import BenchNet
 
-/// Where each client of this process connects: the server itself, or the entrance of its link group (`--link`), the
-/// group ``LinkMix/deal(clients:seed:)`` gave it.
+/// Where each client of this process connects: the server itself, the entrance of its link group (`--link`), the
+/// group ``LinkMix/deal(clients:seed:)`` gave it, or in a chat run whose relay is in several processes
+/// (`--server-procs`), the relay process hosting its room.
 struct ClientRoutes: Sendable {
     /// The server's address (what a message about a failed connect names when there is no link).
     let server: SocketAddress
@@ -18,6 +19,15 @@ struct ClientRoutes: Sendable {
     init(server: SocketAddress, link: LinkEmulator, mix: LinkMix, clients: Int, seed: UInt64) {
         (self.server, entrances) = (server, link.entrances)
         groupOfClient = mix.isMix ? mix.deal(clients: clients, seed: seed) : []
+    }
+
+    /// Every member of a chat run of `clients` dealt into `plan`'s rooms by `seed` to the one of `relays` that hosts
+    /// its room (``ChatRooms/relayOfRoom(relays:)``); `relays` is not empty, and at most 256.
+    init(relays: [SocketAddress], plan: ChatRoomPlan, clients: Int, seed: UInt64) {
+        let rooms = ChatRooms(clients: clients, plan: plan, seed: seed)
+        let relayOfRoom = rooms.relayOfRoom(relays: relays.count)
+        (server, entrances) = (relays[0], relays)
+        groupOfClient = rooms.roomOfClient.map { UInt8(relayOfRoom[Int($0)]) }
     }
 
     /// Where client `client` (its number in the run) connects.

@@ -65,6 +65,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// clients (``ScenarioRunner/split(_:into:)``) and streaming what it settled on its channel (``ShardFrame``); this
     /// process merges them into the run (``ShardedRun``). Empty: the server runs here. The caller closes them after.
     public var serverShards: [ChildChannel] = []
+    /// A chat run's relay processes (`--server-procs`, ``serverShards``), where each listens, once it said so: a
+    /// member connects to the one hosting its room (``ChatRooms/relayOfRoom(relays:)``). Empty: one relay, here.
+    var chatRelays: [SocketAddress] = []
     /// How long all clients may take to connect and say hello before the run fails, once the last one's connect is
     /// due (``setupBudget``).
     public var setupTimeout: UInt64

@@ -44,7 +44,7 @@ public enum ScenarioRunner {
         guard stream != nil || configuration.duration == nil else {
             throw .invalidConfiguration(ConfigurationError(option: "duration", reason: "a --duration run streams its results"))
         }
-        if !configuration.serverShards.isEmpty {
+        if !configuration.serverShards.isEmpty && configuration.scenario != .chat {  // a chat relay's: ChatRelay.measure
             guard let stream else {
                 throw .invalidConfiguration(ConfigurationError(option: "server-procs", reason: "a run of server processes streams its results"))
             }

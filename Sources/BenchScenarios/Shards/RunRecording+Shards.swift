@@ -3,9 +3,9 @@ import BenchNet
 
 /// One server process of a run with `--server-procs`: what run.csv and the summary say of it.
 public struct ServerShardRecord: Sendable, Equatable {
-    /// Its process id, and its clients by the run's ids.
+    /// Its process id, and how many clients it served (a chat relay's: its rooms' members).
     public let processID: Int
-    public let clients: Range<Int>
+    public let clients: Int
     /// Its measuring thread's CPU time over its sending time, in percent; nil before it reported.
     public var measuringPercent: Double?
     /// Why it did not end as it should (it died, or could not run); nil when it did.
@@ -90,6 +90,33 @@ extension RunRecording {
         }
         if duration > 0, index < serverShards.count {
             serverShards[index].measuringPercent = min(100, 100 * Double(summary.measuringThreadCPU) / Double(duration))
+        }
+    }
+
+    /// A chat run's relay processes as they ended (``ChatRelayProcesses``), hosting `members` each at `addresses`:
+    /// each one's counts and events added, its relay thread's share of its time in run.csv; one that did not end with
+    /// its summary fails the run, saying which (its members' messages were lost as their connections closed).
+    mutating func merge(
+        relays: [ChatRelayProcesses.Relay], members: [Int], at addresses: [SocketAddress], configuration: RunConfiguration
+    ) {
+        self.configuration = configuration
+        serverAddress = addresses.map(\.description).joined(separator: " ")
+        serverShards = zip(relays, members).map { ServerShardRecord(processID: $0.channel.processID, clients: $1) }
+        for (index, relay) in relays.enumerated() {
+            guard let summary = relay.summary else {
+                shardFailed(index, reason: "(pid \(relay.channel.processID)) \(relay.failure ?? "ended") during the run: "
+                    + "its rooms' \(members[index]) members' messages from then on are lost")
+                continue
+            }
+            server.peakQueuedBytes = max(server.peakQueuedBytes, summary.server.peakQueuedBytes)
+            server.cpus.formUnion(summary.server.cpus)
+            server.allowedCPUs.formUnion(summary.server.allowedCPUs)
+            server.relayCPUTime += summary.server.relayCPUTime
+            for event in summary.events { record(event) }
+            let duration = summary.endNanoseconds - min(summary.startNanoseconds, summary.endNanoseconds)
+            if duration > 0 {
+                serverShards[index].measuringPercent = min(100, 100 * Double(summary.measuringThreadCPU) / Double(duration))
+            }
         }
     }
 

@@ -1,8 +1,9 @@
 import BenchCore
 import BenchNet
 
-/// `--server-procs`: the built-in server in several processes, each serving a consecutive share of the clients, so
-/// that a run holds more connections than one process's descriptors allow and its server uses more than one core.
+/// `--server-procs`: the built-in server in several processes, so that a run holds more connections than one process's
+/// descriptors allow and its server uses more than one core. A fanout or roundtrip server process serves a consecutive
+/// share of the clients; a chat relay process hosts whole rooms (``ChatRooms/relayOfRoom(relays:)``).
 public enum ServerShards {
     /// The most server processes a run takes.
     public static let most = 64
@@ -13,7 +14,6 @@ public enum ServerShards {
     /// Why a run of `configuration` cannot put its server in several processes; nil when it can.
     public static func refusal(of configuration: RunConfiguration) -> String? {
         if configuration.target != nil { return "it runs the built-in server, and a --target run has none" }
-        if configuration.scenario == .chat { return "the chat relay runs in one process" }
         if configuration.agentToken != nil { return "bench serve's agents connect to one server" }
         if configuration.link != nil { return "--link's emulator sits between one server and its clients" }
         if configuration.serverThreads > 1 { return "each server process writes on one thread: give --server-threads 1" }
@@ -25,12 +25,29 @@ public enum ServerShards {
     }
 
     /// Server processes a run of `configuration` needs: 1 when one process's descriptors hold the server's end of every
-    /// client (or the run cannot be split), else as many as split them within the limit.
+    /// client (or the run cannot be split), else as many as split them within the limit (a chat run's: as many as hold
+    /// its rooms whole, or when none do, as many as its clients would take, and a relay process says which room does
+    /// not fit).
     public static func needed(for configuration: RunConfiguration) -> Int {
         let limit = DescriptorLimit.raiseToHardLimit()
         guard configuration.clients + RunError.reservedDescriptors > limit, refusal(of: configuration) == nil else { return 1 }
         let perShard = max(1, limit - reservedPerShard)
-        return min(most, (configuration.clients + perShard - 1) / perShard)
+        let byClients = min(most, (configuration.clients + perShard - 1) / perShard)
+        guard configuration.scenario == .chat, let plan = configuration.chatRooms else { return byClients }
+        let sizes = ChatRooms.sizes(clients: configuration.clients, plan: plan)
+        return ChatRooms.relaysNeeded(sizes: sizes, capacity: relayCapacity(limit: limit), most: most)
+            ?? min(byClients, plan.rooms)
+    }
+
+    /// The members a chat relay process holds under `limit` descriptors: one each, besides its listener and those kept
+    /// for other things.
+    static func relayCapacity(limit: Int) -> Int { limit - 1 - RunError.reservedDescriptors }
+
+    /// Why `count` processes cannot host a chat run of `configuration`'s rooms whole; nil when they can (or the run is
+    /// no chat).
+    public static func chatRefusal(of count: Int, _ configuration: RunConfiguration) -> String? {
+        guard configuration.scenario == .chat, let plan = configuration.chatRooms, count > plan.rooms else { return nil }
+        return "each chat relay process hosts whole rooms: at most --rooms (\(plan.rooms))"
     }
 
     /// The environment variable that makes a `bench` process server shard `index` of `count`, with the run's seed and

@@ -53,6 +53,16 @@ public final class ShardChannel: Sendable {
         }
     }
 
+    /// Whether the run's process closed its end for writing, or is gone (a chat relay process's stop: it is sent
+    /// nothing else, so anything read says the same).
+    public func isEndedByRunsProcess() -> Bool {
+        var byte: UInt8 = 0
+        let descriptor = descriptor
+        let result = try? Posix.nonBlockingCall("recv") { recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) }
+        if case .wouldBlock? = result { return false }
+        return true
+    }
+
     /// Sends what `queue` hands on until its end (``SettledMessage/Kind/end``), in frames of many entries: the
     /// writer of a shard's run. When a send fails (the run's process is gone), `failed` is called once and the rest is
     /// taken and dropped, so that the run never waits for room, and the failure is thrown at its end.

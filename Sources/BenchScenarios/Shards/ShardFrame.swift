@@ -8,7 +8,9 @@ import BenchCore
 /// A shard says `ready` once its clients are all connected and said hello, and is told `start` (the monotonic time
 /// sending begins, the same for every shard: one boot, one clock); then it streams its settled `entries` (each
 /// ``entrySize`` bytes) and, once its run ended, its `summary` (``ShardSummary``); a shard that could not run says
-/// why in `failure` instead. The run's process reads every frame as untrusted input: a kind it does not know, a body
+/// why in `failure` instead. A chat relay process (``ServerShards/serveChatRooms(_:place:channel:control:)``) says `ready` with
+/// the port it listens on (2 bytes, little-endian), then how many members `joined`, and its `summary` once stopped.
+/// The run's process reads every frame as untrusted input: a kind it does not know, a body
 /// past ``maximumBody`` or an entry that does not decode ends that shard as dead.
 public enum ShardFrame {
     public enum Kind: UInt8, Sendable {
@@ -17,6 +19,8 @@ public enum ShardFrame {
         case entries = 3
         case summary = 4
         case failure = 5
+        /// A chat relay process's members in their rooms, when it changed (8 bytes, little-endian).
+        case joined = 6
     }
 
     /// Kind and length.

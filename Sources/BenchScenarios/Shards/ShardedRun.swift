@@ -30,7 +30,7 @@ enum ShardedRun {
         let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.serverShards.count)
         var shards = configuration.serverShards.map { Shard(channel: $0) }
         var recording = RunRecording(configuration: configuration, window: 1)
-        recording.serverShards = zip(shards, shares).map { ServerShardRecord(processID: $0.channel.processID, clients: $1) }
+        recording.serverShards = zip(shards, shares).map { ServerShardRecord(processID: $0.channel.processID, clients: $1.count) }
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         recording.begin(serverAddress: "", kernelClock: kernelClock)
         let epoll: Epoll
@@ -193,8 +193,8 @@ enum ShardedRun {
                         if shard.summary == nil { shard.failure = shard.failure ?? "sent a summary that is none" }
                     case .failure:
                         shard.failure = "could not run: " + String(decoding: body.prefix(2_048), as: UTF8.self)
-                    case .start:
-                        shard.failure = shard.failure ?? "sent what only the run's process sends"
+                    case .start, .joined:
+                        shard.failure = shard.failure ?? "sent what no server process of this run sends"
                     }
                 }
             } catch {
@@ -217,7 +217,7 @@ enum ShardedRun {
 
     /// How a shard's process ended, once its channel closed: waited for a moment, as its exit may come just after
     /// (the process is left for its launcher to reap).
-    private static func howItEnded(_ processID: Int) -> String {
+    static func howItEnded(_ processID: Int) -> String {
         for _ in 0..<100 {
             if let status = Posix.peekExitStatus(of: pid_t(processID)) {
                 return status > 128 ? "was killed by signal \(status - 128)" : "exited with code \(status)"

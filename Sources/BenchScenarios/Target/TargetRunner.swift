@@ -56,6 +56,9 @@ enum TargetRunner {
         let local = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
         var link: LinkEmulator?
         var routes = ClientRoutes(server: address)
+        if let plan = configuration.chatRooms, !configuration.chatRelays.isEmpty {
+            routes = ClientRoutes(relays: configuration.chatRelays, plan: plan, clients: configuration.clients, seed: configuration.seed)
+        }
         if local, let mix = configuration.link {
             do {
                 link = try LinkEmulator(mix: mix, upstream: address, seed: configuration.seed)

@@ -52,6 +52,7 @@ extension ChildProcessChannels {
             chat: configuration.chatRooms.map { ClientSpec.ChatDeal(plan: $0, seed: configuration.seed) },
             connectInterval: configuration.connectInterval)
         spec.link = configuration.link.map { ClientSpec.LinkDeal(mix: $0, seed: configuration.seed, clients: configuration.clients) }
+        spec.relayPorts = configuration.chatRelays.map(\.port)
         return spec.encoded()
     }
 }
