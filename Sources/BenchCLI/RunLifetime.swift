@@ -39,6 +39,11 @@ enum RunLifetime {
         let processes = servers > 1 && !measuredAsTarget
             ? 0 : min(configuration.clients, options.clientProcesses
                 ?? ChildProcesses.needed(for: configuration, serverElsewhere: servers > 1))
+        // A chat relay's rooms that its processes cannot hold whole: said before anything starts or is written.
+        if servers > 1, let refusal = ServerShards.chatRelayRefusal(servers, configuration) {
+            Console.error("Error: \(refusal)\n")
+            return .failure(Failure())
+        }
         if processes > 0 && configuration.agentToken == nil {
             setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)  // the children's clients use the run's engine
         }
@@ -80,6 +85,8 @@ enum RunLifetime {
                 (configuration.clientGroupChannels, children) = try ChildProcessLauncher.startSubscribers(
                     processes, of: configuration, log: folder.path(of: ChildProcessLauncher.logName))
             } catch {
+                for shard in configuration.serverShards { Posix.close(shard.descriptor) }  // a chat relay's processes
+                shards?.reap()
                 folder.discard()
                 Console.error("Error: the client processes could not start: \(error)\n")
                 return .failure(Failure())

@@ -98,8 +98,10 @@ public enum SummaryTable {
             clients = "\(who) on CPU \(recording.clientThreads.cpus)\(threads)"
         }
         // A user's server runs wherever it runs: only the measuring clients' CPUs are known.
+        let processes = recording.serverShards.count > 1 ? " in \(recording.serverShards.count) processes" : ""
         let server = configuration.target == nil
-            ? "\(configuration.scenario == .chat ? "relay" : "server") ran on CPU \(recording.server.cpus)\(writers), " : ""
+            ? "\(configuration.scenario == .chat ? "relay" : "server")\(processes) ran on CPU \(recording.server.cpus)\(writers), "
+            : ""
         var line = server + "\(clients); \(stamps) timestamps" + (configuration.busyPoll ? "; busy polling" : "")
         if let link = configuration.link {
             line += link.isMix ? "; behind a mix of emulated links (\(link.summary))" : "; behind an emulated link (\(link.summary))"

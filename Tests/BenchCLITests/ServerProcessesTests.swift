@@ -173,11 +173,12 @@ import Testing
         return rooms
     }
 
+    /// `bench chat` of 12 members in 4 rooms, its summary printed; the run and its folder.
     private func chat(_ extra: [String], out: String) throws -> (BenchProcess, String) {
         let result = try BenchProcess.run(
-            ["chat", "--clients", "12", "--rooms", "4", "--count", "10", "--rate", "50/s", "--seed", "5", "--quiet", "--out", out]
+            ["chat", "--clients", "12", "--rooms", "4", "--count", "10", "--rate", "50/s", "--seed", "5", "--out", out]
                 + extra)
-        return (result, result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        return (result, out + "/" + (contents(of: out)?.first ?? "none"))
     }
 
     /// Two relay processes, each hosting whole rooms, measured in one ledger: the same rooms, the same messages on the
@@ -194,6 +195,8 @@ import Testing
         #expect(a["server_processes"] == "1" && b["server_processes"] == "2")
         #expect(b["server_address"]?.split(separator: " ").count == 2, "each process listens on its own port")
         #expect(b["server_process_cpu_pct"]?.split(separator: " ").count == 2)
+        #expect(two.standardOutput.contains("relay in 2 processes ran on CPU"), "\(two.standardOutput)")
+        #expect(one.standardOutput.contains("relay ran on CPU"), "\(one.standardOutput)")
         #expect(try rooms(oneFolder) == rooms(twoFolder) && Set(try rooms(twoFolder).values).count == 4)
         let (messagesOne, messagesTwo) = (try csvRows(oneFolder + "/messages.csv"), try csvRows(twoFolder + "/messages.csv"))
         func timetable(_ rows: [[String: String]]) -> [String] {
@@ -208,7 +211,7 @@ import Testing
     @Test func aRelayProcessThatDiesLosesItsRoomsMessagesAndFailsTheRun() throws {
         let out = temporaryFolderPath()
         let process = try BenchProcess.start([
-            "chat", "--clients", "12", "--rooms", "4", "--server-procs", "2", "--count", "300", "--rate", "100/s",
+            "chat", "--clients", "12", "--rooms", "4", "--server-procs", "2", "--count", "1000", "--rate", "100/s",
             "--report-every", "100ms", "--quiet", "--out", out,
         ])
         try #require(waitForLines(3, in: "samples.csv", under: out), "sending began")
@@ -260,13 +263,22 @@ import Testing
         let folder = try #require(contents(of: out)?.first).map { out + "/" + $0 }!
         let run = try settings(folder)
         #expect(run["server_processes"] == "2" && run["messages_measured"] == "1200" && run["messages_lost"] == "0", "\(run)")
-        // Two rooms of 250: neither fits a process of 300 descriptors (250, its listener and 64 in reserve).
-        let tooLarge = try BenchProcess.start(
-            ["chat", "--clients", "500", "--rooms", "2", "--count", "2", "--out", temporaryFolderPath()], descriptorLimit: 300)
-        let refused = try BenchProcess.finish(tooLarge, timeout: 120)
-        #expect(refused.exitCode == 3, "\(refused.standardError)")
-        #expect(refused.standardError.contains("the 250 members of its rooms need 315 file descriptors"), "\(refused.standardError)")
-        #expect(refused.standardError.contains("give more --server-procs or more --rooms"), "\(refused.standardError)")
+        // Two rooms of 250: neither fits a process of 300 descriptors (250, its listener and 64 in reserve); nor do
+        // 100 rooms of 3 in 2 processes of 100 descriptors.
+        for (arguments, limit, reason) in [
+            (["--clients", "500", "--rooms", "2"], 300, "room 0 has 250 members, and a relay process holds at most 235 "
+                + "members (RLIMIT_NOFILE's hard limit is 300): give more --rooms"),
+            (["--clients", "300", "--rooms", "100", "--server-procs", "2"], 200, "2 relay processes would hold up to 150 "
+                + "members each, and a relay process holds at most 135 members (RLIMIT_NOFILE's hard limit is 200): "
+                + "give more --server-procs"),
+        ] {
+            let refusedOut = temporaryFolderPath()
+            let tooLarge = try BenchProcess.start(["chat", "--count", "2", "--out", refusedOut] + arguments, descriptorLimit: limit)
+            let refused = try BenchProcess.finish(tooLarge, timeout: 120)
+            #expect(refused.exitCode == 3, "\(refused.standardError)")
+            #expect(refused.standardError.contains(reason), "\(refused.standardError)")
+            #expect(contents(of: refusedOut)?.isEmpty != false, "said before anything is written")
+        }
     }
 
     /// `bench fanout` of 4 clients on 2 server processes, `messages` broadcasts every 10 ms, once sending began (its

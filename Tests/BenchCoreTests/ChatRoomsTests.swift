@@ -82,7 +82,7 @@ import Testing
     }
 
     /// `--server-procs` with chat: every room on one relay process, the largest first to the emptiest, so that no
-    /// process hosts more than another by more than the largest room; derived here by hand for a small case.
+    /// process hosts more than another by more than the largest room.
     @Test(arguments: [(40, ChatRoomPlan.Sizes.uniform, 7, 3), (1_000, .zipf(1.1), 60, 4), (30, .uniform, 5, 8)])
     func relayProcessesHostWholeRoomsAndShareTheMembers(clients: Int, sizes: ChatRoomPlan.Sizes, rooms: Int, relays: Int) {
         let dealt = ChatRooms(clients: clients, plan: ChatRoomPlan(rooms: rooms, sizes: sizes), seed: 3)

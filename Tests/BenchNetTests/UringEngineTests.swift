@@ -198,4 +198,69 @@ import Testing
         #expect(recv(pair.server, &buffer, buffer.count, Int32(MSG_WAITALL)) == buffer.count)
         #expect(buffer == (0..<UInt32(5)).flatMap { frameBytes($0) })
     }
+
+    /// The staged bytes wait in the batch's one buffer: a connection's later bytes join its own while they are the
+    /// buffer's last, and otherwise the batch goes first, so that every peer reads its frames in order; no connection
+    /// queues anything of its own.
+    @Test(.enabled(if: available)) func aConnectionsBytesStayInOrderWhenOthersAreStagedBetween() throws {
+        let epoll = try Epoll()
+        let batch = try SendBatch<TCP>()
+        let pairs = [try LoopbackPair(), try LoopbackPair()]
+        defer { for pair in pairs { Posix.close(pair.server) } }
+        let connections = try pairs.enumerated().map { index, pair in
+            try Connection<TCP>(
+                descriptor: Descriptor(owning: pair.client, owner: "a test's socket"), token: UInt64(index + 1), epoll: epoll,
+                role: .client, settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 1 << 20, batch: batch)
+        }
+        defer { for connection in connections { connection.close() } }
+        for connection in connections { try connection.start() }
+        // 0, 1 and 2 from the first connection, the second's 10 between 0 and 1.
+        for (connection, sequence) in [(0, 0), (0, 1), (1, 10), (0, 2), (1, 11)] {
+            var bytes = frameBytes(UInt32(sequence))
+            #expect(try bytes.withUnsafeMutableBytes { try connections[connection].send($0) } == .written)
+            #expect(connections[connection].queuedByteCount == 0, "staged bytes are the batch's")
+        }
+        batch.flush()
+        #expect(batch.submissions == 2, "the first connection's third frame sent the batch first")
+        for (pair, sequences) in zip(pairs, [[0, 1, 2], [10, 11]]) {
+            try Posix.setNonBlocking(pair.server, false)
+            var buffer = [UInt8](repeating: 0, count: 64 * sequences.count)
+            #expect(recv(pair.server, &buffer, buffer.count, Int32(MSG_WAITALL)) == buffer.count)
+            #expect(buffer == sequences.flatMap { frameBytes(UInt32($0)) })
+        }
+    }
+
+    /// A socket that takes none of its staged bytes (its peer reads nothing): they move to the connection's queue,
+    /// which goes out once the socket is writable, after what was there, whole.
+    @Test(.enabled(if: available)) func stagedBytesTheSocketDidNotTakeAreQueuedAndGoOutLater() throws {
+        let pair = try LoopbackPair()
+        defer { Posix.close(pair.server) }
+        let epoll = try Epoll()
+        let batch = try SendBatch<TCP>()
+        let connection = try Connection<TCP>(
+            descriptor: Descriptor(owning: pair.client, owner: "a test's socket"), token: 5, epoll: epoll, role: .client,
+            settings: TransportSettings(maximumFrameSize: 256), maximumQueuedBytes: 1 << 20, batch: batch)
+        defer { connection.close() }
+        try connection.start()
+        // Fill the socket as a peer that does not read leaves it.
+        let filler = [UInt8](repeating: 0xAB, count: 4_096)
+        var filled = 0
+        while true {
+            let sent = filler.withUnsafeBytes { send(pair.client, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard sent > 0 else { break }
+            filled += sent
+        }
+        var bytes = frameBytes(7)
+        #expect(try bytes.withUnsafeMutableBytes { try connection.send($0) } == .written)
+        batch.flush()
+        #expect(connection.queuedByteCount == 64, "what the socket did not take waits in the queue")
+        try Posix.setNonBlocking(pair.server, false)
+        var drained = [UInt8](repeating: 0, count: filled)
+        #expect(recv(pair.server, &drained, filled, Int32(MSG_WAITALL)) == filled)
+        try connection.writeQueued()
+        #expect(connection.queuedByteCount == 0)
+        var frame = [UInt8](repeating: 0, count: 64)
+        #expect(recv(pair.server, &frame, 64, Int32(MSG_WAITALL)) == 64)
+        #expect(frame == frameBytes(7))
+    }
 }

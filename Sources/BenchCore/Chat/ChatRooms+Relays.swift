@@ -31,8 +31,9 @@ extension ChatRooms {
         return members
     }
 
-    /// The fewest relay processes (at most `most`) of which none hosts more than `capacity` members; nil when no
-    /// count does (a room alone is larger, or `most` processes are too few).
+    /// The fewest relay processes (at most `most`) that ``relayOfRoom(sizes:relays:)`` fills with no more than
+    /// `capacity` members each (a placement by hand may fit fewer); nil when no count does (a room alone is larger,
+    /// or `most` processes are too few).
     public static func relaysNeeded(sizes: [Int], capacity: Int, most: Int) -> Int? {
         let total = sizes.reduce(0, +)
         guard capacity >= 1, sizes.allSatisfy({ $0 <= capacity }) else { return nil }

@@ -4,12 +4,6 @@ import Glibc
 /// A connection under the io_uring engine: its reads arrive through the loop's ``UringReceiver`` and its writes wait
 /// in the loop's ``SendBatch`` (see `BenchNet/Uring/`).
 extension Connection {
-    /// With io_uring, the room a connection's queue has for its writes of one pass, set aside once: two of its largest
-    /// frames with a WebSocket header each (a broadcast's or an echo's and a heartbeat), at most 512 B; more submit
-    /// the batch first. Sized by the run's frames, not fixed: 512 B a connection was a sixth of io_uring's memory per
-    /// connection at 100,000 (`Benchmarks/connection-memory.sh`).
-    static func batchedQueueCapacity(frameSize: Int) -> Int { min(512, 2 * (frameSize + WebSocketFrameHeader.maximumSize)) }
-
     /// With io_uring, the room a connection's frame decoder sets aside once for a frame cut between two completions:
     /// the ring's provided buffers cut the stream routinely, where epoll's 64 KiB reads rarely do, and room made on
     /// the first cut would be made in the middle of the run. One of its largest frames, at most 256 B.
@@ -25,16 +19,18 @@ extension Connection {
         receiveSerial = receiver.arm(descriptor, token: token)
     }
 
-    /// What the socket took of the bytes ``SendBatch/flush()`` submitted for this connection (a negative errno when
-    /// it failed): the rest waits for epoll to say writable; a failure is thrown by the next send.
-    func settleBatchedSend(_ result: Int32) {
+    /// What the socket took of `bytes`, which ``SendBatch/flush()`` submitted for this connection (a negative errno
+    /// when it failed): the rest moves to its queue and waits for epoll to say writable; a failure is thrown by the
+    /// next send.
+    func settleBatchedSend(_ result: Int32, of bytes: UnsafeRawBufferPointer) {
         isStaged = false
         guard result >= 0 || result == -EAGAIN else {
             if writeFailure == nil { writeFailure = SystemError("send (io_uring)", errno: -result) }
             return
         }
-        if result > 0 { outbound.removeFirst(Int(result)) }
-        guard !outbound.isEmpty else { return }
+        let taken = max(0, min(Int(result), bytes.count))
+        guard taken < bytes.count else { return }
+        outbound.append(UnsafeRawBufferPointer(rebasing: bytes[taken...]))
         do {
             try watchWritable(true)
         } catch {

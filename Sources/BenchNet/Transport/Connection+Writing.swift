@@ -43,9 +43,16 @@ extension Connection {
         guard writeFailure == nil else { return false }
         let total = head.count + body.count
         bytesTaken += UInt64(total)
-        // A write that asks for a transmit stamp goes at once, after what this connection has in the batch; bytes that
-        // would grow the queue's storage go after the batch's (so a steady state allocates nothing).
-        if isStaged && (stampNextWrite || outbound.count + total > outbound.capacity) { batch?.flush() }
+        // Bytes join this connection's in the batch while those are the batch's last; otherwise the batch goes first
+        // (and what the socket did not take of it is queued), as does a write that asks for a transmit stamp.
+        if isStaged, let batch {
+            if !stampNextWrite && batch.extend(self, head, body) {
+                lastOutcome = .written
+                return true
+            }
+            batch.flush()
+            guard writeFailure == nil else { return false }
+        }
         guard outbound.isEmpty && state != .connecting else {
             // Frames were checked against the limit; the transport's own bytes (TLS records it must answer with)
             // were not: a peer that makes it answer without ever reading is cut off at twice the limit.
@@ -55,16 +62,14 @@ extension Connection {
             }
             outbound.append(head)
             outbound.append(body)
-            lastOutcome = isStaged ? .written : .queued  // staged bytes go out with the batch
+            lastOutcome = .queued
             return true
         }
         let stamped = stampNextWrite
-        if let batch, !stamped {  // io_uring: queued for the loop's next submission, with its other writes
-            if batch.isFull { batch.flush() }
-            outbound.append(head)
-            outbound.append(body)
+        // io_uring: staged for the loop's next submission, with its other writes (a write larger than the batch holds
+        // goes at once, below).
+        if let batch, !stamped, batch.stage(self, head, body) {
             isStaged = true
-            batch.stage(self)
             lastOutcome = .written
             return true
         }

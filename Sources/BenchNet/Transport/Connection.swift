@@ -63,7 +63,7 @@ public final class Connection<T: Transport> {
     let batch: SendBatch<T>?
     /// The serial of its armed receive (``UringReceiver/arm(_:token:)``), 0 before.
     var receiveSerial: UInt32 = 0
-    /// Its queued bytes wait in ``batch`` for the next submission.
+    /// Its bytes wait in ``batch`` for the next submission (its queue is empty meanwhile).
     var isStaged = false
     var stream: T.Stream
     var framing: T.Framing
@@ -124,7 +124,6 @@ public final class Connection<T: Transport> {
         self.sniffing = settings.acceptsPlainPeers && role == .server
         self.scratch = T.Framing.scratchSize > 0
             ? .allocate(byteCount: T.Framing.scratchSize, alignment: 8) : UnsafeMutableRawBufferPointer(start: nil, count: 0)
-        if batch != nil { outbound.reserve(Self.batchedQueueCapacity(frameSize: settings.maximumFrameSize)) }
         if !connecting { armReceive() }
     }
 
@@ -247,8 +246,7 @@ public final class Connection<T: Transport> {
     @inline(__always)
     public func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
         guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
-        // Bytes that only wait for the batch's submission are not a peer that does not read: they go first.
-        if isStaged && outbound.count + frame.count > maximumQueuedBytes { batch?.flush() }
+        // Bytes that only wait for the batch's submission are not in the queue: a peer that does not read is.
         guard outbound.isEmpty || outbound.count + frame.count <= maximumQueuedBytes else { return .dropped }
         let headSize = isPlain ? 0 : framing.head(for: frame, into: scratch)
         stampNextWrite = stamped

@@ -1,19 +1,26 @@
-/// io_uring for an event loop's writes: a connection's wire bytes wait in its queue, and the loop hands every waiting
-/// connection's bytes to the kernel in one submission (``flush()``) — a broadcast's writes, or the echoes of one pass
-/// of completions — instead of one `send` call each.
+/// io_uring for an event loop's writes: a connection's wire bytes wait in the batch's one buffer (not a reserve of
+/// each connection's), and the loop hands every waiting connection's bytes to the kernel in one submission
+/// (``flush()``) — a broadcast's writes, or the echoes of one pass of completions — instead of one `send` call each.
 ///
 /// The sends never wait for room (`MSG_DONTWAIT`): each completes in the `io_uring_enter` that submits it, with what
-/// the socket took, so the queue's bytes are not touched by the kernel after ``flush()`` returns. What a socket did not
-/// take stays queued and goes out when epoll says it is writable, as without io_uring. A connection is staged once per
-/// batch (later bytes join its queue), so its bytes go out in order. One thread uses it.
+/// the socket took, so the buffer's bytes are not touched by the kernel after ``flush()`` returns. What a socket did
+/// not take moves to its connection's queue and goes out when epoll says it is writable, as without io_uring. A
+/// connection is staged once per batch (later bytes join its own while they are the buffer's last, or the batch goes
+/// first), so its bytes go out in order. One thread uses it.
 public final class SendBatch<T: Transport> {
     /// The most connections in one submission; a fuller batch is submitted first.
     public static var capacity: Int { 256 }
+    /// The bytes one submission holds: two frames of 256 B for each connection it holds. Bytes that do not fit submit
+    /// the batch first; a write larger than all of it goes out at once instead.
+    public static var bufferSize: Int { 128 << 10 }
 
     let ring: IOUring
-    /// Connections with bytes to send, in the order they were staged. Unretained: a connection flushes the batch
-    /// before it closes (``Connection/close(code:)``), and its owner keeps it while it is open.
-    private var staged: [Unmanaged<Connection<T>>] = []
+    /// Connections with bytes to send, in the order they were staged, and where their bytes are in ``buffer``.
+    /// Unretained: a connection flushes the batch before it closes (``Connection/close(code:)``), and its owner keeps it
+    /// while it is open.
+    private var staged: [(connection: Unmanaged<Connection<T>>, offset: Int, count: Int)] = []
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var used = 0
     /// Submissions made and sends in them, over the batch's life.
     public private(set) var submissions = 0
     public private(set) var sends = 0
@@ -22,6 +29,11 @@ public final class SendBatch<T: Transport> {
     public init() throws(IOUringRefusal) {
         ring = try IOUring(entries: UInt32(Self.capacity), completions: UInt32(2 * Self.capacity))
         staged.reserveCapacity(Self.capacity)
+        buffer = .allocate(byteCount: Self.bufferSize, alignment: 8)
+    }
+
+    deinit {
+        buffer.deallocate()
     }
 
     /// Sets up an event loop's two rings, on the loop's thread: where its `connections` connections' reads of frames
@@ -35,23 +47,46 @@ public final class SendBatch<T: Transport> {
         }
     }
 
-    /// True when the next connection staged makes the batch submit first.
+    /// Stages `connection`'s bytes, `head` then `body`, for the next submission (the batch submits first when it is
+    /// full); false when they are larger than the whole buffer, and are to go out at once instead.
     @inline(__always)
-    var isFull: Bool { staged.count == Self.capacity }
-
-    /// `connection` has bytes queued for the next submission.
-    @inline(__always)
-    func stage(_ connection: Connection<T>) {
-        staged.append(Unmanaged.passUnretained(connection))
+    func stage(_ connection: Connection<T>, _ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
+        let count = head.count + body.count
+        guard count <= buffer.count else { return false }
+        if staged.count == Self.capacity || used + count > buffer.count { flush() }
+        copy(head, body)
+        staged.append((Unmanaged.passUnretained(connection), used - count, count))
+        return true
     }
 
-    /// Sends every staged connection's queued bytes in one submission, and settles what each socket took.
+    /// Adds `head` and `body` to `connection`'s staged bytes when those are the buffer's last and the rest fits;
+    /// false otherwise (the caller submits the batch first).
+    @inline(__always)
+    func extend(_ connection: Connection<T>, _ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
+        let count = head.count + body.count
+        guard let last = staged.last, last.connection.toOpaque() == Unmanaged.passUnretained(connection).toOpaque(),
+            used + count <= buffer.count
+        else { return false }
+        copy(head, body)
+        staged[staged.count - 1].count += count
+        return true
+    }
+
+    @inline(__always)
+    private func copy(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) {
+        if !head.isEmpty { (buffer.baseAddress! + used).copyMemory(from: head.baseAddress!, byteCount: head.count) }
+        used += head.count
+        if !body.isEmpty { (buffer.baseAddress! + used).copyMemory(from: body.baseAddress!, byteCount: body.count) }
+        used += body.count
+    }
+
+    /// Sends every staged connection's bytes in one submission, and settles what each socket took.
     public func flush() {
         guard !staged.isEmpty else { return }
         for index in staged.indices {
-            let queued = staged[index]._withUnsafeGuaranteedRef { connection in
-                connection.outbound.withWaitingBytes { ring.send(connection.descriptor, $0, userData: UInt64(index)) }
-            }
+            let entry = staged[index]
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[entry.offset..<entry.offset + entry.count])
+            let queued = entry.connection._withUnsafeGuaranteedRef { ring.send($0.descriptor, bytes, userData: UInt64(index)) }
             precondition(queued, "a batch holds at most its ring's submissions")
         }
         submissions += 1
@@ -63,17 +98,26 @@ public final class SendBatch<T: Transport> {
                 try ring.enter(wait: waits)
             } catch {
                 // Nothing more will complete: what is still staged did not go out.
-                for connection in staged where connection.takeUnretainedValue().isStaged {
-                    connection.takeUnretainedValue().settleBatchedSend(-error.errno)
+                for index in staged.indices where staged[index].connection.takeUnretainedValue().isStaged {
+                    settle(index, -error.errno)
                 }
                 break
             }
             while let completion = ring.nextCompletion() {
-                staged[Int(completion.userData)]._withUnsafeGuaranteedRef { $0.settleBatchedSend(completion.result) }
+                settle(Int(completion.userData), completion.result)
                 settled += 1
             }
             waits = true  // a send the kernel did not complete inline: its bytes must stay until it does
         }
         staged.removeAll(keepingCapacity: true)
+        used = 0
+    }
+
+    /// Tells staged connection `index` what its socket took of its bytes (`result`: a count, or a negative errno).
+    @inline(__always)
+    private func settle(_ index: Int, _ result: Int32) {
+        let entry = staged[index]
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[entry.offset..<entry.offset + entry.count])
+        entry.connection._withUnsafeGuaranteedRef { $0.settleBatchedSend(result, of: bytes) }
     }
 }

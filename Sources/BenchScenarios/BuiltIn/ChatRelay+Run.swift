@@ -19,7 +19,7 @@ extension ChatRelay {
         let limit = DescriptorLimit.raiseToHardLimit()
         let local = configuration.clientGroupChannels.isEmpty && configuration.agentToken == nil
         let perClient = local ? (configuration.link == nil ? 2 : 4) : 1
-        guard perClient * configuration.clients + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
+        guard perClient * configuration.clients + ServerShards.relayOverhead(configuration, inRunsProcess: true) <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
         let relay = try ChatRelay(
@@ -42,9 +42,10 @@ extension ChatRelay {
     }
 
     /// `--server-procs`: the relay in the processes of `configuration.serverShards`, each hosting whole rooms
-    /// (``ServerShards/serveChatRooms(_:place:channel:control:)``); the members connect to the one of their room and are measured here, in
-    /// one ledger, as they would be with one relay. A relay process that does not end with its summary fails the run,
-    /// saying which; its members' messages were lost as their connections closed.
+    /// (``ServerShards/serveChatRooms(_:place:channel:control:)``); the members connect to the one of their room and
+    /// are measured here, in one ledger, as they would be with one relay. A relay process that ends without its
+    /// summary fails the run (the setup at once), saying which; its members' messages were lost as their connections
+    /// closed.
     private static func measureAcrossProcesses(
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
@@ -65,13 +66,21 @@ extension ChatRelay {
         }
         let result = Result { () throws(RunError) in
             try measureMembers(relayed, at: relayed.chatRelays[0], control: control, stream: stream) {
-                processes.stillWaiting(for: configuration.clients)
+                processes.stillWaiting(for: configuration.clients, control: control)
             }
         }
+        // A relay process that ended during the setup is why the setup failed, whatever a member said first.
+        let failure = processes.failure
         let ended = processes.finish(grace: ShardedRun.hangGrace)
-        var recording = try result.get()
-        let sizes = ChatRooms(clients: configuration.clients, plan: configuration.chatRooms!, seed: configuration.seed)
-        let members = ChatRooms.members(sizes: (0..<sizes.rooms).map(sizes.size(ofRoom:)), relays: ended.count)
+        var recording: RunRecording
+        do {
+            recording = try result.get()
+        } catch {
+            guard case .setupFailed(let reason) = error, let failure, !reason.hasPrefix(failure) else { throw error }
+            throw .setupFailed("\(failure) (\(reason))")
+        }
+        let sizes = ChatRooms.sizes(clients: configuration.clients, plan: configuration.chatRooms!)
+        let members = ChatRooms.members(sizes: sizes, relays: ended.count)
         recording.merge(relays: ended, members: members, at: relayed.chatRelays, configuration: configuration)
         return recording
     }

@@ -8,7 +8,6 @@ extension ChatRelay {
 }
 
 extension ServerShards {
-
     /// Relay process `place` of a chat run of `configuration` (`--server-procs`): the built-in relay for the rooms
     /// placed on it (``ChatRooms/relayOfRoom(relays:)``), on a port of its own at the run's host. It says on `channel`
     /// where it listens (``ShardFrame/Kind/ready``), then how many members joined as that changes, until the run's
@@ -20,17 +19,12 @@ extension ServerShards {
         guard let plan = configuration.chatRooms, plan.refusal(clients: configuration.clients) == nil else {
             throw .setupFailed("a chat relay process of a run with no rooms")
         }
-        let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: place.seed)
-        let relayOfRoom = rooms.relayOfRoom(relays: place.count)
-        let mine = (0..<rooms.rooms).filter { relayOfRoom[$0] == place.index }
-        let members = mine.reduce(0) { $0 + rooms.size(ofRoom: $1) }
+        let sizes = ChatRooms.sizes(clients: configuration.clients, plan: plan)
+        let members = ChatRooms.members(sizes: sizes, relays: place.count)[place.index]
+        // The run's process checked the rooms against its own limit (``chatRelayRefusal(_:_:)``); this one's decides.
         let limit = DescriptorLimit.raiseToHardLimit()
         guard members <= relayCapacity(limit: limit) else {
-            let largest = mine.max { rooms.size(ofRoom: $0) < rooms.size(ofRoom: $1) } ?? 0
-            throw .setupFailed(
-                "the \(members) members of its rooms need \(members + limit - relayCapacity(limit: limit)) file "
-                    + "descriptors, but this process may open \(limit) (RLIMIT_NOFILE hard limit); its largest room, "
-                    + "room \(largest), has \(rooms.size(ofRoom: largest)): give more --server-procs or more --rooms")
+            throw .tooManyClients(requested: members, descriptorLimit: limit, perClient: 1)
         }
         let relay = try ChatRelay(
             host: configuration.host, port: 0, cpu: configuration.serverCPU, engine: configuration.ioEngine,
@@ -55,9 +49,10 @@ extension ServerShards {
         }
         let counts = relay.finish()
         var summary = ShardSummary()
+        if control.isStopRequested {  // a signal of its own, not the run's process's word: its members were cut off
+            (summary.status, summary.statusReason) = (.failed, "was stopped by a signal")
+        }
         (summary.startNanoseconds, summary.endNanoseconds) = (started, MonotonicClock.now())
-        summary.serverAddress = relay.address.description
-        summary.measuringThreadCPU = counts.cpuTime
         summary.server.peakQueuedBytes = counts.peakQueuedBytes
         summary.server.relayCPUTime = counts.cpuTime
         (summary.server.cpus, summary.server.allowedCPUs) = (counts.cpus, counts.allowedCPUs)

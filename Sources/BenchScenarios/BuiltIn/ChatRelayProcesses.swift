@@ -4,22 +4,16 @@ import Glibc
 import Synchronization
 
 /// The run's process's side of a chat relay in several processes (`--server-procs`): each relay process
-/// (``ServerShards/serveChatRooms(_:place:channel:control:)``) says where it listens and how many members joined, and at the end,
-/// once asked to stop, what it did. Every frame is read as untrusted input: one that does not decode ends that process
-/// as failed (and its process group is killed).
+/// (``ServerShards/serveChatRooms(_:place:channel:control:)``) says where it listens and how many members joined, and
+/// at the end, once told to stop, what it did (``ServerProcess``: every frame untrusted).
 final class ChatRelayProcesses: Sendable {
-    /// One relay process as the run's process sees it.
+    /// What a relay process's own frames said: its port, and its members that joined.
     struct Relay {
-        let channel: ChildChannel
-        var reader = ShardFrameReader()
         var port: UInt16?
         var joined = 0
-        var summary: ShardSummary?
-        var failure: String?
-        var closed = false
     }
 
-    private let relays: Mutex<[Relay]>
+    private let relays: Mutex<[ServerProcess<Relay>]>
 
     /// The relay processes at the other ends of `channels`, in their order (their places).
     init(_ channels: [ChildChannel]) throws(RunError) {
@@ -28,50 +22,65 @@ final class ChatRelayProcesses: Sendable {
         } catch {
             throw .system(error)
         }
-        relays = Mutex(channels.map { Relay(channel: $0) })
+        relays = Mutex(channels.map { ServerProcess(channel: $0, clients: 0, state: Relay()) })
     }
 
-    /// The port each relay process listens on, once every one said it (a relay that could not run, or none by
-    /// `deadline`, or Ctrl-C, fails the run's setup).
+    /// The port each relay process listens on, once every one said it (in moments: the run, even an interrupted one,
+    /// goes on from there). A relay that could not run, or ended, or none by `deadline` (or a second after Ctrl-C),
+    /// fails the run's setup.
     func ports(by deadline: UInt64, control: RunControl) throws(RunError) -> [UInt16] {
+        var deadline = deadline
         while true {
-            let (ports, failure) = relays.withLock { relays in
-                for index in relays.indices { Self.read(&relays[index]) }
-                let failed = relays.indices.first { relays[$0].port == nil && relays[$0].closed }
-                return (relays.compactMap(\.port), failed.map { "server process \($0) \(relays[$0].failure ?? "ended")" })
+            let ports = try relays.withLock { relays throws(RunError) in
+                try Self.readAll(&relays)
+                return relays.compactMap(\.state.port)
             }
-            if let failure { throw .setupFailed(failure) }
-            if ports.count == relays.withLock({ $0.count }) { return ports }
-            if control.isStopRequested { throw .setupFailed("the run was interrupted before its relay processes listened") }
+            let count = relays.withLock { $0.count }
+            if ports.count == count {
+                guard Set(ports).count == count else { throw .setupFailed("two relay processes said the same port") }
+                return ports
+            }
+            if control.isStopRequested { deadline = min(deadline, MonotonicClock.now().addingClamped(1_000_000_000)) }
             if MonotonicClock.now() > deadline {
-                throw .setupFailed("\(ports.count) of \(relays.withLock { $0.count }) relay processes listened within the setup time")
+                throw .setupFailed("\(ports.count) of \(count) relay processes listened within the setup time")
             }
             Posix.sleep(nanoseconds: ChatRelay.servingPoll)
         }
     }
 
-    /// What the relays still wait for before the run may send: nil once `clients` members joined their rooms.
-    func stillWaiting(for clients: Int) -> String? {
+    /// What the relays still wait for before the run may send: nil once `clients` members joined their rooms. A relay
+    /// process that ended fails the setup (`control`), naming it: its members can no longer join.
+    func stillWaiting(for clients: Int, control: RunControl) -> String? {
         let joined = relays.withLock { relays in
-            for index in relays.indices { Self.read(&relays[index]) }
-            return relays.reduce(0) { $0 + $1.joined }
+            do throws(RunError) {
+                try Self.readAll(&relays)
+            } catch {
+                control.failSetup(error.description)
+            }
+            return relays.reduce(0) { $0 + $1.state.joined }
         }
         return joined >= clients ? nil : "the relays had \(joined) of them in their rooms"
     }
 
-    /// Asks every relay process to stop (this end of its channel closed for writing) and waits for each one's summary
-    /// or end, at most `grace`; those still running then are killed. Returns every relay as it ended.
-    func finish(grace: UInt64) -> [Relay] {
+    /// Why the relay processes could not carry the run, when one did not: the first that ended without its summary.
+    var failure: String? { relays.withLock { Self.failure(of: $0) } }
+
+    private static func failure(of relays: [ServerProcess<Relay>]) -> String? {
+        guard let index = relays.indices.first(where: { relays[$0].closed && relays[$0].summary == nil }) else { return nil }
+        return "server process \(index) (pid \(relays[index].channel.processID)) \(relays[index].failure ?? "ended")"
+    }
+
+    /// Tells every relay process to stop (this end of its channel closed for writing) and waits for each one's
+    /// summary or end, at most `grace`; those still running then are killed. Returns every relay as it ended.
+    func finish(grace: UInt64) -> [ServerProcess<Relay>] {
         relays.withLock { relays in
             for relay in relays where !relay.closed { Posix.shutdownWriting(relay.channel.descriptor) }
             let deadline = MonotonicClock.now().addingClamped(grace)
             while relays.contains(where: { $0.summary == nil && !$0.closed }) {
-                for index in relays.indices where relays[index].summary == nil { Self.read(&relays[index]) }
+                try? Self.readAll(&relays)
                 guard MonotonicClock.now() < deadline else {
                     for index in relays.indices where relays[index].summary == nil && !relays[index].closed {
-                        Posix.signal(-pid_t(relays[index].channel.processID), SIGKILL)
-                        relays[index].closed = true
-                        relays[index].failure = "was still running \(DurationText.display(grace)) after it was asked to stop, and was killed"
+                        relays[index].kill(because: "was still running \(DurationText.display(grace)) after it was told to stop, and was killed")
                     }
                     break
                 }
@@ -81,62 +90,28 @@ final class ChatRelayProcesses: Sendable {
         }
     }
 
-    /// Takes what `relay` sent until it would block: its frames, or its end (`closed`, with why when it did not end
-    /// with its summary).
-    private static func read(_ relay: inout Relay) {
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while !relay.closed {
-            let result: IOResult<Int>
-            do {
-                result = try buffer.withUnsafeMutableBytes { bytes throws(SystemError) in
-                    try Posix.read(relay.channel.descriptor, into: bytes)
-                }
-            } catch {
-                relay.failure = relay.failure ?? "could not be read (\(error))"
-                relay.closed = true
-                break
-            }
-            guard case .processed(let count) = result else { return }
-            guard count > 0 else {
-                relay.closed = true
-                if relay.summary == nil && relay.failure == nil {
-                    relay.failure = ShardedRun.howItEnded(relay.channel.processID)
-                }
-                return
-            }
-            var reader = relay.reader
-            do {
-                try buffer.withUnsafeBytes { bytes in
-                    try reader.take(UnsafeRawBufferPointer(rebasing: bytes[..<count])) { kind, body in
-                        take(kind, body, into: &relay)
-                    }
-                }
-            } catch {
-                relay.failure = relay.failure ?? "sent \(error)"
-            }
-            relay.reader = reader
-            if relay.failure != nil && relay.summary == nil {
-                relay.closed = true
-                Posix.signal(-pid_t(relay.channel.processID), SIGKILL)
-            }
-        }
+    /// Reads what every relay process sent; throws for the first that ended (or failed) without its summary.
+    private static func readAll(_ relays: inout [ServerProcess<Relay>]) throws(RunError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4_096, alignment: 8)
+        defer { buffer.deallocate() }
+        for index in relays.indices { relays[index].read(into: buffer, take: take) }
+        if let failure = Self.failure(of: relays) { throw .setupFailed(failure) }
     }
 
-    /// One frame from a relay process.
-    private static func take(_ kind: ShardFrame.Kind, _ body: UnsafeRawBufferPointer, into relay: inout Relay) {
+    /// One frame of a relay process's own: its port, or its members that joined (at most every member of the run).
+    private static func take(_ kind: ShardFrame.Kind, _ body: UnsafeRawBufferPointer, into relay: inout Relay) -> String? {
         switch kind {
         case .ready where body.count == 2 && relay.port == nil:
             let port = UInt16(littleEndian: body.loadUnaligned(as: UInt16.self))
-            if port == 0 { relay.failure = relay.failure ?? "said it listens on port 0" } else { relay.port = port }
+            guard port != 0 else { return "said it listens on port 0" }
+            relay.port = port
         case .joined where body.count == 8:
-            relay.joined = Int(clamping: UInt64(littleEndian: body.loadUnaligned(as: UInt64.self)))
-        case .summary:
-            relay.summary = ShardSummary(decoding: body, clients: 0)
-            if relay.summary == nil { relay.failure = relay.failure ?? "sent a summary that is none" }
-        case .failure:
-            relay.failure = "could not run: " + String(decoding: body.prefix(2_048), as: UTF8.self)
+            let joined = UInt64(littleEndian: body.loadUnaligned(as: UInt64.self))
+            guard joined <= UInt64(RunConfiguration.Limits.clients.upperBound) else { return "said more members joined than a run has" }
+            relay.joined = Int(joined)
         default:
-            relay.failure = relay.failure ?? "sent what no chat relay process sends"
+            return "sent what no chat relay process sends"
         }
+        return nil
     }
 }

@@ -22,8 +22,9 @@ struct ClientRoutes: Sendable {
     }
 
     /// Every member of a chat run of `clients` dealt into `plan`'s rooms by `seed` to the one of `relays` that hosts
-    /// its room (``ChatRooms/relayOfRoom(relays:)``); `relays` is not empty, and at most 256.
+    /// its room (``ChatRooms/relayOfRoom(relays:)``).
     init(relays: [SocketAddress], plan: ChatRoomPlan, clients: Int, seed: UInt64) {
+        precondition((1...ServerShards.most).contains(relays.count), "a chat relay runs in 1 to \(ServerShards.most) processes")
         let rooms = ChatRooms(clients: clients, plan: plan, seed: seed)
         let relayOfRoom = rooms.relayOfRoom(relays: relays.count)
         (server, entrances) = (relays[0], relays)

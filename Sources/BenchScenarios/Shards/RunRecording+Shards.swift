@@ -3,10 +3,10 @@ import BenchNet
 
 /// One server process of a run with `--server-procs`: what run.csv and the summary say of it.
 public struct ServerShardRecord: Sendable, Equatable {
-    /// Its process id, and how many clients it served (a chat relay's: its rooms' members).
+    /// Its process id.
     public let processID: Int
-    public let clients: Int
-    /// Its measuring thread's CPU time over its sending time, in percent; nil before it reported.
+    /// Its measuring thread's CPU time over its sending time (a chat relay process's: its relay thread's over its
+    /// life), in percent; nil before it reported.
     public var measuringPercent: Double?
     /// Why it did not end as it should (it died, or could not run); nil when it did.
     public var failure: String?
@@ -73,14 +73,7 @@ extension RunRecording {
         clientThreads.gaveUp += summary.clientThreads.gaveUp
         clientThreads.cpus.formUnion(summary.clientThreads.cpus)
         clientThreads.allowedCPUs.formUnion(summary.clientThreads.allowedCPUs)
-        server.heartbeatsReceived += summary.server.heartbeatsReceived
-        server.deadClients += summary.server.deadClients.map { $0 + offset }
-        server.connectionsDroppedAt = max(server.connectionsDroppedAt, summary.server.connectionsDroppedAt)
-        server.peakQueuedBytes = max(server.peakQueuedBytes, summary.server.peakQueuedBytes)
-        server.acceptFailures += summary.server.acceptFailures
-        server.cpus.formUnion(summary.server.cpus)
-        server.allowedCPUs.formUnion(summary.server.allowedCPUs)
-        server.relayCPUTime += summary.server.relayCPUTime
+        absorb(server: summary.server, clientOffset: offset)
         for (place, client) in clients.enumerated() where place < summary.connectTimes.count {
             queueFullDrops[client] = summary.queueFullDrops[place]
             connectTimes[client] = summary.connectTimes[place]
@@ -88,35 +81,48 @@ extension RunRecording {
         outages += summary.outages.prefix(max(0, Self.maximumOutages - outages.count)).map {
             ClientOutage(client: $0.client + offset, closed: $0.closed, back: $0.back)
         }
-        if duration > 0, index < serverShards.count {
-            serverShards[index].measuringPercent = min(100, 100 * Double(summary.measuringThreadCPU) / Double(duration))
-        }
+        noteCPU(summary.measuringThreadCPU, of: index, from: summary.startNanoseconds, to: summary.endNanoseconds)
+    }
+
+    /// What a server process's server did, its clients from `clientOffset` on: counts added, peaks kept.
+    private mutating func absorb(server tally: BuiltInServerTally, clientOffset offset: Int) {
+        server.heartbeatsReceived += tally.heartbeatsReceived
+        server.deadClients += tally.deadClients.map { $0 + offset }
+        server.connectionsDroppedAt = max(server.connectionsDroppedAt, tally.connectionsDroppedAt)
+        server.peakQueuedBytes = max(server.peakQueuedBytes, tally.peakQueuedBytes)
+        server.acceptFailures += tally.acceptFailures
+        server.cpus.formUnion(tally.cpus)
+        server.allowedCPUs.formUnion(tally.allowedCPUs)
+        server.relayCPUTime += tally.relayCPUTime
+    }
+
+    /// Server process `index`'s thread took `cpu` of its time from `start` to `end`: its share in run.csv.
+    private mutating func noteCPU(_ cpu: UInt64, of index: Int, from start: UInt64, to end: UInt64) {
+        guard end > start, index < serverShards.count else { return }
+        serverShards[index].measuringPercent = min(100, 100 * Double(cpu) / Double(end - start))
     }
 
     /// A chat run's relay processes as they ended (``ChatRelayProcesses``), hosting `members` each at `addresses`:
-    /// each one's counts and events added, its relay thread's share of its time in run.csv; one that did not end with
-    /// its summary fails the run, saying which (its members' messages were lost as their connections closed).
+    /// each one's counts and events added, its relay thread's share of its life in run.csv; one that did not end with
+    /// its summary, or ended on a signal of its own, fails the run, saying which (its members' messages were lost as
+    /// their connections closed).
     mutating func merge(
-        relays: [ChatRelayProcesses.Relay], members: [Int], at addresses: [SocketAddress], configuration: RunConfiguration
+        relays: [ServerProcess<ChatRelayProcesses.Relay>], members: [Int], at addresses: [SocketAddress],
+        configuration: RunConfiguration
     ) {
         self.configuration = configuration
         serverAddress = addresses.map(\.description).joined(separator: " ")
-        serverShards = zip(relays, members).map { ServerShardRecord(processID: $0.channel.processID, clients: $1) }
+        serverShards = relays.map { ServerShardRecord(processID: $0.channel.processID) }
         for (index, relay) in relays.enumerated() {
-            guard let summary = relay.summary else {
-                shardFailed(index, reason: "(pid \(relay.channel.processID)) \(relay.failure ?? "ended") during the run: "
-                    + "its rooms' \(members[index]) members' messages from then on are lost")
-                continue
+            if let summary = relay.summary {
+                absorb(server: summary.server, clientOffset: 0)
+                for event in summary.events { record(event) }
+                noteCPU(summary.server.relayCPUTime, of: index, from: summary.startNanoseconds, to: summary.endNanoseconds)
             }
-            server.peakQueuedBytes = max(server.peakQueuedBytes, summary.server.peakQueuedBytes)
-            server.cpus.formUnion(summary.server.cpus)
-            server.allowedCPUs.formUnion(summary.server.allowedCPUs)
-            server.relayCPUTime += summary.server.relayCPUTime
-            for event in summary.events { record(event) }
-            let duration = summary.endNanoseconds - min(summary.startNanoseconds, summary.endNanoseconds)
-            if duration > 0 {
-                serverShards[index].measuringPercent = min(100, 100 * Double(summary.measuringThreadCPU) / Double(duration))
-            }
+            guard relay.summary?.status != .complete else { continue }
+            let how = relay.summary?.statusReason ?? relay.failure ?? "ended"
+            shardFailed(index, reason: "(pid \(relay.channel.processID)) \(how) during the run: "
+                + "its rooms' \(members[index]) members' messages from then on are lost")
         }
     }
 

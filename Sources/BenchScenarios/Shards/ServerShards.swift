@@ -26,22 +26,50 @@ public enum ServerShards {
 
     /// Server processes a run of `configuration` needs: 1 when one process's descriptors hold the server's end of every
     /// client (or the run cannot be split), else as many as split them within the limit (a chat run's: as many as hold
-    /// its rooms whole, or when none do, as many as its clients would take, and a relay process says which room does
-    /// not fit).
+    /// its rooms whole; when none do, ``chatRelayRefusal(_:_:)`` says why).
     public static func needed(for configuration: RunConfiguration) -> Int {
         let limit = DescriptorLimit.raiseToHardLimit()
-        guard configuration.clients + RunError.reservedDescriptors > limit, refusal(of: configuration) == nil else { return 1 }
+        guard refusal(of: configuration) == nil else { return 1 }
+        if configuration.scenario == .chat, let plan = configuration.chatRooms {
+            // One relay in this process, its members in children (one descriptor each), when it fits.
+            guard configuration.clients + relayOverhead(configuration, inRunsProcess: true) > limit else { return 1 }
+            let sizes = ChatRooms.sizes(clients: configuration.clients, plan: plan)
+            return ChatRooms.relaysNeeded(sizes: sizes, capacity: relayCapacity(limit: limit), most: most)
+                ?? min(most, plan.rooms)
+        }
+        guard configuration.clients + RunError.reservedDescriptors > limit else { return 1 }
         let perShard = max(1, limit - reservedPerShard)
-        let byClients = min(most, (configuration.clients + perShard - 1) / perShard)
-        guard configuration.scenario == .chat, let plan = configuration.chatRooms else { return byClients }
-        let sizes = ChatRooms.sizes(clients: configuration.clients, plan: plan)
-        return ChatRooms.relaysNeeded(sizes: sizes, capacity: relayCapacity(limit: limit), most: most)
-            ?? min(byClients, plan.rooms)
+        return min(most, (configuration.clients + perShard - 1) / perShard)
     }
 
-    /// The members a chat relay process holds under `limit` descriptors: one each, besides its listener and those kept
-    /// for other things.
-    static func relayCapacity(limit: Int) -> Int { limit - 1 - RunError.reservedDescriptors }
+    /// Descriptors a chat relay takes besides its members' ends: its listener and those kept in reserve.
+    private static var relayOwnDescriptors: Int { 1 + RunError.reservedDescriptors }
+
+    /// Descriptors the chat relay's process takes besides its members' ends; in the run's process, the measuring
+    /// side's too (two for each client thread).
+    static func relayOverhead(_ configuration: RunConfiguration, inRunsProcess: Bool) -> Int {
+        relayOwnDescriptors + (inRunsProcess ? 2 * configuration.clientThreads : 0)
+    }
+
+    /// The members a chat relay process of its own holds under `limit` descriptors.
+    static func relayCapacity(limit: Int) -> Int { limit - relayOwnDescriptors }
+
+    /// Why `count` relay processes cannot hold `configuration`'s chat rooms whole within this process's descriptor
+    /// limit; nil when they can (or the run is no chat). Said before anything starts.
+    public static func chatRelayRefusal(_ count: Int, _ configuration: RunConfiguration) -> String? {
+        guard configuration.scenario == .chat, let plan = configuration.chatRooms, plan.refusal(clients: configuration.clients) == nil
+        else { return nil }
+        let limit = DescriptorLimit.raiseToHardLimit()
+        let capacity = relayCapacity(limit: limit)
+        let sizes = ChatRooms.sizes(clients: configuration.clients, plan: plan)
+        let why = "a relay process holds at most \(capacity) members (RLIMIT_NOFILE's hard limit is \(limit))"
+        if let room = sizes.indices.first(where: { sizes[$0] > capacity }) {
+            return "room \(room) has \(sizes[room]) members, and \(why): give more --rooms"
+        }
+        let most = ChatRooms.members(sizes: sizes, relays: count).max() ?? 0
+        guard most > capacity else { return nil }
+        return "\(count) relay processes would hold up to \(most) members each, and \(why): give more --server-procs"
+    }
 
     /// Why `count` processes cannot host a chat run of `configuration`'s rooms whole; nil when they can (or the run is
     /// no chat).

@@ -16,21 +16,14 @@ enum ShardedRun {
     /// quarter of the timetable more (a harness behind its timetable catches up).
     static var hangGrace: UInt64 { 10_000_000_000 }
 
-    /// One shard as the run's process sees it.
-    private struct Shard {
-        let channel: ChildChannel
-        var reader = ShardFrameReader()
-        var ready = false
-        var summary: ShardSummary?
-        var failure: String?
-        var closed = false
-    }
+    /// One shard as the run's process sees it: its state, whether it said it is ready.
+    private typealias Shard = ServerProcess<Bool>
 
     static func run(_ configuration: RunConfiguration, control: RunControl, stream: SettledQueue) throws(RunError) -> RunRecording {
         let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.serverShards.count)
-        var shards = configuration.serverShards.map { Shard(channel: $0) }
+        var shards = zip(configuration.serverShards, shares).map { Shard(channel: $0, clients: $1.count, state: false) }
         var recording = RunRecording(configuration: configuration, window: 1)
-        recording.serverShards = zip(shards, shares).map { ServerShardRecord(processID: $0.channel.processID, clients: $1.count) }
+        recording.serverShards = shards.map { ServerShardRecord(processID: $0.channel.processID) }
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         recording.begin(serverAddress: "", kernelClock: kernelClock)
         let epoll: Epoll
@@ -77,11 +70,9 @@ enum ShardedRun {
                 if time < hungAfter?.time ?? .max { hungAfter = (time, "\(DurationText.display(settling)) after it was asked to stop") }
             }
             if let hung = hungAfter, MonotonicClock.now() > hung.time {
-                signal(shards, SIGKILL)
                 for index in shards.indices where !shards[index].closed {
                     try? epoll.remove(shards[index].channel.descriptor)
-                    shards[index].closed = true
-                    shards[index].failure = "was still running \(hung.reason), and was killed"
+                    shards[index].kill(because: "was still running \(hung.reason), and was killed")
                     merge.shardDied(index, at: MonotonicClock.now(), emit: emit)
                 }
             }
@@ -90,8 +81,8 @@ enum ShardedRun {
                 throw .setupFailed(reason)
             }
             if start == nil && MonotonicClock.now() > deadline {
-                signal(shards, SIGKILL)
-                let ready = shards.count(where: \.ready)
+                for index in shards.indices where !shards[index].closed { shards[index].kill(because: "was not ready in time") }
+                let ready = shards.count(where: \.state)
                 throw .setupFailed("\(ready) of \(shards.count) server processes had their clients within the setup time")
             }
             let count: Int
@@ -111,7 +102,7 @@ enum ShardedRun {
                     }
                 }
             }
-            if start == nil, !stopForwarded, shards.allSatisfy(\.ready) {
+            if start == nil, !stopForwarded, shards.allSatisfy(\.state) {
                 let time = MonotonicClock.now() + startLead
                 start = time
                 recording.setupNanoseconds = time - startLead - began
@@ -161,69 +152,26 @@ enum ShardedRun {
         _ shard: inout Shard, _ index: Int, into buffer: UnsafeMutableRawBufferPointer, merge: inout ShardMerge,
         emit: (SettledMessage) -> Void
     ) {
-        while !shard.closed {
-            let result: IOResult<Int>
-            do {
-                result = try Posix.read(shard.channel.descriptor, into: buffer)
-            } catch {
-                shard.failure = "could not be read (\(error))"
-                shard.closed = true
-                break
-            }
-            guard case .processed(let count) = result else { return }
-            guard count > 0 else {
-                shard.closed = true
-                if shard.summary == nil && shard.failure == nil { shard.failure = howItEnded(shard.channel.processID) }
-                return
-            }
-            let clients = merge.shares[index].count
-            do {
-                try shard.reader.take(UnsafeRawBufferPointer(rebasing: buffer[..<count])) { kind, body in
-                    switch kind {
-                    case .ready: shard.ready = true
-                    case .entries:
-                        var offset = 0
-                        while offset + ShardFrame.entrySize <= body.count, let entry = ShardFrame.decodeEntry(body, at: offset) {
-                            merge.take(entry, from: index)
-                            offset += ShardFrame.entrySize
-                        }
-                        if offset != body.count { shard.failure = shard.failure ?? "sent an entry that is none" }
-                    case .summary:
-                        shard.summary = ShardSummary(decoding: body, clients: clients)
-                        if shard.summary == nil { shard.failure = shard.failure ?? "sent a summary that is none" }
-                    case .failure:
-                        shard.failure = "could not run: " + String(decoding: body.prefix(2_048), as: UTF8.self)
-                    case .start, .joined:
-                        shard.failure = shard.failure ?? "sent what no server process of this run sends"
-                    }
+        shard.read(into: buffer) { kind, body, ready in
+            switch kind {
+            case .ready:
+                ready = true
+            case .entries:
+                var offset = 0
+                while offset + ShardFrame.entrySize <= body.count, let entry = ShardFrame.decodeEntry(body, at: offset) {
+                    merge.take(entry, from: index)
+                    offset += ShardFrame.entrySize
                 }
-            } catch {
-                shard.failure = "sent \(error)"
+                if offset != body.count { return "sent an entry that is none" }
+            default:
+                return "sent what no server process of this run sends"
             }
-            if shard.failure != nil && shard.summary == nil {
-                shard.closed = true
-                Posix.signal(-pid_t(shard.channel.processID), SIGKILL)  // its group: its client processes too
-            }
+            return nil
         }
     }
 
-    /// Sends `signal` to every shard still there (SIGKILL to its process group: its client processes too).
+    /// Sends `signal` to every shard still there.
     private static func signal(_ shards: [Shard], _ signal: Int32) {
-        for shard in shards where !shard.closed {
-            let pid = pid_t(shard.channel.processID)
-            Posix.signal(signal == SIGKILL ? -pid : pid, signal)
-        }
-    }
-
-    /// How a shard's process ended, once its channel closed: waited for a moment, as its exit may come just after
-    /// (the process is left for its launcher to reap).
-    static func howItEnded(_ processID: Int) -> String {
-        for _ in 0..<100 {
-            if let status = Posix.peekExitStatus(of: pid_t(processID)) {
-                return status > 128 ? "was killed by signal \(status - 128)" : "exited with code \(status)"
-            }
-            Posix.sleep(nanoseconds: 10_000_000)
-        }
-        return "closed its channel"
+        for shard in shards where !shard.closed { Posix.signal(pid_t(shard.channel.processID), signal) }
     }
 }
