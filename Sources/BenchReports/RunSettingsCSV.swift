@@ -12,7 +12,7 @@ public enum RunSettingsCSV {
 
     /// The `run.csv` of a run that is starting: its settings, `status` ``runningStatus``.
     public static func startRows(_ configuration: RunConfiguration, metadata: RunMetadata) -> [(key: String, value: String)] {
-        let recording = RunRecording(configuration: configuration, window: 1)
+        let recording = RunRecording(configuration: configuration, window: 0)  // its settings alone
         let analysis = RunCollector(configuration: configuration).analysis(of: recording)
         let keep: Set<String> = [
             "scenario", "command_line", "version", "seed", "clients", "rooms", "room_sizes", "messages", "count", "warmup",

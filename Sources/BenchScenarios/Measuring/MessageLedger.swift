@@ -96,8 +96,8 @@ public struct MessageLedger: Sendable {
     public private(set) var measuredPerClient: [Int]
     public private(set) var lostPerClient: [Int]
 
-    /// An empty ledger for `window` sequence numbers of `configuration` (nil: all of them), allocated once, before
-    /// the run.
+    /// An empty ledger for `window` sequence numbers of `configuration` (nil: all of them; 0: none, for the run's
+    /// process of server processes, which measures nothing itself), allocated once, before the run.
     public init(configuration: RunConfiguration, window: Int? = nil) {
         clients = configuration.clients
         sequences = configuration.sequencesPerClient
@@ -116,7 +116,7 @@ public struct MessageLedger: Sendable {
         isOpenLoop = configuration.interval > 0
         usesKernelStamps = configuration.timestamps.usesKernel
         expectsOwnCopies = configuration.chatEchoesToSender
-        let rows = max(1, min(window ?? sequences, sequences))
+        let rows = window == 0 ? 0 : max(1, min(window ?? sequences, sequences))
         self.window = rows
         let messages = rows * columns
         scheduled = Array(repeating: 0, count: hasBroadcasts ? rows * senders : messages)

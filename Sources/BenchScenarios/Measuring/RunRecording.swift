@@ -96,7 +96,8 @@ public struct RunRecording: Sendable {
     /// The outages whose client came back.
     public var outagesBack: Int { outages.count { $0.back != 0 } }
 
-    /// Empty storage for `window` sequence numbers of `configuration` (nil: all of them), allocated once, before the run.
+    /// Empty storage for `window` sequence numbers of `configuration` (nil: all of them; 0: none), allocated once, before
+    /// the run.
     public init(configuration: RunConfiguration, window: Int? = nil) {
         self.configuration = configuration
         self.ledger = MessageLedger(configuration: configuration, window: window)

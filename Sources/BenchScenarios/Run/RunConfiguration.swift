@@ -63,7 +63,8 @@ public struct RunConfiguration: Sendable, Equatable {
     public var clientGroupChannels: [ChildChannel]
     /// `--server-procs`: the built-in server's shards, child processes each serving the next consecutive share of the
     /// clients (``ScenarioRunner/split(_:into:)``) and streaming what it settled on its channel (``ShardFrame``); this
-    /// process merges them into the run (``ShardedRun``). Empty: the server runs here. The caller closes them after.
+    /// process merges them into the run (``ShardedRun``). A chat run's are relay processes hosting whole rooms, whose
+    /// members this process measures (``ChatRelayProcesses``). Empty: the server runs here. The caller closes them after.
     public var serverShards: [ChildChannel] = []
     /// A chat run's relay processes (`--server-procs`, ``serverShards``), where each listens, once it said so: a
     /// member connects to the one hosting its room (``ChatRooms/relayOfRoom(relays:)``). Empty: one relay, here.

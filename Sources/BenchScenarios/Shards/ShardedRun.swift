@@ -22,7 +22,7 @@ enum ShardedRun {
     static func run(_ configuration: RunConfiguration, control: RunControl, stream: SettledQueue) throws(RunError) -> RunRecording {
         let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.serverShards.count)
         var shards = zip(configuration.serverShards, shares).map { Shard(channel: $0, clients: $1.count, state: false) }
-        var recording = RunRecording(configuration: configuration, window: 1)
+        var recording = RunRecording(configuration: configuration, window: 0)  // the shards' ledgers hold the messages
         recording.serverShards = shards.map { ServerShardRecord(processID: $0.channel.processID) }
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
         recording.begin(serverAddress: "", kernelClock: kernelClock)
