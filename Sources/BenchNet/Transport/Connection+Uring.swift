@@ -23,7 +23,7 @@ extension Connection {
     /// when it failed): the rest moves to its queue and waits for epoll to say writable; a failure is thrown by the
     /// next send.
     func settleBatchedSend(_ result: Int32, of bytes: UnsafeRawBufferPointer) {
-        isStaged = false
+        (isStaged, stagedByteCount) = (false, 0)
         guard result >= 0 || result == -EAGAIN else {
             if writeFailure == nil { writeFailure = SystemError("send (io_uring)", errno: -result) }
             return

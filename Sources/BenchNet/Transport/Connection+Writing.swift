@@ -47,6 +47,7 @@ extension Connection {
         // (and what the socket did not take of it is queued), as does a write that asks for a transmit stamp.
         if isStaged, let batch {
             if !stampNextWrite && batch.extend(self, head, body) {
+                stagedByteCount += total
                 lastOutcome = .written
                 return true
             }
@@ -69,7 +70,7 @@ extension Connection {
         // io_uring: staged for the loop's next submission, with its other writes (a write larger than the batch holds
         // goes at once, below).
         if let batch, !stamped, batch.stage(self, head, body) {
-            isStaged = true
+            (isStaged, stagedByteCount) = (true, total)
             lastOutcome = .written
             return true
         }

@@ -63,8 +63,9 @@ public final class Connection<T: Transport> {
     let batch: SendBatch<T>?
     /// The serial of its armed receive (``UringReceiver/arm(_:token:)``), 0 before.
     var receiveSerial: UInt32 = 0
-    /// Its bytes wait in ``batch`` for the next submission (its queue is empty meanwhile).
+    /// Its bytes wait in ``batch`` for the next submission (its queue is empty meanwhile), and how many.
     var isStaged = false
+    var stagedByteCount = 0
     var stream: T.Stream
     var framing: T.Framing
     var state: State
@@ -246,7 +247,9 @@ public final class Connection<T: Transport> {
     @inline(__always)
     public func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
         guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
-        // Bytes that only wait for the batch's submission are not in the queue: a peer that does not read is.
+        // Bytes that only wait for the batch's submission are not a peer that does not read: they go first, and what
+        // the socket did not take of them is queued, then counted.
+        if isStaged && stagedByteCount + frame.count > maximumQueuedBytes { batch?.flush() }
         guard outbound.isEmpty || outbound.count + frame.count <= maximumQueuedBytes else { return .dropped }
         let headSize = isPlain ? 0 : framing.head(for: frame, into: scratch)
         stampNextWrite = stamped

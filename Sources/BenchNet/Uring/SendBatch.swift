@@ -1,3 +1,5 @@
+import BenchCore
+
 /// io_uring for an event loop's writes: a connection's wire bytes wait in the batch's one buffer (not a reserve of
 /// each connection's), and the loop hands every waiting connection's bytes to the kernel in one submission
 /// (``flush()``) — a broadcast's writes, or the echoes of one pass of completions — instead of one `send` call each.
@@ -10,9 +12,12 @@
 public final class SendBatch<T: Transport> {
     /// The most connections in one submission; a fuller batch is submitted first.
     public static var capacity: Int { 256 }
-    /// The bytes one submission holds: two frames of 256 B for each connection it holds. Bytes that do not fit submit
-    /// the batch first; a write larger than all of it goes out at once instead.
-    public static var bufferSize: Int { 128 << 10 }
+    /// The bytes one submission holds for frames up to `frameSize`: two with a WebSocket header for each connection
+    /// it holds, at least 128 KiB and at most 4 MiB (only what a pass fills is ever touched). Bytes that do not fit
+    /// submit the batch first; a write larger than all of it goes out at once instead.
+    public static func bufferSize(frameSize: Int) -> Int {
+        min(4 << 20, max(128 << 10, capacity * 2 * (frameSize + WebSocketFrameHeader.maximumSize)))
+    }
 
     let ring: IOUring
     /// Connections with bytes to send, in the order they were staged, and where their bytes are in ``buffer``.
@@ -25,11 +30,11 @@ public final class SendBatch<T: Transport> {
     public private(set) var submissions = 0
     public private(set) var sends = 0
 
-    /// Sets up the ring; call on the loop's thread.
-    public init() throws(IOUringRefusal) {
+    /// Sets up the ring for frames up to `frameSize` bytes; call on the loop's thread.
+    public init(frameSize: Int) throws(IOUringRefusal) {
         ring = try IOUring(entries: UInt32(Self.capacity), completions: UInt32(2 * Self.capacity))
         staged.reserveCapacity(Self.capacity)
-        buffer = .allocate(byteCount: Self.bufferSize, alignment: 8)
+        buffer = .allocate(byteCount: Self.bufferSize(frameSize: frameSize), alignment: 8)
     }
 
     deinit {
@@ -43,7 +48,7 @@ public final class SendBatch<T: Transport> {
         epoll: Epoll, connections: Int, frameSize: Int, clock: KernelClockMapping?
     ) -> Result<(UringReceiver, SendBatch<T>), IOUringRefusal> {
         Result { () throws(IOUringRefusal) in
-            (try UringReceiver(epoll: epoll, connections: connections, frameSize: frameSize, clock: clock), try SendBatch<T>())
+            (try UringReceiver(epoll: epoll, connections: connections, frameSize: frameSize, clock: clock), try SendBatch<T>(frameSize: frameSize))
         }
     }
 

@@ -177,7 +177,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
             connections: configuration.clients + 1, frameSize: transportSettings.maximumFrameSize, clock: stamps?.clock)
         if refusal == nil && writers == nil {
             do {
-                batch = try SendBatch<T>()
+                batch = try SendBatch<T>(frameSize: transportSettings.maximumFrameSize)
             } catch {
                 refusal = error
             }

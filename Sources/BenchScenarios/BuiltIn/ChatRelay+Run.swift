@@ -66,7 +66,7 @@ extension ChatRelay {
         }
         let result = Result { () throws(RunError) in
             try measureMembers(relayed, at: relayed.chatRelays[0], control: control, stream: stream) {
-                processes.stillWaiting(for: configuration.clients, control: control)
+                processes.stillWaiting(for: configuration.clients)
             }
         }
         // A relay process that ended during the setup is why the setup failed, whatever a member said first.

@@ -48,22 +48,24 @@ final class ChatRelayProcesses: Sendable {
         }
     }
 
-    /// What the relays still wait for before the run may send: nil once `clients` members joined their rooms. A relay
-    /// process that ended fails the setup (`control`), naming it: its members can no longer join.
-    func stillWaiting(for clients: Int, control: RunControl) -> String? {
+    /// What the relays still wait for before the run may send: nil once `clients` members joined their rooms (a relay
+    /// process that ended is said by ``failure``: its members' connections closed, which fails the setup).
+    func stillWaiting(for clients: Int) -> String? {
         let joined = relays.withLock { relays in
-            do throws(RunError) {
-                try Self.readAll(&relays)
-            } catch {
-                control.failSetup(error.description)
-            }
+            try? Self.readAll(&relays)
             return relays.reduce(0) { $0 + $1.state.joined }
         }
         return joined >= clients ? nil : "the relays had \(joined) of them in their rooms"
     }
 
-    /// Why the relay processes could not carry the run, when one did not: the first that ended without its summary.
-    var failure: String? { relays.withLock { Self.failure(of: $0) } }
+    /// Why the relay processes could not carry the run, when one did not: the first that ended without its summary
+    /// (their channels read first: a relay's end closes its channel before its members see theirs close).
+    var failure: String? {
+        relays.withLock { relays in
+            try? Self.readAll(&relays)
+            return Self.failure(of: relays)
+        }
+    }
 
     private static func failure(of relays: [ServerProcess<Relay>]) -> String? {
         guard let index = relays.indices.first(where: { relays[$0].closed && relays[$0].summary == nil }) else { return nil }

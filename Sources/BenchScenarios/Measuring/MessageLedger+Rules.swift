@@ -66,7 +66,7 @@ extension MessageLedger {
     /// sender's timetable is in order, so the oldest row holds each sender's earliest; a sender whose message there is
     /// not due yet has none due after it either.
     public var earliestHeldDue: UInt64? {
-        guard flushedUpTo < sequences else { return nil }
+        guard window > 0, flushedUpTo < sequences else { return nil }  // a ledger of no rows holds none
         let first = row(of: flushedUpTo) * (hasBroadcasts ? senders : columns)
         var earliest = UInt64.max
         for index in first..<first + (hasBroadcasts ? senders : columns) where scheduled[index] != 0 {

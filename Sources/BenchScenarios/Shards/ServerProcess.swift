@@ -43,7 +43,9 @@ struct ServerProcess<State> {
                 if summary == nil && failure == nil { failure = Self.howItEnded(channel.processID) }
                 return
             }
-            var (reader, state) = (self.reader, self.state)
+            // Taken out (not copied) while the frames are handed on: its bytes are not copied on every read.
+            var (reader, state) = (ShardFrameReader(), self.state)
+            swap(&reader, &self.reader)
             do {
                 try reader.take(UnsafeRawBufferPointer(rebasing: buffer[..<count])) { kind, body in
                     switch kind {
