@@ -66,6 +66,13 @@ enum RunLifetime {
             return .failure(Failure())
         }
         var shards: ServerShardLauncher?
+        /// Ends the processes the run started: their channels closed, the processes reaped.
+        func endProcesses() {
+            for channel in configuration.clientGroupChannels { Posix.close(channel.descriptor) }
+            for shard in configuration.serverShards { Posix.close(shard.descriptor) }
+            children?.reap()
+            shards?.reap()
+        }
         if servers > 1 {
             if options.serverProcesses == nil && options.reportsEachRun && !options.quiet && !options.json {
                 Console.error("Note: \(configuration.clients) clients need more descriptors than one process may open: "
@@ -85,19 +92,11 @@ enum RunLifetime {
                 (configuration.clientGroupChannels, children) = try ChildProcessLauncher.startSubscribers(
                     processes, of: configuration, log: folder.path(of: ChildProcessLauncher.logName))
             } catch {
-                for shard in configuration.serverShards { Posix.close(shard.descriptor) }  // a chat relay's processes
-                shards?.reap()
+                endProcesses()  // a chat relay's processes
                 folder.discard()
                 Console.error("Error: the client processes could not start: \(error)\n")
                 return .failure(Failure())
             }
-        }
-        /// Ends the processes the run started: their channels closed, the processes reaped.
-        func endProcesses() {
-            for channel in configuration.clientGroupChannels { Posix.close(channel.descriptor) }
-            for shard in configuration.serverShards { Posix.close(shard.descriptor) }
-            children?.reap()
-            shards?.reap()
         }
         // The streamed files start now: run.csv says `running` until the run's own replaces it, so a run killed
         // outright leaves a folder `bench report` can read.

@@ -89,9 +89,8 @@ public final class SendBatch<T: Transport> {
     public func flush() {
         guard !staged.isEmpty else { return }
         for index in staged.indices {
-            let entry = staged[index]
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[entry.offset..<entry.offset + entry.count])
-            let queued = entry.connection._withUnsafeGuaranteedRef { ring.send($0.descriptor, bytes, userData: UInt64(index)) }
+            let bytes = stagedBytes(index)
+            let queued = staged[index].connection._withUnsafeGuaranteedRef { ring.send($0.descriptor, bytes, userData: UInt64(index)) }
             precondition(queued, "a batch holds at most its ring's submissions")
         }
         submissions += 1
@@ -121,8 +120,14 @@ public final class SendBatch<T: Transport> {
     /// Tells staged connection `index` what its socket took of its bytes (`result`: a count, or a negative errno).
     @inline(__always)
     private func settle(_ index: Int, _ result: Int32) {
+        let bytes = stagedBytes(index)
+        staged[index].connection._withUnsafeGuaranteedRef { $0.settleBatchedSend(result, of: bytes) }
+    }
+
+    /// Staged connection `index`'s bytes in the buffer.
+    @inline(__always)
+    private func stagedBytes(_ index: Int) -> UnsafeRawBufferPointer {
         let entry = staged[index]
-        let bytes = UnsafeRawBufferPointer(rebasing: buffer[entry.offset..<entry.offset + entry.count])
-        entry.connection._withUnsafeGuaranteedRef { $0.settleBatchedSend(result, of: bytes) }
+        return UnsafeRawBufferPointer(rebasing: buffer[entry.offset..<entry.offset + entry.count])
     }
 }

@@ -50,19 +50,14 @@ extension ChatRelay {
         _ configuration: RunConfiguration, control: RunControl, stream: SettledQueue?
     ) throws(RunError) -> RunRecording {
         let processes = try ChatRelayProcesses(configuration.serverShards)
-        let began = MonotonicClock.now()
-        let ports: [UInt16]
-        do {
-            ports = try processes.ports(by: began.addingClamped(configuration.setupBudget), control: control)
+        var relayed = configuration
+        do throws(RunError) {
+            let ports = try processes.ports(by: MonotonicClock.now().addingClamped(configuration.setupBudget), control: control)
+            relayed.chatRelays = ports.compactMap { SocketAddress(host: configuration.host, port: $0) }
+            guard relayed.chatRelays.count == ports.count else { throw .invalidHost(configuration.host) }
         } catch {
             _ = processes.finish(grace: ShardedRun.hangGrace)
             throw error
-        }
-        var relayed = configuration
-        relayed.chatRelays = ports.compactMap { SocketAddress(host: configuration.host, port: $0) }
-        guard relayed.chatRelays.count == ports.count else {
-            _ = processes.finish(grace: ShardedRun.hangGrace)
-            throw .invalidHost(configuration.host)
         }
         let result = Result { () throws(RunError) in
             try measureMembers(relayed, at: relayed.chatRelays[0], control: control, stream: stream) {

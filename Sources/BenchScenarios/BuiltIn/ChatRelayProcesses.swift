@@ -31,11 +31,10 @@ final class ChatRelayProcesses: Sendable {
     func ports(by deadline: UInt64, control: RunControl) throws(RunError) -> [UInt16] {
         var deadline = deadline
         while true {
-            let ports = try relays.withLock { relays throws(RunError) in
+            let (ports, count) = try relays.withLock { relays throws(RunError) in
                 try Self.readAll(&relays)
-                return relays.compactMap(\.state.port)
+                return (relays.compactMap(\.state.port), relays.count)
             }
-            let count = relays.withLock { $0.count }
             if ports.count == count {
                 guard Set(ports).count == count else { throw .setupFailed("two relay processes said the same port") }
                 return ports
