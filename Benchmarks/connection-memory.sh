@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Issue 46's memory per connection: `bench fanout --clients N --messages 30 --interval 2s` at each size and with each
 # I/O engine, the memory of the run's processes (their proportional set size: a page they share counted once) sampled
-# every 200 ms while it runs: the server's side
-# (the measuring process, and past one process's descriptors its server processes, `--server-procs`) and the clients'
-# (`bench clients` children: `--client-procs 1` where one server process holds them all) apart, each side's peak divided by the connections, and the
-# marginal cost per connection between the smallest and the largest size (what a connection adds, without the fixed
-# cost of the binary, the rings and the tables).
+# every 200 ms while it runs, in three parts, each at its own peak:
+#   - the server's processes (`--server-procs`, past one process's descriptors), per connection;
+#   - the measuring process: the collector (the run's exact values, 4 bytes each, and, past one server process, the
+#     merge of their streams), and the server itself where one process holds it;
+#   - the clients (`bench clients` children: `--client-procs 1` where one server process holds them all), per
+#     connection;
+# and the marginal cost per connection between the smallest and the largest size (what a connection adds, without the
+# fixed cost of the binary, the rings and the tables).
 #
 #   Benchmarks/connection-memory.sh [sizes…]      (default: 2000 10000 19000; issue 46's: 10000 50000 100000)
 set -euo pipefail
@@ -59,10 +62,11 @@ for engine in ("epoll", "uring"):
             [".build/release/bench", "fanout", "--clients", str(n), "--messages", "30", "--interval", "2s", "--quiet",
              "--out", out] + (["--client-procs", "1"] if one_server else []),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
-        peak_main = peak_children = 0
+        measuring = servers = peak_children = 0
         while process.poll() is None:
             tree = children(process.pid)
-            peak_main = max(peak_main, rss_kib(process.pid) + sum(rss_kib(child) for child in tree if not is_client(child)))
+            measuring = max(measuring, rss_kib(process.pid))
+            servers = max(servers, sum(rss_kib(child) for child in tree if not is_client(child)))
             peak_children = max(peak_children, sum(rss_kib(child) for child in tree if is_client(child)))
             time.sleep(0.2)
         stdout, stderr = process.communicate()
@@ -75,8 +79,12 @@ for engine in ("epoll", "uring"):
                 settings[key] = value.strip('"')
         except OSError:
             pass
-        rows[(engine, n)] = (peak_main, peak_children)
-        side = f"server side {peak_main / 1024:.1f} MiB ({peak_main * 1024 / n:.0f} B/conn)"
+        rows[(engine, n)] = (measuring + servers, peak_children)
+        if servers:
+            side = (f"server processes {servers / 1024:.1f} MiB ({servers * 1024 / n:.0f} B/conn), measuring process "
+                    f"{measuring / 1024:.1f} MiB ({measuring * 1024 / n:.0f} B/conn)")
+        else:
+            side = f"measuring process with the server {measuring / 1024:.1f} MiB ({measuring * 1024 / n:.0f} B/conn)"
         client = f"clients {peak_children / 1024:.1f} MiB ({peak_children * 1024 / n:.0f} B/conn)" if peak_children else "clients in the process"
         print(f"{engine:5} {n:6} clients: exit {process.returncode}, {settings.get('status', '?')}, "
               f"lost {settings.get('messages_lost', '?')}, {wall:.0f} s (setup {settings.get('setup_s', '?')} s), "
@@ -87,6 +95,6 @@ for engine in ("epoll", "uring"):
     low, high = min(sizes), max(sizes)
     if high > low and (engine, low) in rows and (engine, high) in rows:
         (m0, c0), (m1, c1) = rows[(engine, low)], rows[(engine, high)]
-        print(f"{engine:5} marginal per connection ({low} to {high}): server side {(m1 - m0) * 1024 / (high - low):.0f} B, "
+        print(f"{engine:5} marginal per connection ({low} to {high}): measuring and server processes {(m1 - m0) * 1024 / (high - low):.0f} B, "
               f"clients {(c1 - c0) * 1024 / (high - low):.0f} B", flush=True)
 PY

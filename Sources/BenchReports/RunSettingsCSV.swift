@@ -125,7 +125,7 @@ public enum RunSettingsCSV {
             ("peak_queue_bytes", "\(recording.server.peakQueuedBytes)"),
             ("report_every_ns", "\(configuration.reportEvery)"),
             ("exact_budget_bytes", "\(configuration.exactBudget)"),
-            ("window_sequences", "\(recording.ledger.window)"),
+            ("window_sequences", "\(recording.windowSequences)"),
             ("window_waits", "\(recording.windowWaits)"),
             ("writer_waits", "\(recording.writerWaits)"),
             ("echoes_after_hand_on", "\(recording.ledger.echoesAfterHandOn)"),

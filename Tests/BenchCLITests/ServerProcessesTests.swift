@@ -27,6 +27,7 @@ import Testing
         #expect(a["server_processes"] == "1" && b["server_processes"] == "2")
         #expect(b["server_address"]?.split(separator: " ").count == 2, "each process listens on its own port")
         #expect(b["server_process_cpu_pct"]?.split(separator: " ").count == 2)
+        #expect((Int(a["window_sequences"] ?? "") ?? 0) > 0 && b["window_sequences"] == a["window_sequences"], "the ledgers' rows")
         #expect(Double(a["setup_s"] ?? "") != nil && Double(b["setup_s"] ?? "") != nil, "the wait for the clients, measured")
         // The same timetable: the seed's due times, broadcast by broadcast.
         let (broadcastsOne, broadcastsTwo) = (try csvRows(oneFolder + "/broadcasts.csv"), try csvRows(twoFolder + "/broadcasts.csv"))

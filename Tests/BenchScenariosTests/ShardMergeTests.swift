@@ -229,6 +229,7 @@ import Testing
         summary.serverAddress = "127.0.0.1:4000"
         (summary.startNanoseconds, summary.endNanoseconds, summary.measuringThreadCPU) = (10, 2_000, 500)
         summary.busiestClientThreadPercent = 12.5
+        summary.window = 11
         summary.events = [ConnectionEvent(side: .server, client: 1, time: 99, reason: "closed")]
         summary.eventCounts = [3, 0, 0, 0]
         summary.server.deadClients = [1]

@@ -50,6 +50,11 @@ public struct RunRecording: Sendable {
     public internal(set) var busiestClientThreadPercent: Double?
     /// Times a send waited because its row of the ring still held an unsettled message (shows as lag).
     public internal(set) var windowWaits = 0
+    /// `--server-procs`: the most rows a server process's ledger had (this process's holds none).
+    var serverProcessWindow = 0
+    /// The sequences the ledger that measured the messages could hold in flight at once: this process's, or with
+    /// `--server-procs` theirs (run.csv's `window_sequences`).
+    public var windowSequences: Int { Swift.max(ledger.window, serverProcessWindow) }
     /// Times the measuring thread found the stream to the writer full and waited for it (shows as lag).
     public internal(set) var writerWaits = 0
     /// How kernel stamps (CLOCK_REALTIME) were put on the run's clock, read before the run and again after it.

@@ -25,7 +25,7 @@ extension RunRecording {
         summary.measuringThreadCPU = measuringThreadCPU
         summary.measuringThreadRunQueueWait = measuringThreadRunQueueWait
         summary.busiestClientThreadPercent = busiestClientThreadPercent
-        (summary.windowWaits, summary.writerWaits) = (windowWaits, writerWaits)
+        (summary.windowWaits, summary.writerWaits, summary.window) = (windowWaits, writerWaits, ledger.window)
         (summary.duplicateEchoes, summary.echoesAfterHandOn) = (ledger.duplicateEchoes, ledger.echoesAfterHandOn)
         summary.events = connectionEvents
         summary.eventCounts = [connectionsClosedEarly, clientSideEvents, listenerEvents, linkEvents]
@@ -65,6 +65,7 @@ extension RunRecording {
         }
         windowWaits += summary.windowWaits
         writerWaits += summary.writerWaits
+        serverProcessWindow = max(serverProcessWindow, min(summary.window, configuration.sequencesPerClient))
         ledger.absorb(duplicateEchoes: summary.duplicateEchoes, echoesAfterHandOn: summary.echoesAfterHandOn)
         absorbEvents(summary.events, counts: summary.eventCounts, clientOffset: offset)
         clientThreads.droppedEchoes += summary.clientThreads.droppedEchoes

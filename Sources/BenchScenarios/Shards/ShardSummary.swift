@@ -19,6 +19,8 @@ public struct ShardSummary: Sendable, Equatable {
     public var writerWaits = 0
     public var duplicateEchoes = 0
     public var echoesAfterHandOn = 0
+    /// Its ledger's rows: the sequences it could hold in flight at once (run.csv's `window_sequences`).
+    public var window = 0
     /// Its events kept (at most ``RunRecording/maximumEvents``), and its counts of every event by side, kept or not:
     /// server, clients, listener, link.
     public var events: [ConnectionEvent] = []
@@ -42,7 +44,7 @@ public struct ShardSummary: Sendable, Equatable {
         for value in [startNanoseconds, endNanoseconds, measuringThreadCPU] { w.number(value) }
         w.number(measuringThreadRunQueueWait.map { $0 &+ 1 } ?? 0)
         w.number(busiestClientThreadPercent.map { $0.bitPattern &+ 1 } ?? 0)
-        for value in [windowWaits, writerWaits, duplicateEchoes, echoesAfterHandOn] { w.number(value) }
+        for value in [windowWaits, writerWaits, duplicateEchoes, echoesAfterHandOn, window] { w.number(value) }
         w.number(events.count)
         for event in events {
             w.text(event.side.rawValue)
@@ -89,8 +91,9 @@ public struct ShardSummary: Sendable, Equatable {
         (startNanoseconds, endNanoseconds, measuringThreadCPU) = (start, end, cpu)
         measuringThreadRunQueueWait = wait == 0 ? nil : wait - 1
         busiestClientThreadPercent = busiest == 0 ? nil : Double(bitPattern: busiest - 1)
-        guard let counts = r.counts(4) else { return nil }
+        guard let counts = r.counts(5) else { return nil }
         (windowWaits, writerWaits, duplicateEchoes, echoesAfterHandOn) = (counts[0], counts[1], counts[2], counts[3])
+        window = counts[4]
         guard let eventCount = r.count(atMost: RunRecording.maximumEvents) else { return nil }
         for _ in 0..<eventCount {
             guard let sideName = r.text(), let side = ConnectionEvent.Side(rawValue: sideName), let client = r.number(),
