@@ -6,9 +6,10 @@
 # thread comes first, so a few setup allocations move between them from run to run, and the order in which connections
 # are accepted and greeted varies by a few more: the sums may differ by 4 (a per-message allocation would add thousands).
 # A connection of the built-in fanout server makes its queue of transmit stamps at its first stamped write, once (only
-# a broadcast's first write is stamped, to a client drawn at random): the shorter fanout runs have 200 broadcasts, so
-# that each of their 20 clients is first at least once in all but about 1 run of 1,400 (with 50, 1.5 clients of a run
-# were not, on average, and the longer run made their queues: 3 to 5 allocations more).
+# a broadcast's first write is stamped, to a client drawn at random): the shorter fanout runs have 200 broadcasts (210
+# with the warmup), so that each of their 20 clients is first at least once in all but about 1 run of 2,400 (with 50,
+# 60 with the warmup, 0.9 clients of a run were not, on average, and the longer run made their queues: 3 to 5
+# allocations more now and then).
 #
 # TLS rows are printed, not judged: OpenSSL 3 allocates inside SSL_read and SSL_write, a few times per record (with
 # SSL_MODE_RELEASE_BUFFERS, which keeps the memory per connection within its target, a few more); the harness's own
