@@ -71,7 +71,7 @@ extension CapacityCommand {
                 // Per run: each draws its own seed without --seed.
                 var (options, samples) = plan.sampling(
                     try plan.options(at: value), stepStart: stepStart, pooledWith: judgedRuns,
-                    passConfidence: passConfidence)
+                    passConfidence: passConfidence, mayGiveUp: plan.search.capacity != nil)
                 samplesInPlace = samples != nil
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"

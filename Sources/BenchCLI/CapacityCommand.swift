@@ -55,8 +55,9 @@ enum CapacityCommand {
                     default: "95%"),
                 OptionSpec(
                     "step-budget", value: "runs|duration", help: "How long a step may sample to be decided: a time "
-                        + "(90s), or a number of its runs' lengths (20); a step still undecided then is reported "
-                        + "undecided, and the search stays below it.",
+                        + "(90s), or a number of its runs' lengths (20), and at least the timetable that can decide its "
+                        + "pass (a p99 at 95%: 299 rows); a step still undecided then is reported undecided, and the "
+                        + "search stays below it.",
                     default: DurationText.format(CapacityPlan.defaultStepBudget)),
                 OptionSpec("repeat", value: "k", help: "The fewest runs per step, pooled, however soon it is decided.", default: "1"),
                 OptionSpec(

@@ -16,15 +16,19 @@ final class StepSampling: Sendable {
 extension CapacityPlan {
     /// `options` made to sample until decided, when its run is open loop (a closed loop's length is its count: its
     /// step repeats whole runs); `stepStart` is when the step began, for a budget in time. Its timetable runs for the
-    /// budget (a number of runs: that many of its own lengths), and at least its own length. The decision pools what
-    /// it collects with the step's runs before it (`pooledWith`: each one's results, an objective each). Futility
-    /// ends it too: once a sixth of its budget has passed, or sooner once each undecided objective holds as many values
-    /// as its pass would need (a way-finding p99's 138), a step whose values, projected at the rate they came to the
-    /// budget's end in the proportions seen, would still be undecided stops (its samples' `gaveUp`) — near the true
+    /// budget (a number of runs: that many of its own lengths), at least its own length, and at least as long as its
+    /// pass needs to be decided at its confidence (a sampling budget that cannot decide is no budget). The decision
+    /// pools what
+    /// it collects with the step's runs before it (`pooledWith`: each one's results, an objective each), at the
+    /// confidences the step is judged by (``StepJudgement/samplingStop(elapsed:ownLength:length:mayGiveUp:)``: one
+    /// rule for the run and the step). Futility ends it too, where `mayGiveUp` (not at the search's low end, whose
+    /// undecided verdict would end the search): a step whose values, projected at the rate they came to the budget's
+    /// end and doubled, in the proportions seen, would still be undecided stops (its samples' `gaveUp`) — near the true
     /// capacity a p99 sits at its limit, and no budget decides it. Judged on enough values, not on time alone: one
     /// early outlier among too few values once stopped an easy step.
     func sampling(
-        _ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]], passConfidence: Double
+        _ options: RunOptions, stepStart: UInt64, pooledWith earlier: [[ThresholdResult]], passConfidence: Double,
+        mayGiveUp: Bool
     ) -> (options: RunOptions, samples: StepSampling?) {
         var options = options
         var configuration = options.steps[0].configuration
@@ -38,9 +42,16 @@ extension CapacityPlan {
         case .time(let time): total = time
         }
         let budget = total.subtractingClamped(MonotonicClock.now() - stepStart)
-        // At least its own length, and twice its warmup (a warmup may take at most half of a timed run).
+        // At least its own length, twice its warmup (a warmup may take at most half of a timed run), and long enough
+        // for its pass to be decided at the confidence it is judged by: every metric gives at least one value a row
+        // of the timetable, so that many rows after the warmup decide a pass with none beyond the limit (a p99 at 95%:
+        // 299). A budget shorter than that could only end a step with no value beyond its limit undecided.
+        let rowsToPass = options.thresholds.compactMap { threshold in
+            threshold.allowedShare.flatMap { ProportionDecision.valuesToPass(allowedShare: $0, confidence: passConfidence) }
+        }.max() ?? 0
+        let toDecide = UInt64(rowsToPass + configuration.warmup).multipliedClamped(by: configuration.interval)
         let length = min(
-            max(ownLength, budget, (2 * UInt64(configuration.warmup)).multipliedClamped(by: configuration.interval)),
+            max(ownLength, budget, toDecide, (2 * UInt64(configuration.warmup)).multipliedClamped(by: configuration.interval)),
             RunConfiguration.Limits.longestRun)
         configuration.duration = length
         let samples = StepSampling()
@@ -68,28 +79,13 @@ extension CapacityPlan {
                     limits: threshold.countedLimit.map { [$0] } ?? [])!
                 return threshold.evaluate(summary, confidence: confidence)
             })
-            if judgement.verdict != .undecided { return true }
-            let elapsed = now - collector.origin
-            let enough = judgement.objectives.allSatisfy { objective in
-                guard objective.decision == .undecided else { return true }
-                guard let share = objective.allowedShare,
-                    let needed = ProportionDecision.valuesToPass(allowedShare: share, confidence: passConfidence)
-                else { return false }
-                return objective.values >= needed
+            switch judgement.samplingStop(elapsed: now - collector.origin, ownLength: ownLength, length: length, mayGiveUp: mayGiveUp) {
+            case .goOn: return false
+            case .decided: return true
+            case .futile:
+                samples.gaveUp.store(true, ordering: .relaxed)
+                return true
             }
-            guard elapsed >= ownLength, elapsed >= length / 6 || enough else { return false }
-            let scale = Double(length) / Double(elapsed)
-            let futile = judgement.objectives.contains { objective in
-                guard objective.decision == .undecided, let beyond = objective.beyond,
-                    let share = objective.allowedShare
-                else { return false }
-                let projected = ProportionDecision.decide(
-                    beyond: Int((Double(beyond) * scale).rounded()), of: Int((Double(objective.values) * scale).rounded()),
-                    allowedShare: share, confidence: confidence, passConfidence: passConfidence)
-                return projected == .undecided
-            }
-            if futile { samples.gaveUp.store(true, ordering: .relaxed) }
-            return futile
         }
         return (options, samples)
     }

@@ -75,4 +75,45 @@ import Testing
         judgement.add([Self.max(held: false).judged(in: [.noValues], accepting: [])])
         #expect(judgement.verdict == .undecided)
     }
+
+    /// A confirmation of a relay's 2,000 subscribers (a broadcast every 200 ms, a minute's budget) had 47 spread values
+    /// past its warmup, none over the limit, when a sixth of its timetable had passed: projected to its end, 282 of the
+    /// 299 a p99 needs at 95%. The run stopped as futile, the step was read as undecided, and the search took the value
+    /// for a dispute. Values with none beyond the limit only ever need more of the same: the run samples on.
+    @Test func aConfirmationWithNoValueBeyondItsLimitSamplesOnToItsConfidence() {
+        let second: UInt64 = 1_000_000_000
+        var confirming = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95)
+        confirming.add([Self.p99(beyond: 0, of: 47)])
+        #expect(confirming.samplingStop(elapsed: 10 * second, ownLength: 4 * second, length: 60 * second, mayGiveUp: true)
+            == .goOn)
+        var decided = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95)
+        decided.add([Self.p99(beyond: 0, of: 299)])
+        #expect(decided.samplingStop(elapsed: 60 * second, ownLength: 4 * second, length: 61 * second, mayGiveUp: true)
+            == .decided)
+        // Not before the run the user described, however soon it is decided.
+        #expect(decided.samplingStop(elapsed: 3 * second, ownLength: 4 * second, length: 61 * second, mayGiveUp: true)
+            == .goOn)
+    }
+
+    /// A p99 at its limit (1 value in 100 beyond it) is undecided whatever the budget: the run gives up once a sixth of
+    /// its timetable has passed, but not at the search's low end, whose undecided step would end the search.
+    @Test func aStepAtItsLimitIsGivenUpAsFutileExceptAtTheLowEnd() {
+        let second: UInt64 = 1_000_000_000
+        var atLimit = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95)
+        atLimit.add([Self.p99(beyond: 3, of: 300)])
+        #expect(atLimit.samplingStop(elapsed: 10 * second, ownLength: 4 * second, length: 60 * second, mayGiveUp: true)
+            == .futile)
+        #expect(atLimit.samplingStop(elapsed: 10 * second, ownLength: 4 * second, length: 60 * second, mayGiveUp: false)
+            == .goOn)
+        // Too soon to tell: neither a sixth of the timetable nor the values a pass needs.
+        var early = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95)
+        early.add([Self.p99(beyond: 1, of: 100)])
+        #expect(early.samplingStop(elapsed: 5 * second, ownLength: 4 * second, length: 60 * second, mayGiveUp: true)
+            == .goOn)
+        // A failure decided ends the run as decided.
+        var broken = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95)
+        broken.add([Self.p99(beyond: 5, of: 50)])
+        #expect(broken.samplingStop(elapsed: 5 * second, ownLength: 4 * second, length: 60 * second, mayGiveUp: true)
+            == .decided)
+    }
 }
