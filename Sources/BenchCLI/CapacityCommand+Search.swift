@@ -58,6 +58,7 @@ extension CapacityCommand {
             var runIndex = 0
             var attempts = 0  // runs made, a saturated one tried again included: each its own folder
             var saturatedRuns = 0
+            var disturbedRuns = 0  // runs measured while other work took the machine
             // Its run sends until decided, up to the budget: no further run for more values, unless the values that
             // came in after the decision (those in flight, those sent meanwhile) undid it.
             var samplesInPlace = false
@@ -76,10 +77,8 @@ extension CapacityCommand {
                 options.live = liveView?.feed
                 let name = "step\(step < 10 ? "0" : "")\(step)-\(plan.axis.rawValue)-\(plan.axis.optionText(value).replacing("/", with: "-per-"))"
                     + (attempts > 1 ? "-r\(attempts)" : "")
-                let machineBefore = MachineLoad.now()
                 let outcome = RunCommand.runStep(
                     options.steps[0].configuration, options: options, metadata: metadata, parent: folder, name: name)
-                let othersPercent = MachineLoad.now().flatMap { after in machineBefore.flatMap { after.othersPercent(since: $0) } }
                 let gaveUp = samples?.gaveUp.load(ordering: .relaxed) == true  // stopped as futile
                 // A server that lost every message of a step harder than one it held failed that step; at the low end
                 // it is more likely a run that cannot measure (a wrong --subscribe): the search stops, saying why.
@@ -102,10 +101,20 @@ extension CapacityCommand {
                     verdict = retrying ? judgement.verdict : .harnessBound
                     harnessNote = "the harness was saturated at \(plan.axis.text(value)) in \(saturatedRuns) "
                         + "run\(saturatedRuns == 1 ? "" : "s") (\(saturation))"
-                        + (othersPercent.map { $0 >= 10 ? "; other processes used \(Int($0))% of this machine's CPU meanwhile" : "" } ?? "")
+                        + (outcome.machine.map { $0.isDisturbed ? "; \($0.othersText) meanwhile" : "" } ?? "")
                 } else if outcome.serverBackpressure != nil {
                     verdict = .fail  // the server could not take the offered load: its limit, not the harness's
+                } else if Self.isDisturbed(outcome, judgedWith: judgement) && disturbedRuns == 0
+                    && !options.accepted.contains(.disturbed)
+                {
+                    // Other work took the machine while the step did not pass: no verdict on the server. Run again
+                    // after a pause, once; a second disturbed run is judged as measured (the machine is busy, not
+                    // passing by), and the step says so.
+                    disturbedRuns += 1
+                    retrying = true
+                    verdict = judgement.verdict
                 } else {
+                    if outcome.machine?.isDisturbed == true || outcome.disturbance != nil { disturbedRuns += 1 }
                     judgement.add(outcome.thresholds)
                     judgedRuns.append(outcome.thresholds)
                     verdict = judgement.verdict
@@ -114,12 +123,12 @@ extension CapacityCommand {
                 runs.append(CapacityReport.Run(
                     step: step, value: value, repeatIndex: attempts, verdict: verdict, objectives: outcome.thresholds,
                     harnessSaturation: outcome.harnessSaturation, folder: String(path.split(separator: "/").last ?? ""),
-                    elapsed: MonotonicClock.now() - started))
+                    elapsed: MonotonicClock.now() - started,
+                    disturbance: outcome.disturbance ?? outcome.machine.flatMap { $0.isDisturbed ? $0.othersText : nil }))
                 if !quiet {
                     Console.error(progressLine(
                         plan, step: step, value: value, run: runIndex, confirming: isConfirmation, outcome, judgement,
-                        verdict, retrying: retrying,
-                        gaveUp: verdict == .undecided && gaveUp))
+                        verdict, retrying: retrying, gaveUp: verdict == .undecided && gaveUp))
                 }
                 if retrying {
                     runIndex -= 1  // judged runs only
@@ -174,6 +183,16 @@ extension CapacityCommand {
         return .success
     }
 
+    /// True when the run was measured while other work took the machine (its timetable held back, or other
+    /// processes using ``MachineShare/disturbingCPU`` of a CPU) and its step, with it, would not pass: the step is
+    /// sampled again after a pause rather than judged on it.
+    static func isDisturbed(_ outcome: RunCommand.Outcome, judgedWith judgement: StepJudgement) -> Bool {
+        guard outcome.disturbance != nil || outcome.machine?.isDisturbed == true else { return false }
+        var with = judgement
+        with.add(outcome.thresholds)
+        return with.verdict != .pass
+    }
+
     /// A saturated step is run again once, after this pause, before the search calls itself harness-bound.
     static let saturatedRunsToStop = 2
     static let pauseAfterSaturation: UInt64 = 2_000_000_000
@@ -187,8 +206,12 @@ extension CapacityCommand {
             "\(result.metric).\(result.statistic) \(result.measuredText ?? "–")"
                 + (objective.beyond.map { " (\($0) of \(objective.values) beyond the limit so far)" } ?? "")
         }
+        let busy = outcome.disturbance ?? outcome.machine.flatMap { $0.isDisturbed ? $0.othersText : nil }
         let why = retrying
-            ? " (the harness was saturated: run again after a pause)"
+            ? (outcome.harnessSaturation != nil
+                ? " (the harness was saturated: run again after a pause)"
+                : " (the machine was busy with other work: \(busy ?? "") — run again after a pause)")
+            : verdict != .pass && busy != nil ? " (measured while the machine was busy with other work: \(busy!))"
             : gaveUp ? " (at this rate its budget would not decide it either: stopped early)"
             : outcome.harnessSaturation != nil && verdict == .harnessBound
             ? " (the harness was saturated again)" : outcome.serverBackpressure.map { " (\($0))" } ?? ""

@@ -140,7 +140,7 @@ enum CapacityCommand {
                 message: "'\(grouped.expression)': a capacity search judges the run's own metrics, not a link group's "
                     + "(not built)", command: "capacity \(scenario.rawValue)")
         }
-        let low = try value(of: axis, in: lowOptions)
+        let low = value(of: axis, in: lowOptions)
         let high = try value(of: axis, in: RunOptions(base.replacing(axis.rawValue, with: [ends[1]]), scenario: scenario))
         guard low != high else { throw reader.invalid(axis.rawValue, "range", text, "the two ends are the same") }
         guard axis != .interval || min(low, high) > 0 else {

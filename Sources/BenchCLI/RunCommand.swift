@@ -61,6 +61,10 @@ enum RunCommand {
         var harnessSaturation: String?
         /// Why the server held the timetable back, when it did (the harness had time to spare).
         var serverBackpressure: String?
+        /// Why other work on the machine held the timetable back, when it did.
+        var disturbance: String?
+        /// What the machine's CPUs did over the run, where `/proc` said.
+        var machine: MachineShare?
         /// Sending ended once its objectives were decided (a capacity step's run), before its timetable did.
         var endedWhenDecided = false
         /// It failed because every message it sent was lost (nothing measured, though messages were sent).
@@ -160,10 +164,12 @@ enum RunCommand {
             recording.failUnmeasured(nothing)
             analysis = collector.analysis(of: recording, percentiles: percentiles, limits: limits)
         }
-        // A verdict on a run that was no measurement of the server (interrupted, a saturated harness) is inconclusive:
+        // A verdict on a run that was no measurement of the server (interrupted, a saturated harness, a machine busy
+        // with other work) is inconclusive:
         // the rule a saved run's is judged by (RunResults.inconclusiveReasons), from what run.csv will say.
+        let load = analysis.harnessLoad
         let reasons = InconclusiveReason.of(
-            status: recording.status.rawValue, saturated: analysis.harnessLoad.saturation != nil)
+            status: recording.status.rawValue, saturated: load.saturation != nil, disturbed: load.disturbance != nil)
         let thresholds = options.thresholds.map { threshold in
             threshold.evaluate(analysis.summary(judgedBy: threshold)).judged(in: reasons, accepting: options.accepted)
         }
@@ -193,16 +199,22 @@ enum RunCommand {
         }
         // On stderr whatever else is printed (the table says it too): a CI log must show it.
         if let warning = yield.lossWarning { Console.error("Warning: \(warning)\n") }
-        let backpressure = analysis.harnessLoad.serverBackpressure
+        let backpressure = load.serverBackpressure
         if let backpressure { Console.error("Warning: \(backpressure)\n") }
-        let saturation = analysis.harnessLoad.saturation
+        let saturation = load.saturation
         if let saturation {
             Console.error("Warning: the harness was saturated: \(saturation); \(HarnessLoad.advice)\n")
+        }
+        if let disturbance = load.disturbance {
+            Console.error("Warning: \(disturbance); \(HarnessLoad.disturbanceAdvice)\n")
+        } else if let machine = recording.machine, machine.isDisturbed, saturation == nil {
+            Console.error("Note: \(machine.othersText) during this run\n")
         }
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail
         var outcome = Outcome(
             folder: path, status: recording.status, statusDetail: statusDetail, thresholds: thresholds,
             summaries: analysis.summaries, json: json, harnessSaturation: saturation, serverBackpressure: backpressure,
+            disturbance: load.disturbance, machine: recording.machine,
             endedWhenDecided: recording.endedWhenDecided, lostEverything: yield.lostEverything && recording.status == .failed,
             exitCode: .success)
         switch recording.status {

@@ -128,6 +128,10 @@ enum RunLifetime {
         options.live?.begin(LiveView.run(configuration, name: name, metadata: metadata, folder: parent), control: control)
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
         SignalWatcher.shared?.watch(control)
+        let server = configuration.target.map { target in
+            TargetURL.isLoopback(target.url.host) ? ProcessTable.listening(on: target.url.port) : []
+        } ?? []
+        let machineBefore = MachineLoad.now(server: server)
         let result = ChildProcessLauncher.runWatched(
             configuration, control: control, queue: queue, children: children,
             log: folder.path(of: ChildProcessLauncher.logName), writer: writer, show: showProgress,
@@ -137,14 +141,16 @@ enum RunLifetime {
                 + "agents (bench clients --connect \(host):\(port) --token …)\n")
         }
         endProcesses()
+        let machine = MachineLoad.now(server: server).flatMap { after in machineBefore.flatMap { after.share(since: $0) } }
         SignalWatcher.shared?.watch(nil)
         let collected = writer.join()
         if !options.quiet && options.reportsEachRun { for line in writer.takeIntervalLines() { Console.error(line + "\n") } }
 
-        let recording: RunRecording
+        var recording: RunRecording
         switch result {
         case .success(let value):
             recording = value
+            recording.machine = machine
         case .failure(let error):
             folder.discard()
             Console.error("Error: \(error)\n")

@@ -102,6 +102,16 @@ extension Posix {
         return names
     }
 
+    /// What the symbolic link at `path` points to (`socket:[12345]` for a descriptor under `/proc/PID/fd`); nil when
+    /// it is no link or cannot be read.
+    public static func readLink(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBufferPointer { pointer in
+            pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: pointer.count) { readlink(path, $0, pointer.count) }
+        }
+        return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
+    }
+
     /// True when something exists at `path`.
     public static func fileExists(_ path: String) -> Bool {
         access(path, F_OK) == 0

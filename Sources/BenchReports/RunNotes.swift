@@ -1,4 +1,5 @@
 import BenchScenarios
+import BenchNet
 
 /// The lines about a saved run that a reader must not miss, worded once for `summary.md` and `report.html`: a harness
 /// that was the bottleneck, the outages and the connections closed early, with the same counts as `run.csv` and the
@@ -42,6 +43,18 @@ enum RunNotes {
     static func harness(_ results: RunResults) -> String? {
         guard results.setting("harness_saturated") == "1" else { return nil }
         return "harness saturated: \(results.setting("harness_saturation") ?? ""); \(HarnessLoad.advice)"
+    }
+
+    /// `machine disturbed: the machine was busy with other work: …`, or `note: other processes used 93% of a CPU
+    /// during this run` where other work took that much without holding the timetable back; nil on a quiet machine.
+    static func machine(_ results: RunResults) -> String? {
+        if results.setting("machine_disturbed") == "1" {
+            return "machine disturbed: \(results.setting("machine_disturbance") ?? ""); \(HarnessLoad.disturbanceAdvice)"
+        }
+        guard let percent = results.setting("other_processes_cpu_pct").flatMap(Double.init),
+            percent >= 100 * MachineShare.disturbingCPU
+        else { return nil }
+        return "note: other processes used \(Int(percent.rounded()))% of a CPU during this run"
     }
 
     /// `30 of 1000 delivery values (3.0%) were lost: …` when the main metric lost more than

@@ -112,9 +112,12 @@ public struct RunResults: Sendable {
     }
 
     /// Why this run's verdicts are not a measurement of the server, from `run.csv`: it did not complete, or its
-    /// harness was saturated. Empty for a complete run whose harness kept up.
+    /// harness was saturated, or other work on the machine held its timetable back. Empty for a complete run whose
+    /// harness kept up.
     public var inconclusiveReasons: [InconclusiveReason] {
-        InconclusiveReason.of(status: setting("status") ?? "", saturated: setting("harness_saturated") == "1")
+        InconclusiveReason.of(
+            status: setting("status") ?? "", saturated: setting("harness_saturated") == "1",
+            disturbed: setting("machine_disturbed") == "1")
     }
 
     /// A `--duration` run's length, for headlines: "for 5m" (`5m`, not `300s`); nil for a run of a number of messages.

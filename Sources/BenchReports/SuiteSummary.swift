@@ -16,11 +16,15 @@ public struct SuiteSummary: Sendable {
         public let exitCode: Int32
         /// What the run measured, per metric (empty when it could not run).
         public let summaries: [DistributionSummary]
+        /// True for an attempt whose verdict was inconclusive and that was tried again (`--retries`): listed, not
+        /// counted in the suite's exit code or junit.xml; the attempt after it is.
+        public let triedAgain: Bool
 
         public init(
             name: String, command: String, folder: String?, status: String?, statusDetail: String? = nil,
-            thresholds: [ThresholdResult], exitCode: Int32, summaries: [DistributionSummary] = []
+            thresholds: [ThresholdResult], exitCode: Int32, summaries: [DistributionSummary] = [], triedAgain: Bool = false
         ) {
+            self.triedAgain = triedAgain
             self.summaries = summaries
             self.name = name
             self.command = command
@@ -47,12 +51,13 @@ public struct SuiteSummary: Sendable {
                     reasons.append(reason.rawValue)
                 }
                 return "inconclusive" + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")")
+                    + (triedAgain ? ", tried again" : "")
             default: return "interrupted"
             }
         }
 
         /// ✅, ❌, or ⚠️ for a verdict that is no measurement of the server.
-        var mark: String { exitCode == 0 ? "✅" : exitCode == 4 ? "⚠️" : "❌" }
+        var mark: String { triedAgain ? "↻" : exitCode == 0 ? "✅" : exitCode == 4 ? "⚠️" : "❌" }
 
         /// The lines that say what did not hold: each breach, and each verdict that is inconclusive and why.
         var problems: [String] {
@@ -70,9 +75,11 @@ public struct SuiteSummary: Sendable {
         self.entries = entries
     }
 
-    /// `suite.csv`: `name,command,status,run_folder,thresholds,breached,inconclusive,exit_code`.
+    /// `suite.csv`: `name,command,status,run_folder,thresholds,breached,inconclusive,exit_code,tried_again`.
     public func writeCSV<Sink: ByteSink>(to writer: inout CSVWriter<Sink>) throws {
-        try writer.row(["name", "command", "status", "run_folder", "thresholds", "breached", "inconclusive", "exit_code"])
+        try writer.row([
+            "name", "command", "status", "run_folder", "thresholds", "breached", "inconclusive", "exit_code", "tried_again",
+        ])
         for entry in entries {
             writer.field(entry.name)
             writer.field(entry.command)
@@ -82,6 +89,7 @@ public struct SuiteSummary: Sendable {
             writer.field(entry.breached.count)
             writer.field(entry.inconclusive.count)
             writer.field(Int(entry.exitCode))
+            writer.field(entry.triedAgain ? "1" : "0")
             try writer.endRow()
         }
     }

@@ -38,7 +38,7 @@ import Testing
     @Test func aFolderOfUnrelatedRunsJudgesThoseWithTheMetricAndNamesTheRestSkipped() throws {
         let (out, fanouts, roundtrip) = try results()
         let before = snapshot(roundtrip)
-        let result = try BenchProcess.run(["check", out, "--threshold", "spread.p99<60s", "--accept", "saturated"])
+        let result = try BenchProcess.run(["check", out, "--threshold", "spread.p99<60s", "--accept", "saturated,disturbed"])
         #expect(result.exitCode == 0, "\(result.standardOutput) \(result.standardError)")
         #expect(result.standardError.contains("skipped \(roundtrip): "), "\(result.standardError)")
         #expect(result.standardError.contains("spread"), "the reason names the metric: \(result.standardError)")

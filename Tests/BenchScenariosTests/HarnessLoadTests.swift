@@ -1,4 +1,5 @@
 import BenchCore
+import BenchNet
 import Testing
 
 @testable import BenchScenarios
@@ -76,5 +77,43 @@ import Testing
         #expect(HarnessLoad(recording: idle, lagP99: 100_000, timedOut: 0).saturation == nil)
         let target = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0)
         #expect(HarnessLoad(recording: target, lagP99: 100_000, timedOut: 9).saturation == nil, "a user's server's timeouts are its own")
+    }
+
+    /// `bench suite Benchmarks/ci.suite` beside a compile: "the harness was saturated" while run.csv said its busiest
+    /// thread was 6% busy. A timetable that slipped while the harness was idle and other processes took the machine
+    /// is the machine's disturbance, not the harness's saturation (which it was on the old code).
+    @Test func aTimetableThatSlippedWhileOtherWorkTookTheMachineIsADisturbance() {
+        var starved = recording(measuringCPU: 63_000_000, windowWaits: 0, writerWaits: 0, runQueueWait: 300_000_000)
+        starved.machine = MachineShare(othersCPU: 0.93, serverCPU: nil, stealPercent: 0, cpus: 2)
+        let load = HarnessLoad(recording: starved, lagP99: 30_890_000)
+        #expect(load.saturation == nil && load.serverBackpressure == nil)
+        let disturbance = load.disturbance ?? ""
+        #expect(disturbance.hasPrefix("the machine was busy with other work: its timetable slipped"), "\(disturbance)")
+        #expect(disturbance.contains("other processes used 93% of a CPU"), "\(disturbance)")
+        // A quiet machine: the slip stays the harness's.
+        var quiet = starved
+        quiet.machine = MachineShare(othersCPU: 0.02, serverCPU: nil, stealPercent: 0, cpus: 2)
+        #expect(HarnessLoad(recording: quiet, lagP99: 30_890_000).disturbance == nil)
+        // A harness busy half the run or more may have been the limit itself: saturated, whatever else ran.
+        var busy = recording(measuringCPU: 600_000_000, windowWaits: 0, writerWaits: 0, runQueueWait: 300_000_000)
+        busy.machine = starved.machine
+        let busyLoad = HarnessLoad(recording: busy, lagP99: 30_890_000)
+        #expect(busyLoad.disturbance == nil && busyLoad.saturation != nil)
+    }
+
+    /// An echo server on this machine that takes 1 ms a message, asked for one every 625 µs: its process busy a whole
+    /// CPU while the harness's measuring thread waited for a CPU (both on two CPUs). The old code said "the harness
+    /// was saturated … other processes used 49%": the other process was the server under test.
+    @Test func aTimetableThatSlippedWhileTheServersProcessWasBusyIsTheServersLimit() {
+        var run = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0, runQueueWait: 300_000_000)
+        run.machine = MachineShare(othersCPU: 0.05, serverCPU: 0.99, stealPercent: 0, cpus: 2)
+        let load = HarnessLoad(recording: run, lagP99: 1_610_000)
+        #expect(load.saturation == nil && load.disturbance == nil)
+        let backpressure = load.serverBackpressure ?? ""
+        #expect(backpressure.contains("the server did not keep up") && backpressure.contains("used 99% of a CPU"), "\(backpressure)")
+        // The built-in server is the harness's own: never the server's limit.
+        var builtIn = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0, target: false)
+        builtIn.machine = run.machine
+        #expect(HarnessLoad(recording: builtIn, lagP99: 1_610_000).serverBackpressure == nil)
     }
 }

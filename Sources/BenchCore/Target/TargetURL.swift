@@ -93,6 +93,11 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
 
     public var scheme: Scheme
     public var host: String
+    /// True when `host` names this machine's loopback (127.0.0.0/8, `localhost`, `::1`, bracketed or not).
+    public static func isLoopback(_ host: String) -> Bool {
+        host.hasPrefix("127.") || host == "localhost" || host == "::1" || host == "[::1]"
+    }
+
     public var port: UInt16
     /// ws/wss: the path, from `/`. redis: the channel; nats: the subject (without the leading `/`); stomp: the
     /// destination, with it. tcp: empty.

@@ -9,11 +9,13 @@ public enum InconclusiveReason: String, Sendable, CaseIterable, Hashable {
     case failed
     /// The harness was the bottleneck: it measured itself, and sent fewer messages a second than asked.
     case saturated
+    /// Other work on the machine held the run's timetable back while the harness had time to spare.
+    case disturbed
     /// The metric judged has no values at all: nothing measured, nothing lost.
     case noValues = "no-values"
 
     /// The reasons a run's status and its harness give (`complete` and a harness that kept up give none).
-    public static func of(status: String, saturated: Bool) -> [InconclusiveReason] {
+    public static func of(status: String, saturated: Bool, disturbed: Bool = false) -> [InconclusiveReason] {
         var reasons: [InconclusiveReason] = []
         switch status {
         case "interrupted": reasons.append(.interrupted)
@@ -22,6 +24,7 @@ public enum InconclusiveReason: String, Sendable, CaseIterable, Hashable {
         default: break
         }
         if saturated { reasons.append(.saturated) }
+        if disturbed { reasons.append(.disturbed) }
         return reasons
     }
 
@@ -38,6 +41,7 @@ public enum InconclusiveReason: String, Sendable, CaseIterable, Hashable {
         case .incomplete: return "the run was cut off and is incomplete"
         case .failed: return "the run failed before its end"
         case .saturated: return "the harness was saturated: it measured itself, under a lighter load than asked"
+        case .disturbed: return "the machine was busy with other work: it held the timetable back"
         case .noValues: return "the metric has no values"
         }
     }

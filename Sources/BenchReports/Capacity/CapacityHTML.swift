@@ -34,12 +34,12 @@ enum CapacityHTML {
         body += "</div>\n" + stepTable(report)
         body += "<h2>runs</h2>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>run</th>"
             + "<th>verdict</th>" + report.objectives.map { "<th>\(MarkupText.escape($0))</th>" }.joined()
-            + "<th>harness</th><th>report</th></tr>\n"
+            + "<th>harness, machine</th><th>report</th></tr>\n"
         for run in report.runs {
             body += "<tr><td class=\"n\">\(run.step)</td><td class=\"n\">\(MarkupText.escape(report.axis.text(run.value)))</td>"
                 + "<td class=\"n\">\(run.repeatIndex)</td><td class=\"\(run.verdict.rawValue)\">\(run.verdict.rawValue)</td>"
                 + run.objectives.map { "<td class=\"n\">\(MarkupText.escape($0.measuredText ?? "–"))</td>" }.joined()
-                + "<td>\(MarkupText.escape(run.harnessSaturation ?? "kept up"))</td>"
+                + "<td>\(MarkupText.escape(run.conditions))</td>"
                 + "<td><a href=\"\(MarkupText.escape(run.folder))/\(HTMLRunReport.fileName)\">report</a></td></tr>\n"
         }
         return page(body + "</table>\n")
@@ -49,12 +49,12 @@ enum CapacityHTML {
     /// those judged, pooled over the step's runs.
     private static func stepTable(_ report: CapacityReport) -> String {
         var html = "<h2>steps</h2>\n<p class=\"note\">\(MarkupText.escape(report.decisionNote)): beyond the "
-            + "limit / judged.</p>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>runs</th><th>verdict</th>"
+            + "limit / judged.</p>\n<table><tr><th>step</th><th>\(report.axis.rawValue)</th><th>runs judged</th><th>verdict</th>"
             + report.objectives.map { "<th>\(MarkupText.escape($0))</th>" }.joined() + "</tr>\n"
         for step in report.steps {
             html += "<tr><td class=\"n\">\(step.number)\(step.isConfirmation ? " (again)" : "")</td>"
                 + "<td class=\"n\">\(MarkupText.escape(report.axis.text(step.value)))</td>"
-                + "<td class=\"n\">\(step.judgement.runs)</td>"
+                + "<td class=\"n\">\(report.runsJudged(in: step))</td>"
                 + "<td class=\"\(step.verdict.rawValue)\">\(step.verdict.rawValue)</td>"
                 + step.judgement.objectives.map { objective in
                     let decision = objective.decision.rawValue

@@ -59,6 +59,8 @@ public struct CapacityReport {
         public var objectives: [ThresholdResult]
         /// Why the harness was saturated, when it was.
         public var harnessSaturation: String?
+        /// What other work took of the machine, when it disturbed the run (`other processes used 93% of a CPU`).
+        public var disturbance: String?
         /// The run folder's name, in the search's folder.
         public var folder: String
         /// Time from the search's start to this run's end (ns): the last run's is the search's time.
@@ -66,8 +68,9 @@ public struct CapacityReport {
 
         public init(
             step: Int, value: UInt64, repeatIndex: Int, verdict: CapacitySearch.Verdict, objectives: [ThresholdResult],
-            harnessSaturation: String?, folder: String, elapsed: UInt64 = 0
+            harnessSaturation: String?, folder: String, elapsed: UInt64 = 0, disturbance: String? = nil
         ) {
+            self.disturbance = disturbance
             self.elapsed = elapsed
             self.step = step
             self.value = value
@@ -76,6 +79,12 @@ public struct CapacityReport {
             self.objectives = objectives
             self.harnessSaturation = harnessSaturation
             self.folder = folder
+        }
+
+        /// `kept up`, `saturated`, with `; machine busy: other processes used 93% of a CPU` where other work
+        /// disturbed it: what capacity.md and capacity.html say of the run's harness and machine.
+        public var conditions: String {
+            (harnessSaturation == nil ? "kept up" : "saturated") + (disturbance.map { "; machine busy: \($0)" } ?? "")
         }
     }
 

@@ -23,6 +23,10 @@ public struct HarnessLoad: Sendable, Equatable {
     /// messages still in flight (their echoes or deliveries not yet in), never for its own writer. A server that cannot
     /// keep up with the offered load; nil otherwise.
     public let serverBackpressure: String?
+    /// Why the timetable slipped when other work on the machine, not the harness nor the server, held it back: the
+    /// harness's threads had time to spare (its busiest under ``idleLimit``) and other processes (or a hypervisor) took
+    /// a CPU's share that disturbs a run (``MachineShare/isDisturbed``). No measurement of the server: its verdicts are inconclusive; nil otherwise.
+    public let disturbance: String?
 
     /// The load of `recording`'s harness, with its lag's p99 (nanoseconds) if it has one.
     public init(recording: RunRecording, lagP99: UInt64?, timedOut: Int = 0) {
@@ -54,25 +58,51 @@ public struct HarnessLoad: Sendable, Equatable {
             reasons.append("\(timedOut) messages to its own server on loopback timed out or came late: the machine did not keep up")
         }
         var backpressure: String?
+        var disturbance: String?
         if configuration.interval > 0, let lagP99, lagP99 > configuration.interval {
             let slipped = "its timetable slipped: lag p99 \(DurationText.display(lagP99)) is more than the interval "
                 + DurationText.format(configuration.interval)
-            // The server's doing only where there is a server of the user's (the built-in one is the harness), and only
-            // when the measuring thread was not starved of CPU (it waited on a run queue under a tenth of the time).
+            let idle = busiestPercent.map { " (its busiest thread \(DecimalText.fixed($0, fractionDigits: 0))% busy)" }
+            // The server's doing only where there is a server of the user's (the built-in one is the harness): its own
+            // processes, found on this machine, busy most of a CPU; or the measuring thread not starved of CPU (it
+            // waited on a run queue under a tenth of the time) while its sends waited for earlier messages in flight.
             let starved = recording.measuringThreadRunQueueWait.map { $0 * 10 >= duration } ?? true
-            if reasons.isEmpty && configuration.target != nil && !starved && recording.windowWaits > 0
+            let machine = recording.machine
+            if reasons.isEmpty && configuration.target != nil, let server = machine?.serverCPU,
+                server >= Self.busyServerCPU
+            {
+                backpressure = "the server did not keep up: \(slipped) while its processes on this machine used "
+                    + "\(Int((server * 100).rounded()))% of a CPU and the harness had time to spare\(idle ?? "")"
+            } else if reasons.isEmpty && configuration.target != nil && !starved && recording.windowWaits > 0
                 && recording.writerWaits == 0
             {
-                let idle = busiestPercent.map { " (its busiest thread \(DecimalText.fixed($0, fractionDigits: 0))% busy)" }
                 backpressure = "the server did not keep up: \(slipped) while the harness had time to spare\(idle ?? ""); "
                     + "\(recording.windowWaits) sends waited for earlier messages still in flight"
+            } else if reasons.isEmpty, let machine, machine.isDisturbed, (busiestPercent ?? 0) < Self.idleLimit {
+                disturbance = "the machine was busy with other work: \(slipped) while \(machine.othersText) and the "
+                    + "harness had time to spare\(idle ?? "")"
             } else {
                 reasons.append(slipped)
             }
         }
         serverBackpressure = backpressure
+        self.disturbance = disturbance
         saturation = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
+
+    /// A harness whose busiest thread was busy less than this share of the run (percent) had time to spare: a timetable
+    /// that slipped while other work took the machine was held back by that work. Busier, the harness may have been the
+    /// limit itself, and the run says saturated.
+    public static let idleLimit = 50.0
+
+    /// A server whose processes on this machine used this much of a CPU (0.8: 80%) while the timetable slipped was
+    /// at its limit.
+    public static let busyServerCPU = 0.8
+
+    /// What a person should do about a disturbed run.
+    public static let disturbanceAdvice =
+        "these numbers are partly other work's, not the server's: run again on a quiet machine, or --accept disturbed "
+        + "to judge them anyway"
 
     /// What a person should do about a saturated harness.
     public static let advice =

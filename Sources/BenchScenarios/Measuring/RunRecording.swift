@@ -45,6 +45,9 @@ public struct RunRecording: Sendable {
     /// How long the measuring thread waited on a run queue (ready, not running: the machine's other work) from the start
     /// of sending to the end, nanoseconds; nil where the kernel does not say.
     public internal(set) var measuringThreadRunQueueWait: UInt64?
+    /// What the machine's CPUs did over the run (others' work, the server's processes', steal), read by the command
+    /// around it; nil where `/proc` could not be read.
+    public var machine: MachineShare?
     /// The busiest client thread's CPU time in percent: over its life for this process's, since its clients were all
     /// connected for those that report it (children, agents, a target run's subscriber threads); nil without any.
     public internal(set) var busiestClientThreadPercent: Double?

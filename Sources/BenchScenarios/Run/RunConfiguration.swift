@@ -229,7 +229,7 @@ public struct RunConfiguration: Sendable, Equatable {
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
     /// True when the built-in server listens on this machine's loopback (`--host`).
-    public var isOnLoopback: Bool { host.hasPrefix("127.") || host == "localhost" || host == "::1" }
+    public var isOnLoopback: Bool { TargetURL.isLoopback(host) }
 
     /// True when the run reports its outages (`reconnects.csv` and the `reconnect` metric): its clients may come back,
     /// or its link may cut them off (a NAT that forgets idle connections, blackouts).
