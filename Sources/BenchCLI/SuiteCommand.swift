@@ -65,11 +65,13 @@ enum SuiteCommand {
                 // suite-<UTC>/<entry>/ (a sweep: its steps inside), <entry>-try2/ for a second attempt.
                 options.runFolderName = attempt == 1 ? entry.name : "\(entry.name)-try\(attempt)"
                 let outcomes = RunCommand.run(options, commandLine: commandLine)
-                // Only what may pass by: a machine busy with other work, a saturated harness (not a metric with no
-                // values, nor a run that failed).
+                // Only a verdict that another attempt may decide: inconclusive for reasons that pass by alone (a
+                // machine busy with other work, a saturated harness), not a metric with no values nor a failed run.
                 let passing: Set<InconclusiveReason> = [.disturbed, .saturated]
                 let again = attempt <= retries && RunCommand.exitCode(of: outcomes) == .inconclusive
-                    && outcomes.contains { $0.thresholds.contains { !passing.isDisjoint(with: $0.inconclusive) } }
+                    && outcomes.contains { outcome in
+                        outcome.thresholds.contains { !$0.inconclusive.isEmpty && $0.inconclusive.allSatisfy(passing.contains) }
+                    }
                     && SignalWatcher.shared?.signal == nil
                 for (index, step) in options.steps.enumerated() {
                     // A step after one that could not go on did not run: it is listed, not left out.

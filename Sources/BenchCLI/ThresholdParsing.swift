@@ -33,7 +33,8 @@ enum ThresholdParsing {
             }
             do {
                 thresholds.append(try Threshold(
-                    parsing: text, defaultMetric: scenario.isBroadcast ? "spread" : "rtt", metrics: metrics))
+                    parsing: text, defaultMetric: scenario.isBroadcast ? "spread" : "rtt", metrics: metrics,
+                    shareMetric: scenario.isBroadcast ? "delivery" : "rtt"))
             } catch {
                 throw UsageError(
                     message: "The value '\(text)' is invalid for '--threshold <expr>': \(error.reason)", command: command)

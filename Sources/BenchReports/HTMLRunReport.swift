@@ -153,7 +153,7 @@ public enum HTMLRunReport {
     private static func thresholdList(_ thresholds: [ThresholdResult]) -> String {
         "<h2>thresholds</h2>\n<ul>\n" + thresholds.map { result in
             "<li class=\"\(result.verdict.rawValue)\">\(result.verdict.rawValue): "
-                + "<code>\(MarkupText.escape(result.expression))</code>"
+                + "<code>\(MarkupText.escape(result.namedExpression))</code>"
                 + (result.source == .check ? " (added by bench check)" : "") + ", "
                 + MarkupText.escape(result.measurementText)
                 + (result.inconclusive.isEmpty

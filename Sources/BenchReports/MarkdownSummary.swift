@@ -35,7 +35,7 @@ public enum MarkdownSummary {
             text += "\n"
             for result in results.thresholds {
                 let check = result.source == .check ? " (added by bench check)" : ""
-                text += "- \(result.verdict.markdownMark) `\(result.expression)`\(check): \(escape(result.measurementText))"
+                text += "- \(result.verdict.markdownMark) `\(result.namedExpression)`\(check): \(escape(result.measurementText))"
                     + (result.inconclusive.isEmpty
                         ? "" : " — " + escape(result.inconclusiveText))
                     + "\n"

@@ -6,7 +6,7 @@ import BenchCore
 public enum ThresholdText {
     public static func line(_ result: ThresholdResult) -> String {
         switch result.verdict {
-        case .held: return "threshold held: \(result.expression) (\(result.measurementText))"
+        case .held: return "threshold held: \(result.namedExpression) (\(result.measurementText))"
         case .breached: return result.breachLine
         case .inconclusive: return result.inconclusiveLine
         }

@@ -14,7 +14,8 @@ import Testing
         #expect(result.standardOutput.contains("threshold breached: rtt.p50<1ns (measured "))
         #expect(result.standardOutput.contains(", limit 1ns; 95%: "), "the p50's 95% interval")
         #expect(result.standardOutput.contains(" of 20 values)"))
-        #expect(result.standardOutput.contains("threshold held: lost==0 (measured 0, limit 0)"))
+        // Every verdict line names the metric it judged: lost, like pct_under, counts every sent message (rtt here).
+        #expect(result.standardOutput.contains("threshold held: lost==0 on rtt (measured 0, limit 0)"))
         let folder = try #require(contents(of: out)?.first)
         let csv = try String(contentsOfFile: "\(out)/\(folder)/thresholds.csv", encoding: .utf8)
         #expect(csv.hasPrefix("expression,metric,stat,op,limit,measured,held,source,verdict,values,beyond_limit,"
@@ -85,8 +86,8 @@ import Testing
         let first = try BenchProcess.run(["check", folder, "--threshold", "delivery.max<0ns", "--accept", "saturated,disturbed"])
         #expect(first.exitCode == 1, "the check's own verdict decides")
         var csv = try file("thresholds.csv")
-        #expect(csv.contains("\r\nlost==0,spread,lost,==,0,0,1,run,held,10,,,,pass,95.0,,,,,,0.000,0.000\r\n"),
-            "the run's verdict stays: \(csv)")
+        #expect(csv.contains("\r\nlost==0,delivery,lost,==,0,0,1,run,held,30,,,,pass,95.0,,,,,,0.000,0.000\r\n"),
+            "the run's verdict stays (every delivery of every broadcast counted): \(csv)")
         #expect(csv.contains("\r\ndelivery.max<0ns,delivery,max,<,0,"))
         #expect(csv.contains(",0,check,breached,30,,,,fail,95.0,,0.000,"), "\(csv)")
         let junit = try file("junit.xml")
@@ -101,7 +102,7 @@ import Testing
 
         let again = try BenchProcess.run(["check", folder, "--accept", "saturated,disturbed"])
         #expect(again.exitCode == 0, "stderr: \(again.standardError)")
-        #expect(again.standardOutput == "threshold held: lost==0 (measured 0, limit 0)\n")
+        #expect(again.standardOutput == "threshold held: lost==0 on delivery (measured 0, limit 0)\n")
         #expect(try file("thresholds.csv") == csv, "judged again, the same verdicts")
     }
 

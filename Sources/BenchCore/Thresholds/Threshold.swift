@@ -134,9 +134,13 @@ public struct Threshold: Sendable, Equatable {
     ///   - text: `[metric.]stat OP value`; spaces around the parts are allowed.
     ///   - defaultMetric: The metric when none is named (`spread` for fanout, `rtt` for roundtrip).
     ///   - metrics: The metrics the scenario reports; any other is an error.
+    ///   - shareMetric: The metric of `pct_under` and `lost` when none is named: the one every sent message has a value
+    ///     of (`delivery`, `rtt`), as `pct_under` is the share of all sent messages; nil: `defaultMetric`.
     /// - Throws: ``ThresholdError`` for an unknown metric or statistic, a missing operator, or a value whose unit
     ///   does not suit the statistic (a duration on `lost`, a percent on `p99`…).
-    public init(parsing text: String, defaultMetric: String, metrics: [String]) throws(ThresholdError) {
+    public init(
+        parsing text: String, defaultMetric: String, metrics: [String], shareMetric: String? = nil
+    ) throws(ThresholdError) {
         expression = text
         if text.contains("{") && !text.contains("}") {
             throw ThresholdError(expression: text, reason: "'{' without its '}': select a link group as {link=3g}")
@@ -156,8 +160,9 @@ public struct Threshold: Sendable, Equatable {
         }
 
         let named = metrics.first { left.hasPrefix($0 + ".") }
-        metric = named ?? defaultMetric
         let statisticText = named.map { String(left.dropFirst($0.count + 1)) } ?? left
+        let isShare = statisticText == Statistic.percentUnder.rawValue || statisticText == Statistic.lost.rawValue
+        metric = named ?? (isShare ? shareMetric ?? defaultMetric : defaultMetric)
         guard let statistic = Statistic(rawValue: statisticText) else {
             let known = Statistic.allCases.map(\.rawValue).joined(separator: " ")
                 + ", or any pNN.NNN from p0.001 to p99.999"

@@ -135,6 +135,10 @@ public struct ThresholdResult: Sendable, Equatable {
                     + "largest: a verdict decided at \(confidence) needs \(needed) or more"
             } else if let interval = evidence.intervalText {
                 text += "; \(confidence): \(interval) of \(evidence.values) values"
+                // thresholds.csv's decision, said where the verdict is: as measured, but not decided at the confidence.
+                if evidence.decision == .undecided && evidence.beyond != nil {
+                    text += "; \(held ? "held" : "breached") as measured, not decided at \(confidence)"
+                }
             }
         }
         return text
@@ -142,13 +146,20 @@ public struct ThresholdResult: Sendable, Equatable {
 
     /// The line printed for a breach: `threshold breached: spread.p99<200ms (measured 250.1ms, limit 200ms)`.
     public var breachLine: String {
-        "threshold breached: \(expression) (\(measurementText))"
+        "threshold breached: \(namedExpression) (\(measurementText))"
+    }
+
+    /// The expression with the metric it judged where it names none: `pct_under>=99% on delivery`; as written
+    /// otherwise. Every verdict line says what it judged.
+    public var namedExpression: String {
+        expression.hasPrefix(metric + ".") || expression.hasPrefix(metric + "{") || metric.isEmpty
+            ? expression : "\(expression) on \(metric)"
     }
 
     /// The line printed for a verdict that is not a measurement: `threshold inconclusive: spread.p99<200ms (measured
     /// 1.2ms, limit 200ms): the run was interrupted`.
     public var inconclusiveLine: String {
-        "threshold inconclusive: \(expression) (\(measurementText)): " + inconclusiveText
+        "threshold inconclusive: \(namedExpression) (\(measurementText)): " + inconclusiveText
     }
 
     /// Why the verdict is inconclusive, for people: each reason's explanation, `; ` between them (empty when it is not).
