@@ -127,7 +127,7 @@ enum RunLifetime {
         }
         options.live?.begin(LiveView.run(configuration, name: name, metadata: metadata, folder: parent), control: control)
         let showProgress = Console.errorIsTerminal && !options.quiet && !options.json
-        SignalWatcher.shared?.watch(control)
+        SignalWatcher.shared?.watch(control, folder: folder.temporaryPath)
         let server = configuration.target.map { target in
             TargetURL.isLoopback(target.url.host) ? ProcessTable.listening(on: target.url.port) : []
         } ?? []

@@ -38,12 +38,15 @@ extension RunOptions {
     ) throws(UsageError) {
         var identities: ClientIdentities?
         if let path = parsed.value("clients-file") {
-            guard let bytes = try? Posix.readFile(path, limit: ClientIdentities.maximumFileSize),
-                let text = String(validating: bytes, as: UTF8.self)
-            else {
-                throw reader.invalid(
-                    "clients-file", "file", path,
-                    "cannot be read as UTF-8 text of at most \(ClientIdentities.maximumFileSize >> 20) MiB")
+            let bytes: [UInt8]
+            do {
+                bytes = try Posix.readFile(path, limit: ClientIdentities.maximumFileSize)
+            } catch {
+                // What stopped it, in the system's words: no such file, no permission, larger than the limit.
+                throw reader.invalid("clients-file", "file", path, "cannot be read: \(error)")
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw reader.invalid("clients-file", "file", path, "is not UTF-8 text")
             }
             do throws(ClientIdentities.Invalid) {
                 identities = try ClientIdentities(csv: text, cycle: parsed.has("clients-file-cycle"), path: path)

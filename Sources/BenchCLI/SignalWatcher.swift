@@ -20,7 +20,7 @@ final class SignalWatcher: Sendable {
         }
     }()
 
-    private let current = Mutex<RunControl?>(nil)
+    private let current = Mutex<(control: RunControl, folder: String?)?>(nil)
     private let received = Atomic<Int32>(0)
 
     /// Blocks SIGINT and SIGTERM and starts the thread that waits for them. Runs on the main thread, before the
@@ -33,17 +33,23 @@ final class SignalWatcher: Sendable {
                 if received.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing).exchanged {
                     Console.error("\nstopping: waiting for messages in flight, then writing what was measured "
                         + "(again to quit at once)\n")
-                    current.withLock { $0?.requestStop() }
+                    current.withLock { $0?.control.requestStop() }
                 } else {
+                    // The run's folder stays as far as it was written, under its working name: say where, and how
+                    // to have its reports.
+                    if let folder = current.withLock({ $0?.folder }) {
+                        Console.error("\nquit: \(folder) holds what was written so far; 'bench report \(folder)' "
+                            + "rebuilds its reports\n")
+                    }
                     Posix.exitImmediately(128 + signal)
                 }
             }
         }
     }
 
-    /// The run a signal should stop from now on (nil between runs).
-    func watch(_ control: RunControl?) {
-        current.withLock { $0 = control }
+    /// The run a signal should stop from now on (nil between runs), and the folder it writes into, if any.
+    func watch(_ control: RunControl?, folder: String? = nil) {
+        current.withLock { $0 = control.map { ($0, folder) } }
         if received.load(ordering: .acquiring) != 0 { control?.requestStop() }
     }
 

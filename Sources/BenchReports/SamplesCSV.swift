@@ -94,7 +94,8 @@ public enum SamplesCSV {
             writer.nanoseconds(delivery)
             writer.nanoseconds(reader.roundTrip(m))
             writer.flag(delivery == nil)
-            writer.field(m.outcome.name)
+            // A target's subscribers only read: their measured messages were delivered, not echoed.
+            writer.field(m.outcome == .echoed && !reader.hasEchoes ? "delivered" : m.outcome.name)
             if kernel {
                 writer.time(m.broadcastStart, since: origin)
                 writer.time(m.written, since: origin)

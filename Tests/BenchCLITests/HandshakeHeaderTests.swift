@@ -115,7 +115,8 @@ import Testing
             (target + ["--clients", "2", "--clients-file", file, "--header", "X-T: {tokn}"], "{tokn} is no column of --clients-file \(file) (user, token)"),
             (target + ["--header", "X-T: {token}"], "{token} is a variable of --clients-file, and none was given"),
             (target + ["--clients-file-cycle"], "--clients-file-cycle does nothing without --clients-file"),
-            (target + ["--clients-file", file + ".missing"], "cannot be read as UTF-8 text"),
+            // What stopped it, not a guess (the old message blamed the encoding of a file that did not exist).
+            (target + ["--clients-file", file + ".missing"], "cannot be read: open \(file).missing: No such file or directory"),
             (["fanout", "--clients-file", file], "--clients-file goes with --target"),
             (target + ["--clients", "2", "--clients-file", file, "--header", "X-C: {client}"], "{client} is no column of --clients-file"),
             (["fanout", "--target", "mqtt+ws://127.0.0.1:1/t", "--header", "Sec-WebSocket-Protocol: x", "--out", temporaryFolderPath()],

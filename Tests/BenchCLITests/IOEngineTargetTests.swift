@@ -56,7 +56,7 @@ import Testing
         let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try settings(of: folder)["io_engine"] == engine)
         let samples = try csvRows(folder + "/samples.csv")
-        #expect(samples.count == 40 * 6 && samples.allSatisfy { $0["lost"] == "0" && $0["outcome"] == "echoed" })
+        #expect(samples.count == 40 * 6 && samples.allSatisfy { $0["lost"] == "0" && $0["outcome"] == "delivered" })
         for row in samples {
             let t0 = try #require(row["t0_ns"].flatMap(Int.init)), received = try #require(row["recv_ns"].flatMap(Int.init))
             #expect(received >= t0 && row["delivery_ns"].flatMap(Int.init) == received - t0, "\(row)")

@@ -154,6 +154,24 @@ import Testing
         #expect(samples.count > 1 + 4 * 10, "broadcasts sent before the signal are in the file")
         #expect(samples.count < 1 + 4 * 100_000)
     }
+
+    /// A second signal quits at once: the run's folder stays under its working name, and the run says where and how
+    /// to have its reports (it said nothing on the old code). SIGINT then SIGTERM: two of one signal may arrive as one.
+    @Test func aSecondSignalQuitsAtOnceAndNamesTheFolderLeft() throws {
+        let out = temporaryFolderPath()
+        let process = try BenchProcess.start([
+            "fanout", "--clients", "4", "--messages", "100000", "--interval", "5ms", "--warmup", "0", "--quiet", "--out", out,
+        ])
+        #expect(waitForLines(2 + 4 * 10, in: "samples.csv", under: out), "the run measured more than 10 broadcasts")
+        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, SIGTERM)
+        let result = try BenchProcess.finish(process, timeout: 30)
+        #expect(result.exitCode == 143, "stderr: \(result.standardError)")
+        let left = try #require(contents(of: out)?.first, "the folder stays")
+        #expect(left.hasPrefix(".bench-run-"))
+        #expect(result.standardError.contains("quit: \(out)/\(left) holds what was written so far; 'bench report \(out)/\(left)' "
+            + "rebuilds its reports"), "\(result.standardError)")
+    }
 }
 
 /// The harness says when it is the bottleneck (its own thread's CPU, its timetable's slip), on stderr and in run.csv,
