@@ -206,12 +206,12 @@ extension CapacityCommand {
             "\(result.metric).\(result.statistic) \(result.measuredText ?? "–")"
                 + (objective.beyond.map { " (\($0) of \(objective.values) beyond the limit so far)" } ?? "")
         }
-        let busy = outcome.disturbance ?? outcome.machine.flatMap { $0.isDisturbed ? $0.othersText : nil }
+        let busy = outcome.disturbance
+            ?? outcome.machine.flatMap { $0.isDisturbed ? "the machine was busy with other work: \($0.othersText)" : nil }
         let why = retrying
             ? (outcome.harnessSaturation != nil
-                ? " (the harness was saturated: run again after a pause)"
-                : " (the machine was busy with other work: \(busy ?? "") — run again after a pause)")
-            : verdict != .pass && busy != nil ? " (measured while the machine was busy with other work: \(busy!))"
+                ? " (the harness was saturated: run again after a pause)" : " (\(busy ?? ""): run again after a pause)")
+            : verdict != .pass && busy != nil ? " (\(busy!); judged as measured, once run again)"
             : gaveUp ? " (at this rate its budget would not decide it either: stopped early)"
             : outcome.harnessSaturation != nil && verdict == .harnessBound
             ? " (the harness was saturated again)" : outcome.serverBackpressure.map { " (\($0))" } ?? ""

@@ -5,8 +5,9 @@ import Glibc
 /// by its port, ``ProcessTable/listening(on:)``): how a run tells its own load, the server's and other work on the
 /// machine apart.
 public struct MachineLoad: Sendable {
-    /// Clock ticks since boot, over every CPU: all, those busy (user, nice, system, irq, softirq) and those a
-    /// hypervisor took (steal).
+    /// Clock ticks since boot, over every CPU: all, those processes used (user, nice, system) and those a hypervisor
+    /// took (steal). The kernel's interrupt work (irq, softirq) is no process's: on loopback most of it is the run's
+    /// own traffic, and it is counted as nobody's rather than as other work.
     let total: UInt64
     let busy: UInt64
     let steal: UInt64
@@ -35,8 +36,8 @@ public struct MachineLoad: Sendable {
         // This process's own ticks come from the table (its entry), its reaped children's from its own stat.
         return MachineLoad(
             total: ticks.prefix(8).reduce(0, +),
-            // user nice system idle iowait irq softirq steal: idle and iowait are not busy, steal is counted apart.
-            busy: ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6], steal: ticks[7], cpus: cpus,
+            // user nice system idle iowait irq softirq steal: processes' time is the first three; steal is apart.
+            busy: ticks[0] + ticks[1] + ticks[2], steal: ticks[7], cpus: cpus,
             harness: table.ticks(of: family) + own.childrenUser + own.childrenSystem,
             server: server.isEmpty ? nil : table.ticks(of: servers))
     }

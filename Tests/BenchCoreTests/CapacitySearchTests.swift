@@ -234,6 +234,30 @@ import Testing
         #expect(search.capacity == 150 && search.firstFail == 200)
     }
 
+    /// Issue 62's search with a `yes` through its first 20 s: 18 and 20 clients undecided while the machine was busy,
+    /// then 36 passed once it was quiet. The old search answered the disturbed 17 ("not monotonic: bounded by the lowest
+    /// failure"); now the values that did not pass below a harder pass are sampled again, and the search goes on from
+    /// what they show.
+    @Test func evidenceThatIsNotMonotonicIsSampledAgainBeforeItIsAnswered() throws {
+        var seen: [UInt64: Int] = [:]
+        var busy = true  // the first steps at 18 to 20: the machine busy
+        let search = finish(CapacitySearch(low: 10, high: 400, direction: .increasing)) { value in
+            seen[value, default: 0] += 1
+            if value > 20 { busy = false }
+            if busy && (18...20).contains(value) { return .undecided }
+            return value <= 90 ? .pass : .fail
+        }
+        let capacity = try #require(search.capacity, "\(search.steps)")
+        #expect(capacity >= 88 && capacity <= 90, "\(search.steps.map(\.value))")
+        #expect(!search.isNonMonotonic && search.ending == .found, "\(search.steps)")
+        #expect(search.steps.allSatisfy { step in search.steps.filter { $0.value == step.value }.count <= 3 })
+        #expect(search.verdicts[18] == .pass || search.verdicts[18] == nil, "sampled again once quiet")
+        // An undecided step then a pass at the full confidence: a pass; a pass then an undecided confirmation: not.
+        #expect(CapacitySearch.Verdict.combining([.undecided, .pass]) == .pass)
+        #expect(CapacitySearch.Verdict.combining([.undecided, .undecided, .pass]) == .pass)
+        #expect(CapacitySearch.Verdict.combining([.pass, .undecided]) == .undecided)
+    }
+
     @Test func theStepLimitEndsASearch() {
         let search = finish(CapacitySearch(low: 1, high: 1_000_000, direction: .increasing, resolution: 0, maximumSteps: 5)) {
             $0 <= 700_001 ? .pass : .fail

@@ -39,11 +39,14 @@ public struct CapacitySearch: Sendable {
 
         /// A value's verdict from all its steps: a pass and a failure disagree, and leave it undecided (neither the
         /// pass nor the failure is confirmed); else a failure fails it; else a harness-bound step makes it
-        /// harness-bound; else one undecided step leaves it undecided (a pass not confirmed); else it passed.
+        /// harness-bound; else a pass decided last, at the full confidence, after steps that decided nothing, passes it
+        /// (an undecided step is no evidence against: a busy moment, since passed); else one undecided step leaves it
+        /// undecided (a pass not confirmed); else it passed.
         public static func combining(_ steps: [Verdict]) -> Verdict {
             if steps.contains(.fail) && steps.contains(.pass) { return .undecided }
             if steps.contains(.fail) { return .fail }
             if steps.contains(.harnessBound) { return .harnessBound }
+            if steps.count >= 2 && steps.last == .pass { return .pass }
             return steps.contains(.undecided) ? .undecided : .pass
         }
     }
@@ -152,6 +155,9 @@ public struct CapacitySearch: Sendable {
         // The harness can go no harder: the last pass, its lower end, is still confirmed (its first step may have
         // passed at the way-finding confidence alone), at a load the harness carried.
         if steps.contains(where: { $0.verdict == .harnessBound }) { return capacity.flatMap(confirming) }
+        // Not monotonic (a harder value passed after easier ones decided nothing): the machine may have been busy at
+        // the easier ones. They are sampled again, the easiest first, before anything is answered from them.
+        if let again = resampling() { return again }
         guard let pass = capacity else { return nil }  // the easy end did not pass
         guard let failure = firstFail else {
             // Bracketing: twice as hard, up to the hard end, which is then confirmed.
@@ -184,6 +190,23 @@ public struct CapacitySearch: Sendable {
         guard firstDecidedFail == nil else { return nil }
         let bound = harder(than: failure)
         return bound == failure || steps.contains(where: { $0.value == bound }) ? nil : bound
+    }
+
+    /// The most steps a value takes: its first, its confirmation, and one more when the evidence was not monotonic.
+    public static let mostStepsAtAValue = 3
+
+    /// The easiest value whose steps decided nothing (every one undecided) though a harder one passed where no failure
+    /// was decided anywhere (the step twice as hard that bounds an undecided one passed: issue 62's 18 and 20 clients
+    /// undecided while the machine was busy, then 36 passed), and that has run fewer than ``mostStepsAtAValue``
+    /// steps; nil otherwise. A band where a first step passes and its confirmation does not is no such evidence: the
+    /// dispute rules handle it, and a failure decided above it bounds the answer.
+    private func resampling() -> UInt64? {
+        guard isNonMonotonic, firstDecidedFail == nil, let lastPass else { return nil }
+        let decidedSomewhere = Set(steps.filter { $0.verdict != .undecided }.map(\.value))
+        let disputed = verdicts.filter { $0.value == .undecided && !decidedSomewhere.contains($0.key) }.map(\.key).filter { value in
+            isHarder(lastPass, than: value) && steps.filter { $0.value == value }.count < Self.mostStepsAtAValue
+        }
+        return easiest(disputed)
     }
 
     /// Twice as hard as `value` (half the interval), at most the hard end.
