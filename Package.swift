@@ -29,7 +29,7 @@ let package = Package(
         .target(
             name: "BenchScenarios", dependencies: ["BenchCore", "BenchNet", "BenchProtocols"], swiftSettings: releaseSpeed),
         .target(
-            name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchScenarios"], swiftSettings: releaseSpeed),
+            name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchScenarios"], swiftSettings: releaseSpeed),
         .target(
             name: "BenchCLI", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchScenarios", "BenchReports"],
             swiftSettings: releaseSpeed),
@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "BenchProtocolsTests", dependencies: ["BenchProtocols", "BenchCore"]),
         .testTarget(
             name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchProtocols", "BenchNet", "BenchCore"]),
-        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
+        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchProtocols", "BenchNet", "BenchCore"]),
         .testTarget(
             name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
     ]

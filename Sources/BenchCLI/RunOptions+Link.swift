@@ -1,4 +1,5 @@
 import BenchCore
+import BenchProtocols
 import BenchScenarios
 
 /// `--link SPEC`: the link the clients sit behind, emulated in this process between them and the server.
@@ -20,7 +21,7 @@ extension RunOptions {
     ) throws(UsageError) {
         configuration.link = try link(parsed, reader: reader, command: command)
         if configuration.link?.isMix == true, configuration.scenario == .chat,
-            configuration.target?.url.scheme.protocolScheme == .redis
+            configuration.target?.url.scheme.record.subscribersCannotPublish == true
         {
             throw UsageError(
                 message: "a mix of links with a Redis chat is not built yet: each client thread's members publish over one "

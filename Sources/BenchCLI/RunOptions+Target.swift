@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 import BenchScenarios
 
 /// `--target` and what goes with it: the options of measuring a user's own server, and reading them.
@@ -114,7 +115,7 @@ extension RunOptions {
             // WebSocket path a target run asks for (a ws:// URL has its own).
             for option in ["transport", "ws-path", "tls-cert", "tls-key", "server-threads"]
             where (parsed.value(option) != nil || parsed.has(option))
-                && !(option == "ws-path" && (scheme.protocolScheme == .socketIO || scheme.overWebSocket))
+                && !(option == "ws-path" && scheme.defaultWebSocketPath != nil)
             {
                 throw UsageError(message: "--\(option) is for the built-in server; --target says how to reach yours", command: command)
             }
@@ -149,19 +150,19 @@ extension RunOptions {
             throw UsageError(message: "--\(option) goes with --target", command: command)
         }
         if let text = parsed.value("qos") {
-            guard target?.url.scheme.protocolScheme == .mqtt else {
+            guard target?.url.scheme.record.takesQoS == true else {
                 throw reader.invalid("qos", "0|1|2", text, "is for MQTT targets (mqtt, mqtts, mqtt+ws, mqtt+wss)")
             }
             guard let qos = UInt8(text), qos <= 2 else { throw reader.invalid("qos", "0|1|2", text, "expected 0, 1 or 2") }
             target?.qos = qos
         }
-        if let scheme = target?.url.scheme, [.mqtt, .sse, .socketIO, .redis, .nats, .stomp].contains(scheme.protocolScheme),
-            let option = (scheme.protocolScheme == .socketIO ? ["framing"] : ["subscribe", "framing"])
+        if let scheme = target?.url.scheme, !scheme.record.speaksUserText,
+            let option = (scheme.record.takesSubscribeText ? ["framing"] : ["subscribe", "framing"])
                 .first(where: { parsed.value($0) != nil })
         {
             throw UsageError(message: "--\(option) does not apply to an \(scheme.rawValue):// target", command: command)
         }
-        if target?.url.scheme.protocolScheme == .socketIO && parsed.value("publish") == nil {
+        if target?.url.scheme.record.needsPublishText == true && parsed.value("publish") == nil {
             throw UsageError(
                 message: "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]': the event the "
                     + (configuration.scenario == .fanout ? "publisher emits" : "clients emit"), command: command)
@@ -170,7 +171,9 @@ extension RunOptions {
             guard let framing = MessageFraming(rawValue: text) else {
                 throw reader.invalid("framing", "kind", text, "expected length32, length16, line or stx")
             }
-            guard target?.url.scheme == .tcp else { throw reader.invalid("framing", "kind", text, "is for tcp:// targets") }
+            guard target?.url.scheme.record.takesFraming == true else {
+                throw reader.invalid("framing", "kind", text, "is for tcp:// targets")
+            }
             target?.framing = framing
         }
         try readPublishURL(into: &target, reader: reader, parsed: parsed, command: command)
@@ -191,12 +194,12 @@ extension RunOptions {
                     + "\(scheme.rawValue):// URL is where an sse:// target's publisher POSTs: give it as --publish-url")
         }
         guard let text = parsed.value("publish-url") else {
-            if scheme?.protocolScheme == .sse {
+            if scheme?.record.publishesByPost == true {
                 throw UsageError(message: "an sse:// target needs --publish-url http://HOST:PORT/PATH: where a broadcast is POSTed", command: command)
             }
             return
         }
-        guard let scheme, scheme.protocolScheme == .sse else {
+        guard let scheme, scheme.record.publishesByPost else {
             throw reader.invalid("publish-url", "url", TargetURL.hidingPassword(in: text), "is for sse:// and sses:// targets")
         }
         let url: TargetURL

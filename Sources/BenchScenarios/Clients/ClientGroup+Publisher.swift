@@ -19,10 +19,9 @@ final class GroupPublisher<T: Transport> {
         transmitStamps = stampsTransmits ? TransmitStampQueue(capacity: members * TransmitStampQueue.defaultCapacity) : nil
     }
 
-    /// The run's members speak Redis in chat: they need one.
-    static func needed(_ configuration: RunConfiguration, _ kind: ServerProtocol) -> Bool {
-        guard configuration.scenario == .chat, case .redis = kind else { return false }
-        return true
+    /// The run's chat members' subscribed connections cannot publish (Redis's): they need one.
+    static func needed(_ configuration: RunConfiguration) -> Bool {
+        configuration.scenario == .chat && configuration.target?.url.scheme.record.subscribersCannotPublish == true
     }
 
     /// The key of `client`'s message `sequence` in ``transmitStamps``.

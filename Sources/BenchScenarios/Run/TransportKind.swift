@@ -1,4 +1,6 @@
 import BenchCore
+import BenchProtocols
+
 /// The transport of a run (`--transport`): how the bench frames travel between server and clients.
 public enum TransportKind: String, Sendable, CaseIterable {
     /// Bench frames straight on TCP.
@@ -20,7 +22,7 @@ extension TargetURL.Scheme {
     /// What connections to a target of this scheme travel over: WebSocket for ws, Socket.IO and the protocols over
     /// WebSocket (mqtt+ws, nats+ws, stomp+ws), plain TCP for the rest; over TLS for the secure schemes.
     public var transport: TransportKind {
-        let webSocket = protocolScheme == .ws || protocolScheme == .socketIO || overWebSocket
+        let webSocket = record.travelsInWebSocket || overWebSocket
         switch (webSocket, usesTLS) {
         case (true, false): return .ws
         case (true, true): return .wss

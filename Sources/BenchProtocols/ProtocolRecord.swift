@@ -1,0 +1,83 @@
+import BenchCore
+
+/// What a protocol is to the rest of bench, in one record: the options that apply to its targets, what its HTTP
+/// handshake and its topics allow, and how its chat members publish. The command line, the engine and the reports ask
+/// the record of a target's scheme (``TargetURL/Scheme/record``); none of them names a protocol. A new protocol is a
+/// session of its own (``ProtocolSession``), its ``ServerProtocol`` case, and a record here.
+public struct ProtocolRecord: Sendable, Equatable {
+    /// Its schemes, for messages: `mqtt, mqtts, mqtt+ws, mqtt+wss`.
+    public let schemes: String
+    /// The user's own protocol (tcp, ws): `--subscribe` and `--publish` are the messages themselves; every other
+    /// protocol has messages of its own, and refuses `--framing` (and `--subscribe`, unless it takes its text).
+    public let speaksUserText: Bool
+    /// `--subscribe`: what a subscriber sends once connected is the user's text (tcp, ws, socketio); elsewhere the
+    /// protocol says it (a SUBSCRIBE, a `sub`).
+    public let takesSubscribeText: Bool
+    /// `--framing`: how the user's messages are cut out of a byte stream (tcp; ws's messages are the WebSocket's).
+    public let takesFraming: Bool
+    /// `--qos`: a quality of service both ways (MQTT).
+    public let takesQoS: Bool
+    /// `--publish` is needed: the protocol has no message of its own to carry a broadcast (Socket.IO's event).
+    public let needsPublishText: Bool
+    /// The publisher POSTs each broadcast to `--publish-url` (Server-Sent Events), which it then needs.
+    public let publishesByPost: Bool
+    /// Its connections make an HTTP handshake of their own, which carries `--header` (a WebSocket's or an event
+    /// stream's GET); a protocol over WebSocket makes one too (``TargetURL/Scheme/overWebSocket``).
+    public let hasHTTPHandshake: Bool
+    /// The characters a topic or subject must not hold from `--clients-file`: its wildcards (`+ #`, `* >`).
+    public let topicWildcards: Set<Character>
+    /// A subscribed connection cannot publish (Redis): a chat's members publish over one connection a client thread.
+    public let subscribersCannotPublish: Bool
+    /// Its messages travel in WebSocket messages without a `+ws` scheme of their own (ws, Socket.IO).
+    public let travelsInWebSocket: Bool
+    /// `--protocol`: what a subscriber and the publisher say may be described in lines (ws's text messages).
+    public let takesDescription: Bool
+    /// The query its WebSocket's request target needs unless `--ws-path` gives one (Engine.IO's version and
+    /// transport); nil for none.
+    public let webSocketQuery: String?
+
+    init(
+        schemes: String, speaksUserText: Bool = false, takesSubscribeText: Bool = false, takesFraming: Bool = false, takesQoS: Bool = false,
+        needsPublishText: Bool = false, publishesByPost: Bool = false, hasHTTPHandshake: Bool = false,
+        topicWildcards: Set<Character> = [], subscribersCannotPublish: Bool = false, travelsInWebSocket: Bool = false,
+        takesDescription: Bool = false, webSocketQuery: String? = nil
+    ) {
+        (self.travelsInWebSocket, self.takesDescription) = (travelsInWebSocket, takesDescription)
+        (self.schemes, self.speaksUserText, self.takesSubscribeText, self.takesFraming, self.takesQoS) =
+            (schemes, speaksUserText, takesSubscribeText, takesFraming, takesQoS)
+        (self.needsPublishText, self.publishesByPost, self.hasHTTPHandshake) =
+            (needsPublishText, publishesByPost, hasHTTPHandshake)
+        (self.topicWildcards, self.subscribersCannotPublish, self.webSocketQuery) =
+            (topicWildcards, subscribersCannotPublish, webSocketQuery)
+    }
+
+    /// The request target of a WebSocket at `path`: ``webSocketQuery`` added unless `path` has a query of its own.
+    public func webSocketRequestTarget(_ path: String) -> String {
+        guard let webSocketQuery, !path.contains("?") else { return path }
+        return (path.hasSuffix("/") ? path : path + "/") + "?" + webSocketQuery
+    }
+}
+
+extension TargetURL.Scheme {
+    /// The record of the protocol this scheme speaks, TLS and WebSocket aside.
+    public var record: ProtocolRecord {
+        switch protocolScheme {
+        case .tcp: ProtocolRecord(schemes: "tcp", speaksUserText: true, takesSubscribeText: true, takesFraming: true)
+        case .ws:
+            ProtocolRecord(
+                schemes: "ws, wss", speaksUserText: true, takesSubscribeText: true, hasHTTPHandshake: true,
+                travelsInWebSocket: true, takesDescription: true)
+        case .redis: ProtocolRecord(schemes: "redis", subscribersCannotPublish: true)
+        case .nats: ProtocolRecord(schemes: "nats, nats+ws, nats+wss", topicWildcards: ["*", ">"])
+        case .mqtt:
+            ProtocolRecord(schemes: "mqtt, mqtts, mqtt+ws, mqtt+wss", takesQoS: true, topicWildcards: ["+", "#"])
+        case .stomp: ProtocolRecord(schemes: "stomp, stomps, stomp+ws, stomp+wss")
+        case .sse: ProtocolRecord(schemes: "sse, sses", publishesByPost: true, hasHTTPHandshake: true)
+        case .socketIO:
+            ProtocolRecord(
+                schemes: "socketio, socketios", takesSubscribeText: true, needsPublishText: true, hasHTTPHandshake: true,
+                travelsInWebSocket: true, webSocketQuery: "EIO=4&transport=websocket")
+        default: ProtocolRecord(schemes: "http, https")  // no target's: where an sse:// target's publisher POSTs
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import BenchCore
+
+extension ServerProtocol {
+    /// What a chat member of room `room` speaks: the room's topic (`TOPIC/<room>`, `SUBJECT.<room>`, `CHANNEL:<room>`),
+    /// or `{room}` in the `--subscribe` text or the `--protocol` description replaced by its number.
+    public func room(_ room: Int) -> ServerProtocol {
+        switch self {
+        case .custom(let framing, let subscribe):
+            return .custom(framing: framing, subscribe: subscribe?.replacing("{room}", with: "\(room)"))
+        case .socketIO(var settings):
+            settings.subscribe = settings.subscribe?.replacing("{room}", with: "\(room)")
+            return .socketIO(settings)
+        case .described(let description):
+            return .described(description.expanding { $0.replacing("{room}", with: "\(room)") })
+        default:
+            return below("\(room)")
+        }
+    }
+
+    /// What client `client` speaks where a `--protocol` description says `{client}`: its number (a round-trip client's
+    /// own channel, as `room:{client}`).
+    public func numbered(_ client: Int) -> ServerProtocol {
+        guard case .described(let description) = self else { return self }
+        return .described(description.expanding { $0.replacing("{client}", with: "\(client)") })
+    }
+
+    /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own
+    /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; the same otherwise.
+    public func ownTopic(of client: Int) -> ServerProtocol {
+        below("\(client)")
+    }
+
+    /// Where a topic names what a connection receives, the one below it called `name` (`TOPIC/name`, `SUBJECT.name`,
+    /// `CHANNEL:name`); the same speech otherwise.
+    private func below(_ name: String) -> ServerProtocol {
+        switch self {
+        case .mqtt(var settings):
+            settings.topic += "/\(name)"
+            return .mqtt(settings)
+        case .nats(let subject):
+            return .nats(subject: "\(subject).\(name)")
+        case .redis(let channel, let password):
+            return .redis(channel: "\(channel):\(name)", password: password)
+        case .stomp(var settings):
+            settings.destination += ".\(name)"
+            return .stomp(settings)
+        case .custom, .socketIO, .sse, .described:
+            return self
+        }
+    }
+}
