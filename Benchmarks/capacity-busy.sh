@@ -19,7 +19,7 @@ start_busy() {
         busy+=($!)
     done
 }
-trap 'kill "${busy[@]}" 2>/dev/null; rm -rf "$out"' EXIT
+trap 'kill "${busy[@]}" 2>/dev/null || true; rm -rf "$out"' EXIT
 [ -n "${BUSY_FOR:-}" ] || start_busy
 for run in $(seq 1 "$runs"); do
     [ -z "${BUSY_FOR:-}" ] || start_busy

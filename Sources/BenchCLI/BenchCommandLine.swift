@@ -38,6 +38,9 @@ public enum BenchCommandLine {
             }
             command += " " + scenario
             rest.removeFirst()
+        } else if command == "protocols" && rest.first == "show" {  // `bench protocols show NAME`
+            command = "protocols show"
+            rest.removeFirst()
         }
         switch command {
         case "-h", "--help", "help":

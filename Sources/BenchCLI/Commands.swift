@@ -8,7 +8,7 @@ enum Commands {
         ReportCommand.spec, SuiteCommand.spec, CapacityCommand.spec(for: .fanout), CapacityCommand.spec(for: .roundtrip),
         CapacityCommand.spec(for: .chat),
         ServeCommand.spec(for: .fanout), ServeCommand.spec(for: .roundtrip), ServeCommand.spec(for: .chat),
-        ClientsCommand.spec, LinksCommand.spec,
+        ClientsCommand.spec, LinksCommand.spec, ProtocolsCommand.spec, ProtocolsCommand.showSpec,
     ]
 
     /// The command called `name`.
@@ -44,6 +44,10 @@ enum Commands {
             return try SuiteCommand.execute(parsed)
         case "links":
             return try LinksCommand.execute(parsed)
+        case "protocols":
+            return ProtocolsCommand.list()
+        case "protocols show":
+            return try ProtocolsCommand.show(parsed)
         default:
             preconditionFailure("no command \(spec.name)")
         }

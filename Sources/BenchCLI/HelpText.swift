@@ -25,8 +25,9 @@ enum HelpText {
               0 ran, every threshold held · 1 a threshold was breached · 2 usage error (nothing run or written)
               3 the run could not be done
               4 inconclusive: a verdict that is not a measurement of the server (the run was interrupted or is
-                incomplete, its harness was saturated, or the metric judged has no values); --accept REASON,...
-                takes one as it is (interrupted, incomplete, failed, saturated, no-values)
+                incomplete, its harness was saturated, other work on the machine held it back, or the metric judged
+                has no values); --accept REASON,... takes one as it is (interrupted, incomplete, failed, saturated,
+                disturbed, no-values)
               130 / 143 interrupted by SIGINT / SIGTERM (what was measured is written)
 
             """

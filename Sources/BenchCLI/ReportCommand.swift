@@ -80,7 +80,8 @@ enum ReportCommand {
             repeats = max(repeats, repeatIndex)
             steps.append(SweepReport.Step(
                 settings: swept.map { ($0, run.results.setting($0) ?? "") }, repeatIndex: repeatIndex, folder: name,
-                summaries: run.results.summaries))
+                summaries: run.results.summaries, saturated: run.results.setting("harness_saturated") == "1",
+                disturbed: run.results.setting("machine_disturbed") == "1"))
         }
         steps.sort { left, right in
             let (a, b) = (order.firstIndex(of: left.key) ?? .max, order.firstIndex(of: right.key) ?? .max)

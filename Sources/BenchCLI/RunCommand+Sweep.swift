@@ -10,7 +10,8 @@ extension RunCommand {
             guard let path = outcome.folder else { return nil }
             return SweepReport.Step(
                 settings: step.settings.map { ($0.column, $0.value) }, repeatIndex: step.repeatIndex,
-                folder: String(path.split(separator: "/").last ?? ""), summaries: outcome.summaries)
+                folder: String(path.split(separator: "/").last ?? ""), summaries: outcome.summaries,
+                saturated: outcome.harnessSaturation != nil, disturbed: outcome.disturbance != nil)
         }
         guard !steps.isEmpty else {
             // No step wrote a run folder (the first failed before it could): no sweep to report on, and no folder left.

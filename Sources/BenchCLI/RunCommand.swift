@@ -203,11 +203,14 @@ enum RunCommand {
         if let backpressure { Console.error("Warning: \(backpressure)\n") }
         let saturation = load.saturation
         if let saturation {
-            Console.error("Warning: the harness was saturated: \(saturation); \(HarnessLoad.advice)\n")
+            Console.error("Warning: the harness was saturated: \(saturation); \(load.advice)\n")
         }
         if let disturbance = load.disturbance {
             Console.error("Warning: \(disturbance); \(HarnessLoad.disturbanceAdvice)\n")
-        } else if let machine = recording.machine, machine.isDisturbed, saturation == nil {
+        } else if let machine = recording.machine, machine.isDisturbed, saturation == nil,
+            thresholds.contains(where: { $0.verdict != .held })
+        {
+            // Where a verdict did not hold, what else took the machine meanwhile (summary.md and run.csv say it always).
             Console.error("Note: \(machine.othersText) during this run\n")
         }
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail

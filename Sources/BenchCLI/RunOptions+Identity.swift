@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 import BenchScenarios
 
 extension RunOptions {
@@ -9,7 +10,7 @@ extension RunOptions {
         let texts = parsed.values["header"] ?? []
         guard !texts.isEmpty else { return }
         let scheme = target.url.scheme
-        guard [.ws, .socketIO, .sse].contains(scheme.protocolScheme) || scheme.overWebSocket else {
+        guard scheme.record.hasHTTPHandshake || scheme.overWebSocket else {
             throw reader.invalid(
                 "header", "'Name: value'", Self.nameOnly(texts[0]),
                 "an \(scheme.rawValue):// target has no HTTP handshake to carry it (ws, wss, socketio, sse, mqtt+ws, "
@@ -61,7 +62,10 @@ extension RunOptions {
         var places: [(text: String, builtIn: Set<String>)] = target.headers.map { (text: $0.value, builtIn: []) }
         places.append((urlText, []))
         places.append((target.subscribeText ?? "", ["room"]))
-        places += (target.protocolDescription?.texts ?? []).map { (text: $0, builtIn: ["room", "client", "payload", "payload_json", "message_id"]) }
+        // A description's own captures are its variables too (an XMPP ping's {id}).
+        let described = Set(["room", "client", "payload", "payload_json", "payload_xml", "message_id"])
+            .union(target.protocolDescription?.captureNames ?? [])
+        places += (target.protocolDescription?.texts ?? []).map { (text: $0, builtIn: described) }
         for (text, builtIn) in places {
             let names = ClientIdentities.variables(in: text).filter { !builtIn.contains($0) }
             if let name = names.first(where: { !(identities?.columns.contains($0) ?? false) }) {
@@ -89,11 +93,7 @@ extension RunOptions {
     ) throws(UsageError) {
         let afterScheme = urlText.firstRange(of: "://").map { urlText[$0.upperBound...] } ?? Substring(urlText)
         let path = String(afterScheme.drop { $0 != "/" })
-        let wildcards: Set<Character> = switch target.url.scheme.protocolScheme {
-        case .mqtt: ["+", "#"]
-        case .nats: ["*", ">"]
-        default: []
-        }
+        let wildcards = target.url.scheme.record.topicWildcards
         if identities.values(in: urlText).contains(where: { !$0.unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) } }) {
             throw reader.invalid("clients-file", "file", identities.path, "a value for the URL is not visible ASCII without blanks")
         }

@@ -1,6 +1,7 @@
 import BenchCore
 import BenchNet
 import BenchProtocols
+import BenchReports
 import BenchScenarios
 
 /// `--protocol NAME|FILE`, `--channel TEXT` and `--connection-params JSON`: a ws:// target's protocol described in
@@ -40,7 +41,7 @@ extension RunOptions {
             if parameters != nil { throw UsageError(message: "--connection-params goes with --protocol", command: command) }
             return
         }
-        guard target.url.scheme.protocolScheme == .ws else {
+        guard target.url.scheme.record.takesDescription else {
             throw reader.invalid("protocol", "name|file", name, "is for ws:// and wss:// targets")
         }
         guard parsed.value("subscribe") == nil else {
@@ -120,23 +121,27 @@ extension RunOptions {
             "header", "'Name: value'", given.name + ": …", "\(asker) asks for the subprotocol \(subprotocol) itself")
     }
 
-    /// A description whose publish line takes `{payload_json}` publishes what the server parses (a GraphQL mutation):
-    /// `--publish` is required, and its text goes escaped as inside a JSON string (the marker and padding need none).
+    /// A description whose publish line takes `{payload_json}` or `{payload_xml}` publishes what the server parses (a
+    /// GraphQL mutation, an XMPP stanza): `--publish` is required, and its text goes escaped as inside a JSON string or
+    /// as XML character data (the marker and padding need neither).
     private static func readPublishedJSON(
         of description: ProtocolDescription, into target: inout TargetSettings, reader: OptionReader, command: String
     ) throws(UsageError) {
-        guard description.publishesJSON else { return }
+        guard description.payloadEscaping != .none else { return }
         guard target.publishTemplate != .bare else {
             throw UsageError(
                 message: "--protocol \(description.name) needs --publish: what the server takes to send a message, with "
                     + "{marker} (for graphql, a mutation such as 'mutation { send(text: \"{marker}\") }')",
                 command: command)
         }
-        let escaped = String(JSONText.string(target.publishTemplate.text).dropFirst().dropLast())
+        let xml = description.payloadEscaping == .xml
+        let escaped = xml
+            ? MarkupText.escape(target.publishTemplate.text)
+            : String(JSONText.string(target.publishTemplate.text).dropFirst().dropLast())
         guard escaped.utf8.count <= 60 << 10 else {  // carried to children and agents in one field of their client spec
             throw reader.invalid(
                 "publish", "template", String(target.publishTemplate.text.prefix(40)) + "…",
-                "longer than 60 KiB once escaped for JSON")
+                "longer than 60 KiB once escaped for \(xml ? "XML" : "JSON")")
         }
         do {
             target.publishTemplate = try PublishTemplate(escaped)

@@ -15,7 +15,8 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
+    /// With errno 0, what happened without a call that failed (a peer that closed): the words alone.
     public var description: String {
-        "\(call): \(String(cString: strerror(errno))) (errno: \(errno))"
+        errno == 0 ? call : "\(call): \(String(cString: strerror(errno))) (errno: \(errno))"
     }
 }

@@ -20,19 +20,31 @@ enum ByteScan {
     /// True when `needle` occurs in `haystack` (an empty needle occurs everywhere).
     @inline(__always)
     static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty else { return true }
-        guard haystack.count >= needle.count else { return false }
+        firstIndex(of: needle, in: haystack) != nil
+    }
+
+    /// True when one of `needles` occurs in `haystack`: a line's alternatives (`code="110" || code='110'`).
+    @inline(__always)
+    static func containsAny(_ haystack: UnsafeRawBufferPointer, _ needles: [[UInt8]]) -> Bool {
+        needles.contains { contains(haystack, $0) }
+    }
+
+    /// Where `needle` first occurs in `haystack` at or after `from`, or nil.
+    @inline(__always)
+    static func firstIndex(of needle: [UInt8], in haystack: UnsafeRawBufferPointer, from: Int = 0) -> Int? {
+        guard !needle.isEmpty else { return from }
+        guard haystack.count - from >= needle.count else { return nil }
         let first = needle[0]
-        var start = 0
+        var start = from
         while start <= haystack.count - needle.count {
             if haystack[start] == first {
                 var index = 1
                 while index < needle.count && haystack[start + index] == needle[index] { index += 1 }
-                if index == needle.count { return true }
+                if index == needle.count { return start }
             }
             start += 1
         }
-        return false
+        return nil
     }
 
     /// Where the first CRLF at or after `start` begins, or nil.

@@ -17,11 +17,16 @@ import BenchCore
 ///   before it passed over). `subscriber send`, `publisher expect` and so on: that role's alone. A connection is ready
 ///   after its last step (at once without any).
 /// - `reply WHEN => TEXT`: a message containing WHEN is answered with TEXT (a ping's pong), at any time.
+/// - `capture PATTERN`: PATTERN is text with one `{NAME}` in it, with text before and after it (`id='{id}'`): in a
+///   message a `reply` answers or an `expect` awaits, what stands between those two texts is `{NAME}` in the reply and
+///   in the `send` steps after it (an XMPP ping answered with its own id, a session token the server hands out).
+/// - Alternatives: in `expect`, `error`, `ignore`, `deliver`, a reply's WHEN and `capture`, texts separated by ` || `
+///   match any one of them (`code="110" || code='110'`).
 /// - `heartbeat DURATION TEXT`: TEXT sent every DURATION while connected.
 /// - `publish TEXT`: the publisher's message, with `{payload}` once (the payload, with its marker); default `{payload}`.
 ///   `{payload_json}` instead: `--publish`'s text (required) escaped as inside a JSON string, for a server that parses
-///   what is published (a GraphQL mutation). `{message_id}`, at most once: an id unique to each message (GraphQL's
-///   operation id).
+///   what is published (a GraphQL mutation); `{payload_xml}` the same, escaped as XML character data (an XMPP
+///   message's body). `{message_id}`, at most once: an id unique to each message (GraphQL's operation id).
 /// - `error TEXT`: a message containing TEXT is the server's refusal or error, at any time.
 /// - `ignore TEXT`: once ready, a message containing TEXT is no delivery (replies, pings).
 /// - `deliver TEXT`: once ready, only a message containing TEXT (one of them, if several) is a delivery.
@@ -47,6 +52,18 @@ public struct ProtocolDescription: Sendable, Equatable {
         public var answer: String
     }
 
+    /// A value taken from the server's messages: `name`, between `before` and `after` (each alternative a pair).
+    public struct Capture: Sendable, Equatable {
+        public var name: String
+        public var patterns: [Pattern]
+
+        /// The texts on either side of the value.
+        public struct Pattern: Sendable, Equatable {
+            public var before: String
+            public var after: String
+        }
+    }
+
     /// The keepalive: `text` every `interval` (ns).
     public struct Heartbeat: Sendable, Equatable {
         public var interval: UInt64
@@ -66,6 +83,7 @@ public struct ProtocolDescription: Sendable, Equatable {
     /// The handshake, both roles' steps in order.
     public private(set) var steps: [Step] = []
     public private(set) var replies: [Reply] = []
+    public private(set) var captures: [Capture] = []
     public private(set) var heartbeat: Heartbeat?
     /// A piece of the publisher's message: text as written, or where the payload or the message's id goes.
     public enum PublishPiece: Sendable, Equatable {
@@ -77,8 +95,13 @@ public struct ProtocolDescription: Sendable, Equatable {
     /// The publisher's message in pieces, split where the line is read: each text is filled in apart, so that no value
     /// can make a second `{payload}` or `{message_id}`.
     public private(set) var publish: [PublishPiece] = [.payload]
-    /// True when the publish line has `{payload_json}`: `--publish`'s text goes escaped, and is required.
-    public private(set) var publishesJSON = false
+    /// How `--publish`'s text goes into the publish line: as it is (`{payload}`), or escaped as inside a JSON string
+    /// (`{payload_json}`) or as XML character data (`{payload_xml}`), which make `--publish` required.
+    public enum PayloadEscaping: Sendable, Equatable {
+        case none, json, xml
+    }
+
+    public private(set) var payloadEscaping = PayloadEscaping.none
     /// A message containing one of these is the server's refusal or error.
     public private(set) var errors: [String] = []
     /// Once ready, a message containing one of these is no delivery.
@@ -90,10 +113,20 @@ public struct ProtocolDescription: Sendable, Equatable {
     public static let payloadVariable = "{payload}"
     /// Where `--publish`'s text goes, escaped as inside a JSON string.
     public static let jsonPayloadVariable = "{payload_json}"
+    /// Where `--publish`'s text goes, escaped as XML character data.
+    public static let xmlPayloadVariable = "{payload_xml}"
+    /// What separates a line's alternatives.
+    public static let alternativesSeparator = " || "
     /// Where a published message's id goes (``BenchCore/Marker/writeIdentifier(into:)``).
     public static let messageIDVariable = "{message_id}"
     /// The variables of the publish line alone.
-    public static let publishVariables = [payloadVariable, jsonPayloadVariable, messageIDVariable]
+    public static let publishVariables = [payloadVariable, jsonPayloadVariable, xmlPayloadVariable, messageIDVariable]
+    /// The variables a description fills in itself (``filling(channel:connectionParameters:)``) or a run does (`{room}`,
+    /// `{client}`): no capture takes their names.
+    static let reservedNames: Set<String> = [
+        "payload", "payload_json", "payload_xml", "message_id", "channel", "channel_json", "connection_params", "room",
+        "client", "marker", "padding",
+    ]
     /// The longest description read (16 KiB): a protocol is a dozen lines.
     public static let maximumSize = 16 << 10
     /// The shortest and the longest heartbeat period (100 ms, an hour).
@@ -149,6 +182,7 @@ public struct ProtocolDescription: Sendable, Equatable {
                 heartbeat = Heartbeat(interval: interval, text: String(message))
             case "publish":
                 let places = text.ranges(of: Self.payloadVariable) + text.ranges(of: Self.jsonPayloadVariable)
+                    + text.ranges(of: Self.xmlPayloadVariable)
                 guard places.count == 1 else {
                     throw invalid("the publish line holds \(Self.payloadVariable) once, where the payload goes")
                 }
@@ -157,7 +191,8 @@ public struct ProtocolDescription: Sendable, Equatable {
                 }
                 publishes += 1
                 guard publishes == 1 else { throw invalid("a second publish line") }
-                (publish, publishesJSON) = Self.pieces(of: text)
+                (publish, payloadEscaping) = Self.pieces(of: text)
+            case "capture": captures.append(try Self.capture(text, invalid: invalid))
             case "error": errors.append(text)
             case "ignore": ignored.append(text)
             case "deliver": deliveries.append(text)
@@ -169,27 +204,58 @@ public struct ProtocolDescription: Sendable, Equatable {
                 subprotocol = text
             default:
                 throw invalid(
-                    "unknown keyword '\(keyword)' (expected send, expect, reply, heartbeat, publish, error, ignore, "
-                        + "deliver or subprotocol)")
+                    "unknown keyword '\(keyword)' (expected send, expect, reply, capture, heartbeat, publish, error, "
+                        + "ignore, deliver or subprotocol)")
             }
         }
     }
 
-    /// A publish line's pieces (it holds one payload variable and at most one `{message_id}`), and whether its payload
-    /// is `{payload_json}`.
-    private static func pieces(of line: String) -> ([PublishPiece], Bool) {
+    /// A publish line's pieces (it holds one payload variable and at most one `{message_id}`), and how its payload is
+    /// escaped.
+    private static func pieces(of line: String) -> ([PublishPiece], PayloadEscaping) {
         var pieces: [PublishPiece] = []
-        var json = false
+        var escaping = PayloadEscaping.none
         var rest = Substring(line)
-        while let match = rest.firstMatch(of: /\{(payload|payload_json|message_id)\}/) {
+        while let match = rest.firstMatch(of: /\{(payload|payload_json|payload_xml|message_id)\}/) {
             if match.range.lowerBound > rest.startIndex { pieces.append(.text(String(rest[..<match.range.lowerBound]))) }
             pieces.append(match.output.1 == "message_id" ? .messageID : .payload)
-            json = json || match.output.1 == "payload_json"
+            if match.output.1 == "payload_json" { escaping = .json }
+            if match.output.1 == "payload_xml" { escaping = .xml }
             rest = rest[match.range.upperBound...]
         }
         if !rest.isEmpty { pieces.append(.text(String(rest))) }
-        return (pieces, json)
+        return (pieces, escaping)
     }
+
+    /// A line's alternatives (``alternativesSeparator``), each as written.
+    public static func alternatives(_ text: String) -> [String] {
+        text.split(separator: alternativesSeparator, omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// Reads a `capture` line: each alternative holds `{NAME}` once, the same name, between texts on both sides.
+    private static func capture(_ text: String, invalid: (String) -> Invalid) throws(Invalid) -> Capture {
+        var name: String?
+        var patterns: [Capture.Pattern] = []
+        for alternative in alternatives(text) {
+            let found = alternative.matches(of: /\{([a-z_][a-z0-9_]*)\}/)
+            guard found.count == 1, let match = found.first, match.range.lowerBound > alternative.startIndex,
+                match.range.upperBound < alternative.endIndex
+            else {
+                throw invalid("expected capture TEXT{NAME}TEXT, as capture id='{id}': one {NAME} with text on both sides")
+            }
+            let captured = String(match.output.1)
+            guard !reservedNames.contains(captured) else { throw invalid("{\(captured)} is filled in by bench: capture another name") }
+            guard name == nil || name == captured else { throw invalid("one name in a capture's alternatives") }
+            name = captured
+            patterns.append(Capture.Pattern(
+                before: String(alternative[..<match.range.lowerBound]), after: String(alternative[match.range.upperBound...])))
+        }
+        guard let name else { throw invalid("capture needs a text after it") }
+        return Capture(name: name, patterns: patterns)
+    }
+
+    /// The names of the values the description captures: variables of its replies and steps, not a run's.
+    public var captureNames: Set<String> { Set(captures.map(\.name)) }
 
     /// The first word of `text` and what follows it, blanks between them dropped.
     private static func word(_ text: Substring) -> (Substring, Substring) {
@@ -201,7 +267,7 @@ public struct ProtocolDescription: Sendable, Equatable {
     /// with its `{payload}`).
     public var texts: [String] {
         steps.map(\.text) + replies.flatMap { [$0.when, $0.answer] } + (heartbeat.map { [$0.text] } ?? [])
-            + [publishLine] + errors + ignored + deliveries
+            + [publishLine] + errors + ignored + deliveries + captures.flatMap { $0.patterns.flatMap { [$0.before, $0.after] } }
     }
 
     /// The publish line as written, its variables in their places.
@@ -209,7 +275,12 @@ public struct ProtocolDescription: Sendable, Equatable {
         publish.map { piece in
             switch piece {
             case .text(let text): text
-            case .payload: publishesJSON ? Self.jsonPayloadVariable : Self.payloadVariable
+            case .payload:
+                switch payloadEscaping {
+                case .none: Self.payloadVariable
+                case .json: Self.jsonPayloadVariable
+                case .xml: Self.xmlPayloadVariable
+                }
             case .messageID: Self.messageIDVariable
             }
         }.joined()
@@ -229,6 +300,9 @@ public struct ProtocolDescription: Sendable, Equatable {
         expanded.errors = errors.map(expand)
         expanded.ignored = ignored.map(expand)
         expanded.deliveries = deliveries.map(expand)
+        expanded.captures = captures.map { capture in
+            Capture(name: capture.name, patterns: capture.patterns.map { .init(before: expand($0.before), after: expand($0.after)) })
+        }
         return expanded
     }
 
@@ -266,7 +340,7 @@ public struct ProtocolDescription: Sendable, Equatable {
         a.name == b.name && a.source == b.source && a.channel == b.channel
             && a.connectionParameters == b.connectionParameters && a.subprotocol == b.subprotocol && a.steps == b.steps
             && a.replies == b.replies && a.heartbeat == b.heartbeat && a.publish == b.publish
-            && a.publishesJSON == b.publishesJSON && a.errors == b.errors && a.ignored == b.ignored
-            && a.deliveries == b.deliveries
+            && a.payloadEscaping == b.payloadEscaping && a.errors == b.errors && a.ignored == b.ignored
+            && a.deliveries == b.deliveries && a.captures == b.captures
     }
 }

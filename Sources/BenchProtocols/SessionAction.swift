@@ -42,9 +42,13 @@ public protocol SessionStateMachine: AnyObject {
     func heartbeat()
     /// The bytes a published message with `payload` goes out as, with where to mark each one.
     func publication(of payload: [UInt8]) -> Publication
+    /// Where a connection not ready is in its handshake, for people (`waiting for "phx_reply"; the last message:
+    /// …`); nil where the protocol does not say.
+    var handshakeState: String? { get }
 }
 
 extension SessionStateMachine {
     public var heartbeatInterval: UInt64? { nil }
     public func heartbeat() {}
+    public var handshakeState: String? { nil }
 }

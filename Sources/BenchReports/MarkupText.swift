@@ -1,7 +1,7 @@
 /// Text made safe for XML and HTML, in content and in quoted attributes: markup characters become references,
 /// tabs and line breaks numeric references, and characters XML 1.0 forbids are dropped.
-enum MarkupText {
-    static func escape(_ text: String) -> String {
+public enum MarkupText {
+    public static func escape(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {

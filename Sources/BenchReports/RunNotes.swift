@@ -20,20 +20,26 @@ enum RunNotes {
 
     /// `connections closed early: 5 by the server (events also: 3 seen by the clients); see events.csv`; nil when none.
     static func closedEarly(_ results: RunResults) -> String? {
-        let (closed, clients, listener, link) = (
+        let (closed, clients, listener, link, run) = (
             count(results, "connections_closed_early"), count(results, "client_side_events"),
-            count(results, "listener_events"), count(results, "link_events"))
-        guard closed + clients + listener + link > 0 else { return nil }
-        return closedEarly(byServer: closed, seenByClients: clients, ofListener: listener, ofLink: link) + "; see events.csv"
+            count(results, "listener_events"), count(results, "link_events"), count(results, "run_events"))
+        guard closed + clients + listener + link + run > 0 else { return nil }
+        return closedEarly(byServer: closed, seenByClients: clients, ofListener: listener, ofLink: link, ofRun: run)
+            + "; see events.csv"
     }
 
     /// The counts of events.csv by side, worded once for the terminal and the saved reports:
-    /// `connections closed early: 5 by the server (events also: 3 seen by the clients, 1 of the listener, 2 of the link)`.
-    static func closedEarly(byServer closed: Int, seenByClients clients: Int, ofListener listener: Int, ofLink link: Int) -> String {
+    /// `connections closed early: 5 by the server (events also: 3 seen by the clients, 1 of the listener, 2 of the link)`,
+    /// or `events: 1 of the run` when the server closed none.
+    static func closedEarly(
+        byServer closed: Int, seenByClients clients: Int, ofListener listener: Int, ofLink link: Int, ofRun run: Int = 0
+    ) -> String {
         var others: [String] = []
         if clients > 0 { others.append("\(clients) seen by the clients") }
         if listener > 0 { others.append("\(listener) of the listener") }
         if link > 0 { others.append("\(link) of the link") }
+        if run > 0 { others.append("\(run) of the run (why it measured nothing)") }
+        guard closed > 0 || others.isEmpty else { return "events: " + others.joined(separator: ", ") }
         return "connections closed early: \(closed) by the server"
             + (others.isEmpty ? "" : " (events also: " + others.joined(separator: ", ") + ")")
     }
@@ -42,7 +48,8 @@ enum RunNotes {
     /// not.
     static func harness(_ results: RunResults) -> String? {
         guard results.setting("harness_saturated") == "1" else { return nil }
-        return "harness saturated: \(results.setting("harness_saturation") ?? ""); \(HarnessLoad.advice)"
+        return "harness saturated: \(results.setting("harness_saturation") ?? "")"
+            + (results.setting("harness_advice").map { $0.isEmpty ? "" : "; " + $0 } ?? "")
     }
 
     /// `machine disturbed: the machine was busy with other work: …`, or `note: other processes used 93% of a CPU

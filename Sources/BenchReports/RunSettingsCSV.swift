@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 import BenchScenarios
 
 /// `run.csv`: one `key,value` row per setting of the run and fact about where and how it ran.
@@ -44,7 +45,7 @@ public enum RunSettingsCSV {
             ("status", recording.status.rawValue),
             ("status_reason", recording.statusReason ?? ""),
             ("ended_when_decided", recording.endedWhenDecided ? "1" : "0"),
-            ("connects_after_syn_retry", "\(SynRetries.count(in: recording.connectTimes))"),
+            ("connects_after_syn_retry", "\(SynRetries.count(in: recording))"),
             ("listen_overflows", recording.listenOverflows.map(String.init) ?? ""),
             ("seed", "\(configuration.seed)"),
             ("clients", "\(configuration.clients)"),
@@ -65,7 +66,7 @@ public enum RunSettingsCSV {
             ("target", target?.url.description ?? ""),
             ("framing", target?.url.scheme == .tcp ? target!.framing.rawValue : ""),
             // What else of a target's protocol changes what is measured: bench compare notes each difference.
-            ("qos", target?.url.scheme.protocolScheme == .mqtt ? "\(target!.qos)" : ""),
+            ("qos", target?.url.scheme.record.takesQoS == true ? "\(target!.qos)" : ""),
             ("subscribe", target?.subscribeText ?? ""),
             ("publish_template", target?.publishTemplate.text ?? ""),
             ("publish_url", target?.publishURL?.description ?? ""),
@@ -108,6 +109,7 @@ public enum RunSettingsCSV {
             ("harness_cpu_clients_pct", harness.clientsPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("harness_saturated", harness.saturation == nil ? "0" : "1"),
             ("harness_saturation", harness.saturation ?? ""),
+            ("harness_advice", harness.saturation == nil ? "" : harness.advice),
             ("server_backpressure", harness.serverBackpressure ?? ""),
             ("machine_disturbed", harness.disturbance == nil ? "0" : "1"),
             ("machine_disturbance", harness.disturbance ?? ""),
@@ -118,6 +120,7 @@ public enum RunSettingsCSV {
             ("client_side_events", "\(recording.clientSideEvents)"),
             ("listener_events", "\(recording.listenerEvents)"),
             ("link_events", "\(recording.linkEvents)"),
+            ("run_events", "\(recording.runEvents)"),
             ("events_not_recorded", "\(recording.eventsNotRecorded)"),
             ("accept_failures", "\(recording.server.acceptFailures)"),
             ("heartbeats_sent", "\(recording.clientThreads.heartbeatsSent)"),

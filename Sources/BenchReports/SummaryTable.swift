@@ -124,9 +124,10 @@ public enum SummaryTable {
         let kept = recording.eventsNotRecorded > 0 ? "; the first \(recording.connectionEvents.count) kept" : ""
         return RunNotes.closedEarly(
             byServer: recording.connectionsClosedEarly, seenByClients: recording.clientSideEvents,
-            ofListener: recording.listenerEvents, ofLink: recording.linkEvents)
+            ofListener: recording.listenerEvents, ofLink: recording.linkEvents, ofRun: recording.runEvents)
             + ": " + top.map { "\($0.key) (\($0.value))" }.joined(separator: "; ")
-            + (rest > 0 ? "; \(rest) more" : "") + " — \(total) events\(kept); see \(ConnectionEventsCSV.fileName)"
+            + (rest > 0 ? "; \(rest) more" : "") + " — \(total) event\(total == 1 ? "" : "s")\(kept); see "
+            + ConnectionEventsCSV.fileName
     }
 
     /// Lines about anything that went wrong: status, losses, closed connections.
@@ -134,13 +135,13 @@ public enum SummaryTable {
         let recording = analysis.recording
         var lines: [String] = []
         if let reason = recording.statusReason { lines.append("status: \(recording.status.rawValue) (\(reason))") }
-        if let saturation = analysis.harnessLoad.saturation {
-            lines.append("harness saturated: \(saturation); \(HarnessLoad.advice)")
-        }
-        if let backpressure = analysis.harnessLoad.serverBackpressure { lines.append(backpressure) }
+        let load = analysis.harnessLoad
+        if let saturation = load.saturation { lines.append("harness saturated: \(saturation); \(load.advice)") }
+        if let disturbance = load.disturbance { lines.append("machine disturbed: \(disturbance)") }
+        if let backpressure = load.serverBackpressure { lines.append(backpressure) }
         if let warning = MeasurementYield(analysis).lossWarning { lines.append("warning: " + warning) }
         let connected = analysis.recording.connectTimes.filter { $0 > 0 }.count
-        if let note = SynRetries.note(count: SynRetries.count(in: analysis.recording.connectTimes), of: connected) {
+        if let note = SynRetries.note(count: SynRetries.count(in: analysis.recording), of: connected) {
             lines.append("note: " + note)
         }
         if let note = SynRetries.overflowNote(recording.listenOverflows) { lines.append("note: " + note) }

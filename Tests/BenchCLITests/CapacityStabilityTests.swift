@@ -1,6 +1,10 @@
+import BenchCore
+import BenchNet
 import Foundation
 import Glibc
 import Testing
+
+@testable import BenchCLI
 
 /// `bench capacity` gives the same answer each time against a server whose rare outliers do not move its true p99.
 /// One test of five whole searches (about a minute), on its own so that its time limit is its own.
@@ -85,5 +89,31 @@ import Testing
                 }
             }
         }
+    }
+}
+
+/// Which capacity runs are sampled again after a pause because other work took the machine: a run that would leave its
+/// step without a pass while other processes used a quarter of a CPU or more, or while its timetable was held back by
+/// them; never a run that passed, nor one on a quiet machine.
+@Suite struct DisturbedStepTests {
+    private func outcome(othersCPU: Double, disturbance: String? = nil, beyond: Int) -> RunCommand.Outcome {
+        var outcome = RunCommand.Outcome(exitCode: .success)
+        outcome.machine = MachineShare(othersCPU: othersCPU, serverCPU: nil, stealPercent: 0, cpus: 2)
+        outcome.disturbance = disturbance
+        outcome.thresholds = [ThresholdResult(
+            expression: "spread.p99<2ms", metric: "spread", statistic: "p99", comparison: "<", limitText: "2ms",
+            measuredText: "1ms", held: beyond * 100 < 300,
+            evidence: .init(values: 300, beyond: beyond, allowedShare: 0.01, decision: .undecided))]
+        return outcome
+    }
+
+    @Test func aStepThatWouldNotPassWhileTheMachineWasBusyIsSampledAgain() {
+        let judgement = StepJudgement(objectives: ["spread.p99<2ms"], confidence: 0.95)
+        #expect(CapacityCommand.isDisturbed(outcome(othersCPU: 0.93, beyond: 3), judgedWith: judgement), "undecided, busy")
+        #expect(CapacityCommand.isDisturbed(outcome(othersCPU: 0.93, beyond: 12), judgedWith: judgement), "failed, busy")
+        #expect(!CapacityCommand.isDisturbed(outcome(othersCPU: 0.93, beyond: 0), judgedWith: judgement), "a pass stands")
+        #expect(!CapacityCommand.isDisturbed(outcome(othersCPU: 0.02, beyond: 12), judgedWith: judgement), "a quiet machine")
+        #expect(CapacityCommand.isDisturbed(
+            outcome(othersCPU: 0.02, disturbance: "the machine was busy with other work: …", beyond: 12), judgedWith: judgement))
     }
 }

@@ -96,3 +96,28 @@ import Testing
         }
     }
 }
+
+/// `bench protocols` lists the built-in descriptions and `bench protocols show NAME` prints one whole, which
+/// `--protocol FILE` reads back as it stands (the docs said to copy `actioncable`'s, and no command printed it).
+@Suite struct ProtocolsCommandTests {
+    @Test func theBuiltInDescriptionsAreListedAndOneIsPrintedToCopy() throws {
+        let list = try BenchProcess.run(["protocols"])
+        #expect(list.exitCode == 0)
+        let names = list.standardOutput.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(names == ["actioncable", "graphql", "phoenix"], "\(list.standardOutput)")
+        #expect(list.standardOutput.contains("Rails ActionCable: welcome, subscribe"))
+        let shown = try BenchProcess.run(["protocols", "show", "actioncable"])
+        #expect(shown.exitCode == 0 && shown.standardOutput.hasPrefix("# Rails ActionCable"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("publish    {\"command\":\"message\""))
+        // The printed text is a description --protocol takes from a file: a run against nobody fails only at connect.
+        let file = temporaryFolderPath() + ".protocol"
+        try shown.standardOutput.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try BenchProcess.run([
+            "fanout", "--target", "ws://127.0.0.1:1/cable", "--protocol", file, "--channel", "{\"channel\":\"C\"}",
+            "--out", temporaryFolderPath(),
+        ])
+        #expect(run.exitCode == 3 && !run.standardError.contains("--protocol"), "\(run.standardError)")
+        let unknown = try BenchProcess.run(["protocols", "show", "xmpp"])
+        #expect(unknown.exitCode == 2 && unknown.standardError.contains("no built-in protocol 'xmpp' (actioncable, graphql, phoenix)"))
+    }
+}

@@ -24,6 +24,27 @@ import Testing
         #expect(lines[header].hasSuffix("<200ms") && lines.last?.hasPrefix("sweep folder: ") == true)
     }
 
+    /// A step whose harness was saturated (a broadcast to 50 clients every microsecond: no machine keeps it) stays in
+    /// the sweep's medians, and sweep.csv, sweep.md, sweep.html and the terminal say so (they said nothing before).
+    @Test func aSaturatedStepIsMarkedInTheSweepsReports() throws {
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--clients", "50", "--messages", "300", "--interval", "1us", "--payload", "64,128", "--out", out,
+        ])
+        #expect(result.exitCode == 0, "stderr: \(result.standardError)")
+        let sweep = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+            .replacingOccurrences(of: "sweep folder: ", with: "")
+        let table = try rows(sweep + "/sweep.csv")
+        let saturated = try #require(table[0].firstIndex(of: "saturated_runs"))
+        #expect(table[0].last == "disturbed_runs")
+        #expect(table.dropFirst().allSatisfy { $0[saturated] == "1" }, "\(table)")
+        let markdown = try String(contentsOfFile: sweep + "/sweep.md", encoding: .utf8)
+        #expect(markdown.contains("- ⚠️ payload_bytes 64: of 1 run, 1 saturated (the harness's numbers)"), "\(markdown)")
+        let html = try String(contentsOfFile: sweep + "/sweep.html", encoding: .utf8)
+        #expect(html.contains("<p class=\"warning\">⚠️ payload_bytes 128: of 1 run, 1 saturated"), "\(html.prefix(2000))")
+        #expect(result.standardOutput.contains("warning: payload_bytes 64: of 1 run, 1 saturated"), "\(result.standardOutput)")
+    }
+
     @Test func aClientListMakesOneStepEachAndSweepCSVRowsEqualTheirSummaries() throws {
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([

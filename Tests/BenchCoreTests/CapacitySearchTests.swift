@@ -258,6 +258,22 @@ import Testing
         #expect(CapacitySearch.Verdict.combining([.pass, .undecided]) == .undecided)
     }
 
+    /// Issue 62's fifth search with a `yes` through its first 20 s: 160 passed once and its confirmation could not decide
+    /// it; the way-finding step a margin below (144) failed, twice. The old search then answered 80, the pass doubling
+    /// had left below, with nothing tried between: a failure decided twice is bisected down to as any other.
+    @Test func aWayFindingStepThatFailsTwiceIsBisectedDownTo() throws {
+        var seen: [UInt64: Int] = [:]
+        let search = finish(CapacitySearch(low: 10, high: 400, direction: .increasing)) { value in
+            seen[value, default: 0] += 1
+            if value == 160 { return seen[value] == 1 ? .pass : .undecided }
+            return value <= 120 ? .pass : .fail
+        }
+        let capacity = try #require(search.capacity, "\(search.steps)")
+        #expect(capacity >= 117 && capacity <= 120, "\(search.steps.map(\.value))")
+        #expect(search.steps.filter { $0.value == 144 }.count == 2, "\(search.steps.map(\.value))")
+        #expect(search.ending == .found && search.steps.count <= 24, "\(search.steps.map(\.value))")
+    }
+
     @Test func theStepLimitEndsASearch() {
         let search = finish(CapacitySearch(low: 1, high: 1_000_000, direction: .increasing, resolution: 0, maximumSteps: 5)) {
             $0 <= 700_001 ? .pass : .fail

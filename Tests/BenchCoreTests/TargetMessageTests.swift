@@ -170,6 +170,22 @@ private func findMarker(_ bytes: [UInt8]) -> Marker? {
         #expect(url.description == "nats://127.0.0.1:4222/prices.eur")
     }
 
+    /// A protocol bench speaks in lines over WebSocket, written as a scheme of its own (the issue about it wrote
+    /// graphql+ws://): the error points to its ws:// URL and --protocol.
+    @Test(arguments: [
+        ("graphql+ws://h:4000/graphql", "graphql goes over WebSocket: --target ws://HOST:PORT/PATH --protocol graphql"),
+        ("graphql+wss://h:443/graphql", "--target wss://HOST:PORT/PATH --protocol graphql"),
+        ("actioncable://h:3000/cable", "--protocol actioncable"),
+    ])
+    func aDescribedProtocolAsASchemePointsToProtocol(_ text: String, _ hint: String) {
+        #expect(throws: TargetURL.Invalid.self) { try TargetURL(text) }
+        do {
+            _ = try TargetURL(text)
+        } catch {
+            #expect(error.reason.contains(hint), "\(error.reason)")
+        }
+    }
+
     @Test(arguments: [
         "127.0.0.1:80",  // no scheme
         "gopher://h:1",  // unknown scheme (http:// parses: it is --publish-url's, refused as a target by the command line)

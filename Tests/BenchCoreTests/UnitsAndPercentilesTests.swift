@@ -186,7 +186,7 @@ import Testing
         #expect(summary.percentile(99.99) == nil)
         let result = try threshold("p99.99<1s").evaluate(summary)
         #expect(!result.held)
-        #expect(result.breachLine == "threshold breached: p99.99<1s (measured nothing: no value was measured, limit 1s)")
+        #expect(result.breachLine == "threshold breached: p99.99<1s on spread (measured nothing: no value was measured, limit 1s)")
     }
 
     @Test func percentilesOutsideTheRangeAreNotComputed() {

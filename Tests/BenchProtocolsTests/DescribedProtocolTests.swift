@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("sned hello", "line 1: unknown keyword 'sned' (expected send, expect, reply, heartbeat, publish, error, ignore, "
+        ("sned hello", "line 1: unknown keyword 'sned' (expected send, expect, reply, capture, heartbeat, publish, error, ignore, "
             + "deliver or subprotocol)"),
         ("publish {payload}{payload_json}", "line 1: the publish line holds {payload} once, where the payload goes"),
         ("publish {message_id}{payload}{message_id}", "line 1: the publish line holds {message_id} at most once"),
@@ -210,7 +210,7 @@ import Testing
     @Test func graphQLSubscribesAfterTheAckAndDeliversTheSubscriptionsResultsAlone() throws {
         let graphQL = try ProtocolDescription(parsing: ProtocolDescription.builtIn["graphql"]!, name: "graphql")
             .filling(channel: #"subscription { messages(room: "lobby") }"#, connectionParameters: #"{"token":"t1"}"#)
-        #expect(graphQL.subprotocol == "graphql-transport-ws" && graphQL.publishesJSON)
+        #expect(graphQL.subprotocol == "graphql-transport-ws" && graphQL.payloadEscaping == .json)
         let next = #"{"id":"s","type":"next","payload":{"data":{"messages":"\#(Self.marker)"}}}"#
         let others = [
             #"{"type":"ping"}"#, #"{"id":"0000002a-00000007","type":"next","payload":{"data":{"send":true}}}"#,
@@ -293,5 +293,81 @@ import Testing
         #expect(filled.steps[0].text == #"{"type":"connection_init","payload":{"c":"{channel}"}}"#, "not filled in again")
         #expect(try ProtocolDescription(parsing: filled.source, name: "graphql")
             .filling(channel: filled.channel, connectionParameters: filled.connectionParameters) == filled)
+    }
+
+    /// XMPP over WebSocket (RFC 7395) as a user described Prosody: an XEP-0199 ping must be answered with its own id,
+    /// and Prosody writes its attributes in single quotes where the user's expect had double ones. A capture takes the
+    /// id from the ping (`reply` copied nothing before: "{id} is a variable of --clients-file"), and alternatives match
+    /// either quote, at every split of the messages.
+    @Test func anXMPPPingIsAnsweredWithItsOwnIdAndAnAttributeMatchesInEitherQuote() throws {
+        let xmpp = try ProtocolDescription(parsing: """
+            send       <open xmlns="urn:ietf:params:xml:ns:xmpp-framing" to="localhost" version="1.0"/>
+            expect     code="110" || code='110'
+            capture    id='{id}' || id="{id}"
+            reply      urn:xmpp:ping => <iq type='result' id='{id}'/>
+            publish    <message type='groupchat'><body>{payload_xml}</body></message>
+            """, name: "xmpp.protocol")
+        #expect(xmpp.captureNames == ["id"] && xmpp.payloadEscaping == .xml)
+        let presence = "<presence from='room@muc/me'><x><status code='110'/></x></presence>"
+        let ping = "<iq from='localhost' type='get' id='ping-42'><ping xmlns='urn:xmpp:ping'/></iq>"
+        let message = "<message type='groupchat'><body>\(Self.marker)</body></message>"
+        for cut in 0...ping.utf8.count {
+            let subscriber = session(xmpp, .subscriber)
+            #expect(sent(subscriber).count == 1)
+            let seen = try feed(subscriber, [presence, ping, message], cut: cut)
+            #expect(seen.ready == 1 && seen.delivered == [message], "cut at \(cut)")
+            #expect(sent(subscriber) == ["<iq type='result' id='ping-42'/>"], "cut at \(cut)")
+        }
+        // A second ping is answered with its own id, not the first's.
+        let subscriber = session(xmpp, .subscriber)
+        _ = try feed(subscriber, [presence, ping, ping.replacing("ping-42", with: "ping-43")])
+        #expect(sent(subscriber).suffix(2) == ["<iq type='result' id='ping-42'/>", "<iq type='result' id='ping-43'/>"])
+    }
+
+    /// A session token the server hands out in the handshake goes into the next step.
+    @Test func aValueCapturedInTheHandshakeGoesIntoTheStepsAfterIt() throws {
+        let described = try ProtocolDescription(parsing: """
+            expect     "type":"hello"
+            capture    "session":"{session}"
+            send       {"type":"join","session":"{session}"}
+            expect     "type":"joined"
+            """, name: "token.protocol")
+        let subscriber = session(described, .subscriber)
+        #expect(sent(subscriber).isEmpty)
+        let seen = try feed(subscriber, [#"{"type":"hello","session":"s-7f3a"}"#, #"{"type":"joined"}"#])
+        #expect(seen.ready == 1)
+        #expect(sent(subscriber) == [#"{"type":"join","session":"s-7f3a"}"#])
+    }
+
+    @Test(arguments: [
+        ("capture id", "one {NAME} with text on both sides"),
+        ("capture {id}'", "one {NAME} with text on both sides"),
+        ("capture id='{id}", "one {NAME} with text on both sides"),
+        ("capture a='{a}' || b='{b}'", "one name in a capture's alternatives"),
+        ("capture x'{room}'", "{room} is filled in by bench"),
+    ])
+    func aCaptureThatCannotTakeAValueIsRefused(_ line: String, _ reason: String) {
+        do {
+            _ = try ProtocolDescription(parsing: line, name: "bad")
+            Issue.record("'\(line)' was read")
+        } catch {
+            #expect(error.reason.hasPrefix("line 1: ") && error.reason.contains(reason), "\(error.reason)")
+        }
+    }
+
+    /// A handshake stuck at a step says which, and the last message that came meanwhile (a run that timed out said
+    /// only "0 of 2 subscribers were ready").
+    @Test func aStuckHandshakeSaysWhichStepAndTheLastMessage() throws {
+        let described = try ProtocolDescription(parsing: """
+            send       <open/>
+            expect     code="110"
+            """, name: "xmpp.protocol")
+        let publisher = session(described, .publisher)
+        _ = sent(publisher)
+        _ = try feed(publisher, ["<presence><status code='110'/></presence>"])
+        let state = try #require(publisher.machine.handshakeState)
+        #expect(state == #"waiting at step 2 of 2, expect code="110"; the last message: <presence><status code='110'/></presence>"#)
+        _ = try feed(publisher, [#"<status code="110"/>"#])
+        #expect(publisher.machine.isReady && publisher.machine.handshakeState == nil)
     }
 }

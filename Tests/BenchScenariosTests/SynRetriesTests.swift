@@ -1,3 +1,4 @@
+import BenchCore
 import Testing
 
 @testable import BenchScenarios
@@ -18,5 +19,28 @@ import Testing
         #expect(SynRetries.note(count: 1, of: 10) == nil, "one is no cluster")
         #expect(SynRetries.note(count: 5, of: 1_000) == nil, "under 1%")
         #expect(SynRetries.note(count: 10, of: 1_000) != nil)
+    }
+
+    /// Prosody slow to answer its WebSocket upgrade at 200 clients: connects of 1 s and 3 s whose TCP connects took
+    /// milliseconds. Where the connect was timed in phases the SYN count follows the TCP phase: none here (the old
+    /// code counted the whole connects and blamed a lost SYN).
+    @Test func aSlowHandshakeAfterAFastTCPConnectIsNoLostSYN() {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.clients = 20
+        var recording = RunRecording(configuration: configuration)
+        for client in 0..<20 {
+            let upgrade: UInt64 = client < 10 ? 1_050_000_000 : 200_000
+            recording.connected(
+                client: client, after: 6_000_000 + upgrade,
+                phases: ConnectPhases(tcp: 6_000_000, tls: 0, webSocket: upgrade, subscribe: 0))
+        }
+        #expect(SynRetries.count(in: recording.connectTimes) == 10, "the whole connects fall in the window")
+        #expect(SynRetries.count(in: recording) == 0, "their TCP connects did not")
+        var herd = RunRecording(configuration: configuration)
+        for client in 0..<20 {
+            let tcp: UInt64 = client < 10 ? 1_030_000_000 : 500_000
+            herd.connected(client: client, after: tcp + 100_000, phases: ConnectPhases(tcp: tcp, tls: 0, webSocket: 100_000, subscribe: 0))
+        }
+        #expect(SynRetries.count(in: herd) == 10, "a SYN sent again shows in the TCP phase")
     }
 }

@@ -238,6 +238,8 @@ import Testing
         let events = recording.connectionEvents
         #expect(events.count == subscribers, "\(events.map(\.reason))")
         #expect(events.allSatisfy { $0.reason.contains("without a bench marker") }, "\(events.map(\.reason))")
+        // What it was, in its first bytes (the old note gave its length alone).
+        #expect(events.allSatisfy { $0.reason.contains("bytes: \"hello, no marker here") }, "\(events.map(\.reason))")
         #expect(events.compactMap(\.client).sorted() == Array(0..<subscribers), "one greeting per subscriber")
         let files = try Self.expectMeasuredBroadcastsDelivered(recording, target: target)
         #expect(files.settings["framing"] == "line")

@@ -167,8 +167,13 @@ public struct CapacitySearch: Sendable {
         }
         // A first failure already run twice is a pass its confirmation disputed: the values just easier than it sit
         // in the same band where the objective is at its limit, which no budget decides; bisecting there would find
-        // more disputes, so the search confirms the pass ``capacity`` names, a margin below it, instead.
-        guard isNarrowed(pass: pass, fail: failure) || confirming(failure) == nil || isWayFinding(failure) else {
+        // more disputes, so the search confirms the pass ``capacity`` names, a margin below it, instead. A way-finding
+        // step whose failure was decided twice is out of the band: the search bisects down to it as to any failure
+        // (issue 62: 144 failed twice below a disputed 160, and the answer stayed at 80, the pass doubling had left).
+        let decidedBelowBand = isWayFinding(failure) && verdicts[failure] == .fail && confirming(failure) == nil
+        guard isNarrowed(pass: pass, fail: failure)
+            || ((confirming(failure) == nil || isWayFinding(failure)) && !decidedBelowBand)
+        else {
             let middle = min(pass, failure) + (max(pass, failure) - min(pass, failure)) / 2
             return steps.contains { $0.value == middle } ? nil : middle
         }

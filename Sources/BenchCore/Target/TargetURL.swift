@@ -122,8 +122,15 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         guard let separator = text.firstRange(of: "://") else {
             throw Invalid(reason: "expected SCHEME://HOST:PORT[/PATH] with a scheme of \(Scheme.names)")
         }
-        guard let scheme = Scheme(rawValue: String(text[..<separator.lowerBound]).lowercased()) else {
-            throw Invalid(reason: "unknown scheme '\(text[..<separator.lowerBound])': expected \(Scheme.names)")
+        let written = String(text[..<separator.lowerBound]).lowercased()
+        guard let scheme = Scheme(rawValue: written) else {
+            // A protocol spoken over WebSocket that bench describes in lines: its ws:// URL and --protocol.
+            let described = ["graphql", "phoenix", "actioncable"].first { written.hasPrefix($0) }
+            let secure = written.hasSuffix("wss")
+            throw Invalid(
+                reason: "unknown scheme '\(text[..<separator.lowerBound])': "
+                    + (described.map { "\($0) goes over WebSocket: --target \(secure ? "wss" : "ws")://HOST:PORT/PATH --protocol \($0)" }
+                        ?? "expected \(Scheme.names)"))
         }
         self.scheme = scheme
         var rest = Substring(text[separator.upperBound...])

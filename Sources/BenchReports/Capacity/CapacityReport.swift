@@ -176,9 +176,25 @@ public struct CapacityReport {
         case nil:
             text = "capacity: at least \(held ?? "nothing yet") (\(cutShort ?? "cut short"); \(stepsText))"
         }
+        // A value whose first step passed and whose confirmation did not is no budget's doing: it was not confirmed.
         let undecided = search.verdicts.filter { $0.value == .undecided }.map(\.key).sorted()
-        if !undecided.isEmpty && (cutShort != nil || search.ending != .lowEndFails) {
-            text += "; undecided within the step budget: " + undecided.map { axis.text($0) }.joined(separator: ", ")
+        let unconfirmed = undecided.filter { value in search.steps.contains { $0.value == value && $0.verdict == .pass } }
+        let open = undecided.filter { !unconfirmed.contains($0) }
+        if !open.isEmpty && (cutShort != nil || search.ending != .lowEndFails) {
+            text += "; undecided within the step budget: " + open.map { axis.text($0) }.joined(separator: ", ")
+        }
+        if !unconfirmed.isEmpty {
+            text += "; passed once, not confirmed: " + unconfirmed.map { axis.text($0) }.joined(separator: ", ")
+        }
+        // The runs measured again after a pause, and why: the answer says what it stood on.
+        let saturated = runs.filter { $0.harnessSaturation != nil }.count
+        let disturbed = runs.filter { $0.disturbance != nil && $0.harnessSaturation == nil }.count
+        if saturated + disturbed > 0 {
+            text += "; runs measured while "
+                + [saturated > 0 ? "the harness was saturated: \(saturated)" : nil,
+                    disturbed > 0 ? "the machine was busy with other work: \(disturbed)" : nil]
+                    .compactMap { $0 }.joined(separator: ", ")
+                + " (each run again after a pause, once)"
         }
         if search.isNonMonotonic {
             text += "; not monotonic: a harder step passed after an easier one broke, so the capacity is bounded by the "

@@ -12,6 +12,7 @@ enum SweepHTML {
         body += "<p class=\"meta\">\(Set(report.steps.map(\.key)).count) steps"
             + (report.repeats > 1 ? ", \(report.repeats) repeats each (medians)" : "")
             + "; under = \(MarkupText.escape(DurationText.format(report.under)))</p>\n"
+        for note in report.conditionNotes { body += "<p class=\"warning\">⚠️ \(MarkupText.escape(note))</p>\n" }
         guard let axis = report.steps.first?.settings.first?.column else {
             return page(body + "<p>Nothing was swept.</p>\n")
         }
@@ -164,6 +165,7 @@ enum SweepHTML {
             svg .max { fill: none; stroke: #8a949e; stroke-width: 1.5; stroke-dasharray: 6 4; } svg .max-dot { fill: #8a949e; }
             svg .p50-range { stroke: #1f6fb2; stroke-width: 1; } svg .p99-range { stroke: #e07b20; stroke-width: 1; }
             svg .max-range { stroke: #8a949e; stroke-width: 1; }
+            .warning { color: #8a4b00; background: #fff6e5; padding: 4px 8px; }
             """, body: body)
     }
 }

@@ -14,10 +14,16 @@ public struct SweepReport {
         /// The run folder's name in the sweep folder.
         public var folder: String
         public var summaries: [DistributionSummary]
+        /// The run was no measurement of the server (its numbers stay in the medians, marked): its harness saturated,
+        /// or other work on the machine held its timetable back.
+        public var saturated: Bool
+        public var disturbed: Bool
 
         public init(
-            settings: [(column: String, value: String)], repeatIndex: Int, folder: String, summaries: [DistributionSummary]
+            settings: [(column: String, value: String)], repeatIndex: Int, folder: String, summaries: [DistributionSummary],
+            saturated: Bool = false, disturbed: Bool = false
         ) {
+            (self.saturated, self.disturbed) = (saturated, disturbed)
             self.settings = settings
             self.repeatIndex = repeatIndex
             self.folder = folder
@@ -67,6 +73,9 @@ public struct SweepReport {
         let settings: [(column: String, value: String)]
         let metric: String
         let repeats: Int
+        /// Of the repeats, those whose harness was saturated, and those other work on the machine disturbed.
+        let saturated: Int
+        let disturbed: Int
         /// Per statistic: the median of the repeats, and their smallest and largest value (nil: never measured).
         let values: [(median: Double, low: Double, high: Double)?]
     }
@@ -91,14 +100,16 @@ public struct SweepReport {
                     let median = measured.count % 2 == 1 ? measured[middle] : (measured[middle - 1] + measured[middle]) / 2
                     return (median, measured.first!, measured.last!)
                 }
-                rows.append(Row(settings: group[0].settings, metric: metric, repeats: group.count, values: values))
+                rows.append(Row(
+                    settings: group[0].settings, metric: metric, repeats: group.count,
+                    saturated: group.filter(\.saturated).count, disturbed: group.filter(\.disturbed).count, values: values))
             }
         }
         return rows
     }
 
     /// `sweep.csv`'s columns: the swept settings, `metric`, `repeats`, then each statistic (with `--repeat`, followed
-    /// by its `_min`, `_max` and `_range_pct`).
+    /// by its `_min`, `_max` and `_range_pct`), then how many of the repeats were saturated or disturbed.
     var header: [String] {
         let settings = steps.first?.settings.map(\.column) ?? []
         let statistics = Self.statistics.flatMap { statistic in
@@ -106,7 +117,7 @@ public struct SweepReport {
                 ? [statistic.column, statistic.column + "_min", statistic.column + "_max", statistic.column + "_range_pct"]
                 : [statistic.column]
         }
-        return settings + ["metric", "repeats"] + statistics
+        return settings + ["metric", "repeats"] + statistics + ["saturated_runs", "disturbed_runs"]
     }
 
     /// Writes `sweep.csv`, `sweep.md` and `sweep.html` into `folder`, each atomically.
@@ -132,6 +143,8 @@ public struct SweepReport {
                         writer.field(range, fractionDigits: 1)
                     }
                 }
+                writer.field(row.saturated)
+                writer.field(row.disturbed)
                 try writer.endRow()
             }
         }
@@ -146,13 +159,31 @@ public struct SweepReport {
         text += "| " + columns.joined(separator: " | ") + " |\n"
         text += "|" + columns.map { _ in "---" }.joined(separator: "|") + "|\n"
         for row in rows { text += "| " + cells(row).joined(separator: " | ") + " |\n" }
+        let notes = conditionNotes
+        if !notes.isEmpty { text += "\n" + notes.map { "- ⚠️ " + $0 }.joined(separator: "\n") + "\n" }
         return text
+    }
+
+    /// `clients 1000: 1 of 3 runs saturated, partly the harness's (in the medians)`: each step with runs that were no
+    /// measurement of the server, for sweep.md, sweep.html and the terminal.
+    var conditionNotes: [String] {
+        var seen: Set<[String]> = []
+        return rows.compactMap { row in
+            guard row.saturated + row.disturbed > 0, seen.insert(row.settings.map(\.value)).inserted else { return nil }
+            let step = row.settings.map { "\($0.column) \($0.value)" }.joined(separator: ", ")
+            var parts: [String] = []
+            if row.saturated > 0 { parts.append("\(row.saturated) saturated (the harness's numbers)") }
+            if row.disturbed > 0 { parts.append("\(row.disturbed) disturbed (other work on the machine)") }
+            return "\(step): of \(row.repeats) run\(row.repeats == 1 ? "" : "s"), " + parts.joined(separator: ", ")
+                + "; in the medians all the same"
+        }
     }
 
     /// The same table for the terminal, at the sweep's end: every step's every metric, columns aligned.
     public var text: String {
         let settings = steps.first?.settings.count ?? 0  // settings and metric to the left
         return TextColumns.align([columns] + rows.map(cells), leftAligned: settings + 1).joined(separator: "\n") + "\n"
+            + conditionNotes.map { "warning: " + $0 + "\n" }.joined()
     }
 
     /// The tables' columns: the swept settings, then the summary table's.

@@ -201,7 +201,8 @@ public enum AgentRunner {
             guard case .processed(let count) = try Posix.read(socket, into: rest) else {
                 throw SystemError("no \(what)", errno: ETIMEDOUT)
             }
-            guard count > 0 else { throw SystemError(whenClosed, errno: ECONNREFUSED) }
+            // The peer closed: no call failed, and no errno says more than `whenClosed`.
+            guard count > 0 else { throw SystemError(whenClosed, errno: 0) }
             received += count
         }
     }
@@ -224,7 +225,7 @@ public enum AgentRunner {
             let welcome = try readWelcome(
                 socket, what: "welcome within \(DurationText.format(timeout))",
                 whenClosed: "the server closed the connection instead of welcoming this agent: a wrong --token, more "
-                    + "clients than the run has left, or the run already began (the server's events say which)")
+                    + "clients than the run has left, or the run already began (the run's events.csv names it, once that run is done)")
             return (socket, welcome, try readClientSpec(socket))
         } catch {
             Posix.close(socket)

@@ -78,7 +78,7 @@ final class ClientGroup<T: Transport> {
         }
         own = configuration.scenario == .fanout
             ? nil : OwnMessages(configuration, sessions: sessions, clients: ids, rooms: rooms, stampsTransmits: kernelClock != nil)
-        publisher = GroupPublisher<T>.needed(configuration, kind)
+        publisher = GroupPublisher<T>.needed(configuration)
             ? GroupPublisher(
                 kind.personalized(by: identities, client: ids.lowerBound), maximumMessageSize: maximum,
                 stampsTransmits: kernelClock != nil, members: ids.count)
@@ -226,7 +226,11 @@ final class ClientGroup<T: Transport> {
     @inline(__always)
     func received(_ message: UnsafeRawBufferPointer, at place: Int, now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
-            return report(.note, place, "received a message without a bench marker (\(message.count) bytes)")
+            // What it was, as far as a person needs to tell (a room's subject, a presence): its first bytes.
+            let excerpt = String(decoding: message.prefix(80).map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+            return report(
+                .note, place, "received a message without a bench marker (\(message.count) bytes: \"\(excerpt)"
+                    + (message.count > 80 ? "…" : "") + "\")")
         }
         let client = UInt32(ids.lowerBound + place)
         if configuration.scenario == .chat && marker.run == configuration.token {

@@ -87,6 +87,13 @@ public struct HarnessLoad: Sendable, Equatable {
         }
         serverBackpressure = backpressure
         self.disturbance = disturbance
+        let spread = configuration.localClients.count < configuration.clients
+        advice = "these numbers are partly the harness's, not the server's: "
+            + (spread
+                ? "its clients already ran in processes of their own: a slower timetable, or fewer clients per box "
+                    + "(agents on other hosts)"
+                : "spread the clients (--client-procs, agents on other hosts), fewer clients per box, or a slower "
+                    + "timetable")
         saturation = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
@@ -104,10 +111,9 @@ public struct HarnessLoad: Sendable, Equatable {
         "these numbers are partly other work's, not the server's: run again on a quiet machine, or --accept disturbed "
         + "to judge them anyway"
 
-    /// What a person should do about a saturated harness.
-    public static let advice =
-        "these numbers are partly the harness's, not the server's: spread the clients (--client-procs, agents on other "
-        + "hosts), fewer clients per box, or a slower timetable"
+    /// What a person should do about a saturated harness: spread its clients, or, where they already ran in
+    /// processes of their own (chosen by the run itself, or agents), give them more machine or a slower timetable.
+    public let advice: String
 }
 
 extension RunAnalysis {

@@ -71,11 +71,12 @@ public struct RunRecording: Sendable {
     /// `connections_closed_early` and the count the summary leads with.
     public private(set) var connectionsClosedEarly = 0
     /// Events the clients' side saw (a connection of theirs failing: often one the server closed, seen from the
-    /// other end), the listener's (accept failed) and the emulated link's, whether kept or not. The four counts add up
-    /// to every event.
+    /// other end), the listener's (accept failed), the emulated link's and the run's own (why it measured nothing),
+    /// whether kept or not. The five counts add up to every event.
     public private(set) var clientSideEvents = 0
     public private(set) var listenerEvents = 0
     public private(set) var linkEvents = 0
+    public private(set) var runEvents = 0
     /// How much the kernel's count of full accept queues (`ListenOverflows`, any listener of this machine's network
     /// namespace) grew from before the run listened to its end: SYNs dropped and sent again; nil where unreadable.
     public internal(set) var listenOverflows: UInt64?
@@ -128,7 +129,7 @@ public struct RunRecording: Sendable {
         case .clients: clientSideEvents += 1
         case .listener: listenerEvents += 1
         case .link: linkEvents += 1
-        case .run: break
+        case .run: runEvents += 1
         }
         if connectionEvents.count < Self.maximumEvents {
             connectionEvents.append(event)

@@ -12,6 +12,15 @@ public enum SynRetries {
         connectTimes.reduce(0) { count, time in windows.contains { $0.contains(time) } ? count + 1 : count }
     }
 
+    /// How many of `recording`'s connects waited for a SYN sent again: their TCP connect where the connect was timed
+    /// in phases (a target's), so that a slow TLS or WebSocket handshake, or a slow login, is not taken for one; the
+    /// whole connect otherwise.
+    public static func count(in recording: RunRecording) -> Int {
+        let phases = recording.connectPhases
+        guard !phases.isEmpty else { return count(in: recording.connectTimes) }
+        return count(in: phases.map(\.tcp))
+    }
+
     /// The note a person needs when the machine's accept queues overflowed `overflows` times during a run (any
     /// listener's: the kernel counts them for its network namespace); nil for none or unknown.
     public static func overflowNote(_ overflows: UInt64?) -> String? {

@@ -32,7 +32,7 @@ extension TargetClients {
         } catch let refusal as RunError {
             throw refusal
         } catch {
-            if !isRunning { throw .setupFailed("\(target) refused the connection or its handshake: \(error)") }
+            if !isRunning { throw .setupFailed("\(target) refused the publisher: \(error)") }
             let code = (error as? ConnectionError)?.closeCode
                 ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
             closePublisher(reason: "\(error)", code: code)
@@ -44,7 +44,7 @@ extension TargetClients {
         guard case .processed(let (count, _)) = try connection.read(into: readBuffer) else { return }
         guard count > 0 else {
             if let refusal = connection.handshakeRefusal, !isRunning {
-                throw RunError.setupFailed("\(target) refused the connection or its handshake: handshake failed: \(refusal)")
+                throw RunError.setupFailed("\(target) refused the publisher: handshake failed: \(refusal)")
             }
             if !isRunning { throw RunError.setupFailed("\(target) closed the connection") }
             return closePublisher(reason: "closed by \(target)")

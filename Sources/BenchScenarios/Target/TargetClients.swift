@@ -163,7 +163,10 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
             isDone: { subscribed >= configuration.clients && publisher?.isReady != false && serverWait?() == nil },
             openMore: { () throws(RunError) in try openPublisher() },
             timedOut: {
-                let publisherSays = publisher.map { $0.isReady ? "; the publisher was" : "; the publisher was not either" }
+                let publisherSays = publisher.map { publisher in
+                    publisher.isReady ? "; the publisher was"
+                        : "; the publisher was not either" + (publisher.session.machine.handshakeState.map { " (\($0))" } ?? "")
+                }
                 return .setupFailed(
                     "after \(DurationText.format(configuration.setupBudget)), \(subscribed) of \(configuration.clients) "
                         + "\(clientNoun)s were ready at \(target)\(publisherSays ?? "")"
