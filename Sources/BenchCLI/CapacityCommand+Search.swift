@@ -47,6 +47,9 @@ extension CapacityCommand {
         var cutShort: String?
         var stopCode: ExitCode?
         var harnessNote: String?
+        // Runs made again because other work took the machine that found it busy again, in a row: at
+        // ``disturbanceIsLasting`` the disturbance is no passing one, and steps are judged as measured from then on.
+        var disturbedAgainInARow = 0
         search: while let value = plan.search.nextValue() {
             let step = plan.search.steps.count + 1
             let isConfirmation = plan.search.steps.contains { $0.value == value }
@@ -59,6 +62,7 @@ extension CapacityCommand {
             var attempts = 0  // runs made, a saturated one tried again included: each its own folder
             var saturatedRuns = 0
             var disturbedRuns = 0  // runs measured while other work took the machine
+            var madeAgainForDisturbance = false  // the next run is one made again because the last was disturbed
             // Its run sends until decided, up to the budget: no further run for more values, unless the values that
             // came in after the decision (those in flight, those sent meanwhile) undid it.
             var samplesInPlace = false
@@ -105,16 +109,26 @@ extension CapacityCommand {
                 } else if outcome.serverBackpressure != nil {
                     verdict = .fail  // the server could not take the offered load: its limit, not the harness's
                 } else if Self.isDisturbed(outcome, judgedWith: judgement) && disturbedRuns == 0
-                    && !options.accepted.contains(.disturbed)
+                    && !options.accepted.contains(.disturbed) && disturbedAgainInARow < Self.disturbanceIsLasting
                 {
                     // Other work took the machine while the step did not pass: no verdict on the server. Run again
                     // after a pause, once; a second disturbed run is judged as measured (the machine is busy, not
                     // passing by), and the step says so.
                     disturbedRuns += 1
                     retrying = true
+                    madeAgainForDisturbance = true
                     verdict = judgement.verdict
                 } else {
-                    if outcome.machine?.isDisturbed == true || outcome.disturbance != nil { disturbedRuns += 1 }
+                    let busy = outcome.machine?.isDisturbed == true || outcome.disturbance != nil
+                    if madeAgainForDisturbance {
+                        madeAgainForDisturbance = false
+                        disturbedAgainInARow = busy ? disturbedAgainInARow + 1 : 0
+                        if disturbedAgainInARow == Self.disturbanceIsLasting && !quiet {
+                            Console.error("Note: the machine stayed busy with other work through \(Self.disturbanceIsLasting) "
+                                + "runs made again after a pause: from now on steps are judged as measured, and run once\n")
+                        }
+                    }
+                    if busy { disturbedRuns += 1 }
                     judgement.add(outcome.thresholds)
                     judgedRuns.append(outcome.thresholds)
                     verdict = judgement.verdict
@@ -192,6 +206,10 @@ extension CapacityCommand {
         with.add(outcome.thresholds)
         return with.verdict != .pass
     }
+
+    /// Runs made again after a disturbance that found the machine busy again, in a row, after which the search stops
+    /// making them: the machine's other work is lasting, not passing (a `yes` throughout doubled a search's time).
+    static let disturbanceIsLasting = 2
 
     /// A saturated step is run again once, after this pause, before the search calls itself harness-bound.
     static let saturatedRunsToStop = 2

@@ -207,9 +207,10 @@ enum RunCommand {
         }
         if let disturbance = load.disturbance {
             Console.error("Warning: \(disturbance); \(HarnessLoad.disturbanceAdvice)\n")
-        } else if let machine = recording.machine, machine.isDisturbed, saturation == nil,
+        } else if let machine = recording.machine, machine.isDisturbed, saturation == nil, options.reportsEachRun,
             thresholds.contains(where: { $0.verdict != .held })
         {
+            // (A capacity search's progress line says it of its runs.)
             // Where a verdict did not hold, what else took the machine meanwhile (summary.md and run.csv say it always).
             Console.error("Note: \(machine.othersText) during this run\n")
         }

@@ -62,9 +62,15 @@ extension RunOptions {
         var places: [(text: String, builtIn: Set<String>)] = target.headers.map { (text: $0.value, builtIn: []) }
         places.append((urlText, []))
         places.append((target.subscribeText ?? "", ["room"]))
-        // A description's own captures are its variables too (an XMPP ping's {id}).
-        let described = Set(["room", "client", "payload", "payload_json", "payload_xml", "message_id"])
-            .union(target.protocolDescription?.captureNames ?? [])
+        // A description's own captures are its variables too (an XMPP ping's {id}), and no column may take their names:
+        // a row's value would fill in what the server's message should.
+        let captures = target.protocolDescription?.captureNames ?? []
+        if let identities, let both = captures.intersection(identities.columns).sorted().first {
+            throw UsageError(
+                message: "{\(both)} is both a capture of --protocol \(target.protocolDescription!.name) and a column of "
+                    + "--clients-file \(identities.path): rename one", command: command)
+        }
+        let described = Set(["room", "client", "payload", "payload_json", "payload_xml", "message_id"]).union(captures)
         places += (target.protocolDescription?.texts ?? []).map { (text: $0, builtIn: described) }
         for (text, builtIn) in places {
             let names = ClientIdentities.variables(in: text).filter { !builtIn.contains($0) }

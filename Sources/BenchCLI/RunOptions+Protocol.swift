@@ -15,8 +15,9 @@ extension RunOptions {
                 help: "What a ws:// or wss:// target speaks around each message: phoenix (Phoenix Channels, V2 JSON: "
                     + "ws://HOST:PORT/socket/websocket?vsn=2.0.0), actioncable (Rails: ws://HOST:PORT/cable), graphql "
                     + "(subscriptions over graphql-transport-ws: ws://HOST:PORT/graphql, with --publish the mutation), "
-                    + "or a file describing yours in lines: send, expect, reply, heartbeat, publish, error, ignore, "
-                    + "deliver, subprotocol (see docs/measuring-your-server.md)."),
+                    + "or a file describing yours in lines: send, expect, reply, capture, heartbeat, publish, error, "
+                    + "ignore, deliver, close, subprotocol (see docs/measuring-your-server.md; 'bench protocols show "
+                    + "NAME' prints a built-in one)."),
             OptionSpec(
                 "channel", value: "text",
                 help: "What --protocol subscribes to: a Phoenix topic (room:lobby), an ActionCable identifier "

@@ -54,6 +54,11 @@ public final class DescribedSession: SessionStateMachine {
         if let heartbeat = description.heartbeat { outbox.append(message: heartbeat.text) }
     }
 
+    /// A ready connection's `close` message, as the run ends.
+    public func closing() {
+        if isReady, let text = description.closing { outbox.append(message: filled(text)) }
+    }
+
     /// The step the handshake waits at (its number and text), and the last message received meanwhile.
     public var handshakeState: String? {
         guard !isReady, nextStep < steps.count else { return nil }

@@ -31,6 +31,8 @@ import BenchCore
 /// - `ignore TEXT`: once ready, a message containing TEXT is no delivery (replies, pings).
 /// - `deliver TEXT`: once ready, only a message containing TEXT (one of them, if several) is a delivery.
 /// - `subprotocol NAME`: the WebSocket subprotocol the upgrade asks for (and the server must take).
+/// - `close TEXT`: a ready connection's last message, sent as the run ends before the WebSocket close (XMPP's
+///   `<close/>`, graphql-transport-ws's `complete`).
 ///
 /// `{channel}` (`--channel`; `{channel_json}` as it goes inside a JSON string), `{connection_params}`
 /// (`--connection-params`, a JSON object; `{}` without it), `{room}` (chat) and a `--clients-file`'s columns are
@@ -50,18 +52,6 @@ public struct ProtocolDescription: Sendable, Equatable {
     public struct Reply: Sendable, Equatable {
         public var when: String
         public var answer: String
-    }
-
-    /// A value taken from the server's messages: `name`, between `before` and `after` (each alternative a pair).
-    public struct Capture: Sendable, Equatable {
-        public var name: String
-        public var patterns: [Pattern]
-
-        /// The texts on either side of the value.
-        public struct Pattern: Sendable, Equatable {
-            public var before: String
-            public var after: String
-        }
     }
 
     /// The keepalive: `text` every `interval` (ns).
@@ -85,6 +75,8 @@ public struct ProtocolDescription: Sendable, Equatable {
     public private(set) var replies: [Reply] = []
     public private(set) var captures: [Capture] = []
     public private(set) var heartbeat: Heartbeat?
+    /// A ready connection's last message, as the run ends (`close TEXT`).
+    public private(set) var closing: String?
     /// A piece of the publisher's message: text as written, or where the payload or the message's id goes.
     public enum PublishPiece: Sendable, Equatable {
         case text(String)
@@ -115,18 +107,10 @@ public struct ProtocolDescription: Sendable, Equatable {
     public static let jsonPayloadVariable = "{payload_json}"
     /// Where `--publish`'s text goes, escaped as XML character data.
     public static let xmlPayloadVariable = "{payload_xml}"
-    /// What separates a line's alternatives.
-    public static let alternativesSeparator = " || "
     /// Where a published message's id goes (``BenchCore/Marker/writeIdentifier(into:)``).
     public static let messageIDVariable = "{message_id}"
     /// The variables of the publish line alone.
     public static let publishVariables = [payloadVariable, jsonPayloadVariable, xmlPayloadVariable, messageIDVariable]
-    /// The variables a description fills in itself (``filling(channel:connectionParameters:)``) or a run does (`{room}`,
-    /// `{client}`): no capture takes their names.
-    static let reservedNames: Set<String> = [
-        "payload", "payload_json", "payload_xml", "message_id", "channel", "channel_json", "connection_params", "room",
-        "client", "marker", "padding",
-    ]
     /// The longest description read (16 KiB): a protocol is a dozen lines.
     public static let maximumSize = 16 << 10
     /// The shortest and the longest heartbeat period (100 ms, an hour).
@@ -193,6 +177,9 @@ public struct ProtocolDescription: Sendable, Equatable {
                 guard publishes == 1 else { throw invalid("a second publish line") }
                 (publish, payloadEscaping) = Self.pieces(of: text)
             case "capture": captures.append(try Self.capture(text, invalid: invalid))
+            case "close":
+                guard closing == nil else { throw invalid("a second close") }
+                closing = text
             case "error": errors.append(text)
             case "ignore": ignored.append(text)
             case "deliver": deliveries.append(text)
@@ -205,7 +192,7 @@ public struct ProtocolDescription: Sendable, Equatable {
             default:
                 throw invalid(
                     "unknown keyword '\(keyword)' (expected send, expect, reply, capture, heartbeat, publish, error, "
-                        + "ignore, deliver or subprotocol)")
+                        + "ignore, deliver, close or subprotocol)")
             }
         }
     }
@@ -227,36 +214,6 @@ public struct ProtocolDescription: Sendable, Equatable {
         return (pieces, escaping)
     }
 
-    /// A line's alternatives (``alternativesSeparator``), each as written.
-    public static func alternatives(_ text: String) -> [String] {
-        text.split(separator: alternativesSeparator, omittingEmptySubsequences: true).map(String.init)
-    }
-
-    /// Reads a `capture` line: each alternative holds `{NAME}` once, the same name, between texts on both sides.
-    private static func capture(_ text: String, invalid: (String) -> Invalid) throws(Invalid) -> Capture {
-        var name: String?
-        var patterns: [Capture.Pattern] = []
-        for alternative in alternatives(text) {
-            let found = alternative.matches(of: /\{([a-z_][a-z0-9_]*)\}/)
-            guard found.count == 1, let match = found.first, match.range.lowerBound > alternative.startIndex,
-                match.range.upperBound < alternative.endIndex
-            else {
-                throw invalid("expected capture TEXT{NAME}TEXT, as capture id='{id}': one {NAME} with text on both sides")
-            }
-            let captured = String(match.output.1)
-            guard !reservedNames.contains(captured) else { throw invalid("{\(captured)} is filled in by bench: capture another name") }
-            guard name == nil || name == captured else { throw invalid("one name in a capture's alternatives") }
-            name = captured
-            patterns.append(Capture.Pattern(
-                before: String(alternative[..<match.range.lowerBound]), after: String(alternative[match.range.upperBound...])))
-        }
-        guard let name else { throw invalid("capture needs a text after it") }
-        return Capture(name: name, patterns: patterns)
-    }
-
-    /// The names of the values the description captures: variables of its replies and steps, not a run's.
-    public var captureNames: Set<String> { Set(captures.map(\.name)) }
-
     /// The first word of `text` and what follows it, blanks between them dropped.
     private static func word(_ text: Substring) -> (Substring, Substring) {
         let end = text.firstIndex { $0 == " " || $0 == "\t" } ?? text.endIndex
@@ -268,6 +225,7 @@ public struct ProtocolDescription: Sendable, Equatable {
     public var texts: [String] {
         steps.map(\.text) + replies.flatMap { [$0.when, $0.answer] } + (heartbeat.map { [$0.text] } ?? [])
             + [publishLine] + errors + ignored + deliveries + captures.flatMap { $0.patterns.flatMap { [$0.before, $0.after] } }
+            + (closing.map { [$0] } ?? [])
     }
 
     /// The publish line as written, its variables in their places.
@@ -300,6 +258,7 @@ public struct ProtocolDescription: Sendable, Equatable {
         expanded.errors = errors.map(expand)
         expanded.ignored = ignored.map(expand)
         expanded.deliveries = deliveries.map(expand)
+        expanded.closing = closing.map(expand)
         expanded.captures = captures.map { capture in
             Capture(name: capture.name, patterns: capture.patterns.map { .init(before: expand($0.before), after: expand($0.after)) })
         }
@@ -341,6 +300,6 @@ public struct ProtocolDescription: Sendable, Equatable {
             && a.connectionParameters == b.connectionParameters && a.subprotocol == b.subprotocol && a.steps == b.steps
             && a.replies == b.replies && a.heartbeat == b.heartbeat && a.publish == b.publish
             && a.payloadEscaping == b.payloadEscaping && a.errors == b.errors && a.ignored == b.ignored
-            && a.deliveries == b.deliveries && a.captures == b.captures
+            && a.deliveries == b.deliveries && a.captures == b.captures && a.closing == b.closing
     }
 }

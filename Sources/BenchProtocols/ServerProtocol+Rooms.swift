@@ -20,8 +20,16 @@ extension ServerProtocol {
     /// What client `client` speaks where a `--protocol` description says `{client}`: its number (a round-trip client's
     /// own channel, as `room:{client}`).
     public func numbered(_ client: Int) -> ServerProtocol {
+        called("\(client)")
+    }
+
+    /// What the fan-out publisher speaks where a `--protocol` description says `{client}`: `publisher`, its name (it
+    /// is no client; `{client}` went out as written before).
+    public var asPublisher: ServerProtocol { called("publisher") }
+
+    private func called(_ name: String) -> ServerProtocol {
         guard case .described(let description) = self else { return self }
-        return .described(description.expanding { $0.replacing("{client}", with: "\(client)") })
+        return .described(description.expanding { $0.replacing("{client}", with: name) })
     }
 
     /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own

@@ -42,6 +42,8 @@ public protocol SessionStateMachine: AnyObject {
     func heartbeat()
     /// The bytes a published message with `payload` goes out as, with where to mark each one.
     func publication(of payload: [UInt8]) -> Publication
+    /// The run ends: what the protocol says before the connection closes goes to the outbox (nothing by default).
+    func closing()
     /// Where a connection not ready is in its handshake, for people (`waiting for "phx_reply"; the last message:
     /// …`); nil where the protocol does not say.
     var handshakeState: String? { get }
@@ -51,4 +53,5 @@ extension SessionStateMachine {
     public var heartbeatInterval: UInt64? { nil }
     public func heartbeat() {}
     public var handshakeState: String? { nil }
+    public func closing() {}
 }

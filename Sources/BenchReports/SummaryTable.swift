@@ -92,6 +92,10 @@ public enum SummaryTable {
             clients = "\(who) in \(recording.agents.count) agent process\(recording.agents.count == 1 ? "" : "es")"
         } else if children > 0 {
             clients = "\(who) in \(children) child process\(children == 1 ? "" : "es")"
+        } else if recording.serverShards.count > 1 {
+            // Each server process runs its share of the clients itself, in its own child processes where it needs them
+            // (servers.log): none are this one's.
+            clients = "\(who) run by the \(recording.serverShards.count) server processes (see servers.log)"
         } else if recording.clientThreads.cpus.isEmpty {  // a target run's threads do not note their CPUs
             clients = "\(who) in this process\(threads)"
         } else {

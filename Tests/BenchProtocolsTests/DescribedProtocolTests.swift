@@ -134,7 +134,7 @@ import Testing
 
     @Test(arguments: [
         ("sned hello", "line 1: unknown keyword 'sned' (expected send, expect, reply, capture, heartbeat, publish, error, ignore, "
-            + "deliver or subprotocol)"),
+            + "deliver, close or subprotocol)"),
         ("publish {payload}{payload_json}", "line 1: the publish line holds {payload} once, where the payload goes"),
         ("publish {message_id}{payload}{message_id}", "line 1: the publish line holds {message_id} at most once"),
         ("send {payload_json}", "line 1: {payload_json} belongs in the publish line alone"),
@@ -369,5 +369,37 @@ import Testing
         #expect(state == #"waiting at step 2 of 2, expect code="110"; the last message: <presence><status code='110'/></presence>"#)
         _ = try feed(publisher, [#"<status code="110"/>"#])
         #expect(publisher.machine.isReady && publisher.machine.handshakeState == nil)
+    }
+
+    /// `{client}` is a client's number; the fan-out publisher, which is no client, says `publisher` (it went out as
+    /// written before).
+    @Test func thePublishersClientIsPublisher() throws {
+        let described = try ProtocolDescription(parsing: "send {\"join\":\"room:{client}\"}", name: "own.protocol")
+        func sends(_ speech: ServerProtocol, _ role: SessionRole) -> [String] {
+            let session = ProtocolSession(speech, role: role, maximumMessageSize: 1024)
+            session.machine.connected(name: "1")
+            return sent(session)
+        }
+        #expect(sends(ServerProtocol.described(described).asPublisher, .publisher) == [#"{"join":"room:publisher"}"#])
+        #expect(sends(ServerProtocol.described(described).numbered(7), .subscriber) == [#"{"join":"room:7"}"#])
+    }
+
+    /// `close TEXT`: a ready connection's last word as the run ends (XMPP's `<close/>`); none before it is ready.
+    @Test func aCloseLineIsSaidOnceReadyAsTheRunEnds() throws {
+        let described = try ProtocolDescription(parsing: """
+            send       <open/>
+            expect     <open
+            close      <close xmlns="urn:ietf:params:xml:ns:xmpp-framing"/>
+            """, name: "xmpp.protocol")
+        let early = session(described, .subscriber)
+        _ = sent(early)
+        early.machine.closing()
+        #expect(sent(early).isEmpty, "not ready: nothing to close")
+        let ready = session(described, .subscriber)
+        _ = sent(ready)
+        _ = try feed(ready, ["<open from='localhost'/>"])
+        ready.machine.closing()
+        #expect(sent(ready) == [#"<close xmlns="urn:ietf:params:xml:ns:xmpp-framing"/>"#])
+        #expect(throws: ProtocolDescription.Invalid.self) { try ProtocolDescription(parsing: "close a\nclose b", name: "x") }
     }
 }

@@ -1,6 +1,7 @@
 import BenchCore
 import BenchNet
 import BenchReports
+import BenchProtocols
 import Foundation
 import Glibc
 import Testing
@@ -263,6 +264,28 @@ import Testing
             #expect("\(error)".contains("refused"), "\(error)")
         }
         #expect(Date().timeIntervalSince(started) < 5, "a refused connection fails at once, not at the setup timeout")
+    }
+
+    /// A described handshake stuck at a step (the server echoes the greeting and never sends what the description
+    /// awaits): the setup fails naming the step each side waits at and the last message it had (the old error said
+    /// only "0 of 2 subscribers were ready").
+    @Test(.enabled(if: WebSocketTransportTests.pythonHasWebSockets, "python3-websockets is not installed: apt-get install -y python3-websockets"))
+    func aHandshakeStuckAtAStepNamesItWhenTheSetupTimesOut() throws {
+        let server = try ExternalServer.python("ws_echo_server.py")
+        defer { server.stop() }
+        var configuration = try Self.fanout("ws://127.0.0.1:\(server.port)/", subscribers: 2, broadcasts: 5)
+        configuration.setupTimeout = 2_000_000_000
+        let description = try ProtocolDescription(parsing: "send <open/>\nexpect <stream-ready/>", name: "stuck.protocol")
+        configuration.changeTarget { $0.protocolDescription = description }
+        do {
+            let recording = try ScenarioRunner.run(configuration, control: RunControl())
+            Issue.record("a stuck handshake did not fail the setup: \(recording.status)")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("0 of 2 subscribers were ready"), "\(text)")
+            #expect(text.contains("the publisher was not either (waiting at step 2 of 2, expect <stream-ready/>; the last message: <open/>)"), "\(text)")
+            #expect(text.contains("handshake: waiting at step 2 of 2, expect <stream-ready/>; the last message: <open/>"), "\(text)")
+        }
     }
 
     // MARK: Configurations

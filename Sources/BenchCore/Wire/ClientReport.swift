@@ -7,6 +7,10 @@
 ///
 /// The measuring thread checks every field, as it would a peer's.
 public struct ClientReport: Equatable, Sendable {
+    /// How a note on a subscriber's stuck handshake begins (its step and the last message): a setup that times out
+    /// names it.
+    public static let handshakeNotePrefix = "handshake: "
+
     public enum What: UInt8, Sendable {
         /// The subscription is confirmed; `time` is its connection's connect time (start of the connect to the end of
         /// the handshakes), `text` its ``ConnectPhases``.

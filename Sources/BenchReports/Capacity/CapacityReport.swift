@@ -186,15 +186,15 @@ public struct CapacityReport {
         if !unconfirmed.isEmpty {
             text += "; passed once, not confirmed: " + unconfirmed.map { axis.text($0) }.joined(separator: ", ")
         }
-        // The runs measured again after a pause, and why: the answer says what it stood on.
+        // The runs that were no plain measurement, and why: the answer says what it stood on.
         let saturated = runs.filter { $0.harnessSaturation != nil }.count
         let disturbed = runs.filter { $0.disturbance != nil && $0.harnessSaturation == nil }.count
         if saturated + disturbed > 0 {
-            text += "; runs measured while "
-                + [saturated > 0 ? "the harness was saturated: \(saturated)" : nil,
-                    disturbed > 0 ? "the machine was busy with other work: \(disturbed)" : nil]
+            text += "; of \(runs.count) runs, "
+                + [saturated > 0 ? "\(saturated) saturated the harness" : nil,
+                    disturbed > 0 ? "\(disturbed) ran while the machine was busy with other work" : nil]
                     .compactMap { $0 }.joined(separator: ", ")
-                + " (each run again after a pause, once)"
+                + " (a step that did not pass with one ran again after a pause, once)"
         }
         if search.isNonMonotonic {
             text += "; not monotonic: a harder step passed after an easier one broke, so the capacity is bounded by the "

@@ -30,6 +30,9 @@ final class ClientGroup<T: Transport> {
     /// This thread's load, reported every second once its subscribers are all subscribed (counted here).
     var load = BusyShare()
     var subscribedCount = 0
+    /// When to look, once, for a subscriber still in its handshake (half the setup's budget after the group began):
+    /// where it waits is said to the measuring side, so that a setup that times out names the step.
+    var handshakeCheckDue: UInt64 = .max
     /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
     let keepAliveInterval: UInt64?
     var nextKeepAlive: UInt64 = 0
@@ -86,11 +89,15 @@ final class ClientGroup<T: Transport> {
         keepAliveInterval = sessions.first?.heartbeatInterval
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try loop.epoll.add(endSignal, interest: .readable, token: Self.endToken)
+        handshakeCheckDue = MonotonicClock.now() &+ configuration.setupBudget / 2
     }
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
     func run() {
         defer {
+            for place in sessions.indices {
+                if let connection = table[place], connection.isOpen { sessions[place].sendClosing(on: connection) }
+            }
             table.closeAll()
             publisher?.connection?.close()
         }
@@ -99,6 +106,7 @@ final class ClientGroup<T: Transport> {
             openMore()
             sendKeepAlives()
             reportLoad()
+            reportStuckHandshake()
             writer.flush()
             let proceed = try? loop.wait(timeoutMilliseconds: waitLimit) { token, events in
                 switch token {
@@ -211,6 +219,18 @@ final class ClientGroup<T: Transport> {
             } catch {
                 close(place, reason: "its keepalive could not be sent: \(error)")
             }
+        }
+    }
+
+    /// Once, half the setup's budget in, while a subscriber is not yet ready: the first one's place in its handshake
+    /// (``SessionStateMachine/handshakeState``: the step it waits at and the last message), as a note.
+    func reportStuckHandshake() {
+        guard handshakeCheckDue != .max, MonotonicClock.now() >= handshakeCheckDue else { return }
+        handshakeCheckDue = .max
+        guard subscribedCount < ids.count else { return }
+        for place in sessions.indices where !sessions[place].machine.isReady {
+            guard let state = sessions[place].machine.handshakeState else { continue }
+            return report(.note, place, ClientReport.handshakeNotePrefix + state)
         }
     }
 

@@ -22,6 +22,13 @@ extension ProtocolSession {
         try sendOwed(on: connection)
     }
 
+    /// The run ends: what the protocol says last (a `close` line) is sent, as far as the socket takes it at once.
+    func sendClosing<T: Transport>(on connection: Connection<T>) {
+        machine.closing()
+        try? sendOwed(on: connection)
+        try? connection.writeQueued()
+    }
+
     /// How often the keepalive goes (nanoseconds); nil: the protocol has none.
     var heartbeatInterval: UInt64? { machine.heartbeatInterval }
 }

@@ -133,6 +133,7 @@ extension TargetClients {
             recording.record(ConnectionEvent(
                 side: .clients, client: client, time: report.time, reason: "the server said \(report.text)"))
         case .note:
+            if report.text.hasPrefix(ClientReport.handshakeNotePrefix) { stuckHandshake = "\(clientNoun) \(client) \(report.text)" }
             recording.record(ConnectionEvent(side: .clients, client: client, time: report.time, reason: report.text))
         case .load:
             subscriberThreadLoad[client] = Double(min(report.time, 1_000_000)) / 10_000  // the latest counts

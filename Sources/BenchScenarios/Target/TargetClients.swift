@@ -47,6 +47,8 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// Per client: subscribed (connected and ready), and its connection not closed since.
     var subscriberOpen: [Bool]
     var subscribed = 0
+    /// The last note on a subscriber's stuck handshake (its step and last message), for a setup that times out.
+    var stuckHandshake: String?
     /// Each client thread's latest busy share (percent) since its clients were all ready, by its first id: here, in
     /// children and in agents.
     var subscriberThreadLoad: [Int: Double] = [:]
@@ -91,7 +93,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         switch configuration.scenario {
         case .fanout:
             publisher = TargetPublisher(  // as row 0 of --clients-file, where there is one
-                configuration, protocol: kind.personalized(by: configuration.target?.identities, client: 0),
+                configuration, protocol: kind.personalized(by: configuration.target?.identities, client: 0).asPublisher,
                 stampsTransmits: kernelClock != nil)
         case .roundtrip, .chat:
             publisher = nil
@@ -170,6 +172,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
                 return .setupFailed(
                     "after \(DurationText.format(configuration.setupBudget)), \(subscribed) of \(configuration.clients) "
                         + "\(clientNoun)s were ready at \(target)\(publisherSays ?? "")"
+                        + (stuckHandshake.map { " (\($0))" } ?? "")
                         + (serverWait?().map { " (\($0))" } ?? "") + agentsSummary)
             })
     }
@@ -200,6 +203,9 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
 
     func finish() {
         if publisher?.isOpen == true { drainPublisherStamps() }
+        if let publisher, let connection = publisher.connection, connection.isOpen {
+            publisher.session.sendClosing(on: connection)  // its protocol's last word, where it has one
+        }
         finishMeasuring()
         let failure = publisher?.isOpen == false
             ? "the publisher's connection to \(target) closed"
