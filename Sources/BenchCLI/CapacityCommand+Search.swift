@@ -229,7 +229,7 @@ extension CapacityCommand {
         let why = retrying
             ? (outcome.harnessSaturation != nil
                 ? " (the harness was saturated: run again after a pause)" : " (\(busy ?? ""): run again after a pause)")
-            : verdict != .pass && busy != nil ? " (\(busy!); judged as measured, once run again)"
+            : verdict != .pass && busy != nil ? " (\(busy!); judged as measured)"
             : gaveUp ? " (at this rate its budget would not decide it either: stopped early)"
             : outcome.harnessSaturation != nil && verdict == .harnessBound
             ? " (the harness was saturated again)" : outcome.serverBackpressure.map { " (\($0))" } ?? ""

@@ -70,7 +70,8 @@ import Testing
     /// Parses `words` as `bench` does, and checks what a command checks before it runs.
     static func check(_ words: [String]) throws(UsageError) {
         guard let first = words.first else { return }
-        let name = ["serve", "capacity"].contains(first) && words.count > 1 ? first + " " + words[1] : first
+        let twoWords = ["serve", "capacity"].contains(first) || (first == "protocols" && words.dropFirst().first == "show")
+        let name = twoWords && words.count > 1 ? first + " " + words[1] : first
         guard let spec = Commands.named(name) else { throw UsageError(message: "no command \(name)", command: nil) }
         let rest = Array(words.dropFirst(name.split(separator: " ").count))
         if spec.name.hasPrefix("serve ") { try ServeCommand.refuseInapplicable(rest, command: spec.name) }

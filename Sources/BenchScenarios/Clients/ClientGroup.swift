@@ -225,9 +225,13 @@ final class ClientGroup<T: Transport> {
     /// Once, half the setup's budget in, while a subscriber is not yet ready: the first one's place in its handshake
     /// (``SessionStateMachine/handshakeState``: the step it waits at and the last message), as a note.
     func reportStuckHandshake() {
-        guard handshakeCheckDue != .max, MonotonicClock.now() >= handshakeCheckDue else { return }
+        guard handshakeCheckDue != .max else { return }
+        guard subscribedCount < ids.count else {
+            handshakeCheckDue = .max  // every one subscribed: nothing to look for, and no clock read per pass
+            return
+        }
+        guard MonotonicClock.now() >= handshakeCheckDue else { return }
         handshakeCheckDue = .max
-        guard subscribedCount < ids.count else { return }
         for place in sessions.indices where !sessions[place].machine.isReady {
             guard let state = sessions[place].machine.handshakeState else { continue }
             return report(.note, place, ClientReport.handshakeNotePrefix + state)

@@ -25,7 +25,8 @@ public struct HarnessLoad: Sendable, Equatable {
     public let serverBackpressure: String?
     /// Why the timetable slipped when other work on the machine, not the harness nor the server, held it back: the
     /// harness's threads had time to spare (its busiest under ``idleLimit``) and other processes (or a hypervisor) took
-    /// a CPU's share that disturbs a run (``MachineShare/isDisturbed``). No measurement of the server: its verdicts are inconclusive; nil otherwise.
+    /// a CPU's share that disturbs a run (``MachineShare/isDisturbed``). No measurement of the server: its verdicts
+    /// are inconclusive; nil otherwise.
     public let disturbance: String?
 
     /// The load of `recording`'s harness, with its lag's p99 (nanoseconds) if it has one.
