@@ -58,6 +58,8 @@ import Testing
             let counted = try #require(page.firstMatch(of: #/>pass \(0 / (\d+)\)</td>/#), "none beyond the limit")
             #expect(Int(counted.1)! >= 5)
             #expect(page.contains(">3, 4</text>"), "the high end's two steps, one label")
+            // What each run's harness and machine did, and the runs a step judged of those it made.
+            #expect(page.contains("<th>harness, machine</th>") && page.contains("<th>runs judged</th>"), "\(page.prefix(400))")
         }
     }
 

@@ -42,6 +42,10 @@ import Testing
         #expect(markdown.contains("- ⚠️ payload_bytes 64: of 1 run, 1 saturated (the harness's numbers)"), "\(markdown)")
         let html = try String(contentsOfFile: sweep + "/sweep.html", encoding: .utf8)
         #expect(html.contains("<p class=\"warning\">⚠️ payload_bytes 128: of 1 run, 1 saturated"), "\(html.prefix(2000))")
+        if ReportPageTests.chromium != nil {  // as a person sees it
+            let page = try ReportPageTests.rendered(url: "file://" + sweep + "/sweep.html")
+            #expect(page.contains("⚠️ payload_bytes 64: of 1 run, 1 saturated (the harness's numbers)"), "\(page.prefix(600))")
+        }
         #expect(result.standardOutput.contains("warning: payload_bytes 64: of 1 run, 1 saturated"), "\(result.standardOutput)")
     }
 
