@@ -18,7 +18,7 @@ swift build -c release --product bench >/dev/null
 bench=.build/release/bench
 out=$(mktemp -d)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$out"' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$out"' EXIT
 ulimit -n "$(ulimit -Hn)"
 
 wait_for_port_file() {
