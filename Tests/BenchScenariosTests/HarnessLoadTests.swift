@@ -99,6 +99,12 @@ import Testing
         busy.machine = starved.machine
         let busyLoad = HarnessLoad(recording: busy, lagP99: 30_890_000)
         #expect(busyLoad.disturbance == nil && busyLoad.saturation != nil)
+        // A thread that ran a third of the time and waited for a CPU the rest wanted a whole one: a timetable no
+        // machine keeps (a broadcast every microsecond) is the harness's, however busy the machine was.
+        var flood = recording(measuringCPU: 330_000_000, windowWaits: 0, writerWaits: 0, runQueueWait: 640_000_000)
+        flood.machine = starved.machine
+        let floodLoad = HarnessLoad(recording: flood, lagP99: 30_890_000)
+        #expect(floodLoad.disturbance == nil && floodLoad.saturation != nil)
     }
 
     /// An echo server on this machine that takes 1 ms a message, asked for one every 625 µs: its process busy a whole

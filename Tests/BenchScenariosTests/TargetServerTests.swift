@@ -274,7 +274,7 @@ import Testing
         let server = try ExternalServer.python("ws_echo_server.py")
         defer { server.stop() }
         var configuration = try Self.fanout("ws://127.0.0.1:\(server.port)/", subscribers: 2, broadcasts: 5)
-        configuration.setupTimeout = 2_000_000_000
+        configuration.setupTimeout = 4_000_000_000  // the note half-way in, with 2 s to spare on a busy machine
         let description = try ProtocolDescription(parsing: "send <open/>\nexpect <stream-ready/>", name: "stuck.protocol")
         configuration.changeTarget { $0.protocolDescription = description }
         do {

@@ -79,7 +79,9 @@ public struct HarnessLoad: Sendable, Equatable {
             {
                 backpressure = "the server did not keep up: \(slipped) while the harness had time to spare\(idle ?? ""); "
                     + "\(recording.windowWaits) sends waited for earlier messages still in flight"
-            } else if reasons.isEmpty, let machine, machine.isDisturbed, (busiestPercent ?? 0) < Self.idleLimit {
+            } else if reasons.isEmpty, let machine, machine.isDisturbed, (busiestPercent ?? 0) < Self.idleLimit,
+                !Self.wantedAWholeCPU(recording, over: duration)
+            {
                 disturbance = "the machine was busy with other work: \(slipped) while \(machine.othersText) and the "
                     + "harness had time to spare\(idle ?? "")"
             } else {
@@ -96,6 +98,15 @@ public struct HarnessLoad: Sendable, Equatable {
                 : "spread the clients (--client-procs, agents on other hosts), fewer clients per box, or a slower "
                     + "timetable")
         saturation = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// True when the measuring thread ran or waited to run for nine tenths of the time it sent or more: on a quiet
+    /// machine it would have kept a CPU busy (a timetable no machine keeps), so a slip is its own, however much of that
+    /// time other work took from it.
+    static func wantedAWholeCPU(_ recording: RunRecording, over duration: UInt64) -> Bool {
+        guard duration > 0 else { return false }
+        let wanted = recording.measuringThreadCPU &+ (recording.measuringThreadRunQueueWait ?? 0)
+        return Double(wanted) >= 0.9 * Double(duration)
     }
 
     /// A harness whose busiest thread was busy less than this share of the run (percent) had time to spare: a timetable
