@@ -210,8 +210,8 @@ enum RunCommand {
         } else if let machine = recording.machine, machine.isDisturbed, saturation == nil, options.reportsEachRun,
             thresholds.contains(where: { $0.verdict != .held })
         {
-            // (A capacity search's progress line says it of its runs.)
-            // Where a verdict did not hold, what else took the machine meanwhile (summary.md and run.csv say it always).
+            // Where a verdict did not hold, what else took the machine meanwhile (summary.md and run.csv say it always;
+            // a capacity search's progress line says it of its runs).
             Console.error("Note: \(machine.othersText) during this run\n")
         }
         let statusDetail = RunResults(analysis, metadata: metadata, thresholds: thresholds).statusDetail

@@ -21,24 +21,23 @@ public struct MachineLoad: Sendable {
     /// The counters now, with `server`'s processes (and their descendants) as the server's; nil where `/proc` cannot
     /// be read.
     public static func now(server: Set<Int32> = []) -> MachineLoad? {
-        guard let stat = try? Posix.readFile("/proc/stat", limit: 1 << 20),
-            let mine = try? Posix.readFile("/proc/self/stat", limit: 1 << 16),
-            let own = ProcessStat(String(decoding: mine, as: UTF8.self))
-        else { return nil }
+        guard let stat = try? Posix.readFile("/proc/stat", limit: 1 << 20) else { return nil }
         let lines = String(decoding: stat, as: UTF8.self).split(separator: "\n")
         guard let line = lines.first, line.hasPrefix("cpu ") else { return nil }
         let ticks = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
         guard ticks.count >= 8 else { return nil }
         let cpus = max(1, lines.dropFirst().prefix { $0.hasPrefix("cpu") }.count)
         let table = ProcessTable.now()
+        let own = getpid()
+        guard table.entries[own] != nil else { return nil }  // /proc without this process: nothing to tell apart
         let servers = server.isEmpty ? [] : table.family(of: server)
-        let family = table.family(of: [getpid()]).subtracting(servers)
-        // This process's own ticks come from the table (its entry), its reaped children's from its own stat.
+        let family = table.family(of: [own]).subtracting(servers)
+        // The living family's ticks, and this process's ended children's (reaped: they left the table).
         return MachineLoad(
             total: ticks.prefix(8).reduce(0, +),
             // user nice system idle iowait irq softirq steal: processes' time is the first three; steal is apart.
             busy: ticks[0] + ticks[1] + ticks[2], steal: ticks[7], cpus: cpus,
-            harness: table.ticks(of: family) + own.childrenUser + own.childrenSystem,
+            harness: table.ticks(of: family) + table.reapedChildrenTicks(of: own),
             server: server.isEmpty ? nil : table.ticks(of: servers))
     }
 

@@ -2,13 +2,14 @@ import Glibc
 
 /// The processes of this machine as `/proc` shows them at one moment: each one's parent and the CPU time it used, so
 /// that a run can tell its own processes' CPU (this one and every descendant: client processes, server processes)
-/// from the server's under test and from other work on the machine. Read outside any hot path: once when sending
-/// begins and once when it ends.
+/// from the server's under test and from other work on the machine. Read outside any hot path: before a run's
+/// processes start their work and after they have ended (``MachineLoad``).
 public struct ProcessTable: Sendable {
-    /// One process: its parent and its user and system time, in clock ticks.
+    /// One process: its parent, its user and system time, and that of its children it reaped, in clock ticks.
     struct Entry: Sendable {
         let parent: Int32
         let ticks: UInt64
+        let reapedChildrenTicks: UInt64
     }
 
     let entries: [Int32: Entry]
@@ -20,7 +21,9 @@ public struct ProcessTable: Sendable {
             guard let pid = Int32(name), let bytes = try? Posix.readFile("/proc/\(name)/stat", limit: 4096),
                 let stat = ProcessStat(String(decoding: bytes, as: UTF8.self))
             else { continue }
-            entries[pid] = Entry(parent: stat.parent, ticks: stat.user + stat.system)
+            entries[pid] = Entry(
+                parent: stat.parent, ticks: stat.user + stat.system,
+                reapedChildrenTicks: stat.childrenUser + stat.childrenSystem)
         }
         return ProcessTable(entries: entries)
     }
@@ -35,6 +38,11 @@ public struct ProcessTable: Sendable {
             for child in children[pid] ?? [] where found.insert(child).inserted { waiting.append(child) }
         }
         return found
+    }
+
+    /// The CPU time (clock ticks) of the children `pid` reaped (0 where it is not listed): what its ended children used.
+    public func reapedChildrenTicks(of pid: Int32) -> UInt64 {
+        entries[pid]?.reapedChildrenTicks ?? 0
     }
 
     /// The CPU time (clock ticks) `pids` used, those still listed.

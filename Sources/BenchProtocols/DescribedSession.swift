@@ -108,7 +108,7 @@ public final class DescribedSession: SessionStateMachine {
             answered = true
         }
         guard isReady else {
-            lastBeforeReady = String(decoding: message.prefix(120), as: UTF8.self) + (message.count > 120 ? "…" : "")
+            lastBeforeReady = PeerExcerpt.of(message, limit: 120)
             // Awaited by the step due, if it awaits one (a message before the connection opened is passed over).
             if nextStep < steps.count && !steps[nextStep].sends && ByteScan.containsAny(message, expected[nextStep]) {
                 capture(from: message)

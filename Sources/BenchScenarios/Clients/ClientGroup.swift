@@ -251,10 +251,9 @@ final class ClientGroup<T: Transport> {
     func received(_ message: UnsafeRawBufferPointer, at place: Int, now: UInt64, kernel: UInt64) {
         guard let marker = Marker.find(in: message) else {
             // What it was, as far as a person needs to tell (a room's subject, a presence): its first bytes.
-            let excerpt = String(decoding: message.prefix(80).map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
             return report(
-                .note, place, "received a message without a bench marker (\(message.count) bytes: \"\(excerpt)"
-                    + (message.count > 80 ? "…" : "") + "\")")
+                .note, place,
+                "received a message without a bench marker (\(message.count) bytes: \"\(PeerExcerpt.of(message))\")")
         }
         let client = UInt32(ids.lowerBound + place)
         if configuration.scenario == .chat && marker.run == configuration.token {
