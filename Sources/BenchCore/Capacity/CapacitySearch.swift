@@ -11,7 +11,8 @@
 /// search confirms a pass at least ``disputeMargin`` below it (no further bisection: the values between sit where the
 /// objective is at its limit, each disputed in turn), after one way-finding step at that margin when the pass below
 /// is further off (doubling leaves gaps: 40 below a disputed 80; a way-finding step that does not pass is confirmed,
-/// not bisected below). The
+/// not bisected below). A lone dispute is then refined: the value halfway between it and the confirmed pass, until
+/// they are within ``refinementMargin``, as long as no second dispute appears. The
 /// first step at a value only finds the way, and the command decides its pass with less confidence than the second,
 /// which gives the answer (every failure is decided with the full confidence). A step whose harness was saturated
 /// (the command runs a saturated step again after a pause, and calls it harness-bound only when the saturation
@@ -190,6 +191,7 @@ public struct CapacitySearch: Sendable {
         // each: a second run at another moment may decide what the first left open.
         if let next = confirming(pass) { return next }
         if let next = confirming(failure) { return next }
+        if let next = refinement(below: failure, pass: pass) { return next }
         // No failure decided, so the capacity's interval has no upper end: one step twice as hard as the first that
         // did not pass (up to the hard end) may bound it.
         guard firstDecidedFail == nil else { return nil }
@@ -212,6 +214,25 @@ public struct CapacitySearch: Sendable {
             isHarder(lastPass, than: value) && steps.filter { $0.value == value }.count < Self.mostStepsAtAValue
         }
         return easiest(disputed)
+    }
+
+    /// How close below a lone dispute the answer is brought (5%): half the margin the dispute sent the search down.
+    public static let refinementMargin = disputeMargin / 2
+
+    /// A lone dispute (the only value harder than the confirmed `pass` whose confirmation did not repeat its pass) more
+    /// than ``refinementMargin`` above it: the value halfway between, or its confirmation after a first pass; nil
+    /// otherwise. One dispute on a steady machine says the limit lies just below it, and the margin alone left the
+    /// answer 10% under it (issue 62: a relay whose limit was near 1,400 answered 1,260); a halfway value that does
+    /// not pass is bisected towards the pass as any first failure is, and a second dispute (a band where the objective
+    /// sits at its limit, or a busy machine) ends the refinement.
+    private func refinement(below failure: UInt64, pass: UInt64) -> UInt64? {
+        guard isDisputed(failure), disputed.allSatisfy({ $0 == failure || !isHarder($0, than: pass) }) else { return nil }
+        let gap = max(pass, failure) - min(pass, failure)
+        guard gap > 1, Double(gap) > Self.refinementMargin * Double(max(pass, failure)) else { return nil }
+        let middle = min(pass, failure) + gap / 2
+        let runs = steps.filter { $0.value == middle }
+        if runs.isEmpty { return middle }
+        return runs.count == 1 && runs[0].verdict == .pass ? middle : nil
     }
 
     /// Twice as hard as `value` (half the interval), at most the hard end.
