@@ -47,9 +47,16 @@ extension RunOptions {
     static func readConnectionOptions(
         into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
-        if parsed.has("reconnect") || parsed.value("drop-connections-at") != nil, configuration.target != nil {
+        if parsed.value("drop-connections-at") != nil, configuration.target != nil {
             throw UsageError(
-                message: "--reconnect and --drop-connections-at are for the built-in server and its clients, not --target",
+                message: "--drop-connections-at closes the built-in server's connections; against --target, restart or "
+                    + "stop the server itself while the run goes (its subscribers come back with --reconnect)",
+                command: command)
+        }
+        if parsed.has("reconnect"), configuration.target != nil, configuration.scenario != .fanout {
+            throw UsageError(
+                message: "--reconnect with --target is for bench fanout: a round trip's clients and a chat's members of a "
+                    + "user's server do not reconnect yet",
                 command: command)
         }
         if parsed.value("source-addresses") != nil && configuration.target != nil {

@@ -105,6 +105,7 @@ extension RunOptions {
                 throw reader.invalid("target", "url", TargetURL.hidingPassword(in: text), error.reason)
             }
             let scheme = target!.url.scheme
+            if parsed.value("dead-after") != nil { configuration.silenceLimit = configuration.deadAfter }
             if scheme.protocolScheme != .http,  // not a target: said below
                 let refusal = configuration.scenario == .roundtrip
                     ? scheme.roundtripRefusal : configuration.scenario == .chat ? scheme.chatRefusal : nil

@@ -85,7 +85,9 @@ struct RunOptions {
                 default: DurationText.format(defaults.heartbeat)),
             OptionSpec(
                 "dead-after", value: "duration",
-                help: "Disconnect a client the server has not heard from for this long (its messages are lost); 0 = never.",
+                help: "Disconnect a client the server has not heard from for this long (its messages are lost); 0 = never. "
+                    + "With --target, a subscriber that heard nothing from the server this long takes it for dead and "
+                    + "closes (with --reconnect, connects again); only when given.",
                 default: "3 × heartbeat"),
             OptionSpec(
                 "max-queue", value: "bytes",
@@ -300,7 +302,7 @@ struct RunOptions {
         runFolderName = nil
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: base.hasEchoes,
-            reconnects: base.target == nil && base.reportsOutages,
+            reconnects: base.hasReconnectMetric,
             phases: RunAnalysis.Metric.connectPhases(of: base.target?.url.scheme), command: command)
         try ThresholdParsing.checkLinkGroups(
             of: thresholds, link: base.link, agentsMayBringLinks: takesAgents && base.link == nil, command: command)

@@ -150,6 +150,9 @@ public enum RunSettingsCSV {
             ("client_outages_back", "\(recording.outagesBack)"),
             ("client_reconnects", "\(recording.clientThreads.reconnects)"),
             ("clients_gave_up", "\(recording.clientThreads.gaveUp)"),
+            // The herd of returns: from the first close to the last return, and the most returns within a second.
+            ("returns_last_back_ns", ReturnHerd(recording.outages).map { "\($0.lastBackAfterFirstClose)" } ?? ""),
+            ("returns_peak_per_s", ReturnHerd(recording.outages).map { "\($0.peakReturnsPerSecond)" } ?? ""),
         ]
         if configuration.timestamps.usesKernel {
             let missing = analysis.missingKernelStamps

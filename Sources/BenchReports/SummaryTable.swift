@@ -163,8 +163,12 @@ public enum SummaryTable {
             let times = analysis.summary(of: .reconnect).map { summary in
                 summary.p50.map { "; reconnect p50 \(DurationText.display($0)), max \(DurationText.display(summary.max ?? $0))" } ?? ""
             } ?? ""
+            let herd = ReturnHerd(recording.outages).map { herd in
+                "; the last back \(DurationText.display(herd.lastBackAfterFirstClose)) after the first close, at most "
+                    + "\(herd.peakReturnsPerSecond) returns in a second"
+            } ?? ""
             lines.append("outages: \(recording.outages.count) connections closed during the run\(dropped); \(back) came back"
-                + "\(times), \(recording.outages.count - back) did not"
+                + "\(times), \(recording.outages.count - back) did not\(herd)"
                 + (recording.configuration.reportsOutages ? "; see \(ReconnectsCSV.fileName)" : ""))
         }
         let incomplete = analysis.broadcasts.filter { !$0.isComplete }.count

@@ -40,6 +40,31 @@ struct BackgroundRun {
         }
     }
 
+    /// A run that admits agents (token `token`) started in the background on 127.0.0.1, and `agents` agents of
+    /// `clientsEach` clients on threads of the test, each on one client thread, speaking over loopback as on other hosts.
+    static func withAgents(
+        _ configuration: RunConfiguration, agents: Int, clientsEach: Int, token: String
+    ) throws -> (BackgroundRun, [NativeThread<Result<AgentRunner.Outcome, RunError>>]) {
+        var configuration = configuration
+        configuration.admitAgents(tokenHash: AgentToken.hash(token))
+        configuration.host = "127.0.0.1"
+        let run = try BackgroundRun(configuration)
+        guard let address = SocketAddress(host: "127.0.0.1", port: try run.port()) else {
+            throw SystemError("the run's address", errno: EINVAL)
+        }
+        let threads = try (0..<agents).map { _ in
+            let control = try RunControl(clientsStopOnRequest: true)
+            return try NativeThread.spawn(name: "test-agent") {
+                Result { () throws(RunError) in
+                    try AgentRunner.run(
+                        server: address, clients: clientsEach, token: token, clientThreads: 1,
+                        joinTimeout: 20_000_000_000, control: control)
+                }
+            }
+        }
+        return (run, threads)
+    }
+
     /// Waits for the run to end and returns what it measured.
     func finish() throws -> RunRecording {
         try thread.join().get()

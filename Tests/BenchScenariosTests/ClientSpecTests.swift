@@ -78,6 +78,13 @@ import Testing
             spec.relayPorts = [4000, 65_535, 1, 0x0102]
             return spec
         }(),
+        // `--reconnect` against a user's server: its children and agents try again by the run's backoff.
+        {
+            var spec = ClientSpec(transport: .tcp, target: Self.target("nats://127.0.0.1:4222/news"))
+            spec.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 1_000_000)
+            spec.silenceLimit = 750_000_000
+            return spec
+        }(),
     ]
 
     @Test(arguments: specs)
@@ -94,7 +101,7 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([18, 0, 0], "unknown field 18"),
+        ([20, 0, 0], "unknown field 20"),
         ([15, 0, 1, 65], "the protocol description is not a name, a channel, connection parameters and text"),
         ([15, 0, 6, 103, 0, 0, 123, 0, 65], "the protocol's connection parameters are no JSON object"),
         ([1, 0, 1, 0, 10, 0, 3, 1, 2, 3], "the chat rooms are not rooms, a seed and sizes"),
@@ -145,8 +152,21 @@ import Testing
             ([1, 0, 1, 0, 17, 0, 130] + [UInt8](repeating: 1, count: 130), "the relays' ports are not 1 to 64 ports"),
             ([1, 0, 1, 0, 17, 0, 4, 1, 2, 0, 0], "a relay at port 0"),
             ([1, 0, 1, 0, 17, 0, 2, 1, 2], "relays' ports without chat rooms"),
+            ([1, 0, 1, 0, 18, 0, 8] + [UInt8](repeating: 1, count: 8), "the reconnects' backoff is not 24 bytes"),
+            ([1, 0, 1, 0, 18, 0, 24] + Self.words(0, 1, 1), "the reconnects' backoff is out of range"),
+            ([1, 0, 1, 0, 18, 0, 24] + Self.words(2, 1, 1), "the reconnects' backoff is out of range"),
+            ([1, 0, 1, 0, 18, 0, 24] + Self.words(1, 1, 1_000_001), "the reconnects' backoff is out of range"),
+            ([1, 0, 1, 0, 18, 0, 24] + Self.words(1, 1, 1), "a reconnects' backoff without a target"),
+            ([1, 0, 1, 0, 19, 0, 4, 0, 0, 0, 1], "the silence limit is not 8 bytes"),
+            ([1, 0, 1, 0, 19, 0, 8] + Self.words(0), "a silence limit of 0"),
+            ([1, 0, 1, 0, 19, 0, 8] + Self.words(5), "a silence limit without a target"),
         ]
     }()
+
+    /// Big-endian UInt64s, as a spec carries numbers.
+    static func words(_ values: UInt64...) -> [UInt8] {
+        values.flatMap { withUnsafeBytes(of: $0.bigEndian, Array.init) }
+    }
 
     @Test(arguments: refusals)
     func aSpecThatDoesNotFitIsRefusedSayingWhy(bytes: [UInt8], reason: String) {

@@ -61,20 +61,7 @@ import Testing
             configuration.clientThreads = 2
             recording = try ScenarioRunner.run(configuration, control: RunControl())
         case .twoAgents:
-            configuration.admitAgents(tokenHash: AgentToken.hash("matrix"))
-            configuration.host = "127.0.0.1"
-            let run = try BackgroundRun(configuration)
-            let address = try #require(SocketAddress(host: "127.0.0.1", port: try run.port()))
-            let agents = try (0..<2).map { _ in
-                let control = try RunControl(clientsStopOnRequest: true)
-                return try NativeThread.spawn(name: "test-agent") {
-                    Result { () throws(RunError) in
-                        try AgentRunner.run(
-                            server: address, clients: 3, token: "matrix", clientThreads: 1, joinTimeout: 20_000_000_000,
-                            control: control)
-                    }
-                }
-            }
+            let (run, agents) = try BackgroundRun.withAgents(configuration, agents: 2, clientsEach: 3, token: "matrix")
             recording = try run.finish()
             for agent in agents { #expect(throws: Never.self) { _ = try agent.join().get() } }
             #expect(recording.agents.map(\.clients) == [3, 3])

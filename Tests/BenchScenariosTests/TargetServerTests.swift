@@ -425,12 +425,15 @@ final class ExternalServer {
     let port: UInt16
     let process: Process
     let logPath: String
+    /// What started it, for a start again on the same port (``restarted()``).
+    private let command: (executable: String, arguments: [String])
 
-    private init(name: String, port: UInt16, process: Process, logPath: String) {
+    private init(name: String, port: UInt16, process: Process, logPath: String, command: (String, [String])) {
         self.name = name
         self.port = port
         self.process = process
         self.logPath = logPath
+        self.command = command
     }
 
     /// A fixture in Tests/Fixtures run by /usr/bin/python3 with the port as its argument.
@@ -446,29 +449,53 @@ final class ExternalServer {
         var failures: [String] = []
         for _ in 0..<3 {
             let port = try freePort()
-            let (executable, arguments) = command(port)
-            let logPath = NSTemporaryDirectory() + "bench-target-\(name)-\(UUID().uuidString).log"
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-            let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = log
-            process.standardError = log
-            try process.run()
-            try? log.close()
-            let server = ExternalServer(name: name, port: port, process: process, logPath: logPath)
-            for _ in 0..<250 where process.isRunning {
-                if accepts(port) { return server }
-                usleep(20_000)
+            switch try launch(name: name, port: port, command: command(port)) {
+            case .success(let server): return server
+            case .failure(let output): failures.append("port \(port): \(output)")
             }
-            let output = server.log()
-            server.stop()
-            failures.append("port \(port): \(output.suffix(500))")
         }
         throw SystemError("\(name) did not accept connections within 5 s: \(failures)", errno: ETIMEDOUT)
+    }
+
+    /// The same server started again on its port, once this one has ended (a deploy's restart: ``stop()`` first).
+    func restarted() throws -> ExternalServer {
+        switch try Self.launch(name: name, port: port, command: command) {
+        case .success(let server): return server
+        case .failure(let output): throw SystemError("\(name) did not start again on \(port): \(output)", errno: ETIMEDOUT)
+        }
+    }
+
+    /// Starts `command` and waits (up to 5 s) until `port` accepts: the server, or the end of its output when it
+    /// exited or did not listen in time.
+    private static func launch(
+        name: String, port: UInt16, command: (String, [String])
+    ) throws -> Result<ExternalServer, LaunchFailure> {
+        let logPath = NSTemporaryDirectory() + "bench-target-\(name)-\(UUID().uuidString).log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command.0)
+        process.arguments = command.1
+        process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        try? log.close()
+        let server = ExternalServer(name: name, port: port, process: process, logPath: logPath, command: command)
+        for _ in 0..<250 where process.isRunning {
+            if accepts(port) { return .success(server) }
+            usleep(20_000)
+        }
+        let output = String(server.log().suffix(500))
+        server.stop()
+        return .failure(LaunchFailure(output: output))
+    }
+
+    /// What a server that did not start wrote last.
+    struct LaunchFailure: Error, CustomStringConvertible {
+        let output: String
+        var description: String { output }
     }
 
     /// A port nothing listens on just now: bound to port 0, read back, closed.
@@ -513,7 +540,7 @@ final class ExternalServer {
     /// SIGKILL at once: a child of Foundation's `Process` here inherits a signal mask that blocks SIGTERM (seen in
     /// /proc/PID/status), so `terminate()` would only wait; these servers keep nothing worth a clean shutdown.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }  // a stopped one (SIGSTOP) too
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: logPath)
     }

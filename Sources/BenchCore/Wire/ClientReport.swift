@@ -29,6 +29,11 @@ public struct ClientReport: Equatable, Sendable {
         /// reports them as a group of their own. Sent before its clock is measured, in pieces that fit the run's
         /// frames: `text` a piece, `time` the whole link's length in bytes.
         case link = 6
+        /// `--reconnect`: its connection is back and ready again after a drop; `time` is when it became ready, `text`
+        /// the ``ConnectPhases`` of the connect that brought it back.
+        case returned = 7
+        /// `--reconnect`: it used its tries and stays away (`text`: how many).
+        case gaveUp = 8
     }
 
     public var what: What

@@ -22,6 +22,8 @@ extension ClientSpec {
         var chat: ChatDeal?
         var headers: [HeaderField] = []
         var connectInterval: UInt64?
+        var reconnect: ReconnectBackoff?
+        var silenceLimit: UInt64 = 0
         var identityChunks: [[UInt8]] = []
         var description: ProtocolDescription?
         var link: LinkDeal?
@@ -109,6 +111,19 @@ extension ClientSpec {
                 let interval = value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 guard interval >= 1_000 else { throw SpecError("a connect interval under 1µs") }
                 connectInterval = interval
+            case .silenceLimit:
+                guard value.count == 8 else { throw SpecError("the silence limit is not 8 bytes") }
+                silenceLimit = value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                guard silenceLimit > 0 else { throw SpecError("a silence limit of 0") }
+            case .reconnect:
+                guard value.count == 24 else { throw SpecError("the reconnects' backoff is not 24 bytes") }
+                let words = stride(from: value.startIndex, to: value.endIndex, by: 8).map { start in
+                    value[start..<start + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                }
+                guard words[0] > 0, words[1] >= words[0], (1...1_000_000).contains(words[2]) else {
+                    throw SpecError("the reconnects' backoff is out of range")
+                }
+                reconnect = ReconnectBackoff(base: words[0], maximum: words[1], tries: Int(words[2]))
             case .link:
                 let bytes = Array(value)
                 guard bytes.count > 12, let text = String(validating: bytes[12...], as: UTF8.self) else {
@@ -195,7 +210,11 @@ extension ClientSpec {
         self.init(
             transport: transport, webSocketPath: path, tlsTrust: trust, target: settings, chat: chat,
             connectInterval: connectInterval)
+        guard reconnect == nil || settings != nil else { throw SpecError("a reconnects' backoff without a target") }
+        guard silenceLimit == 0 || settings != nil else { throw SpecError("a silence limit without a target") }
         self.link = link
         self.relayPorts = relayPorts
+        self.reconnect = reconnect
+        self.silenceLimit = silenceLimit
     }
 }

@@ -34,6 +34,11 @@ public struct ClientSpec: Equatable, Sendable {
     /// host, in order; a member connects to the one its room is on (``ChatRooms/relayOfRoom(relays:)``). Empty: the
     /// target's port alone.
     public var relayPorts: [UInt16] = []
+    /// `--reconnect` in a target run: how its clients elsewhere try again after a drop, as the run's own do; nil: they
+    /// do not.
+    public var reconnect: ReconnectBackoff?
+    /// `--dead-after` in a target run (``RunConfiguration/silenceLimit``): 0 never.
+    public var silenceLimit: UInt64 = 0
 
     /// A run's links as the processes that hold its clients are told them: the mix, the seed and the run's clients.
     public struct LinkDeal: Equatable, Sendable {
@@ -91,6 +96,10 @@ public struct ClientSpec: Equatable, Sendable {
         case link = 16
         /// A chat relay's processes: their ports, 2 bytes each, big-endian.
         case relayPorts = 17
+        /// The reconnects' first wait and longest wait (ns) and tries: three big-endian UInt64s.
+        case reconnect = 18
+        /// ``silenceLimit`` (ns): a big-endian UInt64.
+        case silenceLimit = 19
     }
 
     /// The frame, length field included.
@@ -134,6 +143,12 @@ public struct ClientSpec: Equatable, Sendable {
             field(.chat, rooms + seed + Array(chat.plan.sizesText.utf8))
         }
         if let connectInterval { field(.connectInterval, withUnsafeBytes(of: connectInterval.bigEndian, Array.init)) }
+        if silenceLimit > 0 { field(.silenceLimit, withUnsafeBytes(of: silenceLimit.bigEndian, Array.init)) }
+        if let reconnect {
+            field(.reconnect, [reconnect.base, reconnect.maximum, UInt64(reconnect.tries)].flatMap {
+                withUnsafeBytes(of: $0.bigEndian, Array.init)
+            })
+        }
         if let link {
             let seed: [UInt8] = withUnsafeBytes(of: link.seed.bigEndian, Array.init)
             let clients: [UInt8] = withUnsafeBytes(of: UInt32(link.clients).bigEndian, Array.init)

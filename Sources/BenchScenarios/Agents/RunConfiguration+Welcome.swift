@@ -33,6 +33,8 @@ extension RunConfiguration {
         transport = spec.transport
         webSocketPath = spec.webSocketPath
         connectInterval = spec.connectInterval
+        if spec.reconnect != nil { reconnect = spec.reconnect }
+        silenceLimit = spec.silenceLimit
         if let target = spec.target {
             if scenario == .roundtrip, let refusal = target.url.scheme.roundtripRefusal {
                 throw .setupFailed("the run's spec asks a round trip of \(target.url): \(refusal)")

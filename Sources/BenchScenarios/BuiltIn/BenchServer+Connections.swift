@@ -91,8 +91,7 @@ extension BenchServer {
     /// (or, when that is 0, a timeout) has passed since the last one left.
     func isWaitingForReturns(at now: UInt64) -> Bool {
         guard configuration.expectsReconnects, isRunning, !isStopping, emptySince > 0 else { return false }
-        let grace = configuration.deadAfter > 0 ? configuration.deadAfter : configuration.timeout
-        return now < emptySince &+ grace
+        return now < emptySince &+ configuration.returnGrace
     }
 
     /// The end of the run: a goodbye to every client still connected, so that the close that follows is not taken for

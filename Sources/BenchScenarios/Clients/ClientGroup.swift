@@ -40,6 +40,19 @@ final class ClientGroup<T: Transport> {
     /// in `ids`; and their protocol sessions.
     var table: ClientTable<T>
     var sessions: [ProtocolSession] = []
+    /// What each subscriber speaks, as its sessions are made (a reconnect makes a new one), and their largest message.
+    let speeches: [ServerProtocol]
+    let maximumMessageSize: Int
+    /// `--reconnect`: which subscribers that dropped try again, when (``ClientGroup+Reconnect``); nil: none does.
+    var reconnects: ReconnectSchedule?
+    var duePlaces: [Int] = []
+    /// Per place: the subscriber was ready once (a later connect of it is a return).
+    var wasEverReady: [Bool]
+    /// `--dead-after` (0: never): per place, when its connection last heard from the server (or its connect started),
+    /// and when the group looks next for one silent too long.
+    let silenceLimit: UInt64
+    var lastHeard: [UInt64]
+    var nextSilenceCheck: UInt64 = 0
 
     static var endToken: UInt64 { 0 }
 
@@ -74,10 +87,16 @@ final class ClientGroup<T: Transport> {
         case .chat: speeches = rooms!.map { kind.room($0) }
         }
         let identities = configuration.target?.identities
-        sessions = zip(ids, speeches).map { client, speech in
-            ProtocolSession(
-                speech.personalized(by: identities, client: client).numbered(client), role: .subscriber,
-                maximumMessageSize: maximum)
+        self.speeches = zip(ids, speeches).map { client, speech in speech.personalized(by: identities, client: client).numbered(client) }
+        self.maximumMessageSize = maximum
+        reconnects = configuration.reconnect.map {
+            ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
+        }
+        wasEverReady = Array(repeating: false, count: ids.count)
+        silenceLimit = configuration.silenceLimit
+        lastHeard = Array(repeating: 0, count: ids.count)
+        sessions = self.speeches.map { speech in
+            ProtocolSession(speech, role: .subscriber, maximumMessageSize: maximum)
         }
         own = configuration.scenario == .fanout
             ? nil : OwnMessages(configuration, sessions: sessions, clients: ids, rooms: rooms, stampsTransmits: kernelClock != nil)
@@ -104,6 +123,8 @@ final class ClientGroup<T: Transport> {
         if configuration.ioEngine == .uring { startUring() }
         while !writer.isBroken {
             openMore()
+            startDueReconnects()
+            closeSilentConnections()
             sendKeepAlives()
             reportLoad()
             reportStuckHandshake()
@@ -143,10 +164,11 @@ final class ClientGroup<T: Transport> {
         }
     }
 
-    /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect is due.
+    /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect or reconnect is due.
     private var waitLimit: Int32 {
         // A Redis chat's members wait for their publishing connection, whatever their pace says.
-        guard let due = table.nextDue, publisher.map({ $0.isEstablished }) ?? true else { return 100 }
+        let paced = publisher.map({ $0.isEstablished }) ?? true ? table.nextDue : nil
+        guard let due = [paced, reconnects?.earliest].compactMap({ $0 }).min() else { return 100 }
         let now = MonotonicClock.now()
         return due <= now ? 0 : Int32(min(100, (due - now + 999_999) / 1_000_000))
     }
@@ -165,9 +187,10 @@ final class ClientGroup<T: Transport> {
             if own != nil && loop.stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
             if events.contains(.writable) { try connection.writeQueued() }
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
-            if table.isSettingUp(place) && connection.isEstablished, table.handshakesDone(place) != nil {
+            if table.isSettingUp(place) && connection.isEstablished {
+                _ = table.handshakesDone(place)
                 try sessions[place].open(on: connection, name: "\(ids.lowerBound + place)")
-                if sessions[place].isReady { reportSubscribed(place, ready: MonotonicClock.now()) }
+                if sessions[place].isReady { reportReady(place, ready: MonotonicClock.now()) }
             }
         } catch {
             let code = (error as? ConnectionError)?.closeCode
@@ -184,6 +207,7 @@ final class ClientGroup<T: Transport> {
         guard count > 0 else {
             return close(place, reason: connection.handshakeRefusal.map { "handshake failed: \($0)" } ?? "closed by \(target)")
         }
+        lastHeard[place] = now
         let session = sessions[place]
         let wasReady = session.isReady
         var failure: Error?
@@ -204,7 +228,7 @@ final class ClientGroup<T: Transport> {
         }
         if let failure { throw failure }
         try session.sendOwed(on: connection)
-        if !wasReady && session.isReady && table.connectTimes[place] != 0 { reportSubscribed(place, ready: now) }
+        if !wasReady && session.isReady && !table.isSettingUp(place) { reportReady(place, ready: now) }
     }
 
     /// Every keepalive interval: the protocol's ping to every subscriber whose connection is open and subscribed (a
@@ -269,21 +293,30 @@ final class ClientGroup<T: Transport> {
         writer.received(sequence: marker.sequence, client: client, at: now, kernel: kernel)
     }
 
-    /// Closes a connection with the reason (and on WebSocket, the status `code`).
+    /// Closes a connection with the reason (and on WebSocket, the status `code`). With `--reconnect`, a subscriber that
+    /// was ready once tries again (``scheduleReconnect(_:afterUse:)``); a try that fails is not reported, as the
+    /// built-in server's clients' are not.
     func close(_ place: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
+        let wasReady = sessions[place].isReady
         guard table.close(place, code: code) != nil else { return }
-        report(.closed, place, reason)
+        guard reconnects != nil && wasEverReady[place] else { return report(.closed, place, reason) }
+        if wasReady { report(.closed, place, reason) }
+        scheduleReconnect(place, afterUse: wasReady)
     }
 
-    /// The client at `place` is subscribed, its protocol's handshake done at `ready`: its connect time (to the end of
-    /// its transport's handshakes) and its connect's phases go to the measuring thread.
-    func reportSubscribed(_ place: Int, ready: UInt64) {
+    /// The client at `place` is ready, its protocol's handshake done at `ready`: its connect's phases go to the
+    /// measuring thread, with its connect time (to the end of its transport's handshakes) the first time, and as a
+    /// return after a drop later.
+    func reportReady(_ place: Int, ready: UInt64) {
         guard let connection = table[place] else { return }
         let transport = target.scheme.transport
         let phases = ConnectPhases(
             started: connection.startedAt, connected: connection.connectedAt,
             streamEstablished: connection.streamEstablishedAt, established: connection.establishedAt, ready: ready
         ).having(tls: transport.usesTLS, webSocket: transport.isWebSocket)
+        lastHeard[place] = ready  // silence counts from here at the latest (a subscription the server does not confirm)
+        guard !wasEverReady[place] else { return report(.returned, place, phases.text, time: ready) }
+        wasEverReady[place] = true
         report(.subscribed, place, phases.text, time: table.connectTimes[place])
     }
 

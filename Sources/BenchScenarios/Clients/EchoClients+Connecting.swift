@@ -65,17 +65,17 @@ extension EchoClients {
 
     /// Closes a client's connection. One that ends before its first hello ends the setup: the run cannot have all its
     /// clients (and its place in the connect window is free again). With `--reconnect`, a drop after a hello, and a
-    /// reconnect that failed, are tried again (``scheduleReconnect(position:attempt:)``).
+    /// reconnect that failed, are tried again (``scheduleReconnect(position:afterUse:)``).
     func close(_ position: Int) {
         guard let wasSettingUp = table.close(position) else { return }
         if !wasSettingUp {
             // A return closed before the server sent anything is its attempt failing (a refused hello); a drop of a
             // connection the server used starts the tries again.
-            scheduleReconnect(position: position, attempt: returnUnconfirmed[position] ? attempts[position] + 1 : 0)
+            scheduleReconnect(position: position, afterUse: !returnUnconfirmed[position])
             return
         }
         if joined[position] {
-            scheduleReconnect(position: position, attempt: attempts[position] + 1)
+            scheduleReconnect(position: position, afterUse: false)
             startDueReconnects()  // its place in the connect window is free
             return
         }

@@ -35,11 +35,6 @@ final class EchoClients<T: Transport> {
     /// thousand clients do not all write at the same instant.
     static var heartbeatTick: UInt64 { 100_000_000 }
 
-    /// Reconnects under way at once: as many as the server's listen backlog takes (4096), so that a storm of returns
-    /// measures the server's recovery and the backoff's jitter, not this window (128 at a time stretched 5,000 returns
-    /// to 0.9 s).
-    static var reconnectWindow: Int { 4_096 }
-
     /// Where each client connects: the server, or its link's entrance.
     let routes: ClientRoutes
     /// The addresses its connections leave from, client `i` from the `i % count`th; empty: the kernel's choice.
@@ -61,16 +56,12 @@ final class EchoClients<T: Transport> {
     /// Per position: the client said hello once; a connect of one that did is a reconnect, whose failure is not the
     /// setup's.
     var joined: [Bool] = []
-    /// `--reconnect`: how a dropped client tries again; nil: it does not.
-    let backoff: ReconnectBackoff?
-    /// The jitter of the reconnects' backoff.
-    var backoffRandom: SplitMix64
+    /// `--reconnect`: which dropped clients try again, when; nil: they do not.
+    var reconnects: ReconnectSchedule?
+    /// The clients whose reconnect is due, taken from `reconnects` (kept: no allocation per pass).
+    var duePlaces: [Int] = []
     /// Fires when the next paced first connect (`--connect-rate`) or the earliest reconnect is due.
     let connectTimer: MonotonicTimer
-    /// Clients waiting to reconnect: when, and the attempt (from 0) it will be.
-    var pendingReconnects: [(due: UInt64, position: Int, attempt: Int)] = []
-    /// Per position, the attempt its current connect is (0 for a first connect or the first try after a drop).
-    var attempts: [Int] = []
     /// Per position: its current connection is a reconnect whose hello the server has not shown it took yet (nothing
     /// came on it since): a close then is the attempt failing, not a new drop (the backoff goes on growing).
     var returnUnconfirmed: [Bool] = []
@@ -113,8 +104,9 @@ final class EchoClients<T: Transport> {
         self.usesUring = configuration.ioEngine == .uring && ids.count > 1
         self.heartbeatTimer = try MonotonicTimer()
         self.connectTimer = try MonotonicTimer()
-        self.backoff = configuration.reconnect
-        self.backoffRandom = SplitMix64(seed: configuration.seed, stream: Self.backoffStream &+ UInt64(ids.lowerBound))
+        self.reconnects = configuration.reconnect.map {
+            ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
+        }
         self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
         self.hello = .allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
         table = ClientTable(
@@ -123,7 +115,6 @@ final class EchoClients<T: Transport> {
                 ClientTable<T>.Pace(firstClient: ids.lowerBound, interval: $0, start: MonotonicClock.now())
             })
         joined = Array(repeating: false, count: ids.count)
-        attempts = Array(repeating: 0, count: ids.count)
         returnUnconfirmed = Array(repeating: false, count: ids.count)
     }
 
@@ -163,8 +154,8 @@ final class EchoClients<T: Transport> {
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
         // The loop ends when no connection is left open and none is still to open.
-        while table.open > 0 || !table.allStarted || !pendingReconnects.isEmpty {
-            if ids.count == 1 && backoff == nil, let only = table[0], only.isOpen, !table.isSettingUp(0) {
+        while table.open > 0 || !table.allStarted || reconnects?.isEmpty == false {
+            if ids.count == 1 && reconnects == nil, let only = table[0], only.isOpen, !table.isSettingUp(0) {
                 return echoOnBlockingSocket(only)
             }
             guard waitAndHandleEvents() else { return report }

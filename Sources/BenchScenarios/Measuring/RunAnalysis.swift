@@ -79,7 +79,7 @@ public struct RunAnalysis: Sendable {
             reported(
                 by: configuration.scenario, timestamps: configuration.timestamps,
                 hasEchoes: configuration.hasEchoes,
-                reconnects: configuration.target == nil && configuration.reportsOutages,
+                reconnects: configuration.hasReconnectMetric,
                 phases: connectPhases(of: configuration.target?.url.scheme))
         }
     }

@@ -53,6 +53,10 @@ public struct RunConfiguration: Sendable, Equatable {
     /// A client the server has heard nothing from (no frame at all) for this long is disconnected as dead;
     /// 0 never does. Messages still owed to it are lost.
     public var deadAfter: UInt64
+    /// Against a user's server (`--dead-after` given): a subscriber's connection that has heard nothing from the server
+    /// for this long, once it was ready, is taken for dead and closed (a hung server: the process stopped, its sockets
+    /// still there); with `--reconnect` it tries again, and a try that hears nothing this long fails. 0: never.
+    public var silenceLimit: UInt64 = 0
     /// The clients this process simulates when not all of them; nil: all. The server waits for all `clients`,
     /// so the ids outside this range must connect from elsewhere (another process, or a test's own socket).
     public var localClientRange: Range<Int>?
@@ -228,12 +232,20 @@ public struct RunConfiguration: Sendable, Equatable {
     /// the run, and a run with no client left waits (up to ``deadAfter``) for one to return instead of ending.
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
+    /// How long a run with nobody connected waits for a client to come back before it ends: ``deadAfter``, or when that
+    /// is 0, a ``timeout``.
+    public var returnGrace: UInt64 { deadAfter > 0 ? deadAfter : timeout }
+
     /// True when the built-in server listens on this machine's loopback (`--host`).
     public var isOnLoopback: Bool { TargetURL.isLoopback(host) }
 
     /// True when the run reports its outages (`reconnects.csv` and the `reconnect` metric): its clients may come back,
     /// or its link may cut them off (a NAT that forgets idle connections, blackouts).
     public var reportsOutages: Bool { expectsReconnects || link?.hasOutages == true }
+
+    /// True when the run reports the `reconnect` metric: the built-in server's when its clients' outages are reported;
+    /// a user's server's with `--reconnect` (its subscribers' returns).
+    public var hasReconnectMetric: Bool { target == nil ? reportsOutages : reconnect != nil }
 
     /// How long the setup may last: ``setupTimeout`` after the last client's connect is due (with `--connect-rate`,
     /// the ramp's length later), and ``setupTimePerClient`` more a client: 100,000 connects at once took about 30 s on two CPUs (the

@@ -29,6 +29,7 @@ extension TargetClients {
                 publisher.isEstablished = true
                 try publisher.session.open(on: connection, name: "p")
             }
+            if publisher.awaySince != 0 && publisher.isReady { publisherReturned(publisher) }
         } catch let refusal as RunError {
             throw refusal
         } catch {
@@ -80,6 +81,7 @@ extension TargetClients {
     /// less often than its keepalive would otherwise be taken for gone).
     func housekeeping(at now: UInt64) {
         measuringHousekeeping(at: now)  // the orders it made go after the pass, with the rest (``flushSends()``)
+        reopenPublisherIfDue(at: now)
         guard let publisher, let interval = publisher.session.heartbeatInterval, let connection = publisher.connection,
             connection.isOpen, publisher.session.isReady, now >= publisher.nextKeepAlive
         else { return }
@@ -95,9 +97,16 @@ extension TargetClients {
     func mayBroadcast(at now: UInt64) -> Bool { now >= (publisher?.pausedUntil ?? .max) }
 
     /// Closes the publisher's connection with the reason (and on WebSocket, the status `code`).
+    /// With `--reconnect`, during the run, it tries again (``schedulePublisherReconnect(afterUse:)``); a try that
+    /// fails is not reported.
     func closePublisher(reason: String, code: UInt16 = WebSocketCloseCode.normal) {
+        let wasReady = publisher?.isReady == true
         guard publisher?.close(code: code) == true else { return }
-        recording.record(ConnectionEvent(side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: " + reason))
+        let returning = publisher?.awaySince != 0
+        if !returning || wasReady {
+            recording.record(ConnectionEvent(side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: " + reason))
+        }
+        schedulePublisherReconnect(afterUse: wasReady)
     }
 
     /// Publishes broadcast `sequence`; t0 is the time before the send.
@@ -110,7 +119,7 @@ extension TargetClients {
         let time = MonotonicClock.now()
         recording.ledger.broadcastBegan(sequence, at: time)
         var outcome: Connection<T>.SendOutcome?
-        if let connection = publisher.connection, connection.isOpen {
+        if let connection = publisher.connection, connection.isOpen, publisher.isReady {
             do {
                 outcome = try connection.send(message, stamped: stamps != nil)
                 if outcome != .dropped {

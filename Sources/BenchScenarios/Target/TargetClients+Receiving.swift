@@ -99,6 +99,9 @@ extension TargetClients {
                 guard let phases, phases.addUp(to: report.time) else {
                     return "a subscribed report whose connect phases do not read or do not add up to its connect time"
                 }
+            } else if report.what == .returned {
+                phases = ConnectPhases(text: report.text)
+                guard phases != nil else { return "a returned report whose connect phases do not read" }
             }
             if report.what != .subscribed && report.what != .load { report.time = clock.time(of: report.time) }
             try clientReported(report, phases: phases)
@@ -132,6 +135,10 @@ extension TargetClients {
             if !isRunning { throw .setupFailed("\(target) refused \(clientNoun) \(client): \(report.text)") }
             recording.record(ConnectionEvent(
                 side: .clients, client: client, time: report.time, reason: "the server said \(report.text)"))
+        case .returned:
+            subscriberReturned(client, at: report.time, phases: phases)
+        case .gaveUp:
+            subscriberGaveUp(client, reason: report.text, at: report.time)
         case .note:
             if report.text.hasPrefix(ClientReport.handshakeNotePrefix) { stuckHandshake = "\(clientNoun) \(client) \(report.text)" }
             recording.record(ConnectionEvent(side: .clients, client: client, time: report.time, reason: report.text))

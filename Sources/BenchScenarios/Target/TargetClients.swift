@@ -54,6 +54,10 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     var subscriberThreadLoad: [Int: Double] = [:]
     /// Clients whose connection is still open (counted, so that the loop does not look at each on every pass).
     var openSubscribers = 0
+    /// `--reconnect`: per client, its place in the recording's outages while it is away during the run (-1: it is
+    /// not); and since when nobody has been connected (0: somebody is).
+    var outageOfClient: [Int]
+    var emptySince: UInt64 = 0
     /// `bench serve fanout|roundtrip --target`: where agents connect (this role closes it), the ids given to them so
     /// far, and what each is sent after its welcome.
     let listener: Int32?
@@ -89,6 +93,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         self.recording.begin(serverAddress: target.description, kernelClock: kernelClock)
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.subscriberOpen = Array(repeating: false, count: configuration.clients)
+        self.outageOfClient = Array(repeating: -1, count: configuration.reconnect == nil ? 0 : configuration.clients)
         self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .fanout ? 0 : configuration.clients)
         switch configuration.scenario {
         case .fanout:
@@ -182,9 +187,11 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         try loop.measure(self, busyPoll: configuration.busyPoll)
     }
 
-    /// The publisher's connection closed (fanout), or every client's.
+    /// The publisher's connection closed for good (fanout; with `--reconnect`, once it gave up), or every client's
+    /// (with `--reconnect`, once none came back in time: ``isWaitingForReturns(at:)``).
     func isEveryoneGone(at now: UInt64) -> Bool {
-        publisher?.isOpen == false || openSubscribers == 0
+        if let publisher, !publisher.isOpen, !publisher.mayReturn { return true }
+        return openSubscribers == 0 && !isWaitingForReturns(at: now)
     }
 
     func isConnected(_ client: Int) -> Bool { subscriberOpen[client] }
@@ -192,13 +199,15 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     var connectedClients: Int { openSubscribers }
     var reportedClientThreadPercent: Double? { subscriberThreadLoad.values.max() }
 
-    /// Client `client`'s connection closed at `time`, for `reason`: what it still owed is lost.
+    /// Client `client`'s connection closed at `time`, for `reason`: what it still owed is lost (with `--reconnect`, its
+    /// outage begins).
     func subscriberClosed(_ client: Int, reason: String, at time: UInt64) {
         recording.record(ConnectionEvent(side: .clients, client: client, time: time, reason: reason))
         guard subscriberOpen[client] else { return }
         subscriberOpen[client] = false
         openSubscribers -= 1
         clientGone(client)
+        outageBegan(client, at: time)
     }
 
     func finish() {
@@ -207,7 +216,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
             publisher.session.sendClosing(on: connection)  // its protocol's last word, where it has one
         }
         finishMeasuring()
-        let failure = publisher?.isOpen == false
+        let failure = publisher.map { !$0.isOpen && !$0.mayReturn } == true
             ? "the publisher's connection to \(target) closed"
             : configuration.scenario != .fanout && openSubscribers == 0 ? "\(target) closed every connection" : nil
         recordEnding(stopped: "stopped on request", failure: failure)

@@ -8,7 +8,16 @@ import BenchProtocols
 final class TargetPublisher<T: Transport> {
     /// The connection, once its connect started.
     private(set) var connection: Connection<T>?
-    let session: ProtocolSession
+    /// Its protocol session: a new one for each connection.
+    private(set) var session: ProtocolSession
+    private let speech: ServerProtocol
+    private let maximumMessageSize: Int
+    /// `--reconnect`: when the publisher tries again after its connection closed during the run; nil: it does not.
+    var reconnects: ReconnectSchedule?
+    /// It used its tries and stays away.
+    var gaveUp = false
+    /// While it is away during the run: when its connection closed (0: it is not away).
+    var awaySince: UInt64 = 0
     /// The connection's handshakes are done (its greeting is then sent).
     var isEstablished = false
     /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
@@ -22,7 +31,12 @@ final class TargetPublisher<T: Transport> {
     private let outgoing: UnsafeMutableRawBufferPointer
 
     init(_ configuration: RunConfiguration, protocol kind: ServerProtocol, stampsTransmits: Bool) {
-        session = ProtocolSession(kind, role: .publisher, maximumMessageSize: max(64 << 10, 4 * configuration.payload))
+        speech = kind
+        maximumMessageSize = max(64 << 10, 4 * configuration.payload)
+        session = ProtocolSession(kind, role: .publisher, maximumMessageSize: maximumMessageSize)
+        reconnects = configuration.reconnect.map {
+            ReconnectSchedule($0, seed: configuration.seed, firstClient: configuration.clients, count: 1)
+        }
         let payload = (configuration.target?.publishTemplate ?? .bare).expand(size: configuration.payload)
         publication = session.machine.publication(of: payload.bytes)
         markerOffset = publication.payloadOffset + payload.markerOffset
@@ -36,8 +50,20 @@ final class TargetPublisher<T: Transport> {
 
     var isOpen: Bool { connection?.isOpen == true }
 
-    /// Connected, greeted and, where the protocol confirms it, accepted: broadcasts may go.
-    var isReady: Bool { isEstablished && session.isReady }
+    /// Its connection closed, but it tries again (`--reconnect`) and has not given up.
+    var mayReturn: Bool { reconnects != nil && !gaveUp }
+
+    /// Forgets the closed connection and its session, for a new connect (``open(to:epoll:token:settings:maximumQueuedBytes:stamps:)``).
+    func startOver() {
+        precondition(!isOpen, "the publisher has one connection at a time")
+        connection = nil
+        isEstablished = false
+        session = ProtocolSession(speech, role: .publisher, maximumMessageSize: maximumMessageSize)
+        if transmitStamps != nil { transmitStamps = TransmitStampQueue() }  // their offsets count from the new connection
+    }
+
+    /// Connected (and not closed since), greeted and, where the protocol confirms it, accepted: broadcasts may go.
+    var isReady: Bool { isOpen && isEstablished && session.isReady }
 
     /// Starts the connect to `address` (its kernel transmit stamps on before any byte, so that their offsets count
     /// from the first one).

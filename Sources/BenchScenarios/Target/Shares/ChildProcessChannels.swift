@@ -53,6 +53,8 @@ extension ChildProcessChannels {
             connectInterval: configuration.connectInterval)
         spec.link = configuration.link.map { ClientSpec.LinkDeal(mix: $0, seed: configuration.seed, clients: configuration.clients) }
         spec.relayPorts = configuration.chatRelays.map(\.port)
+        spec.reconnect = configuration.reconnect
+        spec.silenceLimit = configuration.silenceLimit
         return spec.encoded()
     }
 }

@@ -1,0 +1,57 @@
+import BenchCore
+import BenchNet
+import BenchProtocols
+
+/// `--reconnect` against a user's server: a subscriber whose ready connection closed (the server restarted, went away,
+/// or closed it) connects again after its backoff (``ReconnectSchedule``, the rule the built-in server's clients
+/// follow), and redoes the whole handshake on a new session: TCP, TLS, the WebSocket upgrade, the protocol's login and
+/// subscription. The measuring thread hears of the drop (``ClientReport/What/closed``), the return once the protocol
+/// made it ready again, with that connect's phases (``ClientReport/What/returned``), and a subscriber that gave up.
+extension ClientGroup {
+    /// The subscriber at `place` lost its connection: after a connection it used (`afterUse`) its tries start again,
+    /// otherwise the next one; past its tries it gives up, and the measuring thread hears of it.
+    func scheduleReconnect(_ place: Int, afterUse: Bool) {
+        guard reconnects != nil else { return }
+        if case .gaveUp(let tries) = reconnects!.lost(place, afterUse: afterUse, at: MonotonicClock.now()) {
+            report(.gaveUp, place, "gave up reconnecting after \(tries) tries")
+        }
+    }
+
+    /// Starts the reconnects that are due, as many as ``ClientLoop/reconnectWindow`` takes; the rest wait for a later
+    /// pass (``waitLimit`` wakes the loop for the earliest).
+    func startDueReconnects() {
+        guard reconnects?.isEmpty == false else { return }
+        reconnects!.takeDue(
+            at: MonotonicClock.now(), limit: max(0, ClientLoop<T>.reconnectWindow - table.connecting), into: &duePlaces)
+        for place in duePlaces {
+            let client = ids.lowerBound + place
+            do {
+                let identities = configuration.target?.identities
+                let connection = try loop.connect(
+                    to: routes.address(of: client), token: UInt64(place + 1), transmitStamps: own != nil,
+                    settings: identities.map { loop.settings.personalized(by: $0, client: client) })
+                table.restarted(place, connection)
+                lastHeard[place] = MonotonicClock.now()
+                sessions[place] = ProtocolSession(speeches[place], role: .subscriber, maximumMessageSize: maximumMessageSize)
+            } catch {
+                scheduleReconnect(place, afterUse: false)  // a connect that fails at once: this try failed
+            }
+        }
+    }
+
+    /// `--dead-after`: every connection of a subscriber that was ready once and has heard nothing from the server for
+    /// that long (a hung server: the process stopped, its sockets still there, its kernel still taking connects) is
+    /// taken for dead and closed, looked for at most every 100 ms; with `--reconnect` it tries again, and a try that
+    /// hears nothing that long fails.
+    func closeSilentConnections() {
+        guard silenceLimit > 0 else { return }
+        let now = MonotonicClock.now()
+        guard now >= nextSilenceCheck else { return }
+        nextSilenceCheck = now &+ min(silenceLimit / 4, 100_000_000)
+        for place in table.connections.indices where wasEverReady[place] {
+            guard let connection = table[place], connection.isOpen, now &- lastHeard[place] > silenceLimit else { continue }
+            close(place, reason: "heard nothing from \(target) for \(DurationText.format(now &- lastHeard[place])) "
+                + "(--dead-after \(DurationText.format(silenceLimit))): taken for dead")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import BenchCore
+import BenchNet
+
+/// `--reconnect` against a user's server (the deploy: a broker restarted mid-run): each subscriber's drop is an outage
+/// (reconnects.csv, the `reconnect` metric: close → ready again) that ends when its group reports it ready again, with
+/// the phases of the connect that brought it back; the broadcasts meanwhile are lost to it (it was not connected when
+/// they went). The publisher reconnects on this thread, by the same rule; broadcasts due while it is away are lost to
+/// everyone. While nobody is connected the run waits for returns, as the built-in server's does.
+extension TargetClients {
+    /// Subscriber `client`'s connection closed at `time` during the run: its outage begins.
+    func outageBegan(_ client: Int, at time: UInt64) {
+        guard configuration.reconnect != nil, isRunning else { return }
+        if openSubscribers == 0 { emptySince = MonotonicClock.now() }
+        guard outageOfClient[client] < 0, recording.outages.count < RunRecording.maximumOutages else { return }
+        outageOfClient[client] = recording.outages.count
+        recording.outages.append(ClientOutage(client: client, closed: time))
+    }
+
+    /// Subscriber `client` is ready again at `time` (on this clock), after a connect of `phases`: its outage ends, and
+    /// the broadcasts from now on are its again.
+    func subscriberReturned(_ client: Int, at time: UInt64, phases: ConnectPhases?) {
+        guard isRunning, !subscriberOpen[client], configuration.reconnect != nil else { return }
+        subscriberOpen[client] = true
+        openSubscribers += 1
+        emptySince = 0
+        recording.clientThreads.reconnects += 1
+        let outage = outageOfClient[client]
+        guard outage >= 0 else { return }
+        outageOfClient[client] = -1
+        recording.outages[outage].back = max(time, recording.outages[outage].closed &+ 1)
+        recording.outages[outage].returnPhases = phases
+    }
+
+    /// Subscriber `client` used its tries: it stays away (`clients_gave_up`), an event in its group's words.
+    func subscriberGaveUp(_ client: Int, reason: String, at time: UInt64) {
+        recording.clientThreads.gaveUp += 1
+        recording.record(ConnectionEvent(side: .clients, client: client, time: time, reason: reason))
+    }
+
+    /// Returns heard during the run.
+    var returnedClients: Int { recording.clientThreads.reconnects }
+
+    /// With `--reconnect`, while nobody is connected: true until the run's grace for returns has passed since the last
+    /// one left (``RunConfiguration/returnGrace``).
+    func isWaitingForReturns(at now: UInt64) -> Bool {
+        guard configuration.reconnect != nil, isRunning, !isStopping, openSubscribers == 0, emptySince > 0 else { return false }
+        return now < emptySince &+ configuration.returnGrace
+    }
+
+    // MARK: The publisher
+
+    /// The publisher's connection closed during the run: after one it used (`afterUse`) its tries start again, and it
+    /// is away from now; past its tries it gives up, and the run's end is near (``isEveryoneGone(at:)``).
+    func schedulePublisherReconnect(afterUse: Bool) {
+        guard let publisher, publisher.reconnects != nil, isRunning, !isStopping else { return }
+        let now = MonotonicClock.now()
+        if afterUse { publisher.awaySince = now }
+        if case .gaveUp(let tries) = publisher.reconnects!.lost(0, afterUse: afterUse, at: now) {
+            publisher.gaveUp = true
+            recording.record(ConnectionEvent(
+                side: .clients, client: nil, time: now, reason: "publisher: gave up reconnecting after \(tries) tries"))
+        }
+    }
+
+    /// Housekeeping: the publisher's next try, when it is due.
+    func reopenPublisherIfDue(at now: UInt64) {
+        guard let publisher, !publisher.isOpen, publisher.reconnects?.isEmpty == false, isRunning, !isStopping else { return }
+        var due: [Int] = []  // once per try, not per message
+        publisher.reconnects!.takeDue(at: now, limit: 1, into: &due)
+        guard !due.isEmpty else { return }
+        publisher.startOver()
+        do {
+            try openPublisher()
+        } catch {
+            schedulePublisherReconnect(afterUse: false)  // a connect that fails at once: this try failed
+        }
+    }
+
+    /// The publisher is ready again: its time away is an event (broadcasts due meanwhile were lost to everyone).
+    func publisherReturned(_ publisher: TargetPublisher<T>) {
+        let now = MonotonicClock.now()
+        recording.record(ConnectionEvent(
+            side: .clients, client: nil, time: now,
+            reason: "publisher: back after \(DurationText.format(now &- publisher.awaySince)) away"))
+        publisher.awaySince = 0
+    }
+}

@@ -1,0 +1,179 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Glibc
+import Testing
+
+@testable import BenchScenarios
+
+/// The deploy, against servers nobody here wrote: the user's server killed mid-run and started again on its port while
+/// the run goes on with `--reconnect`. Every subscriber and the publisher come back (a whole new handshake each), every
+/// subscriber's outage is counted with the phases of the connect that brought it back, the broadcasts of the outage are
+/// lost (counted, not dropped silently), and those after every return reach everyone. Its clients on two threads of this
+/// process, and in two agents (the same groups a child process runs, told the backoff by their client spec).
+/// Serialized, as the other real servers' tests: two runs at once would only measure each other.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TargetRestartTests {
+    enum Server: String, CaseIterable, Sendable {
+        case nats, redis, mosquitto, wsRelay
+    }
+
+    enum Placement: String, CaseIterable, Sendable {
+        case twoThreads, twoAgents
+    }
+
+    static let subscribers = 6
+
+    static var everyServerIsInstalled: Bool {
+        TargetServerTests.hasNATS && TargetServerTests.hasRedis && MQTTInteropTests.hasMosquitto
+            && WebSocketTransportTests.pythonHasWebSockets
+    }
+
+    @Test(
+        .enabled(if: everyServerIsInstalled,
+            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
+        arguments: Server.allCases, Placement.allCases)
+    func aServerRestartedMidRunHasEverySubscriberBackAndItsOutageCounted(_ server: Server, _ placement: Placement) throws {
+        var (external, target) = try Self.start(server)
+        defer { external.stop() }
+        var configuration = try TargetServerTests.fanout(target, subscribers: Self.subscribers, broadcasts: 400)
+        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+        if server == .wsRelay {
+            configuration.warmup = 3  // the relay registers a connection just after its handshake
+            try configuration.changeTarget {
+                $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
+            }
+        }
+        let (run, agents) = try Self.begin(configuration, placement)
+        run.waitUntilDispatched(30 * Self.subscribers)
+        external.stop()  // SIGKILL: every connection ends at once, as in a crash or a deploy's restart
+        usleep(200_000)
+        external = try external.restarted()
+        let recording = try run.finish()
+        for agent in agents { #expect(throws: Never.self) { _ = try agent.join().get() } }
+
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        #expect(recording.outages.count == Self.subscribers, "each subscriber dropped once: \(events.prefix(12))")
+        #expect(recording.outagesBack == Self.subscribers, "every one back: \(events.prefix(12))")
+        #expect(recording.clientThreads.reconnects == Self.subscribers && recording.clientThreads.gaveUp == 0)
+        #expect(recording.outages.allSatisfy { $0.returnPhases != nil && ($0.reconnectTime ?? 0) > 0 })
+        #expect(events.contains { $0.hasPrefix("publisher: back after") }, "\(events.prefix(12))")
+
+        let files = try RunFiles.write(recording)
+        #expect(files.settings["client_outages"] == "\(Self.subscribers)")
+        #expect(files.settings["client_outages_back"] == "\(Self.subscribers)")
+        #expect(files.settings["clients_gave_up"] == "0")
+        // The herd: the last return after the first close, and the most returns within a second, derived here apart.
+        let firstClose = try #require(recording.outages.map(\.closed).min())
+        let backs = recording.outages.map(\.back).sorted()
+        #expect(files.settings["returns_last_back_ns"] == "\(backs.last! - firstClose)")
+        let peak = backs.indices.map { end in backs[...end].filter { backs[end] - $0 < 1_000_000_000 }.count }.max()
+        #expect(files.settings["returns_peak_per_s"] == peak.map { "\($0)" })
+        let returns = try files.table("reconnects.csv")
+        #expect(returns.count == Self.subscribers)
+        for row in returns {
+            let outage = try #require(recording.outages.first { $0.client == row.int("client") })
+            #expect(row.int("reconnect_ns") == outage.reconnectTime.map(Int.init), "\(row)")
+            let tcp = try #require(row.int("connect_tcp_ns"), "\(row)")
+            let subscribe = try #require(row.int("subscribe_ns"), "\(row)")
+            #expect(tcp + subscribe <= row.int("reconnect_ns") ?? 0, "its connect within its outage: \(row)")
+        }
+        // The outage's broadcasts are lost, and counted; the ones sent once every subscriber and the publisher were back
+        // reach everyone.
+        let delivery = try #require(files.summary["delivery"])
+        let lost = try #require(delivery.int("lost"))
+        #expect(lost > 0, "broadcasts went while the server was away")
+        #expect((delivery.int("count") ?? 0) + lost == Self.subscribers * configuration.messages)
+        let afterwards = try Self.broadcastsAfterEveryReturn(recording, files)
+        #expect(afterwards.count >= 20, "the run went on after the returns")
+        let undelivered = afterwards.filter { $0.int("delivered") != Self.subscribers }
+        let start = recording.startNanoseconds
+        #expect(undelivered.isEmpty, "\(undelivered.prefix(3).map { ($0["broadcast"]!, $0["t0_ns"]!) }); outages \(recording.outages.map { ($0.closed &- start, $0.back &- start) }); \(recording.connectionEvents.map { ($0.time &- start, $0.reason) })")
+    }
+
+    /// A hung server: the process stopped (SIGSTOP) with its sockets still there, its kernel still taking connects, then
+    /// continued. Each subscriber hears nothing past `--dead-after`, takes the server for dead, closes and tries again;
+    /// tries that hear nothing fail in turn; once the server goes on, every one is back and the run measures again.
+    @Test(
+        .enabled(if: everyServerIsInstalled,
+            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
+        arguments: Server.allCases)
+    func aServerStoppedMidRunIsFoundDeadAndEverySubscriberComesBackOnceItGoesOn(_ server: Server) throws {
+        let (external, target) = try Self.start(server)
+        defer { external.stop() }
+        var configuration = try TargetServerTests.fanout(target, subscribers: Self.subscribers, broadcasts: 500)
+        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+        configuration.silenceLimit = 500_000_000
+        if server == .wsRelay {
+            configuration.warmup = 3
+            try configuration.changeTarget {
+                $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
+            }
+        }
+        let (run, _) = try Self.begin(configuration, .twoThreads)
+        run.waitUntilDispatched(30 * Self.subscribers)
+        kill(external.process.processIdentifier, SIGSTOP)
+        usleep(1_500_000)  // three times the silence limit: every subscriber takes it for dead meanwhile
+        kill(external.process.processIdentifier, SIGCONT)
+        let recording = try run.finish()
+
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        let dead = events.filter { $0.contains("taken for dead") }
+        #expect(dead.count >= Self.subscribers, "every subscriber found it dead: \(events.prefix(12))")
+        #expect(recording.outages.count >= Self.subscribers && recording.outagesBack == recording.outages.count,
+            "\(recording.outages)")
+        #expect(recording.clientThreads.gaveUp == 0)
+        let files = try RunFiles.write(recording)
+        let delivery = try #require(files.summary["delivery"])
+        #expect((delivery.int("lost") ?? 0) > 0, "broadcasts went while the server was stopped")
+        let afterwards = try Self.broadcastsAfterEveryReturn(recording, files)
+        #expect(afterwards.count >= 20, "the run went on after the returns")
+        #expect(afterwards.allSatisfy { $0.int("delivered") == Self.subscribers }, "\(afterwards.prefix(3))")
+    }
+
+    /// broadcasts.csv's rows sent once every subscriber was back (its outage's end) and the publisher too (its event
+    /// "publisher: back after …", where it went away): what every subscriber must have had.
+    static func broadcastsAfterEveryReturn(_ recording: RunRecording, _ files: RunFiles) throws -> [[String: String]] {
+        let subscribersBack = try #require(recording.outages.map(\.back).max())
+        let publisherBack = recording.connectionEvents.filter { $0.reason.hasPrefix("publisher: back after") }.map(\.time).max()
+        let everyoneBack = max(subscribersBack, publisherBack ?? 0) &- recording.startNanoseconds
+        return files.broadcasts.filter { ($0.int("t0_ns") ?? 0) > Int(everyoneBack) }
+    }
+
+    /// The server started, and its target URL.
+    static func start(_ server: Server) throws -> (ExternalServer, String) {
+        switch server {
+        case .nats:
+            let external = try ExternalServer.start(name: "nats") { port in
+                (TargetServerTests.natsServer!, ["-a", "127.0.0.1", "-p", "\(port)"])
+            }
+            return (external, "nats://127.0.0.1:\(external.port)/deploy")
+        case .redis:
+            let external = try ExternalServer.start(name: "redis") { port in
+                (TargetServerTests.redisServer, ["--port", "\(port)", "--save", "", "--appendonly", "no"])
+            }
+            return (external, "redis://127.0.0.1:\(external.port)/deploy")
+        case .mosquitto:
+            let external = try MQTTInteropTests.broker()
+            return (external, "mqtt://127.0.0.1:\(external.port)/deploy")
+        case .wsRelay:
+            let external = try ExternalServer.python("ws_broadcast_server.py")
+            return (external, "ws://127.0.0.1:\(external.port)/")
+        }
+    }
+
+    /// The run started in the background with its clients on two threads, or in two agents on threads of the test.
+    static func begin(
+        _ configuration: RunConfiguration, _ placement: Placement
+    ) throws -> (BackgroundRun, [NativeThread<Result<AgentRunner.Outcome, RunError>>]) {
+        var configuration = configuration
+        switch placement {
+        case .twoThreads:
+            configuration.clientThreads = 2
+            return (try BackgroundRun(configuration), [])
+        case .twoAgents:
+            return try BackgroundRun.withAgents(configuration, agents: 2, clientsEach: subscribers / 2, token: "deploy")
+        }
+    }
+}
