@@ -28,6 +28,11 @@ public final class NATSSession: SessionStateMachine {
         try carried.take(UnsafeRawBufferPointer(bytes)) { (bytes) throws(MessageFramingError) in try operations(bytes, act) }
     }
 
+    /// `--dead-after`'s ping: the server's `PONG` shows it alive (one after the first is not a confirmation).
+    public func heartbeat() {
+        outbox.append("PING\r\n".utf8)
+    }
+
     public func publication(of payload: [UInt8]) -> Publication {
         let head = Array("PUB \(subject) \(payload.count)\r\n".utf8)
         return Publication(bytes: head + payload + [13, 10], payloadOffset: head.count)

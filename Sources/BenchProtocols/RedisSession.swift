@@ -29,6 +29,11 @@ public final class RedisSession: SessionStateMachine {
         try carried.take(UnsafeRawBufferPointer(bytes)) { (bytes) throws(MessageFramingError) in try replies(bytes, act) }
     }
 
+    /// `--dead-after`'s ping: a subscribed connection may send `PING`, answered `pong` (a reply taken as no delivery).
+    public func heartbeat() {
+        outbox.append(Self.command(["PING"]))
+    }
+
     public func publication(of payload: [UInt8]) -> Publication {
         let head = Array("*3\r\n$7\r\nPUBLISH\r\n$\(channel.utf8.count)\r\n\(channel)\r\n$\(payload.count)\r\n".utf8)
         return Publication(bytes: head + payload + [13, 10], payloadOffset: head.count)

@@ -29,6 +29,8 @@ struct ClientReportTests {
         ClientReport(.closed, client: 19_999, time: .max, text: "closed by redis://127.0.0.1:6379/news"),
         ClientReport(.serverError, client: 7, time: 12_345, text: "ERR unknown command 'SUBSCRIBE'"),
         ClientReport(.note, client: 1, time: 2, text: "received a message without a bench marker (3 bytes)"),
+        ClientReport(.returned, client: 4, time: 9_000_000_000, text: "tcp=120000 tls=0 ws=0 subscribe=300000"),
+        ClientReport(.gaveUp, client: 5, time: 77, text: "gave up reconnecting after 10 tries"),
     ])
     func whatIsWrittenReadsBack(_ report: ClientReport) throws {
         let (read, size) = try Self.roundTrip(report)
@@ -43,7 +45,7 @@ struct ClientReportTests {
         #expect(read?.text == String(repeating: "é", count: 256))
     }
 
-    @Test(arguments: [UInt8(0), 7, 255])
+    @Test(arguments: [UInt8(0), 9, 255])
     func anUnknownKindOfReportIsNotRead(_ what: UInt8) throws {
         var bytes = [UInt8](repeating: 0, count: ClientReport.headSize)
         let size = bytes.withUnsafeMutableBytes { ClientReport(.note, client: 1, time: 1).encode(into: $0) }

@@ -75,6 +75,30 @@ import Testing
         }
     }
 
+    /// `--dead-after`'s pings, by bytes: NATS's `PING` (its `PONG` after the first is no new readiness), Redis's `PING`
+    /// on a subscribed connection (its `pong` reply, at every split, is no delivery).
+    @Test func livenessPingsGoOutAndTheirAnswersAreNoMessages() throws {
+        let nats = ProtocolSession(.nats(subject: "q"), role: .subscriber, maximumMessageSize: 64)
+        var actions = SessionActions()
+        try actions.feed(nats, Array("PONG\r\n".utf8))
+        nats.machine.outbox = SessionOutbox()
+        nats.machine.heartbeat()
+        #expect(nats.machine.outbox.pending == Array("PING\r\n".utf8))
+        try actions.feed(nats, Array("PONG\r\nPONG\r\n".utf8))
+        #expect(actions.ready == 1 && actions.delivered.isEmpty)
+
+        let subscribed = Array("*3\r\n$9\r\nsubscribe\r\n$1\r\nq\r\n:1\r\n".utf8)
+        let pong = Array("*2\r\n$4\r\npong\r\n$0\r\n\r\n".utf8)
+        let stream = subscribed + pong + redisMessage(Array("hi".utf8)) + pong
+        for cut in 1..<stream.count {
+            let redis = ProtocolSession(.redis(channel: "q", password: nil), role: .subscriber, maximumMessageSize: 64)
+            redis.machine.heartbeat()
+            #expect(redis.machine.outbox.pending == Array("*1\r\n$4\r\nPING\r\n".utf8))
+            #expect(try feed(redis, [Array(stream[..<cut]), Array(stream[cut...])]) == [Array("hi".utf8)], "cut at \(cut)")
+            #expect(redis.isReady)
+        }
+    }
+
     // MARK: MQTT
 
     static let mqtt = ServerProtocol.mqtt(.init(

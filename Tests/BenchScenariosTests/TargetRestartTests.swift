@@ -132,6 +132,34 @@ import Testing
         #expect(afterwards.allSatisfy { $0.int("delivered") == Self.subscribers }, "\(afterwards.prefix(3))")
     }
 
+    /// `--dead-after` on a quiet run (a broadcast every 1.5 s, the limit 600 ms): each subscriber pings every
+    /// `--heartbeat` (NATS `PING`, Redis `PING`, a WebSocket ping frame) and the answers show the server alive, so none
+    /// is taken for dead and every broadcast arrives. Without the pings each was closed in every gap.
+    @Test(
+        .enabled(if: everyServerIsInstalled,
+            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
+        arguments: [Server.nats, .redis, .wsRelay])
+    func aQuietServerThatAnswersItsPingsIsNotTakenForDead(_ server: Server) throws {
+        let (external, target) = try Self.start(server)
+        defer { external.stop() }
+        var configuration = try TargetServerTests.fanout(target, subscribers: Self.subscribers, broadcasts: 3)
+        configuration.interval = 1_500_000_000
+        configuration.warmup = 1
+        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+        configuration.silenceLimit = 600_000_000
+        configuration.heartbeat = 200_000_000
+        if server == .wsRelay {
+            try configuration.changeTarget {
+                $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
+            }
+        }
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(!events.contains { $0.contains("taken for dead") }, "\(events.prefix(6))")
+        #expect(recording.outages.isEmpty, "\(events.prefix(6))")
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+    }
+
     /// broadcasts.csv's rows sent once every subscriber was back (its outage's end) and the publisher too (its event
     /// "publisher: back after …", where it went away): what every subscriber must have had.
     static func broadcastsAfterEveryReturn(_ recording: RunRecording, _ files: RunFiles) throws -> [[String: String]] {

@@ -33,8 +33,11 @@ final class ClientGroup<T: Transport> {
     /// When to look, once, for a subscriber still in its handshake (half the setup's budget after the group began):
     /// where it waits is said to the measuring side, so that a setup that times out names the step.
     var handshakeCheckDue: UInt64 = .max
-    /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next.
+    /// The protocol's keepalive (MQTT's PINGREQ), sent to every subscriber each interval; and when next. With
+    /// `--dead-after` on a protocol without one of its own, a ping each `--heartbeat` (``sendKeepAlives()``).
     let keepAliveInterval: UInt64?
+    /// The keepalive is the ping `--dead-after` asks for, not the protocol's own.
+    let pingsForLiveness: Bool
     var nextKeepAlive: UInt64 = 0
     /// The subscribers' connections (nil: its connect could not start), their connect times and window, by their place
     /// in `ids`; and their protocol sessions.
@@ -105,7 +108,9 @@ final class ClientGroup<T: Transport> {
                 kind.personalized(by: identities, client: ids.lowerBound), maximumMessageSize: maximum,
                 stampsTransmits: kernelClock != nil, members: ids.count)
             : nil
-        keepAliveInterval = sessions.first?.heartbeatInterval
+        let ownKeepAlive = sessions.first?.heartbeatInterval
+        pingsForLiveness = ownKeepAlive == nil && configuration.silenceLimit > 0 && configuration.heartbeat > 0
+        keepAliveInterval = ownKeepAlive ?? (pingsForLiveness ? configuration.heartbeat : nil)
         nextKeepAlive = MonotonicClock.now() + (keepAliveInterval ?? 0)
         try loop.epoll.add(endSignal, interest: .readable, token: Self.endToken)
         handshakeCheckDue = MonotonicClock.now() &+ configuration.setupBudget / 2
@@ -232,7 +237,9 @@ final class ClientGroup<T: Transport> {
     }
 
     /// Every keepalive interval: the protocol's ping to every subscriber whose connection is open and subscribed (a
-    /// subscriber that only receives would otherwise be taken for gone).
+    /// subscriber that only receives would otherwise be taken for gone). For `--dead-after` on a protocol without a
+    /// keepalive of its own, a ping the server answers (NATS `PING`, Redis `PING`, and a WebSocket ping frame where the
+    /// transport is WebSocket), so that a quiet server still sounds alive and a hung one is found.
     func sendKeepAlives() {
         guard let keepAliveInterval, MonotonicClock.now() >= nextKeepAlive else { return }
         nextKeepAlive = MonotonicClock.now() + keepAliveInterval
@@ -240,6 +247,7 @@ final class ClientGroup<T: Transport> {
             guard let connection, connection.isOpen, sessions[place].isReady else { continue }
             do {
                 try sessions[place].sendHeartbeat(on: connection)
+                if pingsForLiveness { _ = try connection.sendPing() }
             } catch {
                 close(place, reason: "its keepalive could not be sent: \(error)")
             }
