@@ -53,12 +53,6 @@ extension RunOptions {
                     + "stop the server itself while the run goes (its subscribers come back with --reconnect)",
                 command: command)
         }
-        if parsed.has("reconnect"), configuration.target != nil, configuration.scenario != .fanout {
-            throw UsageError(
-                message: "--reconnect with --target is for bench fanout: a round trip's clients and a chat's members of a "
-                    + "user's server do not reconnect yet",
-                command: command)
-        }
         if parsed.value("source-addresses") != nil && configuration.target != nil {
             throw UsageError(message: "--source-addresses is for the built-in server's clients, not --target", command: command)
         }

@@ -106,6 +106,9 @@ public enum RunSettingsCSV {
             ("harness_cpu_busiest_pct", harness.busiestPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("harness_cpu_measuring_pct", harness.measuringPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("measuring_run_queue_wait_ns", recording.measuringThreadRunQueueWait.map { "\($0)" } ?? ""),
+            // Every thread of the measuring process: the one that waited longest for a CPU while sending.
+            ("longest_waiting_thread", recording.longestThreadWait?.name ?? ""),
+            ("longest_waiting_thread_run_queue_ns", recording.longestThreadWait.map { "\($0.waiting)" } ?? ""),
             ("harness_cpu_clients_pct", harness.clientsPercent.map { DecimalText.fixed($0, fractionDigits: 1) } ?? ""),
             ("harness_saturated", harness.saturation == nil ? "0" : "1"),
             ("harness_saturation", harness.saturation ?? ""),

@@ -132,6 +132,47 @@ import Testing
         #expect(afterwards.allSatisfy { $0.int("delivered") == Self.subscribers }, "\(afterwards.prefix(3))")
     }
 
+    /// A round trip's clients (their own topic each, through nats-server and mosquitto) after the server restarts: each
+    /// comes back; in open loop the messages due while it was away are lost and counted, in closed loop its next
+    /// message waits for it (parked, then sent again on its return). Every message scheduled once all were back is
+    /// echoed.
+    @Test(
+        .enabled(if: everyServerIsInstalled,
+            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
+        arguments: [(Server.nats, false), (.nats, true), (.mosquitto, false)])
+    func aRoundTripsClientsComeBackAfterTheServerRestarts(_ server: Server, closedLoop: Bool) throws {
+        var (external, target) = try Self.start(server)
+        defer { external.stop() }
+        var configuration = try TargetServerTests.roundtrip(target, clients: Self.subscribers, messages: 400)
+        if closedLoop {
+            configuration.interval = 0
+            configuration.arrival = .fixed
+            configuration.messages = 3_000
+        }
+        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+        let (run, _) = try Self.begin(configuration, .twoThreads)
+        run.waitUntilDispatched(50 * Self.subscribers)
+        external.stop()
+        usleep(200_000)
+        external = try external.restarted()
+        let recording = try run.finish()
+
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        #expect(recording.outages.count == Self.subscribers && recording.outagesBack == Self.subscribers, "\(events.prefix(12))")
+        let files = try RunFiles.write(recording)
+        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds)
+        let afterwards = files.samples.filter { ($0.int("scheduled_ns") ?? 0) > lastBack }
+        #expect(afterwards.count >= 20 * Self.subscribers, "the run went on after the returns")
+        #expect(afterwards.allSatisfy { $0["outcome"] == "echoed" }, "\(afterwards.filter { $0["outcome"] != "echoed" }.prefix(3))")
+        let rtt = try #require(files.summary["rtt"])
+        if closedLoop {
+            #expect(rtt.int("lost") ?? 0 <= Self.subscribers, "at most the message in flight at the drop: \(rtt)")
+        } else {
+            #expect((rtt.int("lost") ?? 0) > 0, "messages fell due while the server was away")
+        }
+    }
+
     /// `--dead-after` on a quiet run (a broadcast every 1.5 s, the limit 600 ms): each subscriber pings every
     /// `--heartbeat` (NATS `PING`, Redis `PING`, a WebSocket ping frame) and the answers show the server alive, so none
     /// is taken for dead and every broadcast arrives. Without the pings each was closed in every gap.

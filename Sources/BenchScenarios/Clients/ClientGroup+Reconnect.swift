@@ -2,7 +2,7 @@ import BenchCore
 import BenchNet
 import BenchProtocols
 
-/// `--reconnect` against a user's server: a subscriber whose ready connection closed (the server restarted, went away,
+/// `--reconnect` against a user's server: a subscriber (or a round trip's client) whose ready connection closed (the server restarted, went away,
 /// or closed it) connects again after its backoff (``ReconnectSchedule``, the rule the built-in server's clients
 /// follow), and redoes the whole handshake on a new session: TCP, TLS, the WebSocket upgrade, the protocol's login and
 /// subscription. The measuring thread hears of the drop (``ClientReport/What/closed``), the return once the protocol
@@ -32,6 +32,8 @@ extension ClientGroup {
                     settings: identities.map { loop.settings.personalized(by: $0, client: client) })
                 table.restarted(place, connection)
                 lastHeard[place] = MonotonicClock.now()
+                // A round trip's writes wait for their stamps by their offset on the connection: a new one counts from 0.
+                if let own, !own.transmitStamps.isEmpty { own.transmitStamps[place] = TransmitStampQueue() }
                 sessions[place] = ProtocolSession(speeches[place], role: .subscriber, maximumMessageSize: maximumMessageSize)
             } catch {
                 scheduleReconnect(place, afterUse: false)  // a connect that fails at once: this try failed

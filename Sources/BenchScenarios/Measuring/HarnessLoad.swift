@@ -82,8 +82,11 @@ public struct HarnessLoad: Sendable, Equatable {
             } else if reasons.isEmpty, let machine, machine.isDisturbed, (busiestPercent ?? 0) < Self.idleLimit,
                 !Self.wantedAWholeCPU(recording, over: duration)
             {
+                let waited = recording.longestThreadWait.map { thread in
+                    "; its \(thread.name) thread waited \(DurationText.display(thread.waiting)) for a CPU"
+                } ?? ""
                 disturbance = "the machine was busy with other work: \(slipped) while \(machine.othersText) and the "
-                    + "harness had time to spare\(idle ?? "")"
+                    + "harness had time to spare\(idle ?? "")\(waited)"
             } else {
                 reasons.append(slipped)
             }

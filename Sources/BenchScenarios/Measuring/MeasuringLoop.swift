@@ -71,6 +71,7 @@ final class MeasuringLoop {
     /// measuring thread's CPU time counts from here, housekeeping ticks, what is due goes, and in closed loop every
     /// client may send its first message.
     func beginSending<Role: MeasuringLoopRole>(_ role: Role, at start: UInt64? = nil) throws(RunError) {
+        role.driver.threadsAtStart = ThreadSchedules.now()  // before the timetable's start: no send waits for it
         if let start {
             let now = MonotonicClock.now()
             if start > now { Posix.sleep(nanoseconds: start - now) }

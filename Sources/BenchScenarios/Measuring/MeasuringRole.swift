@@ -259,6 +259,9 @@ extension MeasuringRole {
         recording.measuringThreadEnded(
             cpu: driver.cpuAtStart == 0 ? nil : ThreadCPUTime.now() - driver.cpuAtStart, runQueueWait: runQueueWait,
             endedWhenDecided: control.isStoppedWhenDecided)
+        if driver.cpuAtStart != 0 {
+            recording.longestThreadWait = ThreadSchedules.now().longestWait(since: driver.threadsAtStart)
+        }
         if let busiest = reportedClientThreadPercent { recording.keepBusiestClientThread(busiest) }
         recording.ledger.timeOutWhatIsInFlight()
         if recording.endNanoseconds == 0 { recording.endMeasuring(at: MonotonicClock.now()) }

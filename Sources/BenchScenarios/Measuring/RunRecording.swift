@@ -45,6 +45,9 @@ public struct RunRecording: Sendable {
     /// How long the measuring thread waited on a run queue (ready, not running: the machine's other work) from the start
     /// of sending to the end, nanoseconds; nil where the kernel does not say.
     public internal(set) var measuringThreadRunQueueWait: UInt64?
+    /// The thread of the measuring process that waited longest on a run queue for a CPU while sending (its name and
+    /// nanoseconds; nil where /proc does not say, or none waited): a client thread starved by other work shows here.
+    public internal(set) var longestThreadWait: (name: String, waiting: UInt64)?
     /// What the machine's CPUs did over the run (others' work, the server's processes', steal), read by the command
     /// around it; nil where `/proc` could not be read.
     public var machine: MachineShare?

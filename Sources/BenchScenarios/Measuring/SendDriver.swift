@@ -23,6 +23,8 @@ struct SendDriver {
     private(set) var cpuAtStart: UInt64 = 0
     /// The measuring thread's run-queue wait when sending began; nil where the kernel does not keep it.
     private(set) var runQueueWaitAtStart: UInt64?
+    /// Every thread of this process's time on and waiting for a CPU, taken just before sending began.
+    var threadsAtStart = ThreadSchedules(threads: [:])
     /// Fanout: the broadcast sent last, and how many of its messages still wait for their echo.
     private(set) var currentBroadcast = -1
     private(set) var unresolvedInBroadcast = 0

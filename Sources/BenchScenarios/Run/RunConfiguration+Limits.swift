@@ -103,6 +103,10 @@ extension RunConfiguration {
                 scenario == .roundtrip && interval > 0 && expectsReconnects, "offline-queue",
                 "is for open-loop roundtrip (--interval above 0) whose clients come back (--reconnect or "
                     + "--drop-connections-at): in fanout a message missed is lost, in closed loop none falls due while away")
+            try check(
+                target == nil, "offline-queue",
+                "holds the built-in server's messages for its clients while they are away; a user's server (--target) "
+                    + "keeps its own queue, and what its clients miss meanwhile is lost")
         }
         try check(
             reportEvery == 0 || reportEvery >= Limits.shortestReportInterval, "report-every",

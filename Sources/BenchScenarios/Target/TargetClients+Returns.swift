@@ -24,6 +24,7 @@ extension TargetClients {
         openSubscribers += 1
         emptySince = 0
         recording.clientThreads.reconnects += 1
+        _ = driver.unpark(client)  // closed-loop roundtrip: its next message goes now (those due meanwhile were never)
         let outage = outageOfClient[client]
         guard outage >= 0 else { return }
         outageOfClient[client] = -1
