@@ -42,44 +42,49 @@ extension AgentRunner {
         let lock = SocketWriteLock()
         let relay = share.configuration.scenario == .fanout ? nil : OrderRelay()  // roundtrip's and chat's send orders
         let ownsEndSignal = relay != nil
-        var started: [NativeThread<Void>] = []
-        let finished = FinishedThreads()
-        for ids in ScenarioRunner.split(share.ids, into: threads) where !ids.isEmpty {
-            do throws(SystemError) {
-                // Roundtrip: the thread's orders come over a pair of its own, and its end is the pair's; fanout: the run's.
-                var endSignal = control.clientsWake.descriptor
-                if let relay {
-                    let (relayed, thread) = try Posix.socketPair()
-                    relay.add(ids, at: relayed)
-                    endSignal = thread
+        // Roundtrip: each thread's orders come over a pair of its own, and its end is the pair's; fanout: the run's.
+        let shares = ClientThreadSet<Void>.shares(of: share.ids, threads: threads)
+        var endSignals: [Int32] = []
+        do throws(SystemError) {
+            for ids in shares {
+                guard let relay else {
+                    endSignals.append(control.clientsWake.descriptor)
+                    continue
                 }
-                started.append(try NativeThread.spawn(name: "bench-subs") { [finished, endSignal] in
-                    defer {
-                        if ownsEndSignal { Posix.close(endSignal) }
-                        finished.count.add(1, ordering: .releasing)
-                    }
-                    let writer = ReportWriter(descriptor: controlSocket, lock: lock)
-                    do throws(SystemError) {
-                        try share.run(ids, writer: writer, endSignal: endSignal)
-                    } catch {
-                        writer.report(ClientReport(
-                            .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
-                            text: "the agent's clients' thread could not start: \(error)"))
-                        writer.flush()
-                    }
-                })
+                let (relayed, thread) = try Posix.socketPair()
+                relay.add(ids, at: relayed)
+                endSignals.append(thread)
+            }
+        } catch {
+            if ownsEndSignal { for end in endSignals { Posix.close(end) } }
+            relay?.end()
+            throw .system(error)
+        }
+        let started = ClientThreadSet(shares, name: "bench-subs", cpu: share.configuration.clientCPU) {
+            [endSignals] index, ids, placement in
+            defer { if ownsEndSignal { Posix.close(endSignals[index]) } }
+            let writer = ReportWriter(descriptor: controlSocket, lock: lock)
+            do throws(SystemError) {
+                if let placement { throw placement }
+                try share.run(ids, writer: writer, endSignal: endSignals[index])
             } catch {
-                relay?.end()
-                control.clientsWake.notify()
-                for thread in started { thread.join() }
-                throw .system(error)
+                writer.report(ClientReport(
+                    .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
+                    text: "the agent's clients' thread could not start: \(error)"))
+                writer.flush()
             }
         }
-        let count = started.count
+        if let failure = started.startFailure {
+            if ownsEndSignal { for end in endSignals.dropFirst(started.startedCount) { Posix.close(end) } }
+            relay?.end()
+            control.clientsWake.notify()
+            _ = started.join()
+            throw .system(failure)
+        }
         watchControlConnection(
-            controlSocket, until: { finished.count.load(ordering: .acquiring) == count }, connectTimes: ConnectTimesMailbox(),
+            controlSocket, until: { started.allFinished }, connectTimes: ConnectTimesMailbox(),
             relay: relay, writeLock: lock, control: control, status: status)
-        for thread in started { thread.join() }
+        _ = started.join()
     }
 }
 

@@ -2,45 +2,53 @@ import BenchCore
 import BenchNet
 import BenchProtocols
 
-/// The threads of a fan-out target run's subscribers: the run's ids split over `--client-threads`
-/// ``ClientGroup``s, each on its own thread (`bench-subs`, on `--pin`'s client CPU) with a channel to the
-/// measuring thread.
+/// The threads of a target run's clients in this process: the run's ids split over `--client-threads`
+/// ``ClientGroup``s (``ClientThreadSet``), each on its own thread (`bench-subs`, on `--pin`'s client CPU) with a channel
+/// to the measuring thread.
 final class ClientGroupThreads<T: Transport> {
     /// The measuring thread's ends of the channels, with the ids each carries.
     private(set) var channels: [ClientGroupChannel] = []
-    private var threads: [NativeThread<Void>] = []
+    private var threads: ClientThreadSet<Void>?
 
     init(
         _ configuration: RunConfiguration, target: TargetURL, routes: ClientRoutes, settings: TransportSettings,
         protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
+        let shares = ClientThreadSet<Void>.shares(of: 0..<configuration.clients, threads: configuration.clientThreads)
+        var groupEnds: [Int32] = []
         do throws(SystemError) {
-            for ids in ScenarioRunner.split(0..<configuration.clients, into: configuration.clientThreads) where !ids.isEmpty {
-                let (measuring, subscribers) = try Posix.socketPair()
+            for ids in shares {
+                let (measuring, group) = try Posix.socketPair()
                 channels.append(ClientGroupChannel(descriptor: measuring, ids: ids))
+                groupEnds.append(group)
                 try Posix.setNonBlocking(measuring)
-                threads.append(try NativeThread.spawn(name: "bench-subs") {
-                    defer { Posix.close(subscribers) }
-                    CPUPlacement.minimizeTimerSlack()
-                    do throws(SystemError) {
-                        if let cpu = configuration.clientCPU { try CPUPlacement.pinCurrentThread(to: cpu) }
-                        try ClientGroup<T>(
-                            configuration, ids: ids, target: target, routes: routes, transport: settings,
-                            protocol: kind, writer: ReportWriter(descriptor: subscribers), endSignal: subscribers,
-                            kernelClock: kernelClock
-                        ).run()
-                    } catch {
-                        let writer = ReportWriter(descriptor: subscribers)
-                        writer.report(ClientReport(
-                            .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
-                            text: "the subscribers' thread could not start: \(error)"))
-                        writer.flush()
-                    }
-                })
             }
         } catch {
-            end()
+            for end in groupEnds { Posix.close(end) }
+            self.end()
             throw .system(error)
+        }
+        threads = ClientThreadSet(shares, name: "bench-subs", cpu: configuration.clientCPU) { [groupEnds] index, ids, placement in
+            let channel = groupEnds[index]
+            defer { Posix.close(channel) }
+            let writer = ReportWriter(descriptor: channel)
+            do throws(SystemError) {
+                if let placement { throw placement }
+                try ClientGroup<T>(
+                    configuration, ids: ids, target: target, routes: routes, transport: settings, protocol: kind,
+                    writer: writer, endSignal: channel, kernelClock: kernelClock
+                ).run()
+            } catch {
+                writer.report(ClientReport(
+                    .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
+                    text: "the subscribers' thread could not start: \(error)"))
+                writer.flush()
+            }
+        }
+        if let failure = threads?.startFailure {
+            for end in groupEnds.dropFirst(threads?.startedCount ?? 0) { Posix.close(end) }
+            end()
+            throw .system(failure)
         }
     }
 
@@ -49,7 +57,7 @@ final class ClientGroupThreads<T: Transport> {
     func end() {
         for channel in channels { Posix.close(channel.descriptor) }
         channels = []
-        for thread in threads { thread.join() }
-        threads = []
+        _ = threads?.join()
+        threads = nil
     }
 }
