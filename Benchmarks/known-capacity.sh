@@ -33,19 +33,19 @@ if [ "${RELAY:-1}" != 0 ]; then
     pids+=($!)
     wait_for_port_file "$out/relay.port"
     port=$(cat "$out/relay.port")
-    # The truth on this machine, measured apart from the search: the spread p99 at 800 and 1,600 subscribers (the
-    # relay's cost grows linearly with them), and where the line through them crosses 100 ms.
+    # The truth on this machine, measured apart from the search: the spread p99 of 150 broadcasts at 1,400 and 1,600
+    # subscribers (the relay's cost grows linearly with them), and where the line through them crosses 100 ms.
     relay_spread_p99_ms() {
         rm -rf "$out/truth"
         "$bench" fanout --target "tcp://127.0.0.1:$port" --framing line --subscribe JOIN --publish '{marker}{padding}' \
-            --clients "$1" --messages 20 --interval 200ms --arrival fixed --warmup 3 --out "$out/truth" >/dev/null 2>&1 || true
+            --clients "$1" --messages 150 --interval 200ms --arrival fixed --warmup 3 --out "$out/truth" >/dev/null 2>&1 || true
         awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "p99_us") c = i } $1 == "spread" { print $c / 1000 }' \
             "$out"/truth/*/summary.csv
     }
-    at800=$(relay_spread_p99_ms 800)
+    at1400=$(relay_spread_p99_ms 1400)
     at1600=$(relay_spread_p99_ms 1600)
-    truth=$(awk -v a="$at800" -v b="$at1600" 'BEGIN { s = (b - a) / 800; printf "%d", 800 + (100 - a) / s }')
-    echo "relay: spread p99 ${at800} ms at 800 subscribers, ${at1600} ms at 1,600: crosses 100 ms near $truth"
+    truth=$(awk -v a="$at1400" -v b="$at1600" 'BEGIN { s = (b - a) / 200; printf "%d", 1400 + (100 - a) / s }')
+    echo "relay: spread p99 ${at1400} ms at 1,400 subscribers, ${at1600} ms at 1,600: crosses 100 ms near $truth"
     for run in $(seq 1 "$runs"); do
         started=$SECONDS
         line=$("$bench" capacity fanout --target "tcp://127.0.0.1:$port" --framing line --subscribe JOIN \

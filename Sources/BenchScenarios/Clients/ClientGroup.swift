@@ -236,46 +236,6 @@ final class ClientGroup<T: Transport> {
         if !wasReady && session.isReady && !table.isSettingUp(place) { reportReady(place, ready: now) }
     }
 
-    /// Every keepalive interval: the protocol's ping to every subscriber whose connection is open and subscribed (a
-    /// subscriber that only receives would otherwise be taken for gone). For `--dead-after` on a protocol without a
-    /// keepalive of its own, a ping the server answers (NATS `PING`, Redis `PING`, and a WebSocket ping frame where the
-    /// transport is WebSocket), so that a quiet server still sounds alive and a hung one is found.
-    func sendKeepAlives() {
-        guard let keepAliveInterval, MonotonicClock.now() >= nextKeepAlive else { return }
-        nextKeepAlive = MonotonicClock.now() + keepAliveInterval
-        for (place, connection) in table.connections.enumerated() {
-            guard let connection, connection.isOpen, sessions[place].isReady else { continue }
-            do {
-                try sessions[place].sendHeartbeat(on: connection)
-                if pingsForLiveness { _ = try connection.sendPing() }
-            } catch {
-                close(place, reason: "its keepalive could not be sent: \(error)")
-            }
-        }
-    }
-
-    /// Once, half the setup's budget in, while a subscriber is not yet ready: the first one's place in its handshake
-    /// (``SessionStateMachine/handshakeState``: the step it waits at and the last message), as a note.
-    func reportStuckHandshake() {
-        guard handshakeCheckDue != .max else { return }
-        guard subscribedCount < ids.count else {
-            handshakeCheckDue = .max  // every one subscribed: nothing to look for, and no clock read per pass
-            return
-        }
-        guard MonotonicClock.now() >= handshakeCheckDue else { return }
-        handshakeCheckDue = .max
-        for place in sessions.indices where !sessions[place].machine.isReady {
-            guard let state = sessions[place].machine.handshakeState else { continue }
-            return report(.note, place, ClientReport.handshakeNotePrefix + state)
-        }
-    }
-
-    /// Every second once all are subscribed: this thread's busy share since then.
-    func reportLoad() {
-        guard let share = load.takeIfDue() else { return }
-        writer.report(ClientReport(.load, client: UInt32(ids.lowerBound), time: share))
-    }
-
     /// A relayed message: its marker says which broadcast, in roundtrip which of the client's own messages, in chat
     /// which member's message (the measuring thread checks the sequence); a chat sender's own copy, where the server
     /// sends one (NATS, MQTT), is its message's round trip, reported as an echo (elsewhere left alone).
@@ -310,29 +270,5 @@ final class ClientGroup<T: Transport> {
         guard reconnects != nil && wasEverReady[place] else { return report(.closed, place, reason) }
         if wasReady { report(.closed, place, reason) }
         scheduleReconnect(place, afterUse: wasReady)
-    }
-
-    /// The client at `place` is ready, its protocol's handshake done at `ready`: its connect's phases go to the
-    /// measuring thread, with its connect time (to the end of its transport's handshakes) the first time, and as a
-    /// return after a drop later.
-    func reportReady(_ place: Int, ready: UInt64) {
-        guard let connection = table[place] else { return }
-        let transport = target.scheme.transport
-        let phases = ConnectPhases(
-            started: connection.startedAt, connected: connection.connectedAt,
-            streamEstablished: connection.streamEstablishedAt, established: connection.establishedAt, ready: ready
-        ).having(tls: transport.usesTLS, webSocket: transport.isWebSocket)
-        lastHeard[place] = ready  // silence counts from here at the latest (a subscription the server does not confirm)
-        guard !wasEverReady[place] else { return report(.returned, place, phases.text, time: ready) }
-        wasEverReady[place] = true
-        report(.subscribed, place, phases.text, time: table.connectTimes[place])
-    }
-
-    func report(_ what: ClientReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {
-        if what == .subscribed {
-            subscribedCount += 1
-            if subscribedCount == ids.count { load.begin() }
-        }
-        writer.report(ClientReport(what, client: UInt32(ids.lowerBound + place), time: time, text: text))
     }
 }
