@@ -1,3 +1,4 @@
+import BenchCore
 import BenchScenarios
 import BenchNet
 
@@ -5,12 +6,19 @@ import BenchNet
 /// that was the bottleneck, the outages and the connections closed early, with the same counts as `run.csv` and the
 /// terminal's summary.
 enum RunNotes {
-    /// `outages: 50 connections closed during the run; 48 came back, 2 did not`; nil without outages.
+    /// `outages: 50 connections closed during the run; 48 came back, 2 did not; the last back 2.6s after the first
+    /// close, at most 48 returns in a second` (the herd, where run.csv has it); nil without outages.
     static func outages(_ results: RunResults) -> String? {
         let outages = count(results, "client_outages")
         guard outages > 0 else { return nil }
         let back = count(results, "client_outages_back")
-        return "outages: \(outages) connections closed during the run; \(back) came back, \(outages - back) did not"
+        let lastBack = results.setting("returns_last_back_ns").flatMap { UInt64($0) }
+        let peak = results.setting("returns_peak_per_s").flatMap { Int($0) }
+        let herd = lastBack.map { lastBack in
+            "; the last back \(DurationText.display(lastBack)) after the first close"
+                + (peak.map { ", at most \($0) returns in a second" } ?? "")
+        } ?? ""
+        return "outages: \(outages) connections closed during the run; \(back) came back, \(outages - back) did not\(herd)"
     }
 
     /// `note: accept queues overflowed 37 times during the run …` (run.csv's `listen_overflows`); nil when none.

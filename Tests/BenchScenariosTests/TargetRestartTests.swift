@@ -69,6 +69,11 @@ import Testing
         #expect(files.settings["returns_last_back_ns"] == "\(backs.last! - firstClose)")
         let peak = backs.indices.map { end in backs[...end].filter { backs[end] - $0 < 1_000_000_000 }.count }.max()
         #expect(files.settings["returns_peak_per_s"] == peak.map { "\($0)" })
+        for page in ["summary.md", "report.html"] {  // what a person reads: the outages and the herd
+            let text = try String(contentsOfFile: files.folder + "/" + page, encoding: .utf8)
+            #expect(text.contains("\(Self.subscribers) came back, 0 did not; the last back "), "\(page)")
+            #expect(text.contains("at most \(peak ?? 0) returns in a second"), "\(page)")
+        }
         let returns = try files.table("reconnects.csv")
         #expect(returns.count == Self.subscribers)
         for row in returns {
