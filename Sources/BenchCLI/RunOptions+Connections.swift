@@ -41,7 +41,7 @@ extension RunOptions {
         ]
     }
 
-    /// How the built-in clients connect (after `--target` is read): `--reconnect` and its backoff into
+    /// How the clients connect (after `--target` is read): `--reconnect` and its backoff into
     /// `configuration.reconnect`, `--drop-connections-at` into `configuration.dropConnectionsAt`, `--source-addresses`
     /// into `configuration.sourceAddresses`.
     static func readConnectionOptions(

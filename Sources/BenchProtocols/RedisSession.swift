@@ -31,8 +31,10 @@ public final class RedisSession: SessionStateMachine {
 
     /// `--dead-after`'s ping: a subscribed connection may send `PING`, answered `pong` (a reply taken as no delivery).
     public func heartbeat() {
-        outbox.append(Self.command(["PING"]))
+        outbox.append(Self.ping)
     }
+
+    private static let ping = command(["PING"])
 
     public func publication(of payload: [UInt8]) -> Publication {
         let head = Array("*3\r\n$7\r\nPUBLISH\r\n$\(channel.utf8.count)\r\n\(channel)\r\n$\(payload.count)\r\n".utf8)

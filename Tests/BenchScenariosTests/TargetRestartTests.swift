@@ -178,6 +178,26 @@ import Testing
         }
     }
 
+    /// The server killed and not started again: every client of a closed-loop round trip uses its tries and gives up,
+    /// each outage is counted as one that did not come back, the rest of each series is lost, and the run ends.
+    @Test(.enabled(if: TargetServerTests.hasNATS, "nats-server is not installed: apt-get install -y nats-server"))
+    func clientsThatGiveUpEndTheRunInsteadOfWaitingForThem() throws {
+        let (external, target) = try Self.start(.nats)
+        defer { external.stop() }
+        var configuration = try TargetServerTests.roundtrip(target, clients: Self.subscribers, messages: 3_000)
+        configuration.interval = 0
+        configuration.arrival = .fixed
+        configuration.reconnect = ReconnectBackoff(base: 20_000_000, maximum: 50_000_000, tries: 2)
+        let (run, _) = try Self.begin(configuration, .twoThreads)
+        run.waitUntilDispatched(50 * Self.subscribers)
+        external.stop()
+        let recording = try run.finish()
+        #expect(recording.clientThreads.gaveUp == Self.subscribers, "\(recording.connectionEvents.map(\.reason).prefix(8))")
+        #expect(recording.outages.count == Self.subscribers && recording.outagesBack == 0)
+        let files = try RunFiles.write(recording)
+        #expect((files.summary["rtt"]?.int("lost") ?? 0) > 0, "the series of those that gave up is lost")
+    }
+
     /// `--dead-after` on a quiet run (a broadcast every 1.5 s, the limit 600 ms): each subscriber pings every
     /// `--heartbeat` (NATS `PING`, Redis `PING`, a WebSocket ping frame) and the answers show the server alive, so none
     /// is taken for dead and every broadcast arrives. Without the pings each was closed in every gap.

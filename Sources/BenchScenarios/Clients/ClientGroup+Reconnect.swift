@@ -43,10 +43,11 @@ extension ClientGroup {
 
     /// `--dead-after`: every connection of a subscriber that was ready once and has heard nothing from the server for
     /// that long (a hung server: the process stopped, its sockets still there, its kernel still taking connects) is
-    /// taken for dead and closed, looked for at most every 100 ms; with `--reconnect` it tries again, and a try that
-    /// hears nothing that long fails.
+    /// taken for dead and closed, looked for every 100 ms (every quarter of the limit, when that is shorter) once the
+    /// run's messages have begun to arrive; with `--reconnect` it tries again, and a try that hears nothing that long
+    /// fails.
     func closeSilentConnections() {
-        guard silenceLimit > 0 else { return }
+        guard silenceLimit > 0, heardTheRun else { return }
         let now = MonotonicClock.now()
         guard now >= nextSilenceCheck else { return }
         nextSilenceCheck = now &+ min(silenceLimit / 4, 100_000_000)

@@ -51,11 +51,13 @@ final class ClientGroup<T: Transport> {
     var duePlaces: [Int] = []
     /// Per place: the subscriber was ready once (a later connect of it is a return).
     var wasEverReady: [Bool]
-    /// `--dead-after` (0: never): per place, when its connection last heard from the server (or its connect started),
-    /// and when the group looks next for one silent too long.
+    /// `--dead-after` (0: never): per place, when its connection last heard from the server (or became ready, or its
+    /// reconnect try started), and when the group looks next for one silent too long; silence counts once the run's
+    /// messages have begun to arrive here (a long setup is no silence).
     let silenceLimit: UInt64
     var lastHeard: [UInt64]
     var nextSilenceCheck: UInt64 = 0
+    var heardTheRun = false
 
     static var endToken: UInt64 { 0 }
 
@@ -172,8 +174,12 @@ final class ClientGroup<T: Transport> {
     /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect or reconnect is due.
     private var waitLimit: Int32 {
         // A Redis chat's members wait for their publishing connection, whatever their pace says.
-        let paced = publisher.map({ $0.isEstablished }) ?? true ? table.nextDue : nil
-        guard let due = [paced, reconnects?.earliest].compactMap({ $0 }).min() else { return 100 }
+        var due = publisher.map({ $0.isEstablished }) ?? true ? table.nextDue : nil
+        // A full reconnect window: the end of a try, not a time, lets the next start (no spin on a due time passed).
+        if table.connecting < ClientLoop<T>.reconnectWindow, let earliest = reconnects?.earliest {
+            due = min(due ?? earliest, earliest)
+        }
+        guard let due else { return 100 }
         let now = MonotonicClock.now()
         return due <= now ? 0 : Int32(min(100, (due - now + 999_999) / 1_000_000))
     }
@@ -255,6 +261,7 @@ final class ClientGroup<T: Transport> {
             }
             return writer.delivered(sequence: marker.sequence, sender: marker.client, member: client, at: now, kernel: kernel)
         }
+        heardTheRun = true
         guard marker.run == configuration.token, own == nil || marker.client == client else {
             return report(.note, place, "received a marker of another run or client (client \(marker.client), message \(marker.sequence))")
         }

@@ -35,6 +35,8 @@ protocol MeasuringRole: AnyObject {
     func sendChatMessage(sequence: Int, sender: Int, scheduled: UInt64)
     /// True while `client`'s connection is open.
     func isConnected(_ client: Int) -> Bool
+    /// False once `client`, away, will not come back (it used its tries, or what carried it ended).
+    func mayReturn(_ client: Int) -> Bool
     /// How many clients are connected now, and how many came back after a drop so far (for the live view).
     var connectedClients: Int { get }
     var returnedClients: Int { get }
@@ -52,6 +54,7 @@ protocol MeasuringRole: AnyObject {
 extension MeasuringRole {
     /// A user's server's clients do not come back (`--reconnect` is the built-in server's): nothing to wait for.
     func isWaitingForReturns(at now: UInt64) -> Bool { false }
+    func mayReturn(_ client: Int) -> Bool { true }
     var returnedClients: Int { 0 }
     func sendChatMessage(sequence: Int, sender: Int, scheduled: UInt64) {
         preconditionFailure("a chat run is measured by its clients' role (TargetClients)")
@@ -143,7 +146,7 @@ extension MeasuringRole {
         case .roundtrip:
             while let (client, sequence) = driver.nextReadyClient() {
                 guard sequence < configuration.sequencesPerClient else { continue }
-                if configuration.expectsReconnects && !isConnected(client) {
+                if configuration.expectsReconnects && !isConnected(client) && mayReturn(client) {
                     driver.park(client)  // until it is back (``SendDriver/unpark(_:)``)
                     continue
                 }

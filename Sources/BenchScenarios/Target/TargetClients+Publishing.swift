@@ -4,10 +4,15 @@ import BenchProtocols
 
 /// Fanout's publisher: its connection and what the server says to it, each broadcast's send and t0, and its keepalive.
 extension TargetClients {
-    /// Starts the publisher's connection, once (an sse:// target's publisher POSTs to --publish-url, which may be
-    /// another address).
+    /// Starts the publisher's connection (an sse:// target's publisher POSTs to --publish-url, which may be another
+    /// address): once during the setup, where a publisher closed without a word fails it at once, and again for each
+    /// reconnect try.
     func openPublisher() throws(RunError) {
-        guard let publisher, publisher.connection == nil else { return }
+        guard let publisher else { return }
+        if publisher.connection != nil && !publisher.isOpen && !isRunning {
+            throw .setupFailed("the publisher's connection to \(target) closed")
+        }
+        guard publisher.connection == nil else { return }
         do {
             let publishTo = configuration.target?.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
             try publisher.open(
@@ -93,8 +98,13 @@ extension TargetClients {
         }
     }
 
-    /// Closed loop: after a publish the server did not take, the next waits a moment.
-    func mayBroadcast(at now: UInt64) -> Bool { now >= (publisher?.pausedUntil ?? .max) }
+    /// Closed loop: after a publish the server did not take, the next waits a moment; with `--reconnect`, none goes
+    /// while the publisher is away or nobody is there to receive it (as the built-in server's closed loop waits).
+    func mayBroadcast(at now: UInt64) -> Bool {
+        guard let publisher, now >= publisher.pausedUntil else { return false }
+        guard configuration.reconnect != nil else { return true }
+        return (publisher.awaySince == 0 || !publisher.mayReturn) && openSubscribers > 0
+    }
 
     /// Closes the publisher's connection with the reason (and on WebSocket, the status `code`).
     /// With `--reconnect`, during the run, it tries again (``schedulePublisherReconnect(afterUse:)``); a try that

@@ -166,6 +166,7 @@ extension TargetClients {
         for client in channel.ids where subscriberOpen[client] {
             subscriberClosed(client, reason: text, at: MonotonicClock.now())
         }
+        for client in channel.ids { willNotReturn(client) }  // nothing carries it any more
     }
 
     /// Broadcast `sequence` read by `subscriber` at `stamp` (the kernel's stamp `kernel`, or 0), on an agent's `clock`

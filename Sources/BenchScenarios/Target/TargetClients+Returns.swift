@@ -9,7 +9,7 @@ import BenchNet
 extension TargetClients {
     /// Subscriber `client`'s connection closed at `time` during the run: its outage begins.
     func outageBegan(_ client: Int, at time: UInt64) {
-        guard configuration.reconnect != nil, isRunning else { return }
+        guard configuration.reconnect != nil, isRunning, !isStopping else { return }
         if openSubscribers == 0 { emptySince = MonotonicClock.now() }
         guard outageOfClient[client] < 0, recording.outages.count < RunRecording.maximumOutages else { return }
         outageOfClient[client] = recording.outages.count
@@ -36,7 +36,19 @@ extension TargetClients {
     func subscriberGaveUp(_ client: Int, reason: String, at time: UInt64) {
         recording.clientThreads.gaveUp += 1
         recording.record(ConnectionEvent(side: .clients, client: client, time: time, reason: reason))
+        willNotReturn(client)
     }
+
+    /// `client` will not come back: in closed loop its turn comes again (``mayReturn(_:)`` false: the rest of its
+    /// series is lost at once, not parked for ever), and the run no longer waits for it.
+    func willNotReturn(_ client: Int) {
+        guard !gaveUp.isEmpty, !gaveUp[client], !subscriberOpen[client] else { return }
+        gaveUp[client] = true
+        gaveUpCount += 1
+        _ = driver.unpark(client)
+    }
+
+    func mayReturn(_ client: Int) -> Bool { gaveUp.isEmpty || !gaveUp[client] }
 
     /// Returns heard during the run.
     var returnedClients: Int { recording.clientThreads.reconnects }
@@ -44,7 +56,9 @@ extension TargetClients {
     /// With `--reconnect`, while nobody is connected: true until the run's grace for returns has passed since the last
     /// one left (``RunConfiguration/returnGrace``).
     func isWaitingForReturns(at now: UInt64) -> Bool {
-        guard configuration.reconnect != nil, isRunning, !isStopping, openSubscribers == 0, emptySince > 0 else { return false }
+        guard configuration.reconnect != nil, isRunning, !isStopping, openSubscribers == 0, emptySince > 0,
+            gaveUpCount < configuration.clients
+        else { return false }
         return now < emptySince &+ configuration.returnGrace
     }
 

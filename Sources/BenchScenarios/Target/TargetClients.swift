@@ -58,6 +58,9 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// not); and since when nobody has been connected (0: somebody is).
     var outageOfClient: [Int]
     var emptySince: UInt64 = 0
+    /// `--reconnect`: per client, it will not come back (it used its tries, or its group's channel ended); how many.
+    var gaveUp: [Bool]
+    var gaveUpCount = 0
     /// `bench serve fanout|roundtrip --target`: where agents connect (this role closes it), the ids given to them so
     /// far, and what each is sent after its welcome.
     let listener: Int32?
@@ -94,6 +97,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.subscriberOpen = Array(repeating: false, count: configuration.clients)
         self.outageOfClient = Array(repeating: -1, count: configuration.reconnect == nil ? 0 : configuration.clients)
+        self.gaveUp = Array(repeating: false, count: configuration.reconnect == nil ? 0 : configuration.clients)
         self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .fanout ? 0 : configuration.clients)
         switch configuration.scenario {
         case .fanout:
