@@ -19,7 +19,7 @@ import Testing
         let run = try BenchProcess.start([
             "fanout", "--target", "nats://127.0.0.1:\(port)/deploy", "--clients", "\(clients)", "--client-procs", "2",
             "--reconnect", "--reconnect-base", "50ms", "--reconnect-max", "400ms", "--reconnect-tries", "100",
-            "--messages", "400", "--interval", "10ms", "--arrival", "fixed", "--report-every", "100ms", "--quiet", "--out", out,
+            "--messages", "1000", "--interval", "10ms", "--arrival", "fixed", "--report-every", "100ms", "--quiet", "--out", out,
         ])
         try #require(waitForLines(2 + 30 * clients, in: "samples.csv", under: out), "the run measured 30 broadcasts")
         Self.kill(server)
