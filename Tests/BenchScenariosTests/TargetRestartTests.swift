@@ -28,21 +28,37 @@ import Testing
             && WebSocketTransportTests.pythonHasWebSockets
     }
 
-    @Test(
+    /// The trait of the tests that need every server here.
+    static var serversInstalled: ConditionTrait {
         .enabled(if: everyServerIsInstalled,
-            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
-        arguments: Server.allCases, Placement.allCases)
-    func aServerRestartedMidRunHasEverySubscriberBackAndItsOutageCounted(_ server: Server, _ placement: Placement) throws {
-        var (external, target) = try Self.start(server)
-        defer { external.stop() }
-        var configuration = try TargetServerTests.fanout(target, subscribers: Self.subscribers, broadcasts: 400)
-        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets")
+    }
+
+    /// The backoff of these runs' clients: tries 50 ms apart at first, at most 400 ms, a hundred of them.
+    static let backoff = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+
+    /// A fan-out of ``subscribers`` through `server` at `target`, `broadcasts` measured, its clients coming back by
+    /// ``backoff``; the WebSocket relay's broadcasts wrapped as it wants them, after 3 of warmup (it registers a
+    /// connection just after its handshake).
+    static func fanout(_ server: Server, _ target: String, broadcasts: Int) throws -> RunConfiguration {
+        var configuration = try TargetServerTests.fanout(target, subscribers: subscribers, broadcasts: broadcasts)
+        configuration.reconnect = backoff
         if server == .wsRelay {
-            configuration.warmup = 3  // the relay registers a connection just after its handshake
+            configuration.warmup = 3
             try configuration.changeTarget {
                 $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
             }
         }
+        return configuration
+    }
+
+    @Test(
+        serversInstalled,
+        arguments: Server.allCases, Placement.allCases)
+    func aServerRestartedMidRunHasEverySubscriberBackAndItsOutageCounted(_ server: Server, _ placement: Placement) throws {
+        var (external, target) = try Self.start(server)
+        defer { external.stop() }
+        let configuration = try Self.fanout(server, target, broadcasts: 400)
         let (run, agents) = try Self.begin(configuration, placement)
         run.waitUntilDispatched(30 * Self.subscribers)
         external.stop()  // SIGKILL: every connection ends at once, as in a crash or a deploy's restart
@@ -102,21 +118,13 @@ import Testing
     /// Not mosquitto: once continued it also takes the tries it accepted while stopped, and an MQTT client id taken over
     /// by such a try is a delivery lost after the returns (seen once in a run under load; not yet explained).
     @Test(
-        .enabled(if: everyServerIsInstalled,
-            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
+        serversInstalled,
         arguments: [Server.nats, .redis, .wsRelay])
     func aServerStoppedMidRunIsFoundDeadAndEverySubscriberComesBackOnceItGoesOn(_ server: Server) throws {
         let (external, target) = try Self.start(server)
         defer { external.stop() }
-        var configuration = try TargetServerTests.fanout(target, subscribers: Self.subscribers, broadcasts: 500)
-        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+        var configuration = try Self.fanout(server, target, broadcasts: 500)
         configuration.silenceLimit = 500_000_000
-        if server == .wsRelay {
-            configuration.warmup = 3
-            try configuration.changeTarget {
-                $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
-            }
-        }
         let (run, _) = try Self.begin(configuration, .twoThreads)
         run.waitUntilDispatched(30 * Self.subscribers)
         kill(external.process.processIdentifier, SIGSTOP)
@@ -144,8 +152,7 @@ import Testing
     /// message waits for it (parked, then sent again on its return). Every message scheduled once all were back is
     /// echoed.
     @Test(
-        .enabled(if: everyServerIsInstalled,
-            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
+        serversInstalled,
         arguments: [(Server.nats, false), (.nats, true), (.mosquitto, false)])
     func aRoundTripsClientsComeBackAfterTheServerRestarts(_ server: Server, closedLoop: Bool) throws {
         var (external, target) = try Self.start(server)
@@ -156,7 +163,7 @@ import Testing
             configuration.arrival = .fixed
             configuration.messages = 3_000
         }
-        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+        configuration.reconnect = Self.backoff
         let (run, _) = try Self.begin(configuration, .twoThreads)
         run.waitUntilDispatched(50 * Self.subscribers)
         external.stop()
@@ -204,23 +211,16 @@ import Testing
     /// `--heartbeat` (NATS `PING`, Redis `PING`, a WebSocket ping frame) and the answers show the server alive, so none
     /// is taken for dead and every broadcast arrives. Without the pings each was closed in every gap.
     @Test(
-        .enabled(if: everyServerIsInstalled,
-            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets"),
+        serversInstalled,
         arguments: [Server.nats, .redis, .wsRelay])
     func aQuietServerThatAnswersItsPingsIsNotTakenForDead(_ server: Server) throws {
         let (external, target) = try Self.start(server)
         defer { external.stop() }
-        var configuration = try TargetServerTests.fanout(target, subscribers: Self.subscribers, broadcasts: 3)
+        var configuration = try Self.fanout(server, target, broadcasts: 3)
         configuration.interval = 1_500_000_000
-        configuration.warmup = 1
-        configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 100)
+        configuration.warmup = 1  // a broadcast every 1.5 s: one of warmup leaves the relay time to register
         configuration.silenceLimit = 600_000_000
         configuration.heartbeat = 200_000_000
-        if server == .wsRelay {
-            try configuration.changeTarget {
-                $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
-            }
-        }
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         let events = recording.connectionEvents.map(\.reason)
         #expect(!events.contains { $0.contains("taken for dead") }, "\(events.prefix(6))")
