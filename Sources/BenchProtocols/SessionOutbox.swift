@@ -6,8 +6,10 @@ public struct SessionOutbox {
     /// Where each message in `bytes` ends; empty: all of it is one write.
     private var boundaries: [Int] = []
 
-    init() {
-        bytes.reserveCapacity(64)  // an acknowledgement or a pong at a time: 20,000 connections keep little
+    /// An outbox with room for `capacity` bytes set aside now: an acknowledgement or a pong at a time by default, so
+    /// that 20,000 connections keep little.
+    init(capacity: Int = 64) {
+        bytes.reserveCapacity(capacity)
     }
 
     public var isEmpty: Bool { bytes.isEmpty }
@@ -31,14 +33,23 @@ public struct SessionOutbox {
         boundaries.append(bytes.count)
     }
 
+    /// One answer that must go as a write of its own: a message on a message-oriented layer.
+    mutating func append(message body: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: body)
+        boundaries.append(bytes.count)
+    }
+
+    /// Empties the outbox without sending (its connection is gone).
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        boundaries.removeAll(keepingCapacity: true)
+    }
+
     /// Hands each write to `send` (the transport may change the bytes: a WebSocket client masks them), and empties the
     /// outbox whether or not they were taken.
     public mutating func drain(_ send: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         guard !bytes.isEmpty else { return }
-        defer {
-            bytes.removeAll(keepingCapacity: true)
-            boundaries.removeAll(keepingCapacity: true)
-        }
+        defer { removeAll() }
         try bytes.withUnsafeMutableBytes { all in
             var start = 0
             for end in boundaries {

@@ -17,12 +17,12 @@ import Testing
         }
     }()
 
-    /// Waits on `receiver` until `isDone`, handing readable completions to `connection`'s read and decode; a bound
+    /// Waits on `receiver` until `isDone`, handing readable completions to `connection`'s read and `decoder`; a bound
     /// only a hang reaches.
     @discardableResult
     private func pump(
-        _ receiver: UringReceiver, _ connection: Connection<TCP>, until isDone: (_ completions: Int) -> Bool,
-        onFrame: (Frame) -> Void
+        _ receiver: UringReceiver, _ connection: Connection<TCP>, _ decoder: inout FrameDecoder,
+        until isDone: (_ completions: Int) -> Bool, onFrame: (Frame) -> Void
     ) throws -> Int {
         var completions = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
@@ -35,9 +35,11 @@ import Testing
                 do {
                     guard case .processed(let (count, _)) = try connection.read(into: buffer) else { return }
                     completions += 1
-                    _ = try connection.receive(buffer, count: count) { frame in
-                        onFrame(frame)
-                        return true
+                    _ = try connection.receiveBytes(buffer, count: count) { bytes, _ in
+                        (try? decoder.decode(bytes) { frame in
+                            onFrame(frame)
+                            return true
+                        }) ?? false
                     }
                 } catch {
                     failure = error
@@ -68,13 +70,14 @@ import Testing
         try Posix.setNonBlocking(pair.client, false)
         let wire = frameBytes(1) + frameBytes(2)
         var sequences: [UInt32] = []
+        var decoder = FrameDecoder(maximumFrameSize: 256, pendingCapacity: FrameDecoder.ringCutCapacity(frameSize: 256))
         // Every split point of two frames: each piece is its own segment (TCP_NODELAY), and its own completion.
         for split in 1..<wire.count {
             sequences = []
             _ = Array(wire[..<split]).withUnsafeBytes { write(pair.client, $0.baseAddress, $0.count) }
-            try pump(receiver, connection, until: { $0 >= 1 }) { sequences.append($0.sequence) }
+            try pump(receiver, connection, &decoder, until: { $0 >= 1 }) { sequences.append($0.sequence) }
             _ = Array(wire[split...]).withUnsafeBytes { write(pair.client, $0.baseAddress, $0.count) }
-            try pump(receiver, connection, until: { _ in sequences.count == 2 }) { sequences.append($0.sequence) }
+            try pump(receiver, connection, &decoder, until: { _ in sequences.count == 2 }) { sequences.append($0.sequence) }
             #expect(sequences == [1, 2], "split at byte \(split)")
         }
     }
@@ -108,7 +111,8 @@ import Testing
             }
         }
         var sequences: [UInt32] = []
-        try pump(receiver, connection, until: { _ in sequences.count == frames }) { sequences.append($0.sequence) }
+        var decoder = FrameDecoder(maximumFrameSize: 1024, pendingCapacity: FrameDecoder.ringCutCapacity(frameSize: 1024))
+        try pump(receiver, connection, &decoder, until: { _ in sequences.count == frames }) { sequences.append($0.sequence) }
         writer.join()
         #expect(sequences == Array(0..<UInt32(frames)))
         #expect(receiver.rearms > 0, "the buffers ran out at least once")

@@ -26,6 +26,11 @@ public struct FrameDecoder {
         if pendingCapacity > 0 { pending.reserveCapacity(min(pendingCapacity, maximumFrameSize)) }
     }
 
+    /// The room a decoder of a connection read through io_uring sets aside once for a frame cut between two
+    /// completions: the ring's provided buffers cut the stream routinely, where epoll's 64 KiB reads rarely do, and
+    /// room made on the first cut would be made in the middle of the run. One of its largest frames, at most 256 B.
+    public static func ringCutCapacity(frameSize: Int) -> Int { min(256, frameSize) }
+
     /// Bytes held back because they start a frame that is not complete yet.
     ///
     /// Non-zero when the peer closes the connection means it closed half-way through a frame.
@@ -71,6 +76,13 @@ public struct FrameDecoder {
             _ = try completePendingFrame(from: .init(rebasing: input[offset...]))
         }
         return true
+    }
+
+    /// A message of the layer below (a WebSocket message) ended: no frame may be left half-way.
+    ///
+    /// - Throws: ``FrameError/messageEndedInsideFrame`` when part of a frame is held back.
+    public func messageEnded() throws(FrameError) {
+        guard pending.isEmpty else { throw .messageEndedInsideFrame }
     }
 
     /// Moves bytes from `input` into `pending` until the pending frame is complete or `input` is used up.

@@ -10,6 +10,9 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownKind(UInt8)
     /// The length field is zero: not even a kind byte follows.
     case emptyFrame
+    /// A message of a message-oriented layer (WebSocket) ended with part of a frame still to come: frames must not
+    /// straddle messages.
+    case messageEndedInsideFrame
 
     public var description: String {
         switch self {
@@ -23,6 +26,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
             return "unknown frame kind \(byte)"
         case .emptyFrame:
             return "frame with a zero length field"
+        case .messageEndedInsideFrame:
+            return "a message ended inside a bench frame"
         }
     }
 }

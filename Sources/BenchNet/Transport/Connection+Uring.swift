@@ -4,11 +4,6 @@ import Glibc
 /// A connection under the io_uring engine: its reads arrive through the loop's ``UringReceiver`` and its writes wait
 /// in the loop's ``SendBatch`` (see `BenchNet/Uring/`).
 extension Connection {
-    /// With io_uring, the room a connection's frame decoder sets aside once for a frame cut between two completions:
-    /// the ring's provided buffers cut the stream routinely, where epoll's 64 KiB reads rarely do, and room made on
-    /// the first cut would be made in the middle of the run. One of its largest frames, at most 256 B.
-    static func cutFrameCapacity(frameSize: Int) -> Int { min(256, frameSize) }
-
     /// What a connection's epoll watches besides writable: readable, unless io_uring's receive (`receiver`) reads it
     /// (then only errors and hang-ups, which epoll always reports).
     static func readInterest(with receiver: UringReceiver?) -> EpollEvents { receiver == nil ? .readable : [] }

@@ -3,12 +3,13 @@ import CBenchLinux
 import Glibc
 
 /// One non-blocking connection in an event loop, over transport `T`: its socket, its transport's layers (TLS,
-/// WebSocket), the decoder of the bench frames inside, and a bounded queue for what the socket could not take yet.
+/// WebSocket), and a bounded queue for what the socket could not take yet. It carries bytes: what they mean is the
+/// owner's protocol's.
 ///
 /// A connection goes through states: connecting (a client's non-blocking connect), handshaking (TLS, WebSocket
 /// Upgrade; nothing to do for plain TCP), open. Handshakes advance as bytes arrive, in the owner's event loop; no
-/// call blocks. ``receive(_:count:_:)`` takes what one read returned and hands every complete bench frame to the
-/// owner, unwrapped and decoded in place. ``send(_:stamped:)`` wraps a frame and writes it at once when nothing is
+/// call blocks. ``receiveBytes(_:count:_:)`` takes what one read returned and hands the owner the application's bytes,
+/// unwrapped in place. ``send(_:stamped:)`` wraps a frame and writes it at once when nothing is
 /// queued, which is the common case and costs one system call; when the socket takes only part or nothing, the rest
 /// is queued and the connection asks its epoll for ``EpollEvents/writable``, and ``writeQueued()`` then drains it.
 /// A frame is never split by the queue limit: it is queued whole or dropped whole. One thread uses a connection.
@@ -35,8 +36,6 @@ public final class Connection<T: Transport> {
     private var socket: Descriptor?
     /// The owner's token for this connection in ``epoll``.
     public let token: UInt64
-    /// Decodes the bench frames this connection receives.
-    public private(set) var decoder: FrameDecoder
     /// The most bytes allowed to wait in the queue before whole frames are dropped.
     public let maximumQueuedBytes: Int
     /// When the connection began: the start of the client's connect, or the accept (monotonic ns).
@@ -114,9 +113,6 @@ public final class Connection<T: Transport> {
         self.epoll = epoll
         self.receiver = receiver
         self.batch = batch
-        self.decoder = FrameDecoder(
-            maximumFrameSize: settings.maximumFrameSize,
-            pendingCapacity: receiver == nil ? 0 : Self.cutFrameCapacity(frameSize: settings.maximumFrameSize))
         self.maximumQueuedBytes = maximumQueuedBytes
         self.startedAt = startedAt
         self.connectedAt = connecting ? 0 : startedAt
@@ -135,8 +131,11 @@ public final class Connection<T: Transport> {
     /// Bytes waiting to be written.
     public var queuedByteCount: Int { outbound.count }
 
-    /// True once every handshake is done, while the connection is open: bench frames can flow.
+    /// True once every handshake is done, while the connection is open: the application's bytes can flow.
     public var isEstablished: Bool { isOpen && state == .open }
+
+    /// True when its reads arrive through io_uring's provided buffers, which cut the stream routinely.
+    public var readsFromRing: Bool { receiver != nil }
 
     /// WebSocket pings the peer sent (each answered with a pong).
     public var pingsReceived: Int { framing.pingsReceived }
@@ -173,40 +172,14 @@ public final class Connection<T: Transport> {
     }
 
     /// Takes `buffer[0..<count]`, what one ``read(into:stamps:)`` returned: advances the handshakes, answers the
-    /// transport's own frames (pings, close), and calls `onFrame` for every complete bench frame, in place (the
-    /// callee may change its bytes). The buffer's bytes past `count` may be used for decrypted ones.
+    /// transport's own frames (pings, close), and hands `onBytes` the application's bytes as the transport unwrapped
+    /// them, in place (the callee may change them), with `endsMessage` true (and no bytes) at the end of each WebSocket
+    /// message. What the bytes mean is the caller's protocol's: a connection knows no application frame. The buffer's
+    /// bytes past `count` may be used for decrypted ones.
     ///
-    /// - Returns: False when `onFrame` asked to stop; the rest is dropped.
-    /// - Throws: ``ConnectionError`` on anything the peer got wrong, or an orderly close by the peer
-    ///   (``ConnectionError/closedByPeer(_:)``); the owner then closes the connection.
-    @inline(__always)
-    public func receive(
-        _ buffer: UnsafeMutableRawBufferPointer, count: Int, _ onFrame: (Frame) -> Bool
-    ) throws(ConnectionError) -> Bool {
-        var frameError: FrameError?
-        var misaligned = false
-        let proceed = try receiveBytes(buffer, count: count) { bytes, endsMessage in
-            if endsMessage {
-                misaligned = decoder.bufferedByteCount != 0
-                return !misaligned
-            }
-            do throws(FrameError) {
-                return try decoder.decode(bytes, onFrame)
-            } catch {
-                frameError = error
-                return false
-            }
-        }
-        if let frameError { throw .frame(frameError) }
-        if misaligned {
-            throw .webSocket(WebSocketError(WebSocketCloseCode.protocolError, "a message ended inside a bench frame"))
-        }
-        return proceed
-    }
-
-    /// Like ``receive(_:count:_:)``, for peers that do not speak bench frames (a user's server): `onBytes` gets the
-    /// application bytes as the transport unwrapped them, in place, and `endsMessage` true (with no bytes) at the end
-    /// of each WebSocket message. Returns false when `onBytes` asked to stop or the connection was closed meanwhile.
+    /// - Returns: False when `onBytes` asked to stop or the connection was closed meanwhile; the rest is dropped.
+    /// - Throws: ``ConnectionError`` on anything the peer got wrong at the transport's layers, or an orderly close by
+    ///   the peer (``ConnectionError/closedByPeer(_:)``); the owner then closes the connection.
     @inline(__always)
     public func receiveBytes(
         _ buffer: UnsafeMutableRawBufferPointer, count: Int,

@@ -145,7 +145,6 @@ public enum FramingOutput {
 /// Why a connection ended or could not go on, worded for the events.
 public enum ConnectionError: Error, CustomStringConvertible {
     case system(SystemError)
-    case frame(FrameError)
     case webSocket(WebSocketError)
     case handshake(String)
     case tls(String)
@@ -155,7 +154,6 @@ public enum ConnectionError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .system(let error): "\(error)"
-        case .frame(let error): "\(error)"
         case .webSocket(let error): "\(error)"
         case .handshake(let reason): "handshake failed: \(reason)"
         case .tls(let reason): "TLS: \(reason)"
@@ -167,7 +165,6 @@ public enum ConnectionError: Error, CustomStringConvertible {
     public var closeCode: UInt16 {
         switch self {
         case .webSocket(let error): error.code
-        case .frame: WebSocketCloseCode.protocolError
         default: WebSocketCloseCode.normal
         }
     }

@@ -53,7 +53,9 @@ extension BenchServer {
                 continue
             }
             let peer = Peer(
-                connection: connection, client: nil, transmitStamps: nil)
+                connection: connection,
+                frames: FrameReader(for: connection, maximumFrameSize: transportSettings.maximumFrameSize),
+                client: nil, transmitStamps: nil)
             if slot == peers.count { peers.append(peer) } else { peers[slot] = peer }
             do {
                 try connection.start()
@@ -114,7 +116,7 @@ extension BenchServer {
     /// The time is taken right after the read returns: it is the arrival time of every echo in the chunk (and so
     /// is the kernel's receive stamp, with kernel stamps).
     func readFrames(slot: Int) {
-        let connection = peers[slot].connection
+        let (connection, frames) = (peers[slot].connection, peers[slot].frames)
         let count: Int
         let kernelNow: UInt64
         do {
@@ -126,7 +128,7 @@ extension BenchServer {
         }
         let now = MonotonicClock.now()
         guard count > 0 else {
-            let pending = connection.decoder.bufferedByteCount
+            let pending = frames.bufferedByteCount
             let reason = pending > 0 ? "closed in the middle of a frame (\(pending) bytes of it came)" : "closed by peer"
             closePeer(slot: slot, reason: reason, at: now)
             return
@@ -134,7 +136,7 @@ extension BenchServer {
         // Anything a client sends shows it is alive: a WebSocket ping as much as a frame.
         if let client = peers[slot].client { lastHeard[client] = now }
         do {
-            _ = try connection.receive(readBuffer, count: count) { frame in
+            _ = try frames.receive(from: connection, readBuffer, count: count) { frame in
                 self.handle(frame, slot: slot, at: now, kernel: kernelNow)
             }
         } catch {

@@ -15,6 +15,8 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     /// An accepted connection and, once it said hello, its client id.
     struct Peer {
         let connection: Connection<T>
+        /// The bench frames in what it sends.
+        let frames: FrameReader
         var client: Int?
         /// With kernel stamps, from its first stamped write: the messages written to it that wait for their transmit
         /// stamp.

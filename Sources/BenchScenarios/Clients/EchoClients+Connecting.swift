@@ -25,6 +25,7 @@ extension EchoClients {
     /// A new connection for the client at `position`, its connect under way (not counted yet).
     func startConnect(position: Int) throws -> Connection<T> {
         let client = ids.lowerBound + position
+        sessions[position].restart()
         return try loop.connect(
             to: routes.address(of: client), from: sources.isEmpty ? nil : sources[client % sources.count],
             token: Token.firstConnection + UInt64(position), transmitStamps: false)
@@ -48,9 +49,11 @@ extension EchoClients {
                 load.begin()  // the connects were setup; the load counts from here
             }
         }
-        Frame.encodeHello(into: hello, client: UInt32(client), token: token)
+        let session = sessions[position]
+        session.connected()
         do {
-            _ = try connection.send(hello)
+            var dropped = 0
+            try sendOwed(by: session, on: connection, counting: &dropped)
             return true
         } catch {
             guard !isReconnect else {

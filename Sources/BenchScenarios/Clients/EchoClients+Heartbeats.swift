@@ -17,7 +17,7 @@ extension EchoClients {
             heartbeatCursor = (heartbeatCursor + 1) % started
             guard let connection = table[position], connection.isOpen, !table.isSettingUp(position) else { continue }
             do {
-                try sendHeartbeat(on: connection, client: ids.lowerBound + position)
+                try sendHeartbeat(on: connection, position: position)
             } catch {
                 record(client: ids.lowerBound + position, reason: "\(error)")
                 close(position)
@@ -26,13 +26,16 @@ extension EchoClients {
     }
 
     /// A WebSocket ping where the transport has one (as SocketRocket's heartbeat), a heartbeat frame otherwise.
-    func sendHeartbeat(on connection: Connection<T>, client: Int) throws(SystemError) {
+    func sendHeartbeat(on connection: Connection<T>, position: Int) throws(SystemError) {
         if try connection.sendPing() {
             report.heartbeats += 1
             return
         }
-        Frame.encodeHeartbeat(into: heartbeatFrame, client: UInt32(client))
-        if try connection.send(heartbeatFrame) != .dropped { report.heartbeats += 1 }
+        let session = sessions[position]
+        session.heartbeat()
+        var dropped = 0
+        try sendOwed(by: session, on: connection, counting: &dropped)
+        if dropped == 0 { report.heartbeats += 1 }
     }
 
     /// An agent's thread: its busy share since its clients all said hello, every second.

@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// The simulated clients of a run, over transport `T`: one connection each, in one epoll loop on one thread, each
 /// echoing every data frame at once with the time its read returned, and sending a heartbeat every `heartbeat` (a
@@ -48,8 +49,6 @@ final class EchoClients<T: Transport> {
     /// `--io uring`, on a thread of more than one client (a single one blocks in read).
     let usesUring: Bool
     let heartbeatTimer: MonotonicTimer
-    /// A heartbeat frame, rewritten with each sender's id.
-    let heartbeatFrame: UnsafeMutableRawBufferPointer
     /// The clients' connections by position, their connect window and times; a client whose connection is open and
     /// not setting up has said hello on it.
     var table: ClientTable<T>
@@ -73,8 +72,8 @@ final class EchoClients<T: Transport> {
     /// An agent's: where this thread's busy share goes every second once all its clients said hello.
     var loadOut: ThreadLoadBoard?
     var load = BusyShare()
-    /// A hello frame, rewritten with each client's id.
-    let hello: UnsafeMutableRawBufferPointer
+    /// Per position: the client's side of the built-in server's protocol, started over on each connection.
+    let sessions: [BenchEchoSession]
     var heartbeatCursor = 0
     /// The heartbeats this thread's clients are owed.
     var heartbeatCredit = HeartbeatCredit()
@@ -107,8 +106,12 @@ final class EchoClients<T: Transport> {
         self.reconnects = configuration.reconnect.map {
             ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
         }
-        self.heartbeatFrame = .allocate(byteCount: WireFormat.heartbeatFrameSize, alignment: 8)
-        self.hello = .allocate(byteCount: WireFormat.helloFrameSize, alignment: 8)
+        let usesUring = self.usesUring
+        self.sessions = ids.map {
+            BenchEchoSession(
+                client: UInt32($0), token: configuration.token, maximumFrameSize: transport.maximumFrameSize,
+                readsFromRing: usesUring)
+        }
         table = ClientTable(
             count: ids.count, window: ClientLoop<T>.connectWindow,
             pace: configuration.connectInterval.map {
@@ -116,11 +119,6 @@ final class EchoClients<T: Transport> {
             })
         joined = Array(repeating: false, count: ids.count)
         returnUnconfirmed = Array(repeating: false, count: ids.count)
-    }
-
-    deinit {
-        heartbeatFrame.deallocate()
-        hello.deallocate()
     }
 
     /// Connects every client, echoes until the run ends, closes every connection.
@@ -171,7 +169,7 @@ final class EchoClients<T: Transport> {
         do {
             if events.contains(.writable) { try connection.writeQueued() }
             guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return true }
-            return try echoWhatArrives(on: connection, client: client)
+            return try echoWhatArrives(on: connection, position: position)
         } catch {
             if !joined[position] {
                 // Before the first hello, a failure is the setup's: the run cannot have all its clients.
@@ -193,11 +191,11 @@ final class EchoClients<T: Transport> {
                 if heartbeat > 0 { try Posix.setReceiveTimeout(connection.descriptor, nanoseconds: heartbeat) }
             }
             if heartbeat > 0 { nextHeartbeat = MonotonicClock.now() + heartbeat }
-            while try echoWhatArrives(on: connection, client: client) {
+            while try echoWhatArrives(on: connection, position: 0) {
                 report.observedCPUs.insert(CPUPlacement.currentCPU())
                 let now = MonotonicClock.now()
                 if now >= nextHeartbeat {
-                    try sendHeartbeat(on: connection, client: client)
+                    try sendHeartbeat(on: connection, position: 0)
                     nextHeartbeat = now + heartbeat
                 }
             }
@@ -208,41 +206,60 @@ final class EchoClients<T: Transport> {
     }
 
     /// Reads once and echoes every data frame read, stamped with the time the read returned (and the kernel's
-    /// receive stamp, with kernel stamps). False when the connection is done: the server closed it (the end of the
-    /// run) or sent something that is not data.
-    func echoWhatArrives(on connection: Connection<T>, client: Int) throws -> Bool {
+    /// receive stamp, with kernel stamps): the client's ``BenchEchoSession`` turns them into echoes in its outbox,
+    /// sent after the read. False when the connection is done: the server closed it or said goodbye (the end of the
+    /// run), or sent something that is not data.
+    func echoWhatArrives(on connection: Connection<T>, position: Int) throws -> Bool {
         guard case .processed(let (count, kernelNow)) = try connection.read(into: loop.readBuffer, stamps: loop.stamps) else {
             return true
         }
         let now = MonotonicClock.now()
         guard count > 0 else { return false }  // the server closed: the run is over
-        returnUnconfirmed[client - ids.lowerBound] = false  // the server sent something: it took its hello
-        var sendError: SystemError?
-        let proceed: Bool
+        returnUnconfirmed[position] = false  // the server sent something: it took its hello
+        let session = sessions[position]
+        var refusal: BenchEchoError?
+        var proceed = false
         do {
-            proceed = try connection.receive(loop.readBuffer, count: count) { frame in
-                if frame.kind == .goodbye {
-                    self.runIsOver = true  // the close that follows is the end, not a drop
-                    return false
-                }
-                guard frame.kind == .data else {
-                    self.record(client: client, reason: "the server sent \(frame.kind.withArticle) frame")
-                    return false
-                }
-                frame.convertToEcho(receivedNanoseconds: now, receivedKernelNanoseconds: kernelNow)
-                do throws(SystemError) {
-                    if try connection.send(frame.bytes) == .dropped { self.report.droppedEchoes += 1 }
-                } catch {
-                    sendError = error
-                    return false
-                }
-                return true
+            proceed = try connection.receiveBytes(loop.readBuffer, count: count) { bytes, endsMessage in
+                Self.take(bytes, endsMessage: endsMessage, into: session, readAt: now, kernel: kernelNow, refusal: &refusal)
             }
-        } catch .closedByPeer {
+        } catch {
+            guard case .closedByPeer = error else { throw error }
             return false  // the server closed in order: the run is over
         }
-        if let sendError { throw sendError }
-        return proceed
+        try sendOwed(by: session, on: connection, counting: &report.droppedEchoes)
+        if session.heardGoodbye { runIsOver = true }  // the close that follows is the end, not a drop
+        if let refusal { record(client: ids.lowerBound + position, reason: "\(refusal)") }
+        return proceed && refusal == nil
+    }
+
+    /// Hands `session` bytes read at `now` (`kernel`); false, with why in `refusal`, when it refused them.
+    @inline(__always)
+    private static func take(
+        _ bytes: UnsafeMutableRawBufferPointer, endsMessage: Bool, into session: BenchEchoSession, readAt now: UInt64,
+        kernel: UInt64, refusal: inout BenchEchoError?
+    ) -> Bool {
+        do {
+            return try session.received(bytes, endsMessage: endsMessage, readAt: now, kernel: kernel)
+        } catch {
+            refusal = error
+            return false
+        }
+    }
+
+    /// Sends each write `session` owes, one at a time as before its outbox was; `dropped` counts those the
+    /// connection's full queue dropped.
+    func sendOwed(by session: BenchEchoSession, on connection: Connection<T>, counting dropped: inout Int) throws(SystemError) {
+        var failure: SystemError?
+        session.outbox.drain { bytes in
+            guard failure == nil else { return }
+            do throws(SystemError) {
+                if try connection.send(bytes) == .dropped { dropped += 1 }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 
     func record(client: Int?, reason: String) {
