@@ -4,7 +4,8 @@ import BenchCore
 /// unwrapped: bench frames in (``received(_:endsMessage:readAt:kernel:)``), what the client owes the server out, in its
 /// ``outbox``: its hello once connected, a heartbeat when one is due, and for every data frame its echo, stamped with
 /// the time the read returned (and the kernel's receive stamp). Each goes as a write of its own, so the server reads
-/// them as it always did. The server's goodbye ends the run (``heardGoodbye``). No sockets: tested with bytes alone,
+/// them as it always did. The outbox may be shared by the sessions of a thread (``SharedOutbox``), drained after each
+/// event. The server's goodbye ends the run (``heardGoodbye``). No sockets: tested with bytes alone,
 /// split at every point.
 public final class BenchEchoSession {
     /// The client this connection is.
@@ -14,19 +15,28 @@ public final class BenchEchoSession {
     private var decoder: FrameDecoder
     private let maximumFrameSize: Int
     private let readsFromRing: Bool
-    /// What the client owes the server; the owner sends each write and empties it.
-    public var outbox: SessionOutbox
+    /// What the client owes the server; the owner sends each write and empties it after each event.
+    public let outbox: SharedOutbox
     /// The server said goodbye: the run is over, and the close that follows is its end, not a drop.
     public private(set) var heardGoodbye = false
 
     /// Client `client`'s session in the run with `token`, refusing frames over `maximumFrameSize` bytes (the run's
     /// message size); `readsFromRing` when its reads come through io_uring, which cuts the stream routinely (room for a
-    /// cut frame is then set aside now, not in the middle of the run).
-    public init(client: UInt32, token: UInt64, maximumFrameSize: Int, readsFromRing: Bool) {
+    /// cut frame is then set aside now, not in the middle of the run). What it owes goes to `outbox` (by default one of
+    /// its own, for a read of `readSize` bytes).
+    public init(
+        client: UInt32, token: UInt64, maximumFrameSize: Int, readsFromRing: Bool, outbox: SharedOutbox? = nil
+    ) {
         (self.client, self.token, self.maximumFrameSize, self.readsFromRing) = (client, token, maximumFrameSize, readsFromRing)
         decoder = Self.decoder(maximumFrameSize: maximumFrameSize, readsFromRing: readsFromRing)
-        // An echo at a time, and one more read together with it, without growing in the run; no more than 4 KiB each.
-        outbox = SessionOutbox(capacity: min(2 * max(maximumFrameSize, WireFormat.helloFrameSize), 4096))
+        self.outbox = outbox ?? Self.outbox(maximumFrameSize: maximumFrameSize, readSize: 2 * maximumFrameSize)
+    }
+
+    /// An outbox for what one read of at most `readSize` bytes can owe: the echoes of every frame in it and of the
+    /// one cut before it, and a hello or heartbeat (at least the smallest message each), so that it never grows.
+    public static func outbox(maximumFrameSize: Int, readSize: Int) -> SharedOutbox {
+        let frames = readSize / WireFormat.minimumMessageSize + 2
+        return SharedOutbox(capacity: readSize + maximumFrameSize + WireFormat.helloFrameSize, messages: frames)
     }
 
     private static func decoder(maximumFrameSize: Int, readsFromRing: Bool) -> FrameDecoder {

@@ -6,10 +6,11 @@ public struct SessionOutbox {
     /// Where each message in `bytes` ends; empty: all of it is one write.
     private var boundaries: [Int] = []
 
-    /// An outbox with room for `capacity` bytes set aside now: an acknowledgement or a pong at a time by default, so
-    /// that 20,000 connections keep little.
-    init(capacity: Int = 64) {
+    /// An outbox with room for `capacity` bytes and `messages` messages set aside now: an acknowledgement or a pong at
+    /// a time by default, so that 20,000 connections keep little.
+    init(capacity: Int = 64, messages: Int = 0) {
         bytes.reserveCapacity(capacity)
+        if messages > 0 { boundaries.reserveCapacity(messages) }
     }
 
     public var isEmpty: Bool { bytes.isEmpty }
@@ -58,5 +59,35 @@ public struct SessionOutbox {
             }
             if start < all.count { try send(UnsafeMutableRawBufferPointer(rebasing: all[start...])) }  // a stream's bytes
         }
+    }
+}
+
+/// One ``SessionOutbox`` for the sessions of a thread that drains it after each read, before the next session reads:
+/// one buffer for all of them, not one per connection (a built-in client's echoes are whole messages: a buffer each
+/// would be the message size times the clients).
+public final class SharedOutbox {
+    private var owed: SessionOutbox
+
+    /// Room for `capacity` bytes and `messages` writes, set aside now: what one read can owe, so that it never grows
+    /// in the run.
+    public init(capacity: Int, messages: Int) {
+        owed = SessionOutbox(capacity: capacity, messages: messages)
+    }
+
+    public var isEmpty: Bool { owed.isEmpty }
+
+    /// One write of its own.
+    func append(message body: UnsafeRawBufferPointer) {
+        owed.append(message: body)
+    }
+
+    /// Hands each write to `send`, and empties the outbox whether or not they were taken.
+    public func drain(_ send: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        try owed.drain(send)
+    }
+
+    /// Empties the outbox without sending (the connection it was for failed).
+    public func removeAll() {
+        owed.removeAll()
     }
 }

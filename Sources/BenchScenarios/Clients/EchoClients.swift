@@ -72,7 +72,8 @@ final class EchoClients<T: Transport> {
     /// An agent's: where this thread's busy share goes every second once all its clients said hello.
     var loadOut: ThreadLoadBoard?
     var load = BusyShare()
-    /// Per position: the client's side of the built-in server's protocol, started over on each connection.
+    /// Per position: the client's side of the built-in server's protocol, started over on each connection; what they
+    /// owe goes to one outbox, drained after each read.
     let sessions: [BenchEchoSession]
     var heartbeatCursor = 0
     /// The heartbeats this thread's clients are owed.
@@ -107,10 +108,12 @@ final class EchoClients<T: Transport> {
             ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
         }
         let usesUring = self.usesUring
+        // One outbox for the thread's clients, drained after each read: what one read owes, never grown in the run.
+        let outbox = BenchEchoSession.outbox(maximumFrameSize: transport.maximumFrameSize, readSize: loop.readBuffer.count)
         self.sessions = ids.map {
             BenchEchoSession(
                 client: UInt32($0), token: configuration.token, maximumFrameSize: transport.maximumFrameSize,
-                readsFromRing: usesUring)
+                readsFromRing: usesUring, outbox: outbox)
         }
         table = ClientTable(
             count: ids.count, window: ClientLoop<T>.connectWindow,
@@ -217,6 +220,7 @@ final class EchoClients<T: Transport> {
         guard count > 0 else { return false }  // the server closed: the run is over
         returnUnconfirmed[position] = false  // the server sent something: it took its hello
         let session = sessions[position]
+        defer { session.outbox.removeAll() }  // what a failed read left owed is not another client's to send
         var refusal: BenchEchoError?
         var proceed = false
         do {
