@@ -99,6 +99,7 @@ enum ClientsCommand {
             Console.error("agent: the run ended; this agent was clients \(first) to \(first + clients - 1) of "
                 + "\(outcome.welcome.totalClients) over \(outcome.spec.transport.rawValue); its clock was put on the server's with an offset of "
                 + "\(outcome.clock.offset) ns ± \(outcome.clock.error) ns\n")
+            for note in outcome.notes { Console.error("agent: note: \(note)\n") }
         } catch {
             Console.error("Error: \(error)\n")
             return .runFailed

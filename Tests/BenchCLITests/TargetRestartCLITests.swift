@@ -47,6 +47,29 @@ import Testing
         #expect(afterwards.count >= 20 && afterwards.allSatisfy { $0["delivered"] == "\(clients)" }, "\(afterwards.prefix(3))")
     }
 
+    /// `--drop-connections-at` against the user's server, the subscribers in child processes: each child is ordered to
+    /// close its connections, and every subscriber comes back.
+    @Test(.enabled(if: natsServer != nil, "nats-server is not installed: apt-get install -y nats-server"))
+    func subscribersInChildProcessesDroppedAtATimeComeBack() throws {
+        let port = try Self.freePort()
+        let server = try Self.startNATS(port: port)
+        defer { Self.kill(server) }
+        let clients = 6
+        let result = try BenchProcess.run([
+            "fanout", "--target", "nats://127.0.0.1:\(port)/deploy", "--clients", "\(clients)", "--client-procs", "2",
+            "--reconnect", "--reconnect-base", "50ms", "--reconnect-max", "400ms", "--drop-connections-at", "1s",
+            "--messages", "300", "--interval", "10ms", "--arrival", "fixed", "--quiet", "--out", temporaryFolderPath(),
+        ], timeout: 120)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(settings["connections_dropped"] == "1")
+        #expect(settings["client_outages"] == "\(clients)" && settings["client_outages_back"] == "\(clients)")
+        let events = try csvRows(folder + "/events.csv").map { $0["reason"] ?? "" }
+        #expect(events.filter { $0.contains("closed by --drop-connections-at") }.count == clients, "\(events)")
+        #expect(Set(try csvRows(folder + "/reconnects.csv").compactMap { $0["client"].flatMap(Int.init) }) == Set(0..<clients))
+    }
+
     static func startNATS(port: UInt16) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: natsServer!)

@@ -43,7 +43,8 @@ struct BackgroundRun {
     /// A run that admits agents (token `token`) started in the background on 127.0.0.1, and `agents` agents of
     /// `clientsEach` clients on threads of the test, each on one client thread, speaking over loopback as on other hosts.
     static func withAgents(
-        _ configuration: RunConfiguration, agents: Int, clientsEach: Int, token: String
+        _ configuration: RunConfiguration, agents: Int, clientsEach: Int, token: String,
+        agentReconnect: ReconnectBackoff? = nil
     ) throws -> (BackgroundRun, [NativeThread<Result<AgentRunner.Outcome, RunError>>]) {
         var configuration = configuration
         configuration.admitAgents(tokenHash: AgentToken.hash(token))
@@ -58,7 +59,7 @@ struct BackgroundRun {
                 Result { () throws(RunError) in
                     try AgentRunner.run(
                         server: address, clients: clientsEach, token: token, clientThreads: 1,
-                        joinTimeout: 20_000_000_000, control: control)
+                        joinTimeout: 20_000_000_000, reconnect: agentReconnect, control: control)
                 }
             }
         }

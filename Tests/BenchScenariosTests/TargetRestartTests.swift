@@ -229,11 +229,14 @@ import Testing
     }
 
     /// broadcasts.csv's rows sent once every subscriber was back (its outage's end) and the publisher too (its event
-    /// "publisher: back after …", where it went away): what every subscriber must have had.
+    /// "publisher: back after …", where it went away), and the measuring thread had heard so: what every subscriber
+    /// must have had. A return is stamped by its group when the server confirmed it, and the measuring thread counts the
+    /// subscriber among a broadcast's recipients once the report has come over its channel: a broadcast in between is
+    /// counted lost to it (seen 12 µs after a return). 100 ms is a bound only a stalled channel reaches.
     static func broadcastsAfterEveryReturn(_ recording: RunRecording, _ files: RunFiles) throws -> [[String: String]] {
         let subscribersBack = try #require(recording.outages.map(\.back).max())
         let publisherBack = recording.connectionEvents.filter { $0.reason.hasPrefix("publisher: back after") }.map(\.time).max()
-        let everyoneBack = max(subscribersBack, publisherBack ?? 0) &- recording.startNanoseconds
+        let everyoneBack = max(subscribersBack, publisherBack ?? 0) &- recording.startNanoseconds + 100_000_000
         return files.broadcasts.filter { ($0.int("t0_ns") ?? 0) > Int(everyoneBack) }
     }
 

@@ -130,6 +130,13 @@ extension Frame {
         encodeControl(.goodbye, size: WireFormat.heartbeatFrameSize, into: buffer, client: client)
     }
 
+    /// Writes the order to drop every connection (``FrameKind/dropConnections``) into the first
+    /// ``WireFormat/heartbeatFrameSize`` bytes of `buffer`.
+    @discardableResult
+    public static func encodeDropConnections(into buffer: UnsafeMutableRawBufferPointer) -> Frame {
+        encodeControl(.dropConnections, size: WireFormat.heartbeatFrameSize, into: buffer, client: 0)
+    }
+
     /// A zeroed frame of a fixed size carrying a client id at offset 8: hello, heartbeat and goodbye.
     private static func encodeControl(
         _ kind: FrameKind,

@@ -110,7 +110,7 @@ public struct FrameDecoder {
         guard size <= maximumFrameSize else { throw .frameTooLarge(announced: size, limit: maximumFrameSize) }
         guard let kind = FrameKind(rawValue: kindByte) else { throw .unknownKind(kindByte) }
         switch kind {
-        case .hello, .heartbeat, .goodbye:
+        case .hello, .heartbeat, .goodbye, .dropConnections:
             let expected = kind == .hello ? WireFormat.helloFrameSize : WireFormat.heartbeatFrameSize
             guard size == expected else { throw .wrongSize(kind: kind, announced: size, expected: expected) }
         case .agentHello, .agentWelcome, .connectTimes:

@@ -110,6 +110,10 @@ public enum FrameKind: UInt8, Sendable {
     /// message back, in chat its own copy of what it sent; an echo frame's layout, with the read's times. An `echo` is
     /// only ever a built-in client's answer to the built-in server.
     case read = 16
+    /// The measuring thread orders a share of a target run's clients to close every connection now
+    /// (`--drop-connections-at`), as a network that drops them would: each comes back with `--reconnect`. A
+    /// heartbeat's layout and size.
+    case dropConnections = 17
 }
 
 extension FrameKind {
@@ -128,6 +132,7 @@ extension FrameKind {
         case .sendReport: return "a send report"
         case .delivery: return "a delivery"
         case .read: return "a read report"
+        case .dropConnections: return "a drop-connections order"
         default: return "a \(self)"
         }
     }

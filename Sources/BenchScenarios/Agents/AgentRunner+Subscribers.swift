@@ -31,8 +31,8 @@ extension AgentRunner {
 
     /// An agent of `bench serve fanout|roundtrip --target` (its welcome's spec names the target): its clients run on
     /// `threads` threads, reporting on the control connection; meanwhile this thread measures the collector's clock
-    /// every ``clockRoundInterval`` on the same connection (whole writes under one lock) and, in roundtrip, passes each
-    /// send order on to its client's thread; when the collector closes the connection, the clients end.
+    /// every ``clockRoundInterval`` on the same connection (whole writes under one lock) and passes each
+    /// order on to the client threads it is for; when the collector closes the connection, the clients end.
     static func runTargetClients(
         _ welcome: AgentWelcome, _ spec: ClientSpec, controlSocket: Int32, threads: Int, control: RunControl,
         status: AgentStatus?
@@ -40,29 +40,25 @@ extension AgentRunner {
         let share = try ClientGroupShare(welcome, spec)
         defer { share.link?.end() }
         let lock = SocketWriteLock()
-        let relay = share.configuration.scenario == .fanout ? nil : OrderRelay()  // roundtrip's and chat's send orders
-        let ownsEndSignal = relay != nil
-        // Roundtrip: each thread's orders come over a pair of its own, and its end is the pair's; fanout: the run's.
+        // Each thread's orders (roundtrip's and chat's messages, and any run's drop of every connection) come over a
+        // pair of its own, and its end is the pair's.
+        let relay = OrderRelay()
         let shares = ClientThreadSet<Void>.shares(of: share.ids, threads: threads)
         var endSignals: [Int32] = []
         do throws(SystemError) {
             for ids in shares {
-                guard let relay else {
-                    endSignals.append(control.clientsWake.descriptor)
-                    continue
-                }
                 let (relayed, thread) = try Posix.socketPair()
                 relay.add(ids, at: relayed)
                 endSignals.append(thread)
             }
         } catch {
-            if ownsEndSignal { for end in endSignals { Posix.close(end) } }
-            relay?.end()
+            for end in endSignals { Posix.close(end) }
+            relay.end()
             throw .system(error)
         }
         let started = ClientThreadSet(shares, name: "bench-subs", cpu: share.configuration.clientCPU) {
             [endSignals] index, ids, placement in
-            defer { if ownsEndSignal { Posix.close(endSignals[index]) } }
+            defer { Posix.close(endSignals[index]) }
             let writer = ReportWriter(descriptor: controlSocket, lock: lock)
             do throws(SystemError) {
                 if let placement { throw placement }
@@ -75,8 +71,8 @@ extension AgentRunner {
             }
         }
         if let failure = started.startFailure {
-            if ownsEndSignal { for end in endSignals.dropFirst(started.startedCount) { Posix.close(end) } }
-            relay?.end()
+            for end in endSignals.dropFirst(started.startedCount) { Posix.close(end) }
+            relay.end()
             control.clientsWake.notify()
             _ = started.join()
             throw .system(failure)

@@ -4,7 +4,7 @@ import Glibc
 
 /// What an agent does on its control connection while its clients run: it sends their connect times and load, measures
 /// the collector's clock again every ``AgentRunner/clockRoundInterval`` (a ``ClockRound``, taken a reply at a time among
-/// whatever else arrives), passes a roundtrip target run's send orders on to the client threads they are for
+/// whatever else arrives), passes a target run's orders on to the client threads they are for
 /// (``OrderRelay``), and takes the connection's end for the run's.
 extension AgentRunner {
     /// How often the agent looks at its control connection while its clients run.
@@ -57,6 +57,8 @@ extension AgentRunner {
                         }
                     case .data:
                         relay?.take(frame)
+                    case .dropConnections:
+                        relay?.takeForEveryShare(frame)
                     default:
                         break  // nothing else is the agent's: ignored
                     }
@@ -134,6 +136,11 @@ final class OrderRelay {
     func take(_ frame: Frame) {
         guard let share = shares.firstIndex(where: { $0.ids.contains(Int(frame.client)) }) else { return }
         shares[share].pending.append(contentsOf: UnsafeRawBufferPointer(frame.bytes))
+    }
+
+    /// An order for every share (``FrameKind/dropConnections``).
+    func takeForEveryShare(_ frame: Frame) {
+        for share in shares.indices { shares[share].pending.append(contentsOf: UnsafeRawBufferPointer(frame.bytes)) }
     }
 
     /// Writes what each share was given (a thread gone takes nothing: its orders are dropped, and the collector hears

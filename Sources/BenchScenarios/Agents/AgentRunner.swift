@@ -21,6 +21,8 @@ public enum AgentRunner {
         public let clock: ClockEstimate
         /// Connections of its clients that closed early, with the reason (the server closing them all is the end).
         public let events: [ConnectionEvent]
+        /// What the agent's own options did not do, and why (for people).
+        public var notes: [String] = []
     }
 
     /// Joins the run served at `address` with `clients` clients, waiting at most `joinTimeout` for the welcome; with
@@ -67,7 +69,16 @@ public enum AgentRunner {
             try runTargetClients(
                 welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control,
                 status: status)
-            return Outcome(welcome: welcome, spec: spec, clock: clock, events: [])
+            var outcome = Outcome(welcome: welcome, spec: spec, clock: clock, events: [])
+            if reconnect != nil && reconnect != spec.reconnect {
+                outcome.notes.append(
+                    "this agent's --reconnect was not used: a --target run's clients reconnect as the run says ("
+                        + (spec.reconnect == nil ? "not at all: give --reconnect to bench serve" : "its --reconnect") + ")")
+            }
+            if !sourceAddresses.isEmpty {
+                outcome.notes.append("this agent's --source-addresses were not used: a --target run's clients connect from the kernel's choice")
+            }
+            return outcome
         }
         var configuration = try RunConfiguration(welcome: welcome, spec: spec)
         configuration.clientThreads = max(1, min(clientThreads, clients))

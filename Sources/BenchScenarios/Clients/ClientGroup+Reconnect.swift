@@ -41,6 +41,15 @@ extension ClientGroup {
         }
     }
 
+    /// `--drop-connections-at`: the measuring thread's order to close every connection now, as a network that drops
+    /// them would. Each one's drop is reported, and with `--reconnect` it comes back by its schedule.
+    func dropConnections() {
+        for place in table.connections.indices {
+            guard let connection = table[place], connection.isOpen else { continue }
+            close(place, reason: "closed by --drop-connections-at", code: WebSocketCloseCode.goingAway)
+        }
+    }
+
     /// `--dead-after`: every connection of a subscriber that was ready once and has heard nothing from the server for
     /// that long (a hung server: the process stopped, its sockets still there, its kernel still taking connects) is
     /// taken for dead and closed, looked for every 100 ms (every quarter of the limit, when that is shorter) once the

@@ -28,8 +28,6 @@ final class OwnMessages {
     /// With kernel stamps: the places that wrote since their stamps were last taken, each once, and which they are.
     private(set) var wroteSinceStamps: [Int] = []
     private var hasWrittenSinceStamps: [Bool] = []
-    /// The orders as they arrive: data frames (sequence, client).
-    var orders = FrameDecoder(maximumFrameSize: WireFormat.minimumMessageSize)
 
     /// The messages of `sessions`' clients (`clients` by place; in chat, in rooms `rooms`): the template's `{client}` and
     /// `{room}` each one's; a tcp target's message is `--payload` bytes with its framing, as is a ws target's; the
@@ -112,7 +110,8 @@ final class OwnMessages {
 }
 
 extension ClientGroup {
-    /// Reads the orders waiting on the channel and sends each; false when the channel ended (or sent what is no order):
+    /// Reads the orders waiting on the channel and carries out each: a message to send (roundtrip, chat), or every
+    /// connection to drop (``FrameKind/dropConnections``); false when the channel ended (or sent what is no order):
     /// the group's end.
     func readOrders() -> Bool {
         let result: IOResult<Int>
@@ -125,13 +124,16 @@ extension ClientGroup {
         guard count > 0 else { return false }
         var fits = true
         do {
-            _ = try own!.orders.decode(UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<count])) { frame in
-                guard frame.kind == .data, ids.contains(Int(frame.client)) else {
+            _ = try orders.decode(UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<count])) { frame in
+                switch frame.kind {
+                case .data where own != nil && ids.contains(Int(frame.client)):
+                    send(sequence: frame.sequence, client: frame.client)
+                case .dropConnections:
+                    dropConnections()
+                default:
                     fits = false
-                    return false
                 }
-                send(sequence: frame.sequence, client: frame.client)
-                return true
+                return fits
             }
         } catch {
             return false

@@ -21,8 +21,11 @@ final class ClientGroup<T: Transport> {
     /// spread) and connect window: every client role's.
     let loop: ClientLoop<T>
     let writer: ReportWriter
-    /// Readable at the end; in roundtrip, where the orders come.
+    /// Where the measuring thread's orders come (a drop of every connection; in roundtrip and chat, each message to
+    /// send), and its end the group's.
     let endSignal: Int32
+    /// The orders as they arrive: data frames (sequence, client), and ``FrameKind/dropConnections``.
+    var orders = FrameDecoder(maximumFrameSize: WireFormat.minimumMessageSize)
     /// Roundtrip and chat: the clients' own messages, sent on order; nil for a fan-out run's subscribers.
     let own: OwnMessages?
     /// Chat through Redis: the connection the members' messages are published on (theirs are subscribed).
@@ -138,9 +141,9 @@ final class ClientGroup<T: Transport> {
             writer.flush()
             let proceed = try? loop.wait(timeoutMilliseconds: waitLimit) { token, events in
                 switch token {
-                // Fanout: the measuring side never writes on a channel, so readable is its end.
+                // The channel: its orders (a drop of every connection; roundtrip's and chat's messages), or its end.
                 case Self.endToken:
-                    let ordersGoOn = own != nil && readOrders()
+                    let ordersGoOn = readOrders()
                     loop.flushSends()  // the messages ordered go now, not after the rest of the pass
                     takeFreshTransmitStamps()
                     return ordersGoOn

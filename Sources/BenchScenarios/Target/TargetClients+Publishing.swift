@@ -87,6 +87,7 @@ extension TargetClients {
     func housekeeping(at now: UInt64) {
         measuringHousekeeping(at: now)  // the orders it made go after the pass, with the rest (``flushSends()``)
         reopenPublisherIfDue(at: now)
+        dropConnectionsIfDue(at: now)
         guard let publisher, let interval = publisher.session.heartbeatInterval, let connection = publisher.connection,
             connection.isOpen, publisher.session.isReady, now >= publisher.nextKeepAlive
         else { return }

@@ -7,9 +7,10 @@ import BenchNet
 /// they went). The publisher reconnects on this thread, by the same rule; broadcasts due while it is away are lost to
 /// everyone. While nobody is connected the run waits for returns, as the built-in server's does.
 extension TargetClients {
-    /// Subscriber `client`'s connection closed at `time` during the run: its outage begins.
+    /// Subscriber `client`'s connection closed at `time` during a run that expects it (`--reconnect`,
+    /// `--drop-connections-at`): its outage begins.
     func outageBegan(_ client: Int, at time: UInt64) {
-        guard configuration.reconnect != nil, isRunning, !isStopping else { return }
+        guard configuration.expectsReconnects, isRunning, !isStopping else { return }
         if openSubscribers == 0 { emptySince = MonotonicClock.now() }
         guard outageOfClient[client] < 0, recording.outages.count < RunRecording.maximumOutages else { return }
         outageOfClient[client] = recording.outages.count
@@ -60,6 +61,25 @@ extension TargetClients {
             gaveUpCount < configuration.clients
         else { return false }
         return now < emptySince &+ configuration.returnGrace
+    }
+
+    /// `--drop-connections-at`: once that long after sending began, orders every share of the clients (threads, child
+    /// processes, agents) to close all its connections, as a network that drops them would; the harness cannot close
+    /// the server's side. Each drop is reported as the server closing one would be; with `--reconnect` each comes back.
+    /// The publisher is the harness's, and stays.
+    func dropConnectionsIfDue(at now: UInt64) {
+        guard let drop = configuration.dropConnectionsAt, isRunning, !isStopping, recording.server.connectionsDroppedAt == 0,
+            now >= recording.startNanoseconds &+ drop
+        else { return }
+        recording.server.connectionsDroppedAt = now
+        for place in channels.indices where channels[place].isOpen && !channels[place].ids.isEmpty {
+            guard let order = outboxes[place].reserve(WireFormat.heartbeatFrameSize) else {
+                recordEvent(channels[place].ids.lowerBound, "its share's channel was full: --drop-connections-at not sent")
+                continue
+            }
+            Frame.encodeDropConnections(into: order)
+            flushOrders(on: place)
+        }
     }
 
     // MARK: The publisher

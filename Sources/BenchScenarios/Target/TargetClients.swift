@@ -96,7 +96,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         self.recording.begin(serverAddress: target.description, kernelClock: kernelClock)
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.subscriberOpen = Array(repeating: false, count: configuration.clients)
-        self.outageOfClient = Array(repeating: -1, count: configuration.reconnect == nil ? 0 : configuration.clients)
+        self.outageOfClient = Array(repeating: -1, count: configuration.expectsReconnects ? configuration.clients : 0)
         self.gaveUp = Array(repeating: false, count: configuration.reconnect == nil ? 0 : configuration.clients)
         self.channelOfClient = Array(repeating: -1, count: configuration.scenario == .fanout ? 0 : configuration.clients)
         switch configuration.scenario {
@@ -220,9 +220,13 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
             publisher.session.sendClosing(on: connection)  // its protocol's last word, where it has one
         }
         finishMeasuring()
+        // Nobody left to measure ended the run early: not a measurement of the whole timetable.
+        let everyoneLeft = recording.server.connectionsDroppedAt != 0
+            ? "every \(clientNoun) was dropped (--drop-connections-at) and none came back"
+            : "\(target) closed every connection"
         let failure = publisher.map { !$0.isOpen && !$0.mayReturn } == true
             ? "the publisher's connection to \(target) closed"
-            : configuration.scenario != .fanout && openSubscribers == 0 ? "\(target) closed every connection" : nil
+            : openSubscribers == 0 ? everyoneLeft : nil
         recordEnding(stopped: "stopped on request", failure: failure)
         recording.finishStream(to: stream)
     }
