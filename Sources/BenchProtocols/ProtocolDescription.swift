@@ -33,6 +33,9 @@ import BenchCore
 /// - `subprotocol NAME`: the WebSocket subprotocol the upgrade asks for (and the server must take).
 /// - `close TEXT`: a ready connection's last message, sent as the run ends before the WebSocket close (XMPP's
 ///   `<close/>`, graphql-transport-ws's `complete`).
+/// - `own-copy yes`: in chat, the server sends each message to its sender too (an ActionCable stream's broadcast, a
+///   Phoenix `broadcast!`): the sender's read of its own copy is the message's round trip (`rtt`), and a copy that
+///   does not come is lost. `own-copy no` is the default.
 ///
 /// `{channel}` (`--channel`; `{channel_json}` as it goes inside a JSON string), `{connection_params}`
 /// (`--connection-params`, a JSON object; `{}` without it), `{room}` (chat) and a `--clients-file`'s columns are
@@ -77,6 +80,8 @@ public struct ProtocolDescription: Sendable, Equatable {
     public private(set) var heartbeat: Heartbeat?
     /// A ready connection's last message, as the run ends (`close TEXT`).
     public private(set) var closing: String?
+    /// In chat, the server sends each message to its sender too (`own-copy yes`).
+    public private(set) var sendsOwnCopy = false
     /// A piece of the publisher's message: text as written, or where the payload or the message's id goes.
     public enum PublishPiece: Sendable, Equatable {
         case text(String)
@@ -183,6 +188,9 @@ public struct ProtocolDescription: Sendable, Equatable {
             case "error": errors.append(text)
             case "ignore": ignored.append(text)
             case "deliver": deliveries.append(text)
+            case "own-copy":
+                guard text == "yes" || text == "no" else { throw invalid("expected own-copy yes or own-copy no") }
+                sendsOwnCopy = text == "yes"
             case "subprotocol":
                 guard text.allSatisfy(HTTPHeadReader.isTokenCharacter) else {
                     throw invalid("expected subprotocol NAME, one word of letters, digits and !#$%&'*+-.^_`|~")
@@ -192,7 +200,7 @@ public struct ProtocolDescription: Sendable, Equatable {
             default:
                 throw invalid(
                     "unknown keyword '\(keyword)' (expected send, expect, reply, capture, heartbeat, publish, error, "
-                        + "ignore, deliver, close or subprotocol)")
+                        + "ignore, deliver, close, own-copy or subprotocol)")
             }
         }
     }

@@ -61,6 +61,27 @@ import Testing
         #expect(messages.count == 6 * 10 * 2 && messages.allSatisfy { $0["lost"] == "0" }, "each to the 2 others of its room alone")
     }
 
+    /// A chat through a described protocol that says `own-copy yes` (ActionCable's description and that line: the
+    /// fixture sends a stream's broadcast to every subscriber, the sender too): each message has its round trip, the
+    /// sender's read of its own copy, beside its deliveries to the others.
+    @Test(.enabled(if: enabled, notice))
+    func aChatWhoseServerSendsTheSenderItsOwnCopyHasAnRTTPerMessage() throws {
+        let file = temporaryFolderPath() + ".protocol"
+        let actionCable = try BenchProcess.run(["protocols", "show", "actioncable"]).standardOutput
+        try (actionCable + "\nown-copy yes\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let (chat, settings) = try run("actioncable") { port in
+            ["chat", "--target", "ws://127.0.0.1:\(port)/cable", "--protocol", file,
+             "--channel", #"{"channel":"ChatChannel","room":"{room}"}"#, "--clients", "6", "--room-size", "3",
+             "--count", "10", "--warmup", "1", "--rate", "20/s", "--seed", "3"]
+        }
+        #expect(chat.exitCode == 0, "\(chat.standardError)")
+        let messages = try csvRows(settings["folder"]! + "/messages.csv")
+        #expect(messages.count == 6 * 10, "one row per message sent")
+        #expect(messages.allSatisfy { Int($0["rtt_ns"] ?? "") ?? 0 > 0 }, "\(messages.prefix(2))")
+        let samples = try csvRows(settings["folder"]! + "/samples.csv")
+        #expect(samples.count == 6 * 10 * 2 && samples.allSatisfy { $0["lost"] == "0" }, "each to the 2 others of its room")
+    }
+
     @Test(.enabled(if: enabled, notice))
     func aRefusedJoinStopsTheRunWithTheServersWords() throws {
         let (result, _) = try run("phoenix", refusing: "room:secret") { port in

@@ -54,7 +54,6 @@ import Testing
         (["fanout", "--source-addresses", "127.0.0.2", "--target", "ws://127.0.0.1:1/"], "--source-addresses is for the built-in server's clients"),
         (["fanout", "--drop-connections-at", "5d"], "'--drop-connections-at <duration>'"),
         (["roundtrip", "--offline-queue", "--reconnect", "--target", "ws://127.0.0.1:1/"], "--offline-queue holds the built-in server's messages"),
-        (["fanout", "--drop-connections-at", "2s", "--target", "ws://127.0.0.1:1/"], "--drop-connections-at closes the built-in server's connections; against --target, restart or stop the server itself"),
         (["fanout", "--clients", "2", "--client-threads", "3"], "'--client-threads <k>': expected 1 to 2 (at most one per client)"),
         (["fanout", "--target", "sse://127.0.0.1:1/events"], "an sse:// target needs --publish-url http://HOST:PORT/PATH"),
         (["fanout", "--target", "sses://127.0.0.1:1/e", "--publish-url", "http://127.0.0.1:1/p"], "expected https://ADDRESS:PORT/PATH with a numeric address (https for an sses:// target)"),

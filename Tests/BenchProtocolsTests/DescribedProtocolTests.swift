@@ -132,9 +132,17 @@ import Testing
         }
     }
 
+    /// `own-copy yes` says the server sends a chat message to its sender too; without it, or with `no`, it does not.
+    @Test func ownCopyIsSaidOrNot() throws {
+        #expect(try ProtocolDescription(parsing: "own-copy yes", name: "t").sendsOwnCopy)
+        #expect(try !ProtocolDescription(parsing: "own-copy no", name: "t").sendsOwnCopy)
+        #expect(try !ProtocolDescription(parsing: "send hello", name: "t").sendsOwnCopy)
+    }
+
     @Test(arguments: [
         ("sned hello", "line 1: unknown keyword 'sned' (expected send, expect, reply, capture, heartbeat, publish, error, ignore, "
-            + "deliver, close or subprotocol)"),
+            + "deliver, close, own-copy or subprotocol)"),
+        ("own-copy maybe", "line 1: expected own-copy yes or own-copy no"),
         ("publish {payload}{payload_json}", "line 1: the publish line holds {payload} once, where the payload goes"),
         ("publish {message_id}{payload}{message_id}", "line 1: the publish line holds {message_id} at most once"),
         ("send {payload_json}", "line 1: {payload_json} belongs in the publish line alone"),

@@ -260,9 +260,11 @@ public struct RunConfiguration: Sendable, Equatable {
     public var hasEchoes: Bool { scenario == .roundtrip || (scenario == .fanout && target == nil) || chatEchoesToSender }
 
     /// Chat through a server that sends each message to its sender too (NATS, MQTT: the sender is subscribed to its
-    /// room's subject or topic): the sender's read of its own copy is the message's round trip.
+    /// room's subject or topic; a described protocol that says `own-copy yes`): the sender's read of its own copy is
+    /// the message's round trip.
     public var chatEchoesToSender: Bool {
-        scenario == .chat && target?.url.scheme.sendsChatToSender == true
+        scenario == .chat
+            && (target?.url.scheme.sendsChatToSender == true || target?.protocolDescription?.sendsOwnCopy == true)
     }
 
     /// True when each send waits for the previous one's echoes instead of following a timetable.
