@@ -303,7 +303,7 @@ struct RunOptions {
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: base.hasEchoes,
             reconnects: base.hasReconnectMetric,
-            phases: RunAnalysis.Metric.connectPhases(of: base.target?.url.scheme), command: command)
+            phases: RunAnalysis.Metric.connectPhases(of: base), command: command)
         try ThresholdParsing.checkLinkGroups(
             of: thresholds, link: base.link, agentsMayBringLinks: takesAgents && base.link == nil, command: command)
         accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)

@@ -43,9 +43,9 @@ extension EchoClients {
             report.reconnects += 1
         } else {
             joined[position] = true
-            report.connectTimes.append((client, connectTime ?? 0))
+            report.connectTimes.append((client, connectTime ?? 0, phases(of: connection)))
             if report.connectTimes.count == ids.count {
-                connectTimesOut?.add(report.connectTimes)
+                connectTimesOut?.add(report.connectTimes.map { ($0.client, $0.nanoseconds) })
                 load.begin()  // the connects were setup; the load counts from here
             }
         }
@@ -64,6 +64,19 @@ extension EchoClients {
             control.failSetup("client \(client) could not say hello to \(routes.address(of: client)): \(error)")
             return false
         }
+    }
+
+    /// The phases of `connection`'s connect, over a transport that has more than a TCP connect (tls, ws, wss): its TCP
+    /// connect, TLS handshake and WebSocket upgrade, adding up to its connect time. Nothing follows them: a hello is
+    /// not confirmed.
+    func phases(of connection: Connection<T>) -> ConnectPhases? {
+        let (tls, webSocket) = (T.Stream.self == TLSStream.self, T.Framing.self == WebSocketFraming.self)
+        guard tls || webSocket else { return nil }
+        return ConnectPhases(
+            started: connection.startedAt, connected: connection.connectedAt,
+            streamEstablished: connection.streamEstablishedAt, established: connection.establishedAt,
+            ready: connection.establishedAt
+        ).having(tls: tls, webSocket: webSocket)
     }
 
     /// Closes a client's connection. One that ends before its first hello ends the setup: the run cannot have all its

@@ -21,8 +21,9 @@ final class EchoClients<T: Transport> {
         var droppedEchoes = 0
         /// Heartbeats sent.
         var heartbeats = 0
-        /// Per client of this thread, in order: from the start of its connect to the end of its handshakes (ns).
-        var connectTimes: [(client: Int, nanoseconds: UInt64)] = []
+        /// Per client of this thread, in order: from the start of its connect to the end of its handshakes (ns), and
+        /// its phases over a transport that has more than a TCP connect.
+        var connectTimes: [(client: Int, nanoseconds: UInt64, phases: ConnectPhases?)] = []
         /// `--reconnect`: hellos said again after a drop, and clients that gave up after their last try.
         var reconnects = 0
         var gaveUp = 0

@@ -41,12 +41,22 @@ public struct RunAnalysis: Sendable {
         static let connectMetrics: Set<Metric> = [.connect, .connectTCP, .connectTLS, .connectWebSocket, .subscribe]
 
         /// The phases a connection to a target of `scheme` has: TCP, TLS where the scheme has it, the WebSocket
-        /// upgrade where its messages travel in WebSocket, and the protocol's handshake; none without a target (the
-        /// built-in server's clients report their connect whole).
-        public static func connectPhases(of scheme: TargetURL.Scheme?) -> [Metric] {
-            guard let transport = scheme?.transport else { return [] }
+        /// upgrade where its messages travel in WebSocket, and the protocol's handshake.
+        public static func connectPhases(of scheme: TargetURL.Scheme) -> [Metric] {
+            transportPhases(of: scheme.transport) + [.subscribe]
+        }
+
+        /// The phases of a connect over `transport`: TCP, TLS where it has it, the WebSocket upgrade where it is
+        /// WebSocket; none over plain TCP (the connect is its TCP connect).
+        public static func transportPhases(of transport: TransportKind) -> [Metric] {
+            guard transport != .tcp else { return [] }
             return [.connectTCP] + (transport.usesTLS ? [.connectTLS] : []) + (transport.isWebSocket ? [.connectWebSocket] : [])
-                + [.subscribe]
+        }
+
+        /// The phases a connect of a run of `configuration` has: a target's (``connectPhases(of:)``), or the built-in
+        /// server's clients' over their `--transport` (a hello is not confirmed: no protocol phase).
+        public static func connectPhases(of configuration: RunConfiguration) -> [Metric] {
+            configuration.target.map { connectPhases(of: $0.url.scheme) } ?? transportPhases(of: configuration.transport)
         }
 
         /// True for the phases of a connect.
@@ -80,7 +90,7 @@ public struct RunAnalysis: Sendable {
                 by: configuration.scenario, timestamps: configuration.timestamps,
                 hasEchoes: configuration.hasEchoes,
                 reconnects: configuration.hasReconnectMetric,
-                phases: connectPhases(of: configuration.target?.url.scheme))
+                phases: connectPhases(of: configuration))
         }
     }
 

@@ -47,14 +47,12 @@ extension RunRecording {
         agents[agent].clock.add(estimate, at: now)
     }
 
-    /// Client `client` connected (its handshakes done) `nanoseconds` after its connect began; a target's client with
-    /// its `phases` as well.
+    /// Client `client` connected (its handshakes done) `nanoseconds` after its connect began; with its `phases` where
+    /// its thread timed them (a target's clients, the built-in server's in this process over tls, ws and wss).
     mutating func connected(client: Int, after nanoseconds: UInt64, phases: ConnectPhases? = nil) {
         connectTimes[client] = nanoseconds
         guard let phases else { return }
-        if connectPhases.isEmpty {
-            connectPhases = Array(repeating: ConnectPhases(tcp: 0, tls: 0, webSocket: 0, subscribe: 0), count: connectTimes.count)
-        }
+        if connectPhases.isEmpty { connectPhases = Array(repeating: nil, count: connectTimes.count) }
         connectPhases[client] = phases
     }
 
@@ -70,7 +68,9 @@ extension RunRecording {
             clientThreads.reconnects += report.reconnects
             clientThreads.gaveUp += report.gaveUp
             if let busy = report.busyPercent { keepBusiestClientThread(busy) }
-            for (client, time) in report.connectTimes { connected(client: client, after: time) }
+            for connect in report.connectTimes {
+                connected(client: connect.client, after: connect.nanoseconds, phases: connect.phases)
+            }
             for event in report.events where event.time < endNanoseconds { record(event) }
         }
     }

@@ -97,9 +97,10 @@ public struct RunRecording: Sendable {
     /// Per client of this process, from the start of its connect to the end of its transport's handshakes (ns); 0 for
     /// clients of other processes, whose connects were not seen here.
     public internal(set) var connectTimes: [UInt64]
-    /// A target run's clients' connects phase by phase, by client (where ``connectTimes`` has one); empty until the
-    /// first is reported, and in runs whose clients report none (the built-in server's).
-    public internal(set) var connectPhases: [ConnectPhases] = []
+    /// The clients' connects phase by phase, by client (where ``connectTimes`` has one): a target's clients', and the
+    /// built-in server's over tls, ws and wss when they run in this process (nil for an agent's, which reports its
+    /// connects whole); empty until the first is reported, and in runs whose clients report none (plain tcp).
+    public internal(set) var connectPhases: [ConnectPhases?] = []
     /// Each time a client's connection closed during the run: when, and when its next hello was accepted (0: it never
     /// came back). The `reconnect` metric of runs that report outages (``RunConfiguration/reportsOutages``).
     /// At most ``maximumOutages`` are kept (24 MiB): clients that come and go without end cannot grow memory further.

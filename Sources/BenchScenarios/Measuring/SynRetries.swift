@@ -13,12 +13,14 @@ public enum SynRetries {
     }
 
     /// How many of `recording`'s connects waited for a SYN sent again: their TCP connect where the connect was timed
-    /// in phases (a target's), so that a slow TLS or WebSocket handshake, or a slow login, is not taken for one; the
-    /// whole connect otherwise.
+    /// in phases (a target's, the built-in server's clients' over tls, ws and wss), so that a slow TLS or WebSocket
+    /// handshake, or a slow login, is not taken for one; the whole connect otherwise.
     public static func count(in recording: RunRecording) -> Int {
         let phases = recording.connectPhases
         guard !phases.isEmpty else { return count(in: recording.connectTimes) }
-        return count(in: phases.map(\.tcp))
+        return count(in: recording.connectTimes.indices.map { client in
+            client < phases.count ? phases[client]?.tcp ?? recording.connectTimes[client] : recording.connectTimes[client]
+        })
     }
 
     /// The note a person needs when the machine's accept queues overflowed `overflows` times during a run (any

@@ -303,7 +303,7 @@ public struct RunCollector: Sendable {
         }
         for (index, metric) in metrics.enumerated() where metric.isConnectPhase && !recording.connectPhases.isEmpty {
             for (client, phases) in recording.connectPhases.enumerated() where recording.connectTimes[client] > 0 {
-                guard let time = metric.phase(of: phases) else { continue }
+                guard let phases, let time = metric.phase(of: phases) else { continue }
                 builders[index].record(time)
                 linkGroups?.record(time, metric: index, client: client)
             }
