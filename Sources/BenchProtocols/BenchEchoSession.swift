@@ -32,12 +32,17 @@ public final class BenchEchoSession {
         self.outbox = outbox ?? Self.outbox(maximumFrameSize: maximumFrameSize, readSize: 2 * maximumFrameSize)
     }
 
-    /// An outbox for what one read of at most `readSize` bytes can owe: the echoes of every frame in it and of the
-    /// one cut before it, and a hello or heartbeat (at least the smallest message each), so that it never grows.
+    /// An outbox for what one read of at most `readSize` bytes can owe: the echoes of every frame in it, of the one
+    /// cut before it and of a TLS record begun in an earlier read (up to 16 KiB more plaintext), and a hello or
+    /// heartbeat (at least the smallest message each), so that it never grows.
     public static func outbox(maximumFrameSize: Int, readSize: Int) -> SharedOutbox {
-        let frames = readSize / WireFormat.minimumMessageSize + 2
-        return SharedOutbox(capacity: readSize + maximumFrameSize + WireFormat.helloFrameSize, messages: frames)
+        let plaintext = readSize + Self.largestTLSRecord
+        let frames = plaintext / WireFormat.minimumMessageSize + 2
+        return SharedOutbox(capacity: plaintext + maximumFrameSize + WireFormat.helloFrameSize, messages: frames)
     }
+
+    /// The most plaintext a TLS record holds (RFC 8446, 5.1).
+    static let largestTLSRecord = 16 << 10
 
     private static func decoder(maximumFrameSize: Int, readsFromRing: Bool) -> FrameDecoder {
         FrameDecoder(

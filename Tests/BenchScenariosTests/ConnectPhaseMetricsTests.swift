@@ -23,7 +23,9 @@ import Testing
         #expect(live.allSatisfy { !phases.contains($0) && $0 != "connect" }, "\(live)")
     }
 
-    @Test func theBuiltInServersClientsReportTheirConnectWhole() {
+    /// Over plain tcp (the default) a built-in client's connect is its TCP connect: no phases (over tls, ws and wss:
+    /// `BuiltInConnectPhasesTests`).
+    @Test func theBuiltInServersClientsOverTCPReportTheirConnectWhole() {
         let reported = RunAnalysis.Metric.reported(by: RunConfiguration(scenario: .fanout, seed: 1))
         #expect(!reported.contains { $0.isConnectPhase } && reported.contains(.connect))
     }

@@ -235,6 +235,7 @@ import Testing
         summary.server.deadClients = [1]
         summary.queueFullDrops = [0, 2]
         summary.connectTimes = [5, 6]
+        summary.connectPhases = [ConnectPhases(tcp: 0, tls: 2, webSocket: 3, subscribe: 0), nil]  // a TCP phase of 0 is one
         summary.outages = [ClientOutage(client: 1, closed: 50, back: 70)]
         let bytes = summary.encoded()
         #expect(bytes.withUnsafeBytes { ShardSummary(decoding: $0, clients: 2) } == summary)

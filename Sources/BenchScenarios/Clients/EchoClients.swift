@@ -232,9 +232,9 @@ final class EchoClients<T: Transport> {
             guard case .closedByPeer = error else { throw error }
             return false  // the server closed in order: the run is over
         }
-        try sendOwed(by: session, on: connection, counting: &report.droppedEchoes)
         if session.heardGoodbye { runIsOver = true }  // the close that follows is the end, not a drop
         if let refusal { record(client: ids.lowerBound + position, reason: "\(refusal)") }
+        try sendOwed(by: session, on: connection, counting: &report.droppedEchoes)
         return proceed && refusal == nil
     }
 

@@ -229,7 +229,12 @@ extension MeasuringRole {
     /// passed (the whole timetable goes out, late if need be: its lateness is lag, not a backlog dropped unseen); a
     /// closed loop's duration passed or its messages all dispatched.
     private func isSendingOver(at now: UInt64) -> Bool {
-        if isStopping { return true }
+        isStopping || isTimetableDone(at: now)
+    }
+
+    /// True when the run's own sends are done, whatever stopped it: an open-loop timetable spent and, with
+    /// `--duration`, the duration passed; a closed loop's duration passed or its messages all dispatched.
+    func isTimetableDone(at now: UInt64) -> Bool {
         if let plan = driver.plan {
             return plan.next == nil && driver.waitingForRows.isEmpty
                 && (configuration.duration == nil || isDurationOver(at: now))

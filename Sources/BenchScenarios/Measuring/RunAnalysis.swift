@@ -47,16 +47,17 @@ public struct RunAnalysis: Sendable {
         }
 
         /// The phases of a connect over `transport`: TCP, TLS where it has it, the WebSocket upgrade where it is
-        /// WebSocket; none over plain TCP (the connect is its TCP connect).
-        public static func transportPhases(of transport: TransportKind) -> [Metric] {
-            guard transport != .tcp else { return [] }
-            return [.connectTCP] + (transport.usesTLS ? [.connectTLS] : []) + (transport.isWebSocket ? [.connectWebSocket] : [])
+        /// WebSocket.
+        static func transportPhases(of transport: TransportKind) -> [Metric] {
+            [.connectTCP] + (transport.usesTLS ? [.connectTLS] : []) + (transport.isWebSocket ? [.connectWebSocket] : [])
         }
 
         /// The phases a connect of a run of `configuration` has: a target's (``connectPhases(of:)``), or the built-in
-        /// server's clients' over their `--transport` (a hello is not confirmed: no protocol phase).
+        /// server's clients' over tls, ws and wss (a hello is not confirmed: no protocol phase; over plain tcp the
+        /// connect is its TCP connect, and has none).
         public static func connectPhases(of configuration: RunConfiguration) -> [Metric] {
-            configuration.target.map { connectPhases(of: $0.url.scheme) } ?? transportPhases(of: configuration.transport)
+            if let target = configuration.target { return connectPhases(of: target.url.scheme) }
+            return configuration.transport == .tcp ? [] : transportPhases(of: configuration.transport)
         }
 
         /// True for the phases of a connect.

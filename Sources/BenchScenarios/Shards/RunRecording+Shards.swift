@@ -31,6 +31,7 @@ extension RunRecording {
         summary.eventCounts = [connectionsClosedEarly, clientSideEvents, listenerEvents, linkEvents]
         (summary.clientThreads, summary.server) = (clientThreads, server)
         (summary.queueFullDrops, summary.connectTimes, summary.outages) = (queueFullDrops, connectTimes, outages)
+        summary.connectPhases = connectPhases
         return summary
     }
 
@@ -78,6 +79,9 @@ extension RunRecording {
         for (place, client) in clients.enumerated() where place < summary.connectTimes.count {
             queueFullDrops[client] = summary.queueFullDrops[place]
             connectTimes[client] = summary.connectTimes[place]
+            if place < summary.connectPhases.count, let phases = summary.connectPhases[place] {
+                connected(client: client, after: summary.connectTimes[place], phases: phases)
+            }
         }
         outages += summary.outages.prefix(max(0, Self.maximumOutages - outages.count)).map {
             ClientOutage(client: $0.client + offset, closed: $0.closed, back: $0.back)

@@ -29,6 +29,8 @@ public struct ShardSummary: Sendable, Equatable {
     public var server = BuiltInServerTally()
     public var queueFullDrops: [Int] = []
     public var connectTimes: [UInt64] = []
+    /// Its clients' connect phases over tls, ws and wss (``RunRecording/connectPhases``); empty over plain tcp.
+    public var connectPhases: [ConnectPhases?] = []
     public var outages: [ClientOutage] = []
 
     public init() {}
@@ -67,6 +69,10 @@ public struct ShardSummary: Sendable, Equatable {
         w.numbers(server.allowedCPUs.cpus)
         w.numbers(queueFullDrops)
         w.numbers(connectTimes.map { Int(clamping: $0) })
+        // Three numbers a client, its TCP phase one more than it is (0: the client reported none), or none at all.
+        w.numbers(connectPhases.flatMap { phases in
+            phases.map { [Self.clamped($0.tcp) + 1, Self.clamped($0.tls), Self.clamped($0.webSocket)] } ?? [0, 0, 0]
+        })
         w.number(outages.count)
         for outage in outages {
             w.number(outage.client)
@@ -75,6 +81,9 @@ public struct ShardSummary: Sendable, Equatable {
         }
         return w.bytes
     }
+
+    /// A phase as it is sent: at most ``ConnectPhases/longest``, as it is read.
+    private static func clamped(_ phase: UInt64) -> Int { Int(min(phase, ConnectPhases.longest)) }
 
     /// Reads a summary of a shard with `clients` clients from `bytes`; nil when they are not one.
     public init?(decoding bytes: UnsafeRawBufferPointer, clients: Int) {
@@ -105,7 +114,10 @@ public struct ShardSummary: Sendable, Equatable {
             let threadCPUs = r.numbers(), let allowedThreadCPUs = r.numbers(), let heartbeats = r.count(atMost: 1 << 48),
             let dead = r.numbers(), dead.allSatisfy({ $0 < clients }), let droppedAt = r.number(), let peak = r.number(),
             let failures = r.number(), failures < 1 << 48, let relay = r.number(), relay < 1 << 58, let serverCPUs = r.numbers(), let allowedServerCPUs = r.numbers(),
-            let drops = r.numbers(), drops.count == clients, let connects = r.numbers(), connects.count == clients,
+            let drops = r.numbers(), drops.count == clients, let connects = r.numbers(), connects.count == clients
+        else { return nil }
+        let longest = Int(ConnectPhases.longest) + 1
+        guard let phases = r.numbers(), phases.isEmpty || phases.count == 3 * clients, phases.allSatisfy({ $0 <= longest }),
             let outageCount = r.count(atMost: RunRecording.maximumOutages)
         else { return nil }
         self.eventCounts = eventCounts
@@ -120,6 +132,11 @@ public struct ShardSummary: Sendable, Equatable {
         (server.cpus, server.allowedCPUs) = (CPUSet(serverCPUs), CPUSet(allowedServerCPUs))
         queueFullDrops = drops
         connectTimes = connects.map { UInt64($0) }
+        connectPhases = stride(from: 0, to: phases.count, by: 3).map { (start: Int) -> ConnectPhases? in
+            guard phases[start] > 0 else { return nil }
+            let (tcp, tls, webSocket) = (UInt64(phases[start] - 1), UInt64(phases[start + 1]), UInt64(phases[start + 2]))
+            return ConnectPhases(tcp: tcp, tls: tls, webSocket: webSocket, subscribe: 0)
+        }
         for _ in 0..<outageCount {
             guard let client = r.number(), client < UInt64(clients), let closed = r.number(), let back = r.number(),
                 back == 0 || back >= closed

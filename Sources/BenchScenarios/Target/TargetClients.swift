@@ -220,13 +220,17 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
             publisher.session.sendClosing(on: connection)  // its protocol's last word, where it has one
         }
         finishMeasuring()
-        // Nobody left to measure ended the run early: not a measurement of the whole timetable.
-        let everyoneLeft = recording.server.connectionsDroppedAt != 0
+        // Nobody left to measure ended the run early: not a measurement of the whole timetable (a fan-out's
+        // subscribers closed once its last broadcast went, waiting for stragglers, took nothing from it).
+        let droppedForGood = recording.server.connectionsDroppedAt != 0
+            && !recording.outages.contains { $0.closed >= recording.server.connectionsDroppedAt && $0.back != 0 }
+        let everyoneLeft = droppedForGood
             ? "every \(clientNoun) was dropped (--drop-connections-at) and none came back"
             : "\(target) closed every connection"
+        let endedEarly = configuration.scenario != .fanout || !isTimetableDone(at: MonotonicClock.now())
         let failure = publisher.map { !$0.isOpen && !$0.mayReturn } == true
             ? "the publisher's connection to \(target) closed"
-            : openSubscribers == 0 ? everyoneLeft : nil
+            : openSubscribers == 0 && endedEarly ? everyoneLeft : nil
         recordEnding(stopped: "stopped on request", failure: failure)
         recording.finishStream(to: stream)
     }

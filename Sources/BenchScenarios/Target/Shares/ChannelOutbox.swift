@@ -5,7 +5,7 @@ import BenchNet
 /// agent's clock replies): gathered here and written without waiting, once per pass of its loop. What the socket does
 /// not take waits, in order, up to ``capacity`` bytes; a frame that does not fit is refused (an order's message is then
 /// lost as `dropped_queue_full`), so a share that does not keep up is never waited for. The buffer is made on first
-/// use, once: a fan-out run's channels never write.
+/// use, once: a fan-out run's channels write only `--drop-connections-at`'s order, if any.
 final class ChannelOutbox {
     /// The most bytes that wait: 26,000 orders.
     static var capacity: Int { 1 << 20 }

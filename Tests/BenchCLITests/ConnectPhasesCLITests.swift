@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+/// The built-in server's clients' connect phases from the command line, with the server in two processes: each
+/// process's clients' phases reach the run's one connections.csv and its metrics.
+@Suite(.timeLimit(.minutes(5))) struct ConnectPhasesCLITests {
+    @Test func aShardedRunOverWebSocketHasEveryClientsPhases() throws {
+        let result = try BenchProcess.run([
+            "fanout", "--transport", "ws", "--clients", "6", "--server-procs", "2", "--messages", "5", "--interval", "20ms",
+            "--quiet", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows = try csvRows(folder + "/connections.csv")
+        #expect(rows.count == 6)
+        for row in rows {
+            let (connect, tcp, ws) = (Int(row["connect_ns"] ?? ""), Int(row["connect_tcp_ns"] ?? ""), Int(row["connect_ws_ns"] ?? ""))
+            #expect(connect != nil && tcp != nil && ws != nil && tcp! + ws! == connect!, "\(row)")
+        }
+        let summary = try csvRows(folder + "/summary.csv")
+        for metric in ["connect_tcp", "connect_ws"] {
+            #expect(summary.first { $0["metric"] == metric }?["count"] == "6", "\(metric): \(summary.map { $0["metric"] ?? "" })")
+        }
+    }
+}
