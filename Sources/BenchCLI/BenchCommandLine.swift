@@ -1,5 +1,6 @@
 import BenchCore
 import BenchScenarios
+import BenchProtocols
 
 /// The `bench` command line: reads the arguments, runs the command, returns the exit code.
 public enum BenchCommandLine {

@@ -4,6 +4,7 @@ import BenchNet
 import BenchReports
 import BenchScenarios
 import Synchronization
+import BenchProtocols
 
 /// One run's lifetime, owned in one place: its folder, its control and child processes, the hand-off to its writer
 /// and the writer's thread, the live view's notice, the measuring role on a thread of its own (`bench-run`), the

@@ -1,6 +1,7 @@
 import BenchCore
 import BenchNet
 import BenchScenarios
+import BenchProtocols
 
 /// A run folder read back from its CSV files alone: the settings, every metric's distribution rebuilt from
 /// `samples.csv` and `broadcasts.csv` exactly as the run computed it, and the thresholds checked last

@@ -2,8 +2,9 @@ import Testing
 
 @testable import BenchCore
 
-/// What a client adds to its HTTP handshakes (`--header`), and the schemes whose protocol rides on WebSocket: a field
-/// is read as untrusted (from the command line or a run's control channel), and goes out where asked, nowhere else.
+/// What a client adds to its HTTP handshakes (`--header`): a field is read as untrusted (from the command line or a
+/// run's control channel), and goes out where asked, nowhere else. (The schemes whose protocol rides on WebSocket:
+/// `TargetURLTests`.)
 @Suite struct HandshakeFieldTests {
     @Test func aFieldIsReadWithItsValueTrimmedAndNamedWithoutIt() throws {
         let field = try HeaderField(parsing: "Authorization:   Bearer abc.def  ")
@@ -65,32 +66,5 @@ import Testing
         answer.fields.append(("sec-websocket-protocol", "MQTT"))
         #expect(WebSocketHandshake.problem(withAnswer: answer, key: key, subprotocol: "mqtt") == nil, "case-insensitive")
         #expect(WebSocketHandshake.problem(withAnswer: answer, key: key) == nil, "not asked: not checked")
-    }
-
-    @Test(arguments: [
-        ("mqtt+ws://u:p@127.0.0.1:1883/prices", TargetURL.Scheme.mqtt, false, "prices", "/mqtt"),
-        ("mqtt+wss://broker.example:443/a/b", .mqtt, true, "a/b", "/mqtt"),
-        ("nats+ws://127.0.0.1:8080/quotes.eur", .nats, false, "quotes.eur", "/"),
-        ("nats+wss://127.0.0.1:8443/x", .nats, true, "x", "/"),
-    ])
-    func protocolsOverWebSocketAreTheirProtocolOnAWebSocket(
-        text: String, protocolScheme: TargetURL.Scheme, tls: Bool, path: String, webSocketPath: String
-    ) throws {
-        let url = try TargetURL(text)
-        #expect(url.scheme.protocolScheme == protocolScheme && url.scheme.overWebSocket)
-        #expect(url.scheme.usesTLS == tls && url.path == path)
-        #expect(url.scheme.defaultWebSocketPath == webSocketPath)
-        #expect(url.scheme.webSocketSubprotocol == (protocolScheme == .mqtt ? "mqtt" : nil))
-        #expect(try TargetURL(url.textWithCredentials) == url, "reads back")
-    }
-
-    @Test func theSchemesOfOldAreNotOverWebSocketAndKeepTheirTLS() throws {
-        for scheme in TargetURL.Scheme.allCases where !scheme.rawValue.contains("+") {
-            #expect(!scheme.overWebSocket)
-            #expect(scheme.usesTLS == (scheme.protocolScheme != scheme), "\(scheme)")
-        }
-        #expect(try TargetURL("mqtt+ws://u:secret@h:1/t").description == "mqtt+ws://u:***@h:1/t")
-        #expect(throws: TargetURL.Invalid.self) { _ = try TargetURL("nats+ws://h:1/a.*") }
-        #expect(throws: TargetURL.Invalid.self) { _ = try TargetURL("mqtt+ws://h:1/a/#") }
     }
 }

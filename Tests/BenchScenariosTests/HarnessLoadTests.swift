@@ -1,6 +1,7 @@
 import BenchCore
 import BenchNet
 import Testing
+import BenchProtocols
 
 @testable import BenchScenarios
 

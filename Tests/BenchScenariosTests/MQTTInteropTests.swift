@@ -2,6 +2,7 @@ import BenchCore
 import BenchNet
 import Foundation
 import Testing
+import BenchProtocols
 
 @testable import BenchScenarios
 

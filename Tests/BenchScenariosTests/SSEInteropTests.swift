@@ -3,6 +3,7 @@ import BenchNet
 import Foundation
 import Glibc
 import Testing
+import BenchProtocols
 
 @testable import BenchScenarios
 

@@ -1,5 +1,6 @@
 import BenchCore
 import Testing
+import BenchProtocols
 
 @testable import BenchScenarios
 

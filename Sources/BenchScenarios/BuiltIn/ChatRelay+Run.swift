@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 extension ChatRelay {
     /// `bench chat` without `--target`: the relay on its own thread, measured by the run's clients as they measure a

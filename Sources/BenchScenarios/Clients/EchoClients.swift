@@ -221,7 +221,6 @@ final class EchoClients<T: Transport> {
         guard count > 0 else { return false }  // the server closed: the run is over
         returnUnconfirmed[position] = false  // the server sent something: it took its hello
         let session = sessions[position]
-        defer { session.outbox.removeAll() }  // what a failed read left owed is not another client's to send
         var refusal: BenchEchoError?
         var proceed = false
         do {
@@ -229,6 +228,7 @@ final class EchoClients<T: Transport> {
                 Self.take(bytes, endsMessage: endsMessage, into: session, readAt: now, kernel: kernelNow, refusal: &refusal)
             }
         } catch {
+            session.outbox.removeAll()  // what a failed read left owed is not another client's to send
             guard case .closedByPeer = error else { throw error }
             return false  // the server closed in order: the run is over
         }

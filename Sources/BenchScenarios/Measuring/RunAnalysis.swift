@@ -1,4 +1,5 @@
 import BenchCore
+import BenchProtocols
 
 /// Turns a ``RunRecording`` into what SPEC §2 defines: the distribution of each metric, with losses, and for
 /// fanout one row per broadcast. Warmup messages are left out here and everywhere after.

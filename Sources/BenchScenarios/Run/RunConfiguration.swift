@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 
 /// Everything that defines one run, fixed before it starts. Times are nanoseconds.
 public struct RunConfiguration: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchProtocols
 
 /// `--publish`: the message a fan-out target's publisher sends, with `{marker}` (required) and `{padding}` (filled so
 /// that the message is `--payload` bytes where it can be).

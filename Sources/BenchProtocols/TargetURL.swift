@@ -1,3 +1,5 @@
+import BenchCore
+
 /// The user's server to measure (`--target`): its protocol, address, and where on it the run talks.
 ///
 ///     tcp://HOST:PORT                 any echo (roundtrip) or relay (fanout) server, framed by --framing
