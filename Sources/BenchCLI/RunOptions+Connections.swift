@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import BenchProtocols
 import BenchScenarios
 
 extension RunOptions {
@@ -63,6 +64,18 @@ extension RunOptions {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
+        if configuration.scenario == .chat, configuration.reconnect != nil {
+            guard let target = configuration.target else {
+                throw UsageError(
+                    message: "--reconnect in chat is for your server's members (--target): the built-in relay is not "
+                        + "restarted while a run goes", command: command)
+            }
+            if target.url.scheme.record.subscribersCannotPublish {
+                throw UsageError(
+                    message: "--reconnect in a chat through \(target.url.scheme.rawValue):// is not built yet: its members "
+                        + "publish on their group's one more connection, which does not come back", command: command)
+            }
+        }
         configuration.offlineQueue = parsed.has("offline-queue")
     }
 

@@ -53,6 +53,8 @@ import Testing
         (["fanout", "--source-addresses", "127.0.0.2,127.0.0.2"], "'--source-addresses <list>': at most 250 addresses, each once"),
         (["fanout", "--source-addresses", "127.0.0.2", "--target", "ws://127.0.0.1:1/"], "--source-addresses is for the built-in server's clients"),
         (["fanout", "--drop-connections-at", "5d"], "'--drop-connections-at <duration>'"),
+        (["chat", "--reconnect"], "--reconnect in chat is for your server's members (--target): the built-in relay is not restarted"),
+        (["chat", "--target", "redis://127.0.0.1:1/c", "--reconnect"], "--reconnect in a chat through redis:// is not built yet"),
         (["roundtrip", "--offline-queue", "--reconnect", "--target", "ws://127.0.0.1:1/"], "--offline-queue holds the built-in server's messages"),
         (["fanout", "--clients", "2", "--client-threads", "3"], "'--client-threads <k>': expected 1 to 2 (at most one per client)"),
         (["fanout", "--target", "sse://127.0.0.1:1/events"], "an sse:// target needs --publish-url http://HOST:PORT/PATH"),
@@ -139,7 +141,6 @@ import Testing
         (["chat", "--rate", "2/day"], "'--rate <r>'"),
         (["chat", "--interval", "10ms"], "Unknown option '--interval': chat takes --rate"),
         (["chat", "--transport", "ws"], "Unknown option '--transport': --transport is for fanout, not chat"),
-        (["chat", "--reconnect"], "Unknown option '--reconnect'"),
         (["chat", "--threshold", "rtt.p99<1ms"], "this run has no rtt metric"),
         (["chat", "--target", "sse://127.0.0.1:1/e"], "publishes over separate HTTP requests, not on a member's connection"),
     ])

@@ -1,0 +1,43 @@
+import BenchCore
+import BenchNet
+import Foundation
+import Glibc
+import Testing
+
+@testable import BenchScenarios
+
+/// A chat through a user's server (nats-server) that is killed mid-run and started again on its port, its members
+/// coming back with `--reconnect`: each member's outage is counted, and every message sent once all were back reaches
+/// every other member of its room. Serialized, as the other real servers' tests.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ChatRestartTests {
+    @Test(.enabled(if: TargetServerTests.hasNATS, "nats-server is not installed: apt-get install -y nats-server"))
+    func aChatsMembersComeBackAfterTheServerRestarts() throws {
+        var (external, target) = try TargetRestartTests.start(.nats)
+        defer { external.stop() }
+        var configuration = try ChatTargetTests.chat(target, clients: 6, rooms: ChatRoomPlan(rooms: 2))
+        configuration.messages = 300  // 3 s of a message every 10 ms from each member
+        configuration.timeout = 1_000_000_000
+        configuration.reconnect = TargetRestartTests.backoff
+        let run = try BackgroundRun(configuration)
+        run.waitUntilDispatched(6 * 2 * 30)
+        external.stop()
+        usleep(200_000)
+        external = try external.restarted()
+        let recording = try run.finish()
+
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        #expect(recording.outages.count == 6 && recording.outagesBack == 6, "\(events.prefix(12))")
+        let files = try RunFiles.write(recording)
+        #expect(files.settings["client_outages"] == "6" && files.settings["client_outages_back"] == "6")
+        #expect(try files.table("reconnects.csv").count == 6)
+        // The messages sent once every member was back, and the measuring thread had heard so (100 ms after the last
+        // return: see TargetRestartTests.broadcastsAfterEveryReturn), reached every other member of their room.
+        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds) + 100_000_000
+        let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
+        #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns")
+        #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
+        let delivery = try #require(files.summary["delivery"])
+        #expect((delivery.int("lost") ?? 0) > 0, "messages went while the server was away")
+    }
+}
