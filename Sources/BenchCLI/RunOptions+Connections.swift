@@ -64,6 +64,11 @@ extension RunOptions {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
+        if configuration.scenario == .chat, configuration.dropConnectionsAt != nil, configuration.target == nil {
+            throw UsageError(
+                message: "--drop-connections-at in chat is for your server's members (--target): the built-in relay's "
+                    + "members do not come back", command: command)
+        }
         if configuration.scenario == .chat, configuration.reconnect != nil {
             guard let target = configuration.target else {
                 throw UsageError(

@@ -6,9 +6,10 @@ import Testing
 
 @testable import BenchScenarios
 
-/// A chat through a user's server (nats-server) that is killed mid-run and started again on its port, its members
-/// coming back with `--reconnect`: each member's outage is counted, and every message sent once all were back reaches
-/// every other member of its room. Serialized, as the other real servers' tests.
+/// A chat through a user's server (nats-server) that is killed mid-run and started again on its port, or whose members
+/// all drop their connections at a time (`--drop-connections-at`), its members coming back with `--reconnect`: each
+/// member's outage is counted, and every message sent once all were back reaches every other member of its room.
+/// Serialized, as the other real servers' tests.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ChatRestartTests {
     @Test(.enabled(if: TargetServerTests.hasNATS, "nats-server is not installed: apt-get install -y nats-server"))
     func aChatsMembersComeBackAfterTheServerRestarts() throws {
@@ -39,5 +40,27 @@ import Testing
         #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
         let delivery = try #require(files.summary["delivery"])
         #expect((delivery.int("lost") ?? 0) > 0, "messages went while the server was away")
+    }
+
+    /// `--drop-connections-at` in a chat through nats-server: every member drops its connection at once and comes back.
+    @Test(.enabled(if: TargetServerTests.hasNATS, "nats-server is not installed: apt-get install -y nats-server"))
+    func aChatsMembersDroppedAtATimeComeBack() throws {
+        let (external, target) = try TargetRestartTests.start(.nats)
+        defer { external.stop() }
+        var configuration = try ChatTargetTests.chat(target, clients: 6, rooms: ChatRoomPlan(rooms: 2))
+        configuration.messages = 200  // 2 s
+        configuration.timeout = 1_000_000_000
+        configuration.reconnect = TargetRestartTests.backoff
+        configuration.dropConnectionsAt = 800_000_000
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        #expect(events.filter { $0.contains("closed by --drop-connections-at") }.count == 6, "\(events.prefix(12))")
+        #expect(recording.outages.count == 6 && recording.outagesBack == 6, "\(events.prefix(12))")
+        let files = try RunFiles.write(recording)
+        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds) + 100_000_000
+        let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
+        #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns")
+        #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
     }
 }
