@@ -4,10 +4,11 @@ import BenchScenarios
 /// `bench chat`: the rooms and the rate, and which of the other scenarios' options a chat run has no use for.
 extension RunOptions {
     /// Options of fanout and roundtrip that say nothing to a chat run: the built-in broadcast server's own, the echo
-    /// leg's, the built-in server's offline queue, and `--interval` (`--rate` says it per member). `--reconnect` and
-    /// `--drop-connections-at` are taken against a `--target` (``readConnectionOptions(into:reader:parsed:command:)``).
+    /// leg's, the built-in server's offline queue, and `--interval` (`--rate` says it per member). `--reconnect`,
+    /// `--drop-connections-at` and `--dead-after` are taken against a `--target`
+    /// (``readConnectionOptions(into:reader:parsed:command:)``).
     static let optionsChatDoesNotTake: Set<String> = [
-        "interval", "dead-after", "transport", "tls-cert", "tls-key", "server-threads", "busy-poll", "offline-queue",
+        "interval", "transport", "tls-cert", "tls-key", "server-threads", "busy-poll", "offline-queue",
         "publish-url",
     ]
 

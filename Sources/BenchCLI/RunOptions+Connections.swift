@@ -64,6 +64,11 @@ extension RunOptions {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
+        if configuration.scenario == .chat, parsed.value("dead-after") != nil, configuration.target == nil {
+            throw UsageError(
+                message: "--dead-after in chat is for your server's members (--target): it finds a server that hung",
+                command: command)
+        }
         if configuration.scenario == .chat, configuration.dropConnectionsAt != nil, configuration.target == nil {
             throw UsageError(
                 message: "--drop-connections-at in chat is for your server's members (--target): the built-in relay's "

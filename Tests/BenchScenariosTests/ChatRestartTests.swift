@@ -6,8 +6,9 @@ import Testing
 
 @testable import BenchScenarios
 
-/// A chat through a user's server (nats-server) that is killed mid-run and started again on its port, or whose members
-/// all drop their connections at a time (`--drop-connections-at`), its members coming back with `--reconnect`: each
+/// A chat through a user's server (nats-server) that is killed mid-run and started again on its port, stopped for a
+/// while (`--dead-after` finds it), or whose members all drop their connections at a time (`--drop-connections-at`),
+/// its members coming back with `--reconnect`: each
 /// member's outage is counted, and every message sent once all were back reaches every other member of its room.
 /// Serialized, as the other real servers' tests.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ChatRestartTests {
@@ -61,6 +62,36 @@ import Testing
         let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds) + 100_000_000
         let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
         #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns")
+        #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
+    }
+
+    /// `--dead-after` in a chat through nats-server stopped (SIGSTOP) for three times the limit: every member takes it
+    /// for dead, comes back once it goes on, and the messages after the returns reach their rooms.
+    @Test(.enabled(if: TargetServerTests.hasNATS, "nats-server is not installed: apt-get install -y nats-server"))
+    func aChatsMembersFindAStoppedServerDeadAndComeBack() throws {
+        let (external, target) = try TargetRestartTests.start(.nats)
+        defer { external.stop() }
+        var configuration = try ChatTargetTests.chat(target, clients: 6, rooms: ChatRoomPlan(rooms: 2))
+        configuration.messages = 400  // 4 s
+        configuration.timeout = 1_000_000_000
+        configuration.reconnect = TargetRestartTests.backoff
+        configuration.silenceLimit = 500_000_000
+        configuration.heartbeat = 200_000_000  // the pings that show the server alive once the members are quiet
+        let run = try BackgroundRun(configuration)
+        run.waitUntilDispatched(6 * 2 * 30)
+        kill(external.process.processIdentifier, SIGSTOP)
+        usleep(1_500_000)
+        kill(external.process.processIdentifier, SIGCONT)
+        let recording = try run.finish()
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        #expect(events.filter { $0.contains("taken for dead") }.count >= 6, "\(events.prefix(12))")
+        #expect(recording.outages.count >= 6 && recording.outagesBack == recording.outages.count, "\(recording.outages)")
+        let files = try RunFiles.write(recording)
+        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds) + 100_000_000
+        let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
+        let start = recording.startNanoseconds
+        #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns: \(recording.outages.map { ($0.client, $0.closed &- start, $0.back &- start) }); ended \(recording.endNanoseconds &- start); \(recording.connectionEvents.map { ($0.time &- start, $0.reason) }.prefix(20))")
         #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
     }
 }

@@ -257,6 +257,7 @@ final class ClientGroup<T: Transport> {
                 "received a message without a bench marker (\(message.count) bytes: \"\(PeerExcerpt.of(message))\")")
         }
         let client = UInt32(ids.lowerBound + place)
+        heardTheRun = true  // silence counts from here (--dead-after)
         if configuration.scenario == .chat && marker.run == configuration.token {
             guard marker.client != client else {
                 guard configuration.chatEchoesToSender else { return }
@@ -264,7 +265,6 @@ final class ClientGroup<T: Transport> {
             }
             return writer.delivered(sequence: marker.sequence, sender: marker.client, member: client, at: now, kernel: kernel)
         }
-        heardTheRun = true
         guard marker.run == configuration.token, own == nil || marker.client == client else {
             return report(.note, place, "received a marker of another run or client (client \(marker.client), message \(marker.sequence))")
         }
