@@ -73,10 +73,13 @@ import Testing
     @Test func chatHelpNamesItsOwnOptionsAndNotTheOthers() throws {
         let result = try BenchProcess.run(["chat", "--help"])
         #expect(result.exitCode == 0)
-        for option in ["--rooms", "--room-size", "--room-sizes", "--rate", "--count", "--target", "--subscribe", "--publish"] {
+        for option in [
+            "--rooms", "--room-size", "--room-sizes", "--rate", "--count", "--target", "--subscribe", "--publish", "--reconnect",
+            "--drop-connections-at", "--dead-after",
+        ] {
             #expect(result.standardOutput.contains(option), "\(option)")
         }
-        for option in ["--interval", "--transport", "--reconnect", "--server-threads", "--publish-url"] {
+        for option in ["--interval", "--transport", "--offline-queue", "--server-threads", "--publish-url"] {
             #expect(!result.standardOutput.contains(option + " "), "\(option)")
         }
     }
