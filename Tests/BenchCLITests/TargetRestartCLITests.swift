@@ -3,7 +3,8 @@ import Glibc
 import Testing
 
 /// The deploy from the command line, with the subscribers in child processes (`--client-procs 2`, told the backoff in
-/// their client spec): nats-server killed mid-run and started again on its port. Every subscriber comes back, each
+/// their client spec): nats-server killed mid-run and started again on its port, or the clients dropped at a time (a
+/// fan-out's subscribers, a chat's members). Every subscriber comes back, each
 /// outage is a row of reconnects.csv with its phases, the outage's broadcasts are lost (counted), and those after every
 /// return reach everyone. The threads' and agents' placements, and other servers, are `TargetRestartTests`.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct TargetRestartCLITests {
@@ -68,6 +69,25 @@ import Testing
         let events = try csvRows(folder + "/events.csv").map { $0["reason"] ?? "" }
         #expect(events.filter { $0.contains("closed by --drop-connections-at") }.count == clients, "\(events)")
         #expect(Set(try csvRows(folder + "/reconnects.csv").compactMap { $0["client"].flatMap(Int.init) }) == Set(0..<clients))
+    }
+
+    /// A chat's members in child processes, dropped at a time: each child is ordered to close its members'
+    /// connections, and every member comes back.
+    @Test(.enabled(if: natsServer != nil, "nats-server is not installed: apt-get install -y nats-server"))
+    func chatMembersInChildProcessesDroppedAtATimeComeBack() throws {
+        let port = try Self.freePort()
+        let server = try Self.startNATS(port: port)
+        defer { Self.kill(server) }
+        let result = try BenchProcess.run([
+            "chat", "--target", "nats://127.0.0.1:\(port)/chat", "--clients", "6", "--room-size", "3", "--client-procs", "2",
+            "--reconnect", "--reconnect-base", "50ms", "--reconnect-max", "400ms", "--drop-connections-at", "1s",
+            "--rate", "100/s", "--count", "200", "--arrival", "fixed", "--quiet", "--out", temporaryFolderPath(),
+        ], timeout: 120)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(settings["connections_dropped"] == "1")
+        #expect(settings["client_outages"] == "6" && settings["client_outages_back"] == "6", "\(settings)")
     }
 
     static func startNATS(port: UInt16) throws -> Process {
