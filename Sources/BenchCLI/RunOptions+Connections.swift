@@ -64,6 +64,11 @@ extension RunOptions {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
+        if configuration.target != nil, configuration.silenceLimit > 0, configuration.heartbeat == 0 {
+            throw UsageError(
+                message: "--dead-after against --target needs a --heartbeat above 0: its pings show a quiet server alive, "
+                    + "and without them every quiet connection would be taken for dead", command: command)
+        }
         if configuration.scenario == .chat, parsed.value("dead-after") != nil, configuration.target == nil {
             throw UsageError(
                 message: "--dead-after in chat is for your server's members (--target): it finds a server that hung",

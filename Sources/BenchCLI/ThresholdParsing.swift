@@ -23,7 +23,7 @@ enum ThresholdParsing {
                     ": it is measured when clients may come back or be cut off (--reconnect, --drop-connections-at, a "
                         + "--link with nat-idle or blackout)"
                 case _ where absent.isConnectPhase && !metrics.contains("subscribe"):
-                    ": a connect's phases are measured against a --target"
+                    ": a connect's phases are measured against a --target, and over --transport tls, ws or wss"
                 default: " (its metrics: \(metrics.joined(separator: " ")))"
                 }
                 throw UsageError(

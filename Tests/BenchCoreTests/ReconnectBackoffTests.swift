@@ -35,4 +35,13 @@ import Testing
     @Test func aClientTriesExactlyItsNumberOfTimes() {
         #expect((0..<20).filter(backoff.allows(attempt:)) == Array(0..<10))
     }
+
+    /// How long a client keeps trying after a drop: each try's longest wait, added (what a run with nobody connected
+    /// waits for returns against a user's server); it never overflows.
+    @Test func theSpanIsEveryTrysLongestWaitAdded() {
+        let backoff = ReconnectBackoff(base: 100, maximum: 1_000, tries: 6)  // 100, 200, 400, 800, 1000, 1000
+        #expect(backoff.span == 3_500)
+        #expect(ReconnectBackoff(base: .max / 2, maximum: .max, tries: 4).span == .max)
+        #expect(ReconnectBackoff(base: 100, maximum: 100, tries: 0).span == 0)
+    }
 }

@@ -76,6 +76,7 @@ import Testing
         configuration.timeout = 1_000_000_000
         configuration.reconnect = TargetRestartTests.backoff
         configuration.silenceLimit = 500_000_000
+        configuration.deadAfter = 500_000_000  // as --dead-after sets both: the run still waits for the returns
         configuration.heartbeat = 200_000_000  // the pings that show the server alive once the members are quiet
         let run = try BackgroundRun(configuration)
         run.waitUntilDispatched(6 * 2 * 30)

@@ -28,6 +28,14 @@ public struct ReconnectBackoff: Sendable, Equatable {
         return overflow ? cap : min(doubled, cap)
     }
 
+    /// The longest a client keeps trying after one drop: every attempt's wait at its longest (ns, saturating).
+    public var span: UInt64 {
+        (0..<max(0, tries)).reduce(UInt64(0)) { total, attempt in
+            let (sum, overflow) = total.addingReportingOverflow(backoff(attempt: attempt))
+            return overflow ? .max : sum
+        }
+    }
+
     /// The wait before attempt `attempt`, with its jitter drawn from `random`: half the backoff and up to as much again.
     public func delay(attempt: Int, random: inout SplitMix64) -> UInt64 {
         let backoff = backoff(attempt: attempt)

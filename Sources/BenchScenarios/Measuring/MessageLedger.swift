@@ -388,6 +388,9 @@ public struct MessageLedger: Sendable {
                     echoedKernel: expectsOwnCopies && usesKernelStamps ? ownCopyKernel[broadcast] : 0,
                     broadcastStart: broadcastStart[broadcast], broadcastStartKernel: t0Kernel))
             }
+            // A sender's own copy that never came (its connection closed, its server left it out) is given up with
+            // its row: the run's end does not wait for it.
+            if expectsOwnCopies && broadcastStart[broadcast] != 0 && ownCopy[broadcast] == 0 { ownCopiesAwaited -= 1 }
             (scheduled[broadcast], broadcastStart[broadcast]) = (0, 0)
             if expectsOwnCopies { ownCopy[broadcast] = 0 }
             if expectsOwnCopies && usesKernelStamps { ownCopyKernel[broadcast] = 0 }

@@ -234,8 +234,12 @@ public struct RunConfiguration: Sendable, Equatable {
     public var expectsReconnects: Bool { reconnect != nil || dropConnectionsAt != nil }
 
     /// How long a run with nobody connected waits for a client to come back before it ends: ``deadAfter``, or when that
-    /// is 0, a ``timeout``.
-    public var returnGrace: UInt64 { deadAfter > 0 ? deadAfter : timeout }
+    /// is 0, a ``timeout``. A user's server's clients come back by their backoff, as long as their tries last (and
+    /// the run stops waiting once every one gave up): `--dead-after` there is how long a silence is, not this.
+    public var returnGrace: UInt64 {
+        if target != nil, let reconnect { return max(reconnect.span, timeout) }
+        return deadAfter > 0 ? deadAfter : timeout
+    }
 
     /// True when the built-in server listens on this machine's loopback (`--host`).
     public var isOnLoopback: Bool { TargetURL.isLoopback(host) }

@@ -116,8 +116,9 @@ public struct ShardSummary: Sendable, Equatable {
             let failures = r.number(), failures < 1 << 48, let relay = r.number(), relay < 1 << 58, let serverCPUs = r.numbers(), let allowedServerCPUs = r.numbers(),
             let drops = r.numbers(), drops.count == clients, let connects = r.numbers(), connects.count == clients
         else { return nil }
-        let longest = Int(ConnectPhases.longest) + 1
-        guard let phases = r.numbers(), phases.isEmpty || phases.count == 3 * clients, phases.allSatisfy({ $0 <= longest }),
+        let longest = Int(ConnectPhases.longest)
+        guard let phases = r.numbers(), phases.isEmpty || phases.count == 3 * clients,
+            phases.enumerated().allSatisfy({ $0.element <= ($0.offset % 3 == 0 ? longest + 1 : longest) }),
             let outageCount = r.count(atMost: RunRecording.maximumOutages)
         else { return nil }
         self.eventCounts = eventCounts

@@ -24,6 +24,7 @@ extension TargetClients {
         subscriberOpen[client] = true
         openSubscribers += 1
         emptySince = 0
+        everyoneLeftEarly = false
         recording.clientThreads.reconnects += 1
         _ = driver.unpark(client)  // closed-loop roundtrip: its next message goes now (those due meanwhile were never)
         let outage = outageOfClient[client]

@@ -58,6 +58,9 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// not); and since when nobody has been connected (0: somebody is).
     var outageOfClient: [Int]
     var emptySince: UInt64 = 0
+    /// The last client left before the timetable was done (and none came back since): a fan-out that measured nothing
+    /// to its end.
+    var everyoneLeftEarly = false
     /// `--reconnect`: per client, it will not come back (it used its tries, or its group's channel ended); how many.
     var gaveUp: [Bool]
     var gaveUpCount = 0
@@ -210,6 +213,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         guard subscriberOpen[client] else { return }
         subscriberOpen[client] = false
         openSubscribers -= 1
+        if openSubscribers == 0 && isRunning { everyoneLeftEarly = !isTimetableDone(at: time) }
         clientGone(client)
         outageBegan(client, at: time)
     }
@@ -227,7 +231,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         let everyoneLeft = droppedForGood
             ? "every \(clientNoun) was dropped (--drop-connections-at) and none came back"
             : "\(target) closed every connection"
-        let endedEarly = configuration.scenario != .fanout || !isTimetableDone(at: MonotonicClock.now())
+        let endedEarly = configuration.scenario != .fanout || everyoneLeftEarly
         let failure = publisher.map { !$0.isOpen && !$0.mayReturn } == true
             ? "the publisher's connection to \(target) closed"
             : openSubscribers == 0 && endedEarly ? everyoneLeft : nil
