@@ -56,6 +56,7 @@ import Testing
         (["chat", "--reconnect"], "--reconnect in chat is for your server's members (--target): the built-in relay is not restarted"),
         (["chat", "--drop-connections-at", "1s"], "--drop-connections-at in chat is for your server's members (--target)"),
         (["chat", "--dead-after", "10s"], "--dead-after in chat is for your server's members (--target): it finds a server that hung"),
+        (["fanout", "--transport", "tcp,ws", "--threshold", "connect_ws.p99<1s"], "this run has no connect_ws metric: a connect's phases are measured against a --target, and over --transport tls, ws or wss"),
         (["fanout", "--target", "nats://127.0.0.1:1/n", "--dead-after", "10s", "--heartbeat", "0"], "--dead-after against --target needs a --heartbeat above 0"),
         (["chat", "--target", "redis://127.0.0.1:1/c", "--reconnect"], "--reconnect in a chat through redis:// is not built yet"),
         (["roundtrip", "--offline-queue", "--reconnect", "--target", "ws://127.0.0.1:1/"], "--offline-queue holds the built-in server's messages"),
