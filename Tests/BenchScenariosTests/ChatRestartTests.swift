@@ -12,19 +12,34 @@ import Testing
 /// member's outage is counted, and every message sent once all were back reaches every other member of its room.
 /// Serialized, as the other real servers' tests.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ChatRestartTests {
+    /// 6 members in 2 rooms through `target`, `messages` each 10 ms apart, coming back by the restart tests' backoff.
+    static func chat(_ target: String, messages: Int) throws -> RunConfiguration {
+        var configuration = try ChatTargetTests.chat(target, clients: 6, rooms: ChatRoomPlan(rooms: 2))
+        configuration.messages = messages
+        configuration.timeout = 1_000_000_000
+        configuration.reconnect = TargetRestartTests.backoff
+        return configuration
+    }
+
+    /// The messages sent once every member was back, and the measuring thread had heard so (100 ms after the last
+    /// return: see TargetRestartTests.broadcastsAfterEveryReturn): at least 20 of each member's, each delivered to both
+    /// other members of its room.
+    static func expectEveryMessageAfterTheReturnsDelivered(_ recording: RunRecording, _ files: RunFiles) throws {
+        let start = recording.startNanoseconds
+        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- start) + 100_000_000
+        let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
+        #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns: \(recording.outages.map { ($0.client, $0.closed &- start, $0.back &- start) })")
+        #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
+    }
+
     @Test(.enabled(if: TargetServerTests.hasNATS, "nats-server is not installed: apt-get install -y nats-server"))
     func aChatsMembersComeBackAfterTheServerRestarts() throws {
         var (external, target) = try TargetRestartTests.start(.nats)
         defer { external.stop() }
-        var configuration = try ChatTargetTests.chat(target, clients: 6, rooms: ChatRoomPlan(rooms: 2))
-        configuration.messages = 300  // 3 s of a message every 10 ms from each member
-        configuration.timeout = 1_000_000_000
-        configuration.reconnect = TargetRestartTests.backoff
+        let configuration = try Self.chat(target, messages: 300)  // 3 s
         let run = try BackgroundRun(configuration)
         run.waitUntilDispatched(6 * 2 * 30)
-        external.stop()
-        usleep(200_000)
-        external = try external.restarted()
+        try TargetRestartTests.restart(&external)
         let recording = try run.finish()
 
         let events = recording.connectionEvents.map(\.reason)
@@ -33,12 +48,7 @@ import Testing
         let files = try RunFiles.write(recording)
         #expect(files.settings["client_outages"] == "6" && files.settings["client_outages_back"] == "6")
         #expect(try files.table("reconnects.csv").count == 6)
-        // The messages sent once every member was back, and the measuring thread had heard so (100 ms after the last
-        // return: see TargetRestartTests.broadcastsAfterEveryReturn), reached every other member of their room.
-        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds) + 100_000_000
-        let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
-        #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns")
-        #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
+        try Self.expectEveryMessageAfterTheReturnsDelivered(recording, files)
         let delivery = try #require(files.summary["delivery"])
         #expect((delivery.int("lost") ?? 0) > 0, "messages went while the server was away")
     }
@@ -48,21 +58,14 @@ import Testing
     func aChatsMembersDroppedAtATimeComeBack() throws {
         let (external, target) = try TargetRestartTests.start(.nats)
         defer { external.stop() }
-        var configuration = try ChatTargetTests.chat(target, clients: 6, rooms: ChatRoomPlan(rooms: 2))
-        configuration.messages = 200  // 2 s
-        configuration.timeout = 1_000_000_000
-        configuration.reconnect = TargetRestartTests.backoff
+        var configuration = try Self.chat(target, messages: 200)  // 2 s
         configuration.dropConnectionsAt = 800_000_000
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         let events = recording.connectionEvents.map(\.reason)
         #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
         #expect(events.filter { $0.contains("closed by --drop-connections-at") }.count == 6, "\(events.prefix(12))")
         #expect(recording.outages.count == 6 && recording.outagesBack == 6, "\(events.prefix(12))")
-        let files = try RunFiles.write(recording)
-        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds) + 100_000_000
-        let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
-        #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns")
-        #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
+        try Self.expectEveryMessageAfterTheReturnsDelivered(recording, try RunFiles.write(recording))
     }
 
     /// `--dead-after` in a chat through nats-server stopped (SIGSTOP) for three times the limit: every member takes it
@@ -71,10 +74,7 @@ import Testing
     func aChatsMembersFindAStoppedServerDeadAndComeBack() throws {
         let (external, target) = try TargetRestartTests.start(.nats)
         defer { external.stop() }
-        var configuration = try ChatTargetTests.chat(target, clients: 6, rooms: ChatRoomPlan(rooms: 2))
-        configuration.messages = 400  // 4 s
-        configuration.timeout = 1_000_000_000
-        configuration.reconnect = TargetRestartTests.backoff
+        var configuration = try Self.chat(target, messages: 400)  // 4 s
         configuration.silenceLimit = 500_000_000
         configuration.deadAfter = 500_000_000  // as --dead-after sets both: the run still waits for the returns
         configuration.heartbeat = 200_000_000  // the pings that show the server alive once the members are quiet
@@ -88,11 +88,6 @@ import Testing
         #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
         #expect(events.filter { $0.contains("taken for dead") }.count >= 6, "\(events.prefix(12))")
         #expect(recording.outages.count >= 6 && recording.outagesBack == recording.outages.count, "\(recording.outages)")
-        let files = try RunFiles.write(recording)
-        let lastBack = Int(try #require(recording.outages.map(\.back).max()) &- recording.startNanoseconds) + 100_000_000
-        let afterwards = files.samples.filter { ($0.int("sent_ns") ?? 0) > lastBack }
-        let start = recording.startNanoseconds
-        #expect(afterwards.count >= 6 * 2 * 20, "the run went on after the returns: \(recording.outages.map { ($0.client, $0.closed &- start, $0.back &- start) }); ended \(recording.endNanoseconds &- start); \(recording.connectionEvents.map { ($0.time &- start, $0.reason) }.prefix(20))")
-        #expect(afterwards.allSatisfy { $0["lost"] == "0" }, "\(afterwards.filter { $0["lost"] != "0" }.prefix(3))")
+        try Self.expectEveryMessageAfterTheReturnsDelivered(recording, try RunFiles.write(recording))
     }
 }

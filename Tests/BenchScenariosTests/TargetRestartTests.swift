@@ -61,9 +61,7 @@ import Testing
         let configuration = try Self.fanout(server, target, broadcasts: 400)
         let (run, agents) = try Self.begin(configuration, placement)
         run.waitUntilDispatched(30 * Self.subscribers)
-        external.stop()  // SIGKILL: every connection ends at once, as in a crash or a deploy's restart
-        usleep(200_000)
-        external = try external.restarted()
+        try Self.restart(&external)
         let recording = try run.finish()
         for agent in agents { #expect(throws: Never.self) { _ = try agent.join().get() } }
 
@@ -166,9 +164,7 @@ import Testing
         configuration.reconnect = Self.backoff
         let (run, _) = try Self.begin(configuration, .twoThreads)
         run.waitUntilDispatched(50 * Self.subscribers)
-        external.stop()
-        usleep(200_000)
-        external = try external.restarted()
+        try Self.restart(&external)
         let recording = try run.finish()
 
         let events = recording.connectionEvents.map(\.reason)
@@ -238,6 +234,14 @@ import Testing
         let publisherBack = recording.connectionEvents.filter { $0.reason.hasPrefix("publisher: back after") }.map(\.time).max()
         let everyoneBack = max(subscribersBack, publisherBack ?? 0) &- recording.startNanoseconds + 100_000_000
         return files.broadcasts.filter { ($0.int("t0_ns") ?? 0) > Int(everyoneBack) }
+    }
+
+    /// Kills the server (SIGKILL: every connection ends at once, as in a crash or a deploy's restart) and starts it
+    /// again on its port 200 ms later.
+    static func restart(_ external: inout ExternalServer) throws {
+        external.stop()
+        usleep(200_000)
+        external = try external.restarted()
     }
 
     /// The server started, and its target URL.
