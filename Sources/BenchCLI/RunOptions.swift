@@ -303,21 +303,10 @@ struct RunOptions {
         thresholds = try ThresholdParsing.parse(
             parsed.values["threshold"] ?? [], for: scenario, hasEchoes: base.hasEchoes,
             reconnects: base.hasReconnectMetric,
-            phases: Self.phasesOfEveryStep(base, transports: transports), command: command)
+            phases: ThresholdParsing.phasesOfEveryStep(base, transports: transports), command: command)
         try ThresholdParsing.checkLinkGroups(
             of: thresholds, link: base.link, agentsMayBringLinks: takesAgents && base.link == nil, command: command)
         accepted = try reader.acceptedReasons(judges: !thresholds.isEmpty)
         serverProcesses = try Self.readServerProcesses(reader: reader, parsed: parsed, steps: steps, command: command)
-    }
-
-    /// The connect phases every step of a `--transport` sweep has (a threshold on one that a step lacks could not be
-    /// judged there): those of `base` over each of `transports`, in order.
-    static func phasesOfEveryStep(_ base: RunConfiguration, transports: [TransportKind]) -> [RunAnalysis.Metric] {
-        let each = transports.map { transport in
-            var step = base
-            step.transport = transport
-            return Set(RunAnalysis.Metric.connectPhases(of: step))
-        }
-        return RunAnalysis.Metric.connectPhases(of: base).filter { phase in each.allSatisfy { $0.contains(phase) } }
     }
 }

@@ -3,6 +3,17 @@ import BenchScenarios
 
 /// `--threshold` values read for a scenario, or a usage error that names the bad one.
 enum ThresholdParsing {
+    /// The connect phases every step of a `--transport` sweep has (a threshold on one that a step lacks could not be
+    /// judged there): those of `base` over each of `transports`, in order.
+    static func phasesOfEveryStep(_ base: RunConfiguration, transports: [TransportKind]) -> [RunAnalysis.Metric] {
+        let each = transports.map { transport in
+            var step = base
+            step.transport = transport
+            return Set(RunAnalysis.Metric.connectPhases(of: step))
+        }
+        return RunAnalysis.Metric.connectPhases(of: base).filter { phase in each.allSatisfy { $0.contains(phase) } }
+    }
+
     /// `metrics` are those the run reports (by default, what `scenario` reports with echoes, with `reconnect` when its
     /// clients may come back, a target's connect `phases`, and without stack).
     static func parse(
