@@ -1,5 +1,6 @@
 import BenchCore
 import BenchNet
+import Glibc
 import Testing
 
 @testable import BenchScenarios
@@ -132,5 +133,54 @@ import Testing
         table.abandonTheRest()
         #expect(table.allStarted && table.connections.allSatisfy { $0 == nil })
         #expect((table.connecting, table.open) == (0, 0))
+    }
+
+    /// The one rule every role's connects follow: firsts a window at a time; a first that cannot start counts as
+    /// started without a connection (and may stop the rest); a return whose connect fails at once is that try failing,
+    /// the next one waits, and past its tries the client gives up.
+    @Test func dueConnectsStartFirstsThenReturnsAndAReturnThatFailsAtOnceUsesATry() throws {
+        defer { Posix.close(listener) }
+        let backoff = ReconnectBackoff(base: 1, maximum: 1, tries: 2)
+        var table = ClientTable<TCP>(
+            count: 3, window: 2, returns: ReconnectSchedule(backoff, seed: 1, firstClient: 0, count: 3))
+        defer { table.closeAll() }
+        var refused: [Int] = []
+        var stopped = table.startDueConnects(
+            at: 1, connect: { place, isReturn in
+                #expect(!isReturn)
+                if place == 1 { throw SystemError("connect", errno: ECONNREFUSED) }
+                return try connect(token: UInt64(place + 1))
+            },
+            cannotStart: { place, _ in
+                refused.append(place)
+                return true
+            },
+            gaveUp: { _, _ in Issue.record("nobody has returned yet") })
+        #expect(stopped && refused == [1], "place 1 could not start and the rest went on")
+        #expect(table[1] == nil && table.open == 2 && table.allStarted, "a window of two: 0 and 2 under way")
+        #expect(table.nextConnectDue() == nil && !table.returnsWaiting)
+
+        table.close(0)
+        let decision = table.lost(0, afterUse: true, at: 10)
+        guard case .tryAgain(let due) = decision else { return #expect(Bool(false), "a first try after a drop") }
+        #expect((10...11).contains(due), "a backoff of 1 ns: at most 1 ns with its jitter")
+        #expect(table.returnsWaiting && table.nextConnectDue() == due)
+        var gaveUp: [(Int, Int)] = []
+        for now: UInt64 in [11, 100, 1_000] {  // its tries: the first after the drop, then one more, then none
+            _ = table.startDueConnects(
+                at: now, connect: { place, isReturn in
+                    #expect(isReturn && place == 0)
+                    throw SystemError("connect", errno: ECONNREFUSED)
+                },
+                cannotStart: { _, _ in true }, gaveUp: { gaveUp.append(($0, $1)) })
+        }
+        #expect(gaveUp.count == 1 && gaveUp.first?.0 == 0 && gaveUp.first?.1 == 2, "two tries failed: it gave up")
+        #expect(!table.returnsWaiting && table[0].map { !$0.isOpen } == true)
+
+        var second = ClientTable<TCP>(count: 2, window: 2)
+        stopped = second.startDueConnects(
+            at: 1, connect: { _, _ in throw SystemError("connect", errno: ECONNREFUSED) },
+            cannotStart: { _, _ in false }, gaveUp: { _, _ in })
+        #expect(!stopped && second.connections.count == 1, "a setup that failed starts no more")
     }
 }

@@ -11,34 +11,25 @@ extension ClientGroup {
     /// The subscriber at `place` lost its connection: after a connection it used (`afterUse`) its tries start again,
     /// otherwise the next one; past its tries it gives up, and the measuring thread hears of it.
     func scheduleReconnect(_ place: Int, afterUse: Bool) {
-        guard reconnects != nil else { return }
-        if case .gaveUp(let tries) = reconnects!.lost(place, afterUse: afterUse, at: MonotonicClock.now()) {
+        if case .gaveUp(let tries) = table.lost(place, afterUse: afterUse, at: MonotonicClock.now()) {
             report(.gaveUp, place, "gave up reconnecting after \(tries) tries")
         }
     }
 
-    /// Starts the reconnects that are due, as many as ``ClientLoop/reconnectWindow`` takes; the rest wait for a later
-    /// pass (``waitLimit`` wakes the loop for the earliest).
-    func startDueReconnects() {
-        guard reconnects?.isEmpty == false else { return }
-        reconnects!.takeDue(
-            at: MonotonicClock.now(), limit: max(0, ClientLoop<T>.reconnectWindow - table.connecting), into: &duePlaces)
-        for place in duePlaces {
-            let client = ids.lowerBound + place
-            do {
-                let identities = configuration.target?.identities
-                let connection = try loop.connect(
-                    to: routes.address(of: client), token: UInt64(place + 1), transmitStamps: own != nil,
-                    settings: identities.map { loop.settings.personalized(by: $0, client: client) })
-                table.restarted(place, connection)
-                lastHeard[place] = MonotonicClock.now()
-                // A round trip's writes wait for their stamps by their offset on the connection: a new one counts from 0.
-                if let own, !own.transmitStamps.isEmpty { own.transmitStamps[place] = TransmitStampQueue() }
-                sessions[place] = ProtocolSession(speeches[place], role: .subscriber, maximumMessageSize: maximumMessageSize)
-            } catch {
-                scheduleReconnect(place, afterUse: false)  // a connect that fails at once: this try failed
-            }
-        }
+    /// A connect of the client at `place` under way, from `now`: its first, or a return (`isReturn`) that redoes the
+    /// whole handshake on a new session, silence counted from the start of the try.
+    func connect(_ place: Int, isReturn: Bool, at now: UInt64) throws -> Connection<T> {
+        let client = ids.lowerBound + place
+        let identities = configuration.target?.identities
+        let connection = try loop.connect(
+            to: routes.address(of: client), token: UInt64(place + 1), transmitStamps: own != nil,
+            settings: identities.map { loop.settings.personalized(by: $0, client: client) })
+        guard isReturn else { return connection }
+        lastHeard[place] = now
+        // A round trip's writes wait for their stamps by their offset on the connection: a new one counts from 0.
+        if let own, !own.transmitStamps.isEmpty { own.transmitStamps[place] = TransmitStampQueue() }
+        sessions[place] = ProtocolSession(speeches[place], role: .subscriber, maximumMessageSize: maximumMessageSize)
+        return connection
     }
 
     /// `--drop-connections-at`: the measuring thread's order to close every connection now, as a network that drops

@@ -49,9 +49,6 @@ final class ClientGroup<T: Transport> {
     /// What each subscriber speaks, as its sessions are made (a reconnect makes a new one), and their largest message.
     let speeches: [ServerProtocol]
     let maximumMessageSize: Int
-    /// `--reconnect`: which subscribers that dropped try again, when (``ClientGroup+Reconnect``); nil: none does.
-    var reconnects: ReconnectSchedule?
-    var duePlaces: [Int] = []
     /// Per place: the subscriber was ready once (a later connect of it is a return).
     var wasEverReady: [Bool]
     /// `--dead-after` (0: never): per place, when its connection last heard from the server (or became ready, or its
@@ -78,11 +75,7 @@ final class ClientGroup<T: Transport> {
             kernelClock: kernelClock, readSize: 2 * configuration.payload)
         self.writer = writer
         self.endSignal = endSignal
-        table = ClientTable(
-            count: ids.count, window: ClientLoop<T>.connectWindow,
-            pace: configuration.connectInterval.map {
-                ClientTable<T>.Pace(firstClient: ids.lowerBound, interval: $0, start: MonotonicClock.now())
-            })
+        table = ClientTable(configuration, ids: ids)
         let maximum = max(64 << 10, 4 * configuration.payload)
         let rooms = configuration.chatRooms.map { plan in
             let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: configuration.seed)
@@ -97,9 +90,6 @@ final class ClientGroup<T: Transport> {
         let identities = configuration.target?.identities
         self.speeches = zip(ids, speeches).map { client, speech in speech.personalized(by: identities, client: client).numbered(client) }
         self.maximumMessageSize = maximum
-        reconnects = configuration.reconnect.map {
-            ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
-        }
         wasEverReady = Array(repeating: false, count: ids.count)
         silenceLimit = configuration.silenceLimit
         lastHeard = Array(repeating: 0, count: ids.count)
@@ -132,8 +122,7 @@ final class ClientGroup<T: Transport> {
         }
         if configuration.ioEngine == .uring { startUring() }
         while !writer.isBroken {
-            openMore()
-            startDueReconnects()
+            startDueConnects()
             closeSilentConnections()
             sendKeepAlives()
             reportLoad()
@@ -157,32 +146,24 @@ final class ClientGroup<T: Transport> {
         }
     }
 
-    /// Starts connects while fewer than a window of them are under way (in a Redis chat, once the publishing connection
-    /// is up).
-    func openMore() {
-        guard openPublisher() else { return }
-        while let place = table.nextToConnect(at: MonotonicClock.now()) {
-            do {
-                let identities = configuration.target?.identities
-                table.started(try loop.connect(
-                    to: routes.address(of: ids.lowerBound + place), token: UInt64(place + 1), transmitStamps: own != nil,
-                    settings: identities.map { loop.settings.personalized(by: $0, client: ids.lowerBound + place) }))
-            } catch {
-                table.started(nil)
+    /// Starts the connects that are due (``ClientTable/startDueConnects(at:firstConnects:connect:cannotStart:gaveUp:)``): first
+    /// connects while fewer than a window are under way (in a Redis chat, once the publishing connection is up), and
+    /// with `--reconnect` the returns whose backoff is over, each redoing the whole handshake on a new session.
+    func startDueConnects() {
+        let now = MonotonicClock.now()
+        _ = table.startDueConnects(
+            at: now, firstConnects: openPublisher(), connect: { place, isReturn in try connect(place, isReturn: isReturn, at: now) },
+            cannotStart: { place, error in
                 report(.closed, place, "cannot connect to \(target): \(error)")
-            }
-        }
+                return true
+            },
+            gaveUp: { place, tries in report(.gaveUp, place, "gave up reconnecting after \(tries) tries") })
     }
 
     /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect or reconnect is due.
     private var waitLimit: Int32 {
         // A Redis chat's members wait for their publishing connection, whatever their pace says.
-        var due = publisher.map({ $0.isEstablished }) ?? true ? table.nextDue : nil
-        // A full reconnect window: the end of a try, not a time, lets the next start (no spin on a due time passed).
-        if table.connecting < ClientLoop<T>.reconnectWindow, let earliest = reconnects?.earliest {
-            due = min(due ?? earliest, earliest)
-        }
-        guard let due else { return 100 }
+        guard let due = table.nextConnectDue(firstConnects: publisher.map({ $0.isEstablished }) ?? true) else { return 100 }
         let now = MonotonicClock.now()
         return due <= now ? 0 : Int32(min(100, (due - now + 999_999) / 1_000_000))
     }
@@ -277,7 +258,7 @@ final class ClientGroup<T: Transport> {
     func close(_ place: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
         let wasReady = sessions[place].isReady
         guard table.close(place, code: code) != nil else { return }
-        guard reconnects != nil && wasEverReady[place] else { return report(.closed, place, reason) }
+        guard table.reconnects && wasEverReady[place] else { return report(.closed, place, reason) }
         if wasReady { report(.closed, place, reason) }
         scheduleReconnect(place, afterUse: wasReady)
     }

@@ -4,8 +4,10 @@ import BenchNet
 /// The connections of one thread's simulated clients, by place (the client is the thread's first id plus its place),
 /// and where their connects stand: which have started, which are still in their handshakes (at most a connect window
 /// of first connects at once, and with `--connect-rate` none before its time), how many are open, and each one's
-/// connect time. Every client role keeps its connections here (the built-in server's ``EchoClients``, a target's
-/// ``ClientGroup``); what a role does with a connection once it is up (say hello, subscribe) is the role's.
+/// connect time; and with `--reconnect`, which of them wait to connect again (``lost(_:afterUse:at:)``). Every client
+/// role keeps its connections here (the built-in server's ``EchoClients``, a target's ``ClientGroup``) and starts them
+/// through ``startDueConnects(at:firstConnects:connect:cannotStart:gaveUp:)``; what a role does with a connection once it is up (say hello,
+/// subscribe) is the role's.
 struct ClientTable<T: Transport> {
     /// How many clients the thread has.
     let count: Int
@@ -35,14 +37,33 @@ struct ClientTable<T: Transport> {
     private(set) var connecting = 0
     /// Connections open: started and not closed.
     private(set) var open = 0
+    /// `--reconnect`: which places wait to connect again, when; nil: none does.
+    private var returns: ReconnectSchedule?
+    /// The places whose return is due, taken from `returns` (kept: no allocation per pass).
+    private var duePlaces: [Int] = []
 
-    init(count: Int, window: Int, pace: Pace? = nil) {
+    /// The table of `count` clients, `window` first connects at a time, paced by `pace`; with `returns`, they connect
+    /// again after a drop, by that schedule.
+    init(count: Int, window: Int, pace: Pace? = nil, returns: ReconnectSchedule? = nil) {
         self.count = count
         self.window = window
         self.pace = pace
+        self.returns = returns
         connections.reserveCapacity(count)
         inHandshakes.reserveCapacity(count)
         connectTimes = Array(repeating: 0, count: count)
+    }
+
+    /// The table of a thread's clients `ids` in the run `configuration`, as every role keeps them: a connect window of
+    /// first connects at a time, `--connect-rate`'s pace from now, and `--reconnect`'s backoff (its jitter a stream of
+    /// its own per thread).
+    init(_ configuration: RunConfiguration, ids: Range<Int>) {
+        self.init(
+            count: ids.count, window: ClientLoop<T>.connectWindow,
+            pace: configuration.connectInterval.map { Pace(firstClient: ids.lowerBound, interval: $0, start: MonotonicClock.now()) },
+            returns: configuration.reconnect.map {
+                ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
+            })
     }
 
     /// The connection of the client at `place`; nil when none has started.
@@ -128,5 +149,66 @@ struct ClientTable<T: Transport> {
     /// Closes every connection still open: the end of the thread.
     mutating func closeAll() {
         for place in connections.indices { close(place) }
+    }
+}
+
+/// Where every client role starts its connects: the first ones (a window at a time, by `--connect-rate`'s pace) and,
+/// with `--reconnect`, the returns (``ClientLoop/reconnectWindow`` at a time, each after its backoff). One rule for
+/// all: a return whose connect fails at once is that try failing; the next waits longer, and past its tries the client
+/// gives up.
+extension ClientTable {
+    /// Starts every connect due at `now`: first connects while the window and the pace allow (unless `firstConnects` is
+    /// false: they wait for something of the role's), then the returns that are due. `connect(place, isReturn)` makes each one's connection. A first connect that throws counts as one that could
+    /// not start and goes to `cannotStart` (false: start no more, the setup failed); a return that throws is that try
+    /// failing (`gaveUp(place, tries)` when it was the last). False when `cannotStart` said to stop.
+    mutating func startDueConnects(
+        at now: UInt64, firstConnects: Bool = true, connect: (_ place: Int, _ isReturn: Bool) throws -> Connection<T>,
+        cannotStart: (_ place: Int, _ error: any Error) -> Bool, gaveUp: (_ place: Int, _ tries: Int) -> Void
+    ) -> Bool {
+        while firstConnects, let place = nextToConnect(at: now) {
+            do {
+                started(try connect(place, false))
+            } catch {
+                started(nil)
+                guard cannotStart(place, error) else { return false }
+            }
+        }
+        guard returns?.isEmpty == false else { return true }
+        returns!.takeDue(at: now, limit: max(0, ClientLoop<T>.reconnectWindow - connecting), into: &duePlaces)
+        for place in duePlaces {
+            do {
+                restarted(place, try connect(place, true))
+            } catch {
+                if case .gaveUp(let tries) = lost(place, afterUse: false, at: now) { gaveUp(place, tries) }
+            }
+        }
+        return true
+    }
+
+    /// The client at `place` lost its connection at `now`: after a connection the server used (`afterUse`) its tries
+    /// start again, otherwise (a try that failed) the next one. When it tries again, or that it gave up; nil without
+    /// `--reconnect`.
+    mutating func lost(_ place: Int, afterUse: Bool, at now: UInt64) -> ReconnectSchedule.Decision? {
+        returns?.lost(place, afterUse: afterUse, at: now)
+    }
+
+    /// `--reconnect`: clients that drop connect again.
+    var reconnects: Bool { returns != nil }
+
+    /// Some client waits to connect again.
+    var returnsWaiting: Bool { returns?.isEmpty == false }
+
+    /// When the next connect is due: the next paced first connect (unless `firstConnects` is false), or the earliest
+    /// return while the reconnect window has room (a full one waits for the end of a try, not a time). Nil: none is due
+    /// by a time.
+    func nextConnectDue(firstConnects: Bool = true) -> UInt64? {
+        let earliestReturn = connecting < ClientLoop<T>.reconnectWindow ? returns?.earliest : nil
+        guard firstConnects, let due = nextDue else { return earliestReturn }
+        return min(due, earliestReturn ?? due)
+    }
+
+    /// The run is over: nobody connects again.
+    mutating func cancelReturns() {
+        returns?.cancelAll()
     }
 }

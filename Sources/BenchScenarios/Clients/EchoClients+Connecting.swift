@@ -4,22 +4,23 @@ import BenchNet
 /// Connections coming and going: the first connects (``ClientLoop/connectWindow`` at a time), the hellos, the
 /// closes, and what a close means (the setup failing, or, with `--reconnect`, a try again).
 extension EchoClients {
-    /// Starts connects until ``ClientLoop/connectWindow`` are under way, every client has one, or with
-    /// `--connect-rate` the next is not due yet (the connect timer is armed for it). False (after telling the server)
-    /// on failure.
-    func openMoreConnections() -> Bool {
+    /// Starts the connects that are due (``ClientTable/startDueConnects(at:firstConnects:connect:cannotStart:gaveUp:)``): first
+    /// connects until ``ClientLoop/connectWindow`` are under way, every client has one, or with `--connect-rate` the
+    /// next is not due yet; and with `--reconnect` the returns whose backoff is over. The connect timer is armed for the
+    /// next one due. False (after telling the server) when a first connect fails.
+    func startDueConnects() -> Bool {
         defer { armConnectTimer() }
-        while let position = table.nextToConnect(at: MonotonicClock.now()) {
-            if control.isStopRequested { return false }
-            let client = ids.lowerBound + position
-            do {
-                table.started(try startConnect(position: position))
-            } catch {
+        let now = MonotonicClock.now()
+        if runIsOver || control.isStopRequested { table.cancelReturns() }
+        if control.isStopRequested && table.nextToConnect(at: now) != nil { return false }
+        return table.startDueConnects(
+            at: now, connect: { position, _ in try startConnect(position: position) },
+            cannotStart: { position, error in
+                let client = ids.lowerBound + position
                 control.failSetup("client \(client) could not connect to \(routes.address(of: client)): \(error)")
                 return false
-            }
-        }
-        return true
+            },
+            gaveUp: { position, tries in gaveUp(position: position, tries: tries) })
     }
 
     /// A new connection for the client at `position`, its connect under way (not counted yet).
@@ -92,7 +93,7 @@ extension EchoClients {
         }
         if joined[position] {
             scheduleReconnect(position: position, afterUse: false)
-            startDueReconnects()  // its place in the connect window is free
+            _ = startDueConnects()  // its place in the connect window is free
             return
         }
         let client = ids.lowerBound + position

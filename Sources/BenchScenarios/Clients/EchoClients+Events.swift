@@ -33,16 +33,14 @@ extension EchoClients {
             postLoad()
         case Token.connectTimer:
             connectTimer.drain()
-            guard openMoreConnections() else { return false }
-            startDueReconnects()
+            guard startDueConnects() else { return false }
         default:
             let position = Int(token - Token.firstConnection)
             guard let connection = table[position], connection.isOpen else { return true }
             if !handle(events, position: position) { close(position) }
             // isEstablished is false for a connection closed meanwhile: no hello on a closed socket.
             guard table.isSettingUp(position) && connection.isEstablished else { return true }
-            guard sayHello(position: position), openMoreConnections() else { return false }
-            startDueReconnects()
+            guard sayHello(position: position), startDueConnects() else { return false }
         }
         return true
     }

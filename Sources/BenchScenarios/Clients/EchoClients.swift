@@ -56,10 +56,6 @@ final class EchoClients<T: Transport> {
     /// Per position: the client said hello once; a connect of one that did is a reconnect, whose failure is not the
     /// setup's.
     var joined: [Bool] = []
-    /// `--reconnect`: which dropped clients try again, when; nil: they do not.
-    var reconnects: ReconnectSchedule?
-    /// The clients whose reconnect is due, taken from `reconnects` (kept: no allocation per pass).
-    var duePlaces: [Int] = []
     /// Fires when the next paced first connect (`--connect-rate`) or the earliest reconnect is due.
     let connectTimer: MonotonicTimer
     /// Per position: its current connection is a reconnect whose hello the server has not shown it took yet (nothing
@@ -105,9 +101,6 @@ final class EchoClients<T: Transport> {
         self.usesUring = configuration.ioEngine == .uring && ids.count > 1
         self.heartbeatTimer = try MonotonicTimer()
         self.connectTimer = try MonotonicTimer()
-        self.reconnects = configuration.reconnect.map {
-            ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
-        }
         let usesUring = self.usesUring
         // One outbox for the thread's clients, drained after each read: what one read owes, never grown in the run.
         let outbox = BenchEchoSession.outbox(maximumFrameSize: transport.maximumFrameSize, readSize: loop.readBuffer.count)
@@ -116,11 +109,7 @@ final class EchoClients<T: Transport> {
                 client: UInt32($0), token: configuration.token, maximumFrameSize: transport.maximumFrameSize,
                 readsFromRing: usesUring, outbox: outbox)
         }
-        table = ClientTable(
-            count: ids.count, window: ClientLoop<T>.connectWindow,
-            pace: configuration.connectInterval.map {
-                ClientTable<T>.Pace(firstClient: ids.lowerBound, interval: $0, start: MonotonicClock.now())
-            })
+        table = ClientTable(configuration, ids: ids)
         joined = Array(repeating: false, count: ids.count)
         returnUnconfirmed = Array(repeating: false, count: ids.count)
     }
@@ -150,14 +139,14 @@ final class EchoClients<T: Transport> {
             return report
         }
         if usesUring { startUring() }
-        guard openMoreConnections() else { return report }
+        guard startDueConnects() else { return report }
         if heartbeat > 0 || loadOut != nil {  // an agent's thread also ticks to post its load
             let tick = heartbeat > 0 ? min(heartbeat, Self.heartbeatTick) : Self.heartbeatTick
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
         // The loop ends when no connection is left open and none is still to open.
-        while table.open > 0 || !table.allStarted || reconnects?.isEmpty == false {
-            if ids.count == 1 && reconnects == nil, let only = table[0], only.isOpen, !table.isSettingUp(0) {
+        while table.open > 0 || !table.allStarted || table.returnsWaiting {
+            if ids.count == 1 && !table.reconnects, let only = table[0], only.isOpen, !table.isSettingUp(0) {
                 return echoOnBlockingSocket(only)
             }
             guard waitAndHandleEvents() else { return report }
