@@ -209,25 +209,7 @@ struct RunOptions {
                 throw reader.invalid("max-queue", "bytes", text, error.reason)
             }
         }
-        if let text = parsed.value("timestamps") {
-            guard let source = TimestampSource(rawValue: text) else {
-                throw reader.invalid("timestamps", "source", text, "expected user, kernel or both")
-            }
-            base.timestamps = source
-        }
-        var transports = [base.transport]
-        if let text = parsed.value("transport") {
-            transports = []
-            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-                guard let transport = TransportKind(rawValue: String(part)) else {
-                    throw reader.invalid("transport", "kind", text, "expected tcp, ws, tls or wss, comma-separated")
-                }
-                guard !transports.contains(transport) else { throw reader.invalid("transport", "kind", text, "each value once") }
-                transports.append(transport)
-            }
-            base.transport = transports.first { $0.usesTLS } ?? transports[0]
-        }
-        base.webSocketPath = parsed.value("ws-path") ?? base.webSocketPath
+        let transports = try Self.readTransports(into: &base, reader: reader, parsed: parsed)
         try Self.readTarget(into: &base, reader: reader, parsed: parsed, command: command)
         if base.target != nil && parsed.value("client-procs") != nil {
             guard parsed.value("client-threads") == nil || clientProcesses == 0 else {

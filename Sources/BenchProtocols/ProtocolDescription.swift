@@ -68,20 +68,20 @@ public struct ProtocolDescription: Sendable, Equatable {
     /// The text it was read from, as written: a child process or an agent reads it again, and fills in the channel.
     public let source: String
     /// `--channel`, once filled in (``filling(channel:connectionParameters:)``).
-    public private(set) var channel: String?
+    public internal(set) var channel: String?
     /// `--connection-params`, once filled in.
-    public private(set) var connectionParameters: String?
+    public internal(set) var connectionParameters: String?
     /// The WebSocket subprotocol asked for.
-    public private(set) var subprotocol: String?
+    public internal(set) var subprotocol: String?
     /// The handshake, both roles' steps in order.
-    public private(set) var steps: [Step] = []
-    public private(set) var replies: [Reply] = []
-    public private(set) var captures: [Capture] = []
-    public private(set) var heartbeat: Heartbeat?
+    public internal(set) var steps: [Step] = []
+    public internal(set) var replies: [Reply] = []
+    public internal(set) var captures: [Capture] = []
+    public internal(set) var heartbeat: Heartbeat?
     /// A ready connection's last message, as the run ends (`close TEXT`).
-    public private(set) var closing: String?
+    public internal(set) var closing: String?
     /// In chat, the server sends each message to its sender too (`own-copy yes`).
-    public private(set) var sendsOwnCopy = false
+    public internal(set) var sendsOwnCopy = false
     /// A piece of the publisher's message: text as written, or where the payload or the message's id goes.
     public enum PublishPiece: Sendable, Equatable {
         case text(String)
@@ -91,20 +91,20 @@ public struct ProtocolDescription: Sendable, Equatable {
 
     /// The publisher's message in pieces, split where the line is read: each text is filled in apart, so that no value
     /// can make a second `{payload}` or `{message_id}`.
-    public private(set) var publish: [PublishPiece] = [.payload]
+    public internal(set) var publish: [PublishPiece] = [.payload]
     /// How `--publish`'s text goes into the publish line: as it is (`{payload}`), or escaped as inside a JSON string
     /// (`{payload_json}`) or as XML character data (`{payload_xml}`), which make `--publish` required.
     public enum PayloadEscaping: Sendable, Equatable {
         case none, json, xml
     }
 
-    public private(set) var payloadEscaping = PayloadEscaping.none
+    public internal(set) var payloadEscaping = PayloadEscaping.none
     /// A message containing one of these is the server's refusal or error.
-    public private(set) var errors: [String] = []
+    public internal(set) var errors: [String] = []
     /// Once ready, a message containing one of these is no delivery.
-    public private(set) var ignored: [String] = []
+    public internal(set) var ignored: [String] = []
     /// Once ready, only a message containing one of these is a delivery (when there is any).
-    public private(set) var deliveries: [String] = []
+    public internal(set) var deliveries: [String] = []
 
     /// Where a published message's payload goes in its `publish` line (or ``jsonPayloadVariable``).
     public static let payloadVariable = "{payload}"
@@ -250,57 +250,6 @@ public struct ProtocolDescription: Sendable, Equatable {
             case .messageID: Self.messageIDVariable
             }
         }.joined()
-    }
-
-    /// The description with `expand` applied to every text that goes on the wire or is looked for (a client's
-    /// variables filled in).
-    public func expanding(_ expand: (String) -> String) -> ProtocolDescription {
-        var expanded = self
-        expanded.steps = steps.map { Step(role: $0.role, sends: $0.sends, text: expand($0.text)) }
-        expanded.replies = replies.map { Reply(when: expand($0.when), answer: expand($0.answer)) }
-        expanded.heartbeat = heartbeat.map { Heartbeat(interval: $0.interval, text: expand($0.text)) }
-        expanded.publish = publish.map { piece in
-            guard case .text(let text) = piece else { return piece }
-            return .text(expand(text))
-        }
-        expanded.errors = errors.map(expand)
-        expanded.ignored = ignored.map(expand)
-        expanded.deliveries = deliveries.map(expand)
-        expanded.closing = closing.map(expand)
-        expanded.captures = captures.map { capture in
-            Capture(name: capture.name, patterns: capture.patterns.map { .init(before: expand($0.before), after: expand($0.after)) })
-        }
-        return expanded
-    }
-
-    /// True when a text uses `{channel}` or `{channel_json}`: the run needs `--channel`.
-    public var asksForChannel: Bool {
-        channel == nil && texts.contains { $0.contains("{channel}") || $0.contains("{channel_json}") }
-    }
-
-    /// True when a text uses `{connection_params}`.
-    public var asksForConnectionParameters: Bool {
-        texts.contains { $0.contains("{connection_params}") }
-    }
-
-    /// The description with `channel` in place of `{channel}`, and escaped as inside a JSON string in place of
-    /// `{channel_json}`, and `connectionParameters` (else `{}`) in place of `{connection_params}`, in one pass (a value
-    /// that holds a variable's name is not filled in again); a variable without its value stays. `{room}` and a
-    /// `--clients-file`'s columns in the values are each client's, as elsewhere.
-    public func filling(channel: String?, connectionParameters: String? = nil) -> ProtocolDescription {
-        let escaped = channel.map { String(JSONText.string($0).dropFirst().dropLast()) }
-        var filled = expanding { text in
-            text.replacing(/\{(channel|channel_json|connection_params)\}/) { match in
-                switch match.output.1 {
-                case "channel": channel ?? String(match.output.0)
-                case "channel_json": escaped ?? String(match.output.0)
-                default: connectionParameters ?? "{}"
-                }
-            }
-        }
-        filled.channel = channel
-        filled.connectionParameters = connectionParameters
-        return filled
     }
 
     public static func == (a: ProtocolDescription, b: ProtocolDescription) -> Bool {

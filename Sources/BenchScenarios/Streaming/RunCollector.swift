@@ -24,23 +24,23 @@ public struct RunCollector: Sendable {
     public let reader: SettledMessageReader
     /// Monotonic time of the run's start (schedule offset 0), from the stream's ``SettledMessage/Kind/start``.
     public private(set) var origin: UInt64
-    private let metrics: [RunAnalysis.Metric]
-    private var builders: [DistributionBuilder]
+    let metrics: [RunAnalysis.Metric]
+    private(set) var builders: [DistributionBuilder]
     /// The report intervals still open, oldest first (``firstOpenInterval`` on): a value counts in the interval its
     /// message fell due in, and the stream ends an interval only once every message due in it came (a later one's may
     /// come first).
-    private var intervals: [IntervalStatistics]
-    private var firstOpenInterval = 0
+    private(set) var intervals: [IntervalStatistics]
+    private(set) var firstOpenInterval = 0
     /// The metrics of a report interval, in report order: all but connect and reconnect.
     private let timedMetrics: [String]
-    private var intervalStart: UInt64 = 0
+    private(set) var intervalStart: UInt64 = 0
     /// The open interval (its place in ``intervals``) of the message or broadcast being added.
     private var currentInterval = 0
     private let budgetValues: Int
     private var keptValues = 0
     private let slots: (delivery: Int?, spread: Int?, completion: Int?, rtt: Int?, lag: Int?, stack: Int?)
     /// For each interval slot, its metric's builder.
-    private let builderOfSlot: [Int]
+    let builderOfSlot: [Int]
     /// The broadcasts being collected: one at a time from one ledger, a few at once from server shards' merged streams
     /// (a broadcast's messages go on as each shard settles them, its end once every shard did: ``ShardMerge``).
     private var openBroadcasts: [OpenBroadcast] = []
@@ -60,14 +60,14 @@ public struct RunCollector: Sendable {
     /// Roundtrip: the worst rtt per slice of the run.
     public private(set) var roundTripsOverTime: OverTime?
     /// Chat with rooms of different sizes: delivery and spread by room size; nil otherwise.
-    private var roomSizes: RoomSizeBreakdown?
+    private(set) var roomSizes: RoomSizeBreakdown?
     /// Behind a mix of links, or agents with links of their own (``adopt(_:)``): every metric per link group; nil
     /// otherwise.
-    private var linkGroups: LinkGroupBreakdown?
+    private(set) var linkGroups: LinkGroupBreakdown?
     /// What a live view reads (`--metrics-listen`); nil when nobody watches.
-    private var live: LiveStatistics?
+    private(set) var live: LiveStatistics?
     /// The live view's points, second by second, of the main metric (in its interval slot `mainSlot`).
-    private var points: LivePoints?
+    private(set) var points: LivePoints?
     private var mainSlot = -1
     /// The second of the run the message or broadcast being added fell due in.
     private var currentSecond = 0
@@ -261,65 +261,5 @@ public struct RunCollector: Sendable {
             for index in builders.indices { builders[index].dropValues() }
             linkGroups?.dropValues()
         }
-    }
-
-    /// The summary of `metric` so far, with the counts over `limits`: what a decision made while the run goes on
-    /// reads (on the writer's thread); nil when the run does not stream `metric` (connect, reconnect).
-    public func summarySoFar(
-        of metric: RunAnalysis.Metric, percentiles: [Double] = [], limits: [UInt64] = []
-    ) -> DistributionSummary? {
-        guard metric.isStreamed, let index = metrics.firstIndex(of: metric) else { return nil }
-        return builders[index].summary(percentiles: percentiles, limits: limits)
-    }
-
-    /// What a live view shows now, `now` being the time on the run's clock (monotonic ns); nil unless made `live`.
-    /// Its rows' times are offsets from the run's start, as the timeline's.
-    public func liveSnapshot(at now: UInt64) -> LiveSnapshot? {
-        guard let live else { return nil }
-        let elapsed = origin == 0 || now < origin ? 0 : now - origin
-        let totals = builderOfSlot.map { builder in
-            TimelineRow(
-                builders[builder].histogram, lost: builders[builder].lost, interval: -1, start: 0, end: elapsed,
-                metric: builders[builder].metric)
-        }
-        return LiveSnapshot(
-            statistics: live, totals: totals,
-            current: intervals[0].peek(interval: firstOpenInterval, start: intervalStart, end: max(intervalStart, elapsed)),
-            timeline: Array(timeline.suffix(LiveSnapshot.maximumRows)), points: points?.rows ?? [],
-            linkGroups: linkGroups?.liveGroups(metrics: builderOfSlot, elapsed: elapsed) ?? [],
-            settledMessages: measuredMessages, elapsed: elapsed)
-    }
-
-    /// The analysis of everything collected, for `recording` (its counters, connect times and events); every summary
-    /// also holds the other `percentiles` and the counts over the `limits` thresholds ask for.
-    public func analysis(of recording: RunRecording, percentiles: [Double] = [], limits: [UInt64] = []) -> RunAnalysis {
-        var builders = builders
-        var linkGroups = linkGroups
-        if let connect = metrics.firstIndex(of: .connect) {
-            for (client, time) in recording.connectTimes.enumerated() where time > 0 {
-                builders[connect].record(time)
-                linkGroups?.record(time, metric: connect, client: client)
-            }
-        }
-        for (index, metric) in metrics.enumerated() where metric.isConnectPhase && !recording.connectPhases.isEmpty {
-            for (client, phases) in recording.connectPhases.enumerated() where recording.connectTimes[client] > 0 {
-                guard let phases, let time = metric.phase(of: phases) else { continue }
-                builders[index].record(time)
-                linkGroups?.record(time, metric: index, client: client)
-            }
-        }
-        if let reconnect = metrics.firstIndex(of: .reconnect) {
-            for outage in recording.outages {
-                if let time = outage.reconnectTime { builders[reconnect].record(time) } else { builders[reconnect].recordLost() }
-                linkGroups?.record(outage.reconnectTime, metric: reconnect, client: outage.client)
-            }
-        }
-        return RunAnalysis(
-            recording: recording, summaries: builders.map { $0.summary(percentiles: percentiles, limits: limits) },
-            histograms: builders.map(\.histogram), broadcasts: broadcasts, broadcastCount: broadcastCount,
-            measuredMessages: measuredMessages, missingKernelStamps: missingKernelStamps, timedOutMessages: timedOutMessages,
-            timeline: timeline,
-            roundTripsOverTime: roundTripsOverTime?.finished(), roomSizes: roomSizes?.groups ?? [],
-            linkGroups: linkGroups?.groups(percentiles: percentiles, limits: limits) ?? [])
     }
 }
