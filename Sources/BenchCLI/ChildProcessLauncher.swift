@@ -41,11 +41,12 @@ final class ChildProcessLauncher {
 
     /// A fan-out target run: starts one child per share, each with its end of a channel (`channels`, closed here once
     /// the child has it) as its descriptor 3.
-    func start(channels: [Int32], log: String) throws(SystemError) {
-        defer { for channel in channels { Posix.close(channel) } }
+    func start(channels: [SharedDescriptor], log: String) throws(SystemError) {
+        defer { for channel in channels { channel.close() } }
         for channel in channels {
             pids.append(try Posix.spawn(
-                Posix.ownExecutable, arguments: ["bench", "clients", "--channel", "3"], logPath: log, inherited: channel))
+                Posix.ownExecutable, arguments: ["bench", "clients", "--channel", "3"], logPath: log,
+                inherited: channel.rawValue))
         }
     }
 
@@ -131,28 +132,25 @@ extension ChildProcessLauncher {
     static func startSubscribers(
         _ count: Int, of configuration: RunConfiguration, log: String
     ) throws(SystemError) -> ([ChildChannel], ChildProcessLauncher) {
-        var ours: [Int32] = []
-        var theirs: [Int32] = []
+        var ours: [SharedDescriptor] = []
+        var theirs: [SharedDescriptor] = []
         do throws(SystemError) {
             for _ in 0..<count {
                 let (mine, child) = try Posix.socketPair()
-                ours.append(mine)
-                theirs.append(child)
+                ours.append(SharedDescriptor(owning: mine, owner: "a client process's channel"))
+                theirs.append(SharedDescriptor(owning: child, owner: "a client process's end of its channel"))
             }
             let children = ChildProcessLauncher(shares: ChildProcesses.shares(of: configuration.clients, among: count), token: "")
-            let ends = theirs
-            theirs = []  // start closes them, whatever happens
             do throws(SystemError) {
-                try children.start(channels: ends, log: log)
+                try children.start(channels: theirs, log: log)  // closes them, whatever happens
             } catch {
-                for descriptor in ours { Posix.close(descriptor) }
-                ours = []
+                for end in ours { end.close() }
                 children.reap()  // those started see their channel end
                 throw error
             }
-            return (zip(ours, children.pids).map { ChildChannel(descriptor: $0, processID: Int($1)) }, children)
+            return (zip(ours, children.pids).map { ChildChannel(end: $0, processID: Int($1)) }, children)
         } catch {
-            for descriptor in ours + theirs { Posix.close(descriptor) }
+            for end in ours + theirs { end.close() }
             throw error
         }
     }

@@ -69,8 +69,7 @@ enum RunLifetime {
         var shards: ServerShardLauncher?
         /// Ends the processes the run started: their channels closed, the processes reaped.
         func endProcesses() {
-            for channel in configuration.clientGroupChannels { Posix.close(channel.descriptor) }
-            for shard in configuration.serverShards { Posix.close(shard.descriptor) }
+            for channel in configuration.clientGroupChannels + configuration.serverShards { channel.end.close() }
             children?.reap()
             shards?.reap()
         }

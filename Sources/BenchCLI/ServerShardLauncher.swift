@@ -17,8 +17,10 @@ final class ServerShardLauncher {
         var channels: [ChildChannel] = []
         do throws(SystemError) {
             for index in 0..<count {
-                let (ours, theirs) = try Posix.socketPair()
-                defer { Posix.close(theirs) }
+                let (mine, child) = try Posix.socketPair()
+                let ours = SharedDescriptor(owning: mine, owner: "a server process's channel")
+                let theirs = SharedDescriptor(owning: child, owner: "a server process's end of its channel")
+                defer { theirs.close() }  // the child has its copy
                 let place = ServerShards.Place(index: index, count: count, seed: seed, parent: getpid())
                 setenv(ServerShards.environmentName, place.text, 1)
                 setenv(ShardLifetime.logEnvironmentName, log, 1)
@@ -30,16 +32,16 @@ final class ServerShardLauncher {
                 do {
                     pid = try Posix.spawn(
                         Posix.ownExecutable, arguments: ["bench"] + CommandLine.arguments.dropFirst(), logPath: log,
-                        inherited: theirs, ownGroup: true)
+                        inherited: theirs.rawValue, ownGroup: true)
                 } catch {
-                    Posix.close(ours)
+                    ours.close()
                     throw error
                 }
                 launcher.pids.append(pid)
-                channels.append(ChildChannel(descriptor: ours, processID: Int(pid)))
+                channels.append(ChildChannel(end: ours, processID: Int(pid)))
             }
         } catch {
-            for channel in channels { Posix.close(channel.descriptor) }
+            for channel in channels { channel.end.close() }
             launcher.reap()
             throw error
         }

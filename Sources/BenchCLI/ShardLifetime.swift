@@ -26,7 +26,7 @@ enum ShardLifetime {
         // A shard ends with the run's process: its SIGTERM stops the run (then nothing more can be told, and the
         // shard exits). The channel is its own, not its client processes'.
         guard Posix.followParent(place.parent, signal: SIGTERM) else { return .runFailed }  // gone already
-        Posix.closeOnExec(channelDescriptor)
+        Posix.setCloseOnExec(channelDescriptor)
         guard Posix.isSocket(channelDescriptor), let step = options.steps.first else {
             Console.error("Error: a server process needs its channel as descriptor 3\n")
             return .usage

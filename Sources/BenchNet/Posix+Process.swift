@@ -45,7 +45,7 @@ extension Posix {
     }
 
     /// Keeps descriptor `fd` from the programs this process starts.
-    public static func closeOnExec(_ fd: Int32) {
+    public static func setCloseOnExec(_ fd: Int32) {
         let flags = fcntl(fd, F_GETFD)
         if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
     }

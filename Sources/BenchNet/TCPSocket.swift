@@ -10,18 +10,15 @@ public enum TCPSocket {
         on address: SocketAddress,
         backlog: Int32 = 4096
     ) throws(SystemError) -> (descriptor: Int32, address: SocketAddress) {
-        let fd = try makeSocket(family: address.family)
-        do throws(SystemError) {
-            try Posix.setSocketOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
-            _ = try address.withSockAddr { pointer, length throws(SystemError) in
-                try Posix.call("bind") { bind(fd, pointer, length) }
-            }
-            _ = try Posix.call("listen") { Glibc.listen(fd, backlog) }
-            return (fd, try SocketAddress(boundTo: fd))
-        } catch {
-            Posix.close(fd)
-            throw error
+        let socket = Descriptor(owning: try makeSocket(family: address.family), owner: "a listener being set up")
+        let fd = socket.rawValue  // closed with `socket` when a step throws
+        try Posix.setSocketOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
+        _ = try address.withSockAddr { pointer, length throws(SystemError) in
+            try Posix.call("bind") { bind(fd, pointer, length) }
         }
+        _ = try Posix.call("listen") { Glibc.listen(fd, backlog) }
+        let bound = try SocketAddress(boundTo: fd)
+        return (socket.relinquish(), bound)
     }
 
     /// Accepts one pending connection as a non-blocking socket with `TCP_NODELAY`; nil when none is pending.
@@ -37,18 +34,14 @@ public enum TCPSocket {
 
     /// Connects to `address`, waiting for the handshake, then makes the socket non-blocking with `TCP_NODELAY`.
     public static func connect(to address: SocketAddress) throws(SystemError) -> Int32 {
-        let fd = try makeSocket(family: address.family, nonBlocking: false)
-        do throws(SystemError) {
-            _ = try address.withSockAddr { pointer, length throws(SystemError) in
-                try Posix.call("connect") { Glibc.connect(fd, pointer, length) }
-            }
-            try disableNagle(fd)
-            try Posix.setNonBlocking(fd)
-            return fd
-        } catch {
-            Posix.close(fd)
-            throw error
+        let socket = Descriptor(owning: try makeSocket(family: address.family, nonBlocking: false), owner: "a connecting socket")
+        let fd = socket.rawValue  // a throw below closes the socket
+        _ = try address.withSockAddr { pointer, length throws(SystemError) in
+            try Posix.call("connect") { Glibc.connect(fd, pointer, length) }
         }
+        try disableNagle(fd)
+        try Posix.setNonBlocking(fd)
+        return socket.relinquish()
     }
 
     /// Starts a non-blocking connect to `address` and returns the socket (with `TCP_NODELAY`) at once; the connect

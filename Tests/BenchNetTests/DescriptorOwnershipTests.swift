@@ -33,6 +33,27 @@ import Testing
         #expect(recv(pair.client, &byte, 1, 0) == 0, "the peer sees the connection closed")
     }
 
+    /// A channel's end that a run's configuration, a thread and the run's end all refer to: whichever closes it first
+    /// closes it, the others' closes do nothing (a second close would trap in the ledger, or close another's number),
+    /// and the last reference gone closes what nobody did.
+    @Test func aSharedDescriptorClosesOnceWhoeverClosesItFirst() throws {
+        let (mine, peer) = try Posix.socketPair()
+        defer { Posix.close(peer) }
+        let shared = SharedDescriptor(owning: mine, owner: "a test's channel")
+        let copies = [shared, shared]
+        #expect(shared.isOpen && DescriptorLedger.owner(of: mine).map { "\($0)" } == "a test's channel")
+        copies[0].close()
+        copies[1].close()
+        #expect(!shared.isOpen && shared.relinquish() == nil)
+        var byte: UInt8 = 0
+        #expect(recv(peer, &byte, 1, 0) == 0, "the peer sees its channel end")
+
+        let (other, otherPeer) = try Posix.socketPair()
+        defer { Posix.close(otherPeer) }
+        do { _ = SharedDescriptor(owning: other, owner: "a test's dropped channel") }
+        #expect(recv(otherPeer, &byte, 1, 0) == 0, "dropped by its last holder: closed")
+    }
+
     /// Each trap below must come at the wrong call itself: the child exits cleanly right after it (before any owner's
     /// own close could trap on the number instead), so on the old code, which let the call through, it exits 0.
     @Test func aRawCloseOfANumberThatADescriptorOwnsTraps() async {

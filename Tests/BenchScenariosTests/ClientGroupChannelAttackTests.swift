@@ -84,12 +84,13 @@ import Testing
     static func run(warmup: Int = 2, child: @escaping @Sendable (Int32) -> Void) throws -> TargetAttackTests.Outcome {
         let server = try HostileServer { connection in while connection.receive() != nil {} }
         defer { server.stop() }
-        let (ours, theirs) = try Posix.socketPair()
-        defer { Posix.close(ours) }
+        let (mine, theirs) = try Posix.socketPair()
+        let ours = SharedDescriptor(owning: mine, owner: "the test's channel")
+        defer { ours.close() }
         var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
         configuration.changeTarget { $0.framing = .line }
         configuration.warmup = warmup
-        configuration.clientGroupChannels = [ChildChannel(descriptor: ours, processID: 0)]
+        configuration.clientGroupChannels = [ChildChannel(end: ours, processID: 0)]
         let fake = Thread {
             defer { Posix.close(theirs) }
             if Self.readShare(theirs) { child(theirs) }

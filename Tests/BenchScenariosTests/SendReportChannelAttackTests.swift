@@ -50,12 +50,13 @@ import Testing
     static func run(_ child: Child) throws -> TargetAttackTests.Outcome {
         let server = try HostileServer { connection in while connection.receive() != nil {} }
         defer { server.stop() }
-        let (ours, theirs) = try Posix.socketPair()
-        defer { Posix.close(ours) }
+        let (mine, theirs) = try Posix.socketPair()
+        let ours = SharedDescriptor(owning: mine, owner: "the test's channel")
+        defer { ours.close() }
         var configuration = try TargetAttackTests.roundtrip("tcp://127.0.0.1:\(server.port)", clients: 2, messages: messages)
         configuration.timestamps = .user
         configuration.timeout = 2_000_000_000
-        configuration.clientGroupChannels = [ChildChannel(descriptor: ours, processID: 0)]
+        configuration.clientGroupChannels = [ChildChannel(end: ours, processID: 0)]
         let fake = Thread {
             defer { Posix.close(theirs) }
             guard ClientGroupChannelAttackTests.readShare(theirs) else { return }

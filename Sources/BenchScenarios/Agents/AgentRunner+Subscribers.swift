@@ -44,25 +44,25 @@ extension AgentRunner {
         // pair of its own, and its end is the pair's.
         let relay = OrderRelay()
         let shares = ClientThreadSet<Void>.shares(of: share.ids, threads: threads)
-        var endSignals: [Int32] = []
+        var endSignals: [SharedDescriptor] = []
         do throws(SystemError) {
             for ids in shares {
                 let (relayed, thread) = try Posix.socketPair()
-                relay.add(ids, at: relayed)
-                endSignals.append(thread)
+                relay.add(ids, at: SharedDescriptor(owning: relayed, owner: "an agent's order relay"))
+                endSignals.append(SharedDescriptor(owning: thread, owner: "an agent's clients' thread's orders"))
             }
         } catch {
-            for end in endSignals { Posix.close(end) }
+            for end in endSignals { end.close() }
             relay.end()
             throw .system(error)
         }
         let started = ClientThreadSet(shares, name: "bench-subs", cpu: share.configuration.clientCPU) {
             [endSignals] index, ids, placement in
-            defer { Posix.close(endSignals[index]) }
+            defer { endSignals[index].close() }
             let writer = ReportWriter(descriptor: controlSocket, lock: lock)
             do throws(SystemError) {
                 if let placement { throw placement }
-                try share.run(ids, writer: writer, endSignal: endSignals[index])
+                try share.run(ids, writer: writer, endSignal: endSignals[index].rawValue)
             } catch {
                 writer.report(ClientReport(
                     .closed, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
@@ -71,7 +71,7 @@ extension AgentRunner {
             }
         }
         if let failure = started.startFailure {
-            for end in endSignals.dropFirst(started.startedCount) { Posix.close(end) }
+            for end in endSignals.dropFirst(started.startedCount) { end.close() }
             relay.end()
             control.clientsWake.notify()
             _ = started.join()

@@ -123,13 +123,13 @@ struct ClockRound {
 /// threads whose clients they are for, over a socket pair each (the pair's other end is the thread's ``ClientGroup``'s
 /// end signal), gathered per read of the control connection and written whole.
 final class OrderRelay {
-    private var shares: [(ids: Range<Int>, descriptor: Int32, pending: [UInt8])] = []
+    private var shares: [(ids: Range<Int>, end: SharedDescriptor, pending: [UInt8])] = []
 
-    /// Adds a thread's share: `ids`, reached at `descriptor` (which the relay closes at its end).
-    func add(_ ids: Range<Int>, at descriptor: Int32) {
+    /// Adds a thread's share: `ids`, reached at `end` (which the relay closes at its end).
+    func add(_ ids: Range<Int>, at end: SharedDescriptor) {
         var pending: [UInt8] = []
         pending.reserveCapacity(64 << 10)
-        shares.append((ids, descriptor, pending))
+        shares.append((ids, end, pending))
     }
 
     /// An order from the collector: kept for the share of its client (one of none is dropped).
@@ -147,14 +147,14 @@ final class OrderRelay {
     /// of its clients' end from their reports).
     func flush() {
         for share in shares.indices where !shares[share].pending.isEmpty {
-            try? Posix.sendAll(shares[share].descriptor, shares[share].pending)
+            try? Posix.sendAll(shares[share].end.rawValue, shares[share].pending)
             shares[share].pending.removeAll(keepingCapacity: true)
         }
     }
 
     /// Closes every share's pair: its thread sees the end.
     func end() {
-        for share in shares { Posix.close(share.descriptor) }
+        for share in shares { share.end.close() }
         shares = []
     }
 }

@@ -42,13 +42,14 @@ public enum AgentRunner {
         }
         let welcome: AgentWelcome
         var spec: ClientSpec
-        let controlSocket: Int32
+        let controlConnection: SharedDescriptor
         do {
-            (controlSocket, welcome, spec) = try join(address, clients: clients, token: token, timeout: joinTimeout)
+            (controlConnection, welcome, spec) = try join(address, clients: clients, token: token, timeout: joinTimeout)
         } catch {
             throw .setupFailed("cannot join the run at \(address): \(error)")
         }
-        defer { Posix.close(controlSocket) }
+        defer { controlConnection.close() }
+        let controlSocket = controlConnection.rawValue
         if let tlsTrust, spec.tlsTrust != nil {  // the agent's own way to trust the server, over the welcome's
             do throws(TLSError) {
                 spec.tlsTrust = try TLSTrust.reading(tlsTrust, otherwise: .insecure)
@@ -221,8 +222,9 @@ public enum AgentRunner {
     /// Connects the control connection, says the agent's hello and reads the server's welcome.
     private static func join(
         _ address: SocketAddress, clients: Int, token: String, timeout: UInt64
-    ) throws(SystemError) -> (Int32, AgentWelcome, ClientSpec) {
-        let socket = try TCPSocket.connect(to: address)
+    ) throws(SystemError) -> (SharedDescriptor, AgentWelcome, ClientSpec) {
+        let connection = SharedDescriptor(owning: try TCPSocket.connect(to: address), owner: "an agent's control connection")
+        let socket = connection.rawValue
         do throws(SystemError) {
             try Posix.setNonBlocking(socket, false)
             try Posix.setReceiveTimeout(socket, nanoseconds: timeout)
@@ -237,9 +239,9 @@ public enum AgentRunner {
                 socket, what: "welcome within \(DurationText.format(timeout))",
                 whenClosed: "the server closed the connection instead of welcoming this agent: a wrong --token, more "
                     + "clients than the run has left, or the run already began (the run's events.csv names it, once that run is done)")
-            return (socket, welcome, try readClientSpec(socket))
+            return (connection, welcome, try readClientSpec(socket))
         } catch {
-            Posix.close(socket)
+            connection.close()
             throw error
         }
     }

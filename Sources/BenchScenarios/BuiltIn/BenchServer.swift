@@ -31,7 +31,9 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
 
     let configuration: RunConfiguration
     let control: RunControl
-    let listener: Int32
+    /// The clients' (and agents') listener, closed at the run's end; `listener` is its number.
+    let listening: SharedDescriptor
+    var listener: Int32 { listening.rawValue }
     /// The event loop: epoll (the listener at position 0, connection `slot` at `slot + 1`), the timers, stop and start.
     let loop: MeasuringLoop
     /// The measuring core's state: the timetable or the closed loop's turns, and the counts.
@@ -102,12 +104,12 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     /// Takes ownership of the listening socket `listener`; its connections' transports are set up with `transport`;
     /// agents are told `clientSpec`; `kernelClock` is given when the run uses kernel stamps.
     init(
-        configuration: RunConfiguration, listener: Int32, transport: TransportSettings, clientSpec: ClientSpec,
+        configuration: RunConfiguration, listener: SharedDescriptor, transport: TransportSettings, clientSpec: ClientSpec,
         control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue? = nil
     ) throws(SystemError) {
         self.configuration = configuration
         self.control = control
-        self.listener = listener
+        self.listening = listener
         self.loop = try MeasuringLoop(control: control)
         self.driver = SendDriver(configuration: configuration)
         self.stream = stream
@@ -148,7 +150,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     func run() -> Result<RunRecording, RunError> {
         defer {
             for peer in peers { peer.connection.close() }
-            Posix.close(listener)
+            listening.close()
         }
         do throws(RunError) {
             startUring()

@@ -15,22 +15,24 @@ final class ClientGroupThreads<T: Transport> {
         protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
         let shares = ClientThreadSet<Void>.shares(of: 0..<configuration.clients, threads: configuration.clientThreads)
-        var groupEnds: [Int32] = []
+        var groupEnds: [SharedDescriptor] = []
         do throws(SystemError) {
             for ids in shares {
                 let (measuring, group) = try Posix.socketPair()
-                channels.append(ClientGroupChannel(descriptor: measuring, ids: ids))
-                groupEnds.append(group)
+                let end = SharedDescriptor(owning: measuring, owner: "a subscribers' thread's channel")
+                channels.append(ClientGroupChannel(end: end, ids: ids))
+                groupEnds.append(SharedDescriptor(owning: group, owner: "a subscribers' thread's end of its channel"))
                 try Posix.setNonBlocking(measuring)
             }
         } catch {
-            for end in groupEnds { Posix.close(end) }
+            for end in groupEnds { end.close() }
             self.end()
             throw .system(error)
         }
         threads = ClientThreadSet(shares, name: "bench-subs", cpu: configuration.clientCPU) { [groupEnds] index, ids, placement in
-            let channel = groupEnds[index]
-            defer { Posix.close(channel) }
+            let end = groupEnds[index]
+            defer { end.close() }
+            let channel = end.rawValue
             let writer = ReportWriter(descriptor: channel)
             do throws(SystemError) {
                 if let placement { throw placement }
@@ -46,7 +48,7 @@ final class ClientGroupThreads<T: Transport> {
             }
         }
         if let failure = threads?.startFailure {
-            for end in groupEnds.dropFirst(threads?.startedCount ?? 0) { Posix.close(end) }
+            for end in groupEnds.dropFirst(threads?.startedCount ?? 0) { end.close() }
             end()
             throw .system(failure)
         }
@@ -55,7 +57,7 @@ final class ClientGroupThreads<T: Transport> {
     /// Closes the measuring thread's ends (each group sees its channel end and closes its connections) and waits for
     /// the threads.
     func end() {
-        for channel in channels { Posix.close(channel.descriptor) }
+        for channel in channels { channel.end.close() }
         channels = []
         _ = threads?.join()
         threads = nil

@@ -22,7 +22,7 @@ final class LinkEmulator: @unchecked Sendable {
     /// Listens on loopback for each group with a link, and starts the thread that relays to `upstream` through the
     /// group's link; each connection's paths draw their jitter and losses from `seed`.
     init(mix: LinkMix, upstream: SocketAddress, seed: UInt64) throws(SystemError) {
-        var listening: [(listener: Int32, profile: LinkProfile)] = []
+        var listening: [(listener: SharedDescriptor, profile: LinkProfile)] = []
         var entrances: [SocketAddress] = []
         let loop: LinkLoop
         do {
@@ -32,7 +32,7 @@ final class LinkEmulator: @unchecked Sendable {
                     continue
                 }
                 let (listener, bound) = try TCPSocket.listen(on: SocketAddress(host: "127.0.0.1", port: 0)!)
-                listening.append((listener, profile))
+                listening.append((SharedDescriptor(owning: listener, owner: "a link's entrance"), profile))
                 entrances.append(bound)
             }
             stopSignal = try EventNotifier()
@@ -40,7 +40,7 @@ final class LinkEmulator: @unchecked Sendable {
             loop = try LinkLoop(
                 entrances: listening, upstream: upstream, seed: seed, stop: stopSignal, release: releaseSignal)
         } catch {
-            for entrance in listening { Posix.close(entrance.listener) }
+            for entrance in listening { entrance.listener.close() }
             throw error
         }
         self.entrances = entrances

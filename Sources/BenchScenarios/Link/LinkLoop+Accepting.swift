@@ -12,20 +12,19 @@ extension LinkLoop {
         while true {
             let accepted: Descriptor?
             do {
-                accepted = try TCPSocket.accept(from: entrances[entrance].listener)
+                accepted = try TCPSocket.accept(from: entrances[entrance].listener.rawValue)
             } catch {  // no descriptor left (EMFILE): rest a moment, or until a connection closes, rather than spin on it
                 acceptPausedUntil = MonotonicClock.now() + Self.acceptPause
                 for (index, entrance) in entrances.enumerated() {
-                    try? epoll.modify(entrance.listener, interest: [], token: Self.firstEntranceToken + UInt64(index))
+                    try? epoll.modify(entrance.listener.rawValue, interest: [], token: Self.firstEntranceToken + UInt64(index))
                 }
                 return
             }
             guard let accepted else { return }
-            let client = accepted.relinquish()
             guard let server = try? TCPSocket.startConnecting(to: upstream).relinquish() else {
-                Posix.close(client)  // the client sees its connection end at once, as a refused connect
-                continue
+                continue  // `accepted` is closed as it goes: the client sees its connection end, as a refused connect
             }
+            let client = accepted.relinquish()  // the link's now, closed by ``close(_:)``
             let place = links.count
             links.append(Linked(
                 client: Side(socket: client, interest: .readable),
@@ -46,7 +45,7 @@ extension LinkLoop {
     func resumeAccepting() {
         acceptPausedUntil = 0
         for (index, entrance) in entrances.enumerated() {
-            try? epoll.modify(entrance.listener, interest: .readable, token: Self.firstEntranceToken + UInt64(index))
+            try? epoll.modify(entrance.listener.rawValue, interest: .readable, token: Self.firstEntranceToken + UInt64(index))
         }
     }
 }

@@ -71,10 +71,11 @@ public enum ScenarioRunner {
         guard configuration.clients + configuration.localClients.count + linked + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
-        let listener: Int32
+        let listener: SharedDescriptor
         let bound: SocketAddress
         do {
-            (listener, bound) = try TCPSocket.listen(on: address)
+            let listening = try TCPSocket.listen(on: address)
+            (listener, bound) = (SharedDescriptor(owning: listening.descriptor, owner: "the server's listener"), listening.address)
         } catch {
             throw .cannotListen(address: address.description, error)
         }
@@ -98,7 +99,7 @@ public enum ScenarioRunner {
                 // Verifying clients check the name they connect to (the server's --host) and send it when it is one.
                 clients.expectServer(named: configuration.host)
             } catch {
-                Posix.close(listener)
+                listener.close()
                 throw .tls(error)
             }
         }
@@ -119,7 +120,7 @@ public enum ScenarioRunner {
 
     /// The run itself, over transport `T`: the server's thread and the clients' threads, compiled for `T`.
     private static func run<T: Transport>(
-        _ configuration: RunConfiguration, _ control: RunControl, _ listener: Int32, _ bound: SocketAddress,
+        _ configuration: RunConfiguration, _ control: RunControl, _ listener: SharedDescriptor, _ bound: SocketAddress,
         _ settings: (server: TransportSettings, clients: TransportSettings), _ spec: ClientSpec, _ stream: SettledQueue?,
         over: T.Type
     ) throws(RunError) -> RunRecording {
@@ -133,7 +134,7 @@ public enum ScenarioRunner {
                 routes = ClientRoutes(
                     server: bound, link: link!, mix: mix, clients: configuration.clients, seed: configuration.seed)
             } catch {
-                Posix.close(listener)
+                listener.close()
                 throw .setupFailed("the link could not start: \(error)")
             }
         }
@@ -147,14 +148,14 @@ public enum ScenarioRunner {
                         configuration: configuration, listener: listener, transport: settings.server,
                         clientSpec: spec, control: control, kernelClock: kernelClock, stream: stream)
                 } catch {
-                    Posix.close(listener)
+                    listener.close()
                     control.failSetup("the server's thread could not start: \(error)")
                     return .failure(.setupFailed("the server's thread could not start: \(error)"))
                 }
                 return server.run()
             }
         } catch {
-            Posix.close(listener)
+            listener.close()
             link?.end()
             throw .system(error)
         }

@@ -9,14 +9,14 @@ extension TargetClients {
     /// Takes every pending connection on the listener as an agent's control connection, awaiting its hello.
     func acceptAgents() {
         guard let listener else { return }
-        while let socket = try? TCPSocket.accept(from: listener) {
-            let descriptor = socket.relinquish()  // the channel's: closed by closeAgentConnection or channelEnded
+        while let socket = try? TCPSocket.accept(from: listener.rawValue) {
+            let end = SharedDescriptor(socket)  // closed by closeAgentConnection or channelEnded, or at the run's end
             let place = channels.count
-            channels.append(ClientGroupChannel(agentConnection: descriptor))
+            channels.append(ClientGroupChannel(agentConnection: end))
             channelDecoders.append(Self.channelDecoder())
             outboxes.append(ChannelOutbox())
             do {
-                try epoll.add(descriptor, interest: .readable, token: Self.token(ofChannel: place))
+                try epoll.add(end.rawValue, interest: .readable, token: Self.token(ofChannel: place))
             } catch {
                 closeAgentConnection(place, reason: "cannot watch an agent's connection: \(error)")
             }
@@ -61,7 +61,7 @@ extension TargetClients {
         guard channels[place].isOpen else { return }
         channels[place].isOpen = false
         try? epoll.remove(channels[place].descriptor)
-        Posix.close(channels[place].descriptor)
+        channels[place].end.close()
         recording.record(ConnectionEvent(side: .listener, client: nil, time: MonotonicClock.now(), reason: reason))
     }
 

@@ -159,7 +159,7 @@ extension TargetClients {
         if channel.isAgent && channel.agent == nil { return closeAgentConnection(place, reason: reason) }
         channels[place].isOpen = false
         try? epoll.remove(channel.descriptor)
-        if channel.isAgent { Posix.close(channel.descriptor) }
+        if channel.isAgent { channel.end.close() }
         let who = channel.agent.map { "agent \(recording.agents[$0].host) (pid \(recording.agents[$0].pid)), " } ?? ""
         let text = "\(who)\(clientNoun)s \(channel.ids.lowerBound) to \(channel.ids.upperBound - 1): \(reason)"
         if !isRunning { throw .setupFailed(text) }

@@ -66,7 +66,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     var gaveUpCount = 0
     /// `bench serve fanout|roundtrip --target`: where agents connect (this role closes it), the ids given to them so
     /// far, and what each is sent after its welcome.
-    let listener: Int32?
+    let listener: SharedDescriptor?
     var agentSubscribers = 0
     let agentSpec: [UInt8]
     /// What the server says it still waits for before the run may send (nil: nothing), when it can tell.
@@ -76,7 +76,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// them) or, with a `listener`, come from agents (`agentSpec`: the client spec they are sent).
     init(
         _ configuration: RunConfiguration, target: TargetURL, address: SocketAddress, transport: TransportSettings,
-        protocol kind: ServerProtocol, channels: [ClientGroupChannel], listener: Int32?, agentSpec: [UInt8],
+        protocol kind: ServerProtocol, channels: [ClientGroupChannel], listener: SharedDescriptor?, agentSpec: [UInt8],
         control: RunControl, kernelClock: KernelClockMapping?, stream: SettledQueue?, serverWait: TargetRunner.ServerWait? = nil
     ) throws(SystemError) {
         self.serverWait = serverWait
@@ -146,12 +146,12 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     func run() -> Result<RunRecording, RunError> {
         defer {
             _ = publisher?.close()
-            for channel in channels where channel.isAgent && channel.isOpen { Posix.close(channel.descriptor) }
-            listener.map(Posix.close)
+            for channel in channels where channel.isAgent { channel.end.close() }
+            listener?.close()
         }
         do throws(RunError) {
             do {
-                if let listener { try epoll.add(listener, interest: .readable, token: MeasuringLoop.token(ofPosition: 1)) }
+                if let listener { try epoll.add(listener.rawValue, interest: .readable, token: MeasuringLoop.token(ofPosition: 1)) }
                 for (place, channel) in channels.enumerated() {
                     try epoll.add(channel.descriptor, interest: .readable, token: Self.token(ofChannel: place))
                 }

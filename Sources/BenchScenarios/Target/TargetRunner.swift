@@ -75,7 +75,7 @@ enum TargetRunner {
                 kernelClock: kernelClock)
             : nil
         defer { groups?.end() }
-        let (channels, listener, agentSpec): ([ClientGroupChannel], Int32?, [UInt8])
+        let (channels, listener, agentSpec): ([ClientGroupChannel], SharedDescriptor?, [UInt8])
         var children: [AgentRecord] = []
         if let groups {
             (channels, listener, agentSpec) = (groups.channels, nil, [])
@@ -94,7 +94,7 @@ enum TargetRunner {
                     channels: channels, listener: listener, agentSpec: agentSpec, control: control,
                     kernelClock: kernelClock, stream: stream, serverWait: serverWait)
             } catch {
-                listener.map(Posix.close)  // the role closes it when it runs; it never will
+                listener?.close()  // the role closes it when it runs; it never will
                 throw error
             }
             // The children are listed with the agents (agents.csv), as the built-in server's are; they read this
@@ -111,14 +111,16 @@ enum TargetRunner {
     }
 
     /// `bench serve fanout|roundtrip --target`: listens where `--listen` says, and tells the command line the port.
-    private static func listenForAgents(_ configuration: RunConfiguration, control: RunControl) throws(RunError) -> Int32 {
+    private static func listenForAgents(
+        _ configuration: RunConfiguration, control: RunControl
+    ) throws(RunError) -> SharedDescriptor {
         guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw .invalidHost(configuration.host)
         }
         do {
             let (listener, bound) = try TCPSocket.listen(on: address)
             control.serverPort.store(Int(bound.port), ordering: .releasing)
-            return listener
+            return SharedDescriptor(owning: listener, owner: "the agents' listener")
         } catch {
             throw .setupFailed("cannot listen on \(address): \(error)")
         }

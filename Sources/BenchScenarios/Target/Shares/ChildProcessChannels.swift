@@ -29,7 +29,7 @@ enum ChildProcessChannels {
             } catch {
                 throw .setupFailed("a subscribers' process went before it was told its share: \(error)")
             }
-            channels.append(ClientGroupChannel(descriptor: descriptor, ids: ids))
+            channels.append(ClientGroupChannel(end: child.end, ids: ids))
             children.append(AgentRecord(
                 host: Posix.hostName, pid: child.processID, firstClient: ids.lowerBound,
                 clients: ids.count, sameBoot: true))

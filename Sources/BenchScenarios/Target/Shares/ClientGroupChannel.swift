@@ -1,12 +1,22 @@
+import BenchNet
+
 /// This process's end of the channel to a child process that runs a share of a target run's clients
 /// (`--client-procs`), and the child's process id (listed in `agents.csv`).
 public struct ChildChannel: Sendable, Equatable {
-    public let descriptor: Int32
+    /// This process's end: closed once, by the run's end or by whichever part of the run is done with it first.
+    public let end: SharedDescriptor
     public let processID: Int
 
-    public init(descriptor: Int32, processID: Int) {
-        self.descriptor = descriptor
+    public init(end: SharedDescriptor, processID: Int) {
+        self.end = end
         self.processID = processID
+    }
+
+    /// The end's number, while it is open.
+    public var descriptor: Int32 { end.rawValue }
+
+    public static func == (a: ChildChannel, b: ChildChannel) -> Bool {
+        a.end === b.end && a.processID == b.processID
     }
 }
 
@@ -14,7 +24,9 @@ public struct ChildChannel: Sendable, Equatable {
 /// (non-blocking) and the ids it carries. It carries read reports (``FrameKind/read``) and ``ClientReport``s; an agent's control
 /// connection (`bench serve fanout --target`) carries its hello first, and clock probes and reports among them.
 struct ClientGroupChannel: Sendable {
-    let descriptor: Int32
+    /// The measuring thread's end: a thread's channel, a child's (shared with its ``ChildChannel``) or an agent's
+    /// connection, which the run closes.
+    let end: SharedDescriptor
     var ids: Range<Int>
     var isOpen = true
     /// Bytes for it wait that its socket did not take: the loop watches it for writing too.
@@ -24,15 +36,18 @@ struct ClientGroupChannel: Sendable {
     /// Once welcomed: the agent's place in ``RunRecording/agents`` (its clock).
     var agent: Int?
 
-    init(descriptor: Int32, ids: Range<Int>) {
-        self.descriptor = descriptor
+    /// The end's number, while it is open.
+    var descriptor: Int32 { end.rawValue }
+
+    init(end: SharedDescriptor, ids: Range<Int>) {
+        self.end = end
         self.ids = ids
         self.isAgent = false
     }
 
     /// An agent's control connection, before its hello.
-    init(agentConnection descriptor: Int32) {
-        self.descriptor = descriptor
+    init(agentConnection end: SharedDescriptor) {
+        self.end = end
         self.ids = 0..<0
         self.isAgent = true
     }
