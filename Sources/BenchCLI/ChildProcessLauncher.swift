@@ -82,7 +82,7 @@ extension ChildProcessLauncher {
     /// them, their token drawn, their engine the run's (`BENCH_IO`, which they inherit).
     static func forBuiltInServer(_ configuration: inout RunConfiguration, processes: Int) -> ChildProcessLauncher? {
         guard processes > 0 else { return nil }
-        setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)
+        Posix.setEnvironment("BENCH_IO", configuration.ioEngine.rawValue)
         let token = String(UInt64.random(in: 1...UInt64.max), radix: 36)
         configuration = ChildProcesses.serverSide(of: configuration, token: token)
         return ChildProcessLauncher(

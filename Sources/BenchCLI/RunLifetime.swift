@@ -46,7 +46,7 @@ enum RunLifetime {
             return .failure(Failure())
         }
         if processes > 0 && configuration.agentToken == nil {
-            setenv("BENCH_IO", configuration.ioEngine.rawValue, 1)  // the children's clients use the run's engine
+            Posix.setEnvironment("BENCH_IO", configuration.ioEngine.rawValue)  // the children's clients use the run's engine
         }
         if configuration.agentToken == nil && !measuredAsTarget {
             children = ChildProcessLauncher.forBuiltInServer(&configuration, processes: processes)

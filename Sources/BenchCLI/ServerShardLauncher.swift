@@ -21,12 +21,12 @@ final class ServerShardLauncher {
                 let ours = SharedDescriptor(owning: mine, owner: "a server process's channel")
                 let theirs = SharedDescriptor(owning: child, owner: "a server process's end of its channel")
                 defer { theirs.close() }  // the child has its copy
-                let place = ServerShards.Place(index: index, count: count, seed: seed, parent: getpid())
-                setenv(ServerShards.environmentName, place.text, 1)
-                setenv(ShardLifetime.logEnvironmentName, log, 1)
+                let place = ServerShards.Place(index: index, count: count, seed: seed, parent: Posix.processID)
+                Posix.setEnvironment(ServerShards.environmentName, place.text)
+                Posix.setEnvironment(ShardLifetime.logEnvironmentName, log)
                 defer {
-                    unsetenv(ServerShards.environmentName)
-                    unsetenv(ShardLifetime.logEnvironmentName)
+                    Posix.removeEnvironment(ServerShards.environmentName)
+                    Posix.removeEnvironment(ShardLifetime.logEnvironmentName)
                 }
                 let pid: pid_t
                 do {

@@ -16,7 +16,7 @@ enum ShardLifetime {
     /// its own children are no shards).
     static func place() -> ServerShards.Place? {
         guard let text = Posix.environment(ServerShards.environmentName) else { return nil }
-        unsetenv(ServerShards.environmentName)
+        Posix.removeEnvironment(ServerShards.environmentName)
         return ServerShards.place(from: text)
     }
 
@@ -34,7 +34,7 @@ enum ShardLifetime {
         // The signals blocked before any thread starts, so that the run's process's SIGINT stops the run, never the process.
         let signals = SignalWatcher.shared
         let log = Posix.environment(logEnvironmentName) ?? "/dev/null"
-        unsetenv(logEnvironmentName)
+        Posix.removeEnvironment(logEnvironmentName)
         let channel = ShardChannel(descriptor: channelDescriptor)
         func fail(_ reason: String) -> ExitCode {
             try? channel.send(.failure, body: Array(reason.utf8))

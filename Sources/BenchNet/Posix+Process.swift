@@ -32,6 +32,16 @@ extension Posix {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Sets environment variable `name` to `value`, for the programs this process starts next.
+    public static func setEnvironment(_ name: String, _ value: String) {
+        setenv(name, value, 1)
+    }
+
+    /// Removes environment variable `name`.
+    public static func removeEnvironment(_ name: String) {
+        unsetenv(name)
+    }
+
     /// This machine's physical memory in bytes.
     public static var physicalMemory: Int {
         Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))

@@ -114,6 +114,14 @@ public enum Posix {
         }
     }
 
+    /// A non-blocking connect's outcome once its socket turned writable: 0 when it connected, else its errno
+    /// (`SO_ERROR`).
+    public static func connectOutcome(_ fd: Int32) -> Int32 {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 ? error : Glibc.errno
+    }
+
     /// Closes `fd`'s sending side (a socket): its peer reads the end of the stream, and may still send.
     public static func shutdownWriting(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))

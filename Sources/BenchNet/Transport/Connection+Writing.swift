@@ -113,10 +113,7 @@ extension Connection {
     }
 
     func finishConnecting() throws(ConnectionError) {
-        var error: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        let result = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
-        if result != 0 { error = Glibc.errno }
+        let error = Posix.connectOutcome(descriptor)
         guard error == 0 else { throw .system(SystemError("connect", errno: error)) }
         connectedAt = MonotonicClock.now()
         state = .handshaking

@@ -144,11 +144,7 @@ final class LinkLoop: @unchecked Sendable {
     private func handle(_ events: EpollEvents, place: Int, serverSide: Bool) {
         guard place < links.count, let linked = links[place], linked[serverSide].socket >= 0 else { return }
         if serverSide && !linked.serverConnected && events.contains(.writable) {
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(linked.server.socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 else {
-                return close(place)
-            }
+            guard Posix.connectOutcome(linked.server.socket) == 0 else { return close(place) }
             links[place]!.serverConnected = true
         }
         if events.contains(.writable) {
@@ -233,7 +229,7 @@ final class LinkLoop: @unchecked Sendable {
         if !blocked { schedule(place: place, towardServer: towardServer) }
         let empty = towardServer ? links[place]!.toServer.isEmpty : links[place]!.toClient.isEmpty
         if empty && links[place]![!towardServer].ended && !links[place]![towardServer].shut {
-            shutdown(fd, Int32(SHUT_WR))  // the sender's end, once its bytes are out
+            Posix.shutdownWriting(fd)  // the sender's end, once its bytes are out
             links[place]![towardServer].shut = true
         }
         // A side whose end came and that was given the other's is done with: closed, so that its hang-up is not
