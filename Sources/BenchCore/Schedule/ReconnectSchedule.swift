@@ -26,6 +26,9 @@ public struct ReconnectSchedule: Sendable {
         attempts = Array(repeating: 0, count: count)
     }
 
+    /// What a client that used its `tries` after a drop is said to have done (an event): one text for every role.
+    public static func gaveUpText(tries: Int) -> String { "gave up reconnecting after \(tries) tries" }
+
     /// Salt of the jitter's stream.
     static var jitterStream: UInt64 { 0x7265_636F_6E6E_6563 }
 

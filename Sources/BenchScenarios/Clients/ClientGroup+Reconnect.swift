@@ -12,8 +12,13 @@ extension ClientGroup {
     /// otherwise the next one; past its tries it gives up, and the measuring thread hears of it.
     func scheduleReconnect(_ place: Int, afterUse: Bool) {
         if case .gaveUp(let tries) = table.lost(place, afterUse: afterUse, at: MonotonicClock.now()) {
-            report(.gaveUp, place, "gave up reconnecting after \(tries) tries")
+            gaveUp(place, tries: tries)
         }
+    }
+
+    /// The subscriber at `place` used its `tries`: it stays away, and the measuring thread hears of it.
+    func gaveUp(_ place: Int, tries: Int) {
+        report(.gaveUp, place, ReconnectSchedule.gaveUpText(tries: tries))
     }
 
     /// A connect of the client at `place` under way, from `now`: its first, or a return (`isReturn`) that redoes the

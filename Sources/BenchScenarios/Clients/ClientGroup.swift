@@ -157,7 +157,7 @@ final class ClientGroup<T: Transport> {
                 report(.closed, place, "cannot connect to \(target): \(error)")
                 return true
             },
-            gaveUp: { place, tries in report(.gaveUp, place, "gave up reconnecting after \(tries) tries") })
+            gaveUp: { place, tries in gaveUp(place, tries: tries) })
     }
 
     /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect or reconnect is due.

@@ -19,7 +19,7 @@ extension EchoClients {
     /// The client at `position` used its `tries`: it stays away (an event).
     func gaveUp(position: Int, tries: Int) {
         report.gaveUp += 1
-        record(client: ids.lowerBound + position, reason: "gave up reconnecting after \(tries) tries")
+        record(client: ids.lowerBound + position, reason: ReconnectSchedule.gaveUpText(tries: tries))
     }
 
     /// Arms the timer for the next connect due (a paced first connect, the earliest return); with none it is left as

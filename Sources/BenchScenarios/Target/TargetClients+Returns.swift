@@ -94,7 +94,7 @@ extension TargetClients {
         if case .gaveUp(let tries) = publisher.reconnects!.lost(0, afterUse: afterUse, at: now) {
             publisher.gaveUp = true
             recording.record(ConnectionEvent(
-                side: .clients, client: nil, time: now, reason: "publisher: gave up reconnecting after \(tries) tries"))
+                side: .clients, client: nil, time: now, reason: "publisher: " + ReconnectSchedule.gaveUpText(tries: tries)))
         }
     }
 
