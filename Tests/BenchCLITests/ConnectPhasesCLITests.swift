@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The built-in server's clients' connect phases from the command line, with the server in two processes: each
-/// process's clients' phases reach the run's one connections.csv and its metrics.
+/// The built-in server's clients' connect phases from the command line, with the server in two processes, and with
+/// the clients in two processes of their own (agents): each process's clients' phases reach the run's one
+/// connections.csv and its metrics.
 @Suite(.timeLimit(.minutes(5))) struct ConnectPhasesCLITests {
     @Test func aShardedRunOverWebSocketHasEveryClientsPhases() throws {
         let result = try BenchProcess.run([
@@ -21,5 +22,24 @@ import Testing
         for metric in ["connect_tcp", "connect_ws"] {
             #expect(summary.first { $0["metric"] == metric }?["count"] == "6", "\(metric): \(summary.map { $0["metric"] ?? "" })")
         }
+    }
+
+    /// Client processes (`--client-procs`) are agents of the run's server: their clients' phases came whole before
+    /// (connections.csv had no phase columns, and a threshold on `connect_ws` was refused).
+    @Test func clientProcessesOverWebSocketReportEveryClientsPhases() throws {
+        let result = try BenchProcess.run([
+            "fanout", "--transport", "ws", "--clients", "6", "--client-procs", "2", "--messages", "5", "--interval", "20ms",
+            "--threshold", "connect_ws.p99<60s", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows = try csvRows(folder + "/connections.csv")
+        #expect(rows.count == 6)
+        for row in rows {
+            let (connect, tcp, ws) = (Int(row["connect_ns"] ?? ""), Int(row["connect_tcp_ns"] ?? ""), Int(row["connect_ws_ns"] ?? ""))
+            #expect(connect != nil && tcp != nil && ws != nil && tcp! + ws! == connect!, "\(row)")
+        }
+        let summary = try csvRows(folder + "/summary.csv")
+        #expect(summary.first { $0["metric"] == "connect_ws" }?["count"] == "6", "\(summary.map { $0["metric"] ?? "" })")
     }
 }

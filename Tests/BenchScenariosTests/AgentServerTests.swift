@@ -70,6 +70,56 @@ import Testing
     }
 }
 
+/// An agent's clients' connect phases (over tls, ws, wss): kept where they add up to the connect time the agent gave,
+/// and an agent that sends phases of another's client, or phases that do not add up, is cut off.
+@Suite(.timeLimit(.minutes(10))) struct AgentConnectPhasesTests {
+    private func frame(client: UInt32, tcp: UInt64, webSocket: UInt64) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
+        bytes.withUnsafeMutableBytes {
+            AgentConnectPhases(client: client, phases: ConnectPhases(tcp: tcp, tls: 0, webSocket: webSocket, subscribe: 0))
+                .encode(into: $0)
+        }
+        return bytes
+    }
+
+    @Test func aConnectPhasesFrameRoundTripsAndAPhaseLongerThanAnHourIsRefused() {
+        var bytes = frame(client: 7, tcp: 300, webSocket: 900)
+        let read = bytes.withUnsafeMutableBytes { AgentConnectPhases(Frame(kind: .connectPhases, bytes: $0)) }
+        #expect(read == AgentConnectPhases(client: 7, phases: ConnectPhases(tcp: 300, tls: 0, webSocket: 900, subscribe: 0)))
+        bytes = frame(client: 7, tcp: ConnectPhases.longest + 1, webSocket: 0)
+        #expect(bytes.withUnsafeMutableBytes { AgentConnectPhases(Frame(kind: .connectPhases, bytes: $0)) } == nil)
+    }
+
+    @Test(arguments: [(client: UInt32(2), tcp: UInt64(400), why: "another agent's client"),
+                      (client: UInt32(0), tcp: UInt64(401), why: "phases that do not add up to its connect time")])
+    func connectPhasesThatAreNotItsClientsCloseTheAgentsControlConnection(
+        client: UInt32, tcp: UInt64, why: String
+    ) throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.clients = 4
+        configuration.localClientRange = 0..<0
+        configuration.admitAgents(tokenHash: AgentToken.hash("t"))
+        configuration.setupTimeout = 10_000_000_000
+        let run = try BackgroundRun(configuration)
+        let agent = try RawPeer(port: run.port())
+        var hello = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
+        hello.withUnsafeMutableBytes {
+            AgentHello(clients: 2, token: AgentToken.hash("t"), pid: 1, host: "test", boot: 0).encode(into: $0)
+        }
+        agent.send(hello)
+        _ = try #require(agent.receiveFrame(size: WireFormat.agentFrameSize))
+        var times = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
+        times.withUnsafeMutableBytes { AgentConnectTimes([(0, 1_000), (1, 2_000)]).encode(into: $0) }
+        agent.send(times)
+        agent.send(frame(client: 0, tcp: 400, webSocket: 600))  // its own, adding up: kept
+        #expect(!agent.serverCloses(within: 1))
+        agent.send(frame(client: client, tcp: tcp, webSocket: 600))
+        #expect(agent.serverCloses(), "\(why)")
+        agent.close()
+        #expect(throws: RunError.self) { try run.finish() }
+    }
+}
+
 /// `bench clients` against a server whose welcome is out of every run's bounds: the agent refuses it (setup fails),
 /// it does not trap on the heartbeat deadline or allocate the payload's read buffers.
 @Suite(.timeLimit(.minutes(10))) struct AgentWelcomeBoundsTests {

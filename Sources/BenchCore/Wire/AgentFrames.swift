@@ -131,6 +131,36 @@ public struct AgentConnectTimes: Equatable, Sendable {
     }
 }
 
+/// An agent's client's connect phase by phase (``FrameKind/connectPhases``): its TCP connect, TLS handshake and
+/// WebSocket upgrade (ns), which add up to the connect time its ``AgentConnectTimes`` gave. One client per frame.
+public struct AgentConnectPhases: Equatable, Sendable {
+    public var client: UInt32
+    public var phases: ConnectPhases
+
+    public init(client: UInt32, phases: ConnectPhases) {
+        self.client = client
+        self.phases = phases
+    }
+
+    /// Reads a connect phases frame (the decoder checked its kind and size); nil when a phase is longer than
+    /// ``ConnectPhases/longest``.
+    public init?(_ frame: Frame) {
+        let (tcp, tls, webSocket) = (frame.load(UInt64.self, at: 16), frame.load(UInt64.self, at: 24), frame.load(UInt64.self, at: 32))
+        guard [tcp, tls, webSocket].allSatisfy({ $0 <= ConnectPhases.longest }) else { return nil }
+        client = frame.load(UInt32.self, at: 8)
+        phases = ConnectPhases(tcp: tcp, tls: tls, webSocket: webSocket, subscribe: 0)
+    }
+
+    /// Writes the frame into the first ``WireFormat/agentFrameSize`` bytes of `buffer`.
+    public func encode(into buffer: UnsafeMutableRawBufferPointer) {
+        let frame = Frame.encodeFixed(.connectPhases, size: WireFormat.agentFrameSize, into: buffer)
+        frame.store(client, at: 8)
+        frame.store(phases.tcp, at: 16)
+        frame.store(phases.tls, at: 24)
+        frame.store(phases.webSocket, at: 32)
+    }
+}
+
 /// The token both sides are given (`--token`), as the frames carry it: the first 8 bytes of its SHA-1, so that a
 /// token of any length fits and is never sent as it is.
 public enum AgentToken {

@@ -113,7 +113,7 @@ public struct FrameDecoder {
         case .hello, .heartbeat, .goodbye, .dropConnections:
             let expected = kind == .hello ? WireFormat.helloFrameSize : WireFormat.heartbeatFrameSize
             guard size == expected else { throw .wrongSize(kind: kind, announced: size, expected: expected) }
-        case .agentHello, .agentWelcome, .connectTimes:
+        case .agentHello, .agentWelcome, .connectTimes, .connectPhases:
             guard size == WireFormat.agentFrameSize else {
                 throw .wrongSize(kind: kind, announced: size, expected: WireFormat.agentFrameSize)
             }

@@ -38,7 +38,9 @@ public enum WireFormat {
     /// version 3 would be dropped mid-run for its echoes, and would refuse a version 4 server's read reports.
     /// 5: a target's client reports its connect's phases with its subscription, and a client spec's protocol
     /// description carries its connection parameters: a version 4 agent would send neither as a version 5 server reads it.
-    public static let version: UInt8 = 5
+    /// 6: an agent of the built-in server sends its clients' connect phases (kind 18), which a version 5 server would
+    /// take for an unknown frame and drop the agent mid-run; a client group obeys a drop order (kind 17).
+    public static let version: UInt8 = 6
     /// Size of the length field that starts every frame.
     public static let lengthFieldSize = 4
     /// Size of a hello frame, length field included.
@@ -114,6 +116,9 @@ public enum FrameKind: UInt8, Sendable {
     /// (`--drop-connections-at`), as a network that drops them would: each comes back with `--reconnect`. A
     /// heartbeat's layout and size.
     case dropConnections = 17
+    /// An agent tells the server one client's connect phase by phase (``AgentConnectPhases``), after its connect time,
+    /// over a transport that has more than a TCP connect (tls, ws, wss).
+    case connectPhases = 18
 }
 
 extension FrameKind {
@@ -133,6 +138,7 @@ extension FrameKind {
         case .delivery: return "a delivery"
         case .read: return "a read report"
         case .dropConnections: return "a drop-connections order"
+        case .connectPhases: return "a connect phases"
         default: return "a \(self)"
         }
     }

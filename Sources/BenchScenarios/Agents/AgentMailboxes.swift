@@ -1,12 +1,16 @@
+import BenchCore
 import Synchronization
 
-/// An agent's client threads hand their connect times to its main thread here (once each, not per message).
+/// An agent's client threads hand their connect times to its main thread here (once each, not per message), with
+/// their phases over a transport that has more than a TCP connect.
 final class ConnectTimesMailbox: Sendable {
-    private let pending = Mutex<[(client: Int, nanoseconds: UInt64)]>([])
+    typealias Entry = (client: Int, nanoseconds: UInt64, phases: ConnectPhases?)
 
-    func add(_ times: [(client: Int, nanoseconds: UInt64)]) { pending.withLock { $0.append(contentsOf: times) } }
+    private let pending = Mutex<[Entry]>([])
 
-    func take() -> [(client: Int, nanoseconds: UInt64)] {
+    func add(_ times: [Entry]) { pending.withLock { $0.append(contentsOf: times) } }
+
+    func take() -> [Entry] {
         pending.withLock { pending in
             defer { pending.removeAll() }
             return pending

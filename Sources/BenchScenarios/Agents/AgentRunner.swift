@@ -145,8 +145,9 @@ public enum AgentRunner {
         }
     }
 
-    /// Sends the clients' connect times, ``AgentConnectTimes/capacity`` to a frame.
-    static func send(_ times: [(client: Int, nanoseconds: UInt64)], on socket: Int32) throws(SystemError) {
+    /// Sends the clients' connect times, ``AgentConnectTimes/capacity`` to a frame, each frame followed by its clients'
+    /// phases where they have them (``AgentConnectPhases``, one client a frame).
+    static func send(_ times: [ConnectTimesMailbox.Entry], on socket: Int32) throws(SystemError) {
         guard !times.isEmpty else { return }
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }
@@ -154,6 +155,11 @@ public enum AgentRunner {
             let chunk = times[start..<min(start + AgentConnectTimes.capacity, times.count)]
             AgentConnectTimes(chunk.map { (UInt32($0.client), max(1, $0.nanoseconds)) }).encode(into: frame)
             try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send connect times")
+            for entry in chunk {
+                guard let phases = entry.phases else { continue }
+                AgentConnectPhases(client: UInt32(entry.client), phases: phases).encode(into: frame)
+                try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send connect phases")
+            }
         }
     }
 

@@ -85,6 +85,20 @@ extension BenchServer {
             }
             for entry in report.entries { recording.connected(client: Int(entry.client), after: entry.nanoseconds) }
             return true
+        case .connectPhases:
+            let record = recording.agents[agent]
+            guard let report = AgentConnectPhases(frame),
+                (record.firstClient..<record.firstClient + record.clients).contains(Int(report.client)),
+                report.phases.addUp(to: recording.connectTimes[Int(report.client)])
+            else {
+                closePeer(
+                    slot: slot, reason: "agent \(agent) sent connect phases of a client not its own, or that do not add "
+                        + "up to its connect time", at: now)
+                return false
+            }
+            recording.connected(
+                client: Int(report.client), after: recording.connectTimes[Int(report.client)], phases: report.phases)
+            return true
         case .clientReport where frame.bytes[5] == ClientReport.What.link.rawValue:
             let others = recording.agents.compactMap(\.link)
             switch AgentAdmission.take(

@@ -159,7 +159,7 @@ extension BenchServer {
         case .hello, .agentHello:
             preconditionFailure("handled above")
         case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye, .connectTimes, .clientSpec,
-            .clientReport, .sendReport, .delivery, .read, .dropConnections:
+            .clientReport, .sendReport, .delivery, .read, .dropConnections, .connectPhases:
             closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame; clients send only hello and echo frames", at: now)
             return false
         case .echo:

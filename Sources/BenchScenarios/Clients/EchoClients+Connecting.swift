@@ -46,7 +46,7 @@ extension EchoClients {
             joined[position] = true
             report.connectTimes.append((client, connectTime ?? 0, phases(of: connection)))
             if report.connectTimes.count == ids.count {
-                connectTimesOut?.add(report.connectTimes.map { ($0.client, $0.nanoseconds) })
+                connectTimesOut?.add(report.connectTimes)
                 load.begin()  // the connects were setup; the load counts from here
             }
         }

@@ -54,11 +54,12 @@ public struct RunAnalysis: Sendable {
         }
 
         /// The phases a connect of a run of `configuration` has: a target's (``connectPhases(of:)``), or the built-in
-        /// server's clients' over tls, ws and wss when some run in this process (a hello is not confirmed: no protocol
-        /// phase; over plain tcp the connect is its TCP connect, and has none; an agent's clients report theirs whole).
+        /// server's clients' over tls, ws and wss when some run in this process or come from agents (a hello is not
+        /// confirmed: no protocol phase; over plain tcp the connect is its TCP connect, and has none).
         public static func connectPhases(of configuration: RunConfiguration) -> [Metric] {
             if let target = configuration.target { return connectPhases(of: target.url.scheme) }
-            guard configuration.transport != .tcp, !configuration.localClients.isEmpty else { return [] }
+            let clientsMeasured = !configuration.localClients.isEmpty || configuration.agentToken != nil
+            guard configuration.transport != .tcp, clientsMeasured else { return [] }
             return transportPhases(of: configuration.transport)
         }
 
