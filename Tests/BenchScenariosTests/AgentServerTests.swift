@@ -31,7 +31,8 @@ import Testing
         return bytes
     }
 
-    @Test func connectTimesOfClientsNotItsOwnCloseTheAgentsControlConnection() throws {
+    /// A fan-out of 4 clients that agents bring, and a raw agent welcomed with clients 0 and 1 (the welcome checked).
+    static func runWithAnAgentOfClients0And1() throws -> (BackgroundRun, RawPeer) {
         var configuration = RunConfiguration(scenario: .fanout, seed: 1)
         configuration.clients = 4
         configuration.localClientRange = 0..<0
@@ -46,6 +47,11 @@ import Testing
         agent.send(hello)
         let welcome = try #require(agent.receiveFrame(size: WireFormat.agentFrameSize))
         #expect(welcome[4] == FrameKind.agentWelcome.rawValue)
+        return (run, agent)
+    }
+
+    @Test func connectTimesOfClientsNotItsOwnCloseTheAgentsControlConnection() throws {
+        let (run, agent) = try Self.runWithAnAgentOfClients0And1()
         agent.send(frame([(0, 1_000), (1, 2_000)]))  // its own: kept
         #expect(!agent.serverCloses(within: 1))
         agent.send(frame([(2, 1_000)]))  // another agent's id
@@ -95,19 +101,7 @@ import Testing
     func connectPhasesThatAreNotItsClientsCloseTheAgentsControlConnection(
         client: UInt32, tcp: UInt64, why: String
     ) throws {
-        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
-        configuration.clients = 4
-        configuration.localClientRange = 0..<0
-        configuration.admitAgents(tokenHash: AgentToken.hash("t"))
-        configuration.setupTimeout = 10_000_000_000
-        let run = try BackgroundRun(configuration)
-        let agent = try RawPeer(port: run.port())
-        var hello = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
-        hello.withUnsafeMutableBytes {
-            AgentHello(clients: 2, token: AgentToken.hash("t"), pid: 1, host: "test", boot: 0).encode(into: $0)
-        }
-        agent.send(hello)
-        _ = try #require(agent.receiveFrame(size: WireFormat.agentFrameSize))
+        let (run, agent) = try AgentConnectTimesTests.runWithAnAgentOfClients0And1()
         var times = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
         times.withUnsafeMutableBytes { AgentConnectTimes([(0, 1_000), (1, 2_000)]).encode(into: $0) }
         agent.send(times)
