@@ -6,7 +6,10 @@ import PackageDescription
 //   BenchCore      no I/O: wire format, frame decoder, units, schedule, histogram, statistics, CSV
 //   BenchNet       every system call: sockets, epoll event loop, connections, clock, CPU placement
 //   BenchProtocols what a user's server speaks: one state machine per protocol, bytes in and actions out, no sockets
-//   BenchScenarios broadcast server, echo clients, collector: fanout and roundtrip runs
+//   BenchClients   the one client engine every role's clients run on (threads, loop, connect table, sessions, report
+//                  channel), and the run's settings and control it reads
+//   BenchScenarios what orchestrates a run: the built-in server and chat relay, shards, agents, the link, the ledger
+//                  and collector
 //   BenchReports   run folder, CSV reports, terminal table, JSON
 //   BenchCLI       argument parsing and the commands; `bench` is its thin executable
 // The release build's per-message path: generic code specialized across modules (the connection's reads and writes
@@ -27,16 +30,19 @@ let package = Package(
         .target(name: "BenchNet", dependencies: ["CBenchLinux", "BenchCore"], swiftSettings: releaseSpeed),
         .target(name: "BenchProtocols", dependencies: ["BenchCore"], swiftSettings: releaseSpeed),
         .target(
-            name: "BenchScenarios", dependencies: ["BenchCore", "BenchNet", "BenchProtocols"], swiftSettings: releaseSpeed),
+            name: "BenchClients", dependencies: ["BenchCore", "BenchNet", "BenchProtocols"], swiftSettings: releaseSpeed),
         .target(
-            name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchScenarios"], swiftSettings: releaseSpeed),
+            name: "BenchScenarios", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchClients"],
+            swiftSettings: releaseSpeed),
         .target(
-            name: "BenchCLI", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchScenarios", "BenchReports"],
+            name: "BenchReports", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchClients", "BenchScenarios"], swiftSettings: releaseSpeed),
+        .target(
+            name: "BenchCLI", dependencies: ["BenchCore", "BenchNet", "BenchProtocols", "BenchClients", "BenchScenarios", "BenchReports"],
             swiftSettings: releaseSpeed),
         .executableTarget(name: "bench", dependencies: ["BenchCLI"], swiftSettings: releaseSpeed),
         .executableTarget(
             name: "bench-micro",
-            dependencies: ["BenchCore", "BenchNet", "BenchScenarios", "BenchReports"],
+            dependencies: ["BenchCore", "BenchNet", "BenchClients", "BenchScenarios", "BenchReports"],
             path: "Benchmarks/Micro",
             swiftSettings: releaseSpeed
         ),
@@ -46,9 +52,9 @@ let package = Package(
         .testTarget(name: "BenchNetTests", dependencies: ["BenchNet", "BenchCore"]),
         .testTarget(name: "BenchProtocolsTests", dependencies: ["BenchProtocols", "BenchCore"]),
         .testTarget(
-            name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchReports", "BenchProtocols", "BenchNet", "BenchCore"]),
-        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchProtocols", "BenchNet", "BenchCore"]),
+            name: "BenchScenariosTests", dependencies: ["BenchScenarios", "BenchClients", "BenchReports", "BenchProtocols", "BenchNet", "BenchCore"]),
+        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "BenchScenarios", "BenchClients", "BenchProtocols", "BenchNet", "BenchCore"]),
         .testTarget(
-            name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchReports", "BenchScenarios", "BenchNet", "BenchCore"]),
+            name: "BenchCLITests", dependencies: ["BenchCLI", "bench", "BenchReports", "BenchScenarios", "BenchClients", "BenchNet", "BenchCore"]),
     ]
 )

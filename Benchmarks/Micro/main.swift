@@ -4,6 +4,7 @@
 //
 // Each case runs its loop over preallocated inputs several times and reports the best time per operation
 // (the least disturbed run on a shared machine). Exits 1 when a target is missed.
+import BenchClients
 import BenchCore
 import BenchNet
 import BenchReports

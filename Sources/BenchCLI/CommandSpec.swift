@@ -1,3 +1,4 @@
+import BenchClients
 import BenchScenarios
 
 /// What a subcommand of `bench` accepts, for the parser and for its `--help` page.

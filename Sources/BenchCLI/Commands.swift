@@ -1,3 +1,4 @@
+import BenchClients
 import BenchScenarios
 
 /// Every subcommand of `bench`: its spec, and what runs it.

@@ -1,3 +1,4 @@
+import BenchClients
 import Glibc
 import BenchCore
 import BenchNet

@@ -1,3 +1,4 @@
+import BenchClients
 import BenchNet
 import BenchScenarios
 import Glibc

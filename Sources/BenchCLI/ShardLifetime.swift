@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 import BenchScenarios
@@ -48,7 +49,7 @@ enum ShardLifetime {
         let queue: SettledQueue
         let forwarder: NativeThread<Result<Void, SystemError>>
         do {
-            control = try RunControl(shardChannel: channel)
+            control = try RunControl(startGate: channel)
             queue = try SettledQueue(capacity: 1 << 13)  // emptied onto the channel as it fills: 0.8 MiB, not 6.8
             forwarder = try NativeThread.spawn(name: "bench-forward") {
                 Result { () throws(SystemError) in try channel.forward(queue, failed: control.requestStop) }

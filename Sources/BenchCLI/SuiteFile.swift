@@ -1,3 +1,4 @@
+import BenchClients
 import BenchScenarios
 
 /// A suite: named runs of `bench fanout`, `bench roundtrip` or `bench chat`, one per line, checked in full before any runs.

@@ -1,3 +1,4 @@
+@testable import BenchClients
 import BenchScenarios
 import Foundation
 import Testing

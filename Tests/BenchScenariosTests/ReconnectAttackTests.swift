@@ -1,3 +1,4 @@
+@testable import BenchClients
 import BenchCore
 import BenchNet
 import Glibc

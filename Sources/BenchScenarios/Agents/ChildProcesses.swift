@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 
@@ -32,6 +33,6 @@ public enum ChildProcesses {
 
     /// The clients of each of `count` children: consecutive shares differing by at most one.
     public static func shares(of clients: Int, among count: Int) -> [Int] {
-        ScenarioRunner.split(0..<clients, into: count).map(\.count)
+        (0..<clients).evenShares(count).map(\.count)
     }
 }

@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 import Glibc

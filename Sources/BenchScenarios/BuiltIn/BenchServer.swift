@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 
@@ -116,7 +117,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         self.recording = RunRecording(
             configuration: configuration, window: stream == nil ? nil : RunRecording.window(for: configuration))
         self.recording.begin(serverAddress: "", kernelClock: kernelClock)  // the address once bound (ScenarioRunner)
-        self.recording.announcesBroadcasts = control.shardChannel != nil && configuration.scenario == .fanout
+        self.recording.announcesBroadcasts = control.startGate != nil && configuration.scenario == .fanout
         self.stamps = kernelClock.map { KernelTimestamps(clock: $0) }
         self.kernelTolerance = 2 * (kernelClock?.uncertainty ?? 0) + 1_000
         self.transportSettings = transport
@@ -213,7 +214,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
                         + DurationText.format(configuration.setupBudget) + agentsSummary)
             })
         recording.setupNanoseconds = MonotonicClock.now() - began
-        guard control.shardChannel != nil else { return }
+        guard control.startGate != nil else { return }
         // A server shard's clients are all here: it waits for the others' as long as the run's process does (it ends
         // the shard, or its channel, when it gives up), serving its connections meanwhile.
         try loop.setUp(self, timeout: .max / 2, isDone: shardMayStart, openMore: openMore, timedOut: { .setupFailed("") })
@@ -222,7 +223,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     /// True when sending may begin: always, but in a server shard, once the run's process said when (every shard's
     /// clients are here). Its channel failing fails the setup.
     private func shardMayStart() -> Bool {
-        guard let channel = control.shardChannel else { return true }
+        guard let channel = control.startGate else { return true }
         do {
             shardStart = try channel.startTime()
         } catch {

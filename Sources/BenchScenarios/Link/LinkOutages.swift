@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// What a link did to the connections through it that its run's outage report tells (`events.csv`, on the `link`

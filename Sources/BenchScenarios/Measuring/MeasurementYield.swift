@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// What a run's main metric (delivery for fan-out and chat, rtt for roundtrip) got out of the messages it sent: a run

@@ -1,3 +1,4 @@
+import BenchClients
 import BenchNet
 
 /// The ring's size and its stream: how many rows a run needs, making room for a send, and handing the ledger's settled

@@ -1,3 +1,4 @@
+import BenchClients
 import BenchNet
 
 /// The state of the measuring core that every role shares (``MeasuringRole``): the timetable (or the closed loop's

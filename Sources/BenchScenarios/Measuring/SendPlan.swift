@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// When every send of an open-loop run is due, from `--interval`, `--arrival` and `--seed`, so that the same seed

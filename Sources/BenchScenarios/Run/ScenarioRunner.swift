@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 
@@ -172,14 +173,6 @@ public enum ScenarioRunner {
         recording.end(serverAddress: bound.description, kernelClock: kernelClock)
         recording.merge(clientReports: clientReports)
         return recording
-    }
-
-    /// `ids` cut into `parts` consecutive ranges whose sizes differ by at most one.
-    static func split(_ ids: Range<Int>, into parts: Int) -> [Range<Int>] {
-        let parts = max(1, parts)
-        return (0..<parts).map { part in
-            ids.lowerBound + ids.count * part / parts..<ids.lowerBound + ids.count * (part + 1) / parts
-        }
     }
 
     /// Refuses CPUs this process may not run on, before anything starts.

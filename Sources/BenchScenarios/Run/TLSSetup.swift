@@ -1,3 +1,4 @@
+import BenchClients
 import BenchNet
 
 /// The TLS contexts of a run: the server's certificate (from `--tls-cert`/`--tls-key`, or made for the run) and how its

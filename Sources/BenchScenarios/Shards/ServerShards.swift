@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 
@@ -117,7 +118,7 @@ public enum ServerShards {
         var derived = SplitMix64(seed: seed, stream: UInt64(index) + 1)
         shard.seed = configuration.scenario == .fanout ? seed : derived.next()
         shard.connectInterval = configuration.connectInterval.map { $0 * UInt64(count) }
-        shard.clients = ScenarioRunner.split(0..<configuration.clients, into: count)[index].count
+        shard.clients = (0..<configuration.clients).evenShares(count)[index].count
         shard.clientThreads = min(shard.clientThreads, max(1, shard.clients))
         // Its clients connect while every other shard's do: its setup has the whole run's time.
         shard.setupTimeout += UInt64(configuration.clients - shard.clients) * RunConfiguration.setupTimePerClient

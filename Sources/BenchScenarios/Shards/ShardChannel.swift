@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 import Glibc
@@ -6,7 +7,7 @@ import Synchronization
 /// A server shard's end of its channel to the run's process (``ShardFrame``): it says it is ready and hears when
 /// sending starts (its server's thread, during setup), streams its settled entries (``forward(_:)``, on a thread of its
 /// own) and sends its summary at the end. Writes are whole frames, one at a time.
-public final class ShardChannel: Sendable {
+public final class ShardChannel: ServerStartGate {
     public let descriptor: Int32
     private let writing = Mutex<Void>(())
     private let reading = Mutex<(saidReady: Bool, start: UInt64?, reader: ShardFrameReader)>((false, nil, ShardFrameReader()))
@@ -24,7 +25,7 @@ public final class ShardChannel: Sendable {
 
     /// The server's clients are all here: says so (once), and returns when sending starts once the run's process
     /// said it (nil until then). Throws when the run's process is gone or says what no shard is told.
-    func startTime() throws(SystemError) -> UInt64? {
+    public func startTime() throws(SystemError) -> UInt64? {
         let saidReady = reading.withLock { state in
             defer { state.saidReady = true }
             return state.saidReady

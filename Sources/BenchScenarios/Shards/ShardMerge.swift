@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// The streams of a run's server shards (`--server-procs`) made into the run's one stream, on the one monotonic clock

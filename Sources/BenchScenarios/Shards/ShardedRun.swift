@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 import Glibc
@@ -20,7 +21,7 @@ enum ShardedRun {
     private typealias Shard = ServerProcess<Bool>
 
     static func run(_ configuration: RunConfiguration, control: RunControl, stream: SettledQueue) throws(RunError) -> RunRecording {
-        let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.serverShards.count)
+        let shares = (0..<configuration.clients).evenShares(configuration.serverShards.count)
         var shards = zip(configuration.serverShards, shares).map { Shard(channel: $0, clients: $1.count, state: false) }
         var recording = RunRecording(configuration: configuration, window: 0)  // the shards' ledgers hold the messages
         recording.serverShards = shards.map { ServerShardRecord(processID: $0.channel.processID) }

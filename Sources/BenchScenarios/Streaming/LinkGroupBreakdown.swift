@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// A run behind a mix of links (`--link lte:70%,3g:20%,verybad:10%`): every metric again for each link group, so that

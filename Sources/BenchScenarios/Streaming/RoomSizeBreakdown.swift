@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// Chat with rooms of different sizes (`--room-sizes zipf:S`): delivery and spread by the size of the sender's room,

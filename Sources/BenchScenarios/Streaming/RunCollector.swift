@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// Turns a run's stream of ``SettledMessage``s into what SPEC §2 defines, as they come: one distribution per metric,

@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 
 /// One entry of the stream a run hands from its measuring thread to its writer: a message whose fate is sealed,

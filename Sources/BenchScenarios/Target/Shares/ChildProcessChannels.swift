@@ -1,3 +1,4 @@
+import BenchClients
 import BenchCore
 import BenchNet
 
@@ -12,7 +13,7 @@ enum ChildProcessChannels {
     static func welcome(
         _ configuration: RunConfiguration, target: TargetSettings, trust: TLSTrust?
     ) throws(RunError) -> (channels: [ClientGroupChannel], children: [AgentRecord]) {
-        let shares = ScenarioRunner.split(0..<configuration.clients, into: configuration.clientGroupChannels.count)
+        let shares = (0..<configuration.clients).evenShares(configuration.clientGroupChannels.count)
         let spec = spec(of: configuration, target: target, trust: trust)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }

@@ -23,30 +23,30 @@ public struct ChildChannel: Sendable, Equatable {
 /// The measuring thread's end of a channel from a share of the subscribers (``ClientGroup``): the descriptor
 /// (non-blocking) and the ids it carries. It carries read reports (``FrameKind/read``) and ``ClientReport``s; an agent's control
 /// connection (`bench serve fanout --target`) carries its hello first, and clock probes and reports among them.
-struct ClientGroupChannel: Sendable {
+package struct ClientGroupChannel: Sendable {
     /// The measuring thread's end: a thread's channel, a child's (shared with its ``ChildChannel``) or an agent's
     /// connection, which the run closes.
-    let end: SharedDescriptor
-    var ids: Range<Int>
-    var isOpen = true
+    package let end: SharedDescriptor
+    package var ids: Range<Int>
+    package var isOpen = true
     /// Bytes for it wait that its socket did not take: the loop watches it for writing too.
-    var waitsToWrite = false
+    package var waitsToWrite = false
     /// An agent's control connection: nothing but its hello is taken before it is welcomed; the run closes it.
-    let isAgent: Bool
+    package let isAgent: Bool
     /// Once welcomed: the agent's place in ``RunRecording/agents`` (its clock).
-    var agent: Int?
+    package var agent: Int?
 
     /// The end's number, while it is open.
-    var descriptor: Int32 { end.rawValue }
+    package var descriptor: Int32 { end.rawValue }
 
-    init(end: SharedDescriptor, ids: Range<Int>) {
+    package init(end: SharedDescriptor, ids: Range<Int>) {
         self.end = end
         self.ids = ids
         self.isAgent = false
     }
 
     /// An agent's control connection, before its hello.
-    init(agentConnection end: SharedDescriptor) {
+    package init(agentConnection end: SharedDescriptor) {
         self.end = end
         self.ids = 0..<0
         self.isAgent = true

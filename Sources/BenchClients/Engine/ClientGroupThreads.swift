@@ -5,12 +5,12 @@ import BenchProtocols
 /// The threads of a target run's clients in this process: the run's ids split over `--client-threads`
 /// ``ClientGroup``s (``ClientThreadSet``), each on its own thread (`bench-subs`, on `--pin`'s client CPU) with a channel
 /// to the measuring thread.
-final class ClientGroupThreads<T: Transport> {
+package final class ClientGroupThreads<T: Transport> {
     /// The measuring thread's ends of the channels, with the ids each carries.
-    private(set) var channels: [ClientGroupChannel] = []
+    package private(set) var channels: [ClientGroupChannel] = []
     private var threads: ClientThreadSet<Void>?
 
-    init(
+    package init(
         _ configuration: RunConfiguration, target: TargetURL, routes: ClientRoutes, settings: TransportSettings,
         protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
@@ -56,7 +56,7 @@ final class ClientGroupThreads<T: Transport> {
 
     /// Closes the measuring thread's ends (each group sees its channel end and closes its connections) and waits for
     /// the threads.
-    func end() {
+    package func end() {
         for channel in channels { channel.end.close() }
         channels = []
         _ = threads?.join()

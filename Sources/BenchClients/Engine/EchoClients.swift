@@ -11,24 +11,24 @@ import BenchProtocols
 /// of the handshakes) is kept. Then they echo until the server closes every connection (the end of the run) or the
 /// run's control wakes them. A single client has nothing to multiplex: once connected it blocks in read on its
 /// socket, as sockperf's server does, which saves an epoll_wait per message.
-final class EchoClients<T: Transport> {
+package final class EchoClients<T: Transport> {
     /// What the clients' side saw, merged into the ``RunRecording`` after the run.
-    struct Report: Sendable {
-        var observedCPUs = CPUSet()
-        var allowedCPUs = CPUSet()
-        var events: [ConnectionEvent] = []
+    package struct Report: Sendable {
+        package var observedCPUs = CPUSet()
+        package var allowedCPUs = CPUSet()
+        package var events: [ConnectionEvent] = []
         /// Echoes not sent because the connection's write queue was full.
-        var droppedEchoes = 0
+        package var droppedEchoes = 0
         /// Heartbeats sent.
-        var heartbeats = 0
+        package var heartbeats = 0
         /// Per client of this thread, in order: from the start of its connect to the end of its handshakes (ns), and
         /// its phases over a transport that has more than a TCP connect.
-        var connectTimes: [(client: Int, nanoseconds: UInt64, phases: ConnectPhases?)] = []
+        package var connectTimes: [(client: Int, nanoseconds: UInt64, phases: ConnectPhases?)] = []
         /// `--reconnect`: hellos said again after a drop, and clients that gave up after their last try.
-        var reconnects = 0
-        var gaveUp = 0
+        package var reconnects = 0
+        package var gaveUp = 0
         /// The thread's CPU time over its life, in percent: a client thread this busy is the harness's bottleneck.
-        var busyPercent: Double?
+        package var busyPercent: Double?
     }
 
     typealias Token = EchoClientsToken

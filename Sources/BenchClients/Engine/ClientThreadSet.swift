@@ -6,15 +6,15 @@ import Synchronization
 /// on a thread of its own named `name`, its timer slack minimized and, with `--pin`, pinned to the run's client CPU.
 /// The built-in server's clients (``ClientThreads``), a target's groups in this process (``ClientGroupThreads``), in a
 /// child process and in an agent all start here; what a thread runs is its role's.
-final class ClientThreadSet<Result: Sendable> {
+package final class ClientThreadSet<Result: Sendable> {
     private var threads: [NativeThread<Result>] = []
     private let finished = FinishedThreads()
     /// Why a thread could not start; the ones before it run, and the caller stops and joins them. Nil: all started.
-    private(set) var startFailure: SystemError?
+    package private(set) var startFailure: SystemError?
 
     /// Starts a thread per share, in order; each runs `body` with its index, its share and, when it could not be placed
     /// on the CPU asked for, why (the body decides what that failure means for its role).
-    init(
+    package init(
         _ shares: [Range<Int>], name: String, cpu: Int?,
         _ body: @escaping @Sendable (_ index: Int, _ share: Range<Int>, _ placement: SystemError?) -> Result
     ) {
@@ -37,18 +37,18 @@ final class ClientThreadSet<Result: Sendable> {
     }
 
     /// `ids` cut into `threads` consecutive shares, the empty ones left out (more threads than clients).
-    static func shares(of ids: Range<Int>, threads: Int) -> [Range<Int>] {
-        ScenarioRunner.split(ids, into: threads).filter { !$0.isEmpty }
+    package static func shares(of ids: Range<Int>, threads: Int) -> [Range<Int>] {
+        ids.evenShares(threads).filter { !$0.isEmpty }
     }
 
     /// How many threads started (all of them unless ``startFailure``).
-    var startedCount: Int { threads.count }
+    package var startedCount: Int { threads.count }
 
     /// True once every thread started has returned.
-    var allFinished: Bool { finished.count.load(ordering: .acquiring) == threads.count }
+    package var allFinished: Bool { finished.count.load(ordering: .acquiring) == threads.count }
 
     /// Waits for every thread started and returns their results, in order.
-    func join() -> [Result] { threads.map { $0.join() } }
+    package func join() -> [Result] { threads.map { $0.join() } }
 }
 
 /// How many of a process's client threads have ended.

@@ -11,7 +11,7 @@ import BenchProtocols
 /// end closed, or an agent's run ended). In roundtrip each also sends its own messages (``OwnMessages``): the end
 /// signal is the channel the measuring thread's orders come on, and the group ends when it closes. Either way it ends
 /// when the writer breaks.
-final class ClientGroup<T: Transport> {
+package final class ClientGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
     /// Where each member connects: the server, or its link's entrance.
@@ -61,7 +61,7 @@ final class ClientGroup<T: Transport> {
 
     static var endToken: UInt64 { 0 }
 
-    init(
+    package init(
         _ configuration: RunConfiguration, ids: Range<Int>, target: TargetURL, routes: ClientRoutes,
         transport: TransportSettings, protocol kind: ServerProtocol, writer: ReportWriter, endSignal: Int32,
         kernelClock: KernelClockMapping?
@@ -112,7 +112,7 @@ final class ClientGroup<T: Transport> {
     }
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
-    func run() {
+    package func run() {
         defer {
             for place in sessions.indices {
                 if let connection = table[place], connection.isOpen { sessions[place].sendClosing(on: connection) }

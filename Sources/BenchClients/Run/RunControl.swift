@@ -7,9 +7,9 @@ import Synchronization
 /// loops publish their counters here a few times a second, never per message.
 public final class RunControl: Sendable {
     /// Wakes the server's loop.
-    let serverWake: EventNotifier
+    package let serverWake: EventNotifier
     /// Wakes the clients' loop.
-    let clientsWake: EventNotifier
+    package let clientsWake: EventNotifier
     private let stopRequested = Atomic<Bool>(false)
     private let stoppedByRequest = Atomic<Bool>(false)
     private let setupFailure = Mutex<String?>(nil)
@@ -36,15 +36,15 @@ public final class RunControl: Sendable {
     /// An agent's clients (`bench clients`) stop on a request too: they have no server of their own to end the run.
     private let clientsStopOnRequest: Bool
     /// A server shard's channel to the run's process (`--server-procs`): its server begins sending when that says.
-    let shardChannel: ShardChannel?
+    package let startGate: (any ServerStartGate)?
 
     /// Creates a control for one run; `clientsStopOnRequest` for an agent's, whose clients end with a stop request;
-    /// `shardChannel` for a server shard's.
-    public init(clientsStopOnRequest: Bool = false, shardChannel: ShardChannel? = nil) throws(SystemError) {
+    /// `startGate` for a server shard's (its channel to the run's process).
+    public init(clientsStopOnRequest: Bool = false, startGate: (any ServerStartGate)? = nil) throws(SystemError) {
         serverWake = try EventNotifier()
         clientsWake = try EventNotifier()
         self.clientsStopOnRequest = clientsStopOnRequest
-        self.shardChannel = shardChannel
+        self.startGate = startGate
     }
 
     /// Asks the run to stop sending; messages in flight still get their timeout, then the run ends as
@@ -78,5 +78,13 @@ public final class RunControl: Sendable {
     }
 
     /// Why the clients could not be set up, if they could not.
-    var setupFailureReason: String? { setupFailure.withLock { $0 } }
+    package var setupFailureReason: String? { setupFailure.withLock { $0 } }
+}
+
+/// What a server shard's server waits on before it sends (its channel to the run's process): the run's process says when
+/// every shard's clients are here. Asked during setup only.
+public protocol ServerStartGate: AnyObject, Sendable {
+    /// Says this shard's clients are all here (once), and returns when sending starts once the run's process said it
+    /// (nil until then). Throws when the run's process is gone or says what no shard is told.
+    func startTime() throws(SystemError) -> UInt64?
 }

@@ -63,17 +63,17 @@ public struct RunConfiguration: Sendable, Equatable {
     public var localClientRange: Range<Int>?
     /// A fan-out target run whose subscribers are child processes (`--client-procs`): this process's ends of their
     /// channels (connected stream sockets), each carrying the next consecutive share of the ids
-    /// (``ScenarioRunner/split(_:into:)``); empty: the subscribers run on threads of this process. Placement, like
+    /// (``Swift/Range/evenShares(_:)``); empty: the subscribers run on threads of this process. Placement, like
     /// ``localClientRange``; the caller closes them after the run, which ends the children.
     public var clientGroupChannels: [ChildChannel]
     /// `--server-procs`: the built-in server's shards, child processes each serving the next consecutive share of the
-    /// clients (``ScenarioRunner/split(_:into:)``) and streaming what it settled on its channel (``ShardFrame``); this
+    /// clients (``Swift/Range/evenShares(_:)``) and streaming what it settled on its channel (``ShardFrame``); this
     /// process merges them into the run (``ShardedRun``). A chat run's are relay processes hosting whole rooms, whose
     /// members this process measures (``ChatRelayProcesses``). Empty: the server runs here. The caller closes them after.
     public var serverShards: [ChildChannel] = []
     /// A chat run's relay processes (`--server-procs`, ``serverShards``), where each listens, once it said so: a
     /// member connects to the one hosting its room (``ChatRooms/relayOfRoom(relays:)``). Empty: one relay, here.
-    var chatRelays: [SocketAddress] = []
+    package var chatRelays: [SocketAddress] = []
     /// How long all clients may take to connect and say hello before the run fails, once the last one's connect is
     /// due (``setupBudget``).
     public var setupTimeout: UInt64
