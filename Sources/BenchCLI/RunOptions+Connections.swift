@@ -65,10 +65,27 @@ extension RunOptions {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
-        if configuration.target != nil, configuration.silenceLimit > 0, configuration.heartbeat == 0 {
-            throw UsageError(
-                message: "--dead-after against --target needs a --heartbeat above 0: its pings show a quiet server alive, "
-                    + "and without them every quiet connection would be taken for dead", command: command)
+        let heartbeatApplies = configuration.target.map { $0.url.scheme.record.hasPing } ?? true
+        if heartbeatApplies && configuration.heartbeat > 0 && configuration.deadAfter > 0
+            && configuration.deadAfter <= configuration.heartbeat
+        {
+            throw reader.invalid("dead-after", "duration", parsed.value("dead-after") ?? "", "must be longer than --heartbeat")
+        }
+        if let target = configuration.target, configuration.silenceLimit > 0 {
+            if target.url.scheme.record.hasPing {
+                guard configuration.heartbeat > 0 else {
+                    throw UsageError(
+                        message: "--dead-after against --target needs a --heartbeat above 0: its pings show a quiet server "
+                            + "alive, and without them every quiet connection would be taken for dead", command: command)
+                }
+            } else {
+                guard parsed.value("heartbeat") == nil else {
+                    throw UsageError(
+                        message: "--heartbeat does not apply to a \(target.url.scheme.rawValue):// target: its server "
+                            + "has no ping to answer, and its connections are heard by the run's messages alone", command: command)
+                }
+                configuration.heartbeat = 0  // nothing is sent: run.csv says so
+            }
         }
         if configuration.scenario == .chat, parsed.value("dead-after") != nil, configuration.target == nil {
             throw UsageError(
@@ -158,5 +175,26 @@ extension RunOptions {
             throw reader.invalid("source-addresses", "list", text, "'\(part)' is not a numeric IPv4 or IPv6 address")
         }
         return parts
+    }
+
+    /// `--dead-after` against a target whose server has no ping (``ProtocolRecord/hasPing``: tcp, sse): its connections
+    /// are heard by the run's own messages alone, so a silence must be longer than the run's gaps between them: more
+    /// than 2 × the longest `--interval` with fixed arrivals, and 20 × with Poisson's, whose gaps are drawn (one that
+    /// long is a chance of e⁻²⁰ each). Closed loop (an interval of 0) has no gap.
+    static func checkSilenceWithoutPings(
+        _ configuration: RunConfiguration, intervals: [UInt64], command: String
+    ) throws(UsageError) {
+        guard let target = configuration.target, configuration.silenceLimit > 0, !target.url.scheme.record.hasPing,
+            let interval = intervals.max()
+        else { return }
+        let gaps: UInt64 = configuration.arrival == .poisson ? 20 : 2
+        guard configuration.silenceLimit > gaps * interval else {
+            throw UsageError(
+                message: "--dead-after \(DurationText.format(configuration.silenceLimit)) is too short for a "
+                    + "\(target.url.scheme.rawValue):// target: its server has no ping, so a connection is heard by "
+                    + "the run's messages alone; with \(configuration.arrival.rawValue) arrivals every "
+                    + "\(DurationText.format(interval)) it must be longer than \(DurationText.format(gaps * interval))",
+                command: command)
+        }
     }
 }

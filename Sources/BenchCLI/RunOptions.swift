@@ -88,7 +88,8 @@ struct RunOptions {
                 "dead-after", value: "duration",
                 help: "Disconnect a client the server has not heard from for this long (its messages are lost); 0 = never. "
                     + "With --target, a subscriber that heard nothing from the server this long takes it for dead and "
-                    + "closes (with --reconnect, connects again); only when given.",
+                    + "closes (with --reconnect, connects again); only when given. Its pings go each --heartbeat; a "
+                    + "tcp:// or sse:// server has none, and the run's messages alone must keep it heard.",
                 default: "3 × heartbeat"),
             OptionSpec(
                 "max-queue", value: "bytes",
@@ -198,10 +199,6 @@ struct RunOptions {
         base.timeout = try reader.duration("timeout", allowZero: false, default: base.timeout)
         base.heartbeat = try reader.duration("heartbeat", allowZero: true, default: base.heartbeat)
         base.deadAfter = try reader.duration("dead-after", allowZero: true, default: 3 * base.heartbeat)
-        if base.heartbeat > 0 && base.deadAfter > 0 && base.deadAfter <= base.heartbeat {
-            throw reader.invalid(
-                "dead-after", "duration", parsed.value("dead-after") ?? "", "must be longer than --heartbeat")
-        }
         var maximumQueuedBytes: Int?
         if let text = parsed.value("max-queue") {
             do {
@@ -248,6 +245,7 @@ struct RunOptions {
         base.busyPoll = parsed.has("busy-poll")
         (base.ioChoice, ioNote) = try Self.readIOEngine(reader: reader, parsed: parsed, clients: base.clients)
         try Self.readConnectionOptions(into: &base, reader: reader, parsed: parsed, command: command)
+        try Self.checkSilenceWithoutPings(base, intervals: intervals, command: command)
         try Self.readLink(into: &base, reader: reader, parsed: parsed, command: command)
         base.serverThreads = try reader.integer(
             "server-threads", placeholder: "k", in: 1...RunConfiguration.Limits.clientThreads, default: 1)

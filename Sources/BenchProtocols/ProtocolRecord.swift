@@ -35,13 +35,19 @@ public struct ProtocolRecord: Sendable, Equatable {
     /// The query its WebSocket's request target needs unless `--ws-path` gives one (Engine.IO's version and
     /// transport); nil for none.
     public let webSocketQuery: String?
+    /// Its server answers a ping: its own (NATS and Redis `PING`, MQTT `PINGREQ`, STOMP heart-beats) or a WebSocket
+    /// ping frame, where it travels in WebSocket. `--dead-after` then pings each `--heartbeat`, so that a quiet server
+    /// sounds alive. Without one (a tcp:// server's lines or frames, an event stream), a connection is heard by the
+    /// run's messages alone.
+    public let hasPing: Bool
 
     init(
         schemes: String, speaksUserText: Bool = false, takesSubscribeText: Bool = false, takesFraming: Bool = false, takesQoS: Bool = false,
         needsPublishText: Bool = false, publishesByPost: Bool = false, hasHTTPHandshake: Bool = false,
         topicWildcards: Set<Character> = [], subscribersCannotPublish: Bool = false, travelsInWebSocket: Bool = false,
-        takesDescription: Bool = false, webSocketQuery: String? = nil
+        takesDescription: Bool = false, webSocketQuery: String? = nil, hasPing: Bool = true
     ) {
+        self.hasPing = hasPing
         (self.travelsInWebSocket, self.takesDescription) = (travelsInWebSocket, takesDescription)
         (self.schemes, self.speaksUserText, self.takesSubscribeText, self.takesFraming, self.takesQoS) =
             (schemes, speaksUserText, takesSubscribeText, takesFraming, takesQoS)
@@ -62,7 +68,8 @@ extension TargetURL.Scheme {
     /// The record of the protocol this scheme speaks, TLS and WebSocket aside.
     public var record: ProtocolRecord {
         switch protocolScheme {
-        case .tcp: ProtocolRecord(schemes: "tcp", speaksUserText: true, takesSubscribeText: true, takesFraming: true)
+        case .tcp:
+            ProtocolRecord(schemes: "tcp", speaksUserText: true, takesSubscribeText: true, takesFraming: true, hasPing: false)
         case .ws:
             ProtocolRecord(
                 schemes: "ws, wss", speaksUserText: true, takesSubscribeText: true, hasHTTPHandshake: true,
@@ -72,7 +79,7 @@ extension TargetURL.Scheme {
         case .mqtt:
             ProtocolRecord(schemes: "mqtt, mqtts, mqtt+ws, mqtt+wss", takesQoS: true, topicWildcards: ["+", "#"])
         case .stomp: ProtocolRecord(schemes: "stomp, stomps, stomp+ws, stomp+wss")
-        case .sse: ProtocolRecord(schemes: "sse, sses", publishesByPost: true, hasHTTPHandshake: true)
+        case .sse: ProtocolRecord(schemes: "sse, sses", publishesByPost: true, hasHTTPHandshake: true, hasPing: false)
         case .socketIO:
             ProtocolRecord(
                 schemes: "socketio, socketios", takesSubscribeText: true, needsPublishText: true, hasHTTPHandshake: true,

@@ -17,8 +17,8 @@ import BenchProtocols
     static let notice: Comment = "mosquitto is not installed: apt-get install -y mosquitto"
 
     /// A broker on 127.0.0.1; with `password`, only user `bench` with it may connect; with `webSocket`, its listener
-    /// speaks MQTT over WebSocket (at any path, subprotocol `mqtt`).
-    static func broker(password: String? = nil, webSocket: Bool = false) throws -> ExternalServer {
+    /// speaks MQTT over WebSocket (at any path, subprotocol `mqtt`); with `log`, it logs (connects, takeovers) to that file.
+    static func broker(password: String? = nil, webSocket: Bool = false, log: String? = nil) throws -> ExternalServer {
         let folder = NSTemporaryDirectory() + "bench-mqtt-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // mosquitto started as root runs as its own user: it must be able to make its Unix socket here.
@@ -39,7 +39,8 @@ import BenchProtocols
             // its WebSocket listener binds every address, so it is held to the loopback interface.
             let protocolLine = webSocket
                 ? "protocol websockets\nbind_interface lo\nlistener 0 \(folder)/mqtt-\(port).sock\n" : ""
-            try? "listener \(port) 127.0.0.1\n\(protocolLine)\(access)".write(toFile: configuration, atomically: true, encoding: .utf8)
+            let logLine = log.map { "log_dest file \($0)\n" } ?? ""
+            try? "listener \(port) 127.0.0.1\n\(protocolLine)\(access)\(logLine)".write(toFile: configuration, atomically: true, encoding: .utf8)
             return (Self.mosquitto, ["-c", configuration])
         }
     }

@@ -29,6 +29,7 @@ extension ClientGroup {
         let connection = try loop.connect(
             to: routes.address(of: client), token: UInt64(place + 1), transmitStamps: own != nil,
             settings: identities.map { loop.settings.personalized(by: $0, client: client) })
+        connectsStarted[place] += 1
         guard isReturn else { return connection }
         lastHeard[place] = now
         // A round trip's writes wait for their stamps by their offset on the connection: a new one counts from 0.

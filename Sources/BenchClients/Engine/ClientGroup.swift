@@ -51,6 +51,15 @@ package final class ClientGroup<T: Transport> {
     let maximumMessageSize: Int
     /// Per place: the subscriber was ready once (a later connect of it is a return).
     var wasEverReady: [Bool]
+    /// Per place: its connects started so far (each connection's name counts them, ``ProtocolSession/connectionName(_:connect:)``).
+    var connectsStarted: [Int]
+    /// Per place: a fan-out subscriber's return over plain TCP whose protocol is ready without a word from the server (a
+    /// tcp:// target's subscription): the kernel completes a connect to a server that hung, so it is back only once the
+    /// server sends something on it (``read(_:)``). A round trip's or a chat's client is back at once: its own message is
+    /// what the server answers.
+    var returnUnheard: [Bool]
+    /// The transport has a handshake the server's process answers (TLS, the WebSocket upgrade).
+    let serverAnswersHandshake: Bool
     /// `--dead-after` (0: never): per place, when its connection last heard from the server (or became ready, or its
     /// reconnect try started), and when the group looks next for one silent too long; silence counts once the run's
     /// messages have begun to arrive here (a long setup is no silence).
@@ -91,6 +100,9 @@ package final class ClientGroup<T: Transport> {
         self.speeches = zip(ids, speeches).map { client, speech in speech.personalized(by: identities, client: client).numbered(client) }
         self.maximumMessageSize = maximum
         wasEverReady = Array(repeating: false, count: ids.count)
+        connectsStarted = Array(repeating: 0, count: ids.count)
+        returnUnheard = Array(repeating: false, count: ids.count)
+        serverAnswersHandshake = target.scheme.transport.usesTLS || target.scheme.transport.isWebSocket
         silenceLimit = configuration.silenceLimit
         lastHeard = Array(repeating: 0, count: ids.count)
         sessions = self.speeches.map { speech in
@@ -184,8 +196,15 @@ package final class ClientGroup<T: Transport> {
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
             if table.isSettingUp(place) && connection.isEstablished {
                 _ = table.handshakesDone(place)
-                try sessions[place].open(on: connection, name: "\(ids.lowerBound + place)")
-                if sessions[place].isReady { reportReady(place, ready: MonotonicClock.now()) }
+                let name = ProtocolSession.connectionName("\(ids.lowerBound + place)", connect: connectsStarted[place] - 1)
+                try sessions[place].open(on: connection, name: name)
+                if sessions[place].isReady {
+                    if wasEverReady[place] && own == nil && !serverAnswersHandshake {
+                        returnUnheard[place] = true
+                    } else {
+                        reportReady(place, ready: MonotonicClock.now())
+                    }
+                }
             }
         } catch {
             let code = (error as? ConnectionError)?.closeCode
@@ -203,6 +222,10 @@ package final class ClientGroup<T: Transport> {
             return close(place, reason: connection.handshakeRefusal.map { "handshake failed: \($0)" } ?? "closed by \(target)")
         }
         lastHeard[place] = now
+        if returnUnheard[place] {  // the server spoke on the return: it is back, before what it brought
+            returnUnheard[place] = false
+            reportReady(place, ready: now)
+        }
         let session = sessions[place]
         let wasReady = session.isReady
         var failure: Error?
@@ -256,7 +279,8 @@ package final class ClientGroup<T: Transport> {
     /// was ready once tries again (``scheduleReconnect(_:afterUse:)``); a try that fails is not reported, as the
     /// built-in server's clients' are not.
     func close(_ place: Int, reason: String, code: UInt16 = WebSocketCloseCode.normal) {
-        let wasReady = sessions[place].isReady
+        let wasReady = sessions[place].isReady && !returnUnheard[place]
+        returnUnheard[place] = false
         guard table.close(place, code: code) != nil else { return }
         guard table.reconnects && wasEverReady[place] else { return report(.closed, place, reason) }
         if wasReady { report(.closed, place, reason) }

@@ -10,7 +10,16 @@ extension ProtocolSession {
         try drainOutbox { _ = try connection.send($0) }
     }
 
-    /// The connection is open: what the protocol says first (its greeting, a subscriber's subscription) is sent.
+    /// The name of a client's `connect`th connection of the run (0: its first): `client` alone, then with that count, so
+    /// that no two connections of a run share a name. A broker that knows a connection by it (MQTT's client identifier)
+    /// then never hands a live connection's identity to a try its client gave up on: a broker that hung and goes on
+    /// reads the tries it accepted meanwhile, and a try of the same identifier would take the live session over.
+    package static func connectionName(_ client: String, connect: Int) -> String {
+        connect == 0 ? client : "\(client).\(connect)"
+    }
+
+    /// The connection is open: what the protocol says first (its greeting, a subscriber's subscription) is sent;
+    /// `name` is the connection's (``connectionName(_:connect:)``).
     package func open<T: Transport>(on connection: Connection<T>, name: String) throws {
         machine.connected(name: name)
         try sendOwed(on: connection)

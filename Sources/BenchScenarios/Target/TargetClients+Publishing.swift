@@ -33,7 +33,8 @@ extension TargetClients {
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher, connection) }
             if !publisher.isEstablished && connection.isEstablished {
                 publisher.isEstablished = true
-                try publisher.session.open(on: connection, name: "p")
+                try publisher.session.open(
+                    on: connection, name: ProtocolSession.connectionName("p", connect: publisher.connectsStarted - 1))
             }
             if publisher.awaySince != 0 && publisher.isReady { publisherReturned(publisher) }
         } catch let refusal as RunError {

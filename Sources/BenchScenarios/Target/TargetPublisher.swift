@@ -21,6 +21,8 @@ final class TargetPublisher<T: Transport> {
     var awaySince: UInt64 = 0
     /// The connection's handshakes are done (its greeting is then sent).
     var isEstablished = false
+    /// Its connects started so far (each connection's name counts them, ``ProtocolSession/connectionName(_:connect:)``).
+    private(set) var connectsStarted = 0
     /// With kernel stamps: the broadcasts published that wait for their transmit stamp.
     var transmitStamps: TransmitStampQueue?
     /// The protocol's keepalive (MQTT's PINGREQ): when next.
@@ -73,6 +75,7 @@ final class TargetPublisher<T: Transport> {
         stamps: KernelTimestamps?
     ) throws {
         let socket = try TCPSocket.startConnecting(to: address)
+        connectsStarted += 1
         try? stamps?.enable(on: socket.rawValue, transmit: true)
         connection = try Connection<T>(
             descriptor: socket, token: token, epoll: epoll, role: .client, settings: settings,
