@@ -49,6 +49,14 @@ public enum Posix {
         try nonBlockingCall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
+    /// Receives into `buffer` from socket `fd` without waiting, blocking socket or not (`MSG_DONTWAIT`): `.wouldBlock`
+    /// when nothing is there, `.processed(0)` at end of stream.
+    public static func receiveWithoutWaiting(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(SystemError) -> IOResult<Int> {
+        try nonBlockingCall("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
+    }
+
     /// Writes from `buffer`; may write fewer bytes than given.
     @inline(__always)
     public static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {

@@ -33,8 +33,7 @@ public final class ShardChannel: ServerStartGate {
         if !saidReady { try send(.ready) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
         defer { buffer.deallocate() }
-        let descriptor = descriptor
-        let result = try Posix.nonBlockingCall("recv") { recv(descriptor, buffer.baseAddress!, buffer.count, Int32(MSG_DONTWAIT)) }
+        let result = try Posix.receiveWithoutWaiting(descriptor, into: buffer)
         return try reading.withLock { state throws(SystemError) -> UInt64? in
             switch result {
             case .wouldBlock: return state.start
@@ -58,8 +57,7 @@ public final class ShardChannel: ServerStartGate {
     /// nothing else, so anything read says the same).
     public func isEndedByRunsProcess() -> Bool {
         var byte: UInt8 = 0
-        let descriptor = descriptor
-        let result = try? Posix.nonBlockingCall("recv") { recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) }
+        let result = withUnsafeMutableBytes(of: &byte) { try? Posix.receiveWithoutWaiting(descriptor, into: $0) }
         if case .wouldBlock? = result { return false }
         return true
     }
