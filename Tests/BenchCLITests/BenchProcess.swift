@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// The built `bench` executable, run as a user would, with its output and exit code captured.
@@ -88,9 +89,36 @@ func waitForLines(_ lines: Int, in file: String, under out: String) -> Bool {
     return false
 }
 
-/// A fresh folder name under the temporary directory, not created.
+/// A fresh folder name under the temporary directory, not created. What a test makes there under it (the folder, or
+/// a file named by it and a suffix: `.suite`, `.csv`) is removed when the test process exits: a suite run left about
+/// 115 run folders behind.
 func temporaryFolderPath() -> String {
-    NSTemporaryDirectory() + "bench-cli-\(UUID().uuidString)"
+    let name = "bench-cli-\(UUID().uuidString)"
+    TemporaryNames.shared.add(name)
+    return NSTemporaryDirectory() + name
+}
+
+/// The temporary names handed out in this process, removed at its exit.
+final class TemporaryNames: Sendable {
+    static let shared = TemporaryNames()
+    private let names = Mutex<[String]>([])
+
+    func add(_ name: String) {
+        names.withLock { names in
+            if names.isEmpty { atexit { TemporaryNames.shared.removeAll() } }
+            names.append(name)
+        }
+    }
+
+    /// Removes every entry of the temporary directory whose name begins with a name handed out.
+    func removeAll() {
+        let given = names.withLock { $0 }
+        let folder = NSTemporaryDirectory()
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for entry in entries where entry.hasPrefix("bench-cli-") && given.contains(where: { entry.hasPrefix($0) }) {
+            try? FileManager.default.removeItem(atPath: folder + entry)
+        }
+    }
 }
 
 /// The entries of a folder, or nil when it does not exist.
