@@ -14,7 +14,10 @@ import PackageDescription
 //   BenchCLI       argument parsing and the commands; `bench` is its thin executable
 // The release build's per-message path: generic code specialized across modules (the connection's reads and writes
 // are generic over the transport, and their callers live in other modules), and no run-time exclusivity checks (each
-// is a call and a thread-local lookup per access). Debug builds, and so `swift test`, keep every check.
+// is a call and a thread-local lookup per access). Debug builds, and so `swift test`, keep every check. What another
+// module calls of a module's generic code is `public`, not `package`: cross-module optimization serializes public
+// declarations only (with the client engine's `package`, its loops ran unspecialized in every caller, and its io_uring
+// path allocated per message: Benchmarks/hot-path-allocations.sh).
 let releaseSpeed: [SwiftSetting] = [
     .unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]

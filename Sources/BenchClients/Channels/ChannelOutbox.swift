@@ -6,7 +6,7 @@ import BenchNet
 /// not take waits, in order, up to ``capacity`` bytes; a frame that does not fit is refused (an order's message is then
 /// lost as `dropped_queue_full`), so a share that does not keep up is never waited for. The buffer is made on first
 /// use, once: a fan-out run's channels write only `--drop-connections-at`'s order, if any.
-package final class ChannelOutbox {
+public final class ChannelOutbox {
     /// The most bytes that wait: 26,000 orders.
     static var capacity: Int { 1 << 20 }
 
@@ -14,18 +14,18 @@ package final class ChannelOutbox {
     private var start = 0
     private var end = 0
 
-    package init() {}
+    public init() {}
 
     deinit {
         buffer?.deallocate()
     }
 
     /// True when nothing waits.
-    package var isEmpty: Bool { start == end }
+    public var isEmpty: Bool { start == end }
 
     /// Room for a frame of `count` bytes behind what waits, for the caller to fill; nil when it does not fit.
     @inline(__always)
-    package func reserve(_ count: Int) -> UnsafeMutableRawBufferPointer? {
+    public func reserve(_ count: Int) -> UnsafeMutableRawBufferPointer? {
         if buffer == nil { buffer = .allocate(byteCount: Self.capacity, alignment: 8) }
         let buffer = buffer!
         if buffer.count - end < count {
@@ -39,7 +39,7 @@ package final class ChannelOutbox {
     }
 
     /// Writes what `descriptor` takes now; true when nothing is left waiting.
-    package func flush(to descriptor: Int32) throws(SystemError) -> Bool {
+    public func flush(to descriptor: Int32) throws(SystemError) -> Bool {
         guard let buffer else { return true }
         while start < end {
             guard case .processed(let count) = try Posix.sendSome(descriptor, UnsafeRawBufferPointer(rebasing: buffer[start..<end]))

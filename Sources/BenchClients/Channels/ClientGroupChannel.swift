@@ -23,30 +23,30 @@ public struct ChildChannel: Sendable, Equatable {
 /// The measuring thread's end of a channel from a share of the subscribers (``ClientGroup``): the descriptor
 /// (non-blocking) and the ids it carries. It carries read reports (``FrameKind/read``) and ``ClientReport``s; an agent's control
 /// connection (`bench serve fanout --target`) carries its hello first, and clock probes and reports among them.
-package struct ClientGroupChannel: Sendable {
+public struct ClientGroupChannel: Sendable {
     /// The measuring thread's end: a thread's channel, a child's (shared with its ``ChildChannel``) or an agent's
     /// connection, which the run closes.
-    package let end: SharedDescriptor
-    package var ids: Range<Int>
-    package var isOpen = true
+    public let end: SharedDescriptor
+    public var ids: Range<Int>
+    public var isOpen = true
     /// Bytes for it wait that its socket did not take: the loop watches it for writing too.
-    package var waitsToWrite = false
+    public var waitsToWrite = false
     /// An agent's control connection: nothing but its hello is taken before it is welcomed; the run closes it.
-    package let isAgent: Bool
+    public let isAgent: Bool
     /// Once welcomed: the agent's place in ``RunRecording/agents`` (its clock).
-    package var agent: Int?
+    public var agent: Int?
 
     /// The end's number, while it is open.
-    package var descriptor: Int32 { end.rawValue }
+    public var descriptor: Int32 { end.rawValue }
 
-    package init(end: SharedDescriptor, ids: Range<Int>) {
+    public init(end: SharedDescriptor, ids: Range<Int>) {
         self.end = end
         self.ids = ids
         self.isAgent = false
     }
 
     /// An agent's control connection, before its hello.
-    package init(agentConnection end: SharedDescriptor) {
+    public init(agentConnection end: SharedDescriptor) {
         self.end = end
         self.ids = 0..<0
         self.isAgent = true

@@ -7,7 +7,7 @@ import Synchronization
 /// blocking call per pass of their event loop (never one per message). A measuring thread that falls behind holds
 /// the subscribers' thread back; its stamps were taken before. Writers that share a socket (an agent's threads and
 /// its clock rounds on its control connection) share a ``SocketWriteLock``: one lock per write, never per message.
-package final class ReportWriter {
+public final class ReportWriter {
     let descriptor: Int32
     private let lock: SocketWriteLock?
     private let buffer: UnsafeMutableRawBufferPointer
@@ -15,7 +15,7 @@ package final class ReportWriter {
     /// The channel failed (the measuring thread is gone): nothing more is written.
     private(set) var isBroken = false
 
-    package init(descriptor: Int32, lock: SocketWriteLock? = nil) {
+    public init(descriptor: Int32, lock: SocketWriteLock? = nil) {
         self.descriptor = descriptor
         self.lock = lock
         buffer = .allocate(byteCount: 64 << 10, alignment: 8)
@@ -55,13 +55,13 @@ package final class ReportWriter {
         used += SendReport.size
     }
 
-    package func report(_ report: ClientReport) {
+    public func report(_ report: ClientReport) {
         makeRoom(WireFormat.clientReportMaximumSize)
         used += report.encode(into: UnsafeMutableRawBufferPointer(rebasing: buffer[used...]))
     }
 
     /// Writes what was gathered.
-    package func flush() {
+    public func flush() {
         guard used > 0, !isBroken else { return used = 0 }
         do throws(SystemError) {
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<used])
@@ -78,13 +78,13 @@ package final class ReportWriter {
 }
 
 /// Whole writes to a socket several threads write to, one at a time, so that frames do not interleave.
-package final class SocketWriteLock: Sendable {
+public final class SocketWriteLock: Sendable {
     private let mutex = Mutex(())
 
-    package init() {}
+    public init() {}
 
     /// Writes all of `bytes` to the blocking `socket` while holding the lock.
-    package func send(_ bytes: UnsafeRawBufferPointer, on socket: Int32) throws(SystemError) {
+    public func send(_ bytes: UnsafeRawBufferPointer, on socket: Int32) throws(SystemError) {
         try mutex.withLock { _ throws(SystemError) in try Posix.sendAll(socket, bytes) }
     }
 }

@@ -11,7 +11,7 @@ import BenchProtocols
 /// end closed, or an agent's run ended). In roundtrip each also sends its own messages (``OwnMessages``): the end
 /// signal is the channel the measuring thread's orders come on, and the group ends when it closes. Either way it ends
 /// when the writer breaks.
-package final class ClientGroup<T: Transport> {
+public final class ClientGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
     /// Where each member connects: the server, or its link's entrance.
@@ -70,7 +70,7 @@ package final class ClientGroup<T: Transport> {
 
     static var endToken: UInt64 { 0 }
 
-    package init(
+    public init(
         _ configuration: RunConfiguration, ids: Range<Int>, target: TargetURL, routes: ClientRoutes,
         transport: TransportSettings, protocol kind: ServerProtocol, writer: ReportWriter, endSignal: Int32,
         kernelClock: KernelClockMapping?
@@ -124,7 +124,7 @@ package final class ClientGroup<T: Transport> {
     }
 
     /// Connects, subscribes and reads until the channel closes; then closes every connection.
-    package func run() {
+    public func run() {
         defer {
             for place in sessions.indices {
                 if let connection = table[place], connection.isOpen { sessions[place].sendClosing(on: connection) }

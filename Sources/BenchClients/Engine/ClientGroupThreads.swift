@@ -5,12 +5,12 @@ import BenchProtocols
 /// The threads of a target run's clients in this process: the run's ids split over `--client-threads`
 /// ``ClientGroup``s (``ClientThreadSet``), each on its own thread (`bench-subs`, on `--pin`'s client CPU) with a channel
 /// to the measuring thread.
-package final class ClientGroupThreads<T: Transport> {
+public final class ClientGroupThreads<T: Transport> {
     /// The measuring thread's ends of the channels, with the ids each carries.
-    package private(set) var channels: [ClientGroupChannel] = []
+    public private(set) var channels: [ClientGroupChannel] = []
     private var threads: ClientThreadSet<Void>?
 
-    package init(
+    public init(
         _ configuration: RunConfiguration, target: TargetURL, routes: ClientRoutes, settings: TransportSettings,
         protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
@@ -56,7 +56,7 @@ package final class ClientGroupThreads<T: Transport> {
 
     /// Closes the measuring thread's ends (each group sees its channel end and closes its connections) and waits for
     /// the threads.
-    package func end() {
+    public func end() {
         for channel in channels { channel.end.close() }
         channels = []
         _ = threads?.join()

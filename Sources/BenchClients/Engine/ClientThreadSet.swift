@@ -6,15 +6,15 @@ import Synchronization
 /// on a thread of its own named `name`, its timer slack minimized and, with `--pin`, pinned to the run's client CPU.
 /// The built-in server's clients (``ClientThreads``), a target's groups in this process (``ClientGroupThreads``), in a
 /// child process and in an agent all start here; what a thread runs is its role's.
-package final class ClientThreadSet<Result: Sendable> {
+public final class ClientThreadSet<Result: Sendable> {
     private var threads: [NativeThread<Result>] = []
     private let finished = FinishedThreads()
     /// Why a thread could not start; the ones before it run, and the caller stops and joins them. Nil: all started.
-    package private(set) var startFailure: SystemError?
+    public private(set) var startFailure: SystemError?
 
     /// Starts a thread per share, in order; each runs `body` with its index, its share and, when it could not be placed
     /// on the CPU asked for, why (the body decides what that failure means for its role).
-    package init(
+    public init(
         _ shares: [Range<Int>], name: String, cpu: Int?,
         _ body: @escaping @Sendable (_ index: Int, _ share: Range<Int>, _ placement: SystemError?) -> Result
     ) {
@@ -37,18 +37,18 @@ package final class ClientThreadSet<Result: Sendable> {
     }
 
     /// `ids` cut into `threads` consecutive shares, the empty ones left out (more threads than clients).
-    package static func shares(of ids: Range<Int>, threads: Int) -> [Range<Int>] {
+    public static func shares(of ids: Range<Int>, threads: Int) -> [Range<Int>] {
         ids.evenShares(threads).filter { !$0.isEmpty }
     }
 
     /// How many threads started (all of them unless ``startFailure``).
-    package var startedCount: Int { threads.count }
+    public var startedCount: Int { threads.count }
 
     /// True once every thread started has returned.
-    package var allFinished: Bool { finished.count.load(ordering: .acquiring) == threads.count }
+    public var allFinished: Bool { finished.count.load(ordering: .acquiring) == threads.count }
 
     /// Waits for every thread started and returns their results, in order.
-    package func join() -> [Result] { threads.map { $0.join() } }
+    public func join() -> [Result] { threads.map { $0.join() } }
 }
 
 /// How many of a process's client threads have ended.

@@ -4,14 +4,14 @@ import BenchNet
 /// The threads that run one process's clients of a run on the built-in server: `configuration.localClients` split over
 /// `configuration.clientThreads` threads (``ClientThreadSet``), each an ``EchoClients`` loop over transport `T`. The
 /// in-process run and an agent start theirs here alike.
-package final class ClientThreads<T: Transport> {
+public final class ClientThreads<T: Transport> {
     private let threads: ClientThreadSet<EchoClients<T>.Report>
 
     /// Starts the threads, each pinned to `configuration.clientCPU` when given. A thread that cannot start or be placed
     /// fails the run's setup through `control` (those started see it and end); `connectTimes` (an agent's) receives each
     /// thread's connect times once its clients are connected, and `loads` (an agent's) each thread's busy share every
     /// second.
-    package init(
+    public init(
         _ configuration: RunConfiguration, routes: ClientRoutes, settings: TransportSettings, control: RunControl,
         kernelClock: KernelClockMapping?, connectTimes: ConnectTimesMailbox? = nil, loads: ThreadLoadBoard? = nil
     ) {
@@ -34,8 +34,8 @@ package final class ClientThreads<T: Transport> {
     }
 
     /// True once every thread's clients are done.
-    package var allFinished: Bool { threads.allFinished }
+    public var allFinished: Bool { threads.allFinished }
 
     /// Waits for every thread and returns their reports.
-    package func join() -> [EchoClients<T>.Report] { threads.join() }
+    public func join() -> [EchoClients<T>.Report] { threads.join() }
 }

@@ -11,24 +11,24 @@ import BenchProtocols
 /// of the handshakes) is kept. Then they echo until the server closes every connection (the end of the run) or the
 /// run's control wakes them. A single client has nothing to multiplex: once connected it blocks in read on its
 /// socket, as sockperf's server does, which saves an epoll_wait per message.
-package final class EchoClients<T: Transport> {
+public final class EchoClients<T: Transport> {
     /// What the clients' side saw, merged into the ``RunRecording`` after the run.
-    package struct Report: Sendable {
-        package var observedCPUs = CPUSet()
-        package var allowedCPUs = CPUSet()
-        package var events: [ConnectionEvent] = []
+    public struct Report: Sendable {
+        public var observedCPUs = CPUSet()
+        public var allowedCPUs = CPUSet()
+        public var events: [ConnectionEvent] = []
         /// Echoes not sent because the connection's write queue was full.
-        package var droppedEchoes = 0
+        public var droppedEchoes = 0
         /// Heartbeats sent.
-        package var heartbeats = 0
+        public var heartbeats = 0
         /// Per client of this thread, in order: from the start of its connect to the end of its handshakes (ns), and
         /// its phases over a transport that has more than a TCP connect.
-        package var connectTimes: [(client: Int, nanoseconds: UInt64, phases: ConnectPhases?)] = []
+        public var connectTimes: [(client: Int, nanoseconds: UInt64, phases: ConnectPhases?)] = []
         /// `--reconnect`: hellos said again after a drop, and clients that gave up after their last try.
-        package var reconnects = 0
-        package var gaveUp = 0
+        public var reconnects = 0
+        public var gaveUp = 0
         /// The thread's CPU time over its life, in percent: a client thread this busy is the harness's bottleneck.
-        package var busyPercent: Double?
+        public var busyPercent: Double?
     }
 
     typealias Token = EchoClientsToken

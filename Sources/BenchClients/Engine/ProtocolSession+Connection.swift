@@ -6,7 +6,7 @@ import BenchProtocols
 extension ProtocolSession {
     /// Sends what the protocol owes the server (a pong, an acknowledgement, a subscription: each a message of its own
     /// where the protocol wants that) from the machine's own buffer, and empties it.
-    package func sendOwed<T: Transport>(on connection: Connection<T>) throws {
+    public func sendOwed<T: Transport>(on connection: Connection<T>) throws {
         try drainOutbox { _ = try connection.send($0) }
     }
 
@@ -14,30 +14,30 @@ extension ProtocolSession {
     /// that no two connections of a run share a name. A broker that knows a connection by it (MQTT's client identifier)
     /// then never hands a live connection's identity to a try its client gave up on: a broker that hung and goes on
     /// reads the tries it accepted meanwhile, and a try of the same identifier would take the live session over.
-    package static func connectionName(_ client: String, connect: Int) -> String {
+    public static func connectionName(_ client: String, connect: Int) -> String {
         connect == 0 ? client : "\(client).\(connect)"
     }
 
     /// The connection is open: what the protocol says first (its greeting, a subscriber's subscription) is sent;
     /// `name` is the connection's (``connectionName(_:connect:)``).
-    package func open<T: Transport>(on connection: Connection<T>, name: String) throws {
+    public func open<T: Transport>(on connection: Connection<T>, name: String) throws {
         machine.connected(name: name)
         try sendOwed(on: connection)
     }
 
     /// The keepalive is due: the protocol's ping (MQTT's PINGREQ) is sent, through the machine's buffer.
-    package func sendHeartbeat<T: Transport>(on connection: Connection<T>) throws {
+    public func sendHeartbeat<T: Transport>(on connection: Connection<T>) throws {
         machine.heartbeat()
         try sendOwed(on: connection)
     }
 
     /// The run ends: what the protocol says last (a `close` line) is sent, as far as the socket takes it at once.
-    package func sendClosing<T: Transport>(on connection: Connection<T>) {
+    public func sendClosing<T: Transport>(on connection: Connection<T>) {
         machine.closing()
         try? sendOwed(on: connection)
         try? connection.writeQueued()
     }
 
     /// How often the keepalive goes (nanoseconds); nil: the protocol has none.
-    package var heartbeatInterval: UInt64? { machine.heartbeatInterval }
+    public var heartbeatInterval: UInt64? { machine.heartbeatInterval }
 }

@@ -4,7 +4,7 @@ import BenchProtocols
 
 extension TransportSettings {
     /// Client `client`'s: its row's values in the WebSocket path (and query) and the `--header` fields.
-    package func personalized(by identities: ClientIdentities?, client: Int) -> TransportSettings {
+    public func personalized(by identities: ClientIdentities?, client: Int) -> TransportSettings {
         guard let identities else { return self }
         var settings = self
         settings.webSocketPath = identities.expand(webSocketPath, client: client)

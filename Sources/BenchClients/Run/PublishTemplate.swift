@@ -22,7 +22,7 @@ public struct PublishTemplate: Sendable, Equatable {
     public static let bare = try! PublishTemplate("{marker}{padding}")
 
     /// The template with a placeholder marker and the padding for a `size`-byte message, and the marker's offset.
-    package func expand(size: Int) -> (bytes: [UInt8], markerOffset: Int) {
+    public func expand(size: Int) -> (bytes: [UInt8], markerOffset: Int) {
         let fixed = text.replacing("{marker}", with: "").replacing("{padding}", with: "").utf8.count + Marker.size
         let padding = String(repeating: "x", count: max(0, size - fixed))
         let expanded = Array(text.replacing("{padding}", with: padding).utf8)

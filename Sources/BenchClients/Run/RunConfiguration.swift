@@ -73,7 +73,7 @@ public struct RunConfiguration: Sendable, Equatable {
     public var serverShards: [ChildChannel] = []
     /// A chat run's relay processes (`--server-procs`, ``serverShards``), where each listens, once it said so: a
     /// member connects to the one hosting its room (``ChatRooms/relayOfRoom(relays:)``). Empty: one relay, here.
-    package var chatRelays: [SocketAddress] = []
+    public var chatRelays: [SocketAddress] = []
     /// How long all clients may take to connect and say hello before the run fails, once the last one's connect is
     /// due (``setupBudget``).
     public var setupTimeout: UInt64

@@ -7,9 +7,9 @@ import Synchronization
 /// loops publish their counters here a few times a second, never per message.
 public final class RunControl: Sendable {
     /// Wakes the server's loop.
-    package let serverWake: EventNotifier
+    public let serverWake: EventNotifier
     /// Wakes the clients' loop.
-    package let clientsWake: EventNotifier
+    public let clientsWake: EventNotifier
     private let stopRequested = Atomic<Bool>(false)
     private let stoppedByRequest = Atomic<Bool>(false)
     private let setupFailure = Mutex<String?>(nil)
@@ -36,7 +36,7 @@ public final class RunControl: Sendable {
     /// An agent's clients (`bench clients`) stop on a request too: they have no server of their own to end the run.
     private let clientsStopOnRequest: Bool
     /// A server shard's channel to the run's process (`--server-procs`): its server begins sending when that says.
-    package let startGate: (any ServerStartGate)?
+    public let startGate: (any ServerStartGate)?
 
     /// Creates a control for one run; `clientsStopOnRequest` for an agent's, whose clients end with a stop request;
     /// `startGate` for a server shard's (its channel to the run's process).
@@ -78,7 +78,7 @@ public final class RunControl: Sendable {
     }
 
     /// Why the clients could not be set up, if they could not.
-    package var setupFailureReason: String? { setupFailure.withLock { $0 } }
+    public var setupFailureReason: String? { setupFailure.withLock { $0 } }
 }
 
 /// What a server shard's server waits on before it sends (its channel to the run's process): the run's process says when

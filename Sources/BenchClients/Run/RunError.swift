@@ -48,12 +48,12 @@ public enum RunError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Descriptors kept free for everything but client sockets: listener, epolls, timers, report files.
-    package static let reservedDescriptors = 64
+    public static let reservedDescriptors = 64
 
     /// Memory a message costs from the first send to the last report: its timestamps and outcome in the
     /// recording, and its values in the analysis (sorted for exact percentiles); kernel stamps add three times
     /// and a value.
-    package static func bytesPerMessage(_ timestamps: TimestampSource) -> Int {
+    public static func bytesPerMessage(_ timestamps: TimestampSource) -> Int {
         timestamps.usesKernel ? 104 : 72
     }
 }

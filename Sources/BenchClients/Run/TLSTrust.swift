@@ -66,7 +66,7 @@ public enum TLSTrust: Sendable, Equatable {
     }
 
     /// The file at `path` an `option` names (at most `limit` bytes), its failure said with both.
-    package static func read(_ path: String, _ option: String, limit: Int) throws(TLSError) -> [UInt8] {
+    public static func read(_ path: String, _ option: String, limit: Int) throws(TLSError) -> [UInt8] {
         do {
             return try Posix.readFile(path, limit: limit)
         } catch {
