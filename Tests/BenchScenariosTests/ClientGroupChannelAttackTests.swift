@@ -2,6 +2,7 @@
 import BenchCore
 import BenchNet
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BenchScenarios
@@ -80,10 +81,53 @@ import Testing
         #expect(recording.ledger.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
     }
 
+    /// A return is stamped by its group (when the server confirmed it) a moment before the measuring thread hears of it:
+    /// a broadcast sent in between is the subscriber's to receive, not lost to it at once. Here, once broadcasts flow,
+    /// subscriber 1 closes; its return, stamped 200 ms after the close, comes 400 ms after it. The broadcasts of the
+    /// first 200 ms went while it was away (dropped with its connection); those after the return's stamp are its own
+    /// (here, with nothing read, lost by their timeout). Before, each was dropped as closed: lost to a subscriber that
+    /// was back, and would have got it.
+    @Test func aBroadcastSentBetweenAReturnAndItsReportIsTheSubscribersToReceive() throws {
+        let closed = Atomic<UInt64>(0)
+        let broadcasting = DispatchSemaphore(value: 0)
+        let outcome = try Self.run(warmup: 2, returns: true, serverHeard: broadcasting) { theirs in
+            for client in UInt32(0)..<2 { Self.send(Self.subscribed(client), on: theirs) }
+            guard broadcasting.wait(timeout: .now() + 30) == .success else { return }
+            let time = MonotonicClock.now()
+            closed.store(time, ordering: .relaxed)
+            Self.send(ClientReport(.closed, client: 1, time: time, text: "closed by the test"), on: theirs)
+            usleep(400_000)
+            let phases = ConnectPhases(tcp: 1_000, tls: 0, webSocket: 0, subscribe: 5_000).text
+            Self.send(ClientReport(.returned, client: 1, time: time + 200_000_000, text: phases), on: theirs)
+            var byte: UInt8 = 0
+            _ = read(theirs, &byte, 1)  // until the run closes its end
+        }
+        let recording = try TargetAttackTests.expectRecording(outcome)
+        let away = closed.load(ordering: .relaxed)
+        let back = away + 200_000_000
+        let ledger = recording.ledger
+        let starts = ledger.broadcastStart
+        let fate = { (broadcast: Int) in ledger.outcome[broadcast * ledger.columns + 1] }
+        let whileAway = starts.indices.filter { starts[$0] > away && starts[$0] < back }
+        let afterTheReturn = starts.indices.filter { starts[$0] > back && starts[$0] < away + 400_000_000 }
+        #expect(!whileAway.isEmpty && !afterTheReturn.isEmpty, "broadcasts went in both: \(starts)")
+        #expect(whileAway.allSatisfy { fate($0) == .droppedClosed }, "\(whileAway.map(fate))")
+        #expect(afterTheReturn.allSatisfy { fate($0) == .timedOut }, "subscriber 1's: \(afterTheReturn.map(fate))")
+        #expect(recording.outages.count == 1 && recording.outagesBack == 1, "\(recording.outages)")
+    }
+
     /// A fan-out run of 2 subscribers through a server that only reads, whose one child is `child` (a thread of the
     /// test given its end of the channel once it has read its share; its end is closed when it returns).
-    static func run(warmup: Int = 2, child: @escaping @Sendable (Int32) -> Void) throws -> TargetAttackTests.Outcome {
-        let server = try HostileServer { connection in while connection.receive() != nil {} }
+    /// With `returns`, its subscribers may come back (`--reconnect`), 40 broadcasts go every 20 ms and what is not
+    /// read is lost after 2 s; `serverHeard` is signalled once the server has the first of them.
+    static func run(
+        warmup: Int = 2, returns: Bool = false, serverHeard: DispatchSemaphore? = nil,
+        child: @escaping @Sendable (Int32) -> Void
+    ) throws -> TargetAttackTests.Outcome {
+        let server = try HostileServer { connection in
+            if connection.receive() != nil { serverHeard?.signal() }
+            while connection.receive() != nil {}
+        }
         defer { server.stop() }
         let (mine, theirs) = try Posix.socketPair()
         let ours = SharedDescriptor(owning: mine, owner: "the test's channel")
@@ -91,6 +135,10 @@ import Testing
         var configuration = try TargetAttackTests.fanout("tcp://127.0.0.1:\(server.port)", subscribers: 2)
         configuration.changeTarget { $0.framing = .line }
         configuration.warmup = warmup
+        if returns {
+            configuration.reconnect = ReconnectBackoff(base: 50_000_000, maximum: 400_000_000, tries: 10)
+            (configuration.messages, configuration.arrival, configuration.timeout) = (40, .fixed, 2_000_000_000)
+        }
         configuration.clientGroupChannels = [ChildChannel(end: ours, processID: 0)]
         let fake = Thread {
             defer { Posix.close(theirs) }

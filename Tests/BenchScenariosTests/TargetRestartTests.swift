@@ -248,9 +248,9 @@ import Testing
 
     /// broadcasts.csv's rows sent once every subscriber was back (its outage's end) and the publisher too (its event
     /// "publisher: back after …", where it went away), and the measuring thread had heard so: what every subscriber
-    /// must have had. A return is stamped by its group when the server confirmed it, and the measuring thread counts the
-    /// subscriber among a broadcast's recipients once the report has come over its channel: a broadcast in between is
-    /// counted lost to it (seen 12 µs after a return). 100 ms is a bound only a stalled channel reaches.
+    /// must have had. A broadcast sent between a return's stamp and the measuring thread hearing of it is the
+    /// subscriber's all the same (``TargetClients/receivesNow(_:)``); the 100 ms after the last return are for the
+    /// server, which may still be setting the returned subscriptions up.
     static func broadcastsAfterEveryReturn(_ recording: RunRecording, _ files: RunFiles) throws -> [[String: String]] {
         let subscribersBack = try #require(recording.outages.map(\.back).max())
         let publisherBack = recording.connectionEvents.filter { $0.reason.hasPrefix("publisher: back after") }.map(\.time).max()

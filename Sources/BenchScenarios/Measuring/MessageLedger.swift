@@ -195,6 +195,23 @@ public struct MessageLedger: Sendable {
         }
     }
 
+    /// `client` was away until `back` (the time of its return; `.max`: it will not receive any more): every message
+    /// written to it before then is dropped with its connection (``MessageOutcome/droppedClosed``), those written from
+    /// `back` on stay its to receive. `settled` hears each. (What was in flight when it went was settled then,
+    /// ``clientGone(_:settled:)``: what is still written before `back` went while it was away.)
+    mutating func wasAway(_ client: Int, until back: UInt64, settled: (Int) -> Void) {
+        let incoming = chat?.incomingColumns(of: client) ?? [client]
+        for sequence in heldSequences {
+            for column in incoming {
+                let index = row(of: sequence) * columns + column
+                if outcome[index] == .written && written[index] < back {
+                    _ = settle(index, as: .droppedClosed)
+                    settled(index)
+                }
+            }
+        }
+    }
+
     /// `client`'s timetable (fanout's: 0) sends nothing from `sequence` on: its messages there are never sent.
     mutating func timetableEnded(_ client: Int, before sequence: Int) {
         guard sendsEnd[client] == .max else { return }

@@ -25,7 +25,7 @@ extension TargetClients {
         }
         recording.ledger.broadcastBegan(sequence, sender: sender, at: time)
         for index in deliveries {
-            if subscriberOpen[recording.ledger.receiver(ofMessage: index)] {
+            if receivesNow(recording.ledger.receiver(ofMessage: index)) {
                 written(index, at: time)
             } else {
                 dropped(index, as: .droppedClosed)

@@ -88,6 +88,7 @@ extension TargetClients {
     /// less often than its keepalive would otherwise be taken for gone).
     func housekeeping(at now: UInt64) {
         measuringHousekeeping(at: now)  // the orders it made go after the pass, with the rest (``flushSends()``)
+        settleAwayOnceSendingIsOver(at: now)
         reopenPublisherIfDue(at: now)
         dropConnectionsIfDue(at: now)
         guard let publisher, let interval = publisher.session.heartbeatInterval, let connection = publisher.connection,
@@ -154,7 +155,7 @@ extension TargetClients {
             let index = recording.ledger.messageIndex(sequence: sequence, client: client)
             if outcome == .dropped {
                 dropped(index, as: .droppedQueueFull)
-            } else if outcome != nil && subscriberOpen[client] {
+            } else if outcome != nil && receivesNow(client) {
                 written(index, at: time)
             } else {
                 dropped(index, as: .droppedClosed)

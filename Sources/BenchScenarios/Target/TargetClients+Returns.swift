@@ -5,7 +5,7 @@ import BenchNet
 /// `--reconnect` against a user's server (the deploy: a broker restarted mid-run): each subscriber's drop is an outage
 /// (reconnects.csv, the `reconnect` metric: close → ready again) that ends when its group reports it ready again, with
 /// the phases of the connect that brought it back; the broadcasts meanwhile are lost to it (it was not connected when
-/// they went). The publisher reconnects on this thread, by the same rule; broadcasts due while it is away are lost to
+/// they went: settled so at its return, ``receivesNow(_:)``). The publisher reconnects on this thread, by the same rule; broadcasts due while it is away are lost to
 /// everyone. While nobody is connected the run waits for returns, as the built-in server's does.
 extension TargetClients {
     /// Subscriber `client`'s connection closed at `time` during a run that expects it (`--reconnect`,
@@ -27,12 +27,38 @@ extension TargetClients {
         emptySince = 0
         everyoneLeftEarly = false
         recording.clientThreads.reconnects += 1
+        settleWhileAway(client, until: time)
         _ = driver.unpark(client)  // closed-loop roundtrip: its next message goes now (those due meanwhile were never)
         let outage = outageOfClient[client]
         guard outage >= 0 else { return }
         outageOfClient[client] = -1
         recording.outages[outage].back = max(time, recording.outages[outage].closed &+ 1)
         recording.outages[outage].returnPhases = phases
+    }
+
+    /// Whether a message sent now is `client`'s to receive: its connection is open, or, in open loop with `--reconnect`,
+    /// it is away and may come back. Its group stamps a return when the server confirmed it, and this thread hears of it a
+    /// pass later: a broadcast sent in between was counted lost to a subscriber that was back and got it. What went while
+    /// it was away is dropped with its connection once its return says when it came back (``settleWhileAway(_:until:)``),
+    /// once it gives up, or once sending is over; closed loop, which waits for each broadcast's messages to settle,
+    /// drops an away client's at once.
+    func receivesNow(_ client: Int) -> Bool {
+        subscriberOpen[client] || (configuration.reconnect != nil && !configuration.isClosedLoop && mayReturn(client))
+    }
+
+    /// `client` was away until `back` (`.max`: it will receive nothing more): what was sent to it meanwhile is lost to
+    /// it, dropped with its connection.
+    func settleWhileAway(_ client: Int, until back: UInt64) {
+        let (clients, window) = (configuration.clients, recording.ledger.window)
+        recording.ledger.wasAway(client, until: back) { driver.settled($0, clients: clients, window: window, wasInFlight: true) }
+    }
+
+    /// Once sending is over (the timetable spent, or a stop): what went to the clients still away is dropped with their
+    /// connections, so that the run does not wait for its timeout. Once.
+    func settleAwayOnceSendingIsOver(at now: UInt64) {
+        guard configuration.reconnect != nil, !awaySettledAtEnd, isRunning, isStopping || isTimetableDone(at: now) else { return }
+        awaySettledAtEnd = true
+        for client in 0..<configuration.clients where !subscriberOpen[client] { settleWhileAway(client, until: .max) }
     }
 
     /// Subscriber `client` used its tries: it stays away (`clients_gave_up`), an event in its group's words.
@@ -48,6 +74,7 @@ extension TargetClients {
         guard !gaveUp.isEmpty, !gaveUp[client], !subscriberOpen[client] else { return }
         gaveUp[client] = true
         gaveUpCount += 1
+        settleWhileAway(client, until: .max)
         _ = driver.unpark(client)
     }
 

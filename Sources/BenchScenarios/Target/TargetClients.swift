@@ -47,6 +47,8 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     var agentWrites: [UInt64] = []
     /// Per client: subscribed (connected and ready), and its connection not closed since.
     var subscriberOpen: [Bool]
+    /// What went to the clients away when sending ended was dropped with their connections (``settleAwayOnceSendingIsOver(at:)``).
+    var awaySettledAtEnd = false
     var subscribed = 0
     /// The last note on a subscriber's stuck handshake (its step and last message), for a setup that times out.
     var stuckHandshake: String?
