@@ -178,9 +178,10 @@ extension RunOptions {
     }
 
     /// `--dead-after` against a target whose server has no ping (``ProtocolRecord/hasPing``: tcp, sse): its connections
-    /// are heard by the run's own messages alone, so a silence must be longer than the run's gaps between them: more
-    /// than 2 × the longest `--interval` with fixed arrivals, and 20 × with Poisson's, whose gaps are drawn (one that
-    /// long is a chance of e⁻²⁰ each). Closed loop (an interval of 0) has no gap.
+    /// are heard by the run's own messages alone, so a silence must be longer than the run's quietest time: 2 × the
+    /// longest `--interval` with fixed arrivals, and 20 × with Poisson's, whose gaps are drawn (one that long is a chance
+    /// of e⁻²⁰ each), or `--timeout`, the longer (closed loop waits that long for a late message, and every run at its
+    /// end).
     static func checkSilenceWithoutPings(
         _ configuration: RunConfiguration, intervals: [UInt64], command: String
     ) throws(UsageError) {
@@ -188,12 +189,14 @@ extension RunOptions {
             let interval = intervals.max()
         else { return }
         let gaps: UInt64 = configuration.arrival == .poisson ? 20 : 2
-        guard configuration.silenceLimit > gaps * interval else {
+        let quietest = max(gaps * interval, configuration.timeout)
+        guard configuration.silenceLimit > quietest else {
             throw UsageError(
                 message: "--dead-after \(DurationText.format(configuration.silenceLimit)) is too short for a "
                     + "\(target.url.scheme.rawValue):// target: its server has no ping, so a connection is heard by "
-                    + "the run's messages alone; with \(configuration.arrival.rawValue) arrivals every "
-                    + "\(DurationText.format(interval)) it must be longer than \(DurationText.format(gaps * interval))",
+                    + "the run's messages alone; it must be longer than \(DurationText.format(quietest)), the run's "
+                    + "quietest time (\(gaps) × --interval with \(configuration.arrival.rawValue) arrivals, or --timeout, "
+                    + "the longer)",
                 command: command)
         }
     }

@@ -54,7 +54,7 @@ public enum Posix {
     public static func receiveWithoutWaiting(
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer
     ) throws(SystemError) -> IOResult<Int> {
-        try nonBlockingCall("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
+        try nonBlockingCall("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, CBenchMSG_DONTWAIT) }
     }
 
     /// Writes from `buffer`; may write fewer bytes than given.

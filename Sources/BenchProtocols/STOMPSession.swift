@@ -1,7 +1,7 @@
 import BenchCore
 
 /// STOMP 1.2 as one connection speaks it (RabbitMQ's STOMP and Web-STOMP plugins, ActiveMQ, Spring's broker relay):
-/// `CONNECT` with the heart-beats it will send, `SUBSCRIBE` with a receipt for a subscriber; a subscriber is ready on
+/// `CONNECT` with the heart-beats it will send and asks of the broker, `SUBSCRIBE` with a receipt for a subscriber; a subscriber is ready on
 /// the `RECEIPT`, the publisher on `CONNECTED`. A `MESSAGE`'s body is a delivery, an `ERROR` the server's error, each
 /// heart-beat it sends (an end of line between frames) is skipped. Each frame owed goes as a message of its own, so
 /// that on WebSocket every frame is one text message, as brokers expect. Parsed on the bytes: no string per message.
@@ -26,8 +26,10 @@ public final class STOMPSession: SessionStateMachine {
     }
 
     public func connected(name: String) {
-        // CONNECT's header values are not escaped (STOMP 1.2, "Value Encoding"); the others' are.
-        var connect = "CONNECT\naccept-version:1.2\nhost:\(settings.host)\nheart-beat:\(settings.heartBeatMilliseconds),0\n"
+        // CONNECT's header values are not escaped (STOMP 1.2, "Value Encoding"); the others' are. It asks the broker for
+        // heart-beats as often as it sends its own: a quiet broker is then heard (`--dead-after`), a hung one not.
+        let beat = settings.heartBeatMilliseconds
+        var connect = "CONNECT\naccept-version:1.2\nhost:\(settings.host)\nheart-beat:\(beat),\(beat)\n"
         if let login = settings.login { connect += "login:\(login)\n" }
         if let passcode = settings.passcode { connect += "passcode:\(passcode)\n" }
         outbox.append(message: connect + "\n\0")

@@ -30,7 +30,7 @@ import Testing
 
     @Test func aSubscriberConnectsThenSubscribesWithAReceiptEachFrameAMessageOfItsOwn() {
         #expect(opening(session(.subscriber)) == [
-            "CONNECT\naccept-version:1.2\nhost:/\nheart-beat:10000,0\nlogin:bench\npasscode:s3cret\n\n\0",
+            "CONNECT\naccept-version:1.2\nhost:/\nheart-beat:10000,10000\nlogin:bench\npasscode:s3cret\n\n\0",
             "SUBSCRIBE\nid:0\ndestination:/topic/prices\nack:auto\nreceipt:bench-subscribed\n\n\0",
         ])
         #expect(opening(session(.publisher)).count == 1, "the publisher only connects")

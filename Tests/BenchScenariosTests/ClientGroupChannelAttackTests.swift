@@ -81,13 +81,14 @@ import Testing
         #expect(recording.ledger.outcome.contains(.invalidTimestamp), "\(TargetAttackTests.tally(recording))")
     }
 
-    /// A return is stamped by its group (when the server confirmed it) a moment before the measuring thread hears of it:
-    /// a broadcast sent in between is the subscriber's to receive, not lost to it at once. Here, once broadcasts flow,
-    /// subscriber 1 closes; its return, stamped 200 ms after the close, comes 400 ms after it. The broadcasts of the
-    /// first 200 ms went while it was away (dropped with its connection); those after the return's stamp are its own
-    /// (here, with nothing read, lost by their timeout). Before, each was dropped as closed: lost to a subscriber that
-    /// was back, and would have got it.
-    @Test func aBroadcastSentBetweenAReturnAndItsReportIsTheSubscribersToReceive() throws {
+    /// A return is stamped by its group when the server confirmed it (a tcp:// return at the server's first word, often
+    /// the broadcast after its subscription), and the measuring thread hears of it a moment later: a broadcast sent
+    /// after the subscription went out is the subscriber's to receive, not lost to it at once. Here, once broadcasts
+    /// flow, subscriber 1 closes; its return, stamped 300 ms after the close with a 100 ms subscribe phase (its
+    /// subscription went out 200 ms after the close), comes 400 ms after it. The broadcasts of the first 200 ms went
+    /// while it was away (dropped with its connection); those after its subscription are its own (here, with nothing
+    /// read, lost by their timeout). Before, each was dropped as closed: lost to a subscriber that was back.
+    @Test func aBroadcastSentAfterAReturnsSubscriptionIsTheSubscribersToReceive() throws {
         let closed = Atomic<UInt64>(0)
         let broadcasting = DispatchSemaphore(value: 0)
         let outcome = try Self.run(warmup: 2, returns: true, serverHeard: broadcasting) { theirs in
@@ -97,22 +98,22 @@ import Testing
             closed.store(time, ordering: .relaxed)
             Self.send(ClientReport(.closed, client: 1, time: time, text: "closed by the test"), on: theirs)
             usleep(400_000)
-            let phases = ConnectPhases(tcp: 1_000, tls: 0, webSocket: 0, subscribe: 5_000).text
-            Self.send(ClientReport(.returned, client: 1, time: time + 200_000_000, text: phases), on: theirs)
+            let phases = ConnectPhases(tcp: 1_000, tls: 0, webSocket: 0, subscribe: 100_000_000).text
+            Self.send(ClientReport(.returned, client: 1, time: time + 300_000_000, text: phases), on: theirs)
             var byte: UInt8 = 0
             _ = read(theirs, &byte, 1)  // until the run closes its end
         }
         let recording = try TargetAttackTests.expectRecording(outcome)
         let away = closed.load(ordering: .relaxed)
-        let back = away + 200_000_000
+        let subscribedAgain = away + 200_000_000
         let ledger = recording.ledger
         let starts = ledger.broadcastStart
         let fate = { (broadcast: Int) in ledger.outcome[broadcast * ledger.columns + 1] }
-        let whileAway = starts.indices.filter { starts[$0] > away && starts[$0] < back }
-        let afterTheReturn = starts.indices.filter { starts[$0] > back && starts[$0] < away + 400_000_000 }
-        #expect(!whileAway.isEmpty && !afterTheReturn.isEmpty, "broadcasts went in both: \(starts)")
+        let whileAway = starts.indices.filter { starts[$0] > away && starts[$0] < subscribedAgain }
+        let afterItsSubscription = starts.indices.filter { starts[$0] > subscribedAgain && starts[$0] < away + 400_000_000 }
+        #expect(!whileAway.isEmpty && !afterItsSubscription.isEmpty, "broadcasts went in both: \(starts)")
         #expect(whileAway.allSatisfy { fate($0) == .droppedClosed }, "\(whileAway.map(fate))")
-        #expect(afterTheReturn.allSatisfy { fate($0) == .timedOut }, "subscriber 1's: \(afterTheReturn.map(fate))")
+        #expect(afterItsSubscription.allSatisfy { fate($0) == .timedOut }, "subscriber 1's: \(afterItsSubscription.map(fate))")
         #expect(recording.outages.count == 1 && recording.outagesBack == 1, "\(recording.outages)")
     }
 

@@ -137,12 +137,17 @@ import Testing
             if let log { try? FileManager.default.removeItem(atPath: log) }
         }
         var configuration = try Self.fanout(server, target, broadcasts: 500)
-        configuration.silenceLimit = 500_000_000
-        if server == .lineChat { configuration.heartbeat = 0 }  // what the command line sets: nothing to ping with
+        // As the command line allows them: a silence longer than the pings' interval, and where there is no ping (the
+        // line chat: nothing is sent, as the command line sets it), longer than the run's quietest time, its timeout.
+        switch server {
+        case .lineChat: (configuration.heartbeat, configuration.timeout, configuration.silenceLimit) = (0, 400_000_000, 500_000_000)
+        case .mosquitto: (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 800_000_000)  // PINGREQ each 0.5 s
+        default: (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 500_000_000)
+        }
         let (run, _) = try Self.begin(configuration, .twoThreads)
         run.waitUntilDispatched(30 * Self.subscribers)
         kill(external.process.processIdentifier, SIGSTOP)
-        usleep(1_500_000)  // three times the silence limit: every subscriber takes it for dead meanwhile
+        usleep(UInt32(3 * configuration.silenceLimit / 1_000))  // every subscriber takes it for dead meanwhile
         kill(external.process.processIdentifier, SIGCONT)
         let recording = try run.finish()
 

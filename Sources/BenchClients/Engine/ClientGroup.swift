@@ -53,13 +53,13 @@ public final class ClientGroup<T: Transport> {
     var wasEverReady: [Bool]
     /// Per place: its connects started so far (each connection's name counts them, ``ProtocolSession/connectionName(_:connect:)``).
     var connectsStarted: [Int]
-    /// Per place: a fan-out subscriber's return over plain TCP whose protocol is ready without a word from the server (a
-    /// tcp:// target's subscription): the kernel completes a connect to a server that hung, so it is back only once the
-    /// server sends something on it (``read(_:)``). A round trip's or a chat's client is back at once: its own message is
-    /// what the server answers.
+    /// Per place: an open-loop fan-out subscriber's return over plain TCP whose protocol is ready without a word from the
+    /// server (a tcp:// target's subscription): the kernel completes a connect to a server that hung, so it is back only
+    /// once the server sends something on it (``read(_:)``). A round trip's or a chat's client is back at once (its own
+    /// message is what the server answers), and so is closed loop's (it sends nothing while every subscriber is away).
     var returnUnheard: [Bool]
-    /// The transport has a handshake the server's process answers (TLS, the WebSocket upgrade).
-    let serverAnswersHandshake: Bool
+    /// Whether a return over plain TCP waits for the server's word (``returnUnheard``).
+    let returnsWaitForAWord: Bool
     /// `--dead-after` (0: never): per place, when its connection last heard from the server (or became ready, or its
     /// reconnect try started), and when the group looks next for one silent too long; silence counts once the run's
     /// messages have begun to arrive here (a long setup is no silence).
@@ -102,7 +102,8 @@ public final class ClientGroup<T: Transport> {
         wasEverReady = Array(repeating: false, count: ids.count)
         connectsStarted = Array(repeating: 0, count: ids.count)
         returnUnheard = Array(repeating: false, count: ids.count)
-        serverAnswersHandshake = target.scheme.transport.usesTLS || target.scheme.transport.isWebSocket
+        let serverAnswersHandshake = target.scheme.transport.usesTLS || target.scheme.transport.isWebSocket
+        returnsWaitForAWord = configuration.scenario == .fanout && !configuration.isClosedLoop && !serverAnswersHandshake
         silenceLimit = configuration.silenceLimit
         lastHeard = Array(repeating: 0, count: ids.count)
         sessions = self.speeches.map { speech in
@@ -199,7 +200,8 @@ public final class ClientGroup<T: Transport> {
                 let name = ProtocolSession.connectionName("\(ids.lowerBound + place)", connect: connectsStarted[place] - 1)
                 try sessions[place].open(on: connection, name: name)
                 if sessions[place].isReady {
-                    if wasEverReady[place] && own == nil && !serverAnswersHandshake {
+                    // A word already read on this connection (a greeting in the event that ended the connect) counts.
+                    if wasEverReady[place] && returnsWaitForAWord && lastHeard[place] <= connection.startedAt {
                         returnUnheard[place] = true
                     } else {
                         reportReady(place, ready: MonotonicClock.now())

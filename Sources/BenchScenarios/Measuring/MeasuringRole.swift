@@ -93,6 +93,13 @@ extension MeasuringRole {
         recording.ledger.clientGone(client) { driver.settled($0, clients: clients, window: window, wasInFlight: true) }
     }
 
+    /// `client` was away until `back` (`.max`: it will receive nothing more): what went to it before then is lost to
+    /// it, dropped with its connection (``MessageLedger/wasAway(_:until:settled:)``).
+    func clientWasAway(_ client: Int, until back: UInt64) {
+        let (clients, window) = (configuration.clients, recording.ledger.window)  // not read while the ledger changes
+        recording.ledger.wasAway(client, until: back) { driver.settled($0, clients: clients, window: window, wasInFlight: true) }
+    }
+
     /// Client `client` echoed message `sequence` with `stamps` (on this clock): the ledger's answer, which the caller
     /// acts on (the driver has heard of a message that left flight).
     @inline(__always)

@@ -183,16 +183,7 @@ public struct MessageLedger: Sendable {
 
     /// `client`'s connection closed: every message to it still in flight is lost with it. `settled` hears each.
     mutating func clientGone(_ client: Int, settled: (Int) -> Void) {
-        let incoming = chat?.incomingColumns(of: client) ?? [client]
-        for sequence in heldSequences {
-            for column in incoming {
-                let index = row(of: sequence) * columns + column
-                if outcome[index] == .written {
-                    _ = settle(index, as: .writtenThenClosed)
-                    settled(index)
-                }
-            }
-        }
+        settleInFlight(to: client, writtenBefore: nil, as: .writtenThenClosed, settled: settled)
     }
 
     /// `client` was away until `back` (the time of its return; `.max`: it will not receive any more): every message
@@ -200,16 +191,7 @@ public struct MessageLedger: Sendable {
     /// `back` on stay its to receive. `settled` hears each. (What was in flight when it went was settled then,
     /// ``clientGone(_:settled:)``: what is still written before `back` went while it was away.)
     mutating func wasAway(_ client: Int, until back: UInt64, settled: (Int) -> Void) {
-        let incoming = chat?.incomingColumns(of: client) ?? [client]
-        for sequence in heldSequences {
-            for column in incoming {
-                let index = row(of: sequence) * columns + column
-                if outcome[index] == .written && written[index] < back {
-                    _ = settle(index, as: .droppedClosed)
-                    settled(index)
-                }
-            }
-        }
+        settleInFlight(to: client, writtenBefore: back, as: .droppedClosed, settled: settled)
     }
 
     /// `client`'s timetable (fanout's: 0) sends nothing from `sequence` on: its messages there are never sent.
@@ -449,6 +431,22 @@ public struct MessageLedger: Sendable {
         if outcome[index] == .written { return settle(index, as: fate) }
         if outcome[index] == .timedOut { outcome[index] = fate }
         return false
+    }
+
+    /// Every message to `client` (in chat, every delivery to it) in flight, and written before `time` when given, is
+    /// settled as `fate`; `settled` hears each.
+    private mutating func settleInFlight(
+        to client: Int, writtenBefore time: UInt64?, as fate: MessageOutcome, settled: (Int) -> Void
+    ) {
+        let incoming = chat?.incomingColumns(of: client) ?? [client]
+        for sequence in heldSequences {
+            for column in incoming {
+                let index = row(of: sequence) * columns + column
+                guard outcome[index] == .written, time.map({ written[index] < $0 }) ?? true else { continue }
+                _ = settle(index, as: fate)
+                settled(index)
+            }
+        }
     }
 
     /// Empties message `index`'s place in the ring for the sequence that takes its row next.

@@ -27,7 +27,9 @@ extension TargetClients {
         emptySince = 0
         everyoneLeftEarly = false
         recording.clientThreads.reconnects += 1
-        settleWhileAway(client, until: time)
+        // What went before its subscription went out cannot reach it; what went after may (a tcp:// return is stamped
+        // at the server's first word, often the broadcast that came after it).
+        clientWasAway(client, until: time &- min(time, phases?.subscribe ?? 0))
         _ = driver.unpark(client)  // closed-loop roundtrip: its next message goes now (those due meanwhile were never)
         let outage = outageOfClient[client]
         guard outage >= 0 else { return }
@@ -39,26 +41,23 @@ extension TargetClients {
     /// Whether a message sent now is `client`'s to receive: its connection is open, or, in open loop with `--reconnect`,
     /// it is away and may come back. Its group stamps a return when the server confirmed it, and this thread hears of it a
     /// pass later: a broadcast sent in between was counted lost to a subscriber that was back and got it. What went while
-    /// it was away is dropped with its connection once its return says when it came back (``settleWhileAway(_:until:)``),
-    /// once it gives up, or once sending is over; closed loop, which waits for each broadcast's messages to settle,
-    /// drops an away client's at once.
+    /// it was away is dropped with its connection once its return says when its subscription went out
+    /// (``MeasuringRole/clientWasAway(_:until:)``), once it gives up, or a moment after sending is over; what waits longer
+    /// than its timeout is lost as any message is. Closed loop, which waits for each broadcast's messages to settle, drops
+    /// an away client's at once.
     func receivesNow(_ client: Int) -> Bool {
         subscriberOpen[client] || (configuration.reconnect != nil && !configuration.isClosedLoop && mayReturn(client))
     }
 
-    /// `client` was away until `back` (`.max`: it will receive nothing more): what was sent to it meanwhile is lost to
-    /// it, dropped with its connection.
-    func settleWhileAway(_ client: Int, until back: UInt64) {
-        let (clients, window) = (configuration.clients, recording.ledger.window)
-        recording.ledger.wasAway(client, until: back) { driver.settled($0, clients: clients, window: window, wasInFlight: true) }
-    }
-
-    /// Once sending is over (the timetable spent, or a stop): what went to the clients still away is dropped with their
-    /// connections, so that the run does not wait for its timeout. Once.
+    /// A second (at most the timeout) after sending is over (the timetable spent, or a stop): what went to the clients
+    /// still away is dropped with their connections, so that the run does not wait out its timeout for them. The second
+    /// is for a return on its way over its channel: what went to it after its subscription is its own. Once.
     func settleAwayOnceSendingIsOver(at now: UInt64) {
         guard configuration.reconnect != nil, !awaySettledAtEnd, isRunning, isStopping || isTimetableDone(at: now) else { return }
+        if sendingOverAt == 0 { sendingOverAt = now }
+        guard now &- sendingOverAt >= min(configuration.timeout, 1_000_000_000) else { return }
         awaySettledAtEnd = true
-        for client in 0..<configuration.clients where !subscriberOpen[client] { settleWhileAway(client, until: .max) }
+        for client in 0..<configuration.clients where !subscriberOpen[client] { clientWasAway(client, until: .max) }
     }
 
     /// Subscriber `client` used its tries: it stays away (`clients_gave_up`), an event in its group's words.
@@ -74,7 +73,7 @@ extension TargetClients {
         guard !gaveUp.isEmpty, !gaveUp[client], !subscriberOpen[client] else { return }
         gaveUp[client] = true
         gaveUpCount += 1
-        settleWhileAway(client, until: .max)
+        clientWasAway(client, until: .max)
         _ = driver.unpark(client)
     }
 

@@ -47,7 +47,9 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     var agentWrites: [UInt64] = []
     /// Per client: subscribed (connected and ready), and its connection not closed since.
     var subscriberOpen: [Bool]
-    /// What went to the clients away when sending ended was dropped with their connections (``settleAwayOnceSendingIsOver(at:)``).
+    /// When sending was over, and whether what went to the clients away then was dropped with their connections
+    /// (``settleAwayOnceSendingIsOver(at:)``).
+    var sendingOverAt: UInt64 = 0
     var awaySettledAtEnd = false
     var subscribed = 0
     /// The last note on a subscriber's stuck handshake (its step and last message), for a setup that times out.
