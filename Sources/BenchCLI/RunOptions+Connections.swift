@@ -87,6 +87,13 @@ extension RunOptions {
                 configuration.heartbeat = 0  // nothing is sent: run.csv says so
             }
         }
+        if let target = configuration.target, configuration.silenceLimit == 0, parsed.value("heartbeat") != nil,
+            !target.url.scheme.record.keepaliveIsHeartbeat
+        {
+            throw UsageError(
+                message: "--heartbeat does not apply to a \(target.url.scheme.rawValue):// target without --dead-after: "
+                    + "its subscribers ping only to find a server that hung", command: command)
+        }
         if configuration.scenario == .chat, parsed.value("dead-after") != nil, configuration.target == nil {
             throw UsageError(
                 message: "--dead-after in chat is for your server's members (--target): it finds a server that hung",

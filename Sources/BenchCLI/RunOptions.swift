@@ -82,7 +82,9 @@ struct RunOptions {
                     + "; with --duration the default takes at most a tenth of it, and a warmup given may take at most half.",
                 default: "\(defaults.warmup)"),
             OptionSpec(
-                "heartbeat", value: "duration", help: "How often each client sends a heartbeat; 0 = none.",
+                "heartbeat", value: "duration",
+                help: "How often each client sends a heartbeat; 0 = none. Against --target: MQTT's keepalive, STOMP's "
+                    + "heart-beats, and with --dead-after how often a subscriber pings.",
                 default: DurationText.format(defaults.heartbeat)),
             OptionSpec(
                 "dead-after", value: "duration",

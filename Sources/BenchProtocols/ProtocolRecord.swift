@@ -40,14 +40,18 @@ public struct ProtocolRecord: Sendable, Equatable {
     /// sounds alive. Without one (a tcp:// server's lines or frames, an event stream), a connection is heard by the
     /// run's messages alone.
     public let hasPing: Bool
+    /// Its keepalive's interval is `--heartbeat` (MQTT's keepalive, STOMP's heart-beats): the option applies to every
+    /// run of it. Elsewhere `--heartbeat` is how often `--dead-after` pings.
+    public let keepaliveIsHeartbeat: Bool
 
     init(
         schemes: String, speaksUserText: Bool = false, takesSubscribeText: Bool = false, takesFraming: Bool = false, takesQoS: Bool = false,
         needsPublishText: Bool = false, publishesByPost: Bool = false, hasHTTPHandshake: Bool = false,
         topicWildcards: Set<Character> = [], subscribersCannotPublish: Bool = false, travelsInWebSocket: Bool = false,
-        takesDescription: Bool = false, webSocketQuery: String? = nil, hasPing: Bool = true
+        takesDescription: Bool = false, webSocketQuery: String? = nil, hasPing: Bool = true,
+        keepaliveIsHeartbeat: Bool = false
     ) {
-        self.hasPing = hasPing
+        (self.hasPing, self.keepaliveIsHeartbeat) = (hasPing, keepaliveIsHeartbeat)
         (self.travelsInWebSocket, self.takesDescription) = (travelsInWebSocket, takesDescription)
         (self.schemes, self.speaksUserText, self.takesSubscribeText, self.takesFraming, self.takesQoS) =
             (schemes, speaksUserText, takesSubscribeText, takesFraming, takesQoS)
@@ -77,8 +81,9 @@ extension TargetURL.Scheme {
         case .redis: ProtocolRecord(schemes: "redis", subscribersCannotPublish: true)
         case .nats: ProtocolRecord(schemes: "nats, nats+ws, nats+wss", topicWildcards: ["*", ">"])
         case .mqtt:
-            ProtocolRecord(schemes: "mqtt, mqtts, mqtt+ws, mqtt+wss", takesQoS: true, topicWildcards: ["+", "#"])
-        case .stomp: ProtocolRecord(schemes: "stomp, stomps, stomp+ws, stomp+wss")
+            ProtocolRecord(
+                schemes: "mqtt, mqtts, mqtt+ws, mqtt+wss", takesQoS: true, topicWildcards: ["+", "#"], keepaliveIsHeartbeat: true)
+        case .stomp: ProtocolRecord(schemes: "stomp, stomps, stomp+ws, stomp+wss", keepaliveIsHeartbeat: true)
         case .sse: ProtocolRecord(schemes: "sse, sses", publishesByPost: true, hasHTTPHandshake: true, hasPing: false)
         case .socketIO:
             ProtocolRecord(

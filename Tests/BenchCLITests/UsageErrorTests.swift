@@ -59,6 +59,8 @@ import Testing
         (["fanout", "--transport", "tcp,ws", "--threshold", "connect_ws.p99<1s"], "this run has no connect_ws metric: a connect's phases are measured against a --target, and over --transport tls, ws or wss"),
         (["fanout", "--target", "nats://127.0.0.1:1/n", "--dead-after", "10s", "--heartbeat", "0"], "--dead-after against --target needs a --heartbeat above 0"),
         (["fanout", "--target", "tcp://127.0.0.1:1", "--dead-after", "10s", "--heartbeat", "1s"], "--heartbeat does not apply to a tcp:// target: its server has no ping to answer"),
+        (["fanout", "--target", "nats://127.0.0.1:1/n", "--heartbeat", "1s"], "--heartbeat does not apply to a nats:// target without --dead-after: its subscribers ping only to find a server that hung"),
+        (["roundtrip", "--target", "ws://127.0.0.1:1/", "--heartbeat", "2s"], "--heartbeat does not apply to a ws:// target without --dead-after"),
         (["fanout", "--target", "tcp://127.0.0.1:1", "--dead-after", "3s", "--interval", "300ms", "--timeout", "1s"], "--dead-after 3s is too short for a tcp:// target: its server has no ping, so a connection is heard by the run's messages alone; it must be longer than 6s, the run's quietest time (20 × --interval with poisson arrivals, or --timeout, the longer)"),
         (["roundtrip", "--target", "tcp://127.0.0.1:1", "--dead-after", "150ms", "--interval", "100ms,50ms", "--arrival", "fixed", "--timeout", "100ms"], "it must be longer than 200ms, the run's quietest time (2 × --interval with fixed arrivals"),
         (["fanout", "--target", "tcp://127.0.0.1:1", "--dead-after", "4s", "--interval", "10ms"], "it must be longer than 5s, the run's quietest time"),
