@@ -88,7 +88,7 @@ extension RunOptions {
                 "publish-url", value: "url",
                 help: "An sse:// target: where the publisher POSTs each broadcast (the --publish template as the body), "
                     + "http://HOST:PORT/PATH, one request after another on one kept-alive connection."),
-            qos, publish,
+            publishMethodOption, qos, publish,
         ]
     }
 
@@ -145,8 +145,8 @@ extension RunOptions {
             try readProtocol(into: &target!, reader: reader, parsed: parsed, command: command)
             try refuseSubprotocolHeader(of: target!, reader: reader)
             try readIdentities(into: &target!, text: text, reader: reader, parsed: parsed, command: command)
-        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "header", "clients-file", "protocol", "channel",
-            "connection-params"]
+        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "publish-method", "header", "clients-file",
+            "protocol", "channel", "connection-params"]
             .first(where: { parsed.value($0) != nil }) ?? (parsed.has("clients-file-cycle") ? "clients-file-cycle" : nil)
         {
             throw UsageError(message: "--\(option) goes with --target", command: command)
@@ -164,10 +164,10 @@ extension RunOptions {
         {
             throw UsageError(message: "--\(option) does not apply to an \(scheme.rawValue):// target", command: command)
         }
-        if target?.url.scheme.record.needsPublishText == true && parsed.value("publish") == nil {
+        if let scheme = target?.url.scheme, let example = scheme.record.publishExample, parsed.value("publish") == nil {
             throw UsageError(
-                message: "a socketio:// target needs --publish '[\"EVENT\",\"{marker}{padding}\"]': the event the "
-                    + (configuration.scenario == .fanout ? "publisher emits" : "clients emit"), command: command)
+                message: "a \(scheme.rawValue):// target needs --publish '\(example)': the message the "
+                    + (configuration.scenario == .fanout ? "publisher sends" : "clients send"), command: command)
         }
         if target != nil, let text = parsed.value("framing") {
             guard let framing = MessageFraming(rawValue: text) else {
@@ -179,6 +179,7 @@ extension RunOptions {
             target?.framing = framing
         }
         try readPublishURL(into: &target, reader: reader, parsed: parsed, command: command)
+        try readProtocolMessages(into: &target, scenario: configuration.scenario, reader: reader, parsed: parsed, command: command)
     }
 
     /// `--publish-url`: required by an sse:// target and only there; an http:// URL whose host is an address.

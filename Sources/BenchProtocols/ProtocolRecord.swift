@@ -17,12 +17,15 @@ public struct ProtocolRecord: Sendable, Equatable {
     public let takesFraming: Bool
     /// `--qos`: a quality of service both ways (MQTT).
     public let takesQoS: Bool
-    /// `--publish` is needed: the protocol has no message of its own to carry a broadcast (Socket.IO's event).
-    public let needsPublishText: Bool
+    /// `--publish` is needed, as this example shows it: the protocol has no message of its own to carry a broadcast
+    /// (Socket.IO's event, gRPC's request); nil: it is not.
+    public let publishExample: String?
+    public var needsPublishText: Bool { publishExample != nil }
     /// The publisher POSTs each broadcast to `--publish-url` (Server-Sent Events), which it then needs.
     public let publishesByPost: Bool
     /// Its connections make an HTTP handshake of their own, which carries `--header` (a WebSocket's or an event
-    /// stream's GET); a protocol over WebSocket makes one too (``TargetURL/Scheme/overWebSocket``).
+    /// stream's GET, a gRPC call's HEADERS as its metadata); a protocol over WebSocket makes one too
+    /// (``TargetURL/Scheme/overWebSocket``).
     public let hasHTTPHandshake: Bool
     /// The characters a topic or subject must not hold from `--clients-file`: its wildcards (`+ #`, `* >`).
     public let topicWildcards: Set<Character>
@@ -43,22 +46,56 @@ public struct ProtocolRecord: Sendable, Equatable {
     /// Its keepalive's interval is `--heartbeat` (MQTT's keepalive, STOMP's heart-beats): the option applies to every
     /// run of it. Elsewhere `--heartbeat` is how often `--dead-after` pings.
     public let keepaliveIsHeartbeat: Bool
+    /// A fan-out's publisher calls a method of its own (`--publish-method`): gRPC.
+    public let takesPublishMethod: Bool
+    /// `--subscribe` and `--publish` are protocol buffers written as `protoc --decode_raw` prints them
+    /// (``ProtobufText``), `{marker}` inside a string: gRPC.
+    public let messagesAreProtobufText: Bool
 
     init(
         schemes: String, speaksUserText: Bool = false, takesSubscribeText: Bool = false, takesFraming: Bool = false, takesQoS: Bool = false,
-        needsPublishText: Bool = false, publishesByPost: Bool = false, hasHTTPHandshake: Bool = false,
+        publishExample: String? = nil, publishesByPost: Bool = false, hasHTTPHandshake: Bool = false,
         topicWildcards: Set<Character> = [], subscribersCannotPublish: Bool = false, travelsInWebSocket: Bool = false,
         takesDescription: Bool = false, webSocketQuery: String? = nil, hasPing: Bool = true,
-        keepaliveIsHeartbeat: Bool = false
+        keepaliveIsHeartbeat: Bool = false, takesPublishMethod: Bool = false, messagesAreProtobufText: Bool = false
     ) {
+        (self.takesPublishMethod, self.messagesAreProtobufText) = (takesPublishMethod, messagesAreProtobufText)
         (self.hasPing, self.keepaliveIsHeartbeat) = (hasPing, keepaliveIsHeartbeat)
         (self.travelsInWebSocket, self.takesDescription) = (travelsInWebSocket, takesDescription)
         (self.schemes, self.speaksUserText, self.takesSubscribeText, self.takesFraming, self.takesQoS) =
             (schemes, speaksUserText, takesSubscribeText, takesFraming, takesQoS)
-        (self.needsPublishText, self.publishesByPost, self.hasHTTPHandshake) =
-            (needsPublishText, publishesByPost, hasHTTPHandshake)
+        (self.publishExample, self.publishesByPost, self.hasHTTPHandshake) =
+            (publishExample, publishesByPost, hasHTTPHandshake)
         (self.topicWildcards, self.subscribersCannotPublish, self.webSocketQuery) =
             (topicWildcards, subscribersCannotPublish, webSocketQuery)
+    }
+
+    /// Why `text` is no `--subscribe` of this protocol; nil where it is (or any text is).
+    public func subscribeRefusal(_ text: String) -> String? {
+        guard messagesAreProtobufText else { return nil }
+        do {
+            _ = try ProtobufText.encode(text)
+            return nil
+        } catch {
+            return "is no protocol buffers message as protoc --decode_raw prints one (1: \"lobby\" 2: 5): \(error)"
+        }
+    }
+
+    /// Why `template` (with `{marker}`, and `{padding}`, `{room}`, `{client}` where it has them) is no `--publish` of
+    /// this protocol; nil where it is (or any text is).
+    public func publishRefusal(_ template: String) -> String? {
+        guard messagesAreProtobufText else { return nil }
+        let numbered = template.replacing("{room}", with: "0").replacing("{client}", with: "0").replacing("{padding}", with: "")
+        let marker = numbered.utf8.firstRange(of: "{marker}".utf8).map { numbered.utf8.distance(from: numbered.utf8.startIndex, to: $0.lowerBound) } ?? 0
+        let text = numbered.replacing("{marker}", with: String(repeating: "#", count: Marker.size))  // as the run writes it
+        let outside = "{marker} must be inside a string field, as 2: \"{marker}{padding}\""
+        do {
+            return try ProtobufText.encode(text, following: marker).offset == nil ? outside : nil
+        } catch where (marker..<marker + Marker.size).contains(error.position) {
+            return outside
+        } catch {
+            return "is no protocol buffers message as protoc --decode_raw prints one (1: \"lobby\" 2: \"{marker}{padding}\"): \(error)"
+        }
     }
 
     /// The request target of a WebSocket at `path`: ``webSocketQuery`` added unless `path` has a query of its own.
@@ -87,8 +124,12 @@ extension TargetURL.Scheme {
         case .sse: ProtocolRecord(schemes: "sse, sses", publishesByPost: true, hasHTTPHandshake: true, hasPing: false)
         case .socketIO:
             ProtocolRecord(
-                schemes: "socketio, socketios", takesSubscribeText: true, needsPublishText: true, hasHTTPHandshake: true,
-                travelsInWebSocket: true, webSocketQuery: "EIO=4&transport=websocket")
+                schemes: "socketio, socketios", takesSubscribeText: true, publishExample: #"["EVENT","{marker}{padding}"]"#,
+                hasHTTPHandshake: true, travelsInWebSocket: true, webSocketQuery: "EIO=4&transport=websocket")
+        case .grpc:
+            ProtocolRecord(
+                schemes: "grpc", takesSubscribeText: true, publishExample: #"2: "{marker}{padding}""#, hasHTTPHandshake: true,
+                takesPublishMethod: true, messagesAreProtobufText: true)
         default: ProtocolRecord(schemes: "http, https")  // no target's: where an sse:// target's publisher POSTs
         }
     }

@@ -12,6 +12,7 @@ public enum ProtocolSession {
     case framed(FramedSession)
     case stomp(STOMPSession)
     case described(DescribedSession)
+    case grpc(GRPCSession)
 
     /// A new connection's state machine for a server that speaks `speech`.
     public init(_ speech: ServerProtocol, role: SessionRole, maximumMessageSize: Int) {
@@ -32,6 +33,8 @@ public enum ProtocolSession {
             self = .stomp(STOMPSession(settings, role: role, maximumMessageSize: maximumMessageSize))
         case .described(let description):
             self = .described(DescribedSession(description, role: role, maximumMessageSize: maximumMessageSize))
+        case .grpc(let settings):
+            self = .grpc(GRPCSession(settings, role: role, maximumMessageSize: maximumMessageSize))
         }
     }
 
@@ -46,6 +49,7 @@ public enum ProtocolSession {
         case .framed(let session): session
         case .stomp(let session): session
         case .described(let session): session
+        case .grpc(let session): session
         }
     }
 
@@ -69,6 +73,7 @@ public enum ProtocolSession {
         case .framed(let session): try session.received(bytes, endsMessage: endsMessage, act)
         case .stomp(let session): try session.received(bytes, endsMessage: endsMessage, act)
         case .described(let session): try session.received(bytes, endsMessage: endsMessage, act)
+        case .grpc(let session): try session.received(bytes, endsMessage: endsMessage, act)
         }
     }
 
@@ -84,6 +89,7 @@ public enum ProtocolSession {
         case .framed(let session): session.isReady
         case .stomp(let session): session.isReady
         case .described(let session): session.isReady
+        case .grpc(let session): session.isReady
         }
     }
 
@@ -99,6 +105,7 @@ public enum ProtocolSession {
         case .framed(let session): try session.outbox.drain(send)
         case .stomp(let session): try session.outbox.drain(send)
         case .described(let session): try session.outbox.drain(send)
+        case .grpc(let session): try session.outbox.drain(send)
         }
     }
 }

@@ -31,6 +31,9 @@ extension ServerProtocol {
             return .nats(subject: expand(subject))
         case .described(let description):
             return .described(description.expanding(expand))
+        case .grpc(var settings):
+            settings.metadata = settings.metadata.map { $0.personalized(by: identities, client: client) }
+            return .grpc(settings)
         }
     }
 }

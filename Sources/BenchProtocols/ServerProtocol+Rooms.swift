@@ -33,9 +33,12 @@ extension ServerProtocol {
     }
 
     /// What roundtrip client `client` speaks: where a topic names what a connection receives (MQTT, NATS), its own
-    /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; the same otherwise.
+    /// (`TOPIC/<client>`, `SUBJECT.<client>`), so that its messages come back to it alone; gRPC's call of its own, a
+    /// bidirectional stream its messages come back on; the same otherwise.
     public func ownTopic(of client: Int) -> ServerProtocol {
-        below("\(client)")
+        guard case .grpc(var settings) = self else { return below("\(client)") }
+        settings.bidirectional = true
+        return .grpc(settings)
     }
 
     /// Where a topic names what a connection receives, the one below it called `name` (`TOPIC/name`, `SUBJECT.name`,
@@ -52,7 +55,7 @@ extension ServerProtocol {
         case .stomp(var settings):
             settings.destination += ".\(name)"
             return .stomp(settings)
-        case .custom, .socketIO, .sse, .described:
+        case .custom, .socketIO, .sse, .described, .grpc:
             return self
         }
     }

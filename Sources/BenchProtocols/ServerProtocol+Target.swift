@@ -2,11 +2,12 @@ import BenchCore
 
 extension ServerProtocol {
     /// What a target's connections speak: the protocol of `url`'s scheme with the settings the command line gave it
-    /// (`--framing`, `--subscribe`, `--protocol`, `--publish-url`, `--header`, `--qos`), the run's `heartbeat` (ns: an
-    /// MQTT keepalive, a STOMP heart-beat) and its `runToken` (MQTT client identifiers of its own).
+    /// (`--framing`, `--subscribe`, `--protocol`, `--publish-url`, `--publish-method`, `--header`, `--qos`), the run's
+    /// `heartbeat` (ns: an MQTT keepalive, a STOMP heart-beat) and its `runToken` (MQTT client identifiers of its own).
     public init(
         url: TargetURL, framing: MessageFraming, subscribe: String?, description: ProtocolDescription?,
-        publishURL: TargetURL?, headers: [HeaderField], qos: UInt8, heartbeat: UInt64, runToken: UInt64
+        publishURL: TargetURL?, publishMethod: String? = nil, headers: [HeaderField], qos: UInt8, heartbeat: UInt64,
+        runToken: UInt64
     ) {
         switch url.scheme.protocolScheme {
         case .redis: self = .redis(channel: url.path, password: url.password)
@@ -16,6 +17,13 @@ extension ServerProtocol {
                 destination: url.path, login: url.username, passcode: url.password,
                 heartBeatMilliseconds: Int(min(heartbeat / 1_000_000, 86_400_000))))
         case .tcp: self = .custom(framing: framing, subscribe: subscribe)
+        case .grpc:
+            let authority = (url.host.contains(":") ? "[\(url.host)]" : url.host) + ":\(url.port)"
+            // The command line checked --subscribe's text.
+            let request = (try? ProtobufText.encode(subscribe ?? "").bytes) ?? []
+            self = .grpc(GRPCSettings(
+                method: url.path, authority: authority, subscribe: request, publishMethod: publishMethod, metadata: headers,
+                usesTLS: url.scheme.usesTLS))
         case .ws: self = description.map(ServerProtocol.described) ?? .custom(framing: nil, subscribe: subscribe)
         case .socketIO: self = .socketIO(SocketIOSettings(namespace: url.path, subscribe: subscribe))
         case .sse, .http:

@@ -17,6 +17,8 @@ public enum ServerProtocol: Sendable {
     case stomp(STOMPSettings)
     /// ws:// with `--protocol`: a protocol described in lines (Phoenix Channels, ActionCable, the user's own).
     case described(ProtocolDescription)
+    /// gRPC over HTTP/2 (grpc://): a server-streaming method, a unary one to publish, a bidirectional one for round trips.
+    case grpc(GRPCSettings)
 
     /// A STOMP target's destination (`/topic/prices`), the CONNECT's `host` (the broker's virtual host: RabbitMQ's
     /// default `/`), its `login` and `passcode`, and the heart-beat it promises to send (milliseconds, from

@@ -42,6 +42,9 @@ public protocol SessionStateMachine: AnyObject {
     func heartbeat()
     /// The bytes a published message with `payload` goes out as, with where to mark each one.
     func publication(of payload: [UInt8]) -> Publication
+    /// The same, and where its marker goes in its bytes, the marker being at `markerAt` in `payload`: after the payload's
+    /// start, unless the protocol encodes the payload (gRPC's protocol buffers).
+    func publication(of payload: [UInt8], markerAt: Int) -> (publication: Publication, markerOffset: Int)
     /// The run ends: what the protocol says before the connection closes goes to the outbox (nothing by default).
     func closing()
     /// Where a connection not ready is in its handshake, for people (`waiting for "phx_reply"; the last message:
@@ -54,4 +57,9 @@ extension SessionStateMachine {
     public func heartbeat() {}
     public var handshakeState: String? { nil }
     public func closing() {}
+
+    public func publication(of payload: [UInt8], markerAt: Int) -> (publication: Publication, markerOffset: Int) {
+        let publication = publication(of: payload)
+        return (publication, publication.payloadOffset + markerAt)
+    }
 }

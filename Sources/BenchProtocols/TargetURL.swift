@@ -15,6 +15,7 @@ import BenchCore
 ///     mqtt+wss://, nats+wss://        the same over TLS
 ///     stomp://[USER:PASSWORD@]HOST:PORT/DESTINATION   a STOMP 1.2 broker (the destination with its slash: /topic/x);
 ///     stomps://, stomp+ws://, stomp+wss://             over TLS, over WebSocket (`--ws-path`, default /ws)
+///     grpc://HOST:PORT/package.Service/Method         a gRPC server over cleartext HTTP/2 (h2c, prior knowledge)
 public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
         case tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, http, https
@@ -28,6 +29,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         case stompSecure = "stomps"
         case stompOverWebSocket = "stomp+ws"
         case stompOverSecureWebSocket = "stomp+wss"
+        case grpc
 
         /// The protocol spoken, TLS and WebSocket aside: wss → ws, mqtts → mqtt, sses → sse, https → http,
         /// socketios → socketio, mqtt+ws(s) → mqtt, nats+ws(s) → nats.
@@ -89,7 +91,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         /// Every scheme's name, for messages.
         static var names: String {
             "tcp, ws, wss, redis, nats, nats+ws, nats+wss, mqtt, mqtts, mqtt+ws, mqtt+wss, stomp, stomps, stomp+ws, "
-                + "stomp+wss, sse, sses, socketio or socketios"
+                + "stomp+wss, sse, sses, socketio, socketios or grpc"
         }
     }
 
@@ -190,6 +192,12 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
                 throw Invalid(reason: "expected a topic without wildcards after the address, as mqtt://HOST:PORT/TOPIC")
             }
             path = String(topic)
+        case .grpc:
+            let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else {
+                throw Invalid(reason: "expected the method after the address, as grpc://HOST:PORT/package.Service/Method")
+            }
+            path = String(rest)
         case .stomp:
             guard rest.count > 1 else {
                 throw Invalid(reason: "expected a destination after the address, as stomp://HOST:PORT/topic/NAME")
@@ -247,6 +255,8 @@ extension TargetURL.Scheme {
     public var chatRefusal: String? {
         switch protocolScheme {
         case .tcp, .ws, .mqtt, .nats, .socketIO, .redis, .stomp: return nil
+        case .grpc:
+            return "grpc:// takes fanout and roundtrip; its chat is not measured yet"
         default:
             return "\(rawValue):// publishes over separate HTTP requests, not on a member's connection: nats://, "
                 + "mqtt://, redis://, stomp://, ws://, tcp:// and socketio:// targets take chat"
@@ -257,7 +267,7 @@ extension TargetURL.Scheme {
     /// its own topic, or sends to an echo, and reads its messages back).
     public var roundtripRefusal: String? {
         switch protocolScheme {
-        case .tcp, .ws, .mqtt, .nats, .socketIO, .stomp: return nil
+        case .tcp, .ws, .mqtt, .nats, .socketIO, .stomp, .grpc: return nil
         case .redis:
             return "redis:// has no round trip (a subscribed Redis connection cannot publish): measure it with bench fanout"
         default:

@@ -16,6 +16,9 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct TargetRestartTests {
     enum Server: String, CaseIterable, Sendable {
         case nats, redis, mosquitto, wsRelay, lineChat
+        /// A gRPC relay (Tests/Fixtures/grpc_relay_server.py, python3-grpcio): a server-streaming Subscribe, a unary
+        /// Publish.
+        case grpcRelay
     }
 
     enum Placement: String, CaseIterable, Sendable {
@@ -26,13 +29,13 @@ import Testing
 
     static var everyServerIsInstalled: Bool {
         TargetServerTests.hasNATS && TargetServerTests.hasRedis && MQTTInteropTests.hasMosquitto
-            && WebSocketTransportTests.pythonHasWebSockets
+            && WebSocketTransportTests.pythonHasWebSockets && GRPCInteropTests.hasGRPC
     }
 
     /// The trait of the tests that need every server here.
     static var serversInstalled: ConditionTrait {
         .enabled(if: everyServerIsInstalled,
-            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets")
+            "a server is missing: apt-get install -y nats-server redis-server mosquitto python3-websockets python3-grpcio")
     }
 
     /// The backoff of these runs' clients: tries 50 ms apart at first, at most 400 ms, a hundred of them.
@@ -50,6 +53,7 @@ import Testing
                 $0.publishTemplate = try PublishTemplate("{\"type\":\"broadcast\",\"payload\":\"{marker}{padding}\"}")
             }
         }
+        if server == .grpcRelay { try GRPCInteropTests.relay(&configuration) }
         if server == .lineChat {
             configuration.warmup = 3  // a JOIN may reach the server after the first broadcast
             try configuration.changeTarget {
@@ -128,7 +132,7 @@ import Testing
     /// subscribers hear the run's broadcasts alone, as `--dead-after` on a tcp:// target does (no `--heartbeat`).
     @Test(
         serversInstalled,
-        arguments: [Server.nats, .redis, .mosquitto, .wsRelay, .lineChat])
+        arguments: [Server.nats, .redis, .mosquitto, .wsRelay, .lineChat, .grpcRelay])
     func aServerStoppedMidRunIsFoundDeadAndEverySubscriberComesBackOnceItGoesOn(_ server: Server) throws {
         let log = server == .mosquitto ? NSTemporaryDirectory() + "bench-mosquitto-\(UUID().uuidString).log" : nil
         let (external, target) = try Self.start(server, log: log)
@@ -231,11 +235,11 @@ import Testing
     }
 
     /// `--dead-after` on a quiet run (a broadcast every 1.5 s, the limit 600 ms): each subscriber pings every
-    /// `--heartbeat` (NATS `PING`, Redis `PING`, a WebSocket ping frame) and the answers show the server alive, so none
+    /// `--heartbeat` (NATS `PING`, Redis `PING`, a WebSocket ping frame, an HTTP/2 PING) and the answers show the server alive, so none
     /// is taken for dead and every broadcast arrives. Without the pings each was closed in every gap.
     @Test(
         serversInstalled,
-        arguments: [Server.nats, .redis, .wsRelay])
+        arguments: [Server.nats, .redis, .wsRelay, .grpcRelay])
     func aQuietServerThatAnswersItsPingsIsNotTakenForDead(_ server: Server) throws {
         let (external, target) = try Self.start(server)
         defer { external.stop() }
@@ -293,6 +297,9 @@ import Testing
         case .lineChat:
             let external = try ExternalServer.python("line_chat_server.py")
             return (external, "tcp://127.0.0.1:\(external.port)")
+        case .grpcRelay:
+            let external = try ExternalServer.python("grpc_relay_server.py")
+            return (external, "grpc://127.0.0.1:\(external.port)/bench.Relay/Subscribe")
         }
     }
 

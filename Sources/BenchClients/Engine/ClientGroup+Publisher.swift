@@ -56,6 +56,13 @@ extension ClientGroup {
         do {
             if loop.stamps != nil && events.contains(.error) { drainPublisherStamps() }
             if events.contains(.writable) { try connection.writeQueued() }
+            // Its session opens before it reads what the server said first, and after a read that ended its handshakes.
+            func openIfEstablished() throws {
+                guard !publisher.isEstablished && connection.isEstablished else { return }
+                publisher.isEstablished = true
+                try publisher.session.open(on: connection, name: "p\(ids.lowerBound)")
+            }
+            try openIfEstablished()
             if !events.isDisjoint(with: [.readable, .hangUp, .error]),
                 case .processed(let (count, _)) = try connection.read(into: loop.readBuffer)
             {
@@ -64,10 +71,7 @@ extension ClientGroup {
                     (try? publisher.session.received(bytes, endsMessage: endsMessage) { _ in }) != nil
                 }
             }
-            if !publisher.isEstablished && connection.isEstablished {
-                publisher.isEstablished = true
-                try publisher.session.open(on: connection, name: "p\(ids.lowerBound)")
-            }
+            try openIfEstablished()
         } catch {
             closePublisher(reason: "\(error)")
         }

@@ -8,15 +8,11 @@ import BenchProtocols
 /// rewritten in place per send from copies made once, and with kernel stamps, each connection's messages that wait
 /// for their transmit stamp.
 final class OwnMessages {
-    /// Per client (by its place in the group): the run's payload (the `--publish` template expanded, or the marker and
-    /// padding) and where its marker goes.
-    let payloads: [[UInt8]]
+    /// Per client (by its place in the group): its message as its protocol sends it, and where its marker goes in it.
+    let messages: [[UInt8]]
     let markerOffsets: [Int]
-    /// Per client (by its place in the group): the protocol's bytes before and after the payload, and where a packet
-    /// identifier (MQTT at QoS 1 or 2) or a message id (a described protocol's `{message_id}`) is rewritten per message,
-    /// from the start of the message.
-    let heads: [[UInt8]]
-    let tails: [[UInt8]]
+    /// Per client (by its place in the group): where a packet identifier (MQTT at QoS 1 or 2) or a message id (a
+    /// described protocol's `{message_id}`) is rewritten per message, from the start of the message.
     let packetIDOffsets: [Int?]
     let messageIDOffsets: [Int?]
     /// The framing rewritten around each message (stx: its CRC covers the marker).
@@ -40,28 +36,19 @@ final class OwnMessages {
         let overhead = (framing?.headerSize ?? 0) + (framing?.trailerSize ?? 0)
         let template = configuration.target?.publishTemplate ?? .bare
         self.framing = framing
-        var heads: [[UInt8]] = [], tails: [[UInt8]] = [], packetIDOffsets: [Int?] = [], messageIDOffsets: [Int?] = []
-        var payloads: [[UInt8]] = [], markerOffsets: [Int] = []
+        var messages: [[UInt8]] = [], markerOffsets: [Int] = [], packetIDOffsets: [Int?] = [], messageIDOffsets: [Int?] = []
         for (place, session) in sessions.enumerated() {
             let own = template.filling("client", with: clients.lowerBound + place)
             let expanded = (rooms.map { own.filling("room", with: $0[place]) } ?? own).expand(size: configuration.payload - overhead)
-            let publication = session.machine.publication(of: expanded.bytes)
-            let (bytes, offset, packetID) = (publication.bytes, publication.payloadOffset, publication.packetIDOffset)
-            heads.append(Array(bytes[..<offset]))
-            tails.append(Array(bytes[(offset + expanded.bytes.count)...]))
-            packetIDOffsets.append(packetID)
+            let (publication, markerOffset) = session.machine.publication(of: expanded.bytes, markerAt: expanded.markerOffset)
+            messages.append(publication.bytes)
+            markerOffsets.append(markerOffset)
+            packetIDOffsets.append(publication.packetIDOffset)
             messageIDOffsets.append(publication.messageIDOffset)
-            payloads.append(expanded.bytes)
-            markerOffsets.append(expanded.markerOffset)
         }
-        self.payloads = payloads
-        self.markerOffsets = markerOffsets
-        self.heads = heads
-        self.tails = tails
-        self.packetIDOffsets = packetIDOffsets
-        self.messageIDOffsets = messageIDOffsets
-        let largest = (heads.map(\.count).max() ?? 0) + (payloads.map(\.count).max() ?? 0) + (tails.map(\.count).max() ?? 0)
-        scratch = .allocate(byteCount: max(largest, 1), alignment: 8)
+        (self.messages, self.markerOffsets) = (messages, markerOffsets)
+        (self.packetIDOffsets, self.messageIDOffsets) = (packetIDOffsets, messageIDOffsets)
+        scratch = .allocate(byteCount: max(messages.map(\.count).max() ?? 0, 1), alignment: 8)
         transmitStamps = stampsTransmits ? sessions.map { _ in TransmitStampQueue() } : []
         if stampsTransmits {
             wroteSinceStamps.reserveCapacity(sessions.count)
@@ -87,19 +74,11 @@ final class OwnMessages {
     /// Client `place`'s message `sequence`, marked as client `client`'s of run `token`, ready to send.
     @inline(__always)
     func message(at place: Int, sequence: UInt32, client: UInt32, token: UInt64) -> UnsafeMutableRawBufferPointer {
-        let headSize = heads[place].count
-        let payload = payloads[place]
-        let size = headSize + payload.count + tails[place].count
-        heads[place].withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: scratch[0..<headSize]).copyMemory(from: $0) }
-        payload.withUnsafeBytes {
-            UnsafeMutableRawBufferPointer(rebasing: scratch[headSize..<headSize + payload.count]).copyMemory(from: $0)
-        }
-        tails[place].withUnsafeBytes {
-            UnsafeMutableRawBufferPointer(rebasing: scratch[headSize + payload.count..<size]).copyMemory(from: $0)
-        }
+        let size = messages[place].count
+        messages[place].withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: scratch[0..<size]).copyMemory(from: $0) }
         let message = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<size])
         Publication.mark(
-            message, with: Marker(run: token, client: client, sequence: sequence), at: headSize + markerOffsets[place],
+            message, with: Marker(run: token, client: client, sequence: sequence), at: markerOffsets[place],
             framing: framing, packetIDAt: packetIDOffsets[place], messageIDAt: messageIDOffsets[place])
         return message
     }

@@ -188,30 +188,37 @@ public final class ClientGroup<T: Transport> {
         report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(refusal)); its sockets use epoll")
     }
 
-    /// A connection's events: the end of its connect, its handshakes, then what it receives.
+    /// A connection's events: the end of its connect, its handshakes, then what it receives. A connection whose connect
+    /// ended in this event (plain TCP) opens its session before reading: what the server said first (HTTP/2's
+    /// SETTINGS) is answered after the protocol's own first words, never before them.
     func handle(_ events: EpollEvents, at place: Int) {
         guard let connection = table[place], connection.isOpen else { return }
         do {
             if own != nil && loop.stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
             if events.contains(.writable) { try connection.writeQueued() }
+            try openIfEstablished(place, connection)
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
-            if table.isSettingUp(place) && connection.isEstablished {
-                _ = table.handshakesDone(place)
-                let name = ProtocolSession.connectionName("\(ids.lowerBound + place)", connect: connectsStarted[place] - 1)
-                try sessions[place].open(on: connection, name: name)
-                if sessions[place].isReady {
-                    // A word already read on this connection (a greeting in the event that ended the connect) counts.
-                    if wasEverReady[place] && returnsWaitForAWord && lastHeard[place] <= connection.startedAt {
-                        returnUnheard[place] = true
-                    } else {
-                        reportReady(place, ready: MonotonicClock.now())
-                    }
-                }
-            }
+            try openIfEstablished(place, connection)  // a read that ended its TLS or WebSocket handshake
         } catch {
             let code = (error as? ConnectionError)?.closeCode
                 ?? (error is MessageFramingError ? WebSocketCloseCode.messageTooBig : WebSocketCloseCode.normal)
             close(place, reason: "\(error)", code: code)
+        }
+    }
+
+    /// Once a connection's handshakes are done (its TCP connect, TLS, the WebSocket upgrade): its session opens, saying
+    /// its first words; where the protocol asks for no confirmation, the subscriber is ready.
+    private func openIfEstablished(_ place: Int, _ connection: Connection<T>) throws {
+        guard table.isSettingUp(place) && connection.isEstablished && connection.isOpen else { return }
+        _ = table.handshakesDone(place)
+        let name = ProtocolSession.connectionName("\(ids.lowerBound + place)", connect: connectsStarted[place] - 1)
+        try sessions[place].open(on: connection, name: name)
+        guard sessions[place].isReady else { return }
+        // A word already read on this connection (a greeting in the event that ended the connect) counts.
+        if wasEverReady[place] && returnsWaitForAWord && lastHeard[place] <= connection.startedAt {
+            returnUnheard[place] = true
+        } else {
+            reportReady(place, ready: MonotonicClock.now())
         }
     }
 

@@ -22,6 +22,9 @@ public struct TargetSettings: Sendable, Equatable {
     public var webSocketPathInUse: String? { webSocketPath ?? url.scheme.defaultWebSocketPath }
     /// An MQTT target's quality of service, both ways (`--qos`: 0, 1 or 2).
     public var qos: UInt8 = 0
+    /// A `grpc://` target's fan-out: the unary method its publisher calls with each broadcast (`--publish-method`, as
+    /// `/package.Service/Method`).
+    public var publishMethod: String?
     /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
     public var publishURL: TargetURL?
     /// Fields added to every HTTP handshake of the clients and the publisher (`--header`: ws, wss, socketio, sse and

@@ -30,12 +30,16 @@ extension TargetClients {
         do {
             if stamps != nil && events.contains(.error) { drainPublisherStamps() }
             if events.contains(.writable) { try connection.writeQueued() }
-            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher, connection) }
-            if !publisher.isEstablished && connection.isEstablished {
+            // Its session opens before it reads what the server said first, and after a read that ended its handshakes.
+            func openIfEstablished() throws {
+                guard !publisher.isEstablished && connection.isEstablished && connection.isOpen else { return }
                 publisher.isEstablished = true
                 try publisher.session.open(
                     on: connection, name: ProtocolSession.connectionName("p", connect: publisher.connectsStarted - 1))
             }
+            try openIfEstablished()
+            if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try readPublisher(publisher, connection) }
+            try openIfEstablished()
             if publisher.awaySince != 0 && publisher.isReady { publisherReturned(publisher) }
         } catch let refusal as RunError {
             throw refusal

@@ -66,6 +66,8 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     /// The last client left before the timetable was done (and none came back since): a fan-out that measured nothing
     /// to its end.
     var everyoneLeftEarly = false
+    /// Why the last subscriber to close closed: the run's failure says it when every one did (a server's refusal).
+    var lastCloseReason = ""
     /// `--reconnect`: per client, it will not come back (it used its tries, or its group's channel ended); how many.
     var gaveUp: [Bool]
     var gaveUpCount = 0
@@ -217,6 +219,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         recording.record(ConnectionEvent(side: .clients, client: client, time: time, reason: reason))
         guard subscriberOpen[client] else { return }
         subscriberOpen[client] = false
+        lastCloseReason = reason
         openSubscribers -= 1
         if openSubscribers == 0 && isRunning { everyoneLeftEarly = !isTimetableDone(at: time) }
         clientGone(client)
@@ -235,7 +238,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
             && !recording.outages.contains { $0.closed >= recording.server.connectionsDroppedAt && $0.back != 0 }
         let everyoneLeft = droppedForGood
             ? "every \(clientNoun) was dropped (--drop-connections-at) and none came back"
-            : "\(target) closed every connection"
+            : "\(target) closed every connection (the last: \(lastCloseReason))"
         let endedEarly = configuration.scenario != .fanout || everyoneLeftEarly
         let failure = publisher.map { !$0.isOpen && !$0.mayReturn } == true
             ? "the publisher's connection to \(target) closed"

@@ -41,8 +41,7 @@ final class TargetPublisher<T: Transport> {
             ReconnectSchedule($0, seed: configuration.seed, firstClient: configuration.clients, count: 1)
         }
         let payload = (configuration.target?.publishTemplate ?? .bare).expand(size: configuration.payload)
-        publication = session.machine.publication(of: payload.bytes)
-        markerOffset = publication.payloadOffset + payload.markerOffset
+        (publication, markerOffset) = session.machine.publication(of: payload.bytes, markerAt: payload.markerOffset)
         outgoing = .allocate(byteCount: publication.bytes.count, alignment: 8)
         transmitStamps = stampsTransmits ? TransmitStampQueue() : nil
     }

@@ -50,7 +50,8 @@ extension TargetRunner {
     static func speech(of settings: TargetSettings, _ configuration: RunConfiguration) -> ServerProtocol {
         ServerProtocol(
             url: settings.url, framing: settings.framing, subscribe: settings.subscribeText,
-            description: settings.protocolDescription, publishURL: settings.publishURL, headers: settings.headers,
+            description: settings.protocolDescription, publishURL: settings.publishURL,
+            publishMethod: settings.publishMethod, headers: settings.headers,
             qos: settings.qos, heartbeat: configuration.heartbeat, runToken: configuration.token)
     }
 }

@@ -1,0 +1,44 @@
+import BenchClients
+import BenchCore
+import BenchProtocols
+
+/// `--publish-method`, and the messages of a protocol that has its own way of writing them (gRPC's protocol buffers, as
+/// `protoc --decode_raw` prints them): checked before anything runs.
+extension RunOptions {
+    static let publishMethodOption = OptionSpec(
+        "publish-method", value: "package.Service/Method",
+        help: "A grpc:// target's fan-out: the unary method the publisher calls with each broadcast (--publish is its "
+            + "request); the subscribers call the target URL's server-streaming method with --subscribe.")
+
+    /// Reads `--publish-method` (needed by a fan-out of a protocol that publishes by a method call, refused elsewhere),
+    /// and checks `--subscribe` and `--publish` as the protocol writes its messages.
+    static func readProtocolMessages(
+        into target: inout TargetSettings?, scenario: Scenario, reader: OptionReader, parsed: ParsedOptions, command: String
+    ) throws(UsageError) {
+        let text = parsed.value("publish-method")
+        guard let record = target?.url.scheme.record else { return }
+        if let subscribe = parsed.value("subscribe"), let refusal = record.subscribeRefusal(subscribe) {
+            throw reader.invalid("subscribe", "text", subscribe, refusal)
+        }
+        if let publish = parsed.value("publish"), let refusal = record.publishRefusal(publish) {
+            throw reader.invalid("publish", "template", publish, refusal)
+        }
+        guard record.takesPublishMethod && scenario == .fanout else {
+            if let text { throw reader.invalid("publish-method", "package.Service/Method", text, "is for a grpc:// target's fanout") }
+            return
+        }
+        guard let text else {
+            throw UsageError(
+                message: "a grpc:// target's fanout needs --publish-method package.Service/Method: the unary method the "
+                    + "publisher calls with each broadcast", command: command)
+        }
+        let method = text.hasPrefix("/") ? text : "/" + text
+        let parts = method.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty,
+            method.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            throw reader.invalid("publish-method", "package.Service/Method", text, "expected package.Service/Method")
+        }
+        target?.publishMethod = method
+    }
+}

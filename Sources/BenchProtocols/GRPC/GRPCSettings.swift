@@ -1,0 +1,29 @@
+import BenchCore
+
+extension ServerProtocol {
+    /// A `grpc://` target: the method called (`/package.Service/Method`), the `:authority` (host:port), the subscriber's
+    /// request (`--subscribe`, encoded), the publisher's unary method (`--publish-method`), the user's metadata
+    /// (`--header`), whether the method is a round trip's bidirectional stream, and whether the connection is TLS.
+    public struct GRPCSettings: Sendable {
+        public var method: String
+        public var authority: String
+        public var subscribe: [UInt8]
+        public var publishMethod: String?
+        public var metadata: [HeaderField]
+        public var bidirectional: Bool
+        public var usesTLS: Bool
+
+        public init(
+            method: String, authority: String, subscribe: [UInt8], publishMethod: String?, metadata: [HeaderField],
+            bidirectional: Bool = false, usesTLS: Bool = false
+        ) {
+            (self.method, self.authority, self.subscribe, self.publishMethod) = (method, authority, subscribe, publishMethod)
+            (self.metadata, self.bidirectional, self.usesTLS) = (metadata, bidirectional, usesTLS)
+        }
+
+        /// The method a connection of `role` calls.
+        func method(for role: SessionRole) -> String {
+            role == .publisher ? publishMethod ?? method : method
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import BenchCore
+
+/// A client's side of one HTTP/2 connection (RFC 9113), as a state machine over the bytes the stream layer below it
+/// (tcp, tls) delivers: frames in, ``Event``s out, and what the protocol owes the server (its SETTINGS acknowledged, a
+/// PING answered, the receive windows opened again) in the outbox. The streams' meaning is the protocol above's
+/// (``GRPCSession``).
+///
+/// Flow control: this side opens every window to 2^31 - 1 at once (SETTINGS_INITIAL_WINDOW_SIZE and the connection's
+/// WINDOW_UPDATE) and gives back what it consumed once that is 2^30, so that a server never waits on a window this side
+/// could open. Only the stream that last brought DATA is counted for its window (a subscriber's one stream; a
+/// publisher's calls each bring less than a window). Every malformed frame is refused with a reason.
+final class HTTP2Connection {
+    enum Event {
+        /// One field of a header block on `stream` (the bytes are valid during the call).
+        case field(stream: UInt32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+        /// A header block on `stream` ended (`endStream`: the server ended the stream with it: trailers).
+        case headersEnded(stream: UInt32, endStream: Bool)
+        /// DATA on `stream`, without its padding (valid during the call).
+        case data(stream: UInt32, UnsafeRawBufferPointer, endStream: Bool)
+        /// The server reset `stream`, with its error code.
+        case reset(stream: UInt32, code: UInt32)
+        /// The server answered this side's PING.
+        case pingAcknowledged
+    }
+
+    /// The largest header block taken (a server's headers or trailers; CONTINUATIONs included).
+    static let maximumHeaderBlock = 65_536
+    /// What is consumed of a window before it is given back.
+    static let windowRefill = 1 << 30
+
+    /// What a client sends first: the preface, its SETTINGS (no server push, every stream's window 2^31 - 1) and the
+    /// connection's window opened to 2^31 - 1.
+    static let opening: [UInt8] = HTTP2Frame.preface
+        + HTTP2Frame.settings([(0x2, 0), (0x4, UInt32(HTTP2Frame.maximumWindow))])
+        + HTTP2Frame.windowUpdate(stream: 0, increment: HTTP2Frame.maximumWindow - 65_535)
+
+    private var carried: CarriedBytes
+    private var decoder = HPACKDecoder()
+    private var headerBlock: [UInt8] = []
+    /// A header block under way (HEADERS without END_HEADERS): its stream, and whether it ends the stream.
+    private var continuing: (stream: UInt32, endStream: Bool)?
+    /// The server's first frame must be its SETTINGS.
+    private var serverSettingsSeen = false
+    private var connectionConsumed = 0
+    private var lastDataStream: UInt32 = 0
+    private var streamConsumed = 0
+
+    init(maximumMessageSize: Int) {
+        carried = CarriedBytes(maximumMessageSize: max(maximumMessageSize, HTTP2Frame.maximumPayload + 9))
+        headerBlock.reserveCapacity(1_024)
+    }
+
+    /// Takes the frames in `bytes` (and what an earlier read left incomplete), handing each event to `event`.
+    func received(
+        _ bytes: UnsafeRawBufferPointer, outbox: inout SessionOutbox,
+        _ event: (Event) throws(MessageFramingError) -> Void
+    ) throws(MessageFramingError) {
+        try carried.take(bytes) { (bytes) throws(MessageFramingError) in try self.frames(bytes, outbox: &outbox, event) }
+    }
+
+    /// Takes every whole frame off the front of `bytes`; returns the bytes they took.
+    private func frames(
+        _ bytes: UnsafeRawBufferPointer, outbox: inout SessionOutbox, _ event: (Event) throws(MessageFramingError) -> Void
+    ) throws(MessageFramingError) -> Int {
+        var start = 0
+        while start + 9 <= bytes.count {
+            let length = Int(bytes[start]) << 16 | Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])
+            guard length <= HTTP2Frame.maximumPayload else {
+                throw refusal("FRAME_SIZE_ERROR", "a frame of \(length) bytes, over SETTINGS_MAX_FRAME_SIZE (\(HTTP2Frame.maximumPayload))")
+            }
+            guard start + 9 + length <= bytes.count else { break }
+            let kind = bytes[start + 3], flags = bytes[start + 4]
+            let stream = Self.word(bytes, at: start + 5) & 0x7FFF_FFFF
+            try frame(
+                kind: kind, flags: flags, stream: stream,
+                payload: UnsafeRawBufferPointer(rebasing: bytes[start + 9..<start + 9 + length]), outbox: &outbox, event)
+            start += 9 + length
+        }
+        return start
+    }
+
+    private func frame(
+        kind: UInt8, flags: UInt8, stream: UInt32, payload: UnsafeRawBufferPointer, outbox: inout SessionOutbox,
+        _ event: (Event) throws(MessageFramingError) -> Void
+    ) throws(MessageFramingError) {
+        let type = HTTP2Frame.Kind(rawValue: kind)
+        guard serverSettingsSeen || type == .settings else {
+            throw refusal("PROTOCOL_ERROR", "the server's first frame is not SETTINGS (type \(kind))")
+        }
+        if let continuing, type != .continuation || stream != continuing.stream {
+            throw refusal("PROTOCOL_ERROR", "a frame of type \(kind) inside a header block on stream \(continuing.stream)")
+        }
+        switch type {
+        case .data:
+            guard stream != 0 else { throw refusal("PROTOCOL_ERROR", "DATA on stream 0") }
+            let body = try Self.unpadded(payload, flags: flags)
+            consumed(payload.count, on: stream, outbox: &outbox)
+            try event(.data(stream: stream, body, endStream: flags & HTTP2Frame.endStream != 0))
+        case .headers:
+            guard stream != 0 else { throw refusal("PROTOCOL_ERROR", "HEADERS on stream 0") }
+            var fragment = try Self.unpadded(payload, flags: flags)
+            if flags & HTTP2Frame.priority != 0 {
+                guard fragment.count >= 5 else { throw refusal("FRAME_SIZE_ERROR", "HEADERS too short for its priority") }
+                fragment = UnsafeRawBufferPointer(rebasing: fragment[5...])
+            }
+            headerBlock.removeAll(keepingCapacity: true)
+            continuing = (stream, flags & HTTP2Frame.endStream != 0)
+            try headerFragment(fragment, ends: flags & HTTP2Frame.endHeaders != 0, event)
+        case .continuation:
+            guard continuing != nil else { throw refusal("PROTOCOL_ERROR", "CONTINUATION without HEADERS before it") }
+            try headerFragment(payload, ends: flags & HTTP2Frame.endHeaders != 0, event)
+        case .resetStream:
+            guard stream != 0, payload.count == 4 else { throw refusal("PROTOCOL_ERROR", "a malformed RST_STREAM") }
+            try event(.reset(stream: stream, code: Self.word(payload, at: 0)))
+        case .settings:
+            try settings(payload, flags: flags, stream: stream, outbox: &outbox)
+        case .ping:
+            guard stream == 0, payload.count == 8 else { throw refusal("PROTOCOL_ERROR", "a malformed PING") }
+            if flags & HTTP2Frame.acknowledge != 0 { return try event(.pingAcknowledged) }
+            outbox.append(HTTP2Frame.ping(UInt64(Self.word(payload, at: 0)) << 32 | UInt64(Self.word(payload, at: 4)), acknowledging: true))
+        case .goAway:
+            guard stream == 0, payload.count >= 8 else { throw refusal("PROTOCOL_ERROR", "a malformed GOAWAY") }
+            let code = Self.word(payload, at: 4)
+            let debug = PeerExcerpt.of(UnsafeRawBufferPointer(rebasing: payload[8...]))
+            throw MessageFramingError(
+                description: "the server sent GOAWAY (\(HTTP2Frame.errorName(code))\(debug.isEmpty ? "" : ": \(debug)"))"
+                    + "; its last stream \(Self.word(payload, at: 0) & 0x7FFF_FFFF)")
+        case .windowUpdate:
+            guard payload.count == 4 else { throw refusal("FRAME_SIZE_ERROR", "a WINDOW_UPDATE of \(payload.count) bytes") }
+            guard Self.word(payload, at: 0) & 0x7FFF_FFFF != 0 else {
+                throw refusal("PROTOCOL_ERROR", "a WINDOW_UPDATE of 0 on stream \(stream)")
+            }
+        case .pushPromise:
+            throw refusal("PROTOCOL_ERROR", "PUSH_PROMISE, though this side's SETTINGS disabled server push")
+        case .priority, nil:
+            break  // priority is advice; a frame of an unknown type is ignored (RFC 9113 §4.1)
+        }
+    }
+
+    /// Adds a header block fragment; the whole block, once it ends, is decoded into events.
+    private func headerFragment(
+        _ fragment: UnsafeRawBufferPointer, ends: Bool, _ event: (Event) throws(MessageFramingError) -> Void
+    ) throws(MessageFramingError) {
+        guard headerBlock.count + fragment.count <= Self.maximumHeaderBlock else {
+            throw refusal("ENHANCE_YOUR_CALM", "a header block over \(Self.maximumHeaderBlock) bytes")
+        }
+        headerBlock.append(contentsOf: fragment)
+        guard ends, let (stream, endStream) = continuing else { return }
+        continuing = nil
+        var failure: MessageFramingError?
+        var malformed: HPACKError?
+        headerBlock.withUnsafeBytes { block in
+            do throws(HPACKError) {
+                try decoder.decode(block) { name, value in
+                    guard failure == nil else { return }
+                    do throws(MessageFramingError) { try event(.field(stream: stream, name: name, value: value)) } catch { failure = error }
+                }
+            } catch {
+                malformed = error
+            }
+        }
+        if let malformed { throw refusal("COMPRESSION_ERROR", malformed.description) }
+        if let failure { throw failure }
+        try event(.headersEnded(stream: stream, endStream: endStream))
+    }
+
+    private func settings(
+        _ payload: UnsafeRawBufferPointer, flags: UInt8, stream: UInt32, outbox: inout SessionOutbox
+    ) throws(MessageFramingError) {
+        guard stream == 0 else { throw refusal("PROTOCOL_ERROR", "SETTINGS on stream \(stream)") }
+        if flags & HTTP2Frame.acknowledge != 0 {
+            guard payload.isEmpty else { throw refusal("FRAME_SIZE_ERROR", "a SETTINGS acknowledgement with a payload") }
+            return
+        }
+        guard payload.count % 6 == 0 else { throw refusal("FRAME_SIZE_ERROR", "SETTINGS of \(payload.count) bytes") }
+        for start in stride(from: 0, to: payload.count, by: 6) {
+            let identifier = UInt16(payload[start]) << 8 | UInt16(payload[start + 1])
+            let value = Self.word(payload, at: start + 2)
+            switch identifier {
+            case 0x2 where value > 1: throw refusal("PROTOCOL_ERROR", "SETTINGS_ENABLE_PUSH of \(value)")
+            case 0x4 where value > UInt32(HTTP2Frame.maximumWindow):
+                throw refusal("FLOW_CONTROL_ERROR", "SETTINGS_INITIAL_WINDOW_SIZE of \(value), over 2^31 - 1")
+            case 0x5 where value < 16_384 || value > 16_777_215:
+                throw refusal("PROTOCOL_ERROR", "SETTINGS_MAX_FRAME_SIZE of \(value), outside 16384 to 16777215")
+            default: break  // the server's limits on what this side sends: its frames and header blocks stay within the defaults
+            }
+        }
+        serverSettingsSeen = true
+        outbox.append(HTTP2Frame.settings([], acknowledging: true))
+    }
+
+    /// Counts DATA received against the windows, giving back each once 2^30 of it was consumed.
+    private func consumed(_ count: Int, on stream: UInt32, outbox: inout SessionOutbox) {
+        connectionConsumed += count
+        if stream != lastDataStream { (lastDataStream, streamConsumed) = (stream, 0) }
+        streamConsumed += count
+        if connectionConsumed >= Self.windowRefill {
+            outbox.append(HTTP2Frame.windowUpdate(stream: 0, increment: connectionConsumed))
+            connectionConsumed = 0
+        }
+        if streamConsumed >= Self.windowRefill {
+            outbox.append(HTTP2Frame.windowUpdate(stream: stream, increment: streamConsumed))
+            streamConsumed = 0
+        }
+    }
+
+    private static func unpadded(_ payload: UnsafeRawBufferPointer, flags: UInt8) throws(MessageFramingError) -> UnsafeRawBufferPointer {
+        guard flags & HTTP2Frame.padded != 0 else { return payload }
+        guard let padding = payload.first, Int(padding) < payload.count else {
+            throw refusal("PROTOCOL_ERROR", "padding as long as its frame")
+        }
+        return UnsafeRawBufferPointer(rebasing: payload[1..<payload.count - Int(padding)])
+    }
+
+    static func word(_ bytes: UnsafeRawBufferPointer, at start: Int) -> UInt32 {
+        UInt32(bytes[start]) << 24 | UInt32(bytes[start + 1]) << 16 | UInt32(bytes[start + 2]) << 8 | UInt32(bytes[start + 3])
+    }
+
+    private func refusal(_ code: String, _ reason: String) -> MessageFramingError {
+        Self.refusal(code, reason)
+    }
+
+    private static func refusal(_ code: String, _ reason: String) -> MessageFramingError {
+        MessageFramingError(description: "HTTP/2 \(code): \(reason)")
+    }
+}

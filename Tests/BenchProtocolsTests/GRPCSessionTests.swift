@@ -1,0 +1,150 @@
+import BenchCore
+import Testing
+
+@testable import BenchProtocols
+
+/// gRPC over HTTP/2 as a subscriber and a publisher speak it, by bytes alone: the server's frames split at every byte,
+/// what the session owes in answer, its publications, and every malformed frame refused with a reason.
+@Suite struct GRPCSessionTests {
+    static let settings = ServerProtocol.GRPCSettings(
+        method: "/bench.Relay/Subscribe", authority: "127.0.0.1:50051", subscribe: [0x0A, 0x01, 0x61],
+        publishMethod: "/bench.Relay/Publish", metadata: [try! HeaderField(name: "X-Token", value: "t")])
+
+    private func frame(_ kind: HTTP2Frame.Kind, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        HTTP2Frame.appendHeader(length: payload.count, kind: kind, flags: flags, stream: stream, to: &bytes)
+        return bytes + payload
+    }
+
+    private func message(_ text: String) -> [UInt8] {
+        GRPCSession.framed(Array(text.utf8))
+    }
+
+    /// The server's side of a call: SETTINGS, the acknowledgement of the client's, the response headers, four
+    /// messages (two in one frame, one across two frames, one in a padded frame), a PING, and the trailers.
+    private var serverStream: [UInt8] {
+        let split = message("third, split across two DATA frames")
+        let padded = [UInt8(3)] + message("fourth, padded") + [0, 0, 0]
+        return frame(.settings, stream: 0, [0, 4, 0, 1, 0, 0])  // SETTINGS_INITIAL_WINDOW_SIZE 65536
+            + frame(.settings, flags: HTTP2Frame.acknowledge, stream: 0, [])
+            + frame(.headers, flags: HTTP2Frame.endHeaders, stream: 1, [0x88] + HPACK.encode([("content-type", "application/grpc")]))
+            + frame(.data, stream: 1, message("first") + message("second"))
+            + frame(.data, stream: 1, Array(split[..<9])) + frame(.data, stream: 1, Array(split[9...]))
+            + frame(.data, flags: HTTP2Frame.padded, stream: 1, padded)
+            + frame(.ping, stream: 0, [1, 2, 3, 4, 5, 6, 7, 8])
+    }
+
+    private static let trailers = HPACK.encode([("grpc-status", "0")])
+
+    @Test func aSubscribersCallDeliversEveryMessageAtEverySplitAndAnswersWhatItOwes() throws {
+        let stream = serverStream
+        let expected = ["first", "second", "third, split across two DATA frames", "fourth, padded"].map { Array($0.utf8) }
+        for cut in 1..<stream.count {
+            let session = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
+            guard case .grpc(let grpc) = session else { return }
+            grpc.connected(name: "0")
+            let opening = grpc.outbox.pending
+            #expect(opening.starts(with: HTTP2Frame.preface))
+            grpc.outbox.removeAll()
+            var actions = SessionActions()
+            try actions.feed(session, Array(stream[..<cut]))
+            try actions.feed(session, Array(stream[cut...]))
+            #expect(actions.delivered == expected, "cut at \(cut)")
+            #expect(actions.ready == 1 && actions.errors.isEmpty)
+            #expect(grpc.outbox.pending == HTTP2Frame.settings([], acknowledging: true)
+                + HTTP2Frame.ping(0x0102_0304_0506_0708, acknowledging: true), "cut at \(cut)")
+        }
+    }
+
+    @Test func theRequestCarriesTheMethodTheMetadataAndTheSubscription() throws {
+        let session = GRPCSession(Self.settings, role: .subscriber, maximumMessageSize: 1024)
+        session.connected(name: "0")
+        var bytes = session.outbox.pending
+        bytes.removeFirst(HTTP2Connection.opening.count)
+        #expect(bytes[3] == HTTP2Frame.Kind.headers.rawValue && bytes[4] == HTTP2Frame.endHeaders)
+        let length = Int(bytes[2]) | Int(bytes[1]) << 8
+        var decoder = HPACKDecoder()
+        var fields: [String] = []
+        try Array(bytes[9..<9 + length]).withUnsafeBytes { block in
+            try decoder.decode(block) { fields.append(String(decoding: $0, as: UTF8.self) + ": " + String(decoding: $1, as: UTF8.self)) }
+        }
+        #expect(fields == [
+            ":method: POST", ":scheme: http", ":path: /bench.Relay/Subscribe", ":authority: 127.0.0.1:50051",
+            "content-type: application/grpc", "te: trailers", "user-agent: bench", "x-token: t",
+        ])
+        let data = Array(bytes[(9 + length)...].prefix(9 + 8))
+        #expect(data == frame(.data, flags: HTTP2Frame.endStream, stream: 1, GRPCSession.framed([0x0A, 0x01, 0x61])))
+    }
+
+    @Test func theCallsEndIsTheServersWordsAndClosesTheSubscribersConnection() throws {
+        let session = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
+        var actions = SessionActions()
+        let refusal = HPACK.encode([(":status", "200"), ("grpc-status", "7"), ("grpc-message", "no%20entry")])
+        #expect {
+            try actions.feed(session, frame(.settings, stream: 0, [])
+                + frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 1, refusal))
+        } throws: { error in
+            "\(error)" == "the server ended the call /bench.Relay/Subscribe: grpc-status 7 PERMISSION_DENIED: no entry"
+        }
+        #expect(actions.errors == ["/bench.Relay/Subscribe: grpc-status 7 PERMISSION_DENIED: no entry"])
+        #expect(actions.ready == 0)
+    }
+
+    @Test func aServerThatSendsNoHeadersIsReadyOnceItAnswersThePing() throws {
+        let session = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
+        var actions = SessionActions()
+        try actions.feed(session, frame(.settings, stream: 0, []) + frame(.ping, flags: HTTP2Frame.acknowledge, stream: 0, [UInt8](repeating: 0, count: 8)))
+        #expect(actions.ready == 1)
+    }
+
+    /// A unary call per broadcast: each on a stream of its own, rising (2n + 1 from the marker's sequence), with the
+    /// marker inside the request's string field; the answers' trailers are read, a refusal is the server's error.
+    @Test func thePublishersCallsEachTakeANewStreamAndTheirRefusalsAreTheServers() throws {
+        let publisher = ProtocolSession(.grpc(Self.settings), role: .publisher, maximumMessageSize: 1024)
+        let template = try PublishTemplateText.expand(#"1: "lobby" 2: "{marker}""#)
+        let (publication, markerOffset) = publisher.machine.publication(of: template.bytes, markerAt: template.markerOffset)
+        #expect(publication.streamIDOffsets.count == 2)
+        var bytes = publication.bytes
+        bytes.withUnsafeMutableBytes { publication.mark($0, with: Marker(run: 7, client: 9, sequence: 5), at: markerOffset) }
+        for offset in publication.streamIDOffsets { #expect(Array(bytes[offset..<offset + 4]) == [0, 0, 0, 11]) }
+        let marker = bytes.withUnsafeBytes { Marker.find(in: $0) }
+        #expect(marker == Marker(run: 7, client: 9, sequence: 5))
+        #expect(Array(bytes[markerOffset - 2..<markerOffset]) == [0x12, UInt8(Marker.size)])  // field 2, its length
+        var actions = SessionActions()
+        try actions.feed(publisher, frame(.settings, stream: 0, []) + frame(.ping, flags: HTTP2Frame.acknowledge, stream: 0, [UInt8](repeating: 0, count: 8))
+            + frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 11, HPACK.encode([(":status", "200"), ("grpc-status", "14")])))
+        #expect(actions.ready == 1)
+        #expect(actions.errors == ["/bench.Relay/Publish: grpc-status 14 UNAVAILABLE"])
+    }
+
+    @Test(arguments: [
+        ([0, 0x40, 1, 4, 0, 0, 0, 0, 0], "FRAME_SIZE_ERROR"),  // 16,385 bytes
+        ([0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8], "the server's first frame is not SETTINGS"),
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0], "WINDOW_UPDATE of 0"),
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 11, 7, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 3, 0x62, 0x79, 0x65], "GOAWAY (FLOW_CONTROL_ERROR: bye); its last stream 3"),
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1, 1, 4, 0, 0, 0, 1, 0xBE], "COMPRESSION_ERROR"),  // index 62, no such entry
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1, 9, 4, 0, 0, 0, 1, 0x88], "CONTINUATION without HEADERS"),
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 4, 0x80, 0, 0, 0], "SETTINGS_INITIAL_WINDOW_SIZE"),
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1], "a compressed gRPC message"),
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0, 0, 0, 0, 1, 0, 0, 0, 8], "the server reset the call (CANCEL)"),
+    ] as [([UInt8], String)])
+    func malformedOrFatalFramesAreRefusedWithAReason(stream: [UInt8], reason: String) {
+        let session = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
+        var actions = SessionActions()
+        #expect {
+            try actions.feed(session, stream)
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
+    }
+}
+
+/// `--publish` expanded as the publisher expands it, for the tests.
+enum PublishTemplateText {
+    static func expand(_ text: String) throws -> (bytes: [UInt8], markerOffset: Int) {
+        let placeholder = String(repeating: "#", count: Marker.size)
+        let expanded = text.replacing("{marker}", with: placeholder)
+        let offset = expanded.utf8.firstRange(of: placeholder.utf8).map { expanded.utf8.distance(from: expanded.utf8.startIndex, to: $0.lowerBound) }!
+        return (Array(expanded.utf8), offset)
+    }
+}

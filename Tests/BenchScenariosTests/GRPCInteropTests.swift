@@ -1,0 +1,94 @@
+@testable import BenchClients
+import BenchCore
+import BenchNet
+import Foundation
+import Glibc
+import Testing
+
+@testable import BenchScenarios
+
+/// `bench fanout|roundtrip --target grpc://…` against a real gRPC server (Tests/Fixtures/grpc_relay_server.py:
+/// Debian's python3-grpcio, generic handlers on raw bytes, no generated code) over cleartext HTTP/2: every message
+/// measured, with the clients on two threads of this process and in two agents; a method the server refuses stops the
+/// setup in the server's words. (Its restart and SIGSTOP are `TargetRestartTests`'.)
+/// Serialized, as the other real servers' tests: two runs at once would only measure each other.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct GRPCInteropTests {
+    static let hasGRPC: Bool = {
+        guard let check = try? Process.run(URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", "import grpc"]) else {
+            return false
+        }
+        check.waitUntilExit()
+        return check.terminationStatus == 0
+    }()
+
+    static let installed = ConditionTrait.enabled(if: hasGRPC, "python3-grpcio is not installed: apt-get install -y python3-grpcio")
+
+    /// A fan-out configuration made the relay's: each subscriber calls Subscribe with a room, the publisher calls
+    /// Publish with the room and the marker in field 2.
+    static func relay(_ configuration: inout RunConfiguration) throws {
+        try configuration.changeTarget {
+            $0.subscribeText = #"1: "deploy""#
+            $0.publishMethod = "/bench.Relay/Publish"
+            $0.publishTemplate = try PublishTemplate(#"1: "deploy" 2: "{marker}{padding}" 3 { 1: 7 }"#)
+        }
+    }
+
+    @Test(installed, arguments: TargetPlacementMatrixTests.Placement.allCases)
+    func fanoutThroughAGRPCServerStreamDeliversEveryBroadcast(_ placement: TargetPlacementMatrixTests.Placement) throws {
+        let server = try ExternalServer.python("grpc_relay_server.py")
+        defer { server.stop() }
+        let target = "grpc://127.0.0.1:\(server.port)/bench.Relay/Subscribe"
+        var configuration = try TargetServerTests.fanout(target, subscribers: 6, broadcasts: 20)
+        try Self.relay(&configuration)
+        let recording = try Self.run(configuration, placement)
+        let files = try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        let phases = try files.table("connects.csv")
+        #expect(phases.allSatisfy { ($0.int("subscribe_ns") ?? 0) > 0 }, "the call's response headers are its subscribe phase")
+    }
+
+    @Test(installed, arguments: TargetPlacementMatrixTests.Placement.allCases)
+    func roundtripThroughABidirectionalStreamEchoesEveryMessage(_ placement: TargetPlacementMatrixTests.Placement) throws {
+        let server = try ExternalServer.python("grpc_relay_server.py")
+        defer { server.stop() }
+        let target = "grpc://127.0.0.1:\(server.port)/bench.Relay/Echo"
+        var configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 20)
+        try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(#"2: "{marker}{padding}""#) }
+        _ = try TargetServerTests.expectEveryMessageEchoed(try Self.run(configuration, placement), target: target)
+    }
+
+    /// A method the server does not have, and one that refuses: the run fails with the server's status and words. A
+    /// server that answers the call's PING before its refusal has the subscribers ready (a server that holds its headers
+    /// back until its first message is read so): the refusal then ends every call and the run, in the same words.
+    @Test(installed, arguments: [
+        ("Nope", "grpc-status 12 UNIMPLEMENTED: Method not found!"),
+        ("Refuse", "grpc-status 7 PERMISSION_DENIED: no entry for bench"),
+    ])
+    func aCallTheServerRefusesFailsTheRunInItsWords(method: String, words: String) throws {
+        let server = try ExternalServer.python("grpc_relay_server.py")
+        defer { server.stop() }
+        var configuration = try TargetServerTests.fanout("grpc://127.0.0.1:\(server.port)/bench.Relay/\(method)", subscribers: 2, broadcasts: 5)
+        try Self.relay(&configuration)
+        do {
+            let recording = try ScenarioRunner.run(configuration, control: RunControl())
+            #expect(recording.status == .failed)
+            #expect(recording.statusReason?.contains("/bench.Relay/\(method): \(words)") == true, "\(recording.statusReason ?? "")")
+        } catch {
+            #expect("\(error)".contains("/bench.Relay/\(method): \(words)"), "\(error)")
+        }
+    }
+
+    static func run(_ configuration: RunConfiguration, _ placement: TargetPlacementMatrixTests.Placement) throws -> RunRecording {
+        var configuration = configuration
+        switch placement {
+        case .twoThreads:
+            configuration.clientThreads = 2
+            return try ScenarioRunner.run(configuration, control: RunControl())
+        case .twoAgents:
+            let (run, agents) = try BackgroundRun.withAgents(configuration, agents: 2, clientsEach: 3, token: "grpc")
+            let recording = try run.finish()
+            for agent in agents { #expect(throws: Never.self) { _ = try agent.join().get() } }
+            #expect(recording.agents.map(\.clients) == [3, 3])
+            return recording
+        }
+    }
+}

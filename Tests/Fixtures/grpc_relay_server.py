@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""A gRPC relay on raw bytes (python3-grpcio's asyncio server, generic handlers: no .proto file, no generated code),
+for `bench fanout|roundtrip --target grpc://`.
+
+Usage: grpc_relay_server.py PORT
+
+Listens on 127.0.0.1:PORT. Methods of the service bench.Relay:
+- Subscribe (server streaming): sends its response headers once the subscriber is registered, then every message
+  published, verbatim;
+- Publish (unary): hands the request to every subscriber and answers an empty message;
+- Echo (bidirectional streaming): sends each message back to its sender;
+- Refuse (server streaming): fails with PERMISSION_DENIED and a message.
+Any other method is UNIMPLEMENTED (the library's own answer). Pings are allowed at any rate (see main).
+"""
+import asyncio
+import sys
+
+import grpc
+
+SUBSCRIBERS = set()
+
+
+async def subscribe(request, context):
+    queue = asyncio.Queue()
+    SUBSCRIBERS.add(queue)
+    try:
+        await context.send_initial_metadata(())
+        while True:
+            yield await queue.get()
+    finally:
+        SUBSCRIBERS.discard(queue)
+
+
+async def publish(request, context):
+    for queue in list(SUBSCRIBERS):
+        queue.put_nowait(request)
+    return b""
+
+
+async def echo(requests, context):
+    async for request in requests:
+        yield request
+
+
+async def refuse(request, context):
+    await context.abort(grpc.StatusCode.PERMISSION_DENIED, "no entry for bench")
+    yield b""  # an async generator, as a server-streaming handler is
+
+
+async def main(port):
+    # Pings allowed as often as a client sends them (grpc-core's default answers a ping more often than every 5 minutes
+    # on a quiet connection with GOAWAY ENHANCE_YOUR_CALM "too_many_pings"), as a server set up for its clients'
+    # keepalive is: `--dead-after` pings each `--heartbeat`.
+    server = grpc.aio.server(options=[
+        ("grpc.max_concurrent_streams", 100000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10),
+        ("grpc.http2.max_ping_strikes", 0),
+        ("grpc.keepalive_permit_without_calls", 1),
+    ])
+    handlers = {
+        "Subscribe": grpc.unary_stream_rpc_method_handler(subscribe),
+        "Publish": grpc.unary_unary_rpc_method_handler(publish),
+        "Echo": grpc.stream_stream_rpc_method_handler(echo),
+        "Refuse": grpc.unary_stream_rpc_method_handler(refuse),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Relay", handlers),))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    await server.wait_for_termination()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1])))
