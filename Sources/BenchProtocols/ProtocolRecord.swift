@@ -85,7 +85,8 @@ public struct ProtocolRecord: Sendable, Equatable {
     /// this protocol; nil where it is (or any text is).
     public func publishRefusal(_ template: String) -> String? {
         guard messagesAreProtobufText else { return nil }
-        let numbered = template.replacing("{room}", with: "0").replacing("{client}", with: "0").replacing("{padding}", with: "")
+        // Filled as the run fills them: numbers, and `x`s of padding (which must be inside a string too).
+        let numbered = template.replacing("{room}", with: "0").replacing("{client}", with: "0").replacing("{padding}", with: "x")
         let marker = numbered.utf8.firstRange(of: "{marker}".utf8).map { numbered.utf8.distance(from: numbered.utf8.startIndex, to: $0.lowerBound) } ?? 0
         let text = numbered.replacing("{marker}", with: String(repeating: "#", count: Marker.size))  // as the run writes it
         let outside = "{marker} must be inside a string field, as 2: \"{marker}{padding}\""

@@ -93,6 +93,14 @@ public enum ProtocolSession {
         }
     }
 
+    /// Before a published message (marked) goes out: false when the protocol cannot take it now (HTTP/2's
+    /// flow-control window is closed), and the caller counts it as not taken. Per message, so dispatched by case.
+    @inline(__always)
+    public func willPublish(_ message: UnsafeMutableRawBufferPointer) -> Bool {
+        guard case .grpc(let session) = self else { return true }
+        return session.willPublish(message)
+    }
+
     /// Sends what the protocol owes the server through `send`, and empties its outbox.
     @inline(__always)
     public func drainOutbox(_ send: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {

@@ -12,16 +12,13 @@ public struct Publication: Sendable {
     public let messageIDOffset: Int?
     /// A tcp:// server's framing, framed again after each marking (stx's CRC covers the marker).
     public let framing: MessageFraming?
-    /// gRPC's unary call: where each of its HTTP/2 frames names its stream, a new one per message (from the marker's
-    /// sequence: 2n + 1, rising as HTTP/2 wants them).
-    public let streamIDOffsets: [Int]
 
     public init(
         bytes: [UInt8], payloadOffset: Int, packetIDOffset: Int? = nil, messageIDOffset: Int? = nil,
-        framing: MessageFraming? = nil, streamIDOffsets: [Int] = []
+        framing: MessageFraming? = nil
     ) {
         (self.bytes, self.payloadOffset, self.packetIDOffset) = (bytes, payloadOffset, packetIDOffset)
-        (self.messageIDOffset, self.framing, self.streamIDOffsets) = (messageIDOffset, framing, streamIDOffsets)
+        (self.messageIDOffset, self.framing) = (messageIDOffset, framing)
     }
 
     /// Marks a copy of ``bytes`` (`message`) in place with `marker` at `markerOffset`: framed again where the framing
@@ -31,14 +28,6 @@ public struct Publication: Sendable {
         Self.mark(
             message, with: marker, at: markerOffset, framing: framing, packetIDAt: packetIDOffset,
             messageIDAt: messageIDOffset)
-        guard !streamIDOffsets.isEmpty else { return }
-        let stream = (2 &* marker.sequence &+ 1) & 0x7FFF_FFFF
-        for offset in streamIDOffsets {
-            message[offset] = UInt8(stream >> 24)
-            message[offset + 1] = UInt8(stream >> 16 & 0xFF)
-            message[offset + 2] = UInt8(stream >> 8 & 0xFF)
-            message[offset + 3] = UInt8(stream & 0xFF)
-        }
     }
 
     /// Marks a published message in place with `marker` at `markerOffset`: framed again where `framing` covers it

@@ -63,6 +63,7 @@ import Testing
         (["fanout", "--target", "grpc://127.0.0.1:1/bench.Relay/Subscribe", "--publish", "2: \"{marker}\""], "a grpc:// target's fanout needs --publish-method package.Service/Method"),
         (["fanout", "--target", "grpc://127.0.0.1:1/bench.Relay/Subscribe"], "a grpc:// target needs --publish '2: \"{marker}{padding}\"': the message the publisher sends"),
         (["fanout", "--target", "grpc://127.0.0.1:1/a.B/S", "--publish-method", "a.B/P", "--publish", "2: {marker}"], "{marker} must be inside a string field"),
+        (["fanout", "--target", "grpc://127.0.0.1:1/a.B/S", "--publish-method", "a.B/P", "--publish", "2: \"{marker}\" 3: 1{padding}"], "'--publish <template>': is no protocol buffers message"),
         (["fanout", "--target", "grpc://127.0.0.1:1/a.B/S", "--publish-method", "a.B/P", "--publish", "2: \"{marker}\"", "--subscribe", "1: lobby"], "'--subscribe <text>': is no protocol buffers message as protoc --decode_raw prints one"),
         (["fanout", "--target", "grpc://127.0.0.1:1/a.B/S", "--publish-method", "P", "--publish", "2: \"{marker}\""], "'--publish-method <package.Service/Method>': expected package.Service/Method"),
         (["fanout", "--target", "nats://127.0.0.1:1/n", "--publish-method", "a.B/P"], "'--publish-method <package.Service/Method>': is for a grpc:// target's fanout"),

@@ -90,23 +90,58 @@ import Testing
         #expect(actions.ready == 0)
     }
 
-    @Test func aServerThatSendsNoHeadersIsReadyOnceItAnswersThePing() throws {
-        let session = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
+    /// A server's transport answers a PING before its handler runs: a fan-out subscriber waits for the server's headers
+    /// (or its first message), a round trip's client, whose messages wait in its call, is ready on the answer.
+    @Test func aPingsAnswerMakesARoundTripsClientReadyButNoSubscriber() throws {
+        let answered = frame(.settings, stream: 0, []) + frame(.ping, flags: HTTP2Frame.acknowledge, stream: 0, [UInt8](repeating: 0, count: 8))
+        let subscriber = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
         var actions = SessionActions()
-        try actions.feed(session, frame(.settings, stream: 0, []) + frame(.ping, flags: HTTP2Frame.acknowledge, stream: 0, [UInt8](repeating: 0, count: 8)))
+        try actions.feed(subscriber, answered)
+        #expect(actions.ready == 0)
+        try actions.feed(subscriber, frame(.data, stream: 1, message("first")))
+        #expect(actions.ready == 1 && actions.delivered == [Array("first".utf8)])
+        var bidirectional = Self.settings
+        bidirectional.bidirectional = true
+        let client = ProtocolSession(.grpc(bidirectional), role: .subscriber, maximumMessageSize: 1024)
+        actions = SessionActions()
+        try actions.feed(client, answered)
         #expect(actions.ready == 1)
     }
 
-    /// A unary call per broadcast: each on a stream of its own, rising (2n + 1 from the marker's sequence), with the
+    /// What is published stays within the server's windows: a call's DATA larger than a new stream's window (its
+    /// SETTINGS_INITIAL_WINDOW_SIZE) is not taken, nor one past what is left of the connection's, until a WINDOW_UPDATE
+    /// opens it again; a window opened past 2^31 - 1 is the server's error.
+    @Test func publicationsStayWithinTheServersFlowControlWindows() throws {
+        let publisher = ProtocolSession(.grpc(Self.settings), role: .publisher, maximumMessageSize: 1024)
+        let template = try PublishTemplateText.expand(#"1: "lobby" 2: "{marker}""#)
+        let (publication, _) = publisher.machine.publication(of: template.bytes, markerAt: template.markerOffset)
+        let data = publication.bytes.count - Int(publication.bytes[2]) - 9 - 9  // the DATA frame's payload
+        var bytes = publication.bytes
+        var actions = SessionActions()
+        // Each new stream's window exactly one publication's DATA; the connection's 65,535 bytes take n of them.
+        try actions.feed(publisher, frame(.settings, stream: 0, [0, 4] + [0, 0, UInt8(data >> 8), UInt8(data & 0xFF)]))
+        let fits = 65_535 / data
+        for _ in 0..<fits { #expect(bytes.withUnsafeMutableBytes { publisher.willPublish($0) }) }
+        #expect(!bytes.withUnsafeMutableBytes { publisher.willPublish($0) }, "the connection's window is used up")
+        try actions.feed(publisher, frame(.windowUpdate, stream: 0, [0, 0, 0, UInt8(data)]))
+        #expect(bytes.withUnsafeMutableBytes { publisher.willPublish($0) })
+        let smaller = frame(.settings, stream: 0, [0, 4, 0, 0, 0, UInt8(data - 1)])
+        try actions.feed(publisher, smaller + frame(.windowUpdate, stream: 0, [0, 1, 0, 0]))
+        #expect(!bytes.withUnsafeMutableBytes { publisher.willPublish($0) }, "over a new stream's window")
+        #expect(throws: MessageFramingError.self) { try actions.feed(publisher, frame(.windowUpdate, stream: 0, [0x7F, 0xFF, 0xFF, 0xFF])) }
+    }
+
+    /// A unary call per broadcast: each on a stream of its own, rising on its connection (1, 3, 5…), with the
     /// marker inside the request's string field; the answers' trailers are read, a refusal is the server's error.
     @Test func thePublishersCallsEachTakeANewStreamAndTheirRefusalsAreTheServers() throws {
         let publisher = ProtocolSession(.grpc(Self.settings), role: .publisher, maximumMessageSize: 1024)
         let template = try PublishTemplateText.expand(#"1: "lobby" 2: "{marker}""#)
         let (publication, markerOffset) = publisher.machine.publication(of: template.bytes, markerAt: template.markerOffset)
-        #expect(publication.streamIDOffsets.count == 2)
         var bytes = publication.bytes
         bytes.withUnsafeMutableBytes { publication.mark($0, with: Marker(run: 7, client: 9, sequence: 5), at: markerOffset) }
-        for offset in publication.streamIDOffsets { #expect(Array(bytes[offset..<offset + 4]) == [0, 0, 0, 11]) }
+        for _ in 0..<6 { #expect(bytes.withUnsafeMutableBytes { publisher.willPublish($0) }) }  // streams 1, 3, … 11
+        let dataFrame = 9 + Int(bytes[2])
+        #expect(Array(bytes[5..<9]) == [0, 0, 0, 11] && Array(bytes[dataFrame + 5..<dataFrame + 9]) == [0, 0, 0, 11])
         let marker = bytes.withUnsafeBytes { Marker.find(in: $0) }
         #expect(marker == Marker(run: 7, client: 9, sequence: 5))
         #expect(Array(bytes[markerOffset - 2..<markerOffset]) == [0x12, UInt8(Marker.size)])  // field 2, its length
@@ -127,6 +162,9 @@ import Testing
         ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 4, 0x80, 0, 0, 0], "SETTINGS_INITIAL_WINDOW_SIZE"),
         ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1], "a compressed gRPC message"),
         ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0, 0, 0, 0, 1, 0, 0, 0, 8], "the server reset the call (CANCEL)"),
+        ([0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1], "SETTINGS_ENABLE_PUSH of 1 from a server"),
+        ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1], "without trailers"),
+        ([0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 4, 0x7F, 0xFF, 0xFF, 0xFF, 0, 0, 4, 8, 0, 0, 0, 0, 1, 0, 0, 0, 1], "FLOW_CONTROL_ERROR"),
     ] as [([UInt8], String)])
     func malformedOrFatalFramesAreRefusedWithAReason(stream: [UInt8], reason: String) {
         let session = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)

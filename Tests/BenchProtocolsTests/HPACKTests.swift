@@ -108,6 +108,7 @@ import Testing
         ("418cffffffffffffffffffffffff", "EOS"),  // 12 bytes of ones: EOS inside the string
         ("4181fe", "padding"),  // the last bits are not EOS's
         ("8220", "after a field"),  // a table size update after a field
+        ("007f80808080808080808001", "over 2^28"),  // a length whose continuation bytes would shift past 64 bits
     ])
     func malformedBlocksAreRefusedWithAReason(block: String, reason: String) {
         var decoder = HPACKDecoder()

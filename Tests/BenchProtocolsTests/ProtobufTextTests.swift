@@ -20,6 +20,7 @@ import Testing
     @Test(arguments: [
         (#"1: "open"#, "closing quote"), ("0: 1", "field number"), ("1 { 2: 3", "closing }"), ("1: 2 }", "without its {"),
         ("1: lobby", "expected a number"), ("1: 0x123", "fixed32"), ("1:", "no value"), (#"1: "\400""#, "octal"),
+        (String(repeating: "1 { ", count: 65), "nested more than 64 deep"),
     ])
     func textsThatAreNoMessageAreRefusedWithAReason(text: String, reason: String) {
         #expect {

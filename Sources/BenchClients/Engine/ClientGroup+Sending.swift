@@ -147,6 +147,9 @@ extension ClientGroup {
         }
         let message = own!.message(at: place, sequence: sequence, client: client, token: configuration.token)
         let time = MonotonicClock.now()
+        guard (publisher == nil ? sessions[place] : publisher!.session).willPublish(message) else {  // its flow-control window
+            return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
+        }
         do {
             if try connection.send(message, stamped: loop.stamps != nil) == .dropped {
                 return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))

@@ -7,10 +7,15 @@ import BenchCore
 ///   each message the server sends on it is a delivery;
 /// - the fan-out publisher calls the unary `--publish-method` once per broadcast, each call a stream of its own.
 ///
-/// Ready once the server sent the call's response headers, or answered the PING sent after the request (a server that
-/// sends its headers only with its first message has then read the call: grpc-go's and grpc-java's way). The publisher
-/// is ready once the server answered its PING. A `grpc-status` other than 0 is the server's error, in its words
-/// (`grpc-message`); a subscriber's call that ends, or that the server resets, closes the connection with why.
+/// A fan-out subscriber is ready once the server sent the call's response headers (or its first message): its
+/// confirmation that the call is taken. A server's transport answers a PING before its handler has run, so that is no
+/// subscription; a server that holds its headers back until its first message (grpc-go's and grpc-java's default)
+/// must send them once the subscriber is registered (`SendHeader`, `sendHeaders`, `send_initial_metadata`), or no
+/// subscriber is ever ready and the setup says it waits for them. A round trip's client, whose own messages wait in its
+/// call for the handler, and the publisher are ready once the server answered their PING. A `grpc-status` other than
+/// 0 is the server's error, in its words (`grpc-message`); a subscriber's call that ends, or that the server resets,
+/// closes the connection with why. What is published stays within the server's flow-control windows
+/// (``willPublish(_:)``).
 public final class GRPCSession: SessionStateMachine {
     private let settings: ServerProtocol.GRPCSettings
     private let role: SessionRole
@@ -26,7 +31,11 @@ public final class GRPCSession: SessionStateMachine {
     private var grpcMessage: [UInt8] = []
 
     /// The call's stream (a subscriber's, a round trip's): the first this side opens.
-    static let callStream: UInt32 = 1
+    static let callStream = HTTP2Connection.callStream
+    /// The publisher's next call's stream: odd, rising, one per broadcast on this connection.
+    private var nextStream: UInt32 = 1
+    /// A server-streaming call's subscriber: ready on the server's headers only (``isReady``).
+    private var readyOnHeadersOnly: Bool { role == .subscriber && !settings.bidirectional }
 
     init(_ settings: ServerProtocol.GRPCSettings, role: SessionRole, maximumMessageSize: Int) {
         (self.settings, self.role, self.maximumMessageSize) = (settings, role, maximumMessageSize)
@@ -43,7 +52,7 @@ public final class GRPCSession: SessionStateMachine {
                 outbox.append(HTTP2Frame.data(Self.framed(settings.subscribe), stream: Self.callStream, endStream: true).frames)
             }
         }
-        outbox.append(HTTP2Frame.ping(0))
+        if !readyOnHeadersOnly { outbox.append(HTTP2Frame.ping(0)) }
     }
 
     /// An HTTP/2 PING: gRPC has no ping of its own.
@@ -52,7 +61,10 @@ public final class GRPCSession: SessionStateMachine {
     }
 
     public var handshakeState: String? {
-        role == .publisher ? "waiting for the server's answer to a PING" : "waiting for the response headers of \(settings.method)"
+        readyOnHeadersOnly
+            ? "waiting for the response headers of \(settings.method) (a server that sends none before its first message "
+                + "must send them once the subscriber is registered)"
+            : "waiting for the server's answer to a PING"
     }
 
     public func received(
@@ -66,7 +78,7 @@ public final class GRPCSession: SessionStateMachine {
     private func handle(_ event: HTTP2Connection.Event, _ act: (SessionAction) -> Void) throws(MessageFramingError) {
         switch event {
         case .pingAcknowledged:
-            becomeReady(act)
+            if !readyOnHeadersOnly { becomeReady(act) }
         case .field(_, let name, let value):
             if name.elementsEqual(":status".utf8) {
                 httpStatus = Int(String(decoding: value, as: UTF8.self)) ?? -1
@@ -78,9 +90,10 @@ public final class GRPCSession: SessionStateMachine {
             }
         case .headersEnded(let stream, let endStream):
             try headersEnded(stream: stream, endStream: endStream, act)
-        case .data(let stream, let body, _):
+        case .data(let stream, let body, let endStream):
             guard role == .subscriber && stream == Self.callStream else { return }  // a unary call's answer: not measured
             try messages.take(body) { (bytes) throws(MessageFramingError) in try self.deliver(bytes, act) }
+            if endStream { throw MessageFramingError(description: "the server ended the call \(settings.method) without trailers") }
         case .reset(let stream, let code):
             let text = "the server reset \(stream == Self.callStream && role == .subscriber ? "the call" : "call \(stream)") "
                 + "(\(HTTP2Frame.errorName(code)))"
@@ -91,7 +104,10 @@ public final class GRPCSession: SessionStateMachine {
 
     /// A header block ended: the response's headers (the call is under way), or its trailers (it ended).
     private func headersEnded(stream: UInt32, endStream: Bool, _ act: (SessionAction) -> Void) throws(MessageFramingError) {
-        defer { (httpStatus, grpcStatus) = (0, nil) }
+        defer {
+            (httpStatus, grpcStatus) = (0, nil)
+            grpcMessage.removeAll(keepingCapacity: true)
+        }
         if httpStatus != 0 && httpStatus != 200 {
             let text = "\(settings.method(for: role)): HTTP status \(httpStatus)"
             guard role == .subscriber && stream == Self.callStream else { return act(.serverError(text)) }
@@ -137,8 +153,11 @@ public final class GRPCSession: SessionStateMachine {
     /// (``ProtobufText``), the marker followed from `markerAt` in the text to its place in the bytes.
     public func publication(of payload: [UInt8], markerAt: Int) -> (publication: Publication, markerOffset: Int) {
         let text = String(decoding: payload, as: UTF8.self)
-        // The command line checked the text and that its marker is inside a string.
-        let (message, offset) = (try? ProtobufText.encode(text, following: markerAt)) ?? ([], nil)
+        // The command line checked the text and that its marker is inside a string; should it not encode all the same,
+        // the marker alone goes, in field 1, never over the frames' bytes.
+        let placeholder = String(repeating: "#", count: Marker.size)
+        let (message, offset) = (try? ProtobufText.encode(text, following: markerAt)).flatMap { $0.offset == nil ? nil : $0 }
+            ?? (try! ProtobufText.encode("1: \"\(placeholder)\"", following: 4))
         let body = Self.framed(message)
         let keep = offset.map { 5 + $0..<5 + $0 + Marker.size }
         guard role == .publisher else {
@@ -148,10 +167,32 @@ public final class GRPCSession: SessionStateMachine {
         let headers = HTTP2Frame.headers(requestHeaders(settings.publishMethod ?? settings.method), stream: 1, endStream: false)
         let data = HTTP2Frame.data(body, stream: 1, endStream: true, keepingWhole: keep)
         let bytes = headers + data.frames
-        return (
-            Publication(bytes: bytes, payloadOffset: 0, streamIDOffsets: HTTP2Frame.streamOffsets(in: bytes)),
-            headers.count + (data.offset ?? 0)
-        )
+        return (Publication(bytes: bytes, payloadOffset: 0), headers.count + (data.offset ?? 0))
+    }
+
+    /// Before a publication (marked, about to be written) goes out: false when its DATA does not fit the server's
+    /// flow-control windows now, or this connection's stream ids are used up; the caller then counts it as not taken,
+    /// as it does a write the socket's queue refuses. The publisher's call gets its stream, written into each frame.
+    public func willPublish(_ message: UnsafeMutableRawBufferPointer) -> Bool {
+        var data = 0
+        var start = 0
+        while start + 9 <= message.count {
+            let length = Int(message[start]) << 16 | Int(message[start + 1]) << 8 | Int(message[start + 2])
+            if message[start + 3] == HTTP2Frame.Kind.data.rawValue { data += length }
+            start += 9 + length
+        }
+        guard role == .publisher else { return http2.takes(data: data, onCallStream: true) }
+        guard nextStream <= 0x7FFF_FFFF, http2.takes(data: data, onCallStream: false) else { return false }
+        start = 0
+        while start + 9 <= message.count {
+            message[start + 5] = UInt8(truncatingIfNeeded: nextStream >> 24)
+            message[start + 6] = UInt8(truncatingIfNeeded: nextStream >> 16)
+            message[start + 7] = UInt8(truncatingIfNeeded: nextStream >> 8)
+            message[start + 8] = UInt8(truncatingIfNeeded: nextStream)
+            start += 9 + (Int(message[start]) << 16 | Int(message[start + 1]) << 8 | Int(message[start + 2]))
+        }
+        nextStream += 2
+        return true
     }
 
     /// A call's request headers (gRPC's PROTOCOL-HTTP2: POST, `application/grpc`, `te: trailers`) and the user's

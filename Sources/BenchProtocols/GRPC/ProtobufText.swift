@@ -21,6 +21,9 @@ public struct ProtobufText {
     /// The text offset whose place in the bytes is wanted, and that place once the encoding passed it.
     private let followed: Int?
     private var found: Int?
+    /// Nested messages open now: at most ``maximumDepth``, so that no text recurses without bound.
+    private var depth = 0
+    static let maximumDepth = 64
 
     /// `text` encoded; with `following`, also where the byte at that offset of the text (inside a string) lands in the
     /// bytes, nil when it is not inside a string.
@@ -57,9 +60,12 @@ public struct ProtobufText {
             guard position < text.count else { throw invalid("field \(number) has no value") }
             switch text[position] {
             case UInt8(ascii: "{"):
+                guard depth < Self.maximumDepth else { throw invalid("messages nested more than \(Self.maximumDepth) deep") }
                 position += 1
                 let foundBefore = found != nil
+                depth += 1
                 let inner = try message(nested: true)
+                depth -= 1
                 Self.appendVarint(UInt64(number) << 3 | 2, to: &bytes)
                 Self.appendVarint(UInt64(inner.count), to: &bytes)
                 if !foundBefore, let inside = found { found = bytes.count + inside }  // it was inside the nested message's bytes

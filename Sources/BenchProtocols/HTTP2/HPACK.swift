@@ -99,6 +99,8 @@ enum HPACK {
             guard position < block.count else { throw HPACKError("a header block that ends inside an integer") }
             let byte = block[position]
             position += 1
+            // Four continuation bytes reach 2^28 already: a fifth is refused before its shift could wrap the value.
+            guard shift <= 21 else { throw HPACKError("an integer over 2^28") }
             value += Int(byte & 0x7F) << shift
             shift += 7
             guard value < 1 << 28 else { throw HPACKError("an integer over 2^28") }

@@ -8,7 +8,9 @@ import BenchCore
 /// Flow control: this side opens every window to 2^31 - 1 at once (SETTINGS_INITIAL_WINDOW_SIZE and the connection's
 /// WINDOW_UPDATE) and gives back what it consumed once that is 2^30, so that a server never waits on a window this side
 /// could open. Only the stream that last brought DATA is counted for its window (a subscriber's one stream; a
-/// publisher's calls each bring less than a window). Every malformed frame is refused with a reason.
+/// publisher's calls each bring less than a window). What this side sends stays within the server's windows
+/// (``takes(data:onCallStream:)``): the connection's, and the call stream's (stream 1, a round trip's) or a new
+/// stream's. Every malformed frame is refused with a reason, a window the server opens past 2^31 - 1 among them.
 final class HTTP2Connection {
     enum Event {
         /// One field of a header block on `stream` (the bytes are valid during the call).
@@ -44,6 +46,14 @@ final class HTTP2Connection {
     private var connectionConsumed = 0
     private var lastDataStream: UInt32 = 0
     private var streamConsumed = 0
+    /// The server's windows for what this side sends (RFC 9113 §6.9): the connection's, a new stream's (its
+    /// SETTINGS_INITIAL_WINDOW_SIZE), and the call stream's.
+    private(set) var connectionSendWindow = 65_535
+    private(set) var initialStreamWindow = 65_535
+    private(set) var callStreamSendWindow = 65_535
+
+    /// The call stream, stream 1: the one a subscriber's or a round trip's call is on.
+    static let callStream: UInt32 = 1
 
     init(maximumMessageSize: Int) {
         carried = CarriedBytes(maximumMessageSize: max(maximumMessageSize, HTTP2Frame.maximumPayload + 9))
@@ -127,8 +137,13 @@ final class HTTP2Connection {
                     + "; its last stream \(Self.word(payload, at: 0) & 0x7FFF_FFFF)")
         case .windowUpdate:
             guard payload.count == 4 else { throw refusal("FRAME_SIZE_ERROR", "a WINDOW_UPDATE of \(payload.count) bytes") }
-            guard Self.word(payload, at: 0) & 0x7FFF_FFFF != 0 else {
-                throw refusal("PROTOCOL_ERROR", "a WINDOW_UPDATE of 0 on stream \(stream)")
+            let increment = Int(Self.word(payload, at: 0) & 0x7FFF_FFFF)
+            // On another stream (a unary call's, over at once) neither an increment nor a 0 matters to this side.
+            guard stream == 0 || stream == Self.callStream else { return }
+            guard increment != 0 else { throw refusal("PROTOCOL_ERROR", "a WINDOW_UPDATE of 0 on stream \(stream)") }
+            if stream == 0 { connectionSendWindow += increment } else { callStreamSendWindow += increment }
+            guard connectionSendWindow <= HTTP2Frame.maximumWindow && callStreamSendWindow <= HTTP2Frame.maximumWindow else {
+                throw refusal("FLOW_CONTROL_ERROR", "a WINDOW_UPDATE that opens stream \(stream)'s window past 2^31 - 1")
             }
         case .pushPromise:
             throw refusal("PROTOCOL_ERROR", "PUSH_PROMISE, though this side's SETTINGS disabled server push")
@@ -177,9 +192,16 @@ final class HTTP2Connection {
             let identifier = UInt16(payload[start]) << 8 | UInt16(payload[start + 1])
             let value = Self.word(payload, at: start + 2)
             switch identifier {
-            case 0x2 where value > 1: throw refusal("PROTOCOL_ERROR", "SETTINGS_ENABLE_PUSH of \(value)")
-            case 0x4 where value > UInt32(HTTP2Frame.maximumWindow):
-                throw refusal("FLOW_CONTROL_ERROR", "SETTINGS_INITIAL_WINDOW_SIZE of \(value), over 2^31 - 1")
+            case 0x2 where value != 0: throw refusal("PROTOCOL_ERROR", "SETTINGS_ENABLE_PUSH of \(value) from a server")
+            case 0x4:
+                guard value <= UInt32(HTTP2Frame.maximumWindow) else {
+                    throw refusal("FLOW_CONTROL_ERROR", "SETTINGS_INITIAL_WINDOW_SIZE of \(value), over 2^31 - 1")
+                }
+                callStreamSendWindow += Int(value) - initialStreamWindow  // an open stream's window moves by the change
+                initialStreamWindow = Int(value)
+                guard callStreamSendWindow <= HTTP2Frame.maximumWindow else {
+                    throw refusal("FLOW_CONTROL_ERROR", "SETTINGS_INITIAL_WINDOW_SIZE that opens stream 1's window past 2^31 - 1")
+                }
             case 0x5 where value < 16_384 || value > 16_777_215:
                 throw refusal("PROTOCOL_ERROR", "SETTINGS_MAX_FRAME_SIZE of \(value), outside 16384 to 16777215")
             default: break  // the server's limits on what this side sends: its frames and header blocks stay within the defaults
@@ -187,6 +209,17 @@ final class HTTP2Connection {
         }
         serverSettingsSeen = true
         outbox.append(HTTP2Frame.settings([], acknowledging: true))
+    }
+
+    /// True, and the windows debited, when `count` bytes of DATA fit the server's windows now: on the call stream
+    /// (`onCallStream`), or on a stream about to open; false leaves them as they are (the caller does not send).
+    func takes(data count: Int, onCallStream: Bool) -> Bool {
+        guard count <= connectionSendWindow && count <= (onCallStream ? callStreamSendWindow : initialStreamWindow) else {
+            return false
+        }
+        connectionSendWindow -= count
+        if onCallStream { callStreamSendWindow -= count }
+        return true
     }
 
     /// Counts DATA received against the windows, giving back each once 2^30 of it was consumed.

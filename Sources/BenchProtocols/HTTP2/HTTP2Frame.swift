@@ -96,18 +96,6 @@ enum HTTP2Frame {
         return (frames, offset)
     }
 
-    /// The offsets, in `frames` (whole frames, as ``headers(_:stream:endStream:)`` and ``data(_:stream:endStream:)``
-    /// write them), of each frame's stream identifier: where a publication's stream is rewritten per message.
-    static func streamOffsets(in frames: [UInt8]) -> [Int] {
-        var offsets: [Int] = []
-        var start = 0
-        while start + 9 <= frames.count {
-            offsets.append(start + 5)
-            start += 9 + (Int(frames[start]) << 16 | Int(frames[start + 1]) << 8 | Int(frames[start + 2]))
-        }
-        return offsets
-    }
-
     /// An error code's name (RFC 9113 §7), for people.
     static func errorName(_ code: UInt32) -> String {
         let names = [

@@ -137,9 +137,11 @@ extension TargetClients {
         let time = MonotonicClock.now()
         recording.ledger.broadcastBegan(sequence, at: time)
         var outcome: Connection<T>.SendOutcome?
+        var windowClosed = false
         if let connection = publisher.connection, connection.isOpen, publisher.isReady {
             do {
-                outcome = try connection.send(message, stamped: stamps != nil)
+                windowClosed = !publisher.session.willPublish(message)
+                outcome = windowClosed ? .dropped : try connection.send(message, stamped: stamps != nil)
                 if outcome != .dropped {
                     _ = publisher.transmitStamps?.expect(message: sequence, lastByte: connection.bytesTaken &- 1)
                 }
@@ -152,7 +154,9 @@ extension TargetClients {
             // waits for the next housekeeping tick before it tries the next one.
             recording.record(ConnectionEvent(
                 side: .clients, client: nil, time: time,
-                reason: "publisher: the server took no more bytes (--max-queue full): broadcast \(sequence) was not published"))
+                reason: "publisher: the server took no more bytes ("
+                    + (windowClosed ? "its HTTP/2 flow-control window is closed" : "--max-queue full")
+                    + "): broadcast \(sequence) was not published"))
             publisher.pausedUntil = time + 50_000_000
         }
         for client in 0..<clients {

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# gRPC server streams against a WebSocket relay, both Python servers of the test suite on one event loop each (needs:
+# apt-get install python3-grpcio python3-websockets time).
+#
+#   Benchmarks/grpc.sh [rounds] [subscribers]       (defaults 3 and 1000)
+#
+# Fan-out to the subscribers, 100 broadcasts every 20 ms, one connection each: through Tests/Fixtures/grpc_relay_server.py
+# (grpc://…/bench.Relay/Subscribe, each broadcast a unary Publish call) and Tests/Fixtures/ws_broadcast_server.py
+# (ws://, each broadcast a JSON message the relay sends on). Delivery and spread p50/p99, lost, and the harness's CPU
+# time (the whole process's, setup and reports included) per message received; the median over the rounds, the rounds
+# alternating, and the ratio of gRPC's CPU to WebSocket's (what HTTP/2, HPACK and gRPC's framing cost the harness).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+subscribers=${2:-1000}
+swift build -c release --product bench >/dev/null
+bench=.build/release/bench
+work=$(mktemp -d)
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+grpc_port=$(free_port); ws_port=$(free_port)
+/usr/bin/python3 Tests/Fixtures/grpc_relay_server.py "$grpc_port" >/dev/null 2>&1 & pids=($!)
+/usr/bin/python3 Tests/Fixtures/ws_broadcast_server.py "$ws_port" >/dev/null 2>&1 & pids+=($!)
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+for port in "$grpc_port" "$ws_port"; do
+    for _ in $(seq 100); do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null && break
+        sleep 0.1
+    done
+done
+
+run() {  # target, options... -> delivery p50, p99, spread p50, p99, lost, CPU µs per message received
+    /usr/bin/time -f '%U %S' -o "$work/cpu" "$bench" fanout --target "$@" --clients "$subscribers" --messages 100 \
+        --interval 20ms --out "$work" --json >"$work/one.json"
+    python3 - "$work/one.json" "$work/cpu" <<'PY'
+import json, sys
+m = {x["metric"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
+user, system = map(float, open(sys.argv[2]).read().split())
+d, s = m["delivery"], m["spread"]
+print(d["p50_us"], d["p99_us"], s["p50_us"], s["p99_us"], d["lost"], (user + system) / max(d["count"], 1) * 1e6)
+PY
+}
+
+grpc=(grpc://127.0.0.1:$grpc_port/bench.Relay/Subscribe --subscribe '1: "bench"' --publish-method bench.Relay/Publish
+    --publish '1: "bench" 2: "{marker}{padding}"')
+ws=(ws://127.0.0.1:$ws_port/ --publish '{"type":"broadcast","payload":"{marker}{padding}"}')
+: >"$work/grpc"; : >"$work/ws"
+for _ in $(seq "$rounds"); do
+    run "${grpc[@]}" >>"$work/grpc"
+    run "${ws[@]}" >>"$work/ws"
+done
+python3 - "$work/grpc" "$work/ws" "$subscribers" <<'PY'
+import statistics, sys
+def medians(path):
+    rows = [list(map(float, line.split())) for line in open(path)]
+    return [statistics.median(column) for column in zip(*rows)], [row[5] for row in rows]
+(grpc, grpc_cpu), (ws, ws_cpu) = medians(sys.argv[1]), medians(sys.argv[2])
+for name, m, cpu in (("grpc:// (a server stream each)", grpc, grpc_cpu), ("ws://", ws, ws_cpu)):
+    print(f"{name:<32} {sys.argv[3]} subscribers: delivery p50 {m[0]:.0f} µs, p99 {m[1]:.0f} µs; spread p50 {m[2]:.0f} µs, "
+          f"p99 {m[3]:.0f} µs; lost {m[4]:.0f}; CPU {m[5]:.2f} µs per message received "
+          f"({' '.join(f'{c:.2f}' for c in cpu)})")
+print(f"  gRPC / WebSocket, CPU per message received: {grpc[5] / ws[5]:.3f}")
+PY
