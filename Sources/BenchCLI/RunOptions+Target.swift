@@ -26,7 +26,8 @@ extension RunOptions {
                     + "client publishes to TOPIC/<client> or SUBJECT.<client>, subscribed to it; stomp://HOST:PORT/topic/NAME to "
                     + "NAME.<client>; mqtt+ws://, nats+ws:// and stomp+ws:// the same over WebSocket, at --ws-path); socketio://HOST:PORT/"
                     + "NAMESPACE (each client emits --publish and takes the event that comes back with its marker); "
-                    + "mqtts://, mqtt+wss://, nats+wss:// and socketios:// over TLS (the server's certificate verified against the system's "
+                    + "grpc://HOST:PORT/package.Service/Method (a bidirectional stream that sends each --publish back); "
+                    + "mqtts://, mqtt+wss://, nats+wss://, socketios:// and grpcs:// over TLS (the server's certificate verified against the system's "
                     + "store, or --tls-ca, --tls-pin, --tls-insecure).")
             : OptionSpec(
                 "target", value: "url",
@@ -36,8 +37,9 @@ extension RunOptions {
                     + "stomp://[USER:PASSWORD@]HOST:PORT/topic/NAME (STOMP 1.2; stomp+ws:// at --ws-path, default /ws), "
                     + "sse://HOST:PORT/PATH (with --publish-url), socketio://HOST:PORT/NAMESPACE (with --publish, "
                     + "--subscribe), or ws://HOST:PORT/PATH and tcp://HOST:PORT (with --publish, and --subscribe where it "
-                    + "needs a join message); --clients subscribe, one more connection publishes. Over TLS: "
-                    + "wss://, mqtts://, mqtt+wss://, nats+wss://, sses:// (with an https:// --publish-url), socketios:// (the server's certificate "
+                    + "needs a join message), grpc://HOST:PORT/package.Service/Method (a server stream each, with "
+                    + "--publish-method); --clients subscribe, one more connection publishes. Over TLS: "
+                    + "wss://, mqtts://, mqtt+wss://, nats+wss://, sses:// (with an https:// --publish-url), socketios://, grpcs:// (the server's certificate "
                     + "verified against the system's store, or --tls-ca, --tls-pin, --tls-insecure).")
         let framing = OptionSpec(
             "framing", value: "kind",
@@ -48,7 +50,8 @@ extension RunOptions {
         let subscribe = OptionSpec(
             "subscribe", value: "text",
             help: "What each \(fanout ? "subscriber" : scenario == .chat ? "member ({room}: its room's number)" : "client") sends first to a ws:// or tcp:// target; for socketio://, "
-                + "the event it emits once connected, as a JSON array (e.g. '[\"join\",\"room1\"]').")
+                + "the event it emits once connected, as a JSON array (e.g. '[\"join\",\"room1\"]'); for grpc://, the "
+                + "server-streaming call's request as protoc --decode_raw prints it (e.g. '1: \"room1\"').")
         let qos = OptionSpec(
             "qos", value: "0|1|2",
             help: fanout
@@ -61,10 +64,12 @@ extension RunOptions {
             "publish", value: "template",
             help: fanout
                 ? "The message the publisher sends to a ws://, tcp://, mqtt:// or sse:// target (for socketio://, the "
-                    + "event it emits as a JSON array), with {marker} (required) and "
+                    + "event it emits as a JSON array; for grpc://, the request of --publish-method as protoc --decode_raw "
+                    + "prints it, {marker} inside a string), with {marker} (required) and "
                     + "{padding} (filled up to --payload), e.g. '{\"type\":\"broadcast\",\"text\":\"{marker}{padding}\"}'."
                 : "The message each client sends (for socketio://, the event it emits as a JSON array, e.g. "
-                    + "'[\"echo\",\"{marker}{padding}\"]'), with {marker} (required) and {padding} (filled up to --payload).",
+                    + "'[\"echo\",\"{marker}{padding}\"]'; for grpc://, as protoc --decode_raw prints it, e.g. "
+                    + "'2: \"{marker}{padding}\"'), with {marker} (required) and {padding} (filled up to --payload).",
             default: "{marker}{padding}")
         let header = OptionSpec(
             "header", value: "'Name: value'",

@@ -48,6 +48,8 @@ public struct ProtocolRecord: Sendable, Equatable {
     public let keepaliveIsHeartbeat: Bool
     /// A fan-out's publisher calls a method of its own (`--publish-method`): gRPC.
     public let takesPublishMethod: Bool
+    /// Over TLS, the protocol its connections offer by ALPN and the server must choose: `h2` for HTTP/2 (gRPC).
+    public let alpn: String?
     /// `--subscribe` and `--publish` are protocol buffers written as `protoc --decode_raw` prints them
     /// (``ProtobufText``), `{marker}` inside a string: gRPC.
     public let messagesAreProtobufText: Bool
@@ -57,8 +59,10 @@ public struct ProtocolRecord: Sendable, Equatable {
         publishExample: String? = nil, publishesByPost: Bool = false, hasHTTPHandshake: Bool = false,
         topicWildcards: Set<Character> = [], subscribersCannotPublish: Bool = false, travelsInWebSocket: Bool = false,
         takesDescription: Bool = false, webSocketQuery: String? = nil, hasPing: Bool = true,
-        keepaliveIsHeartbeat: Bool = false, takesPublishMethod: Bool = false, messagesAreProtobufText: Bool = false
+        keepaliveIsHeartbeat: Bool = false, takesPublishMethod: Bool = false, messagesAreProtobufText: Bool = false,
+        alpn: String? = nil
     ) {
+        self.alpn = alpn
         (self.takesPublishMethod, self.messagesAreProtobufText) = (takesPublishMethod, messagesAreProtobufText)
         (self.hasPing, self.keepaliveIsHeartbeat) = (hasPing, keepaliveIsHeartbeat)
         (self.travelsInWebSocket, self.takesDescription) = (travelsInWebSocket, takesDescription)
@@ -129,8 +133,8 @@ extension TargetURL.Scheme {
                 hasHTTPHandshake: true, travelsInWebSocket: true, webSocketQuery: "EIO=4&transport=websocket")
         case .grpc:
             ProtocolRecord(
-                schemes: "grpc", takesSubscribeText: true, publishExample: #"2: "{marker}{padding}""#, hasHTTPHandshake: true,
-                takesPublishMethod: true, messagesAreProtobufText: true)
+                schemes: "grpc, grpcs", takesSubscribeText: true, publishExample: #"2: "{marker}{padding}""#, hasHTTPHandshake: true,
+                takesPublishMethod: true, messagesAreProtobufText: true, alpn: "h2")
         default: ProtocolRecord(schemes: "http, https")  // no target's: where an sse:// target's publisher POSTs
         }
     }

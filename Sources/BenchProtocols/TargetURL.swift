@@ -15,7 +15,8 @@ import BenchCore
 ///     mqtt+wss://, nats+wss://        the same over TLS
 ///     stomp://[USER:PASSWORD@]HOST:PORT/DESTINATION   a STOMP 1.2 broker (the destination with its slash: /topic/x);
 ///     stomps://, stomp+ws://, stomp+wss://             over TLS, over WebSocket (`--ws-path`, default /ws)
-///     grpc://HOST:PORT/package.Service/Method         a gRPC server over cleartext HTTP/2 (h2c, prior knowledge)
+///     grpc://HOST:PORT/package.Service/Method         a gRPC server over cleartext HTTP/2 (h2c, prior knowledge);
+///     grpcs://                                         over TLS, HTTP/2 chosen by ALPN (h2)
 public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
         case tcp, ws, wss, redis, nats, mqtt, mqtts, sse, sses, http, https
@@ -30,6 +31,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         case stompOverWebSocket = "stomp+ws"
         case stompOverSecureWebSocket = "stomp+wss"
         case grpc
+        case grpcSecure = "grpcs"
 
         /// The protocol spoken, TLS and WebSocket aside: wss → ws, mqtts → mqtt, sses → sse, https → http,
         /// socketios → socketio, mqtt+ws(s) → mqtt, nats+ws(s) → nats.
@@ -42,6 +44,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
             case .sses: .sse
             case .https: .http
             case .socketIOSecure: .socketIO
+            case .grpcSecure: .grpc
             default: self
             }
         }
@@ -50,7 +53,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         public var usesTLS: Bool {
             [
                 .wss, .mqtts, .sses, .https, .socketIOSecure, .mqttOverSecureWebSocket, .natsOverSecureWebSocket,
-                .stompSecure, .stompOverSecureWebSocket,
+                .stompSecure, .stompOverSecureWebSocket, .grpcSecure,
             ].contains(self)
         }
 
@@ -91,7 +94,7 @@ public struct TargetURL: Sendable, Equatable, CustomStringConvertible {
         /// Every scheme's name, for messages.
         static var names: String {
             "tcp, ws, wss, redis, nats, nats+ws, nats+wss, mqtt, mqtts, mqtt+ws, mqtt+wss, stomp, stomps, stomp+ws, "
-                + "stomp+wss, sse, sses, socketio, socketios or grpc"
+                + "stomp+wss, sse, sses, socketio, socketios, grpc or grpcs"
         }
     }
 

@@ -45,6 +45,7 @@ int CBenchTLS_load(char *error, size_t size) {
     LOAD(ssl, SSL_set_bio) LOAD(ssl, SSL_ctrl) LOAD(ssl, SSL_set_accept_state) LOAD(ssl, SSL_set_connect_state)
     LOAD(ssl, SSL_do_handshake) LOAD(ssl, SSL_read) LOAD(ssl, SSL_write) LOAD(ssl, SSL_get_error)
     LOAD(ssl, SSL_shutdown) LOAD(ssl, SSL_get1_peer_certificate) LOAD(ssl, SSL_get_version)
+    LOAD(ssl, SSL_set_alpn_protos) LOAD(ssl, SSL_get0_alpn_selected)
     LOAD(crypto, BIO_new) LOAD(crypto, BIO_s_mem) LOAD(crypto, BIO_write) LOAD(crypto, BIO_ctrl)
     LOAD(crypto, BIO_new_mem_buf) LOAD(crypto, BIO_free) LOAD(crypto, PEM_read_bio_X509)
     LOAD(crypto, PEM_read_bio_PrivateKey) LOAD(crypto, PEM_write_bio_X509) LOAD(crypto, X509_free)
@@ -262,6 +263,23 @@ int CBenchTLS_peerIs(void *opaque, const void *certificate) {
     int same = peer != NULL && ossl.X509_cmp(peer, certificate) == 0;
     if (peer) ossl.X509_free(peer);
     return same;
+}
+
+int CBenchTLS_setALPN(void *opaque, const unsigned char *protocols, int length) {
+    struct CBenchTLSSession *session = opaque;
+    return ossl.SSL_set_alpn_protos(session->ssl, protocols, (unsigned int)length) == 0 ? 0 : -1;  // 0 is success here
+}
+
+int CBenchTLS_selectedALPN(void *opaque, char *name, int size) {
+    struct CBenchTLSSession *session = opaque;
+    const unsigned char *data = NULL;
+    unsigned int length = 0;
+    ossl.SSL_get0_alpn_selected(session->ssl, &data, &length);
+    if (data == NULL || length == 0 || size <= 0) return 0;
+    int copied = (int)length < size - 1 ? (int)length : size - 1;
+    memcpy(name, data, (size_t)copied);
+    name[copied] = 0;
+    return copied;
 }
 
 const char *CBenchTLS_version(void *opaque) {

@@ -40,6 +40,8 @@ struct CBenchTLSFunctions {
     int (*SSL_shutdown)(void *);
     void *(*SSL_get1_peer_certificate)(const void *);
     const char *(*SSL_get_version)(const void *);
+    int (*SSL_set_alpn_protos)(void *, const unsigned char *, unsigned int);
+    void (*SSL_get0_alpn_selected)(const void *, const unsigned char **, unsigned int *);
     void *(*BIO_new)(const void *);
     const void *(*BIO_s_mem)(void);
     int (*BIO_write)(void *, const void *, int);

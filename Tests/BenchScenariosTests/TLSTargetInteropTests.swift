@@ -82,6 +82,54 @@ import BenchProtocols
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
     }
 
+    /// gRPC over TLS (grpcs://): HTTP/2 chosen by ALPN, every message measured, each connect in its phases.
+    @Test(.enabled(if: openSSL && GRPCInteropTests.hasGRPC, "python3-grpcio or OpenSSL 3 is not installed"),
+        arguments: [Scenario.fanout, .roundtrip])
+    func grpcOverTLSMeasuresEveryMessage(_ scenario: Scenario) throws {
+        let folder = try TemporaryFolder()
+        let (certificate, key) = try folder.makeCertificate(named: "relay")
+        let server = try ExternalServer.python("grpc_relay_server.py", certificate, key)
+        defer { server.stop() }
+        let target = "grpcs://127.0.0.1:\(server.port)/bench.Relay/" + (scenario == .fanout ? "Subscribe" : "Echo")
+        var configuration: RunConfiguration
+        if scenario == .fanout {
+            configuration = try TargetServerTests.fanout(target, subscribers: 10, broadcasts: 20)
+            try GRPCInteropTests.relay(&configuration)
+        } else {
+            configuration = try TargetServerTests.roundtrip(target, clients: 6, messages: 20)
+            try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(#"2: "{marker}{padding}""#) }
+        }
+        configuration.tlsTrust = .pin(path: certificate)
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        if scenario == .fanout {
+            try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        } else {
+            _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
+        }
+        Self.expectConnectPhases(recording, webSocket: false)
+    }
+
+    /// A server over TLS that does not choose HTTP/2 by ALPN (an HTTPS server of Server-Sent Events) is refused with
+    /// what it chose, before any HTTP/2 byte goes.
+    @Test(.enabled(if: openSSL && GRPCInteropTests.hasGRPC, "OpenSSL 3 is not installed: apt-get install -y openssl libssl3"))
+    func aServerThatDoesNotChooseHTTP2ByALPNIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let (certificate, key) = try folder.makeCertificate(named: "events")
+        let (server, port) = try PortFileFixture.start("sse_server.py", ["chunked", certificate, key])
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var configuration = try TargetServerTests.fanout("grpcs://127.0.0.1:\(port)/bench.Relay/Subscribe", subscribers: 2, broadcasts: 5)
+        try GRPCInteropTests.relay(&configuration)
+        configuration.tlsTrust = .pin(path: certificate)
+        #expect {
+            _ = try ScenarioRunner.run(configuration, control: RunControl())
+        } throws: { error in
+            "\(error)".contains("the server chose no protocol by ALPN, not h2")
+        }
+    }
+
     @Test(.enabled(if: openSSL && SocketIOInteropTests.hasSocketIO, "python3-socketio, python3-aiohttp or OpenSSL 3 is not installed"))
     func socketIOOverTLSAtItsOwnPathEchoesEveryMessage() throws {
         let folder = try TemporaryFolder()

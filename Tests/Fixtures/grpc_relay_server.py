@@ -2,9 +2,9 @@
 """A gRPC relay on raw bytes (python3-grpcio's asyncio server, generic handlers: no .proto file, no generated code),
 for `bench fanout|roundtrip --target grpc://`.
 
-Usage: grpc_relay_server.py PORT
+Usage: grpc_relay_server.py PORT [CERTIFICATE KEY]
 
-Listens on 127.0.0.1:PORT. Methods of the service bench.Relay:
+Listens on 127.0.0.1:PORT, over TLS (HTTP/2 chosen by ALPN) with the PEM certificate and key given. Methods of the service bench.Relay:
 - Subscribe (server streaming): sends its response headers once the subscriber is registered, then every message
   published, verbatim;
 - Publish (unary): hands the request to every subscriber and answers an empty message;
@@ -47,7 +47,7 @@ async def refuse(request, context):
     yield b""  # an async generator, as a server-streaming handler is
 
 
-async def main(port):
+async def main(port, tls):
     # Pings allowed as often as a client sends them (grpc-core's default answers a ping more often than every 5 minutes
     # on a quiet connection with GOAWAY ENHANCE_YOUR_CALM "too_many_pings"), as a server set up for its clients'
     # keepalive is: `--dead-after` pings each `--heartbeat`.
@@ -64,10 +64,15 @@ async def main(port):
         "Refuse": grpc.unary_stream_rpc_method_handler(refuse),
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Relay", handlers),))
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    if tls:
+        with open(tls[0], "rb") as certificate, open(tls[1], "rb") as key:
+            credentials = grpc.ssl_server_credentials([(key.read(), certificate.read())])
+        server.add_secure_port(f"127.0.0.1:{port}", credentials)
+    else:
+        server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     await server.wait_for_termination()
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1])))
+    asyncio.run(main(int(sys.argv[1]), sys.argv[2:4]))

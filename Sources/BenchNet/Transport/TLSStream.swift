@@ -12,6 +12,8 @@ public struct TLSStream: StreamLayer {
     /// What a verifying client trusts, for messages.
     private let verifiedAgainst: String?
     private let role: TransportRole
+    /// A client's ALPN offer, which the server must choose.
+    private let alpn: String?
     public private(set) var isEstablished = false
 
     public init(role: TransportRole, settings: TransportSettings) throws(ConnectionError) {
@@ -20,6 +22,11 @@ public struct TLSStream: StreamLayer {
         self.pinned = context.pinned
         self.verifiedAgainst = role == .client ? context.verifiedAgainst : nil
         self.role = role
+        self.alpn = role == .client ? settings.tlsALPN : nil
+        if let alpn {
+            let offer = [UInt8(alpn.utf8.count)] + Array(alpn.utf8)
+            guard CBenchTLS_setALPN(session.session, offer, Int32(offer.count)) == 0 else { throw .tls("cannot offer \(alpn) by ALPN") }
+        }
         if role == .client, let name = settings.tlsServerName {
             guard CBenchTLS_setServerName(session.session, name) == 0 else { throw .tls("cannot send the server name \(name)") }
         }
@@ -80,6 +87,14 @@ public struct TLSStream: StreamLayer {
         case 1:
             if let pinned, CBenchTLS_peerIs(session.session, pinned.certificate) != 1 {
                 throw .tls("the server's certificate is not the pinned one (SHA-256 \(pinned.sha256Fingerprint))")
+            }
+            if let alpn {
+                var chosen = [CChar](repeating: 0, count: 256)
+                let length = CBenchTLS_selectedALPN(session.session, &chosen, Int32(chosen.count))
+                let name = String(decoding: chosen.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                guard name == alpn else {
+                    throw .tls("the server chose \(length == 0 ? "no protocol" : "\"\(name)\"") by ALPN, not \(alpn)")
+                }
             }
             isEstablished = true
         case 0: return

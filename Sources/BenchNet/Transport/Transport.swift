@@ -57,6 +57,8 @@ public struct TransportSettings: @unchecked Sendable {
     public var tlsServerName: String?
     /// TLS clients that verify: the name (or address) the server's certificate must carry, the one they connect to.
     public var tlsPeerName: String?
+    /// TLS clients: the protocol offered by ALPN (RFC 7301), which the server must choose (`h2` for HTTP/2); nil: none.
+    public var tlsALPN: String?
 
     /// TLS clients connect to `host` (a name or an address): its certificate must carry it, and a name is sent (SNI).
     public mutating func expectServer(named host: String) {

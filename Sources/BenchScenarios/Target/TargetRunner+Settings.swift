@@ -24,6 +24,7 @@ extension TargetRunner {
         settings.webSocketText = target.scheme.webSocketCarriesText
         settings.webSocketSubprotocol = target.scheme.webSocketSubprotocol ?? targetSettings.protocolDescription?.subprotocol
         settings.handshakeFields = targetSettings.headers
+        settings.tlsALPN = target.scheme.record.alpn  // HTTP/2 over TLS: h2, which the server must choose
         if target.scheme.usesTLS {
             do throws(TLSError) {
                 try OpenSSL.load()

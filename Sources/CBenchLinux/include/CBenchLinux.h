@@ -101,6 +101,10 @@ void *CBenchTLS_newSession(void *context, int server);
 void CBenchTLS_freeSession(void *session);
 /// A client's server name (SNI), for servers that choose their certificate by it. Returns 0 or -1.
 int CBenchTLS_setServerName(void *session, const char *name);
+/// A client's ALPN offer (RFC 7301): `protocols` in the wire form, each name after its length byte. Returns 0 or -1.
+int CBenchTLS_setALPN(void *session, const unsigned char *protocols, int length);
+/// The protocol the server chose by ALPN, once the handshake is done, into `name` (NUL-ended); its length, 0 for none.
+int CBenchTLS_selectedALPN(void *session, char *name, int size);
 /// Gives the session bytes read from the socket. Returns 0 or -1.
 int CBenchTLS_feed(void *session, const void *bytes, int length);
 /// Advances the handshake: 1 done, 0 needs more input, -1 failed, -2 the peer closed.
