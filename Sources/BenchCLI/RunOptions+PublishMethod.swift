@@ -7,8 +7,9 @@ import BenchProtocols
 extension RunOptions {
     static let publishMethodOption = OptionSpec(
         "publish-method", value: "package.Service/Method",
-        help: "A grpc:// target's fan-out: the unary method the publisher calls with each broadcast (--publish is its "
-            + "request); the subscribers call the target URL's server-streaming method with --subscribe.")
+        help: "A grpc:// target: the unary method called with each broadcast (fanout: by the publisher) or each member's "
+            + "message (chat: on the member's own connection), --publish its request; the subscribers or members call the "
+            + "target URL's server-streaming method with --subscribe.")
 
     /// Reads `--publish-method` (needed by a fan-out of a protocol that publishes by a method call, refused elsewhere),
     /// and checks `--subscribe` and `--publish` as the protocol writes its messages.
@@ -23,14 +24,15 @@ extension RunOptions {
         if let publish = parsed.value("publish"), let refusal = record.publishRefusal(publish) {
             throw reader.invalid("publish", "template", publish, refusal)
         }
-        guard record.takesPublishMethod && scenario == .fanout else {
-            if let text { throw reader.invalid("publish-method", "package.Service/Method", text, "is for a grpc:// target's fanout") }
+        guard record.takesPublishMethod && scenario != .roundtrip else {
+            if let text { throw reader.invalid("publish-method", "package.Service/Method", text, "is for a grpc:// target's fanout and chat") }
             return
         }
         guard let text else {
             throw UsageError(
-                message: "a grpc:// target's fanout needs --publish-method package.Service/Method: the unary method the "
-                    + "publisher calls with each broadcast", command: command)
+                message: "a grpc:// target's \(scenario.rawValue) needs --publish-method package.Service/Method: the unary method "
+                    + (scenario == .fanout ? "the publisher calls with each broadcast" : "each member calls with its messages"),
+                command: command)
         }
         let method = text.hasPrefix("/") ? text : "/" + text
         let parts = method.split(separator: "/", omittingEmptySubsequences: false)

@@ -86,7 +86,10 @@ extension RunOptions {
                     + "never printed or written."),
             OptionSpec("clients-file-cycle", help: "Fewer rows than clients: reuse them in turn (without it, a usage error)."),
         ]
-        guard fanout else { return [target, header] + identity + protocolOptions + [framing, subscribe, qos, publish] }
+        guard fanout else {
+            let chat = scenario == .chat ? [publishMethodOption] : []
+            return [target, header] + identity + protocolOptions + [framing, subscribe] + chat + [qos, publish]
+        }
         return [target, header] + identity + protocolOptions + [
             framing, subscribe,
             OptionSpec(

@@ -32,6 +32,7 @@ extension ServerProtocol {
         case .described(let description):
             return .described(description.expanding(expand))
         case .grpc(var settings):
+            settings.subscribe = expand(settings.subscribe)
             settings.metadata = settings.metadata.map { $0.personalized(by: identities, client: client) }
             return .grpc(settings)
         }

@@ -12,6 +12,9 @@ extension ServerProtocol {
             return .socketIO(settings)
         case .described(let description):
             return .described(description.expanding { $0.replacing("{room}", with: "\(room)") })
+        case .grpc(var settings):
+            settings.subscribe = settings.subscribe.replacing("{room}", with: "\(room)")
+            return .grpc(settings)
         default:
             return below("\(room)")
         }

@@ -19,10 +19,8 @@ extension ServerProtocol {
         case .tcp: self = .custom(framing: framing, subscribe: subscribe)
         case .grpc:
             let authority = (url.host.contains(":") ? "[\(url.host)]" : url.host) + ":\(url.port)"
-            // The command line checked --subscribe's text.
-            let request = (try? ProtobufText.encode(subscribe ?? "").bytes) ?? []
             self = .grpc(GRPCSettings(
-                method: url.path, authority: authority, subscribe: request, publishMethod: publishMethod, metadata: headers,
+                method: url.path, authority: authority, subscribe: subscribe ?? "", publishMethod: publishMethod, metadata: headers,
                 usesTLS: url.scheme.usesTLS))
         case .ws: self = description.map(ServerProtocol.described) ?? .custom(framing: nil, subscribe: subscribe)
         case .socketIO: self = .socketIO(SocketIOSettings(namespace: url.path, subscribe: subscribe))

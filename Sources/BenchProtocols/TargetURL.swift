@@ -257,12 +257,10 @@ extension TargetURL.Scheme {
     /// Why a chat run cannot have its members send on their own connections to a server of this scheme; nil when it can.
     public var chatRefusal: String? {
         switch protocolScheme {
-        case .tcp, .ws, .mqtt, .nats, .socketIO, .redis, .stomp: return nil
-        case .grpc:
-            return "grpc:// takes fanout and roundtrip; its chat is not measured yet"
+        case .tcp, .ws, .mqtt, .nats, .socketIO, .redis, .stomp, .grpc: return nil
         default:
             return "\(rawValue):// publishes over separate HTTP requests, not on a member's connection: nats://, "
-                + "mqtt://, redis://, stomp://, ws://, tcp:// and socketio:// targets take chat"
+                + "mqtt://, redis://, stomp://, ws://, tcp://, socketio:// and grpc:// targets take chat"
         }
     }
 

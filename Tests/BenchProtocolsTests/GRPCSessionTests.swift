@@ -7,7 +7,7 @@ import Testing
 /// what the session owes in answer, its publications, and every malformed frame refused with a reason.
 @Suite struct GRPCSessionTests {
     static let settings = ServerProtocol.GRPCSettings(
-        method: "/bench.Relay/Subscribe", authority: "127.0.0.1:50051", subscribe: [0x0A, 0x01, 0x61],
+        method: "/bench.Relay/Subscribe", authority: "127.0.0.1:50051", subscribe: #"1: "a""#,
         publishMethod: "/bench.Relay/Publish", metadata: [try! HeaderField(name: "X-Token", value: "t")])
 
     private func frame(_ kind: HTTP2Frame.Kind, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8]) -> [UInt8] {
@@ -150,6 +150,17 @@ import Testing
             + frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 11, HPACK.encode([(":status", "200"), ("grpc-status", "14")])))
         #expect(actions.ready == 1)
         #expect(actions.errors == ["/bench.Relay/Publish: grpc-status 14 UNAVAILABLE"])
+    }
+
+    /// A chat member's messages are unary calls of its own beside its room's call: streams 3, 5, … on its connection.
+    @Test func aChatMembersMessagesAreCallsOnStreamsAfterItsRoomsCall() throws {
+        let member = ProtocolSession(.grpc(Self.settings).room(4), role: .subscriber, maximumMessageSize: 1024)
+        let template = try PublishTemplateText.expand(#"1: "room-4" 2: "{marker}""#)
+        let (publication, _) = member.machine.publication(of: template.bytes, markerAt: template.markerOffset)
+        var bytes = publication.bytes
+        #expect(bytes[3] == HTTP2Frame.Kind.headers.rawValue, "a call of its own, not DATA on the room's call")
+        #expect(bytes.withUnsafeMutableBytes { member.willPublish($0) } && bytes.withUnsafeMutableBytes { member.willPublish($0) })
+        #expect(Array(bytes[5..<9]) == [0, 0, 0, 5])
     }
 
     @Test(arguments: [

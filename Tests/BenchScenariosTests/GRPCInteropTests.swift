@@ -92,3 +92,22 @@ import Testing
         }
     }
 }
+
+extension GRPCInteropTests {
+    /// Chat through gRPC: each member subscribes to its room (`{room}` in the server-streaming call's request) and sends
+    /// each of its messages by a unary call of its own on the same connection; every message reaches every other
+    /// member of its room and nobody else (the relay sends the sender its copy too: left alone, as the scheme does not
+    /// promise one).
+    @Test(installed)
+    func chatThroughGRPCReachesEveryOtherMemberOfEachRoom() throws {
+        let server = try ExternalServer.python("grpc_relay_server.py")
+        defer { server.stop() }
+        var configuration = try ChatTargetTests.chat("grpc://127.0.0.1:\(server.port)/bench.Relay/Subscribe")
+        try configuration.changeTarget {
+            $0.subscribeText = #"1: "room-{room}""#
+            $0.publishMethod = "/bench.Relay/Publish"
+            $0.publishTemplate = try PublishTemplate(#"1: "room-{room}" 2: "{marker}{padding}""#)
+        }
+        try ChatTargetTests.expectEveryMessageReachedItsRoom(try ScenarioRunner.run(configuration, control: RunControl()))
+    }
+}

@@ -5,9 +5,10 @@ for `bench fanout|roundtrip --target grpc://`.
 Usage: grpc_relay_server.py PORT [CERTIFICATE KEY]
 
 Listens on 127.0.0.1:PORT, over TLS (HTTP/2 chosen by ALPN) with the PEM certificate and key given. Methods of the service bench.Relay:
-- Subscribe (server streaming): sends its response headers once the subscriber is registered, then every message
-  published, verbatim;
-- Publish (unary): hands the request to every subscriber and answers an empty message;
+- Subscribe (server streaming): sends its response headers once the subscriber is registered in the room its
+  request's field 1 names, then every message published to that room, verbatim;
+- Publish (unary): hands the request to every subscriber of the room its field 1 names (the sender's own call
+  included) and answers an empty message;
 - Echo (bidirectional streaming): sends each message back to its sender;
 - Refuse (server streaming): fails with PERMISSION_DENIED and a message.
 Any other method is UNIMPLEMENTED (the library's own answer). Pings are allowed at any rate (see main).
@@ -17,22 +18,38 @@ import sys
 
 import grpc
 
-SUBSCRIBERS = set()
+ROOMS = {}
+
+
+def room(request):
+    """Field 1 of a protocol buffers message when it comes first and is length-delimited (b"" otherwise)."""
+    if not request or request[0] != 0x0A:
+        return b""
+    length, shift, position = 0, 0, 1
+    while position < len(request):
+        byte = request[position]
+        position += 1
+        length |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            break
+    return bytes(request[position:position + length])
 
 
 async def subscribe(request, context):
     queue = asyncio.Queue()
-    SUBSCRIBERS.add(queue)
+    members = ROOMS.setdefault(room(request), set())
+    members.add(queue)
     try:
         await context.send_initial_metadata(())
         while True:
             yield await queue.get()
     finally:
-        SUBSCRIBERS.discard(queue)
+        members.discard(queue)
 
 
 async def publish(request, context):
-    for queue in list(SUBSCRIBERS):
+    for queue in list(ROOMS.get(room(request), ())):
         queue.put_nowait(request)
     return b""
 

@@ -5,7 +5,9 @@ import BenchCore
 ///   each response message is a delivery;
 /// - a round trip's client opens the bidirectional-streaming method on stream 1 and sends each of its messages on it;
 ///   each message the server sends on it is a delivery;
-/// - the fan-out publisher calls the unary `--publish-method` once per broadcast, each call a stream of its own.
+/// - the fan-out publisher calls the unary `--publish-method` once per broadcast, each call a stream of its own;
+/// - a chat member is a subscriber of its room's call that sends each of its messages by a unary call of its own, on
+///   the same connection (streams 3, 5, …).
 ///
 /// A fan-out subscriber is ready once the server sent the call's response headers (or its first message): its
 /// confirmation that the call is taken. A server's transport answers a PING before its handler has run, so that is no
@@ -32,8 +34,11 @@ public final class GRPCSession: SessionStateMachine {
 
     /// The call's stream (a subscriber's, a round trip's): the first this side opens.
     static let callStream = HTTP2Connection.callStream
-    /// The publisher's next call's stream: odd, rising, one per broadcast on this connection.
-    private var nextStream: UInt32 = 1
+    /// The next unary call's stream (the publisher's, a chat member's): odd, rising, one per message on this
+    /// connection, after the call's own stream where there is one.
+    private var nextStream: UInt32
+    /// Its messages go as unary calls, each on a new stream (the publisher, a chat member), not on the call's stream.
+    private var publishesByCalls: Bool { role == .publisher || settings.publishMethod != nil && !settings.bidirectional }
     /// A server-streaming call's subscriber: ready on the server's headers only (``isReady``).
     private var readyOnHeadersOnly: Bool { role == .subscriber && !settings.bidirectional }
 
@@ -41,6 +46,7 @@ public final class GRPCSession: SessionStateMachine {
         (self.settings, self.role, self.maximumMessageSize) = (settings, role, maximumMessageSize)
         http2 = HTTP2Connection(maximumMessageSize: maximumMessageSize)
         messages = CarriedBytes(maximumMessageSize: maximumMessageSize + 5)
+        nextStream = role == .publisher ? 1 : Self.callStream + 2
     }
 
     public func connected(name: String) {
@@ -49,7 +55,9 @@ public final class GRPCSession: SessionStateMachine {
             let streaming = settings.bidirectional
             outbox.append(HTTP2Frame.headers(requestHeaders(settings.method), stream: Self.callStream, endStream: false))
             if !streaming {
-                outbox.append(HTTP2Frame.data(Self.framed(settings.subscribe), stream: Self.callStream, endStream: true).frames)
+                // The command line checked the text (the room's number and a row's values put in are a string's).
+                let request = (try? ProtobufText.encode(settings.subscribe).bytes) ?? []
+                outbox.append(HTTP2Frame.data(Self.framed(request), stream: Self.callStream, endStream: true).frames)
             }
         }
         if !readyOnHeadersOnly { outbox.append(HTTP2Frame.ping(0)) }
@@ -148,8 +156,8 @@ public final class GRPCSession: SessionStateMachine {
         publication(of: payload, markerAt: 0).publication
     }
 
-    /// The publisher's unary call (HEADERS, then the request in DATA ending the stream; its stream rewritten per
-    /// message), or a round trip's message on its call's stream: `payload` is `--publish`'s text, encoded
+    /// The publisher's or a chat member's unary call (HEADERS, then the request in DATA ending the stream; its stream
+    /// given per message, ``willPublish(_:)``), or a round trip's message on its call's stream: `payload` is `--publish`'s text, encoded
     /// (``ProtobufText``), the marker followed from `markerAt` in the text to its place in the bytes.
     public func publication(of payload: [UInt8], markerAt: Int) -> (publication: Publication, markerOffset: Int) {
         let text = String(decoding: payload, as: UTF8.self)
@@ -160,7 +168,7 @@ public final class GRPCSession: SessionStateMachine {
             ?? (try! ProtobufText.encode("1: \"\(placeholder)\"", following: 4))
         let body = Self.framed(message)
         let keep = offset.map { 5 + $0..<5 + $0 + Marker.size }
-        guard role == .publisher else {
+        guard publishesByCalls else {
             let data = HTTP2Frame.data(body, stream: Self.callStream, endStream: false, keepingWhole: keep)
             return (Publication(bytes: data.frames, payloadOffset: 0), data.offset ?? 0)
         }
@@ -172,7 +180,7 @@ public final class GRPCSession: SessionStateMachine {
 
     /// Before a publication (marked, about to be written) goes out: false when its DATA does not fit the server's
     /// flow-control windows now, or this connection's stream ids are used up; the caller then counts it as not taken,
-    /// as it does a write the socket's queue refuses. The publisher's call gets its stream, written into each frame.
+    /// as it does a write the socket's queue refuses. A unary call gets its stream, written into each of its frames.
     public func willPublish(_ message: UnsafeMutableRawBufferPointer) -> Bool {
         var data = 0
         var start = 0
@@ -181,7 +189,7 @@ public final class GRPCSession: SessionStateMachine {
             if message[start + 3] == HTTP2Frame.Kind.data.rawValue { data += length }
             start += 9 + length
         }
-        guard role == .publisher else { return http2.takes(data: data, onCallStream: true) }
+        guard publishesByCalls else { return http2.takes(data: data, onCallStream: true) }
         guard nextStream <= 0x7FFF_FFFF, http2.takes(data: data, onCallStream: false) else { return false }
         start = 0
         while start + 9 <= message.count {
