@@ -11,6 +11,38 @@ extension RunOptions {
             + "message (chat: on the member's own connection), --publish its request; the subscribers or members call the "
             + "target URL's server-streaming method with --subscribe.")
 
+    static let streamsPerConnectionOption = OptionSpec(
+        "streams-per-connection", value: "n",
+        help: "A grpc:// target's fan-out: the subscribers one HTTP/2 connection carries, each a call of its own on a "
+            + "stream (as a gRPC channel or a browser shares one), 1 to \(RunConfiguration.maximumStreamsPerConnection); "
+            + "run.csv says it, so bench compare shows what sharing costs against one connection each.",
+        default: "1")
+
+    /// `--streams-per-connection`: a fan-out's subscribers per connection, where the protocol carries streams.
+    static func readStreamsPerConnection(
+        into target: inout TargetSettings?, scenario: Scenario, reader: OptionReader, parsed: ParsedOptions
+    ) throws(UsageError) {
+        guard let text = parsed.value("streams-per-connection") else { return }
+        guard let count = Int(text), (1...RunConfiguration.maximumStreamsPerConnection).contains(count) else {
+            throw reader.invalid(
+                "streams-per-connection", "n", text, "expected 1 to \(RunConfiguration.maximumStreamsPerConnection)")
+        }
+        guard let settings = target, settings.url.scheme.record.carriesStreams, scenario == .fanout else {
+            throw reader.invalid("streams-per-connection", "n", text, "is for a grpc:// or grpcs:// target's fanout")
+        }
+        if count > 1 && settings.identities != nil {
+            throw reader.invalid(
+                "streams-per-connection", "n", text,
+                "a connection that carries several subscribers speaks as one: --clients-file gives each its own connection")
+        }
+        if count > 1 && parsed.value("link") != nil {
+            throw reader.invalid(
+                "streams-per-connection", "n", text,
+                "a --link is each client's own: a connection that carries several subscribers cannot take theirs")
+        }
+        target?.streamsPerConnection = count
+    }
+
     /// Reads `--publish-method` (needed by a fan-out of a protocol that publishes by a method call, refused elsewhere),
     /// and checks `--subscribe` and `--publish` as the protocol writes its messages.
     static func readProtocolMessages(

@@ -96,7 +96,7 @@ extension RunOptions {
                 "publish-url", value: "url",
                 help: "An sse:// target: where the publisher POSTs each broadcast (the --publish template as the body), "
                     + "http://HOST:PORT/PATH, one request after another on one kept-alive connection."),
-            publishMethodOption, qos, publish,
+            publishMethodOption, streamsPerConnectionOption, qos, publish,
         ]
     }
 
@@ -153,7 +153,7 @@ extension RunOptions {
             try readProtocol(into: &target!, reader: reader, parsed: parsed, command: command)
             try refuseSubprotocolHeader(of: target!, reader: reader)
             try readIdentities(into: &target!, text: text, reader: reader, parsed: parsed, command: command)
-        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "publish-method", "header", "clients-file",
+        } else if let option = ["subscribe", "publish", "framing", "qos", "publish-url", "publish-method", "streams-per-connection", "header", "clients-file",
             "protocol", "channel", "connection-params"]
             .first(where: { parsed.value($0) != nil }) ?? (parsed.has("clients-file-cycle") ? "clients-file-cycle" : nil)
         {
@@ -188,6 +188,7 @@ extension RunOptions {
         }
         try readPublishURL(into: &target, reader: reader, parsed: parsed, command: command)
         try readProtocolMessages(into: &target, scenario: configuration.scenario, reader: reader, parsed: parsed, command: command)
+        try readStreamsPerConnection(into: &target, scenario: configuration.scenario, reader: reader, parsed: parsed)
     }
 
     /// `--publish-url`: required by an sse:// target and only there; an http:// URL whose host is an address.

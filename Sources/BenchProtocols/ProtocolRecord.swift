@@ -50,6 +50,9 @@ public struct ProtocolRecord: Sendable, Equatable {
     public let takesPublishMethod: Bool
     /// Over TLS, the protocol its connections offer by ALPN and the server must choose: `h2` for HTTP/2 (gRPC).
     public let alpn: String?
+    /// One connection may carry several fan-out subscribers, each a stream of its own (`--streams-per-connection`):
+    /// HTTP/2's gRPC.
+    public var carriesStreams: Bool { alpn == "h2" }
     /// `--subscribe` and `--publish` are protocol buffers written as `protoc --decode_raw` prints them
     /// (``ProtobufText``), `{marker}` inside a string: gRPC.
     public let messagesAreProtobufText: Bool

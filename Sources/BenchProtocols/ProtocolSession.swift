@@ -93,6 +93,14 @@ public enum ProtocolSession {
         }
     }
 
+    /// Of a connection that carries several subscribers (`--streams-per-connection`), the one (0 for its first) whose
+    /// delivery or readiness the session is acting on; 0 elsewhere.
+    @inline(__always)
+    public var actingCall: Int {
+        guard case .grpc(let session) = self else { return 0 }
+        return session.actingCall
+    }
+
     /// Before a published message (marked) goes out: false when the protocol cannot take it now (HTTP/2's
     /// flow-control window is closed), and the caller counts it as not taken. Per message, so dispatched by case.
     @inline(__always)

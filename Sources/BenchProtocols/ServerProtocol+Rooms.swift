@@ -20,6 +20,14 @@ extension ServerProtocol {
         }
     }
 
+    /// What a connection that carries `calls` fan-out subscribers speaks (`--streams-per-connection`): gRPC's
+    /// subscription made that many times, each a call of its own; the same elsewhere.
+    public func carrying(calls: Int) -> ServerProtocol {
+        guard case .grpc(var settings) = self else { return self }
+        settings.calls = calls
+        return .grpc(settings)
+    }
+
     /// What client `client` speaks where a `--protocol` description says `{client}`: its number (a round-trip client's
     /// own channel, as `room:{client}`).
     public func numbered(_ client: Int) -> ServerProtocol {

@@ -68,6 +68,7 @@ public enum RunSettingsCSV {
             ("framing", target?.url.scheme == .tcp ? target!.framing.rawValue : ""),
             // What else of a target's protocol changes what is measured: bench compare notes each difference.
             ("qos", target?.url.scheme.record.takesQoS == true ? "\(target!.qos)" : ""),
+            ("streams_per_connection", target?.url.scheme.record.carriesStreams == true ? "\(target!.streamsPerConnection)" : ""),
             ("subscribe", target?.subscribeText ?? ""),
             ("publish_template", target?.publishTemplate.text ?? ""),
             ("publish_url", target?.publishURL?.description ?? ""),

@@ -152,6 +152,36 @@ import Testing
         #expect(actions.errors == ["/bench.Relay/Publish: grpc-status 14 UNAVAILABLE"])
     }
 
+    /// A connection that carries three subscribers: three calls (streams 1, 3, 5), ready once the server took all three,
+    /// and each message, its frames interleaved with another call's, delivered whole and said to be its call's.
+    @Test func aConnectionCarryingThreeCallsSaysWhoseEachDeliveryIsAtEverySplit() throws {
+        let first = message("for call 0, across two frames"), second = message("for call 2")
+        let stream = frame(.settings, stream: 0, [])
+            + frame(.headers, flags: HTTP2Frame.endHeaders, stream: 1, [0x88])
+            + frame(.headers, flags: HTTP2Frame.endHeaders, stream: 5, [0x88])
+            + frame(.data, stream: 1, Array(first[..<12]))
+            + frame(.headers, flags: HTTP2Frame.endHeaders, stream: 3, [0x88])
+            + frame(.data, stream: 5, second) + frame(.data, stream: 1, Array(first[12...]))
+        for cut in 1..<stream.count {
+            let session = ProtocolSession(.grpc(Self.settings).carrying(calls: 3), role: .subscriber, maximumMessageSize: 1024)
+            guard case .grpc(let grpc) = session else { return }
+            grpc.connected(name: "0")
+            let opening = grpc.outbox.pending
+            #expect(HTTP2Frame.Kind(rawValue: opening[HTTP2Connection.opening.count + 3]) == .headers)
+            var calls: [Int] = [], ready = 0
+            for chunk in [Array(stream[..<cut]), Array(stream[cut...])] {
+                var bytes = chunk
+                try bytes.withUnsafeMutableBytes { buffer in
+                    try session.received(buffer, endsMessage: false) { action in
+                        if case .delivered = action { calls.append(session.actingCall) }
+                        if case .ready = action { ready += 1 }
+                    }
+                }
+            }
+            #expect(calls == [2, 0] && ready == 1, "cut at \(cut)")
+        }
+    }
+
     /// A chat member's messages are unary calls of its own beside its room's call: streams 3, 5, … on its connection.
     @Test func aChatMembersMessagesAreCallsOnStreamsAfterItsRoomsCall() throws {
         let member = ProtocolSession(.grpc(Self.settings).room(4), role: .subscriber, maximumMessageSize: 1024)

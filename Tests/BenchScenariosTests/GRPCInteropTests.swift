@@ -111,3 +111,54 @@ extension GRPCInteropTests {
         try ChatTargetTests.expectEveryMessageReachedItsRoom(try ScenarioRunner.run(configuration, control: RunControl()))
     }
 }
+
+extension GRPCInteropTests {
+    /// `--streams-per-connection 3`: seven subscribers on two threads, so a share of three and one of four (three and
+    /// one); and in
+    /// two agents, which learn it from their client spec. Every broadcast reaches every subscriber, and the subscribers
+    /// a connection carries share its connect time (one connect, one TLS-less handshake: the same number).
+    @Test(installed, arguments: TargetPlacementMatrixTests.Placement.allCases)
+    func subscribersThatShareAConnectionEachGetEveryBroadcast(_ placement: TargetPlacementMatrixTests.Placement) throws {
+        let server = try ExternalServer.python("grpc_relay_server.py")
+        defer { server.stop() }
+        let target = "grpc://127.0.0.1:\(server.port)/bench.Relay/Subscribe"
+        var configuration = try TargetServerTests.fanout(target, subscribers: placement == .twoThreads ? 7 : 6, broadcasts: 20)
+        try Self.relay(&configuration)
+        configuration.changeTarget { $0.streamsPerConnection = 3 }
+        let recording = try Self.run(configuration, placement)
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        // Each thread's or agent's share of the ids, cut into connections of three (the last of a share what is left).
+        let shares = placement == .twoThreads ? ClientThreadSet<Void>.shares(of: 0..<7, threads: 2) : [0..<3, 3..<6]
+        let connections = shares.flatMap { share in
+            stride(from: share.lowerBound, to: share.upperBound, by: 3).map { $0..<min($0 + 3, share.upperBound) }
+        }
+        #expect(connections.count == (placement == .twoThreads ? 3 : 2))
+        for clients in connections {
+            let times = Set(clients.map { recording.connectTimes[$0] })
+            #expect(times.count == 1, "subscribers \(clients) share one connect: \(clients.map { recording.connectTimes[$0] })")
+        }
+        #expect(Set(recording.connectTimes).count == connections.count, "one connect per connection: \(recording.connectTimes)")
+    }
+
+    /// The server restarted under subscribers that share connections (three each): every connection's drop is each
+    /// of its subscribers' outage, its return each one's return, and the broadcasts after the returns reach everyone.
+    @Test(installed)
+    func subscribersThatShareAConnectionComeBackTogetherAfterARestart() throws {
+        var (external, target) = try TargetRestartTests.start(.grpcRelay)
+        defer { external.stop() }
+        var configuration = try TargetRestartTests.fanout(.grpcRelay, target, broadcasts: 400)
+        configuration.changeTarget { $0.streamsPerConnection = 3 }
+        let (run, _) = try TargetRestartTests.begin(configuration, .twoThreads)
+        run.waitUntilDispatched(30 * TargetRestartTests.subscribers)
+        try TargetRestartTests.restart(&external)
+        let recording = try run.finish()
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(8))")
+        #expect(recording.outages.count == TargetRestartTests.subscribers && recording.outagesBack == TargetRestartTests.subscribers,
+            "\(events.prefix(8))")
+        let files = try RunFiles.write(recording)
+        let afterwards = try TargetRestartTests.broadcastsAfterEveryReturn(recording, files)
+        #expect(afterwards.count >= 20, "the run went on after the returns")
+        #expect(afterwards.allSatisfy { $0.int("delivered") == TargetRestartTests.subscribers }, "\(afterwards.prefix(3))")
+    }
+}

@@ -24,7 +24,7 @@ extension ClientGroup {
     /// A connect of the client at `place` under way, from `now`: its first, or a return (`isReturn`) that redoes the
     /// whole handshake on a new session, silence counted from the start of the try.
     func connect(_ place: Int, isReturn: Bool, at now: UInt64) throws -> Connection<T> {
-        let client = ids.lowerBound + place
+        let client = clients(at: place).lowerBound  // a connection that carries several goes as its first
         let identities = configuration.target?.identities
         let connection = try loop.connect(
             to: routes.address(of: client), token: UInt64(place + 1), transmitStamps: own != nil,

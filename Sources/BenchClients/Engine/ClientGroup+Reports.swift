@@ -62,11 +62,24 @@ extension ClientGroup {
         report(.subscribed, place, phases.text, time: table.connectTimes[place])
     }
 
+    /// Tells the measuring thread what happened at `place`: to each subscriber its connection carries where it is each
+    /// one's (ready, returned, closed, gave up), to its first one otherwise (a note, the server's error).
     func report(_ what: ClientReport.What, _ place: Int, _ text: String = "", time: UInt64 = MonotonicClock.now()) {
-        if what == .subscribed {
-            subscribedCount += 1
-            if subscribedCount == ids.count { load.begin() }
+        let each = what == .subscribed || what == .returned || what == .closed || what == .gaveUp
+        for client in each ? clients(at: place) : clients(at: place).prefix(1) {
+            if what == .subscribed {
+                subscribedCount += 1
+                if subscribedCount == ids.count { load.begin() }
+            }
+            writer.report(ClientReport(what, client: UInt32(client), time: time, text: text))
         }
-        writer.report(ClientReport(what, client: UInt32(ids.lowerBound + place), time: time, text: text))
+    }
+
+    /// The run's ids of the subscribers `place` carries: itself alone, or with `--streams-per-connection` a connection's
+    /// share (the last one what is left).
+    @inline(__always)
+    func clients(at place: Int) -> Range<Int> {
+        let first = ids.lowerBound + place * perConnection
+        return first..<min(ids.upperBound, first + perConnection)
     }
 }

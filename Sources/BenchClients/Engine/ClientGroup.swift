@@ -43,10 +43,13 @@ public final class ClientGroup<T: Transport> {
     let pingsForLiveness: Bool
     var nextKeepAlive: UInt64 = 0
     /// The subscribers' connections (nil: its connect could not start), their connect times and window, by their place
-    /// in `ids`; and their protocol sessions.
+    /// in `ids`; and their protocol sessions. With `--streams-per-connection`, a place is a connection that carries
+    /// ``perConnection`` subscribers (``clients(at:)``), each a call of its own.
     var table: ClientTable<T>
+    /// The subscribers one connection carries: `--streams-per-connection` in a fan-out, 1 elsewhere.
+    let perConnection: Int
     var sessions: [ProtocolSession] = []
-    /// What each subscriber speaks, as its sessions are made (a reconnect makes a new one), and their largest message.
+    /// What each place speaks, as its sessions are made (a reconnect makes a new one), and their largest message.
     let speeches: [ServerProtocol]
     let maximumMessageSize: Int
     /// Per place: the subscriber was ready once (a later connect of it is a return).
@@ -84,7 +87,9 @@ public final class ClientGroup<T: Transport> {
             kernelClock: kernelClock, readSize: 2 * configuration.payload)
         self.writer = writer
         self.endSignal = endSignal
-        table = ClientTable(configuration, ids: ids)
+        perConnection = configuration.scenario == .fanout ? configuration.target?.streamsPerConnection ?? 1 : 1
+        table = ClientTable(configuration, ids: ids, clientsPerPlace: perConnection)
+        let places = table.count
         let maximum = max(64 << 10, 4 * configuration.payload)
         let rooms = configuration.chatRooms.map { plan in
             let rooms = ChatRooms(clients: configuration.clients, plan: plan, seed: configuration.seed)
@@ -97,15 +102,20 @@ public final class ClientGroup<T: Transport> {
         case .chat: speeches = rooms!.map { kind.room($0) }
         }
         let identities = configuration.target?.identities
-        self.speeches = zip(ids, speeches).map { client, speech in speech.personalized(by: identities, client: client).numbered(client) }
+        let each = zip(ids, speeches).map { client, speech in speech.personalized(by: identities, client: client).numbered(client) }
+        // A place's connection speaks as its first subscriber, for each of the subscribers it carries.
+        let perConnection = perConnection
+        self.speeches = (0..<places).map { place in
+            each[place * perConnection].carrying(calls: min(perConnection, ids.count - place * perConnection))
+        }
         self.maximumMessageSize = maximum
-        wasEverReady = Array(repeating: false, count: ids.count)
-        connectsStarted = Array(repeating: 0, count: ids.count)
-        returnUnheard = Array(repeating: false, count: ids.count)
+        wasEverReady = Array(repeating: false, count: places)
+        connectsStarted = Array(repeating: 0, count: places)
+        returnUnheard = Array(repeating: false, count: places)
         let serverAnswersHandshake = target.scheme.transport.usesTLS || target.scheme.transport.isWebSocket
         returnsWaitForAWord = configuration.scenario == .fanout && !configuration.isClosedLoop && !serverAnswersHandshake
         silenceLimit = configuration.silenceLimit
-        lastHeard = Array(repeating: 0, count: ids.count)
+        lastHeard = Array(repeating: 0, count: places)
         sessions = self.speeches.map { speech in
             ProtocolSession(speech, role: .subscriber, maximumMessageSize: maximum)
         }
@@ -184,7 +194,7 @@ public final class ClientGroup<T: Transport> {
     /// Sets up io_uring on this thread: the subscribers' reads arrive through its ring and each pass's writes go out in
     /// one submission. Where it cannot, the group stays on epoll and says so in the run's events.
     func startUring() {
-        guard let refusal = loop.startUring(connections: ids.count) else { return }
+        guard let refusal = loop.startUring(connections: table.count) else { return }
         report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(refusal)); its sockets use epoll")
     }
 
@@ -211,7 +221,7 @@ public final class ClientGroup<T: Transport> {
     private func openIfEstablished(_ place: Int, _ connection: Connection<T>) throws {
         guard table.isSettingUp(place) && connection.isEstablished && connection.isOpen else { return }
         _ = table.handshakesDone(place)
-        let name = ProtocolSession.connectionName("\(ids.lowerBound + place)", connect: connectsStarted[place] - 1)
+        let name = ProtocolSession.connectionName("\(clients(at: place).lowerBound)", connect: connectsStarted[place] - 1)
         try sessions[place].open(on: connection, name: name)
         guard sessions[place].isReady else { return }
         // A word already read on this connection (a greeting in the event that ended the connect) counts.
@@ -269,7 +279,7 @@ public final class ClientGroup<T: Transport> {
                 .note, place,
                 "received a message without a bench marker (\(message.count) bytes: \"\(PeerExcerpt.of(message))\")")
         }
-        let client = UInt32(ids.lowerBound + place)
+        let client = UInt32(clients(at: place).lowerBound + sessions[place].actingCall)
         heardTheRun = true  // silence counts from here (--dead-after)
         if configuration.scenario == .chat && marker.run == configuration.token {
             guard marker.client != client else {

@@ -22,6 +22,9 @@ struct ClientTable<T: Transport> {
     struct Pace {
         /// The run's id of the table's place 0.
         var firstClient: Int
+        /// The clients one place carries (`--streams-per-connection`): place `p` is due with the run's client
+        /// `firstClient + p × clientsPerPlace`.
+        var clientsPerPlace = 1
         /// Between two clients' connects (ns).
         var interval: UInt64
         /// When the run's client 0 was due (monotonic ns).
@@ -57,12 +60,17 @@ struct ClientTable<T: Transport> {
     /// The table of a thread's clients `ids` in the run `configuration`, as every role keeps them: a connect window of
     /// first connects at a time, `--connect-rate`'s pace from now, and `--reconnect`'s backoff (its jitter a stream of
     /// its own per thread).
-    init(_ configuration: RunConfiguration, ids: Range<Int>) {
+    /// With `clientsPerPlace` above 1, each place carries that many of `ids` (the last what is left): one connection for
+    /// several subscribers (`--streams-per-connection`).
+    init(_ configuration: RunConfiguration, ids: Range<Int>, clientsPerPlace: Int = 1) {
+        let count = (ids.count + clientsPerPlace - 1) / clientsPerPlace
         self.init(
-            count: ids.count, window: ClientLoop<T>.connectWindow,
-            pace: configuration.connectInterval.map { Pace(firstClient: ids.lowerBound, interval: $0, start: MonotonicClock.now()) },
+            count: count, window: ClientLoop<T>.connectWindow,
+            pace: configuration.connectInterval.map {
+                Pace(firstClient: ids.lowerBound, clientsPerPlace: clientsPerPlace, interval: $0, start: MonotonicClock.now())
+            },
             returns: configuration.reconnect.map {
-                ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: ids.count)
+                ReconnectSchedule($0, seed: configuration.seed, firstClient: ids.lowerBound, count: count)
             })
     }
 
@@ -87,7 +95,7 @@ struct ClientTable<T: Transport> {
     /// under way: the end of one of them, not a time, lets the next start).
     var nextDue: UInt64? {
         guard let pace, connections.count < count, connecting < window else { return nil }
-        return pace.start &+ UInt64(pace.firstClient + connections.count) &* pace.interval
+        return pace.start &+ UInt64(pace.firstClient + connections.count * pace.clientsPerPlace) &* pace.interval
     }
 
     /// The first connect of place ``nextToConnect(at:)`` started (`connection`), or could not (nil).

@@ -7,6 +7,9 @@ public struct RunConfiguration: Sendable, Equatable {
     /// First connects under way at once in each client loop without `--connect-rate`: enough to keep the listen
     /// backlog busy, few enough that no SYN is dropped.
     public static let connectWindow = 128
+    /// The most subscribers one connection carries (`--streams-per-connection`): as many streams as HTTP/2 servers
+    /// commonly allow at once (SETTINGS_MAX_CONCURRENT_STREAMS of 1,000 and more).
+    public static let maximumStreamsPerConnection = 1_000
 
     /// Fanout or roundtrip.
     public var scenario: Scenario

@@ -25,6 +25,9 @@ public struct TargetSettings: Sendable, Equatable {
     /// A `grpc://` target's fan-out: the unary method its publisher calls with each broadcast (`--publish-method`, as
     /// `/package.Service/Method`).
     public var publishMethod: String?
+    /// A fan-out's subscribers one connection carries, each on a stream of its own (`--streams-per-connection`, HTTP/2's
+    /// gRPC): 1, one connection each, elsewhere.
+    public var streamsPerConnection = 1
     /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
     public var publishURL: TargetURL?
     /// Fields added to every HTTP handshake of the clients and the publisher (`--header`: ws, wss, socketio, sse and

@@ -6,6 +6,8 @@ import BenchCore
 /// - a round trip's client opens the bidirectional-streaming method on stream 1 and sends each of its messages on it;
 ///   each message the server sends on it is a delivery;
 /// - the fan-out publisher calls the unary `--publish-method` once per broadcast, each call a stream of its own;
+/// - with `--streams-per-connection`, one connection carries several fan-out subscribers, each its own call (streams
+///   1, 3, …): each delivery says whose (``actingCall``), and the connection is ready once every call is;
 /// - a chat member is a subscriber of its room's call that sends each of its messages by a unary call of its own, on
 ///   the same connection (streams 3, 5, …).
 ///
@@ -19,11 +21,17 @@ import BenchCore
 /// closes the connection with why. What is published stays within the server's flow-control windows
 /// (``willPublish(_:)``).
 public final class GRPCSession: SessionStateMachine {
-    private let settings: ServerProtocol.GRPCSettings
-    private let role: SessionRole
-    private let http2: HTTP2Connection
-    /// The gRPC messages on the call's stream: a 5-byte prefix (compressed, length) and the message.
-    private var messages: CarriedBytes
+    let settings: ServerProtocol.GRPCSettings
+    let role: SessionRole
+    let http2: HTTP2Connection
+    /// The gRPC messages on each call's stream: a 5-byte prefix (compressed, length) and the message.
+    private var messages: [CarriedBytes]
+    /// The calls this connection carries (streams 1, 3, …), which the server confirmed, and how many.
+    private let calls: Int
+    private var confirmed: [Bool]
+    private var confirmedCount = 0
+    /// The call (0 for a connection's first) whose delivery or readiness the session is acting on.
+    public private(set) var actingCall = 0
     private let maximumMessageSize: Int
     public private(set) var isReady = false
     public var outbox = SessionOutbox(capacity: 256)
@@ -36,28 +44,37 @@ public final class GRPCSession: SessionStateMachine {
     static let callStream = HTTP2Connection.callStream
     /// The next unary call's stream (the publisher's, a chat member's): odd, rising, one per message on this
     /// connection, after the call's own stream where there is one.
-    private var nextStream: UInt32
+    var nextStream: UInt32
     /// Its messages go as unary calls, each on a new stream (the publisher, a chat member), not on the call's stream.
-    private var publishesByCalls: Bool { role == .publisher || settings.publishMethod != nil && !settings.bidirectional }
+    var publishesByCalls: Bool { role == .publisher || settings.publishMethod != nil && !settings.bidirectional }
     /// A server-streaming call's subscriber: ready on the server's headers only (``isReady``).
     private var readyOnHeadersOnly: Bool { role == .subscriber && !settings.bidirectional }
 
     init(_ settings: ServerProtocol.GRPCSettings, role: SessionRole, maximumMessageSize: Int) {
         (self.settings, self.role, self.maximumMessageSize) = (settings, role, maximumMessageSize)
-        http2 = HTTP2Connection(maximumMessageSize: maximumMessageSize)
-        messages = CarriedBytes(maximumMessageSize: maximumMessageSize + 5)
-        nextStream = role == .publisher ? 1 : Self.callStream + 2
+        calls = role == .subscriber && !settings.bidirectional ? max(1, settings.calls) : 1
+        http2 = HTTP2Connection(maximumMessageSize: maximumMessageSize, callStreams: role == .subscriber ? calls : 0)
+        messages = (0..<calls).map { _ in CarriedBytes(maximumMessageSize: maximumMessageSize + 5) }
+        confirmed = Array(repeating: false, count: calls)
+        nextStream = role == .publisher ? 1 : UInt32(2 * calls + 1)
+    }
+
+    /// The call on `stream`, where it is one of this connection's calls.
+    private func call(on stream: UInt32) -> Int? {
+        guard role == .subscriber, stream % 2 == 1, Int(stream - 1) / 2 < calls else { return nil }
+        return Int(stream - 1) / 2
     }
 
     public func connected(name: String) {
         outbox.append(HTTP2Connection.opening)
         if role == .subscriber {
-            let streaming = settings.bidirectional
-            outbox.append(HTTP2Frame.headers(requestHeaders(settings.method), stream: Self.callStream, endStream: false))
-            if !streaming {
-                // The command line checked the text (the room's number and a row's values put in are a string's).
-                let request = (try? ProtobufText.encode(settings.subscribe).bytes) ?? []
-                outbox.append(HTTP2Frame.data(Self.framed(request), stream: Self.callStream, endStream: true).frames)
+            let headers = requestHeaders(settings.method)
+            // The command line checked the text (the room's number and a row's values put in are a string's).
+            let request = Self.framed((try? ProtobufText.encode(settings.subscribe).bytes) ?? [])
+            for call in 0..<calls {
+                let stream = UInt32(2 * call + 1)
+                outbox.append(HTTP2Frame.headers(headers, stream: stream, endStream: false))
+                if !settings.bidirectional { outbox.append(HTTP2Frame.data(request, stream: stream, endStream: true).frames) }
             }
         }
         if !readyOnHeadersOnly { outbox.append(HTTP2Frame.ping(0)) }
@@ -99,13 +116,14 @@ public final class GRPCSession: SessionStateMachine {
         case .headersEnded(let stream, let endStream):
             try headersEnded(stream: stream, endStream: endStream, act)
         case .data(let stream, let body, let endStream):
-            guard role == .subscriber && stream == Self.callStream else { return }  // a unary call's answer: not measured
-            try messages.take(body) { (bytes) throws(MessageFramingError) in try self.deliver(bytes, act) }
+            guard let call = call(on: stream) else { return }  // a unary call's answer: not measured
+            actingCall = call
+            try messages[call].take(body) { (bytes) throws(MessageFramingError) in try self.deliver(bytes, act) }
             if endStream { throw MessageFramingError(description: "the server ended the call \(settings.method) without trailers") }
         case .reset(let stream, let code):
-            let text = "the server reset \(stream == Self.callStream && role == .subscriber ? "the call" : "call \(stream)") "
-                + "(\(HTTP2Frame.errorName(code)))"
-            guard role == .subscriber && stream == Self.callStream else { return act(.serverError(text)) }
+            let isCall = call(on: stream) != nil
+            let text = "the server reset \(isCall && calls == 1 ? "the call" : "call \(stream)") (\(HTTP2Frame.errorName(code)))"
+            guard isCall else { return act(.serverError(text)) }
             throw MessageFramingError(description: text)
         }
     }
@@ -122,11 +140,12 @@ public final class GRPCSession: SessionStateMachine {
             act(.serverError(text))
             throw MessageFramingError(description: text)
         }
-        let isCall = role == .subscriber && stream == Self.callStream
+        let call = call(on: stream)
         guard endStream else {
-            if isCall { becomeReady(act) }
+            if let call { confirm(call, act) }
             return
         }
+        let isCall = call != nil
         let status = grpcStatus ?? -1
         let words = grpcStatus == nil ? "trailers without a grpc-status" : Self.describe(status: status, message: grpcMessage)
         if status != 0 { act(.serverError("\(settings.method(for: role)): \(words)")) }
@@ -145,73 +164,19 @@ public final class GRPCSession: SessionStateMachine {
                 throw MessageFramingError(description: "a gRPC message of \(length) bytes, over the \(maximumMessageSize) taken")
             }
             guard start + 5 + length <= bytes.count else { break }
-            becomeReady(act)  // a server that sends no headers before its first message
+            confirm(actingCall, act)  // a server that sends no headers before its first message
             act(.delivered(UnsafeRawBufferPointer(rebasing: bytes[start + 5..<start + 5 + length])))
             start += 5 + length
         }
         return start
     }
 
-    public func publication(of payload: [UInt8]) -> Publication {
-        publication(of: payload, markerAt: 0).publication
-    }
-
-    /// The publisher's or a chat member's unary call (HEADERS, then the request in DATA ending the stream; its stream
-    /// given per message, ``willPublish(_:)``), or a round trip's message on its call's stream: `payload` is `--publish`'s text, encoded
-    /// (``ProtobufText``), the marker followed from `markerAt` in the text to its place in the bytes.
-    public func publication(of payload: [UInt8], markerAt: Int) -> (publication: Publication, markerOffset: Int) {
-        let text = String(decoding: payload, as: UTF8.self)
-        // The command line checked the text and that its marker is inside a string; should it not encode all the same,
-        // the marker alone goes, in field 1, never over the frames' bytes.
-        let placeholder = String(repeating: "#", count: Marker.size)
-        let (message, offset) = (try? ProtobufText.encode(text, following: markerAt)).flatMap { $0.offset == nil ? nil : $0 }
-            ?? (try! ProtobufText.encode("1: \"\(placeholder)\"", following: 4))
-        let body = Self.framed(message)
-        let keep = offset.map { 5 + $0..<5 + $0 + Marker.size }
-        guard publishesByCalls else {
-            let data = HTTP2Frame.data(body, stream: Self.callStream, endStream: false, keepingWhole: keep)
-            return (Publication(bytes: data.frames, payloadOffset: 0), data.offset ?? 0)
-        }
-        let headers = HTTP2Frame.headers(requestHeaders(settings.publishMethod ?? settings.method), stream: 1, endStream: false)
-        let data = HTTP2Frame.data(body, stream: 1, endStream: true, keepingWhole: keep)
-        let bytes = headers + data.frames
-        return (Publication(bytes: bytes, payloadOffset: 0), headers.count + (data.offset ?? 0))
-    }
-
-    /// Before a publication (marked, about to be written) goes out: false when its DATA does not fit the server's
-    /// flow-control windows now, or this connection's stream ids are used up; the caller then counts it as not taken,
-    /// as it does a write the socket's queue refuses. A unary call gets its stream, written into each of its frames.
-    public func willPublish(_ message: UnsafeMutableRawBufferPointer) -> Bool {
-        var data = 0
-        var start = 0
-        while start + 9 <= message.count {
-            let length = Int(message[start]) << 16 | Int(message[start + 1]) << 8 | Int(message[start + 2])
-            if message[start + 3] == HTTP2Frame.Kind.data.rawValue { data += length }
-            start += 9 + length
-        }
-        guard publishesByCalls else { return http2.takes(data: data, onCallStream: true) }
-        guard nextStream <= 0x7FFF_FFFF, http2.takes(data: data, onCallStream: false) else { return false }
-        start = 0
-        while start + 9 <= message.count {
-            message[start + 5] = UInt8(truncatingIfNeeded: nextStream >> 24)
-            message[start + 6] = UInt8(truncatingIfNeeded: nextStream >> 16)
-            message[start + 7] = UInt8(truncatingIfNeeded: nextStream >> 8)
-            message[start + 8] = UInt8(truncatingIfNeeded: nextStream)
-            start += 9 + (Int(message[start]) << 16 | Int(message[start + 1]) << 8 | Int(message[start + 2]))
-        }
-        nextStream += 2
-        return true
-    }
-
-    /// A call's request headers (gRPC's PROTOCOL-HTTP2: POST, `application/grpc`, `te: trailers`) and the user's
-    /// metadata (`--header`), as a header block.
-    private func requestHeaders(_ method: String) -> [UInt8] {
-        HPACK.encode(
-            [
-                (":method", "POST"), (":scheme", settings.usesTLS ? "https" : "http"), (":path", method),
-                (":authority", settings.authority), ("content-type", "application/grpc"), ("te", "trailers"),
-                ("user-agent", "bench"),
-            ] + settings.metadata.map { ($0.name.lowercased(), $0.value) })
+    /// The server took `call` (its headers, or its first message): once every call is taken, the connection is ready.
+    private func confirm(_ call: Int, _ act: (SessionAction) -> Void) {
+        guard !confirmed[call] else { return }
+        confirmed[call] = true
+        confirmedCount += 1
+        if confirmedCount == calls { becomeReady(act) }
     }
 
     private func becomeReady(_ act: (SessionAction) -> Void) {

@@ -14,6 +14,9 @@ extension ServerProtocol {
         public var metadata: [HeaderField]
         public var bidirectional: Bool
         public var usesTLS: Bool
+        /// A fan-out subscriber's connection carries this many subscribers, each its own call of the method
+        /// (`--streams-per-connection`); 1 elsewhere.
+        public var calls = 1
 
         public init(
             method: String, authority: String, subscribe: String, publishMethod: String?, metadata: [HeaderField],

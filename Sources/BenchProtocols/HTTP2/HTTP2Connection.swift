@@ -7,8 +7,8 @@ import BenchCore
 ///
 /// Flow control: this side opens every window to 2^31 - 1 at once (SETTINGS_INITIAL_WINDOW_SIZE and the connection's
 /// WINDOW_UPDATE) and gives back what it consumed once that is 2^30, so that a server never waits on a window this side
-/// could open. Only the stream that last brought DATA is counted for its window (a subscriber's one stream; a
-/// publisher's calls each bring less than a window). What this side sends stays within the server's windows
+/// could open. The calls' streams (1, 3, …: a subscriber's, or the several a connection carries with
+/// `--streams-per-connection`) are counted for their windows; a unary call's answer brings less than a window. What this side sends stays within the server's windows
 /// (``takes(data:onCallStream:)``): the connection's, and the call stream's (stream 1, a round trip's) or a new
 /// stream's. Every malformed frame is refused with a reason, a window the server opens past 2^31 - 1 among them.
 final class HTTP2Connection {
@@ -44,8 +44,8 @@ final class HTTP2Connection {
     /// The server's first frame must be its SETTINGS.
     private var serverSettingsSeen = false
     private var connectionConsumed = 0
-    private var lastDataStream: UInt32 = 0
-    private var streamConsumed = 0
+    /// Per call stream (1, 3, …), what it consumed of its window since it was last given back.
+    private var streamConsumed: [Int]
     /// The server's windows for what this side sends (RFC 9113 §6.9): the connection's, a new stream's (its
     /// SETTINGS_INITIAL_WINDOW_SIZE), and the call stream's.
     private(set) var connectionSendWindow = 65_535
@@ -55,9 +55,11 @@ final class HTTP2Connection {
     /// The call stream, stream 1: the one a subscriber's or a round trip's call is on.
     static let callStream: UInt32 = 1
 
-    init(maximumMessageSize: Int) {
+    /// A connection whose calls are on streams 1, 3, … (`callStreams` of them, 0 for a publisher's).
+    init(maximumMessageSize: Int, callStreams: Int) {
         carried = CarriedBytes(maximumMessageSize: max(maximumMessageSize, HTTP2Frame.maximumPayload + 9))
         headerBlock.reserveCapacity(1_024)
+        streamConsumed = Array(repeating: 0, count: callStreams)
     }
 
     /// Takes the frames in `bytes` (and what an earlier read left incomplete), handing each event to `event`.
@@ -225,15 +227,16 @@ final class HTTP2Connection {
     /// Counts DATA received against the windows, giving back each once 2^30 of it was consumed.
     private func consumed(_ count: Int, on stream: UInt32, outbox: inout SessionOutbox) {
         connectionConsumed += count
-        if stream != lastDataStream { (lastDataStream, streamConsumed) = (stream, 0) }
-        streamConsumed += count
         if connectionConsumed >= Self.windowRefill {
             outbox.append(HTTP2Frame.windowUpdate(stream: 0, increment: connectionConsumed))
             connectionConsumed = 0
         }
-        if streamConsumed >= Self.windowRefill {
-            outbox.append(HTTP2Frame.windowUpdate(stream: stream, increment: streamConsumed))
-            streamConsumed = 0
+        let call = Int(stream - 1) / 2
+        guard stream % 2 == 1 && call < streamConsumed.count else { return }
+        streamConsumed[call] += count
+        if streamConsumed[call] >= Self.windowRefill {
+            outbox.append(HTTP2Frame.windowUpdate(stream: stream, increment: streamConsumed[call]))
+            streamConsumed[call] = 0
         }
     }
 

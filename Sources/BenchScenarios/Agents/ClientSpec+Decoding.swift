@@ -19,6 +19,7 @@ extension ClientSpec {
         var subscribe: String?
         var framing = MessageFraming.length32
         var qos: UInt8 = 0
+        var streamsPerConnection = 1
         var publish: PublishTemplate?
         var chat: ChatDeal?
         var headers: [HeaderField] = []
@@ -73,6 +74,12 @@ extension ClientSpec {
             case .qos:
                 guard value.count == 1, value.first! <= 2 else { throw SpecError("no such QoS") }
                 qos = value.first!
+            case .streamsPerConnection:
+                guard value.count == 4 else { throw SpecError("the streams per connection are not 4 bytes") }
+                streamsPerConnection = Int(value.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+                guard (2...RunConfiguration.maximumStreamsPerConnection).contains(streamsPerConnection) else {
+                    throw SpecError("\(streamsPerConnection) streams per connection")
+                }
             case .publishTemplate:
                 guard let text = String(validating: value, as: UTF8.self), let template = try? PublishTemplate(text) else {
                     throw SpecError("--publish is not a template with {marker}")
@@ -182,12 +189,13 @@ extension ClientSpec {
         var settings = target.map(TargetSettings.init)
         if target == nil, subscribe != nil || publish != nil || !headers.isEmpty || description != nil
             || seen.contains(Tag.framing.rawValue)
-            || seen.contains(Tag.qos.rawValue)
+            || seen.contains(Tag.qos.rawValue) || seen.contains(Tag.streamsPerConnection.rawValue)
         {
             throw SpecError("a target's settings without a target")
         }
         settings?.framing = framing
         settings?.qos = qos
+        settings?.streamsPerConnection = streamsPerConnection
         settings?.subscribeText = subscribe
         settings?.publishTemplate = publish ?? .bare
         settings?.headers = headers

@@ -101,6 +101,8 @@ public struct ClientSpec: Equatable, Sendable {
         case reconnect = 18
         /// ``silenceLimit`` (ns): a big-endian UInt64.
         case silenceLimit = 19
+        /// A target's subscribers per connection (`--streams-per-connection`), above 1: a big-endian UInt32.
+        case streamsPerConnection = 20
     }
 
     /// The frame, length field included.
@@ -125,6 +127,9 @@ public struct ClientSpec: Equatable, Sendable {
             field(.framing, target.framing.rawValue.utf8)
             field(.qos, [target.qos])
             if let subscribeText = target.subscribeText { field(.subscribeText, subscribeText.utf8) }
+            if target.streamsPerConnection > 1 {
+                field(.streamsPerConnection, withUnsafeBytes(of: UInt32(target.streamsPerConnection).bigEndian, Array.init))
+            }
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
             if !target.headers.isEmpty { field(.headers, target.headers.map { $0.text + "\r\n" }.joined().utf8) }
             if let description = target.protocolDescription {
