@@ -107,13 +107,15 @@ extension RunOptions {
         if identities.values(in: path).contains(where: { $0.contains(where: wildcards.contains) }) {
             throw reader.invalid("clients-file", "file", identities.path, "a value for the topic or subject holds a wildcard")
         }
-        // A description's messages are JSON, mostly: a value goes inside one of its strings as written.
-        let protocolValues = (target.protocolDescription?.texts ?? []).flatMap(identities.values(in:))
+        // A description's messages are JSON, mostly, and gRPC's are protocol buffers in text: a value goes inside one of
+        // their strings as written.
+        let protobuf = target.url.scheme.record.messagesAreProtobufText ? [target.subscribeText ?? ""] : []
+        let protocolValues = ((target.protocolDescription?.texts ?? []) + protobuf).flatMap(identities.values(in:))
         if protocolValues.contains(where: { $0.unicodeScalars.contains { $0 == "\"" || $0 == "\\" || $0.value < 0x20 } }) {
             throw reader.invalid(
                 "clients-file", "file", identities.path,
-                "a value for --protocol's messages holds a quote, a backslash or a control character (it goes inside "
-                    + "their JSON as written)")
+                "a value for the protocol's messages (--protocol's, gRPC's --subscribe) holds a quote, a backslash or a "
+                    + "control character (it goes inside their strings as written)")
         }
         for header in target.headers where header.name.utf8.count + identities.longestExpansion(of: header.value) > HeaderField.maximumSize {
             throw reader.invalid(

@@ -140,7 +140,7 @@ import Testing
             (graphQL + ["--publish", Self.mutation, "--connection-params", "{\(secret),\"t\":\"{Hunt3r2}\"}"],
              "--connection-params has a {name} that is no column of --clients-file, and none was given"),
             (graphQL + ["--publish", Self.mutation, "--connection-params", "{\(secret),\"t\":\"{token}\"}", "--clients-file", users],
-             "a value for --protocol's messages holds a quote, a backslash or a control character"),
+             "a value for the protocol's messages (--protocol's, gRPC's --subscribe) holds a quote, a backslash or a control character"),
             (graphQL + ["--publish", String(repeating: "\"", count: 40_000) + "{marker}"],
              "longer than 60 KiB once escaped for JSON"),
             (ws + ["--protocol", "phoenix", "--channel", "r", "--connection-params", "{\(secret)}"],

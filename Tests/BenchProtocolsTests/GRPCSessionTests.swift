@@ -182,6 +182,25 @@ import Testing
         }
     }
 
+    /// Of a connection that carries three calls: a server that allows fewer streams at once is refused saying so, and
+    /// a refusal of any one call (an HTTP status that is not 200) closes the connection, not the first call's alone.
+    @Test func aConnectionOfThreeCallsIsRefusedByTooFewStreamsAndClosedByAnyCallsRefusal() throws {
+        let session = ProtocolSession(.grpc(Self.settings).carrying(calls: 3), role: .subscriber, maximumMessageSize: 1024)
+        var actions = SessionActions()
+        #expect {
+            try actions.feed(session, frame(.settings, stream: 0, [0, 3, 0, 0, 0, 2]))
+        } throws: { error in
+            "\(error)".contains("the server allows 2 streams at once (SETTINGS_MAX_CONCURRENT_STREAMS), fewer than the 3 calls")
+        }
+        let other = ProtocolSession(.grpc(Self.settings).carrying(calls: 3), role: .subscriber, maximumMessageSize: 1024)
+        actions = SessionActions()
+        #expect(throws: MessageFramingError.self) {
+            try actions.feed(other, frame(.settings, stream: 0, [0, 3, 0, 0, 0, 3])
+                + frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 5, HPACK.encode([(":status", "503")])))
+        }
+        #expect(actions.errors == ["/bench.Relay/Subscribe: HTTP status 503"])
+    }
+
     /// A chat member's messages are unary calls of its own beside its room's call: streams 3, 5, … on its connection.
     @Test func aChatMembersMessagesAreCallsOnStreamsAfterItsRoomsCall() throws {
         let member = ProtocolSession(.grpc(Self.settings).room(4), role: .subscriber, maximumMessageSize: 1024)

@@ -113,8 +113,8 @@ extension GRPCInteropTests {
 }
 
 extension GRPCInteropTests {
-    /// `--streams-per-connection 3`: seven subscribers on two threads, so a share of three and one of four (three and
-    /// one); and in
+    /// `--streams-per-connection 3`: seven subscribers on two threads, their shares cut between connections (six and
+    /// one: connections of three, three and one); and in
     /// two agents, which learn it from their client spec. Every broadcast reaches every subscriber, and the subscribers
     /// a connection carries share its connect time (one connect, one TLS-less handshake: the same number).
     @Test(installed, arguments: TargetPlacementMatrixTests.Placement.allCases)
@@ -128,7 +128,7 @@ extension GRPCInteropTests {
         let recording = try Self.run(configuration, placement)
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
         // Each thread's or agent's share of the ids, cut into connections of three (the last of a share what is left).
-        let shares = placement == .twoThreads ? ClientThreadSet<Void>.shares(of: 0..<7, threads: 2) : [0..<3, 3..<6]
+        let shares = placement == .twoThreads ? ClientThreadSet<Void>.shares(of: 0..<7, threads: 2, perConnection: 3) : [0..<3, 3..<6]
         let connections = shares.flatMap { share in
             stride(from: share.lowerBound, to: share.upperBound, by: 3).map { $0..<min($0 + 3, share.upperBound) }
         }

@@ -41,7 +41,7 @@ extension ClientGroup {
                 publisher.connection = try loop.connect(
                     to: routes.address(of: ids.lowerBound), token: Self.publisherToken, transmitStamps: true, onRing: false)
             } catch {
-                for place in ids.indices.map({ $0 - ids.lowerBound }) {
+                for place in 0..<table.count {
                     report(.closed, place, "the members' publishing connection to \(target) could not start: \(error)")
                 }
                 table.abandonTheRest()  // nobody connects: every member is closed

@@ -14,7 +14,9 @@ public final class ClientGroupThreads<T: Transport> {
         _ configuration: RunConfiguration, target: TargetURL, routes: ClientRoutes, settings: TransportSettings,
         protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
-        let shares = ClientThreadSet<Void>.shares(of: 0..<configuration.clients, threads: configuration.clientThreads)
+        let perConnection = configuration.scenario == .fanout ? configuration.target?.streamsPerConnection ?? 1 : 1
+        let shares = ClientThreadSet<Void>.shares(
+            of: 0..<configuration.clients, threads: configuration.clientThreads, perConnection: perConnection)
         var groupEnds: [SharedDescriptor] = []
         do throws(SystemError) {
             for ids in shares {

@@ -36,9 +36,14 @@ public final class ClientThreadSet<Result: Sendable> {
         }
     }
 
-    /// `ids` cut into `threads` consecutive shares, the empty ones left out (more threads than clients).
-    public static func shares(of ids: Range<Int>, threads: Int) -> [Range<Int>] {
-        ids.evenShares(threads).filter { !$0.isEmpty }
+    /// `ids` cut into `threads` consecutive shares, the empty ones left out (more threads than clients); with
+    /// `perConnection` above 1 (`--streams-per-connection`), cut between connections of that many, so that only the last
+    /// share's last connection carries fewer.
+    public static func shares(of ids: Range<Int>, threads: Int, perConnection: Int = 1) -> [Range<Int>] {
+        let connections = (ids.count + perConnection - 1) / perConnection
+        return (0..<connections).evenShares(threads).filter { !$0.isEmpty }.map { share in
+            ids.lowerBound + share.lowerBound * perConnection..<min(ids.upperBound, ids.lowerBound + share.upperBound * perConnection)
+        }
     }
 
     /// How many threads started (all of them unless ``startFailure``).

@@ -136,7 +136,7 @@ public final class GRPCSession: SessionStateMachine {
         }
         if httpStatus != 0 && httpStatus != 200 {
             let text = "\(settings.method(for: role)): HTTP status \(httpStatus)"
-            guard role == .subscriber && stream == Self.callStream else { return act(.serverError(text)) }
+            guard call(on: stream) != nil else { return act(.serverError(text)) }
             act(.serverError(text))
             throw MessageFramingError(description: text)
         }

@@ -195,6 +195,11 @@ extension ClientSpec {
         }
         settings?.framing = framing
         settings?.qos = qos
+        if streamsPerConnection > 1 {
+            guard settings?.url.scheme.record.carriesStreams == true, identityChunks.isEmpty, link == nil, chat == nil else {
+                throw SpecError("streams per connection where a connection carries one client")
+            }
+        }
         settings?.streamsPerConnection = streamsPerConnection
         settings?.subscribeText = subscribe
         settings?.publishTemplate = publish ?? .bare

@@ -1,0 +1,51 @@
+import Foundation
+import Glibc
+import Testing
+
+/// gRPC from the command line (Tests/Fixtures/grpc_relay_server.py, Debian's python3-grpcio): a fan-out whose
+/// subscribers are in child processes, two to a connection, and a `--clients-file` value that would break out of
+/// `--subscribe`'s string refused before anything runs.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct GRPCCommandTests {
+    static let hasGRPC: Bool = {
+        guard let check = try? Process.run(URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", "import grpc"]) else {
+            return false
+        }
+        check.waitUntilExit()
+        return check.terminationStatus == 0
+    }()
+
+    @Test(.enabled(if: hasGRPC, "python3-grpcio is not installed: apt-get install -y python3-grpcio"))
+    func aFanoutInChildProcessesTwoSubscribersToAConnectionIsMeasured() throws {
+        let (server, port) = try startFixture("grpc_relay_server.py")
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let result = try BenchProcess.run([
+            "fanout", "--target", "grpc://127.0.0.1:\(port)/bench.Relay/Subscribe", "--subscribe", #"1: "cli""#,
+            "--publish-method", "bench.Relay/Publish", "--publish", #"1: "cli" 2: "{marker}{padding}""#,
+            "--streams-per-connection", "2", "--client-procs", "2", "--clients", "6", "--messages", "10", "--warmup", "2",
+            "--interval", "10ms", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(settings["status"] == "complete" && settings["streams_per_connection"] == "2" && settings["transport"] == "grpc")
+        let samples = try csvRows(folder + "/samples.csv")
+        #expect(samples.count == 6 * 10 && samples.allSatisfy { $0["lost"] == "0" })
+    }
+
+    @Test func aClientsFileValueThatWouldLeaveSubscribesStringIsRefused() throws {
+        let users = temporaryFolderPath() + ".csv"
+        try "user\n\"u1\"\" 2: \"\"x\"\n".write(toFile: users, atomically: true, encoding: .utf8)  // u1" 2: "x
+        let out = temporaryFolderPath()
+        let result = try BenchProcess.run([
+            "fanout", "--target", "grpc://127.0.0.1:1/bench.Relay/Subscribe", "--subscribe", #"1: "{user}""#,
+            "--publish-method", "bench.Relay/Publish", "--publish", #"2: "{marker}""#, "--clients-file", users, "--out", out,
+        ])
+        #expect(result.exitCode == 2)
+        #expect(result.standardError.contains("a value for the protocol's messages (--protocol's, gRPC's --subscribe) holds a quote"),
+            "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: out), "nothing written")
+    }
+}
