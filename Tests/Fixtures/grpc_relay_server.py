@@ -68,7 +68,10 @@ async def main(port, tls):
     # Pings allowed as often as a client sends them (grpc-core's default answers a ping more often than every 5 minutes
     # on a quiet connection with GOAWAY ENHANCE_YOUR_CALM "too_many_pings"), as a server set up for its clients'
     # keepalive is: `--dead-after` pings each `--heartbeat`.
+    # Not SO_REUSEPORT (grpc-core's default): on a port another process of the tests listens on with it (the built-in
+    # server's shards do), this server would join that listener and take its connections.
     server = grpc.aio.server(options=[
+        ("grpc.so_reuseport", 0),
         ("grpc.max_concurrent_streams", 100000),
         ("grpc.http2.min_ping_interval_without_data_ms", 10),
         ("grpc.http2.max_ping_strikes", 0),
