@@ -35,6 +35,30 @@ import Testing
         #expect(samples.count == 6 * 10 && samples.allSatisfy { $0["lost"] == "0" })
     }
 
+    /// Behind `--link delay=20ms` each way, as for every protocol: every delivery at least 20 ms after its broadcast,
+    /// and each subscription (the call's headers out, the server's back) at least one round trip, 40 ms.
+    @Test(.enabled(if: hasGRPC, "python3-grpcio is not installed: apt-get install -y python3-grpcio"))
+    func aFanoutBehindALinkTakesItsDelay() throws {
+        let (server, port) = try startFixture("grpc_relay_server.py")
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let result = try BenchProcess.run([
+            "fanout", "--target", "grpc://127.0.0.1:\(port)/bench.Relay/Subscribe", "--subscribe", #"1: "link""#,
+            "--publish-method", "bench.Relay/Publish", "--publish", #"1: "link" 2: "{marker}{padding}""#,
+            "--link", "delay=20ms", "--clients", "4", "--messages", "10", "--warmup", "2", "--interval", "10ms",
+            "--timestamps", "user", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let samples = try csvRows(folder + "/samples.csv")
+        #expect(samples.count == 4 * 10 && samples.allSatisfy { $0["lost"] == "0" && (Int($0["delivery_ns"] ?? "") ?? 0) >= 20_000_000 },
+            "\(samples.prefix(2))")
+        let connects = try csvRows(folder + "/connections.csv")
+        #expect(connects.count == 4 && connects.allSatisfy { (Int($0["subscribe_ns"] ?? "") ?? 0) >= 40_000_000 }, "\(connects)")
+    }
+
     @Test func aClientsFileValueThatWouldLeaveSubscribesStringIsRefused() throws {
         let users = temporaryFolderPath() + ".csv"
         try "user\n\"u1\"\" 2: \"\"x\"\n".write(toFile: users, atomically: true, encoding: .utf8)  // u1" 2: "x

@@ -42,8 +42,9 @@ import Testing
         try Self.relay(&configuration)
         let recording = try Self.run(configuration, placement)
         let files = try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
-        let phases = try files.table("connects.csv")
-        #expect(phases.allSatisfy { ($0.int("subscribe_ns") ?? 0) > 0 }, "the call's response headers are its subscribe phase")
+        let phases = try files.table("connections.csv")
+        #expect(phases.count == 6 && phases.allSatisfy { ($0.int("subscribe_ns") ?? 0) > 0 },
+            "the call's response headers are its subscribe phase: \(phases)")
     }
 
     @Test(installed, arguments: TargetPlacementMatrixTests.Placement.allCases)
