@@ -141,7 +141,10 @@ extension ChildProcessLauncher {
                 ours.append(SharedDescriptor(owning: mine, owner: "a client process's channel"))
                 theirs.append(SharedDescriptor(owning: child, owner: "a client process's end of its channel"))
             }
-            let children = ChildProcessLauncher(shares: ChildProcesses.shares(of: configuration.clients, among: count), token: "")
+            let children = ChildProcessLauncher(
+                shares: ChildProcesses.shares(
+                    of: configuration.clients, among: count, perConnection: configuration.subscribersPerConnection),
+                token: "")
             do throws(SystemError) {
                 try children.start(channels: theirs, log: log)  // closes them, whatever happens
             } catch {

@@ -114,8 +114,8 @@ extension GRPCInteropTests {
 }
 
 extension GRPCInteropTests {
-    /// `--streams-per-connection 3`: seven subscribers on two threads, their shares cut between connections (six and
-    /// one: connections of three, three and one); and in
+    /// `--streams-per-connection 3`: seven subscribers on two threads, their shares cut between connections (three,
+    /// and four: connections of three, three and one); and in
     /// two agents, which learn it from their client spec. Every broadcast reaches every subscriber, and the subscribers
     /// a connection carries share its connect time (one connect, one TLS-less handshake: the same number).
     @Test(installed, arguments: TargetPlacementMatrixTests.Placement.allCases)
@@ -130,6 +130,7 @@ extension GRPCInteropTests {
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
         // Each thread's or agent's share of the ids, cut into connections of three (the last of a share what is left).
         let shares = placement == .twoThreads ? ClientThreadSet<Void>.shares(of: 0..<7, threads: 2, perConnection: 3) : [0..<3, 3..<6]
+        #expect(placement == .twoAgents || shares == [0..<3, 3..<7], "cut between connections, not into 4 and 3")
         let connections = shares.flatMap { share in
             stride(from: share.lowerBound, to: share.upperBound, by: 3).map { $0..<min($0 + 3, share.upperBound) }
         }
@@ -161,5 +162,16 @@ extension GRPCInteropTests {
         let afterwards = try TargetRestartTests.broadcastsAfterEveryReturn(recording, files)
         #expect(afterwards.count >= 20, "the run went on after the returns")
         #expect(afterwards.allSatisfy { $0.int("delivered") == TargetRestartTests.subscribers }, "\(afterwards.prefix(3))")
+    }
+}
+
+extension GRPCInteropTests {
+    /// Child processes' shares are cut between connections as threads' are: seven subscribers three to a connection
+    /// among two children are three and four, never a connection split across two processes.
+    @Test func childProcessesSharesAreCutBetweenConnections() {
+        #expect(ChildProcesses.shares(of: 7, among: 2, perConnection: 3) == [3, 4])
+        #expect(ChildProcesses.shares(of: 7, among: 2) == [3, 4])
+        #expect(ChildProcesses.shares(of: 100, among: 3, perConnection: 100) == [0, 0, 100])
+        #expect(ChildProcesses.shares(of: 250, among: 2, perConnection: 100) == [100, 150])
     }
 }

@@ -87,7 +87,7 @@ public final class ClientGroup<T: Transport> {
             kernelClock: kernelClock, readSize: 2 * configuration.payload)
         self.writer = writer
         self.endSignal = endSignal
-        perConnection = configuration.scenario == .fanout ? configuration.target?.streamsPerConnection ?? 1 : 1
+        perConnection = configuration.subscribersPerConnection
         table = ClientTable(configuration, ids: ids, clientsPerPlace: perConnection)
         let places = table.count
         let maximum = max(64 << 10, 4 * configuration.payload)

@@ -14,9 +14,9 @@ public final class ClientGroupThreads<T: Transport> {
         _ configuration: RunConfiguration, target: TargetURL, routes: ClientRoutes, settings: TransportSettings,
         protocol kind: ServerProtocol, kernelClock: KernelClockMapping?
     ) throws(RunError) {
-        let perConnection = configuration.scenario == .fanout ? configuration.target?.streamsPerConnection ?? 1 : 1
         let shares = ClientThreadSet<Void>.shares(
-            of: 0..<configuration.clients, threads: configuration.clientThreads, perConnection: perConnection)
+            of: 0..<configuration.clients, threads: configuration.clientThreads,
+            perConnection: configuration.subscribersPerConnection)
         var groupEnds: [SharedDescriptor] = []
         do throws(SystemError) {
             for ids in shares {

@@ -275,6 +275,10 @@ public struct RunConfiguration: Sendable, Equatable {
             && (target?.url.scheme.sendsChatToSender == true || target?.protocolDescription?.sendsOwnCopy == true)
     }
 
+    /// The subscribers one connection carries: a fan-out target's `--streams-per-connection`, 1 elsewhere. Shares of
+    /// the ids (threads, child processes, agents' threads) are cut between connections of this many.
+    public var subscribersPerConnection: Int { scenario == .fanout ? target?.streamsPerConnection ?? 1 : 1 }
+
     /// True when each send waits for the previous one's echoes instead of following a timetable.
     public var isClosedLoop: Bool { interval == 0 }
 }

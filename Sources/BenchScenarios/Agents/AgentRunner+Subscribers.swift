@@ -44,7 +44,8 @@ extension AgentRunner {
         // Each thread's orders (roundtrip's and chat's messages, and any run's drop of every connection) come over a
         // pair of its own, and its end is the pair's.
         let relay = OrderRelay()
-        let shares = ClientThreadSet<Void>.shares(of: share.ids, threads: threads)
+        let shares = ClientThreadSet<Void>.shares(
+            of: share.ids, threads: threads, perConnection: share.configuration.subscribersPerConnection)
         var endSignals: [SharedDescriptor] = []
         do throws(SystemError) {
             for ids in shares {

@@ -31,8 +31,10 @@ public enum ChildProcesses {
         return server
     }
 
-    /// The clients of each of `count` children: consecutive shares differing by at most one.
-    public static func shares(of clients: Int, among count: Int) -> [Int] {
-        (0..<clients).evenShares(count).map(\.count)
+    /// The clients of each of `count` children: consecutive shares differing by at most one, or with `perConnection`
+    /// above 1 (`--streams-per-connection`) by at most one connection of that many, cut between connections.
+    public static func shares(of clients: Int, among count: Int, perConnection: Int = 1) -> [Int] {
+        let connections = (clients + perConnection - 1) / perConnection
+        return (0..<connections).evenShares(count).map { min(clients, $0.upperBound * perConnection) - min(clients, $0.lowerBound * perConnection) }
     }
 }
