@@ -15,7 +15,7 @@ extension RunOptions {
             throw reader.invalid(
                 "header", "'Name: value'", Self.nameOnly(texts[0]),
                 "an \(scheme.rawValue):// target has no HTTP handshake to carry it (ws, wss, socketio, sse, mqtt+ws, "
-                    + "nats+ws, stomp+ws and their TLS forms do)")
+                    + "nats+ws, stomp+ws, grpc and their TLS forms do)")
         }
         var fields: [HeaderField] = []
         for text in texts {

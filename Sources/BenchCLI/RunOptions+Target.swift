@@ -74,7 +74,8 @@ extension RunOptions {
         let header = OptionSpec(
             "header", value: "'Name: value'",
             help: "A field added to every HTTP handshake of a ws://, socketio://, mqtt+ws://, nats+ws://, stomp+ws:// or "
-                + "sse:// target and their TLS forms (and an sse:// publisher's POSTs): a token, a cookie, an API key; "
+                + "sse:// target and their TLS forms (and an sse:// publisher's POSTs; every call to a grpc:// target, as "
+                + "metadata): a token, a cookie, an API key; "
                 + "repeatable; with --clients-file, {column}s in it are each client's. Reports name it, never give its value.",
             repeatable: true)
         let identity = [
