@@ -28,7 +28,7 @@ extension RunOptions {
                 "streams-per-connection", "n", text, "expected 1 to \(RunConfiguration.maximumStreamsPerConnection)")
         }
         guard let settings = target, settings.url.scheme.record.carriesStreams, scenario == .fanout else {
-            throw reader.invalid("streams-per-connection", "n", text, "is for a grpc:// or grpcs:// target's fanout")
+            throw reader.invalid("streams-per-connection", "n", text, "is for a \(Self.schemes { $0.carriesStreams }) target's fanout")
         }
         if count > 1 && settings.identities != nil {
             throw reader.invalid(
@@ -41,6 +41,11 @@ extension RunOptions {
                 "a --link is each client's own: a connection that carries several subscribers cannot take theirs")
         }
         target?.streamsPerConnection = count
+    }
+
+    /// The schemes whose protocol's record says `applies`, for messages: `grpc:// or grpcs://`.
+    private static func schemes(_ applies: (ProtocolRecord) -> Bool) -> String {
+        TargetURL.Scheme.allCases.filter { applies($0.record) }.map { "\($0.rawValue)://" }.joined(separator: " or ")
     }
 
     /// Reads `--publish-method` (needed by a fan-out of a protocol that publishes by a method call, refused elsewhere),
@@ -57,12 +62,16 @@ extension RunOptions {
             throw reader.invalid("publish", "template", publish, refusal)
         }
         guard record.takesPublishMethod && scenario != .roundtrip else {
-            if let text { throw reader.invalid("publish-method", "package.Service/Method", text, "is for a grpc:// target's fanout and chat") }
+            if let text {
+                throw reader.invalid(
+                    "publish-method", "package.Service/Method", text, "is for a \(Self.schemes { $0.takesPublishMethod }) target's fanout and chat")
+            }
             return
         }
         guard let text else {
             throw UsageError(
-                message: "a grpc:// target's \(scenario.rawValue) needs --publish-method package.Service/Method: the unary method "
+                message: "a \(target!.url.scheme.rawValue):// target's \(scenario.rawValue) needs --publish-method package.Service/Method: "
+                    + "the unary method "
                     + (scenario == .fanout ? "the publisher calls with each broadcast" : "each member calls with its messages"),
                 command: command)
         }

@@ -14,21 +14,28 @@ import Testing
         return check.terminationStatus == 0
     }()
 
-    @Test(.enabled(if: hasGRPC, "python3-grpcio is not installed: apt-get install -y python3-grpcio"))
-    func aFanoutInChildProcessesTwoSubscribersToAConnectionIsMeasured() throws {
+    static let notice: Comment = "python3-grpcio is not installed: apt-get install -y python3-grpcio"
+
+    /// A fan-out through the fixture in room `room` with `options` added; its result and run folder.
+    private func fanout(room: String, _ options: [String]) throws -> (BenchProcess, String) {
         let (server, port) = try startFixture("grpc_relay_server.py")
         defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
         let result = try BenchProcess.run([
-            "fanout", "--target", "grpc://127.0.0.1:\(port)/bench.Relay/Subscribe", "--subscribe", #"1: "cli""#,
-            "--publish-method", "bench.Relay/Publish", "--publish", #"1: "cli" 2: "{marker}{padding}""#,
-            "--streams-per-connection", "2", "--client-procs", "2", "--clients", "6", "--messages", "10", "--warmup", "2",
-            "--interval", "10ms", "--quiet", "--out", temporaryFolderPath(),
-        ])
+            "fanout", "--target", "grpc://127.0.0.1:\(port)/bench.Relay/Subscribe", "--subscribe", "1: \"\(room)\"",
+            "--publish-method", "bench.Relay/Publish", "--publish", "1: \"\(room)\" 2: \"{marker}{padding}\"",
+            "--messages", "10", "--warmup", "2", "--interval", "10ms", "--quiet", "--out", temporaryFolderPath(),
+        ] + options)
+        return (result, result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test(.enabled(if: hasGRPC, notice))
+    func aFanoutInChildProcessesTwoSubscribersToAConnectionIsMeasured() throws {
+        let (result, folder) = try fanout(
+            room: "cli", ["--streams-per-connection", "2", "--client-procs", "2", "--clients", "6"])
         #expect(result.exitCode == 0, "\(result.standardError)")
-        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
         #expect(settings["status"] == "complete" && settings["streams_per_connection"] == "2" && settings["transport"] == "grpc")
         let samples = try csvRows(folder + "/samples.csv")
@@ -37,21 +44,10 @@ import Testing
 
     /// Behind `--link delay=20ms` each way, as for every protocol: every delivery at least 20 ms after its broadcast,
     /// and each subscription (the call's headers out, the server's back) at least one round trip, 40 ms.
-    @Test(.enabled(if: hasGRPC, "python3-grpcio is not installed: apt-get install -y python3-grpcio"))
+    @Test(.enabled(if: hasGRPC, notice))
     func aFanoutBehindALinkTakesItsDelay() throws {
-        let (server, port) = try startFixture("grpc_relay_server.py")
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        let result = try BenchProcess.run([
-            "fanout", "--target", "grpc://127.0.0.1:\(port)/bench.Relay/Subscribe", "--subscribe", #"1: "link""#,
-            "--publish-method", "bench.Relay/Publish", "--publish", #"1: "link" 2: "{marker}{padding}""#,
-            "--link", "delay=20ms", "--clients", "4", "--messages", "10", "--warmup", "2", "--interval", "10ms",
-            "--timestamps", "user", "--quiet", "--out", temporaryFolderPath(),
-        ])
+        let (result, folder) = try fanout(room: "link", ["--link", "delay=20ms", "--clients", "4", "--timestamps", "user"])
         #expect(result.exitCode == 0, "\(result.standardError)")
-        let folder = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let samples = try csvRows(folder + "/samples.csv")
         #expect(samples.count == 4 * 10 && samples.allSatisfy { $0["lost"] == "0" && (Int($0["delivery_ns"] ?? "") ?? 0) >= 20_000_000 },
             "\(samples.prefix(2))")

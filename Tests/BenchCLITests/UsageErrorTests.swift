@@ -70,7 +70,7 @@ import Testing
         (["fanout", "--target", "grpc://127.0.0.1:1/a.B/S", "--publish-method", "a.B/P", "--publish", "2: \"{marker}\"", "--streams-per-connection", "1001"], "'--streams-per-connection <n>': expected 1 to 1000"),
         (["fanout", "--target", "grpc://127.0.0.1:1/a.B/S", "--publish-method", "a.B/P", "--publish", "2: \"{marker}\"", "--streams-per-connection", "10", "--link", "3g"], "a --link is each client's own"),
         (["fanout", "--streams-per-connection", "10"], "--streams-per-connection goes with --target"),
-        (["fanout", "--target", "nats://127.0.0.1:1/n", "--publish-method", "a.B/P"], "'--publish-method <package.Service/Method>': is for a grpc:// target's fanout and chat"),
+        (["fanout", "--target", "nats://127.0.0.1:1/n", "--publish-method", "a.B/P"], "'--publish-method <package.Service/Method>': is for a grpc:// or grpcs:// target's fanout and chat"),
         (["chat", "--target", "grpc://127.0.0.1:1/a.B/Chat", "--publish", "2: \"{marker}\""], "a grpc:// target's chat needs --publish-method package.Service/Method: the unary method each member calls with its messages"),
         (["fanout", "--target", "tcp://127.0.0.1:1", "--dead-after", "10s", "--heartbeat", "1s"], "--heartbeat does not apply to a tcp:// target: its server has no ping to answer"),
         (["fanout", "--target", "nats://127.0.0.1:1/n", "--heartbeat", "1s"], "--heartbeat does not apply to a nats:// target without --dead-after: its subscribers ping only to find a server that hung"),

@@ -36,13 +36,19 @@ import BenchProtocols
             : try TargetServerTests.roundtrip(target, clients: 10, messages: 20)
         configuration.tlsTrust = .pin(path: certificate)
         configuration.changeTarget { $0.qos = 1 }
+        try Self.expectEveryMessageMeasured(configuration, target: target)
+    }
+
+    /// Runs `configuration` against `target`: every broadcast delivered (fanout) or message echoed (roundtrip), each
+    /// connect in its TCP and TLS phases.
+    static func expectEveryMessageMeasured(_ configuration: RunConfiguration, target: String) throws {
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
-        if scenario == .fanout {
+        if configuration.scenario == .fanout {
             try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
         } else {
             _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
         }
-        Self.expectConnectPhases(recording, webSocket: false)
+        expectConnectPhases(recording, webSocket: false)
     }
 
     /// Every client's connect in its phases: a TCP connect and a TLS handshake that took time, a WebSocket upgrade
@@ -100,13 +106,7 @@ import BenchProtocols
             try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(#"2: "{marker}{padding}""#) }
         }
         configuration.tlsTrust = .pin(path: certificate)
-        let recording = try ScenarioRunner.run(configuration, control: RunControl())
-        if scenario == .fanout {
-            try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
-        } else {
-            _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
-        }
-        Self.expectConnectPhases(recording, webSocket: false)
+        try Self.expectEveryMessageMeasured(configuration, target: target)
     }
 
     /// A server over TLS that does not choose HTTP/2 by ALPN (an HTTPS server of Server-Sent Events) is refused with
