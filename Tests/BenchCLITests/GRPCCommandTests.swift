@@ -16,13 +16,20 @@ import Testing
 
     static let notice: Comment = "python3-grpcio is not installed: apt-get install -y python3-grpcio"
 
-    /// A fan-out through the fixture in room `room` with `options` added; its result and run folder.
-    private func fanout(room: String, _ options: [String]) throws -> (BenchProcess, String) {
+    /// The fixture started for `body`, given its port, and killed after.
+    private func withServer<Result>(_ body: (Int) throws -> Result) throws -> Result {
         let (server, port) = try startFixture("grpc_relay_server.py")
         defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
+        return try body(port)
+    }
+
+    /// A fan-out through the fixture (a new one, or at `port`) in room `room` with `options` added; its result and
+    /// run folder.
+    private func fanout(port: Int? = nil, room: String, _ options: [String]) throws -> (BenchProcess, String) {
+        guard let port else { return try withServer { try fanout(port: $0, room: room, options) } }
         let result = try BenchProcess.run([
             "fanout", "--target", "grpc://127.0.0.1:\(port)/bench.Relay/Subscribe", "--subscribe", "1: \"\(room)\"",
             "--publish-method", "bench.Relay/Publish", "--publish", "1: \"\(room)\" 2: \"{marker}{padding}\"",
@@ -40,6 +47,19 @@ import Testing
         #expect(settings["status"] == "complete" && settings["streams_per_connection"] == "2" && settings["transport"] == "grpc")
         let samples = try csvRows(folder + "/samples.csv")
         #expect(samples.count == 6 * 10 && samples.allSatisfy { $0["lost"] == "0" })
+    }
+
+    /// What sharing costs against one connection each is a comparison of two runs: `bench compare` says they differ
+    /// in the subscribers per connection, as it says every setting that changes what is measured.
+    @Test(.enabled(if: hasGRPC, notice))
+    func benchCompareSaysTwoRunsShareConnectionsDifferently() throws {
+        let ((one, baseline), (two, current)) = try withServer { port in
+            (try fanout(port: port, room: "one", ["--clients", "4"]),
+             try fanout(port: port, room: "two", ["--clients", "4", "--streams-per-connection", "2"]))
+        }
+        #expect(one.exitCode == 0 && two.exitCode == 0, "\(one.standardError) \(two.standardError)")
+        let compared = try BenchProcess.run(["compare", baseline, current])
+        #expect(compared.standardOutput.contains("note: the runs differ in streams_per_connection 1 → 2"), "\(compared.standardOutput)")
     }
 
     /// Behind `--link delay=20ms` each way, as for every protocol: every delivery at least 20 ms after its broadcast,
