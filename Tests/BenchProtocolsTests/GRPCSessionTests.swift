@@ -201,6 +201,25 @@ import Testing
         #expect(actions.errors == ["/bench.Relay/Subscribe: HTTP status 503"])
     }
 
+    /// A server that allows two streams at once: a third unary call is not taken until one of the two ended (its
+    /// trailers), and a reset one ends too.
+    @Test func unaryCallsStayWithinTheStreamsTheServerAllowsAtOnce() throws {
+        let publisher = ProtocolSession(.grpc(Self.settings), role: .publisher, maximumMessageSize: 1024)
+        let template = try PublishTemplateText.expand(#"2: "{marker}""#)
+        var bytes = publisher.machine.publication(of: template.bytes, markerAt: template.markerOffset).publication.bytes
+        func publish() -> Bool { bytes.withUnsafeMutableBytes { publisher.willPublish($0) } }
+        var actions = SessionActions()
+        try actions.feed(publisher, frame(.settings, stream: 0, [0, 3, 0, 0, 0, 2]))
+        #expect(publish() && publish())  // streams 1 and 3
+        #expect(!publish(), "two open: the third waits")
+        try actions.feed(publisher, frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 1, HPACK.encode([("grpc-status", "0")])))
+        #expect(publish(), "stream 1 ended: stream 5 opens")
+        #expect(!publish())
+        try actions.feed(publisher, frame(.resetStream, stream: 3, [0, 0, 0, 7]))
+        #expect(publish(), "stream 3 reset: stream 7 opens")
+        #expect(actions.errors == ["the server reset call 3 (REFUSED_STREAM)"])
+    }
+
     /// A chat member's messages are unary calls of its own beside its room's call: streams 3, 5, … on its connection.
     @Test func aChatMembersMessagesAreCallsOnStreamsAfterItsRoomsCall() throws {
         let member = ProtocolSession(.grpc(Self.settings).room(4), role: .subscriber, maximumMessageSize: 1024)

@@ -27,7 +27,7 @@ public final class GRPCSession: SessionStateMachine {
     /// The gRPC messages on each call's stream: a 5-byte prefix (compressed, length) and the message.
     private var messages: [CarriedBytes]
     /// The calls this connection carries (streams 1, 3, …), which the server confirmed, and how many.
-    private let calls: Int
+    let calls: Int
     private var confirmed: [Bool]
     private var confirmedCount = 0
     /// The call (0 for a connection's first) whose delivery or readiness the session is acting on.
@@ -45,6 +45,8 @@ public final class GRPCSession: SessionStateMachine {
     /// The next unary call's stream (the publisher's, a chat member's): odd, rising, one per message on this
     /// connection, after the call's own stream where there is one.
     var nextStream: UInt32
+    /// The unary calls (the publisher's, a chat member's) written and not yet ended by the server.
+    var unaryCallsOpen = 0
     /// Its messages go as unary calls, each on a new stream (the publisher, a chat member), not on the call's stream.
     var publishesByCalls: Bool { role == .publisher || settings.publishMethod != nil && !settings.bidirectional }
     /// A server-streaming call's subscriber: ready on the server's headers only (``isReady``).
@@ -116,14 +118,20 @@ public final class GRPCSession: SessionStateMachine {
         case .headersEnded(let stream, let endStream):
             try headersEnded(stream: stream, endStream: endStream, act)
         case .data(let stream, let body, let endStream):
-            guard let call = call(on: stream) else { return }  // a unary call's answer: not measured
+            guard let call = call(on: stream) else {  // a unary call's answer: not measured
+                if endStream { unaryCallEnded() }
+                return
+            }
             actingCall = call
             try messages[call].take(body) { (bytes) throws(MessageFramingError) in try self.deliver(bytes, act) }
             if endStream { throw MessageFramingError(description: "the server ended the call \(settings.method) without trailers") }
         case .reset(let stream, let code):
             let isCall = call(on: stream) != nil
             let text = "the server reset \(isCall && calls == 1 ? "the call" : "call \(stream)") (\(HTTP2Frame.errorName(code)))"
-            guard isCall else { return act(.serverError(text)) }
+            guard isCall else {
+                unaryCallEnded()
+                return act(.serverError(text))
+            }
             throw MessageFramingError(description: text)
         }
     }
@@ -134,13 +142,14 @@ public final class GRPCSession: SessionStateMachine {
             (httpStatus, grpcStatus) = (0, nil)
             grpcMessage.removeAll(keepingCapacity: true)
         }
+        let call = call(on: stream)
+        if endStream && call == nil { unaryCallEnded() }
         if httpStatus != 0 && httpStatus != 200 {
             let text = "\(settings.method(for: role)): HTTP status \(httpStatus)"
-            guard call(on: stream) != nil else { return act(.serverError(text)) }
+            guard call != nil else { return act(.serverError(text)) }
             act(.serverError(text))
             throw MessageFramingError(description: text)
         }
-        let call = call(on: stream)
         guard endStream else {
             if let call { confirm(call, act) }
             return
@@ -169,6 +178,11 @@ public final class GRPCSession: SessionStateMachine {
             start += 5 + length
         }
         return start
+    }
+
+    /// A unary call's stream ended (its trailers, its last DATA, a reset): one more may open.
+    private func unaryCallEnded() {
+        if unaryCallsOpen > 0 { unaryCallsOpen -= 1 }
     }
 
     /// The server took `call` (its headers, or its first message): once every call is taken, the connection is ready.

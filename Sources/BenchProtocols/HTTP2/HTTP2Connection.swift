@@ -51,6 +51,8 @@ final class HTTP2Connection {
     private(set) var connectionSendWindow = 65_535
     private(set) var initialStreamWindow = 65_535
     private(set) var callStreamSendWindow = 65_535
+    /// The streams the server allows open at once (SETTINGS_MAX_CONCURRENT_STREAMS; unlimited until it says).
+    private(set) var maximumConcurrentStreams = Int.max
 
     /// The call stream, stream 1: the one a subscriber's or a round trip's call is on.
     static let callStream: UInt32 = 1
@@ -195,10 +197,13 @@ final class HTTP2Connection {
             let value = Self.word(payload, at: start + 2)
             switch identifier {
             case 0x2 where value != 0: throw refusal("PROTOCOL_ERROR", "SETTINGS_ENABLE_PUSH of \(value) from a server")
-            case 0x3 where Int(value) < streamConsumed.count:
-                throw MessageFramingError(
-                    description: "the server allows \(value) streams at once (SETTINGS_MAX_CONCURRENT_STREAMS), fewer than "
-                        + "the \(streamConsumed.count) calls this connection carries (--streams-per-connection)")
+            case 0x3:
+                guard Int(value) >= streamConsumed.count else {
+                    throw MessageFramingError(
+                        description: "the server allows \(value) streams at once (SETTINGS_MAX_CONCURRENT_STREAMS), fewer than "
+                            + "the \(streamConsumed.count) calls this connection carries (--streams-per-connection)")
+                }
+                maximumConcurrentStreams = Int(value)
             case 0x4:
                 guard value <= UInt32(HTTP2Frame.maximumWindow) else {
                     throw refusal("FLOW_CONTROL_ERROR", "SETTINGS_INITIAL_WINDOW_SIZE of \(value), over 2^31 - 1")

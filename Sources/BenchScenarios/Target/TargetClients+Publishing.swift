@@ -155,7 +155,7 @@ extension TargetClients {
             recording.record(ConnectionEvent(
                 side: .clients, client: nil, time: time,
                 reason: "publisher: the server took no more bytes ("
-                    + (windowClosed ? "its HTTP/2 flow-control window is closed" : "--max-queue full")
+                    + (windowClosed ? "its HTTP/2 flow-control window is closed, or its streams at once are all open" : "--max-queue full")
                     + "): broadcast \(sequence) was not published"))
             publisher.pausedUntil = time + 50_000_000
         }
