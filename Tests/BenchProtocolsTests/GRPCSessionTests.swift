@@ -220,6 +220,32 @@ import Testing
         #expect(actions.errors == ["the server reset call 3 (REFUSED_STREAM)"])
     }
 
+    /// A GOAWAY in order (NO_ERROR) that keeps the subscriber's call lets it go on, said as the server's word, and no
+    /// unary call opens after it (the publisher's broadcasts are not taken until the server closes and it returns); one
+    /// that does not keep the call, or not in order, ends the connection.
+    @Test func aGracefulGoAwayLetsAKeptCallGoOnAndEndsTheRest() throws {
+        func goAway(last: UInt8, code: UInt8 = 0) -> [UInt8] {
+            frame(.settings, stream: 0, []) + frame(.goAway, stream: 0, [0, 0, 0, last, 0, 0, 0, code])
+        }
+        let kept = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
+        var actions = SessionActions()
+        try actions.feed(kept, goAway(last: 1) + frame(.data, stream: 1, message("after")))
+        #expect(actions.delivered == [Array("after".utf8)])
+        #expect(actions.errors == ["the server sent GOAWAY (NO_ERROR); its last stream 1: what it keeps goes on, no new call opens"])
+        let publisher = ProtocolSession(.grpc(Self.settings), role: .publisher, maximumMessageSize: 1024)
+        let template = try PublishTemplateText.expand(#"2: "{marker}""#)
+        var bytes = publisher.machine.publication(of: template.bytes, markerAt: template.markerOffset).publication.bytes
+        try actions.feed(publisher, goAway(last: 1))
+        #expect(!bytes.withUnsafeMutableBytes { publisher.willPublish($0) }, "no new call after GOAWAY")
+        for (session, bytes) in [
+            (ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024), goAway(last: 0)),
+            (ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024), goAway(last: 1, code: 2)),
+        ] {
+            var seen = SessionActions()
+            #expect(throws: MessageFramingError.self) { try seen.feed(session, bytes) }
+        }
+    }
+
     /// A chat member's messages are unary calls of its own beside its room's call: streams 3, 5, … on its connection.
     @Test func aChatMembersMessagesAreCallsOnStreamsAfterItsRoomsCall() throws {
         let member = ProtocolSession(.grpc(Self.settings).room(4), role: .subscriber, maximumMessageSize: 1024)

@@ -30,8 +30,8 @@ extension GRPCSession {
     }
 
     /// Before a publication (marked, about to be written) goes out: false when its DATA does not fit the server's
-    /// flow-control windows now, a unary call would pass the streams the server allows open at once, or this
-    /// connection's stream ids are used up; the caller then counts it as not taken,
+    /// flow-control windows now, a unary call would pass the streams the server allows open at once, the server goes
+    /// away (no new stream), or this connection's stream ids are used up; the caller then counts it as not taken,
     /// as it does a write the socket's queue refuses. A unary call gets its stream, written into each of its frames.
     public func willPublish(_ message: UnsafeMutableRawBufferPointer) -> Bool {
         var data = 0
@@ -44,7 +44,9 @@ extension GRPCSession {
         guard publishesByCalls else { return http2.takes(data: data, onCallStream: true) }
         // The server's SETTINGS_MAX_CONCURRENT_STREAMS counts the calls this connection carries and its open unary ones.
         let open = unaryCallsOpen + (role == .subscriber ? calls : 0)
-        guard nextStream <= 0x7FFF_FFFF, open < http2.maximumConcurrentStreams, http2.takes(data: data, onCallStream: false) else {
+        guard !takesNoNewStreams, nextStream <= 0x7FFF_FFFF, open < http2.maximumConcurrentStreams,
+            http2.takes(data: data, onCallStream: false)
+        else {
             return false
         }
         unaryCallsOpen += 1

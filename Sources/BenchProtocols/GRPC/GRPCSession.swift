@@ -47,6 +47,8 @@ public final class GRPCSession: SessionStateMachine {
     var nextStream: UInt32
     /// The unary calls (the publisher's, a chat member's) written and not yet ended by the server.
     var unaryCallsOpen = 0
+    /// The server goes away in order (a GOAWAY with NO_ERROR): no new stream opens on this connection.
+    var takesNoNewStreams = false
     /// Its messages go as unary calls, each on a new stream (the publisher, a chat member), not on the call's stream.
     var publishesByCalls: Bool { role == .publisher || settings.publishMethod != nil && !settings.bidirectional }
     /// A server-streaming call's subscriber: ready on the server's headers only (``isReady``).
@@ -106,6 +108,12 @@ public final class GRPCSession: SessionStateMachine {
         switch event {
         case .pingAcknowledged:
             if !readyOnHeadersOnly { becomeReady(act) }
+        case .goingAway(let lastStream, let text):
+            // The calls the server keeps go on until it ends them (and closes the connection); no new one opens: what
+            // the publisher or a chat member would send by a call of its own is not taken meanwhile.
+            guard role == .publisher || UInt32(2 * calls - 1) <= lastStream else { throw MessageFramingError(description: text) }
+            takesNoNewStreams = true
+            act(.serverError(text + ": what it keeps goes on, no new call opens"))
         case .field(_, let name, let value):
             if name.elementsEqual(":status".utf8) {
                 httpStatus = Int(String(decoding: value, as: UTF8.self)) ?? -1

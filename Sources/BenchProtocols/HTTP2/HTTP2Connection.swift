@@ -23,6 +23,9 @@ final class HTTP2Connection {
         case reset(stream: UInt32, code: UInt32)
         /// The server answered this side's PING.
         case pingAcknowledged
+        /// The server goes away in order (GOAWAY with NO_ERROR, as a maximum connection age or a graceful stop):
+        /// streams up to `lastStream` go on, no new one is taken; `text` says so for people.
+        case goingAway(lastStream: UInt32, text: String)
     }
 
     /// The largest header block taken (a server's headers or trailers; CONTINUATIONs included).
@@ -134,11 +137,12 @@ final class HTTP2Connection {
             outbox.append(HTTP2Frame.ping(UInt64(Self.word(payload, at: 0)) << 32 | UInt64(Self.word(payload, at: 4)), acknowledging: true))
         case .goAway:
             guard stream == 0, payload.count >= 8 else { throw refusal("PROTOCOL_ERROR", "a malformed GOAWAY") }
-            let code = Self.word(payload, at: 4)
+            let (code, lastStream) = (Self.word(payload, at: 4), Self.word(payload, at: 0) & 0x7FFF_FFFF)
             let debug = PeerExcerpt.of(UnsafeRawBufferPointer(rebasing: payload[8...]))
-            throw MessageFramingError(
-                description: "the server sent GOAWAY (\(HTTP2Frame.errorName(code))\(debug.isEmpty ? "" : ": \(debug)"))"
-                    + "; its last stream \(Self.word(payload, at: 0) & 0x7FFF_FFFF)")
+            let text = "the server sent GOAWAY (\(HTTP2Frame.errorName(code))\(debug.isEmpty ? "" : ": \(debug)"))"
+                + "; its last stream \(lastStream)"
+            guard code == 0 else { throw MessageFramingError(description: text) }
+            try event(.goingAway(lastStream: lastStream, text: text))
         case .windowUpdate:
             guard payload.count == 4 else { throw refusal("FRAME_SIZE_ERROR", "a WINDOW_UPDATE of \(payload.count) bytes") }
             let increment = Int(Self.word(payload, at: 0) & 0x7FFF_FFFF)
