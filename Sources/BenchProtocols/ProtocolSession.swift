@@ -109,6 +109,14 @@ public enum ProtocolSession {
         return session.willPublish(message)
     }
 
+    /// A published message ``willPublish(_:)`` let go was not written after all (the connection's queue was full):
+    /// what the protocol counted for it is given back.
+    @inline(__always)
+    public func publicationNotSent(_ message: UnsafeMutableRawBufferPointer) {
+        guard case .grpc(let session) = self else { return }
+        session.publicationNotSent(message)
+    }
+
     /// Sends what the protocol owes the server through `send`, and empties its outbox.
     @inline(__always)
     public func drainOutbox(_ send: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {

@@ -20,6 +20,14 @@ extension ServerProtocol {
         }
     }
 
+    /// What a fan-out subscriber speaks: it publishes nothing, so gRPC's `--publish-method` (the publisher's) is not
+    /// its; the same elsewhere.
+    public var asFanoutSubscriber: ServerProtocol {
+        guard case .grpc(var settings) = self else { return self }
+        settings.publishMethod = nil
+        return .grpc(settings)
+    }
+
     /// What a connection that carries `calls` fan-out subscribers speaks (`--streams-per-connection`): gRPC's
     /// subscription made that many times, each a call of its own; the same elsewhere.
     public func carrying(calls: Int) -> ServerProtocol {

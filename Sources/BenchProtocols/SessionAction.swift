@@ -11,6 +11,8 @@ public enum SessionAction {
     case ready
     /// The server refused, or reported an error, in its own words.
     case serverError(String)
+    /// The server said something worth a person's notice that is no error (a GOAWAY in order): an event, nothing more.
+    case note(String)
 }
 
 /// Which end of a publish/subscribe conversation a connection is: one that receives what is published, or the one that

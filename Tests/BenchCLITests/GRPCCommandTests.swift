@@ -47,6 +47,10 @@ import Testing
         #expect(settings["status"] == "complete" && settings["streams_per_connection"] == "2" && settings["transport"] == "grpc")
         let samples = try csvRows(folder + "/samples.csv")
         #expect(samples.count == 6 * 10 && samples.allSatisfy { $0["lost"] == "0" })
+        // Three connections of two, the children's shares cut between them (2 and 4), not four (3 and 3, each 2 + 1):
+        // the subscribers a connection carries share its connect time.
+        let connects = Set(try csvRows(folder + "/connections.csv").map { $0["connect_ns"] ?? "" })
+        #expect(connects.count == 3, "\(connects)")
     }
 
     /// What sharing costs against one connection each is a comparison of two runs: `bench compare` says they differ

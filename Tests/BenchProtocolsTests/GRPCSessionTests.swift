@@ -220,30 +220,61 @@ import Testing
         #expect(actions.errors == ["the server reset call 3 (REFUSED_STREAM)"])
     }
 
-    /// A GOAWAY in order (NO_ERROR) that keeps the subscriber's call lets it go on, said as the server's word, and no
-    /// unary call opens after it (the publisher's broadcasts are not taken until the server closes and it returns); one
-    /// that does not keep the call, or not in order, ends the connection.
-    @Test func aGracefulGoAwayLetsAKeptCallGoOnAndEndsTheRest() throws {
+    /// A GOAWAY in order (NO_ERROR): a fan-out subscriber's call the server keeps goes on, the GOAWAY a note; the
+    /// publisher opens no call after it and closes once its calls under way ended; a chat member (which needs new
+    /// calls), a subscriber whose call is not kept, and a GOAWAY not in order close at once.
+    @Test func aGracefulGoAwayLetsKeptCallsGoOnAndClosesWhatNeedsNewOnes() throws {
         func goAway(last: UInt8, code: UInt8 = 0) -> [UInt8] {
             frame(.settings, stream: 0, []) + frame(.goAway, stream: 0, [0, 0, 0, last, 0, 0, 0, code])
         }
-        let kept = ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024)
+        let subscriber = ServerProtocol.grpc(Self.settings).asFanoutSubscriber
+        let kept = ProtocolSession(subscriber, role: .subscriber, maximumMessageSize: 1024)
         var actions = SessionActions()
         try actions.feed(kept, goAway(last: 1) + frame(.data, stream: 1, message("after")))
-        #expect(actions.delivered == [Array("after".utf8)])
-        #expect(actions.errors == ["the server sent GOAWAY (NO_ERROR); its last stream 1: what it keeps goes on, no new call opens"])
+        #expect(actions.delivered == [Array("after".utf8)] && actions.errors.isEmpty)
+        #expect(actions.notes == ["the server sent GOAWAY (NO_ERROR); its last stream 1: what it keeps goes on, no new call opens"])
+
         let publisher = ProtocolSession(.grpc(Self.settings), role: .publisher, maximumMessageSize: 1024)
         let template = try PublishTemplateText.expand(#"2: "{marker}""#)
         var bytes = publisher.machine.publication(of: template.bytes, markerAt: template.markerOffset).publication.bytes
-        try actions.feed(publisher, goAway(last: 1))
+        actions = SessionActions()
+        try actions.feed(publisher, frame(.settings, stream: 0, []))
+        #expect(bytes.withUnsafeMutableBytes { publisher.willPublish($0) })  // stream 1, under way
+        try actions.feed(publisher, frame(.goAway, stream: 0, [0, 0, 0, 1, 0, 0, 0, 0]))
         #expect(!bytes.withUnsafeMutableBytes { publisher.willPublish($0) }, "no new call after GOAWAY")
-        for (session, bytes) in [
-            (ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024), goAway(last: 0)),
-            (ProtocolSession(.grpc(Self.settings), role: .subscriber, maximumMessageSize: 1024), goAway(last: 1, code: 2)),
+        #expect {
+            try actions.feed(publisher, frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 1, HPACK.encode([("grpc-status", "0")])))
+        } throws: { error in
+            "\(error)" == "the server went away in order (GOAWAY NO_ERROR) and the last call ended"
+        }
+        for (speech, bytes) in [
+            (ServerProtocol.grpc(Self.settings), goAway(last: 1)),  // a chat member: its messages are calls
+            (subscriber, goAway(last: 0)),
+            (subscriber, goAway(last: 1, code: 2)),
         ] {
             var seen = SessionActions()
+            let session = ProtocolSession(speech, role: .subscriber, maximumMessageSize: 1024)
             #expect(throws: MessageFramingError.self) { try seen.feed(session, bytes) }
         }
+    }
+
+    /// A publication let go but not written (the connection's queue was full) gives back what it took: its place among
+    /// the streams at once and its share of the windows; a RST_STREAM NO_ERROR after a call's trailers ends nothing
+    /// twice and is no error.
+    @Test func aPublicationNotSentGivesBackItsStreamAndWindow() throws {
+        let publisher = ProtocolSession(.grpc(Self.settings), role: .publisher, maximumMessageSize: 1024)
+        let template = try PublishTemplateText.expand(#"2: "{marker}""#)
+        var bytes = publisher.machine.publication(of: template.bytes, markerAt: template.markerOffset).publication.bytes
+        func publish() -> Bool { bytes.withUnsafeMutableBytes { publisher.willPublish($0) } }
+        var actions = SessionActions()
+        try actions.feed(publisher, frame(.settings, stream: 0, [0, 3, 0, 0, 0, 1]))  // one stream at a time
+        #expect(publish())
+        bytes.withUnsafeMutableBytes { publisher.publicationNotSent($0) }
+        #expect(publish(), "the one not sent gave its stream back")
+        try actions.feed(publisher, frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 3, HPACK.encode([("grpc-status", "0")]))
+            + frame(.resetStream, stream: 3, [0, 0, 0, 0]))
+        #expect(publish() && !publish(), "stream 3 ended once: one call again, not two")
+        #expect(actions.errors.isEmpty)
     }
 
     /// A chat member's messages are unary calls of its own beside its room's call: streams 3, 5, … on its connection.

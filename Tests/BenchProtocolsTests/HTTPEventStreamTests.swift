@@ -19,6 +19,7 @@ import Testing
                     case .delivered(let data): events.append(String(decoding: data, as: UTF8.self))
                     case .ready: opened = true
                     case .serverError(let text): errors.append(text)
+                    case .note: break
                     }
                 }
             }

@@ -22,7 +22,7 @@ import Testing
                 switch action {
                 case .delivered(let text): delivered.append(String(decoding: text, as: UTF8.self))
                 case .serverError(let text): errors.append(text)
-                case .ready: break
+                case .ready, .note: break
                 }
             }
         }

@@ -6,6 +6,7 @@ struct SessionActions {
     var delivered: [[UInt8]] = []
     var ready = 0
     var errors: [String] = []
+    var notes: [String] = []
 
     /// Hands `bytes` to `session` as one read (`endsMessage`: a message-oriented layer's end of message), and gathers
     /// what it does.
@@ -20,6 +21,7 @@ struct SessionActions {
                     case .delivered(let payload): seen.delivered.append(Array(payload))
                     case .ready: seen.ready += 1
                     case .serverError(let text): seen.errors.append(text)
+                    case .note(let text): seen.notes.append(text)
                     }
                 }
             } catch {

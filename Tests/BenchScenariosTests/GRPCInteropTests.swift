@@ -173,5 +173,6 @@ extension GRPCInteropTests {
         #expect(ChildProcesses.shares(of: 7, among: 2) == [3, 4])
         #expect(ChildProcesses.shares(of: 100, among: 3, perConnection: 100) == [0, 0, 100])
         #expect(ChildProcesses.shares(of: 250, among: 2, perConnection: 100) == [100, 150])
+        #expect(ChildProcesses.idShares(of: 7, among: 2, perConnection: 3) == [0..<3, 3..<7], "the ids the channels are told")
     }
 }

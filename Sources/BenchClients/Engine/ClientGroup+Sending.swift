@@ -147,11 +147,13 @@ extension ClientGroup {
         }
         let message = own!.message(at: place, sequence: sequence, client: client, token: configuration.token)
         let time = MonotonicClock.now()
-        guard (publisher == nil ? sessions[place] : publisher!.session).willPublish(message) else {  // its flow-control window
+        let session = publisher == nil ? sessions[place] : publisher!.session
+        guard session.willPublish(message) else {  // its flow-control window, its streams at once
             return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
         }
         do {
             if try connection.send(message, stamped: loop.stamps != nil) == .dropped {
+                session.publicationNotSent(message)
                 return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
             }
         } catch {

@@ -97,7 +97,7 @@ public final class ClientGroup<T: Transport> {
         }
         let speeches: [ServerProtocol]
         switch configuration.scenario {
-        case .fanout: speeches = ids.map { _ in kind }
+        case .fanout: speeches = ids.map { _ in kind.asFanoutSubscriber }
         case .roundtrip: speeches = ids.map { kind.ownTopic(of: $0) }
         case .chat: speeches = rooms!.map { kind.room($0) }
         }
@@ -255,6 +255,7 @@ public final class ClientGroup<T: Transport> {
                     case .delivered(let message): self.received(message, at: place, now: now, kernel: kernelNow)
                     case .ready: break
                     case .serverError(let text): self.report(.serverError, place, text)
+                    case .note(let text): self.report(.note, place, text)
                     }
                 }
             } catch {

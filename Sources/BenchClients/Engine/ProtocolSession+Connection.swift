@@ -6,14 +6,15 @@ import BenchProtocols
 /// A protocol's state machine on its connection: what it owes the server, sent after each read and at each keepalive.
 extension ProtocolSession {
     /// Sends what the protocol owes the server (a pong, an acknowledgement, a subscription: each a message of its own
-    /// where the protocol wants that) from the machine's own buffer, and empties it. What the connection's queue has no
-    /// room for (`--max-queue` full: the server reads nothing) is not dropped in silence: the connection fails, with
-    /// why, as its protocol's state would no longer be the server's.
+    /// where the protocol wants that) from the machine's own buffer, and empties it. They may pass the messages' limit
+    /// (``Connection/sendOwed(_:)``); what the queue has no room for even so (the server has read nothing for twice
+    /// `--max-queue`) is not dropped in silence: the connection fails, with why, as its protocol's state would no longer
+    /// be the server's.
     public func sendOwed<T: Transport>(on connection: Connection<T>) throws {
         try drainOutbox { bytes in
-            guard try connection.send(bytes) != .dropped else {
+            guard try connection.sendOwed(bytes) != .dropped else {
                 throw ConnectionError.system(SystemError(
-                    "the server takes no more bytes (--max-queue full): what the protocol owed it could not be sent",
+                    "the server takes no more bytes (twice --max-queue waits): what the protocol owed it could not be sent",
                     errno: ENOBUFS))
             }
         }

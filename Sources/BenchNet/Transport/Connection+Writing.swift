@@ -57,7 +57,7 @@ extension Connection {
         guard outbound.isEmpty && state != .connecting else {
             // Frames were checked against the limit; the transport's own bytes (TLS records it must answer with)
             // were not: a peer that makes it answer without ever reading is cut off at twice the limit.
-            guard outbound.count + total <= 2 * maximumQueuedBytes + (64 << 10) else {
+            guard outbound.count + total <= Self.hardLimit(maximumQueuedBytes) else {
                 writeFailure = SystemError("send (the peer reads nothing; the queue is full)", errno: ENOBUFS)
                 return false
             }

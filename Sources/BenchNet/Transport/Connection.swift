@@ -219,11 +219,27 @@ public final class Connection<T: Transport> {
     /// - Throws: ``SystemError`` when the peer is gone (`EPIPE`, `ECONNRESET`); the owner closes the connection.
     @inline(__always)
     public func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool = false) throws(SystemError) -> SendOutcome {
+        try send(frame, stamped: stamped, limit: maximumQueuedBytes)
+    }
+
+    /// Sends what a protocol owes the peer (an acknowledgement, a pong, a subscription) as ``send(_:stamped:)`` does,
+    /// but past the messages' limit: up to the queue's hard cap, as the transport's own control bytes go (a queue full
+    /// of messages is backpressure, not a reason to leave the protocol's state apart from the peer's); `.dropped` only
+    /// beyond that.
+    public func sendOwed(_ bytes: UnsafeMutableRawBufferPointer) throws(SystemError) -> SendOutcome {
+        try send(bytes, stamped: false, limit: Self.hardLimit(maximumQueuedBytes))
+    }
+
+    /// The most a queue may hold, the transport's own bytes included: twice the messages' limit and 64 KiB.
+    static func hardLimit(_ maximumQueuedBytes: Int) -> Int { 2 * maximumQueuedBytes + (64 << 10) }
+
+    @inline(__always)
+    private func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool, limit: Int) throws(SystemError) -> SendOutcome {
         guard isOpen else { throw SystemError("send (the connection is closed)", errno: ENOTCONN) }
         // Bytes that only wait for the batch's submission are not a peer that does not read: they go first, and what
         // the socket did not take of them is queued, then counted.
         if isStaged && stagedByteCount + frame.count > maximumQueuedBytes { batch?.flush() }
-        guard outbound.isEmpty || outbound.count + frame.count <= maximumQueuedBytes else { return .dropped }
+        guard outbound.isEmpty || outbound.count + frame.count <= limit else { return .dropped }
         let headSize = isPlain ? 0 : framing.head(for: frame, into: scratch)
         stampNextWrite = stamped
         let head = UnsafeRawBufferPointer(rebasing: scratch[0..<headSize])

@@ -34,13 +34,7 @@ extension GRPCSession {
     /// away (no new stream), or this connection's stream ids are used up; the caller then counts it as not taken,
     /// as it does a write the socket's queue refuses. A unary call gets its stream, written into each of its frames.
     public func willPublish(_ message: UnsafeMutableRawBufferPointer) -> Bool {
-        var data = 0
-        var start = 0
-        while start + 9 <= message.count {
-            let length = Int(message[start]) << 16 | Int(message[start + 1]) << 8 | Int(message[start + 2])
-            if message[start + 3] == HTTP2Frame.Kind.data.rawValue { data += length }
-            start += 9 + length
-        }
+        let data = Self.dataLength(of: message)
         guard publishesByCalls else { return http2.takes(data: data, onCallStream: true) }
         // The server's SETTINGS_MAX_CONCURRENT_STREAMS counts the calls this connection carries and its open unary ones.
         let open = unaryCallsOpen + (role == .subscriber ? calls : 0)
@@ -50,7 +44,7 @@ extension GRPCSession {
             return false
         }
         unaryCallsOpen += 1
-        start = 0
+        var start = 0
         while start + 9 <= message.count {
             message[start + 5] = UInt8(truncatingIfNeeded: nextStream >> 24)
             message[start + 6] = UInt8(truncatingIfNeeded: nextStream >> 16)
@@ -62,8 +56,25 @@ extension GRPCSession {
         return true
     }
 
-    /// A call's request headers (gRPC's PROTOCOL-HTTP2: POST, `application/grpc`, `te: trailers`) and the user's
-    /// metadata (`--header`), as a header block.
+    /// A publication ``willPublish(_:)`` let go was not written after all (the connection's queue was full): what it
+    /// took of the windows, and its place among the open calls, are given back (its stream's number is skipped).
+    public func publicationNotSent(_ message: UnsafeMutableRawBufferPointer) {
+        http2.untakes(data: Self.dataLength(of: message), onCallStream: !publishesByCalls)
+        if publishesByCalls && unaryCallsOpen > 0 { unaryCallsOpen -= 1 }
+    }
+
+    /// The DATA frames' payloads in a publication's frames.
+    private static func dataLength(of message: UnsafeMutableRawBufferPointer) -> Int {
+        var data = 0
+        var start = 0
+        while start + 9 <= message.count {
+            let length = Int(message[start]) << 16 | Int(message[start + 1]) << 8 | Int(message[start + 2])
+            if message[start + 3] == HTTP2Frame.Kind.data.rawValue { data += length }
+            start += 9 + length
+        }
+        return data
+    }
+
     func requestHeaders(_ method: String) -> [UInt8] {
         HPACK.encode(
             [

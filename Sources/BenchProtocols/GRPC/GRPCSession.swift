@@ -109,11 +109,15 @@ public final class GRPCSession: SessionStateMachine {
         case .pingAcknowledged:
             if !readyOnHeadersOnly { becomeReady(act) }
         case .goingAway(let lastStream, let text):
-            // The calls the server keeps go on until it ends them (and closes the connection); no new one opens: what
-            // the publisher or a chat member would send by a call of its own is not taken meanwhile.
-            guard role == .publisher || UInt32(2 * calls - 1) <= lastStream else { throw MessageFramingError(description: text) }
+            // A subscriber's calls the server keeps go on until it ends them (and closes the connection). A connection
+            // that needs new calls cannot go on: a chat member's closes now (and comes back with --reconnect), the
+            // publisher's once its calls under way ended, no new one opening meanwhile.
+            if role == .subscriber && (publishesByCalls || UInt32(2 * calls - 1) > lastStream) {
+                throw MessageFramingError(description: text)
+            }
             takesNoNewStreams = true
-            act(.serverError(text + ": what it keeps goes on, no new call opens"))
+            act(.note(text + ": what it keeps goes on, no new call opens"))
+            try closeIfGoneAway()
         case .field(_, let name, let value):
             if name.elementsEqual(":status".utf8) {
                 httpStatus = Int(String(decoding: value, as: UTF8.self)) ?? -1
@@ -127,7 +131,7 @@ public final class GRPCSession: SessionStateMachine {
             try headersEnded(stream: stream, endStream: endStream, act)
         case .data(let stream, let body, let endStream):
             guard let call = call(on: stream) else {  // a unary call's answer: not measured
-                if endStream { unaryCallEnded() }
+                if endStream { try unaryCallEnded() }
                 return
             }
             actingCall = call
@@ -137,8 +141,10 @@ public final class GRPCSession: SessionStateMachine {
             let isCall = call(on: stream) != nil
             let text = "the server reset \(isCall && calls == 1 ? "the call" : "call \(stream)") (\(HTTP2Frame.errorName(code)))"
             guard isCall else {
-                unaryCallEnded()
-                return act(.serverError(text))
+                // RST_STREAM NO_ERROR after a call's trailers only says the server read no more of it (RFC 9113 §8.1).
+                guard code != 0 else { return }
+                act(.serverError(text))
+                return try unaryCallEnded()
             }
             throw MessageFramingError(description: text)
         }
@@ -151,7 +157,7 @@ public final class GRPCSession: SessionStateMachine {
             grpcMessage.removeAll(keepingCapacity: true)
         }
         let call = call(on: stream)
-        if endStream && call == nil { unaryCallEnded() }
+        if endStream && call == nil { try unaryCallEnded() }
         if httpStatus != 0 && httpStatus != 200 {
             let text = "\(settings.method(for: role)): HTTP status \(httpStatus)"
             guard call != nil else { return act(.serverError(text)) }
@@ -188,9 +194,18 @@ public final class GRPCSession: SessionStateMachine {
         return start
     }
 
-    /// A unary call's stream ended (its trailers, its last DATA, a reset): one more may open.
-    private func unaryCallEnded() {
+    /// A unary call's stream ended (its trailers, its last DATA, a reset): one more may open, and a publisher the
+    /// server sent away is done once its last call ended.
+    private func unaryCallEnded() throws(MessageFramingError) {
         if unaryCallsOpen > 0 { unaryCallsOpen -= 1 }
+        try closeIfGoneAway()
+    }
+
+    /// The publisher after a GOAWAY in order, its calls under way all ended: its connection closes (and comes back
+    /// with `--reconnect`), as a gRPC channel opens a new one.
+    private func closeIfGoneAway() throws(MessageFramingError) {
+        guard takesNoNewStreams && role == .publisher && unaryCallsOpen == 0 else { return }
+        throw MessageFramingError(description: "the server went away in order (GOAWAY NO_ERROR) and the last call ended")
     }
 
     /// The server took `call` (its headers, or its first message): once every call is taken, the connection is ready.

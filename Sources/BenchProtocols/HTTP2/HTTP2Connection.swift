@@ -237,6 +237,12 @@ final class HTTP2Connection {
         return true
     }
 
+    /// Gives back what ``takes(data:onCallStream:)`` took for DATA that was not sent after all.
+    func untakes(data count: Int, onCallStream: Bool) {
+        connectionSendWindow += count
+        if onCallStream { callStreamSendWindow += count }
+    }
+
     /// Counts DATA received against the windows, giving back each once 2^30 of it was consumed.
     private func consumed(_ count: Int, on stream: UInt32, outbox: inout SessionOutbox) {
         connectionConsumed += count

@@ -34,7 +34,14 @@ public enum ChildProcesses {
     /// The clients of each of `count` children: consecutive shares differing by at most one, or with `perConnection`
     /// above 1 (`--streams-per-connection`) by at most one connection of that many, cut between connections.
     public static func shares(of clients: Int, among count: Int, perConnection: Int = 1) -> [Int] {
+        idShares(of: clients, among: count, perConnection: perConnection).map(\.count)
+    }
+
+    /// The ids of each of `count` children (``shares(of:among:perConnection:)``), empty ones kept in their place.
+    static func idShares(of clients: Int, among count: Int, perConnection: Int = 1) -> [Range<Int>] {
         let connections = (clients + perConnection - 1) / perConnection
-        return (0..<connections).evenShares(count).map { min(clients, $0.upperBound * perConnection) - min(clients, $0.lowerBound * perConnection) }
+        return (0..<connections).evenShares(count).map {
+            min(clients, $0.lowerBound * perConnection)..<min(clients, $0.upperBound * perConnection)
+        }
     }
 }

@@ -66,6 +66,10 @@ extension TargetClients {
         _ = try connection.receiveBytes(readBuffer, count: count) { bytes, endsMessage in
             do {
                 try publisher.session.received(bytes, endsMessage: endsMessage) { action in
+                    if case .note(let text) = action {
+                        self.recording.record(ConnectionEvent(
+                            side: .clients, client: nil, time: MonotonicClock.now(), reason: "publisher: \(text)"))
+                    }
                     guard case .serverError(let text) = action else { return }
                     if !self.isRunning { refusal = text }
                     self.recording.record(ConnectionEvent(
@@ -142,6 +146,7 @@ extension TargetClients {
             do {
                 windowClosed = !publisher.session.willPublish(message)
                 outcome = windowClosed ? .dropped : try connection.send(message, stamped: stamps != nil)
+                if outcome == .dropped && !windowClosed { publisher.session.publicationNotSent(message) }
                 if outcome != .dropped {
                     _ = publisher.transmitStamps?.expect(message: sequence, lastByte: connection.bytesTaken &- 1)
                 }

@@ -13,7 +13,9 @@ enum ChildProcessChannels {
     static func welcome(
         _ configuration: RunConfiguration, target: TargetSettings, trust: TLSTrust?
     ) throws(RunError) -> (channels: [ClientGroupChannel], children: [AgentRecord]) {
-        let shares = (0..<configuration.clients).evenShares(configuration.clientGroupChannels.count)
+        let shares = ChildProcesses.idShares(
+            of: configuration.clients, among: configuration.clientGroupChannels.count,
+            perConnection: configuration.subscribersPerConnection)
         let spec = spec(of: configuration, target: target, trust: trust)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
         defer { frame.deallocate() }
