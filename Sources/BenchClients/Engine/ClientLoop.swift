@@ -72,13 +72,9 @@ final class ClientLoop<T: Transport> {
         to address: SocketAddress, from source: SocketAddress? = nil, token: UInt64, transmitStamps: Bool,
         onRing: Bool = true, settings own: TransportSettings? = nil
     ) throws -> Connection<T> {
-        let started = MonotonicClock.now()
-        let socket = try TCPSocket.startConnecting(to: address, from: source)
-        try? stamps?.enable(on: socket.rawValue, transmit: transmitStamps)  // without: user-space times, counted
-        if busyPoll { TCPSocket.pollBusily(socket.rawValue) }
-        return try Connection<T>(
-            descriptor: socket, token: token, epoll: epoll, role: .client, settings: own ?? settings,
-            maximumQueuedBytes: maximumQueuedBytes, connecting: true, startedAt: started,
+        try Connection<T>.connecting(
+            to: address, from: source, token: token, epoll: epoll, settings: own ?? settings,
+            maximumQueuedBytes: maximumQueuedBytes, stamps: stamps, transmitStamps: transmitStamps, busyPoll: busyPoll,
             receiver: onRing ? receiver : nil, batch: onRing ? batch : nil)
     }
 

@@ -73,12 +73,10 @@ final class TargetPublisher<T: Transport> {
         to address: SocketAddress, epoll: Epoll, token: UInt64, settings: TransportSettings, maximumQueuedBytes: Int,
         stamps: KernelTimestamps?
     ) throws {
-        let socket = try TCPSocket.startConnecting(to: address)
+        connection = try Connection<T>.connecting(
+            to: address, token: token, epoll: epoll, settings: settings, maximumQueuedBytes: maximumQueuedBytes,
+            stamps: stamps, transmitStamps: true)
         connectsStarted += 1
-        try? stamps?.enable(on: socket.rawValue, transmit: true)
-        connection = try Connection<T>(
-            descriptor: socket, token: token, epoll: epoll, role: .client, settings: settings,
-            maximumQueuedBytes: maximumQueuedBytes, connecting: true)
     }
 
     /// The message of broadcast `sequence` of run `token` (from client id `publisherID`), ready to send.
