@@ -73,19 +73,14 @@ import BenchProtocols
 
     @Test(.enabled(if: openSSL, "OpenSSL 3 is not installed: apt-get install -y openssl libssl3"))
     func serverSentEventsOverTLSDeliverEveryBroadcast() throws {
-        let folder = try TemporaryFolder()
-        let (certificate, key) = try folder.makeCertificate(named: "events")
-        let (server, port) = try PortFileFixture.start("sse_server.py", ["chunked", certificate, key])
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+        try Self.withEventsOverTLS { certificate, port in
+            let target = "sses://127.0.0.1:\(port)/events"
+            var configuration = try TargetServerTests.fanout(target, subscribers: 10, broadcasts: 20)
+            try configuration.changeTarget { $0.publishURL = try TargetURL("https://127.0.0.1:\(port)/publish") }
+            configuration.tlsTrust = .pin(path: certificate)
+            let recording = try ScenarioRunner.run(configuration, control: RunControl())
+            try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
         }
-        let target = "sses://127.0.0.1:\(port)/events"
-        var configuration = try TargetServerTests.fanout(target, subscribers: 10, broadcasts: 20)
-        try configuration.changeTarget { $0.publishURL = try TargetURL("https://127.0.0.1:\(port)/publish") }
-        configuration.tlsTrust = .pin(path: certificate)
-        let recording = try ScenarioRunner.run(configuration, control: RunControl())
-        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
     }
 
     /// gRPC over TLS (grpcs://): HTTP/2 chosen by ALPN, every message measured, each connect in its phases.
@@ -111,22 +106,17 @@ import BenchProtocols
 
     /// A server over TLS that does not choose HTTP/2 by ALPN (an HTTPS server of Server-Sent Events) is refused with
     /// what it chose, before any HTTP/2 byte goes.
-    @Test(.enabled(if: openSSL && GRPCInteropTests.hasGRPC, "OpenSSL 3 is not installed: apt-get install -y openssl libssl3"))
+    @Test(.enabled(if: openSSL, "OpenSSL 3 is not installed: apt-get install -y openssl libssl3"))
     func aServerThatDoesNotChooseHTTP2ByALPNIsRefused() throws {
-        let folder = try TemporaryFolder()
-        let (certificate, key) = try folder.makeCertificate(named: "events")
-        let (server, port) = try PortFileFixture.start("sse_server.py", ["chunked", certificate, key])
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        var configuration = try TargetServerTests.fanout("grpcs://127.0.0.1:\(port)/bench.Relay/Subscribe", subscribers: 2, broadcasts: 5)
-        try GRPCInteropTests.relay(&configuration)
-        configuration.tlsTrust = .pin(path: certificate)
-        #expect {
-            _ = try ScenarioRunner.run(configuration, control: RunControl())
-        } throws: { error in
-            "\(error)".contains("the server chose no protocol by ALPN, not h2")
+        try Self.withEventsOverTLS { certificate, port in
+            var configuration = try TargetServerTests.fanout("grpcs://127.0.0.1:\(port)/bench.Relay/Subscribe", subscribers: 2, broadcasts: 5)
+            try GRPCInteropTests.relay(&configuration)
+            configuration.tlsTrust = .pin(path: certificate)
+            #expect {
+                _ = try ScenarioRunner.run(configuration, control: RunControl())
+            } throws: { error in
+                "\(error)".contains("the server chose no protocol by ALPN, not h2")
+            }
         }
     }
 
@@ -147,5 +137,18 @@ import BenchProtocols
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         _ = try TargetServerTests.expectEveryMessageEchoed(recording, target: target)
         Self.expectConnectPhases(recording, webSocket: true)
+    }
+
+    /// The SSE fixture over TLS (chunked), with a certificate of its own made for the test, for `body` (given the
+    /// certificate's path and the port); killed after.
+    static func withEventsOverTLS(_ body: (_ certificate: String, _ port: Int) throws -> Void) throws {
+        let folder = try TemporaryFolder()
+        let (certificate, key) = try folder.makeCertificate(named: "events")
+        let (server, port) = try PortFileFixture.start("sse_server.py", ["chunked", certificate, key])
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        try body(certificate, port)
     }
 }
