@@ -38,11 +38,11 @@ enum CompareCommand {
     /// The settings two runs may differ in and still be compared; each difference is said above the table: what
     /// is offered (clients, payload, timetable, length), how it is judged (the percent-under threshold, what counts as
     /// lost, the warmup left out) and how a target is spoken to (framing, MQTT QoS, the subscribe and publish texts,
-    /// gRPC's subscribers per connection).
+    /// gRPC's subscribers per connection, HTTP/2 or not).
     static let notedSettings = [
         "clients", "payload_bytes", "interval_ns", "arrival", "messages", "count", "run_for_ns", "warmup", "under_ns",
         "timeout_ns", "timestamps", "client_threads", "server_threads", "busy_poll", "io_engine", "framing", "qos",
-        "streams_per_connection", "subscribe",
+        "streams_per_connection", "http2", "subscribe",
         "publish_template", "publish_url", "target_ws_path", "ws_path", "protocol",
     ]
 

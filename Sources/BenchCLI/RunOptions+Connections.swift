@@ -65,14 +65,14 @@ extension RunOptions {
             configuration.dropConnectionsAt = try reader.duration("drop-connections-at", allowZero: false, default: 0)
         }
         configuration.reconnect = try readBackoff(reader: reader, parsed: parsed, command: command)
-        let heartbeatApplies = configuration.target.map { $0.url.scheme.record.hasPing } ?? true
+        let heartbeatApplies = configuration.target.map(\.hasPing) ?? true
         if heartbeatApplies && configuration.heartbeat > 0 && configuration.deadAfter > 0
             && configuration.deadAfter <= configuration.heartbeat
         {
             throw reader.invalid("dead-after", "duration", parsed.value("dead-after") ?? "", "must be longer than --heartbeat")
         }
         if let target = configuration.target, configuration.silenceLimit > 0 {
-            if target.url.scheme.record.hasPing {
+            if target.hasPing {
                 guard configuration.heartbeat > 0 else {
                     throw UsageError(
                         message: "--dead-after against --target needs a --heartbeat above 0: its pings show a quiet server "
@@ -192,7 +192,7 @@ extension RunOptions {
     static func checkSilenceWithoutPings(
         _ configuration: RunConfiguration, intervals: [UInt64], command: String
     ) throws(UsageError) {
-        guard let target = configuration.target, configuration.silenceLimit > 0, !target.url.scheme.record.hasPing,
+        guard let target = configuration.target, configuration.silenceLimit > 0, !target.hasPing,
             let interval = intervals.max()
         else { return }
         let gaps: UInt64 = configuration.arrival == .poisson ? 20 : 2

@@ -89,9 +89,9 @@ extension RunOptions {
         ]
         guard fanout else {
             let chat = scenario == .chat ? [publishMethodOption] : []
-            return [target, header] + identity + protocolOptions + [framing, subscribe] + chat + [qos, publish]
+            return [target, header, http2Option] + identity + protocolOptions + [framing, subscribe] + chat + [qos, publish]
         }
-        return [target, header] + identity + protocolOptions + [
+        return [target, header, http2Option] + identity + protocolOptions + [
             framing, subscribe,
             OptionSpec(
                 "publish-url", value: "url",
@@ -190,6 +190,7 @@ extension RunOptions {
         try readPublishURL(into: &target, reader: reader, parsed: parsed, command: command)
         try readProtocolMessages(into: &target, scenario: configuration.scenario, reader: reader, parsed: parsed, command: command)
         try readStreamsPerConnection(into: &target, scenario: configuration.scenario, reader: reader, parsed: parsed)
+        try readHTTP2(into: &target, parsed: parsed, command: command)
     }
 
     /// `--publish-url`: required by an sse:// target and only there; an http:// URL whose host is an address.

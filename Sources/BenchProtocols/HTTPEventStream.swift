@@ -88,6 +88,11 @@ final class HTTPEventStream {
         }
     }
 
+    /// The subscriber's stream opened elsewhere (an HTTP/2 response, ``HTTP2Tunnel``): what comes is the body alone.
+    func openBody() {
+        (inBody, chunked, isOpen) = (true, false, true)
+    }
+
     // MARK: Head
 
     /// Reads the head up to its blank line, parsed as HTTP says (``HTTPHeadReader``): then checks the status, and how

@@ -53,6 +53,8 @@ public struct ProtocolRecord: Sendable, Equatable {
     /// One connection may carry several fan-out subscribers, each a stream of its own (`--streams-per-connection`):
     /// HTTP/2's gRPC.
     public var carriesStreams: Bool { alpn == "h2" }
+    /// A subscriber's stream is the body of one HTTP response (Server-Sent Events), which HTTP/2 carries as a stream.
+    public let streamIsAResponse: Bool
     /// `--subscribe` and `--publish` are protocol buffers written as `protoc --decode_raw` prints them
     /// (``ProtobufText``), `{marker}` inside a string: gRPC.
     public let messagesAreProtobufText: Bool
@@ -63,9 +65,9 @@ public struct ProtocolRecord: Sendable, Equatable {
         topicWildcards: Set<Character> = [], subscribersCannotPublish: Bool = false, travelsInWebSocket: Bool = false,
         takesDescription: Bool = false, webSocketQuery: String? = nil, hasPing: Bool = true,
         keepaliveIsHeartbeat: Bool = false, takesPublishMethod: Bool = false, messagesAreProtobufText: Bool = false,
-        alpn: String? = nil
+        alpn: String? = nil, streamIsAResponse: Bool = false
     ) {
-        self.alpn = alpn
+        (self.alpn, self.streamIsAResponse) = (alpn, streamIsAResponse)
         (self.takesPublishMethod, self.messagesAreProtobufText) = (takesPublishMethod, messagesAreProtobufText)
         (self.hasPing, self.keepaliveIsHeartbeat) = (hasPing, keepaliveIsHeartbeat)
         (self.travelsInWebSocket, self.takesDescription) = (travelsInWebSocket, takesDescription)
@@ -114,6 +116,10 @@ public struct ProtocolRecord: Sendable, Equatable {
 }
 
 extension TargetURL.Scheme {
+    /// Its connections' HTTP/1.1 handshake may go as a stream of an HTTP/2 connection (`--http2`): a WebSocket's, by
+    /// extended CONNECT (RFC 8441), and so every protocol's that travels in WebSocket; an event stream's GET.
+    public var reachesOverHTTP2: Bool { record.travelsInWebSocket || overWebSocket || record.streamIsAResponse }
+
     /// The record of the protocol this scheme speaks, TLS and WebSocket aside.
     public var record: ProtocolRecord {
         switch protocolScheme {
@@ -129,7 +135,8 @@ extension TargetURL.Scheme {
             ProtocolRecord(
                 schemes: "mqtt, mqtts, mqtt+ws, mqtt+wss", takesQoS: true, topicWildcards: ["+", "#"], keepaliveIsHeartbeat: true)
         case .stomp: ProtocolRecord(schemes: "stomp, stomps, stomp+ws, stomp+wss", keepaliveIsHeartbeat: true)
-        case .sse: ProtocolRecord(schemes: "sse, sses", publishesByPost: true, hasHTTPHandshake: true, hasPing: false)
+        case .sse:
+            ProtocolRecord(schemes: "sse, sses", publishesByPost: true, hasHTTPHandshake: true, hasPing: false, streamIsAResponse: true)
         case .socketIO:
             ProtocolRecord(
                 schemes: "socketio, socketios", takesSubscribeText: true, publishExample: #"["EVENT","{marker}{padding}"]"#,

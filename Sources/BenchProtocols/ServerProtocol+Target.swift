@@ -2,12 +2,12 @@ import BenchCore
 
 extension ServerProtocol {
     /// What a target's connections speak: the protocol of `url`'s scheme with the settings the command line gave it
-    /// (`--framing`, `--subscribe`, `--protocol`, `--publish-url`, `--publish-method`, `--header`, `--qos`), the run's
+    /// (`--framing`, `--subscribe`, `--protocol`, `--publish-url`, `--publish-method`, `--header`, `--qos`, `--http2`), the run's
     /// `heartbeat` (ns: an MQTT keepalive, a STOMP heart-beat) and its `runToken` (MQTT client identifiers of its own).
     public init(
         url: TargetURL, framing: MessageFraming, subscribe: String?, description: ProtocolDescription?,
         publishURL: TargetURL?, publishMethod: String? = nil, headers: [HeaderField], qos: UInt8, heartbeat: UInt64,
-        runToken: UInt64
+        runToken: UInt64, overHTTP2: Bool = false
     ) {
         switch url.scheme.protocolScheme {
         case .redis: self = .redis(channel: url.path, password: url.password)
@@ -28,7 +28,7 @@ extension ServerProtocol {
             func host(_ url: TargetURL) -> String { (url.host.contains(":") ? "[\(url.host)]" : url.host) + ":\(url.port)" }
             self = .sse(SSESettings(
                 streamPath: url.path, streamHost: host(url), publishPath: publishURL?.path ?? "/",
-                publishHost: publishURL.map(host) ?? "", fields: headers))
+                publishHost: publishURL.map(host) ?? "", fields: headers, overHTTP2: overHTTP2, usesTLS: url.scheme.usesTLS))
         default:  // mqtt (the secure schemes' protocols are the ones above)
             // Client identifiers within MQTT 3.1.1's guaranteed 23 bytes: "b", the run's token, "-", the connection.
             self = .mqtt(MQTTSettings(

@@ -60,10 +60,17 @@ public enum ServerProtocol: Sendable {
         public var publishHost: String
         /// The user's fields (`--header`), on the stream's GET and on every POST.
         public var fields: [HeaderField]
+        /// Each stream is a request on an HTTP/2 connection of its own (`--http2`), over TLS where `usesTLS`; the
+        /// publisher's POSTs stay HTTP/1.1.
+        public var overHTTP2: Bool
+        public var usesTLS: Bool
 
-        public init(streamPath: String, streamHost: String, publishPath: String, publishHost: String, fields: [HeaderField] = []) {
+        public init(
+            streamPath: String, streamHost: String, publishPath: String, publishHost: String, fields: [HeaderField] = [],
+            overHTTP2: Bool = false, usesTLS: Bool = false
+        ) {
             (self.streamPath, self.streamHost, self.publishPath, self.publishHost) = (streamPath, streamHost, publishPath, publishHost)
-            self.fields = fields
+            (self.fields, self.overHTTP2, self.usesTLS) = (fields, overHTTP2, usesTLS)
         }
     }
 

@@ -8,7 +8,7 @@ public struct SessionOutbox {
 
     /// An outbox with room for `capacity` bytes and `messages` messages set aside now: an acknowledgement or a pong at
     /// a time by default, so that 20,000 connections keep little.
-    init(capacity: Int = 64, messages: Int = 0) {
+    public init(capacity: Int = 64, messages: Int = 0) {
         bytes.reserveCapacity(capacity)
         if messages > 0 { boundaries.reserveCapacity(messages) }
     }

@@ -20,7 +20,7 @@ public enum RunSettingsCSV {
             "scenario", "command_line", "version", "seed", "clients", "rooms", "room_sizes", "messages", "count", "warmup",
             "run_for_ns",
             "interval", "interval_ns", "arrival", "payload_bytes", "under_ns", "timeout_ns", "heartbeat_ns",
-            "dead_after_ns", "max_queue_bytes", "target", "framing", "qos", "streams_per_connection", "subscribe", "publish_template",
+            "dead_after_ns", "max_queue_bytes", "target", "framing", "qos", "streams_per_connection", "http2", "subscribe", "publish_template",
             "publish_url",
             "headers", "clients_file", "clients_file_rows", "target_ws_path", "protocol", "transport", "ws_path", "timestamps",
             "client_threads", "server_threads", "busy_poll", "io_engine", "host", "cpus", "kernel", "report_every_ns",
@@ -70,6 +70,7 @@ public enum RunSettingsCSV {
             // What else of a target's protocol changes what is measured: bench compare notes each difference.
             ("qos", target?.url.scheme.record.takesQoS == true ? "\(target!.qos)" : ""),
             ("streams_per_connection", target?.url.scheme.record.carriesStreams == true ? "\(target!.streamsPerConnection)" : ""),
+            ("http2", target?.url.scheme.reachesOverHTTP2 == true ? (target!.overHTTP2 ? "yes" : "no") : ""),
             ("subscribe", target?.subscribeText ?? ""),
             ("publish_template", target?.publishTemplate.text ?? ""),
             ("publish_url", target?.publishURL?.description ?? ""),

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchProtocols
 
 /// A setting of a ``RunConfiguration`` outside what a run can do: the option it comes from and why.
 public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -147,6 +148,10 @@ extension RunConfiguration {
                     + "\(Marker.size)-byte marker\(overhead > 0 ? " and \(overhead) bytes of framing" : ""): at least "
                     + "\(Marker.size + overhead)B\(framed && framing.maximumBodySize < 1 << 20 ? ", at most \(framing.maximumBodySize + overhead)B" : "")")
             try check(serverThreads == 1, "server-threads", "a --target run has no server of its own")
+            let largestOverHTTP2 = HTTP2Tunnel.maximumData - WebSocketFrameHeader.maximumSize
+            try check(
+                !settings.overHTTP2 || !target.scheme.transport.isWebSocket || payload <= largestOverHTTP2, "payload",
+                "a WebSocket message over HTTP/2 (--http2) goes in one DATA frame: at most \(largestOverHTTP2)B")
         }
         if let range = localClientRange {
             try check(range.lowerBound >= 0 && range.upperBound <= clients, "clients", "local clients \(range) outside 0..<\(clients)")

@@ -28,6 +28,12 @@ public struct TargetSettings: Sendable, Equatable {
     /// A fan-out's subscribers one connection carries, each on a stream of its own (`--streams-per-connection`, HTTP/2's
     /// gRPC): 1, one connection each, elsewhere.
     public var streamsPerConnection = 1
+    /// Its connections' HTTP/1.1 handshake goes as a stream of an HTTP/2 connection (`--http2`): a WebSocket's by
+    /// extended CONNECT (RFC 8441), an event stream's GET (``TargetURL/Scheme/reachesOverHTTP2``).
+    public var overHTTP2 = false
+    /// Its server answers a ping: its protocol's (``ProtocolRecord/hasPing``), or HTTP/2's where the connections are
+    /// HTTP/2's.
+    public var hasPing: Bool { url.scheme.record.hasPing || overHTTP2 }
     /// An `sse://` target: where its publisher POSTs each broadcast (`--publish-url`, an `http://` URL).
     public var publishURL: TargetURL?
     /// Fields added to every HTTP handshake of the clients and the publisher (`--header`: ws, wss, socketio, sse and

@@ -239,7 +239,7 @@ public final class Connection<T: Transport> {
         // Bytes that only wait for the batch's submission are not a peer that does not read: they go first, and what
         // the socket did not take of them is queued, then counted.
         if isStaged && stagedByteCount + frame.count > maximumQueuedBytes { batch?.flush() }
-        guard outbound.isEmpty || outbound.count + frame.count <= limit else { return .dropped }
+        guard outbound.isEmpty || outbound.count + frame.count <= limit, framing.admits(frame.count) else { return .dropped }
         let headSize = isPlain ? 0 : framing.head(for: frame, into: scratch)
         stampNextWrite = stamped
         let head = UnsafeRawBufferPointer(rebasing: scratch[0..<headSize])

@@ -69,6 +69,9 @@ public struct TransportSettings: @unchecked Sendable {
     public var webSocketText = false
     /// The WebSocket subprotocol clients ask for and the server must take (`mqtt` for MQTT over WebSocket); nil: none.
     public var webSocketSubprotocol: String?
+    /// The WebSocket is opened by the layer that carries it (HTTP/2's extended CONNECT, RFC 8441): no Upgrade of its
+    /// own, its messages flow at once.
+    public var webSocketOpenedBelow = false
     /// Fields a client adds to its WebSocket handshake (`--header`: a token, a cookie).
     public var handshakeFields: [HeaderField] = []
     /// A server's connections whose first byte is 0 carry bench frames as they are, past the transport's layers:
@@ -131,6 +134,9 @@ public protocol FramingLayer {
     mutating func ping(into buffer: UnsafeMutableRawBufferPointer) -> Int
     /// Writes what an orderly close with `code` sends into `buffer` and returns its size; 0 for nothing.
     mutating func close(code: UInt16, into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// False when a message of `count` bytes cannot go now (the layer's flow-control window is closed, or it is
+    /// larger than the layer carries): the connection drops it whole, as a full queue does. True by default.
+    mutating func admits(_ count: Int) -> Bool
     /// The room ``head(for:into:)``, ``ping(into:)`` and ``close(code:into:)`` write into: each connection sets it
     /// aside once (0 for a layer that writes nothing: no memory at all per connection).
     static var scratchSize: Int { get }
@@ -152,6 +158,8 @@ public enum ConnectionError: Error, CustomStringConvertible {
     case tls(String)
     /// The peer closed in order (a WebSocket close frame, a TLS close_notify), as said here.
     case closedByPeer(String)
+    /// The layer that carries the frames failed after its handshake (an HTTP/2 stream reset or ended), as said here.
+    case carrier(String)
 
     public var description: String {
         switch self {
@@ -160,6 +168,7 @@ public enum ConnectionError: Error, CustomStringConvertible {
         case .handshake(let reason): "handshake failed: \(reason)"
         case .tls(let reason): "TLS: \(reason)"
         case .closedByPeer(let how): "closed by peer (\(how))"
+        case .carrier(let reason): reason
         }
     }
 
@@ -174,4 +183,6 @@ public enum ConnectionError: Error, CustomStringConvertible {
 
 extension FramingLayer {
     public var pendingRefusal: String? { nil }
+    @inline(__always)
+    public mutating func admits(_ count: Int) -> Bool { true }
 }

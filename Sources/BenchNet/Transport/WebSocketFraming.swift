@@ -48,6 +48,7 @@ public struct WebSocketFraming: FramingLayer {
         self.parser = WebSocketFrameParser(
             maximumMessageSize: settings.maximumFrameSize, peerMasks: role == .server, acceptsText: settings.webSocketText)
         self.dataOpcode = settings.webSocketText ? .text : .binary
+        if settings.webSocketOpenedBelow { state = .open }
         var system = SystemRandomNumberGenerator()
         self.random = SplitMix64(seed: system.next(), stream: 0)
     }
@@ -55,7 +56,7 @@ public struct WebSocketFraming: FramingLayer {
     public var isEstablished: Bool { state == .open }
 
     public mutating func start(_ reply: (UnsafeRawBufferPointer) -> Bool) throws(ConnectionError) {
-        guard role == .client else { return }
+        guard role == .client, state == .handshaking else { return }
         key = WebSocketHandshake.makeKey(using: &random)
         let request = WebSocketHandshake.request(
             host: host, path: path, key: key, subprotocol: subprotocol, extra: extraFields).bytes

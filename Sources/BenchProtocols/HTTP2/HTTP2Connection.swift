@@ -45,7 +45,10 @@ final class HTTP2Connection {
     /// A header block under way (HEADERS without END_HEADERS): its stream, and whether it ends the stream.
     private var continuing: (stream: UInt32, endStream: Bool)?
     /// The server's first frame must be its SETTINGS.
-    private var serverSettingsSeen = false
+    private(set) var serverSettingsSeen = false
+    /// The server's SETTINGS allow a CONNECT with `:protocol` (SETTINGS_ENABLE_CONNECT_PROTOCOL, RFC 8441): WebSocket
+    /// over HTTP/2.
+    private(set) var offersExtendedConnect = false
     private var connectionConsumed = 0
     /// Per call stream (1, 3, …), what it consumed of its window since it was last given back.
     private var streamConsumed: [Int]
@@ -217,6 +220,9 @@ final class HTTP2Connection {
                 guard callStreamSendWindow <= HTTP2Frame.maximumWindow else {
                     throw refusal("FLOW_CONTROL_ERROR", "SETTINGS_INITIAL_WINDOW_SIZE that opens stream 1's window past 2^31 - 1")
                 }
+            case 0x8 where value > 1:
+                throw refusal("PROTOCOL_ERROR", "SETTINGS_ENABLE_CONNECT_PROTOCOL of \(value), neither 0 nor 1")
+            case 0x8: offersExtendedConnect = value == 1
             case 0x5 where value < 16_384 || value > 16_777_215:
                 throw refusal("PROTOCOL_ERROR", "SETTINGS_MAX_FRAME_SIZE of \(value), outside 16384 to 16777215")
             default: break  // the server's limits on what this side sends: its frames and header blocks stay within the defaults
@@ -244,7 +250,7 @@ final class HTTP2Connection {
     }
 
     /// Counts DATA received against the windows, giving back each once 2^30 of it was consumed.
-    private func consumed(_ count: Int, on stream: UInt32, outbox: inout SessionOutbox) {
+    func consumed(_ count: Int, on stream: UInt32, outbox: inout SessionOutbox) {
         connectionConsumed += count
         if connectionConsumed >= Self.windowRefill {
             outbox.append(HTTP2Frame.windowUpdate(stream: 0, increment: connectionConsumed))

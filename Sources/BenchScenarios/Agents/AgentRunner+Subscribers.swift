@@ -131,6 +131,8 @@ struct ClientGroupShare: Sendable {
     /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.
     func run(_ ids: Range<Int>, writer: ReportWriter, endSignal: Int32) throws(SystemError) {
         switch target.scheme.transport {
+        case .ws where configuration.target?.overHTTP2 == true: try group(WebSocketOverHTTP2.self, ids, writer, endSignal).run()
+        case .wss where configuration.target?.overHTTP2 == true: try group(SecureWebSocketOverHTTP2.self, ids, writer, endSignal).run()
         case .tcp: try group(TCP.self, ids, writer, endSignal).run()
         case .ws: try group(WebSocket.self, ids, writer, endSignal).run()
         case .tls: try group(TLS.self, ids, writer, endSignal).run()

@@ -80,6 +80,8 @@ extension ClientSpec {
                 guard (2...RunConfiguration.maximumStreamsPerConnection).contains(streamsPerConnection) else {
                     throw SpecError("\(streamsPerConnection) streams per connection")
                 }
+            case .overHTTP2:
+                guard value.elementsEqual([1]) else { throw SpecError("an HTTP/2 flag that is not 1") }
             case .publishTemplate:
                 guard let text = String(validating: value, as: UTF8.self), let template = try? PublishTemplate(text) else {
                     throw SpecError("--publish is not a template with {marker}")
@@ -190,6 +192,7 @@ extension ClientSpec {
         if target == nil, subscribe != nil || publish != nil || !headers.isEmpty || description != nil
             || seen.contains(Tag.framing.rawValue)
             || seen.contains(Tag.qos.rawValue) || seen.contains(Tag.streamsPerConnection.rawValue)
+            || seen.contains(Tag.overHTTP2.rawValue)
         {
             throw SpecError("a target's settings without a target")
         }
@@ -201,6 +204,10 @@ extension ClientSpec {
             }
         }
         settings?.streamsPerConnection = streamsPerConnection
+        if seen.contains(Tag.overHTTP2.rawValue) {
+            guard settings?.url.scheme.reachesOverHTTP2 == true else { throw SpecError("HTTP/2 for a target that has no use for it") }
+            settings?.overHTTP2 = true
+        }
         settings?.subscribeText = subscribe
         settings?.publishTemplate = publish ?? .bare
         settings?.headers = headers

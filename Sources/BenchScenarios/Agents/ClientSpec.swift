@@ -103,6 +103,8 @@ public struct ClientSpec: Equatable, Sendable {
         case silenceLimit = 19
         /// A target's subscribers per connection (`--streams-per-connection`), above 1: a big-endian UInt32.
         case streamsPerConnection = 20
+        /// `--http2`: one byte, 1.
+        case overHTTP2 = 21
     }
 
     /// The frame, length field included.
@@ -130,6 +132,7 @@ public struct ClientSpec: Equatable, Sendable {
             if target.streamsPerConnection > 1 {
                 field(.streamsPerConnection, withUnsafeBytes(of: UInt32(target.streamsPerConnection).bigEndian, Array.init))
             }
+            if target.overHTTP2 { field(.overHTTP2, [1]) }
             if target.publishTemplate != .bare { field(.publishTemplate, target.publishTemplate.text.utf8) }
             if !target.headers.isEmpty { field(.headers, target.headers.map { $0.text + "\r\n" }.joined().utf8) }
             if let description = target.protocolDescription {

@@ -16,9 +16,11 @@ extension TargetClients {
         guard publisher.connection == nil else { return }
         do {
             let publishTo = configuration.target?.publishURL.flatMap { SocketAddress(resolving: $0.host, port: $0.port) } ?? address
+            var publisherSettings = settings.personalized(by: configuration.target?.identities, client: 0)
+            if configuration.target?.url.scheme.record.publishesByPost == true { publisherSettings.tlsALPN = nil }  // POSTs are HTTP/1.1
             try publisher.open(
                 to: publishTo, epoll: epoll, token: MeasuringLoop.token(ofPosition: 0),
-                settings: settings.personalized(by: configuration.target?.identities, client: 0),
+                settings: publisherSettings,
                 maximumQueuedBytes: configuration.maximumQueuedBytes, stamps: stamps)
         } catch {
             throw .setupFailed("cannot connect to \(target): \(error)")

@@ -24,7 +24,8 @@ extension TargetRunner {
         settings.webSocketText = target.scheme.webSocketCarriesText
         settings.webSocketSubprotocol = target.scheme.webSocketSubprotocol ?? targetSettings.protocolDescription?.subprotocol
         settings.handshakeFields = targetSettings.headers
-        settings.tlsALPN = target.scheme.record.alpn  // HTTP/2 over TLS: h2, which the server must choose
+        // HTTP/2 over TLS: h2, which the server must choose.
+        settings.tlsALPN = target.scheme.record.alpn ?? (targetSettings.overHTTP2 ? "h2" : nil)
         if target.scheme.usesTLS {
             do throws(TLSError) {
                 try OpenSSL.load()
@@ -53,6 +54,6 @@ extension TargetRunner {
             url: settings.url, framing: settings.framing, subscribe: settings.subscribeText,
             description: settings.protocolDescription, publishURL: settings.publishURL,
             publishMethod: settings.publishMethod, headers: settings.headers,
-            qos: settings.qos, heartbeat: configuration.heartbeat, runToken: configuration.token)
+            qos: settings.qos, heartbeat: configuration.heartbeat, runToken: configuration.token, overHTTP2: settings.overHTTP2)
     }
 }

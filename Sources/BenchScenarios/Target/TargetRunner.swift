@@ -38,6 +38,11 @@ enum TargetRunner {
         }
         let kind = speech(of: settings, configuration)
         switch target.scheme.transport {
+        case .ws where settings.overHTTP2:
+            return try measure(WebSocketOverHTTP2.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
+        case .wss where settings.overHTTP2:
+            return try measure(
+                SecureWebSocketOverHTTP2.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
         case .tcp: return try measure(TCP.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
         case .ws: return try measure(WebSocket.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
         case .tls: return try measure(TLS.self, configuration, settings, address, transport, trust, kind, control, stream, serverWait)
