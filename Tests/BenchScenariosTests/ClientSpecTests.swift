@@ -79,6 +79,8 @@ import Testing
             spec.relayPorts = [4000, 65_535, 1, 0x0102]
             return spec
         }(),
+        // `--http2`: a WebSocket by extended CONNECT.
+        ClientSpec(transport: .tcp, target: Self.target("ws://127.0.0.1:8443/live") { $0.overHTTP2 = true }),
         // `--reconnect` against a user's server: its children and agents try again by the run's backoff.
         {
             var spec = ClientSpec(transport: .tcp, target: Self.target("nats://127.0.0.1:4222/news"))
@@ -102,7 +104,10 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([21, 0, 0], "unknown field 21"),
+        ([22, 0, 0], "unknown field 22"),
+        ([1, 0, 1, 0, 4, 0, 23] + Array("nats://127.0.0.1:4222/x".utf8) + [21, 0, 1, 1], "HTTP/2 for a target that has no use for it"),
+        ([1, 0, 1, 0, 21, 0, 1, 1], "a target's settings without a target"),
+        ([1, 0, 1, 0, 4, 0, 10] + Array("ws://a:1/x".utf8) + [21, 0, 1, 2], "an HTTP/2 flag that is not 1"),
         ([1, 0, 1, 0, 20, 0, 3, 0, 0, 2], "the streams per connection are not 4 bytes"),
         ([1, 0, 1, 0, 4, 0, 23] + Array("nats://127.0.0.1:4222/x".utf8) + [20, 0, 4, 0, 0, 0, 2],
          "streams per connection where a connection carries one client"),
