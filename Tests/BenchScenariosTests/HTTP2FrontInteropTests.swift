@@ -149,4 +149,89 @@ import Testing
             "\(error)".contains("the server answered :status 401")
         }
     }
+
+    /// The deploy, through the front: nghttpx killed mid-run and started again on its port. Every subscriber comes
+    /// back with `--reconnect` (a new HTTP/2 connection and CONNECT each), its outage counted, and the publisher too.
+    @Test(.enabled(if: available, notice))
+    func theFrontRestartedMidRunHasEverySubscriberBack() throws {
+        let relay = try ExternalServer.python("ws_broadcast_server.py")
+        defer { relay.stop() }
+        var front = try Self.front(to: Int(relay.port))
+        defer { front.stop() }
+        var configuration = try TargetRestartTests.fanout(.wsRelay, "ws://127.0.0.1:\(front.port)/", broadcasts: 400)
+        configuration.changeTarget { $0.overHTTP2 = true }
+        let (run, _) = try TargetRestartTests.begin(configuration, .twoThreads)
+        run.waitUntilDispatched(30 * TargetRestartTests.subscribers)
+        try TargetRestartTests.restart(&front)
+        let recording = try run.finish()
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        #expect(recording.outages.count == TargetRestartTests.subscribers && recording.outagesBack == recording.outages.count,
+            "\(events.prefix(12))")
+        #expect(events.contains { $0.hasPrefix("publisher: back after") }, "\(events.prefix(12))")
+        let files = try RunFiles.write(recording)
+        let afterwards = try TargetRestartTests.broadcastsAfterEveryReturn(recording, files)
+        #expect(afterwards.count >= 20 && afterwards.allSatisfy { $0.int("delivered") == TargetRestartTests.subscribers })
+        #expect(try Self.requests(front).allSatisfy { $0.hasPrefix("h2c CONNECT ") }, "the returns are HTTP/2's too")
+    }
+
+    /// A hung front (SIGSTOP) before event streams: HTTP/2 has the ping an event stream lacks, so `--heartbeat` pings it
+    /// and `--dead-after` finds it dead; once it goes on, every subscriber is back. The publisher POSTs to the SSE server
+    /// itself, which goes on meanwhile: the broadcasts of the hang are lost, and counted.
+    @Test(.enabled(if: available, notice))
+    func aStoppedFrontIsFoundDeadByHTTP2PingsAndEveryEventStreamComesBack() throws {
+        let (server, port) = try SSEInteropTests.start("chunked")
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let front = try Self.front(to: port)
+        defer { front.stop() }
+        var configuration = try TargetServerTests.fanout("sse://127.0.0.1:\(front.port)/events", subscribers: 6, broadcasts: 500)
+        try configuration.changeTarget {
+            $0.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
+            $0.overHTTP2 = true
+        }
+        configuration.reconnect = TargetRestartTests.backoff
+        (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 500_000_000)
+        let (run, _) = try TargetRestartTests.begin(configuration, .twoThreads)
+        run.waitUntilDispatched(30 * 6)
+        kill(front.process.processIdentifier, SIGSTOP)
+        usleep(UInt32(3 * configuration.silenceLimit / 1_000))
+        kill(front.process.processIdentifier, SIGCONT)
+        let recording = try run.finish()
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+        #expect(events.filter { $0.contains("taken for dead") }.count >= 6, "\(events.prefix(12))")
+        #expect(recording.outages.count >= 6 && recording.outagesBack == recording.outages.count, "\(recording.outages)")
+        let files = try RunFiles.write(recording)
+        #expect((files.summary["delivery"]?.int("lost") ?? 0) > 0, "broadcasts went while the front was stopped")
+        let afterwards = try TargetRestartTests.broadcastsAfterEveryReturn(recording, files)
+        #expect(afterwards.count >= 20 && afterwards.allSatisfy { $0.int("delivered") == 6 }, "\(afterwards.prefix(3))")
+    }
+
+    /// A quiet event stream over HTTP/2 whose front answers its PINGs is not taken for dead, though no broadcast comes
+    /// for longer than `--dead-after`.
+    @Test(.enabled(if: available, notice))
+    func aQuietEventStreamWhoseFrontAnswersItsPingsIsNotTakenForDead() throws {
+        let (server, port) = try SSEInteropTests.start("plain")
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let front = try Self.front(to: port)
+        defer { front.stop() }
+        let target = "sse://127.0.0.1:\(front.port)/events"
+        var configuration = try TargetServerTests.fanout(target, subscribers: 4, broadcasts: 3)
+        try configuration.changeTarget {
+            $0.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
+            $0.overHTTP2 = true
+        }
+        (configuration.interval, configuration.warmup) = (1_500_000_000, 1)
+        (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 600_000_000)
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        let events = recording.connectionEvents.map(\.reason)
+        #expect(!events.contains { $0.contains("taken for dead") } && recording.outages.isEmpty, "\(events.prefix(6))")
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+    }
 }
