@@ -133,6 +133,7 @@ enum CompareCommand {
 
     /// A setting's value as a person reads it: durations and sizes in units, an empty target as the built-in server.
     static func shown(_ key: String, _ value: String?) -> String {
+        if key == "http2" { return value == "yes" ? "yes" : "no" }
         guard let value else { return "missing" }
         if key.hasSuffix("_ns"), let nanoseconds = UInt64(value) { return DurationText.format(nanoseconds) }
         if key.hasSuffix("_bytes"), let bytes = Int(value) { return ByteSizeText.format(bytes) }

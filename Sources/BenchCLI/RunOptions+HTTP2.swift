@@ -25,6 +25,12 @@ extension RunOptions {
                     + "; it is for \(reachable.joined(separator: ", "))",
                 command: command)
         }
+        let hopByHop: Set<String> = ["connection", "upgrade", "keep-alive", "proxy-connection", "transfer-encoding", "te", "host"]
+        if let field = target?.headers.first(where: { hopByHop.contains($0.name.lowercased()) }) {
+            throw UsageError(
+                message: "--header \(field.name) is HTTP/1.1's own: a request over HTTP/2 (--http2) carries no such field "
+                    + "(RFC 9113 §8.2.2; the host goes as :authority, from the URL)", command: command)
+        }
         target?.overHTTP2 = true
     }
 }

@@ -11,6 +11,8 @@ public final class EventStreamSession: SessionStateMachine {
     private let stream: HTTPEventStream
     private let tunnel: HTTP2Tunnel?
     public private(set) var isReady: Bool
+    /// Over HTTP/2: the server's refusal of the GET was said.
+    private var refusalReported = false
     public var outbox = SessionOutbox()
 
     init(_ settings: ServerProtocol.SSESettings, role: SessionRole, maximumMessageSize: Int) {
@@ -41,6 +43,10 @@ public final class EventStreamSession: SessionStateMachine {
             try events(in: UnsafeRawBufferPointer(body), act)
         }
         openIfAnswered(tunnel, act)
+        if !refusalReported, let refusal = tunnel.pendingRefusal {  // its status is the server's word, as over HTTP/1.1
+            refusalReported = true
+            act(.serverError("the event stream's GET over HTTP/2: \(refusal)"))
+        }
     }
 
     /// An HTTP/2 PING where the stream is HTTP/2's; an HTTP/1.1 event stream has none.

@@ -73,6 +73,7 @@ import Testing
         (["fanout", "--http2"], "--http2 goes with --target"),
         (["fanout", "--target", "grpc://127.0.0.1:1/a.B/S", "--publish-method", "a.B/P", "--publish", "2: \"{marker}\"", "--http2"], "it is HTTP/2 already"),
         (["fanout", "--target", "redis://127.0.0.1:1/c", "--http2"], "--http2 does not apply to a redis:// target; it is for ws://, wss://"),
+        (["fanout", "--target", "ws://127.0.0.1:1/", "--http2", "--header", "Keep-Alive: timeout=5"], "--header Keep-Alive is HTTP/1.1's own"),
         (["fanout", "--target", "ws://127.0.0.1:1/", "--http2", "--payload", "16KiB"], "a WebSocket message over HTTP/2 (--http2) goes in one DATA frame: at most 16370B"),
         (["fanout", "--target", "nats://127.0.0.1:1/n", "--publish-method", "a.B/P"], "'--publish-method <package.Service/Method>': is for a grpc:// or grpcs:// target's fanout and chat"),
         (["chat", "--target", "grpc://127.0.0.1:1/a.B/Chat", "--publish", "2: \"{marker}\""], "a grpc:// target's chat needs --publish-method package.Service/Method: the unary method each member calls with its messages"),

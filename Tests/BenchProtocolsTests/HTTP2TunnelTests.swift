@@ -21,7 +21,10 @@ import Testing
 
     /// A front's SETTINGS that enable the extended CONNECT (and a window of 65536 for new streams).
     private var settings: [UInt8] { frame(.settings, stream: 0, [0, 8, 0, 0, 0, 1, 0, 4, 0, 1, 0, 0]) }
-    private var ok: [UInt8] { frame(.headers, flags: HTTP2Frame.endHeaders, stream: 1, [0x88]) }  // :status 200, indexed
+    /// :status 200 (indexed), and the subprotocol asked for.
+    private var ok: [UInt8] {
+        frame(.headers, flags: HTTP2Frame.endHeaders, stream: 1, [0x88, 0x00, 22] + Array("sec-websocket-protocol".utf8) + [4] + Array("mqtt".utf8))
+    }
 
     /// Reads `chunks` in turn, as reads would bring them: the body's pieces joined, and what is owed.
     private func read(_ tunnel: HTTP2Tunnel, _ chunks: [[UInt8]]) throws(MessageFramingError) -> (body: [UInt8], owed: [UInt8]) {
@@ -88,7 +91,8 @@ import Testing
         let tunnel = HTTP2Tunnel(.eventStream, path: "/events", authority: "h:80", usesTLS: false, fields: [], maximumMessageSize: 1024)
         var outbox = SessionOutbox()
         tunnel.start(outbox: &outbox)
-        #expect(outbox.pending.count > HTTP2Connection.opening.count)
+        let request = Array(outbox.pending.dropFirst(HTTP2Connection.opening.count))
+        #expect(request[3] == HTTP2Frame.Kind.headers.rawValue && request[4] & HTTP2Frame.endStream != 0, "a GET has no body")
         let (body, _) = try read(tunnel, [frame(.settings, stream: 0, []) + ok + frame(.data, stream: 1, Array("data: x\n\n".utf8))])
         #expect(body == Array("data: x\n\n".utf8) && tunnel.isOpen)
     }
@@ -103,12 +107,19 @@ import Testing
         ("an HTTP/1.1 answer", "answered in HTTP/1.1, not HTTP/2"),
         ("a frame over the largest", "FRAME_SIZE_ERROR"),
         ("a GOAWAY that drops the stream", "GOAWAY (REFUSED_STREAM)"),
+        ("trailers", "ended the stream (END_STREAM)"),
+        ("another subprotocol", "did not take the WebSocket subprotocol mqtt (it answered wamp)"),
+        ("DATA inside a header block", "a frame of type 0 inside a header block"),
     ])
     func eachRefusalSaysWhy(_ case: String, _ words: String) throws {
         let forbidden = [UInt8(0x48), 0x03] + Array("403".utf8)  // :status 403, a literal of indexed name 8
         let refused = frame(.headers, flags: HTTP2Frame.endHeaders, stream: 1, forbidden)
             + frame(.data, flags: HTTP2Frame.endStream, stream: 1, Array("no token".utf8))
+        let wamp = [UInt8(0x00)] + [22] + Array("sec-websocket-protocol".utf8) + [4] + Array("wamp".utf8)
         let stream: [UInt8] = switch `case` {
+        case "trailers": settings + ok + frame(.headers, flags: HTTP2Frame.endHeaders | HTTP2Frame.endStream, stream: 1, [0x88])
+        case "another subprotocol": settings + frame(.headers, flags: HTTP2Frame.endHeaders, stream: 1, [0x88] + wamp)
+        case "DATA inside a header block": settings + frame(.headers, stream: 1, [0x88]) + frame(.data, stream: 1, [1])
         case "no extended CONNECT": frame(.settings, stream: 0, [])
         case "a refusal with a body": settings + refused
         case "a reset": settings + ok + frame(.resetStream, stream: 1, [0, 0, 0, 8])
@@ -126,6 +137,13 @@ import Testing
                 #expect(error.description.contains(words), "\(`case`), cut at \(cut): \(error)")
             }
         }
+    }
+
+    /// A GOAWAY in order that keeps stream 1 (its last stream 1): the WebSocket goes on until the server closes.
+    @Test func aGOAWAYInOrderThatKeepsTheStreamLetsItGoOn() throws {
+        let tunnel = webSocketTunnel()
+        let (body, _) = try read(tunnel, [settings + ok + frame(.goAway, stream: 0, [0, 0, 0, 1, 0, 0, 0, 0]) + frame(.data, stream: 1, [7])])
+        #expect(body == [7])
     }
 
     @Test func aRefusalWhoseBodyIsStillComingSaysSoMeanwhile() throws {

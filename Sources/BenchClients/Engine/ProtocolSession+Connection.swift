@@ -13,9 +13,8 @@ extension ProtocolSession {
     public func sendOwed<T: Transport>(on connection: Connection<T>) throws {
         try drainOutbox { bytes in
             guard try connection.sendOwed(bytes) != .dropped else {
-                throw ConnectionError.system(SystemError(
-                    "the server takes no more bytes (twice --max-queue waits): what the protocol owed it could not be sent",
-                    errno: ENOBUFS))
+                let why = connection.refusal(of: bytes.count) ?? "the server takes no more bytes (twice --max-queue waits)"
+                throw ConnectionError.system(SystemError("\(why): what the protocol owed it could not be sent", errno: ENOBUFS))
             }
         }
     }

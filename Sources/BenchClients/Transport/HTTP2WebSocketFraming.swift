@@ -77,8 +77,14 @@ public struct HTTP2WebSocketFraming: FramingLayer {
     private mutating func send(owed reply: (UnsafeRawBufferPointer) -> Bool) throws(ConnectionError) {
         var sent = true
         owed.drain { sent = sent && reply(UnsafeRawBufferPointer($0)) }
-        guard sent else { throw .handshake("could not send what HTTP/2 owes the server") }
+        guard !sent else { return }
+        let reason = "the server takes no more bytes (twice --max-queue waits): what HTTP/2 owes it could not be sent"
+        throw tunnel.isOpen ? .carrier(reason) : .handshake(reason)
     }
+
+    public static var owesItsReplies: Bool { true }
+
+    public func refusal(of count: Int) -> String? { tunnel.refusal(of: count + WebSocketFrameHeader.maximumSize) }
 
     @inline(__always)
     public mutating func admits(_ count: Int) -> Bool {
@@ -98,15 +104,18 @@ public struct HTTP2WebSocketFraming: FramingLayer {
         wrapped(webSocket.ping(into: UnsafeMutableRawBufferPointer(rebasing: buffer[HTTP2Tunnel.headSize...])), in: buffer)
     }
 
+    /// The WebSocket's close frame, ending this side of the stream (RFC 8441 §5).
     public mutating func close(code: UInt16, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        wrapped(webSocket.close(code: code, into: UnsafeMutableRawBufferPointer(rebasing: buffer[HTTP2Tunnel.headSize...])), in: buffer)
+        wrapped(
+            webSocket.close(code: code, into: UnsafeMutableRawBufferPointer(rebasing: buffer[HTTP2Tunnel.headSize...])), in: buffer,
+            endStream: true)
     }
 
     /// The `size` bytes the WebSocket wrote after room for a DATA header in `buffer`, as one DATA frame; 0 for none, or
     /// where the server's windows are closed.
-    private func wrapped(_ size: Int, in buffer: UnsafeMutableRawBufferPointer) -> Int {
+    private func wrapped(_ size: Int, in buffer: UnsafeMutableRawBufferPointer, endStream: Bool = false) -> Int {
         guard size > 0, tunnel.takes(size) else { return 0 }
-        HTTP2Tunnel.dataHead(for: size, into: buffer)
+        HTTP2Tunnel.dataHead(for: size, endStream: endStream, into: buffer)
         return HTTP2Tunnel.headSize + size
     }
 

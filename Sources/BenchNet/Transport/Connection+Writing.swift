@@ -36,6 +36,19 @@ extension Connection {
         return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
     }
 
+    /// Bytes a framing layer owes the peer (``FramingLayer/owesItsReplies``): queued up to the hard cap, as a protocol's
+    /// owed bytes are; false beyond it (the peer does not read), which fails the connection.
+    func writeOwedLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard outbound.count + bytes.count <= Self.hardLimit(maximumQueuedBytes) else { return false }
+        return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
+    }
+
+    /// Bytes of the framing layer's own, by what they are to the peer (owed, or left out while the queue is full).
+    @inline(__always)
+    func writeLayer(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        T.Framing.owesItsReplies ? writeOwedLayerBytes(bytes) : writeLayerBytes(bytes)
+    }
+
     /// Writes wire bytes, `head` then `body`, in one call, queuing what the socket does not take. The queue limit is
     /// not checked here: ``send(_:stamped:)`` did, for whole frames.
     @inline(__always)
@@ -140,7 +153,7 @@ extension Connection {
         guard !isPlain else { return false }
         let size = framing.ping(into: scratch)
         guard size > 0 else { return false }
-        _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size]))
+        _ = writeLayer(UnsafeRawBufferPointer(rebasing: scratch[0..<size]))
         if let writeFailure { throw writeFailure }
         return true
     }

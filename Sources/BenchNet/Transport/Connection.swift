@@ -193,7 +193,7 @@ public final class Connection<T: Transport> {
         while let plaintext = try stream.nextPlaintext(in: buffer, count: &remaining, write: writeWire) {
             try advanceHandshake()
             var offset = 0
-            while let output = try framing.unwrap(plaintext, offset: &offset, reply: writeLayerBytes) {
+            while let output = try framing.unwrap(plaintext, offset: &offset, reply: writeLayer) {
                 try check()
                 try advanceHandshake()  // the Upgrade's answer and the first message may come in one read
                 let proceed: Bool
@@ -230,6 +230,10 @@ public final class Connection<T: Transport> {
         try send(bytes, stamped: false, limit: Self.hardLimit(maximumQueuedBytes))
     }
 
+    /// Why a message of `count` bytes was not taken though the queue had room: its framing layer's word (an HTTP/2
+    /// window closed, a message larger than a frame); nil for none.
+    public func refusal(of count: Int) -> String? { framing.refusal(of: count) }
+
     /// The most a queue may hold, the transport's own bytes included: twice the messages' limit and 64 KiB.
     static func hardLimit(_ maximumQueuedBytes: Int) -> Int { 2 * maximumQueuedBytes + (64 << 10) }
 
@@ -260,7 +264,7 @@ public final class Connection<T: Transport> {
         if isStaged { batch?.flush() }
         if state == .open && outbound.isEmpty && !isPlain {
             let size = framing.close(code: code, into: scratch)
-            if size > 0 { _ = writeLayerBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<size])) }
+            if size > 0 { _ = writeLayer(UnsafeRawBufferPointer(rebasing: scratch[0..<size])) }
             stream.close(writeWire)
         }
         isOpen = false
@@ -287,7 +291,7 @@ public final class Connection<T: Transport> {
         if !framingStarted {
             framingStarted = true
             streamEstablishedAt = MonotonicClock.now()
-            try framing.start(writeLayerBytes)
+            try framing.start(writeLayer)
             try check()
         }
         if framing.isEstablished {

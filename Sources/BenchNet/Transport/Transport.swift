@@ -137,6 +137,13 @@ public protocol FramingLayer {
     /// False when a message of `count` bytes cannot go now (the layer's flow-control window is closed, or it is
     /// larger than the layer carries): the connection drops it whole, as a full queue does. True by default.
     mutating func admits(_ count: Int) -> Bool
+    /// Why ``admits(_:)`` would not take a message of `count` bytes now, for the event that says it was not sent;
+    /// nil when it would (or the layer never refuses one).
+    func refusal(of count: Int) -> String?
+    /// What the layer sends of its own through `reply` is owed to the peer (HTTP/2's acknowledgements and window
+    /// updates): it goes up to the queue's hard cap, and the connection fails beyond it, rather than being left out as
+    /// a WebSocket pong may be while the queue is full.
+    static var owesItsReplies: Bool { get }
     /// The room ``head(for:into:)``, ``ping(into:)`` and ``close(code:into:)`` write into: each connection sets it
     /// aside once (0 for a layer that writes nothing: no memory at all per connection).
     static var scratchSize: Int { get }
@@ -185,4 +192,6 @@ extension FramingLayer {
     public var pendingRefusal: String? { nil }
     @inline(__always)
     public mutating func admits(_ count: Int) -> Bool { true }
+    public func refusal(of count: Int) -> String? { nil }
+    public static var owesItsReplies: Bool { false }
 }

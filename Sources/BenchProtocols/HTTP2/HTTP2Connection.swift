@@ -205,6 +205,9 @@ final class HTTP2Connection {
             switch identifier {
             case 0x2 where value != 0: throw refusal("PROTOCOL_ERROR", "SETTINGS_ENABLE_PUSH of \(value) from a server")
             case 0x3:
+                guard value > 0 || streamConsumed.isEmpty else {  // a publisher: no call now (a broadcast meanwhile is not taken)
+                    throw refusal("REFUSED_STREAM", "the server allows no stream at all (SETTINGS_MAX_CONCURRENT_STREAMS 0)")
+                }
                 guard Int(value) >= streamConsumed.count else {
                     throw MessageFramingError(
                         description: "the server allows \(value) streams at once (SETTINGS_MAX_CONCURRENT_STREAMS), fewer than "
@@ -242,6 +245,14 @@ final class HTTP2Connection {
         if onCallStream { callStreamSendWindow -= count }
         return true
     }
+
+    /// True when `count` bytes of DATA fit the server's windows now (nothing taken).
+    func fits(data count: Int, onCallStream: Bool) -> Bool {
+        count <= connectionSendWindow && count <= (onCallStream ? callStreamSendWindow : initialStreamWindow)
+    }
+
+    /// A header block is under way (HEADERS without END_HEADERS): only its CONTINUATION may come.
+    var isInHeaderBlock: Bool { continuing != nil }
 
     /// Gives back what ``takes(data:onCallStream:)`` took for DATA that was not sent after all.
     func untakes(data count: Int, onCallStream: Bool) {

@@ -22,6 +22,11 @@ public final class HTTP2Tunnel {
     private let http2: HTTP2Connection
     private let request: [UInt8]
     private let waitsForExtendedConnect: Bool
+    /// The WebSocket subprotocol asked for, which the response must name; what it named.
+    private var subprotocol: String?
+    private var answeredSubprotocol: [UInt8]?
+    /// The statuses that open the pipe: 2xx for a CONNECT (RFC 8441), 200 for an event stream (as over HTTP/1.1).
+    private let successes: Range<Int>
     private var requestSent = false
     /// The response's status, once its headers came (0 before).
     private var status = 0
@@ -64,8 +69,11 @@ public final class HTTP2Tunnel {
                 ("accept", "text/event-stream"), ("cache-control", "no-cache")]
         }
         let block = HPACK.encode(pseudo + [("user-agent", "bench")] + fields.map { ($0.name.lowercased(), $0.value) })
-        self.request = HTTP2Frame.headers(block, stream: Self.stream, endStream: false)
+        // A GET has no body: its HEADERS end this side of the stream; a CONNECT's stream carries the WebSocket.
+        self.request = HTTP2Frame.headers(block, stream: Self.stream, endStream: request == .eventStream)
         waitsForExtendedConnect = request != .eventStream
+        if case .webSocket(let subprotocol) = request { self.subprotocol = subprotocol }
+        successes = request == .eventStream ? 200..<201 : 200..<300
     }
 
     /// What this side sends first, once connected: the connection's preface, and the request where it need not wait.
@@ -147,6 +155,7 @@ public final class HTTP2Tunnel {
             return
         }
         guard http2.serverSettingsSeen else { throw Self.refusal("PROTOCOL_ERROR", "the server's first frame is not SETTINGS (type 0)") }
+        guard !http2.isInHeaderBlock else { throw Self.refusal("PROTOCOL_ERROR", "a frame of type 0 inside a header block") }
         guard status != 0 else { throw Self.refusal("PROTOCOL_ERROR", "DATA on stream 1 before the response's headers") }
         http2.consumed(length, on: stream, outbox: &outbox)
         endsAfterData = header[4] & HTTP2Frame.endStream != 0
@@ -190,13 +199,25 @@ public final class HTTP2Tunnel {
 
     private func handle(_ event: HTTP2Connection.Event) throws(MessageFramingError) {
         switch event {
-        case .field(let stream, let name, let value) where stream == Self.stream && name.elementsEqual(":status".utf8):
-            status = Int(String(decoding: value, as: UTF8.self)) ?? -1
+        case .field(let stream, let name, let value) where stream == Self.stream && !isOpen:
+            if name.elementsEqual(":status".utf8) { status = Int(String(decoding: value, as: UTF8.self)) ?? -1 }
+            if name.elementsEqual("sec-websocket-protocol".utf8) { answeredSubprotocol = Array(value) }
         case .headersEnded(let stream, let endStream) where stream == Self.stream:
+            if isOpen {  // trailers: the stream ends with them
+                if endStream { ended = true }
+                return
+            }
             if (100..<200).contains(status) && !endStream { return status = 0 }  // an interim response: the real one follows
-            if (200..<300).contains(status) {
-                guard endStream else { return isOpen = true }
-                throw MessageFramingError(description: "the server answered :status \(status) and ended the stream at once")
+            if successes.contains(status) {
+                guard !endStream else {
+                    throw MessageFramingError(description: "the server answered :status \(status) and ended the stream at once")
+                }
+                if let subprotocol, answeredSubprotocol.map({ String(decoding: $0, as: UTF8.self).lowercased() }) != subprotocol.lowercased() {
+                    throw MessageFramingError(
+                        description: "the server did not take the WebSocket subprotocol \(subprotocol) (it answered "
+                            + (answeredSubprotocol.map { $0.withUnsafeBytes { PeerExcerpt.of($0) } } ?? "none") + ")")
+                }
+                return isOpen = true
             }
             refusalBody = refusalBody ?? []
             if endStream { ended = true }
@@ -228,6 +249,14 @@ public final class HTTP2Tunnel {
     /// True, and the server's windows debited, when `count` bytes of DATA fit them now; false: the server does not
     /// read, and they are not sent.
     public func takes(_ count: Int) -> Bool { http2.takes(data: count, onCallStream: true) }
+
+    /// Why `count` bytes of DATA cannot go now, without taking them: more than a frame carries, or more than the
+    /// server's windows hold (it has not read what came); nil when they can.
+    public func refusal(of count: Int) -> String? {
+        if count > Self.maximumData { return "\(count) B is more than one HTTP/2 DATA frame carries (\(Self.maximumData) B)" }
+        return http2.fits(data: count, onCallStream: true)
+            ? nil : "the server's HTTP/2 flow-control window is closed: it has not read what was sent"
+    }
 
     /// Gives back what ``takes(_:)`` took for bytes not sent after all.
     public func untakes(_ count: Int) { http2.untakes(data: count, onCallStream: true) }

@@ -143,12 +143,16 @@ extension TargetClients {
         let time = MonotonicClock.now()
         recording.ledger.broadcastBegan(sequence, at: time)
         var outcome: Connection<T>.SendOutcome?
-        var windowClosed = false
+        var why = "--max-queue full"
         if let connection = publisher.connection, connection.isOpen, publisher.isReady {
             do {
-                windowClosed = !publisher.session.willPublish(message)
+                let windowClosed = !publisher.session.willPublish(message)
+                if windowClosed { why = "its HTTP/2 flow-control window is closed, or its streams at once are all open" }
                 outcome = windowClosed ? .dropped : try connection.send(message, stamped: stamps != nil)
-                if outcome == .dropped && !windowClosed { publisher.session.publicationNotSent(message) }
+                if outcome == .dropped && !windowClosed {
+                    publisher.session.publicationNotSent(message)
+                    why = connection.refusal(of: message.count) ?? why
+                }
                 if outcome != .dropped {
                     _ = publisher.transmitStamps?.expect(message: sequence, lastByte: connection.bytesTaken &- 1)
                 }
@@ -161,9 +165,7 @@ extension TargetClients {
             // waits for the next housekeeping tick before it tries the next one.
             recording.record(ConnectionEvent(
                 side: .clients, client: nil, time: time,
-                reason: "publisher: the server took no more bytes ("
-                    + (windowClosed ? "its HTTP/2 flow-control window is closed, or its streams at once are all open" : "--max-queue full")
-                    + "): broadcast \(sequence) was not published"))
+                reason: "publisher: the server took no more bytes (\(why)): broadcast \(sequence) was not published"))
             publisher.pausedUntil = time + 50_000_000
         }
         for client in 0..<clients {
