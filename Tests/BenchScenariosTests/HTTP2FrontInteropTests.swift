@@ -31,6 +31,17 @@ import Testing
         }
     }
 
+    /// A fan-out of the WebSocket relay's broadcasts at `target`, over HTTP/2.
+    static func webSocketFanout(_ target: String, subscribers: Int, broadcasts: Int) throws -> RunConfiguration {
+        var configuration = try TargetServerTests.fanout(target, subscribers: subscribers, broadcasts: broadcasts)
+        configuration.warmup = 3  // the relay registers a connection just after its handshake
+        try configuration.changeTarget {
+            $0.publishTemplate = try PublishTemplate(broadcast)
+            $0.overHTTP2 = true
+        }
+        return configuration
+    }
+
     /// The requests the front's log shows, each `ALPN METHOD PATH STATUS`.
     static func requests(_ front: ExternalServer) throws -> [String] {
         try String(contentsOfFile: front.logPath, encoding: .utf8).split(separator: "\n")
@@ -44,12 +55,7 @@ import Testing
         let front = try Self.front(to: Int(relay.port))
         defer { front.stop() }
         let target = "ws://127.0.0.1:\(front.port)/"
-        var configuration = try TargetServerTests.fanout(target, subscribers: 6, broadcasts: 20)
-        configuration.warmup = 3  // the relay registers a connection just after its handshake
-        try configuration.changeTarget {
-            $0.publishTemplate = try PublishTemplate(Self.broadcast)
-            $0.overHTTP2 = true
-        }
+        var configuration = try Self.webSocketFanout(target, subscribers: 6, broadcasts: 20)
         let recording: RunRecording
         switch placement {
         case .twoThreads:
@@ -99,12 +105,7 @@ import Testing
         let front = try Self.front(to: Int(relay.port), certificate: certificate, key: key)
         defer { front.stop() }
         let target = "wss://127.0.0.1:\(front.port)/"
-        var configuration = try TargetServerTests.fanout(target, subscribers: 4, broadcasts: 20)
-        configuration.warmup = 3
-        try configuration.changeTarget {
-            $0.publishTemplate = try PublishTemplate(Self.broadcast)
-            $0.overHTTP2 = true
-        }
+        var configuration = try Self.webSocketFanout(target, subscribers: 4, broadcasts: 20)
         configuration.tlsTrust = .pin(path: certificate)
         let recording = try ScenarioRunner.run(configuration, control: RunControl())
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
@@ -118,11 +119,7 @@ import Testing
     func aServerWithoutHTTP2IsRefusedWithWhy() throws {
         let relay = try ExternalServer.python("ws_broadcast_server.py")
         defer { relay.stop() }
-        var configuration = try TargetServerTests.fanout("ws://127.0.0.1:\(relay.port)/", subscribers: 2, broadcasts: 5)
-        try configuration.changeTarget {
-            $0.publishTemplate = try PublishTemplate(Self.broadcast)
-            $0.overHTTP2 = true
-        }
+        let configuration = try Self.webSocketFanout("ws://127.0.0.1:\(relay.port)/", subscribers: 2, broadcasts: 5)
         #expect {
             _ = try ScenarioRunner.run(configuration, control: RunControl())
         } throws: { error in
@@ -138,11 +135,7 @@ import Testing
         defer { relay.stop() }
         let front = try Self.front(to: Int(relay.port))
         defer { front.stop() }
-        var configuration = try TargetServerTests.fanout("ws://127.0.0.1:\(front.port)/", subscribers: 2, broadcasts: 5)
-        try configuration.changeTarget {
-            $0.publishTemplate = try PublishTemplate(Self.broadcast)
-            $0.overHTTP2 = true
-        }
+        let configuration = try Self.webSocketFanout("ws://127.0.0.1:\(front.port)/", subscribers: 2, broadcasts: 5)
         #expect {
             _ = try ScenarioRunner.run(configuration, control: RunControl())
         } throws: { error in
