@@ -29,26 +29,16 @@ for port in "$grpc_port" "$ws_port"; do
     done
 done
 
-run() {  # target, options... -> delivery p50, p99, spread p50, p99, lost, CPU µs per message received
-    /usr/bin/time -f '%U %S' -o "$work/cpu" "$bench" fanout --target "$@" --clients "$subscribers" --messages 100 \
-        --interval 20ms --out "$work" --json >"$work/one.json"
-    python3 - "$work/one.json" "$work/cpu" <<'PY'
-import json, sys
-m = {x["metric"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
-user, system = map(float, open(sys.argv[2]).read().split())
-d, s = m["delivery"], m["spread"]
-print(d["p50_us"], d["p99_us"], s["p50_us"], s["p99_us"], d["lost"], (user + system) / max(d["count"], 1) * 1e6)
-PY
-}
+source Benchmarks/measure-fanout.sh
 
 grpc=(grpc://127.0.0.1:$grpc_port/bench.Relay/Subscribe --subscribe '1: "bench"' --publish-method bench.Relay/Publish
     --publish '1: "bench" 2: "{marker}{padding}"')
 ws=(ws://127.0.0.1:$ws_port/ --publish '{"type":"broadcast","payload":"{marker}{padding}"}')
 : >"$work/grpc"; : >"$work/shared"; : >"$work/ws"
 for _ in $(seq "$rounds"); do
-    run "${grpc[@]}" >>"$work/grpc"
-    run "${grpc[@]}" --streams-per-connection 100 >>"$work/shared"
-    run "${ws[@]}" >>"$work/ws"
+    measure_fanout "${grpc[@]}" >>"$work/grpc"
+    measure_fanout "${grpc[@]}" --streams-per-connection 100 >>"$work/shared"
+    measure_fanout "${ws[@]}" >>"$work/ws"
 done
 python3 - "$work/grpc" "$work/shared" "$work/ws" "$subscribers" <<'PY'
 import statistics, sys

@@ -39,26 +39,16 @@ for port in "$ws_port" "$ws_front" "$sse_front"; do
     done
 done
 
-run() {  # target, options... -> delivery p50, p99, spread p50, p99, lost, CPU µs per message received
-    /usr/bin/time -f '%U %S' -o "$work/cpu" "$bench" fanout --target "$@" --clients "$subscribers" --messages 100 \
-        --interval 20ms --out "$work" --json >"$work/one.json"
-    python3 - "$work/one.json" "$work/cpu" <<'PY'
-import json, sys
-m = {x["metric"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
-user, system = map(float, open(sys.argv[2]).read().split())
-d, s = m["delivery"], m["spread"]
-print(d["p50_us"], d["p99_us"], s["p50_us"], s["p99_us"], d["lost"], (user + system) / max(d["count"], 1) * 1e6)
-PY
-}
+source Benchmarks/measure-fanout.sh
 
 ws=(ws://127.0.0.1:$ws_front/ --publish '{"type":"broadcast","payload":"{marker}{padding}"}' --warmup 3)
 sse=(sse://127.0.0.1:$sse_front/events --publish-url "http://127.0.0.1:$sse_front/publish")
 for name in ws ws2 sse sse2; do : >"$work/$name"; done
 for _ in $(seq "$rounds"); do
-    run "${ws[@]}" >>"$work/ws"
-    run "${ws[@]}" --http2 >>"$work/ws2"
-    run "${sse[@]}" >>"$work/sse"
-    run "${sse[@]}" --http2 >>"$work/sse2"
+    measure_fanout "${ws[@]}" >>"$work/ws"
+    measure_fanout "${ws[@]}" --http2 >>"$work/ws2"
+    measure_fanout "${sse[@]}" >>"$work/sse"
+    measure_fanout "${sse[@]}" --http2 >>"$work/sse2"
 done
 python3 - "$work" "$subscribers" <<'PY'
 import statistics, sys

@@ -42,17 +42,8 @@ for _ in $(seq 600); do  # RabbitMQ takes seconds to start
 done
 sleep 1
 
-run() {  # prints: delivery p50, p99, spread p50, p99, lost, CPU µs per message received
-    /usr/bin/time -f '%U %S' -o "$work/cpu" "$bench" fanout --target "$1" --clients 1000 --messages 100 \
-        --interval 20ms --out "$work" --json >"$work/one.json"
-    python3 - "$work/one.json" "$work/cpu" <<'PY'
-import json, sys
-m = {x["metric"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
-user, system = map(float, open(sys.argv[2]).read().split())
-d, s = m["delivery"], m["spread"]
-print(d["p50_us"], d["p99_us"], s["p50_us"], s["p99_us"], d["lost"], (user + system) / max(d["count"], 1) * 1e6)
-PY
-}
+subscribers=1000
+source Benchmarks/measure-fanout.sh
 
 for protocol in mqtt nats stomp; do
     port_var="${protocol}_port"; ws_port_var="${protocol}_ws_port"
@@ -60,8 +51,8 @@ for protocol in mqtt nats stomp; do
     plain="$protocol://127.0.0.1:${!port_var}/$destination"; ws="$protocol+ws://127.0.0.1:${!ws_port_var}/$destination"
     : >"$work/plain"; : >"$work/ws"
     for _ in $(seq "$rounds"); do
-        run "$plain" >>"$work/plain"
-        run "$ws" >>"$work/ws"
+        measure_fanout "$plain" >>"$work/plain"
+        measure_fanout "$ws" >>"$work/ws"
     done
     python3 - "$work/plain" "$work/ws" "$plain" "$ws" <<'PY'
 import statistics, sys
