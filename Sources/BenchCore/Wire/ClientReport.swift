@@ -34,6 +34,10 @@ public struct ClientReport: Equatable, Sendable {
         case returned = 7
         /// `--reconnect`: it used its tries and stays away (`text`: how many).
         case gaveUp = 8
+        /// What the link a child's or an agent's clients sat behind (`--link`) did to them (`text`: a NAT that forgot
+        /// connections, a blackout), at `time`; `client`: its first id. Sent once the run is over, its clients and its
+        /// link ended: the run reports it on the `link` side, as it does its own link's.
+        case linkEvent = 9
     }
 
     public var what: What

@@ -22,11 +22,13 @@ extension AgentRunner {
         }
         let share = try ClientGroupShare(welcome, spec)
         defer { share.link?.end() }
+        let writer = ReportWriter(descriptor: channel)
         do throws(SystemError) {
-            try share.run(share.ids, writer: ReportWriter(descriptor: channel), endSignal: channel)
+            try share.run(share.ids, writer: writer, endSignal: channel)
         } catch {
             throw .system(error)
         }
+        share.reportLinkEvents(on: writer)
         return welcome
     }
 
@@ -83,6 +85,7 @@ extension AgentRunner {
             controlSocket, until: { started.allFinished }, connectTimes: ConnectTimesMailbox(),
             relay: relay, writeLock: lock, control: control, status: status)
         _ = started.join()
+        share.reportLinkEvents(on: ReportWriter(descriptor: controlSocket, lock: lock))
     }
 }
 
@@ -126,6 +129,17 @@ struct ClientGroupShare: Sendable {
             link = nil
             routes = ClientRoutes(relays: relays, plan: plan, clients: configuration.clients, seed: configuration.seed)
         }
+    }
+
+    /// Once its clients ended (the run is over: the measuring side shut its end of the channel), what its link did to
+    /// them, sent on `writer` for the run's events; the link ends first. Nothing without a link.
+    func reportLinkEvents(on writer: ReportWriter) {
+        guard let link else { return }
+        link.end()
+        for event in link.outages(until: MonotonicClock.now()) {
+            writer.report(ClientReport(.linkEvent, client: UInt32(ids.lowerBound), time: event.time, text: event.reason))
+        }
+        writer.flush()
     }
 
     /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.

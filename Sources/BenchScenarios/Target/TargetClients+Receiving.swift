@@ -56,6 +56,10 @@ extension TargetClients {
     /// One frame from channel `place`: nil when taken, the reason when it does not fit.
     func handleChannelFrame(_ frame: Frame, from place: Int) throws(RunError) -> String? {
         let channel = channels[place]
+        // Once the run is over, only what a child's or an agent's link did is taken: the rest is after the run.
+        if collectingLinkEvents && !(frame.kind == .clientReport && frame.bytes[5] == ClientReport.What.linkEvent.rawValue) {
+            return nil
+        }
         if channel.isAgent && channel.agent == nil {
             guard frame.kind == .agentHello else { return "\(frame.kind.withArticle) frame before its hello" }
             welcomeAgent(frame, on: place)
@@ -145,6 +149,9 @@ extension TargetClients {
             recording.record(ConnectionEvent(side: .clients, client: client, time: report.time, reason: report.text))
         case .load:
             subscriberThreadLoad[client] = Double(min(report.time, 1_000_000)) / 10_000  // the latest counts
+        case .linkEvent:  // the link of a child's or an agent's clients, once the run was over (``collectLinkEvents()``)
+            guard report.time < recording.endNanoseconds || recording.endNanoseconds == 0 else { return }
+            recording.record(ConnectionEvent(side: .link, client: nil, time: report.time, reason: report.text))
         case .link:  // an agent's own link: the built-in server's runs take it (bench's agents refuse it here first)
             recording.record(ConnectionEvent(
                 side: .clients, client: client, time: MonotonicClock.now(),
@@ -157,6 +164,11 @@ extension TargetClients {
     func channelEnded(_ place: Int, reason: String) throws(RunError) {
         let channel = channels[place]
         guard channel.isOpen else { return }  // ended already (a frame decoded after its end): closed once
+        if collectingLinkEvents {  // the end asked for: nothing it carried is the run's any more
+            channels[place].isOpen = false
+            try? epoll.remove(channel.descriptor)
+            return
+        }
         if channel.isAgent && channel.agent == nil { return closeAgentConnection(place, reason: reason) }
         channels[place].isOpen = false
         try? epoll.remove(channel.descriptor)

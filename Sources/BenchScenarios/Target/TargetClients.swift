@@ -54,6 +54,9 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
     var subscribed = 0
     /// The last note on a subscriber's stuck handshake (its step and last message), for a setup that times out.
     var stuckHandshake: String?
+    /// The run is over and its children's and agents' link events are read (``collectLinkEvents()``): nothing else
+    /// they send is taken.
+    var collectingLinkEvents = false
     /// Each client thread's latest busy share (percent) since its clients were all ready, by its first id: here, in
     /// children and in agents.
     var subscriberThreadLoad: [Int: Double] = [:]
@@ -244,6 +247,7 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
             ? "the publisher's connection to \(target) closed"
             : openSubscribers == 0 && endedEarly ? everyoneLeft : nil
         recordEnding(stopped: "stopped on request", failure: failure)
+        collectLinkEvents()
         recording.finishStream(to: stream)
     }
 }
