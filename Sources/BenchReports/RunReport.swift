@@ -38,7 +38,7 @@ public enum RunReport {
         try AtomicFile.writeCSV(folder.path(of: HistogramCSV.fileName)) {
             try HistogramCSV.write(analysis.summaries, analysis.histograms, to: &$0)
         }
-        if recording.configuration.reportsOutages {
+        if recording.reportsOutages {
             try AtomicFile.writeCSV(folder.path(of: ReconnectsCSV.fileName)) { try ReconnectsCSV.write(recording, to: &$0) }
         }
         if !recording.agents.isEmpty {

@@ -170,7 +170,7 @@ public enum SummaryTable {
             } ?? ""
             lines.append("outages: \(recording.outages.count) connections closed during the run\(dropped); \(back) came back"
                 + "\(times), \(recording.outages.count - back) did not\(herd)"
-                + (recording.configuration.reportsOutages ? "; see \(ReconnectsCSV.fileName)" : ""))
+                + (recording.reportsOutages ? "; see \(ReconnectsCSV.fileName)" : ""))
         }
         let incomplete = analysis.broadcasts.filter { !$0.isComplete }.count
         if incomplete > 0 { lines.append("incomplete broadcasts: \(incomplete) (counted over the threshold)") }

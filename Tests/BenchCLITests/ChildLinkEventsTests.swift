@@ -27,3 +27,44 @@ import Testing
         #expect(deliveries.contains { $0 >= 500_000_000 }, "the children's clients sat behind the blackout")
     }
 }
+
+/// The built-in server's agents (`bench serve` and `bench clients`), behind the run's link or one of their own: what
+/// each one's link did comes back to the run's events.csv once the run is over, on the server's clock.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct AgentLinkEventsCLITests {
+    @Test(arguments: [false, true])
+    func eachAgentsBlackoutIsInTheRunsEvents(ownLink: Bool) throws {
+        let link = ["--link", "blackout=1s@1s"]
+        let (server, port) = try startServe([
+            "fanout", "--clients", "4", "--duration", "4s", "--interval", "250ms", "--arrival", "fixed", "--token", "t",
+            "--quiet", "--out", temporaryFolderPath(),
+        ] + (ownLink ? [] : link))
+        let agents = try (0..<2).map { _ in
+            try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(port)", "--clients", "2", "--token", "t"] + (ownLink ? link : []))
+        }
+        let served = try BenchProcess.finish(server, timeout: 60)
+        #expect(served.exitCode == 0, "\(served.standardError)")
+        for agent in agents { #expect(try BenchProcess.finish(agent, timeout: 30).exitCode == 0) }
+        let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let events = try csvRows(folder + "/events.csv").filter { $0["side"] == "link" }
+        #expect(events.map { $0["reason"] } == Array(repeating: "link: blackout for 1s: no byte either way", count: 2), "\(events)")
+        let settings = Dictionary(uniqueKeysWithValues: try csvRows(folder + "/run.csv").map { ($0["key"]!, $0["value"]!) })
+        #expect(settings["link_events"] == "2" && settings["status"] == "complete", "\(settings["status_reason"] ?? "")")
+    }
+
+    /// An agent's own link whose NAT forgets idle connections: the server takes both of its clients for dead, and
+    /// reconnects.csv lists them, as for the run's own link (the agent's link is known only once it joined).
+    @Test func anAgentsOwnNATWritesTheOutagesAndItsEvent() throws {
+        let (server, port) = try startServe([
+            "fanout", "--clients", "2", "--duration", "9s", "--interval", "3s", "--arrival", "fixed", "--heartbeat", "5s",
+            "--dead-after", "6s", "--token", "t", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        let agent = try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(port)", "--clients", "2", "--token", "t", "--link", "nat-idle=2s"])
+        let served = try BenchProcess.finish(server, timeout: 60)
+        _ = try BenchProcess.finish(agent, timeout: 30)
+        let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let outages = try csvRows(folder + "/reconnects.csv")
+        #expect(outages.compactMap { $0["client"] }.sorted() == ["0", "1"], "\(served.standardError)")
+        let events = try csvRows(folder + "/events.csv").filter { $0["side"] == "link" }.compactMap { $0["reason"] }
+        #expect(events.count == 1 && events[0].hasPrefix("link: its NAT forgot 2 connections idle for 2s"), "\(events)")
+    }
+}

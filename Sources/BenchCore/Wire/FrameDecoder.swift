@@ -10,7 +10,7 @@ public struct FrameDecoder {
     private static let headerSize = WireFormat.lengthFieldSize + 1
 
     /// The largest frame, length field included, that this decoder accepts.
-    public let maximumFrameSize: Int
+    public private(set) var maximumFrameSize: Int
 
     /// Bytes of an incomplete frame carried over from earlier chunks.
     private var pending: [UInt8] = []
@@ -24,6 +24,12 @@ public struct FrameDecoder {
         precondition(maximumFrameSize <= WireFormat.maximumFrameSize)
         self.maximumFrameSize = maximumFrameSize
         if pendingCapacity > 0 { pending.reserveCapacity(min(pendingCapacity, maximumFrameSize)) }
+    }
+
+    /// Accepts frames up to `size` bytes from now on (a connection that turned out to be an agent's, whose reports are
+    /// longer than a client's frames), never less than before.
+    public mutating func allowFrames(upTo size: Int) {
+        maximumFrameSize = min(max(maximumFrameSize, size), WireFormat.maximumFrameSize)
     }
 
     /// The room a decoder of a connection read through io_uring sets aside once for a frame cut between two

@@ -114,6 +114,14 @@ public enum AgentRunner {
                 parts, over: SecureWebSocket.self, controlSocket: controlSocket, link: link, control: control, status: status)
         }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
+        if let link {  // the run is over (the server shut its side): what the link did, for the run's events
+            link.end()
+            let writer = ReportWriter(descriptor: controlSocket)
+            for event in link.outages(until: MonotonicClock.now()) {
+                writer.report(ClientReport(.linkEvent, client: welcome.firstClient, time: event.time, text: event.reason))
+            }
+            writer.flush()
+        }
         return Outcome(welcome: welcome, spec: spec, clock: clock, events: events)
     }
 

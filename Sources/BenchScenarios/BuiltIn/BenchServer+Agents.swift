@@ -50,6 +50,7 @@ extension BenchServer {
             return false
         }
         peers[slot].agent = recording.agents.count
+        peers[slot].frames.allowFrames(upTo: WireFormat.clientReportMaximumSize)  // its reports, a link event's text among them
         agentClients += Int(hello.clients)
         recording.admit(AgentAdmission.record(of: frame, firstClient: first))
         return true
@@ -58,7 +59,17 @@ extension BenchServer {
     /// A frame on a welcomed agent's control connection: a clock probe is answered at once (t2: the read's return,
     /// t3: right before the write), a clock report kept for `agents.csv`; anything else closes it.
     func handleAgentFrame(_ frame: Frame, agent: Int, slot: Int, at now: UInt64) -> Bool {
+        let isLinkEvent = frame.kind == .clientReport && frame.bytes[5] == ClientReport.What.linkEvent.rawValue
+        if collectingLinkEvents && !isLinkEvent { return true }  // the run is over: only what its link did is taken
         switch frame.kind {
+        case .clientReport where isLinkEvent:
+            let record = recording.agents[agent]
+            guard collectingLinkEvents, let report = ClientReport(frame), report.client == UInt32(record.firstClient) else {
+                closePeer(slot: slot, reason: "agent \(agent) sent a link event before the run's end, or not as its own", at: now)
+                return false
+            }
+            agentLinkEvent(report, agent: agent)
+            return true
         case .clockProbe:
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.clockFrameSize, alignment: 8)
             defer { buffer.deallocate() }

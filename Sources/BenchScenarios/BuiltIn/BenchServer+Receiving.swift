@@ -97,7 +97,7 @@ extension BenchServer {
     /// Handles what epoll reported for the connection in `slot`.
     func handleConnectionEvent(slot: Int, events: EpollEvents) {
         let connection = peers[slot].connection
-        guard connection.isOpen else { return }
+        guard connection.isOpen, !collectingLinkEvents || peers[slot].agent != nil else { return }
         if stamps != nil && events.contains(.error) { drainTransmitStamps(slot: slot) }
         if events.contains(.writable) {
             do {
@@ -255,6 +255,7 @@ extension BenchServer {
         let peer = peers[slot]
         guard peer.connection.isOpen else { return }
         peer.connection.close(code: code)
+        if collectingLinkEvents { return }  // an agent done telling what its link did: after the run, not its event
         record(client: peer.client, reason: reason, at: now)
         agentLeft(slot: slot)
         guard let client = peer.client else {

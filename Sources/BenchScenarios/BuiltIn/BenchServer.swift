@@ -66,6 +66,8 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
     var agentClients = 0
     /// Each agent client thread's latest busy share (percent) since its clients all said hello, by its first id.
     var agentThreadLoad: [Int: Double] = [:]
+    /// The run is over and the agents' link events are read (``collectAgentLinkEvents()``): nothing else is taken.
+    var collectingLinkEvents = false
     var liveClients = 0
     /// Clients that said hello again during the run (the live view's reconnects).
     var returnedClients = 0
@@ -283,6 +285,7 @@ final class BenchServer<T: Transport>: MeasuringLoopRole {
         if let writers { observedCPUs.formUnion(writers.stop()) }
         awaitAgentsConnectTimes()
         sayGoodbye()
+        collectAgentLinkEvents()
         for peer in peers where peer.client != nil { tally.heartbeatsReceived += peer.connection.pingsReceived }
         observedCPUs.formUnion(loop.observedCPUs)
         tally.cpus = observedCPUs

@@ -15,6 +15,15 @@ final class FrameReader {
             pendingCapacity: connection.readsFromRing ? FrameDecoder.ringCutCapacity(frameSize: maximumFrameSize) : 0)
     }
 
+    /// A larger limit asked for while a read's frames were handled, taken once they are (``allowFrames(upTo:)``).
+    private var limitAsked: Int?
+
+    /// Accepts frames up to `size` bytes from the next read on: an agent's control connection, once welcomed, takes its
+    /// reports (a link event's text is longer than a client's frame may be).
+    func allowFrames(upTo size: Int) {
+        limitAsked = size
+    }
+
     /// Bytes of a frame not complete yet: a close now means the peer closed half-way through a frame.
     var bufferedByteCount: Int { decoder.bufferedByteCount }
 
@@ -44,6 +53,10 @@ final class FrameReader {
             }
         } catch {
             throw .connection(error)
+        }
+        if let limitAsked {
+            decoder.allowFrames(upTo: limitAsked)
+            self.limitAsked = nil
         }
         if frameError == .messageEndedInsideFrame {  // the WebSocket message was wrong: said as WebSocket says it
             throw .connection(.webSocket(WebSocketError(WebSocketCloseCode.protocolError, "\(FrameError.messageEndedInsideFrame)")))

@@ -110,3 +110,13 @@ extension RunRecording {
         server.relayCPUTime = counts.cpuTime
     }
 }
+
+extension RunRecording {
+    /// True when the run reports its outages (`reconnects.csv`): as its settings say
+    /// (``RunConfiguration/reportsOutages``), or where an agent brought a link of its own that may cut its clients off
+    /// (a NAT that forgets idle connections, blackouts), which the settings could not know.
+    public var reportsOutages: Bool {
+        configuration.reportsOutages
+            || agents.contains { $0.link.flatMap { try? LinkMix(parsing: $0) }?.hasOutages == true }
+    }
+}

@@ -1,0 +1,45 @@
+import BenchClients
+import BenchCore
+import BenchNet
+
+/// Agents behind a link (the run's `--link`, or their own `bench clients --link`): what their link did (a NAT that
+/// forgot connections, blackouts) is known where they ran, once their clients and the link ended. So at the run's end,
+/// after the goodbyes, each agent is told the run is over by its control connection's sending side shut (its clients
+/// end, as they did when it closed), and read until it closes, for what its link did: the run's `link` events, as a
+/// link in this process reports them.
+extension BenchServer {
+    /// How long the run waits for an agent's link events after its end.
+    static var linkEventsWait: UInt64 { 10_000_000_000 }
+
+    /// Takes the link events of every agent behind a link, once the run's measuring ended; nothing else is read meanwhile.
+    func collectAgentLinkEvents() {
+        let agents = peers.indices.filter { peers[$0].agent != nil && peers[$0].connection.isOpen }
+        guard !agents.isEmpty, configuration.link != nil || recording.agents.contains(where: { $0.link != nil }) else { return }
+        collectingLinkEvents = true
+        for descriptor in [listener, sendTimer.descriptor, loop.housekeepingTimer.descriptor] { try? epoll.remove(descriptor) }
+        for slot in peers.indices where peers[slot].agent == nil && peers[slot].connection.isOpen {
+            try? epoll.remove(peers[slot].connection.descriptor)  // the clients' connections: the run is over for them
+        }
+        for slot in agents { Posix.shutdownWriting(peers[slot].connection.descriptor) }
+        let deadline = MonotonicClock.now() + Self.linkEventsWait
+        while agents.contains(where: { peers[$0].connection.isOpen }) {
+            let now = MonotonicClock.now()
+            guard now < deadline else { break }
+            do { try waitForEvents(timeout: min(deadline - now, 20_000_000)) } catch { break }
+        }
+        for slot in agents where peers[slot].connection.isOpen {
+            let record = recording.agents[peers[slot].agent!]
+            recording.record(ConnectionEvent(
+                side: .link, client: nil, time: MonotonicClock.now(),
+                reason: "agent \(record.host) (pid \(record.pid)): what its link did did not come within "
+                    + "\(DurationText.format(Self.linkEventsWait)) of the run's end"))
+        }
+    }
+
+    /// An agent's link event (`report`), on its clock: recorded where it happened while the run went.
+    func agentLinkEvent(_ report: ClientReport, agent: Int) {
+        let time = RemoteClock(model: recording.agents[agent].clock).time(of: report.time)
+        guard recording.endNanoseconds == 0 || time < recording.endNanoseconds else { return }
+        recording.record(ConnectionEvent(side: .link, client: nil, time: time, reason: report.text))
+    }
+}
