@@ -67,4 +67,20 @@ import Testing
         let events = try csvRows(folder + "/events.csv").filter { $0["side"] == "link" }.compactMap { $0["reason"] }
         #expect(events.count == 1 && events[0].hasPrefix("link: its NAT forgot 2 connections idle for 2s"), "\(events)")
     }
+
+    /// An agent whose clients all end before the run does (dropped, and no --reconnect) ends too, and sends what its
+    /// link did then: taken, as at the run's end.
+    @Test func anAgentThatEndsBeforeTheRunSendsItsLinkEventsAllTheSame() throws {
+        let (server, port) = try startServe([
+            "fanout", "--clients", "2", "--duration", "4s", "--interval", "250ms", "--arrival", "fixed",
+            "--drop-connections-at", "2s", "--link", "blackout=500ms@500ms", "--token", "t", "--quiet", "--out", temporaryFolderPath(),
+        ])
+        let agent = try BenchProcess.start(["clients", "--connect", "127.0.0.1:\(port)", "--clients", "2", "--token", "t"])
+        let served = try BenchProcess.finish(server, timeout: 60)
+        _ = try BenchProcess.finish(agent, timeout: 30)
+        let folder = served.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let events = try csvRows(folder + "/events.csv").compactMap { $0["reason"] }
+        #expect(events.contains("link: blackout for 500ms: no byte either way"), "\(events)")
+        #expect(!events.contains { $0.contains("link event") }, "\(events)")
+    }
 }

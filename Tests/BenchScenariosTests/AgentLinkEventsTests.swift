@@ -24,4 +24,24 @@ import Testing
         #expect(link.allSatisfy { $0.time > recording.startNanoseconds - 10_000_000_000 && $0.time < recording.endNanoseconds })
         #expect(recording.status == .complete)
     }
+
+    /// A connection to the agents' port that never says hello (a health check, a port scan) is no agent: the run's end
+    /// closes it, waits for nothing from it, and says nothing of its link.
+    @Test(.enabled(if: WebSocketTransportTests.pythonHasWebSockets, "python3-websockets is not installed"))
+    func aConnectionThatNeverJoinedIsNotWaitedFor() throws {
+        let relay = try ExternalServer.python("ws_broadcast_server.py")
+        defer { relay.stop() }
+        var configuration = try TargetServerTests.fanout("ws://127.0.0.1:\(relay.port)/", subscribers: 2, broadcasts: 8)
+        try configuration.changeTarget { $0.publishTemplate = try PublishTemplate(HTTP2FrontInteropTests.broadcast) }
+        (configuration.interval, configuration.warmup) = (100_000_000, 2)
+        configuration.link = try LinkMix(parsing: "delay=1ms")
+        let (run, agents) = try BackgroundRun.withAgents(configuration, agents: 1, clientsEach: 2, token: "stray")
+        let stray = try RawPeer(port: run.port())
+        let recording = try run.finish()
+        for agent in agents { #expect(throws: Never.self) { _ = try agent.join().get() } }
+        _ = stray
+        let reasons = recording.connectionEvents.map(\.reason)
+        #expect(!reasons.contains { $0.contains("did not come within") }, "\(reasons)")
+        #expect(recording.status == .complete)
+    }
 }

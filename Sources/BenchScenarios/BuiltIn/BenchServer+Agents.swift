@@ -62,10 +62,10 @@ extension BenchServer {
         let isLinkEvent = frame.kind == .clientReport && frame.bytes[5] == ClientReport.What.linkEvent.rawValue
         if collectingLinkEvents && !isLinkEvent { return true }  // the run is over: only what its link did is taken
         switch frame.kind {
-        case .clientReport where isLinkEvent:
+        case .clientReport where isLinkEvent:  // at the run's end, or where its clients all ended before it
             let record = recording.agents[agent]
-            guard collectingLinkEvents, let report = ClientReport(frame), report.client == UInt32(record.firstClient) else {
-                closePeer(slot: slot, reason: "agent \(agent) sent a link event before the run's end, or not as its own", at: now)
+            guard let report = ClientReport(frame), report.client == UInt32(record.firstClient) else {
+                closePeer(slot: slot, reason: "agent \(agent) sent a link event not as its own", at: now)
                 return false
             }
             agentLinkEvent(report, agent: agent)

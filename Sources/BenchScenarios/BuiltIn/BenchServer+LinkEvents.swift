@@ -8,31 +8,36 @@ import BenchNet
 /// end, as they did when it closed), and read until it closes, for what its link did: the run's `link` events, as a
 /// link in this process reports them.
 extension BenchServer {
-    /// How long the run waits for an agent's link events after its end.
+    /// How long the run waits for an agent's link events after its end; after a stop asked for (Ctrl-C), a second.
     static var linkEventsWait: UInt64 { 10_000_000_000 }
+    static var linkEventsWaitWhenStopped: UInt64 { 1_000_000_000 }
 
     /// Takes the link events of every agent behind a link, once the run's measuring ended; nothing else is read meanwhile.
     func collectAgentLinkEvents() {
-        let agents = peers.indices.filter { peers[$0].agent != nil && peers[$0].connection.isOpen }
-        guard !agents.isEmpty, configuration.link != nil || recording.agents.contains(where: { $0.link != nil }) else { return }
+        let agents = peers.indices.filter { slot in  // those behind a link: the run's, or their own
+            guard let agent = peers[slot].agent, peers[slot].connection.isOpen else { return false }
+            return configuration.link != nil || recording.agents[agent].link != nil
+        }
+        guard !agents.isEmpty else { return }
         collectingLinkEvents = true
         for descriptor in [listener, sendTimer.descriptor, loop.housekeepingTimer.descriptor] { try? epoll.remove(descriptor) }
         for slot in peers.indices where peers[slot].agent == nil && peers[slot].connection.isOpen {
             try? epoll.remove(peers[slot].connection.descriptor)  // the clients' connections: the run is over for them
         }
         for slot in agents { Posix.shutdownWriting(peers[slot].connection.descriptor) }
-        let deadline = MonotonicClock.now() + Self.linkEventsWait
+        let start = MonotonicClock.now()
         while agents.contains(where: { peers[$0].connection.isOpen }) {
             let now = MonotonicClock.now()
+            let deadline = start + (isStopping ? Self.linkEventsWaitWhenStopped : Self.linkEventsWait)
             guard now < deadline else { break }
             do { try waitForEvents(timeout: min(deadline - now, 20_000_000)) } catch { break }
         }
         for slot in agents where peers[slot].connection.isOpen {
             let record = recording.agents[peers[slot].agent!]
-            recording.record(ConnectionEvent(
-                side: .link, client: nil, time: MonotonicClock.now(),
+            recording.record(ConnectionEvent(  // the server's word, at the run's end: no event of the link's own
+                side: .server, client: nil, time: recording.endNanoseconds,
                 reason: "agent \(record.host) (pid \(record.pid)): what its link did did not come within "
-                    + "\(DurationText.format(Self.linkEventsWait)) of the run's end"))
+                    + "\(DurationText.format(MonotonicClock.now() - start)) of the run's end"))
         }
     }
 

@@ -8,8 +8,10 @@ import BenchNet
 /// closing the channel did), and read until it closes, for what its link did: the run's `link` events, as its own
 /// link's are.
 extension TargetClients {
-    /// How long the run waits for a child's or an agent's link events after its end.
+    /// How long the run waits for a child's or an agent's link events after its end; after a stop asked for (Ctrl-C),
+    /// a second.
     static var linkEventsWait: UInt64 { 10_000_000_000 }
+    static var linkEventsWaitWhenStopped: UInt64 { 1_000_000_000 }
 
     /// Takes the link events of every child and agent, once the run's measuring ended.
     func collectLinkEvents() {
@@ -17,17 +19,22 @@ extension TargetClients {
             return
         }
         collectingLinkEvents = true
+        for place in channels.indices where channels[place].isOpen && channels[place].isAgent && channels[place].agent == nil {
+            closeAgentConnection(place, reason: "it said no hello before the run's end")  // a connection that never joined
+        }
         for channel in channels where channel.isOpen { Posix.shutdownWriting(channel.descriptor) }
-        let deadline = MonotonicClock.now() + Self.linkEventsWait
-        while channels.contains(where: \.isOpen) && MonotonicClock.now() < deadline {
+        let start = MonotonicClock.now()
+        while channels.contains(where: \.isOpen)
+            && MonotonicClock.now() < start + (isStopping ? Self.linkEventsWaitWhenStopped : Self.linkEventsWait)
+        {
             for place in channels.indices where channels[place].isOpen { try? readChannel(place) }
             Posix.sleep(nanoseconds: 10_000_000)
         }
         for channel in channels where channel.isOpen {
-            recording.record(ConnectionEvent(
-                side: .link, client: nil, time: MonotonicClock.now(),
+            recording.record(ConnectionEvent(  // the clients' side, at the run's end: no event of the link's own
+                side: .clients, client: nil, time: recording.endNanoseconds,
                 reason: "\(clientNoun)s \(channel.ids.lowerBound) to \(channel.ids.upperBound - 1): what their link did "
-                    + "did not come within \(DurationText.format(Self.linkEventsWait)) of the run's end"))
+                    + "did not come within \(DurationText.format(MonotonicClock.now() - start)) of the run's end"))
         }
     }
 }
