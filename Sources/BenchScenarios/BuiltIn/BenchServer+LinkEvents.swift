@@ -8,10 +8,6 @@ import BenchNet
 /// end, as they did when it closed), and read until it closes, for what its link did: the run's `link` events, as a
 /// link in this process reports them.
 extension BenchServer {
-    /// How long the run waits for an agent's link events after its end; after a stop asked for (Ctrl-C), a second.
-    static var linkEventsWait: UInt64 { 10_000_000_000 }
-    static var linkEventsWaitWhenStopped: UInt64 { 1_000_000_000 }
-
     /// Takes the link events of every agent behind a link, once the run's measuring ended; nothing else is read meanwhile.
     func collectAgentLinkEvents() {
         let agents = peers.indices.filter { slot in  // those behind a link: the run's, or their own
@@ -28,7 +24,7 @@ extension BenchServer {
         let start = MonotonicClock.now()
         while agents.contains(where: { peers[$0].connection.isOpen }) {
             let now = MonotonicClock.now()
-            let deadline = start + (isStopping ? Self.linkEventsWaitWhenStopped : Self.linkEventsWait)
+            let deadline = LinkOutages.eventsDeadline(from: start, stopping: isStopping)
             guard now < deadline else { break }
             do { try waitForEvents(timeout: min(deadline - now, 20_000_000)) } catch { break }
         }

@@ -18,6 +18,12 @@ struct LinkOutages: Sendable {
         }
     }
 
+    /// How long a run waits, from `start`, for the link events of its children and agents once it is over: 10 s, or a
+    /// second after a stop asked for (Ctrl-C); the one rule of both measuring roles.
+    static func eventsDeadline(from start: UInt64, stopping: Bool) -> UInt64 {
+        start + (stopping ? 1_000_000_000 : 10_000_000_000)
+    }
+
     /// The most blackouts of one link reported (`every=` repeats them for as long as the run goes).
     static let mostBlackouts = 100
 

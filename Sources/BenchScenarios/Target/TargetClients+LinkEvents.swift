@@ -8,11 +8,6 @@ import BenchNet
 /// closing the channel did), and read until it closes, for what its link did: the run's `link` events, as its own
 /// link's are.
 extension TargetClients {
-    /// How long the run waits for a child's or an agent's link events after its end; after a stop asked for (Ctrl-C),
-    /// a second.
-    static var linkEventsWait: UInt64 { 10_000_000_000 }
-    static var linkEventsWaitWhenStopped: UInt64 { 1_000_000_000 }
-
     /// Takes the link events of every child and agent, once the run's measuring ended.
     func collectLinkEvents() {
         guard configuration.link != nil, configuration.agentToken != nil || !configuration.clientGroupChannels.isEmpty else {
@@ -25,7 +20,7 @@ extension TargetClients {
         for channel in channels where channel.isOpen { Posix.shutdownWriting(channel.descriptor) }
         let start = MonotonicClock.now()
         while channels.contains(where: \.isOpen)
-            && MonotonicClock.now() < start + (isStopping ? Self.linkEventsWaitWhenStopped : Self.linkEventsWait)
+            && MonotonicClock.now() < LinkOutages.eventsDeadline(from: start, stopping: isStopping)
         {
             for place in channels.indices where channels[place].isOpen { try? readChannel(place) }
             Posix.sleep(nanoseconds: 10_000_000)
