@@ -229,4 +229,54 @@ import Testing
         #expect(!events.contains { $0.contains("taken for dead") } && recording.outages.isEmpty, "\(events.prefix(6))")
         try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
     }
+
+    static let haproxy = "/usr/sbin/haproxy"
+
+    /// HAProxy before `backend`, its front HTTP/2 only (cleartext, prior knowledge), each request in its log.
+    static func haproxyFront(to backend: Int) throws -> ExternalServer {
+        try ExternalServer.start(name: "haproxy") { port in
+            let configuration = NSTemporaryDirectory() + "bench-haproxy-\(port).cfg"
+            let text = """
+                global
+                    log stdout format raw local0
+                defaults
+                    mode http
+                    log global
+                    option httplog
+                    timeout connect 5s
+                    timeout client 60s
+                    timeout server 60s
+                    timeout tunnel 60s
+                frontend front
+                    bind 127.0.0.1:\(port) proto h2
+                    default_backend relay
+                backend relay
+                    server relay 127.0.0.1:\(backend)
+
+                """
+            FileManager.default.createFile(atPath: configuration, contents: Data(text.utf8))
+            return (haproxy, ["-f", configuration, "-db"])
+        }
+    }
+
+    /// The same WebSocket fan-out through HAProxy 2.6, whose front takes HTTP/2 only: every request came over it (its
+    /// log says `HTTP/2.0` for each CONNECT it turned into its backend's Upgrade).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: haproxy) && WebSocketTransportTests.pythonHasWebSockets,
+        "haproxy or python3-websockets is not installed: apt-get install -y haproxy python3-websockets"))
+    func aWebSocketFanoutThroughHAProxyDeliversEveryBroadcast() throws {
+        let relay = try ExternalServer.python("ws_broadcast_server.py")
+        defer { relay.stop() }
+        let front = try Self.haproxyFront(to: Int(relay.port))
+        defer {
+            front.stop()
+            try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "bench-haproxy-\(front.port).cfg")
+        }
+        let target = "ws://127.0.0.1:\(front.port)/"
+        var configuration = try Self.webSocketFanout(target, subscribers: 6, broadcasts: 20)
+        configuration.clientThreads = 2
+        let recording = try ScenarioRunner.run(configuration, control: RunControl())
+        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
+        let requests = try String(contentsOfFile: front.logPath, encoding: .utf8).split(separator: "\n").filter { $0.contains(" front relay/") }
+        #expect(requests.count == 7 && requests.allSatisfy { $0.contains(" 101 ") && $0.hasSuffix(" HTTP/2.0\"") }, "\(requests)")
+    }
 }
