@@ -42,6 +42,33 @@ import Testing
         return configuration
     }
 
+    /// The SSE fixture (its streams `encoding`) and nghttpx before it, for `body` (given the front and the fixture's own
+    /// port); both ended after.
+    static func withEventStreamsBehindAFront(_ encoding: String, _ body: (_ front: ExternalServer, _ port: Int) throws -> Void) throws {
+        let (server, port) = try SSEInteropTests.start(encoding)
+        defer {  // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let front = try front(to: port)
+        defer { front.stop() }
+        try body(front, port)
+    }
+
+    /// A fan-out of event streams through `front` over HTTP/2, the publisher POSTing to `publishPort` (the front's, or
+    /// the SSE server's own).
+    static func eventStreamFanout(
+        through front: ExternalServer, publishPort: Int, subscribers: Int, broadcasts: Int
+    ) throws -> RunConfiguration {
+        var configuration = try TargetServerTests.fanout(
+            "sse://127.0.0.1:\(front.port)/events", subscribers: subscribers, broadcasts: broadcasts)
+        try configuration.changeTarget {
+            $0.publishURL = try TargetURL("http://127.0.0.1:\(publishPort)/publish")
+            $0.overHTTP2 = true
+        }
+        return configuration
+    }
+
     /// The requests the front's log shows, each `ALPN METHOD PATH STATUS`.
     static func requests(_ front: ExternalServer) throws -> [String] {
         try String(contentsOfFile: front.logPath, encoding: .utf8).split(separator: "\n")
@@ -74,25 +101,15 @@ import Testing
 
     @Test(.enabled(if: available, notice))
     func eventStreamsThroughAnHTTP2FrontDeliverEveryBroadcast() throws {
-        let (server, port) = try SSEInteropTests.start("chunked")
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+        try Self.withEventStreamsBehindAFront("chunked") { front, _ in
+            var configuration = try Self.eventStreamFanout(through: front, publishPort: Int(front.port), subscribers: 8, broadcasts: 20)
+            configuration.clientThreads = 2
+            let recording = try ScenarioRunner.run(configuration, control: RunControl())
+            try TargetServerTests.expectEveryBroadcastDelivered(recording, target: "sse://127.0.0.1:\(front.port)/events")
+            let requests = try Self.requests(front)
+            #expect(requests.filter { $0 == "h2c GET /events 200" }.count == 8, "\(requests)")
+            #expect(requests.filter { $0.hasSuffix("POST /publish 204") }.count >= 20, "the publisher's POSTs: \(requests.suffix(3))")
         }
-        let front = try Self.front(to: port)
-        defer { front.stop() }
-        let target = "sse://127.0.0.1:\(front.port)/events"
-        var configuration = try TargetServerTests.fanout(target, subscribers: 8, broadcasts: 20)
-        try configuration.changeTarget {
-            $0.publishURL = try TargetURL("http://127.0.0.1:\(front.port)/publish")
-            $0.overHTTP2 = true
-        }
-        configuration.clientThreads = 2
-        let recording = try ScenarioRunner.run(configuration, control: RunControl())
-        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
-        let requests = try Self.requests(front)
-        #expect(requests.filter { $0 == "h2c GET /events 200" }.count == 8, "\(requests)")
-        #expect(requests.filter { $0.hasSuffix("POST /publish 204") }.count >= 20, "the publisher's POSTs: \(requests.suffix(3))")
     }
 
     /// Over TLS, HTTP/2 is chosen by ALPN (h2): a wss:// WebSocket through the front, each connect in its phases.
@@ -175,59 +192,40 @@ import Testing
     /// itself, which goes on meanwhile: the broadcasts of the hang are lost, and counted.
     @Test(.enabled(if: available, notice))
     func aStoppedFrontIsFoundDeadByHTTP2PingsAndEveryEventStreamComesBack() throws {
-        let (server, port) = try SSEInteropTests.start("chunked")
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+        try Self.withEventStreamsBehindAFront("chunked") { front, port in
+            var configuration = try Self.eventStreamFanout(through: front, publishPort: port, subscribers: 6, broadcasts: 500)
+            configuration.reconnect = TargetRestartTests.backoff
+            (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 500_000_000)
+            let (run, _) = try TargetRestartTests.begin(configuration, .twoThreads)
+            run.waitUntilDispatched(30 * 6)
+            kill(front.process.processIdentifier, SIGSTOP)
+            usleep(UInt32(3 * configuration.silenceLimit / 1_000))
+            kill(front.process.processIdentifier, SIGCONT)
+            let recording = try run.finish()
+            let events = recording.connectionEvents.map(\.reason)
+            #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
+            #expect(events.filter { $0.contains("taken for dead") }.count >= 6, "\(events.prefix(12))")
+            #expect(recording.outages.count >= 6 && recording.outagesBack == recording.outages.count, "\(recording.outages)")
+            let files = try RunFiles.write(recording)
+            #expect((files.summary["delivery"]?.int("lost") ?? 0) > 0, "broadcasts went while the front was stopped")
+            let afterwards = try TargetRestartTests.broadcastsAfterEveryReturn(recording, files)
+            #expect(afterwards.count >= 20 && afterwards.allSatisfy { $0.int("delivered") == 6 }, "\(afterwards.prefix(3))")
         }
-        let front = try Self.front(to: port)
-        defer { front.stop() }
-        var configuration = try TargetServerTests.fanout("sse://127.0.0.1:\(front.port)/events", subscribers: 6, broadcasts: 500)
-        try configuration.changeTarget {
-            $0.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
-            $0.overHTTP2 = true
-        }
-        configuration.reconnect = TargetRestartTests.backoff
-        (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 500_000_000)
-        let (run, _) = try TargetRestartTests.begin(configuration, .twoThreads)
-        run.waitUntilDispatched(30 * 6)
-        kill(front.process.processIdentifier, SIGSTOP)
-        usleep(UInt32(3 * configuration.silenceLimit / 1_000))
-        kill(front.process.processIdentifier, SIGCONT)
-        let recording = try run.finish()
-        let events = recording.connectionEvents.map(\.reason)
-        #expect(recording.status == .complete, "\(recording.statusReason ?? ""): \(events.prefix(12))")
-        #expect(events.filter { $0.contains("taken for dead") }.count >= 6, "\(events.prefix(12))")
-        #expect(recording.outages.count >= 6 && recording.outagesBack == recording.outages.count, "\(recording.outages)")
-        let files = try RunFiles.write(recording)
-        #expect((files.summary["delivery"]?.int("lost") ?? 0) > 0, "broadcasts went while the front was stopped")
-        let afterwards = try TargetRestartTests.broadcastsAfterEveryReturn(recording, files)
-        #expect(afterwards.count >= 20 && afterwards.allSatisfy { $0.int("delivered") == 6 }, "\(afterwards.prefix(3))")
     }
 
     /// A quiet event stream over HTTP/2 whose front answers its PINGs is not taken for dead, though no broadcast comes
     /// for longer than `--dead-after`.
     @Test(.enabled(if: available, notice))
     func aQuietEventStreamWhoseFrontAnswersItsPingsIsNotTakenForDead() throws {
-        let (server, port) = try SSEInteropTests.start("plain")
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+        try Self.withEventStreamsBehindAFront("plain") { front, port in
+            var configuration = try Self.eventStreamFanout(through: front, publishPort: port, subscribers: 4, broadcasts: 3)
+            (configuration.interval, configuration.warmup) = (1_500_000_000, 1)
+            (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 600_000_000)
+            let recording = try ScenarioRunner.run(configuration, control: RunControl())
+            let events = recording.connectionEvents.map(\.reason)
+            #expect(!events.contains { $0.contains("taken for dead") } && recording.outages.isEmpty, "\(events.prefix(6))")
+            try TargetServerTests.expectEveryBroadcastDelivered(recording, target: "sse://127.0.0.1:\(front.port)/events")
         }
-        let front = try Self.front(to: port)
-        defer { front.stop() }
-        let target = "sse://127.0.0.1:\(front.port)/events"
-        var configuration = try TargetServerTests.fanout(target, subscribers: 4, broadcasts: 3)
-        try configuration.changeTarget {
-            $0.publishURL = try TargetURL("http://127.0.0.1:\(port)/publish")
-            $0.overHTTP2 = true
-        }
-        (configuration.interval, configuration.warmup) = (1_500_000_000, 1)
-        (configuration.heartbeat, configuration.silenceLimit) = (200_000_000, 600_000_000)
-        let recording = try ScenarioRunner.run(configuration, control: RunControl())
-        let events = recording.connectionEvents.map(\.reason)
-        #expect(!events.contains { $0.contains("taken for dead") } && recording.outages.isEmpty, "\(events.prefix(6))")
-        try TargetServerTests.expectEveryBroadcastDelivered(recording, target: target)
     }
 
     static let haproxy = "/usr/sbin/haproxy"
