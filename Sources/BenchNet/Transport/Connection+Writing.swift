@@ -36,6 +36,13 @@ extension Connection {
         return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
     }
 
+    /// Why a message of `count` bytes was not taken though the queue had room: its framing layer's word (an HTTP/2
+    /// window closed, a message larger than a frame); nil for none.
+    public func refusal(of count: Int) -> String? { framing.refusal(of: count) }
+
+    /// The most a queue may hold, the transport's own bytes included: twice the messages' limit and 64 KiB.
+    static func hardLimit(_ maximumQueuedBytes: Int) -> Int { 2 * maximumQueuedBytes + (64 << 10) }
+
     /// Bytes a framing layer owes the peer (``FramingLayer/owesItsReplies``): queued up to the hard cap, as a protocol's
     /// owed bytes are; false beyond it (the peer does not read), which fails the connection.
     func writeOwedLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -152,25 +152,6 @@ public final class Connection<T: Transport> {
     /// peer then means (a server that announces a reason and closes before sending it all).
     public var handshakeRefusal: String? { framing.pendingRefusal }
 
-    /// Reads once into `buffer`, with the kernel's receive stamp of what it read when `stamps` is given (0
-    /// otherwise, or when the kernel gave none). `.processed((0, _))` means the peer closed. With the io_uring
-    /// engine, takes the bytes of the completion its loop is handling instead (and the ring's stamp); `buffer` must
-    /// hold a provided buffer (64 KiB does).
-    @inline(__always)
-    public func read(
-        into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps? = nil
-    ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
-        if let receiver {  // io_uring read it already: the bytes of the completion being handled, if they are ours
-            var ended = false
-            let result = try receiver.take(token: token, serial: receiveSerial, into: buffer, ended: &ended)
-            if ended && isOpen { armReceive() }
-            return result
-        }
-        if let stamps { return try stamps.receive(descriptor, into: buffer) }
-        guard case .processed(let count) = try Posix.read(descriptor, into: buffer) else { return .wouldBlock }
-        return .processed((count, 0))
-    }
-
     /// Takes `buffer[0..<count]`, what one ``read(into:stamps:)`` returned: advances the handshakes, answers the
     /// transport's own frames (pings, close), and hands `onBytes` the application's bytes as the transport unwrapped
     /// them, in place (the callee may change them), with `endsMessage` true (and no bytes) at the end of each WebSocket
@@ -229,13 +210,6 @@ public final class Connection<T: Transport> {
     public func sendOwed(_ bytes: UnsafeMutableRawBufferPointer) throws(SystemError) -> SendOutcome {
         try send(bytes, stamped: false, limit: Self.hardLimit(maximumQueuedBytes))
     }
-
-    /// Why a message of `count` bytes was not taken though the queue had room: its framing layer's word (an HTTP/2
-    /// window closed, a message larger than a frame); nil for none.
-    public func refusal(of count: Int) -> String? { framing.refusal(of: count) }
-
-    /// The most a queue may hold, the transport's own bytes included: twice the messages' limit and 64 KiB.
-    static func hardLimit(_ maximumQueuedBytes: Int) -> Int { 2 * maximumQueuedBytes + (64 << 10) }
 
     @inline(__always)
     private func send(_ frame: UnsafeMutableRawBufferPointer, stamped: Bool, limit: Int) throws(SystemError) -> SendOutcome {
