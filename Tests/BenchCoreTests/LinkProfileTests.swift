@@ -144,4 +144,22 @@ import Testing
         #expect(link.exit(entering: 1_000 + 3_500_000_000, bytes: 100) == exit, "in order, behind the one held")
         #expect(link.exit(entering: 1_000 + 5_000_000_000, bytes: 100) == 1_000 + 5_010_000_000)
     }
+
+    /// A TCP connect through the link (issue 64's handshake): its SYN's way up and the SYN-ACK's way down, each a
+    /// segment of its path, lost ones resent at TCP's initial 1 s timeout (doubling), a blackout's held past it.
+    @Test func aHandshakeTakesTheWayUpAndTheWayDown() throws {
+        let lte = try LinkProfile(parsing: "lte")
+        #expect(lte.handshakeEnd(startingAt: 5_000, origin: 0, seed: 1, stream: 9) == 5_000 + 65_000_000 + 50_000_000)
+        let jittered = try LinkProfile(parsing: "delay=20ms,jitter=10ms")
+        let ends = (0..<200).map { jittered.handshakeEnd(startingAt: 0, origin: 0, seed: 3, stream: UInt64($0)) }
+        #expect(ends.allSatisfy { (20_000_000...60_000_000).contains($0) } && Set(ends).count > 20, "each connect drawn")
+        let lossy = try LinkProfile(parsing: "delay=10ms,loss=30%")
+        let extra = (0..<500).map { lossy.handshakeEnd(startingAt: 0, origin: 0, seed: 5, stream: UInt64($0)) - 20_000_000 }
+        #expect(extra.allSatisfy { $0 % LinkPath.handshakeTimeout == 0 }, "on time, or whole initial timeouts late")
+        #expect(extra.contains(LinkPath.handshakeTimeout) && extra.contains(3 * LinkPath.handshakeTimeout), "1 s, then 2 s")
+        // A connect begun at 1.5 s in a 5 s blackout from 1 s: its SYN goes again 1, 3 and 7 s after it; the one at
+        // 8.5 s passes.
+        let dark = try LinkProfile(parsing: "delay=10ms,blackout=5s@1s")
+        #expect(dark.handshakeEnd(startingAt: 1_500_000_000, origin: 0, seed: 1, stream: 0) == 8_500_000_000 + 20_000_000)
+    }
 }

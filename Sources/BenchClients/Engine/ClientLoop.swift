@@ -78,6 +78,19 @@ final class ClientLoop<T: Transport> {
             receiver: onRing ? receiver : nil, batch: onRing ? batch : nil)
     }
 
+    /// Starts client `client`'s connect where `routes` says, as ``connect(to:from:token:transmitStamps:onRing:settings:)``
+    /// does; behind a link, it ends no earlier than the link's handshake would (``Connection/connectNotBefore``): the
+    /// caller's ``ClientTable`` lets it end then.
+    func connect(
+        client: Int, routes: ClientRoutes, from source: SocketAddress? = nil, token: UInt64, transmitStamps: Bool,
+        settings own: TransportSettings? = nil
+    ) throws -> Connection<T> {
+        let connection = try connect(
+            to: routes.address(of: client), from: source, token: token, transmitStamps: transmitStamps, settings: own)
+        if let end = routes.connectEnd(of: client, startedAt: connection.startedAt) { connection.connectNotBefore = end }
+        return connection
+    }
+
     /// Waits for events (a spin with `--busy-poll`, otherwise at most `timeoutMilliseconds`, -1: until one comes) and
     /// hands each to `handle`, epoll's or with io_uring the ring's completions alike (a connection's as its readable
     /// event); then the pass's writes go in one submission. False when `handle` ended the loop.

@@ -40,6 +40,9 @@ struct ClientTable<T: Transport> {
     private(set) var connecting = 0
     /// Connections open: started and not closed.
     private(set) var open = 0
+    /// Connects through a link whose socket may be connected before the link's handshake is over: each place and the
+    /// time its connect may end (``Connection/connectNotBefore``), let end by ``startDueConnects``.
+    private var holds: [(place: Int, until: UInt64)] = []
     /// `--reconnect`: which places wait to connect again, when; nil: none does.
     private var returns: ReconnectSchedule?
     /// The places whose return is due, taken from `returns` (kept: no allocation per pass).
@@ -103,9 +106,10 @@ struct ClientTable<T: Transport> {
         precondition(connections.count < count, "every client of the table has started")
         connections.append(connection)
         inHandshakes.append(connection != nil)
-        if connection != nil {
+        if let connection {
             connecting += 1
             open += 1
+            holdIfLinked(connections.count - 1, connection)
         }
     }
 
@@ -121,6 +125,24 @@ struct ClientTable<T: Transport> {
         inHandshakes[place] = true
         connecting += 1
         open += 1
+        holdIfLinked(place, connection)
+    }
+
+    private mutating func holdIfLinked(_ place: Int, _ connection: Connection<T>) {
+        if connection.connectNotBefore > 0 { holds.append((place, connection.connectNotBefore)) }
+    }
+
+    /// Lets end every held connect whose time came by `now` (its connection, if still the one held, watches for its end
+    /// again). Should its epoll refuse that, the connect stays unfinished, and the role's handshake bound reports it.
+    mutating func letHeldConnectsEnd(at now: UInt64) {
+        guard !holds.isEmpty else { return }
+        holds.removeAll { hold in
+            guard hold.until <= now else { return false }
+            if let connection = connections[hold.place], connection.connectNotBefore == hold.until {
+                try? connection.letConnectEnd()
+            }
+            return true
+        }
     }
 
     /// The client at `place` is connected and its handshakes are not counted yet.
@@ -173,6 +195,7 @@ extension ClientTable {
         at now: UInt64, firstConnects: Bool = true, connect: (_ place: Int, _ isReturn: Bool) throws -> Connection<T>,
         cannotStart: (_ place: Int, _ error: any Error) -> Bool, gaveUp: (_ place: Int, _ tries: Int) -> Void
     ) -> Bool {
+        letHeldConnectsEnd(at: now)
         while firstConnects, let place = nextToConnect(at: now) {
             do {
                 started(try connect(place, false))
@@ -206,13 +229,14 @@ extension ClientTable {
     /// Some client waits to connect again.
     var returnsWaiting: Bool { returns?.isEmpty == false }
 
-    /// When the next connect is due: the next paced first connect (unless `firstConnects` is false), or the earliest
-    /// return while the reconnect window has room (a full one waits for the end of a try, not a time). Nil: none is due
-    /// by a time.
+    /// When the next connect is due: the next paced first connect (unless `firstConnects` is false), the earliest
+    /// return while the reconnect window has room (a full one waits for the end of a try, not a time), or the end of
+    /// a held connect's link handshake. Nil: none is due by a time.
     func nextConnectDue(firstConnects: Bool = true) -> UInt64? {
-        let earliestReturn = connecting < ClientLoop<T>.reconnectWindow ? returns?.earliest : nil
-        guard firstConnects, let due = nextDue else { return earliestReturn }
-        return min(due, earliestReturn ?? due)
+        var due = connecting < ClientLoop<T>.reconnectWindow ? returns?.earliest : nil
+        if firstConnects, let paced = nextDue { due = min(paced, due ?? paced) }
+        for hold in holds { due = min(hold.until, due ?? hold.until) }
+        return due
     }
 
     /// The run is over: nobody connects again.

@@ -28,7 +28,7 @@ extension EchoClients {
         let client = ids.lowerBound + position
         sessions[position].restart()
         return try loop.connect(
-            to: routes.address(of: client), from: sources.isEmpty ? nil : sources[client % sources.count],
+            client: client, routes: routes, from: sources.isEmpty ? nil : sources[client % sources.count],
             token: Token.firstConnection + UInt64(position), transmitStamps: false)
     }
 

@@ -20,12 +20,21 @@ public struct LinkPath: Sendable {
 
     /// The most times a segment is lost again before it gets through (TCP would give up the connection later).
     static let mostRetransmissions = 6
+    /// A SYN's first retransmission timeout, before the connection has measured its round trip: 1 s, as Linux's
+    /// (`TCP_TIMEOUT_INIT`, RFC 6298).
+    public static let handshakeTimeout: UInt64 = 1_000_000_000
     /// The longest retransmission timeout, as Linux's (`TCP_RTO_MAX`).
     static let longestTimeout: UInt64 = 120_000_000_000
 
-    public init(_ direction: LinkProfile.Direction, of profile: LinkProfile, origin: UInt64, seed: UInt64, stream: UInt64) {
+    /// The path of `direction` of `profile`'s link, its blackouts counted from `origin`, its jitter and losses drawn
+    /// from `seed`'s `stream`; its first retransmission timeout `retransmissionTimeout`, or by default 200 ms and the
+    /// link's round trip (a connection's data; a SYN's is TCP's initial timeout, ``handshakeTimeout``).
+    public init(
+        _ direction: LinkProfile.Direction, of profile: LinkProfile, origin: UInt64, seed: UInt64, stream: UInt64,
+        retransmissionTimeout: UInt64? = nil
+    ) {
         self.direction = direction
-        retransmissionTimeout = 200_000_000 + profile.down.delay + profile.up.delay
+        self.retransmissionTimeout = retransmissionTimeout ?? 200_000_000 + profile.down.delay + profile.up.delay
         blackout = profile.blackout
         self.origin = origin
         random = SplitMix64(seed: seed, stream: stream)
@@ -77,5 +86,21 @@ public struct LinkPath: Sendable {
         let since = time - origin - blackout.start
         let offset = blackout.every.map { since % $0 } ?? since
         return offset < blackout.duration ? time - offset + blackout.duration : nil
+    }
+}
+
+extension LinkProfile {
+    /// When a TCP connect that starts at `start` ends through this link (monotonic ns): its SYN's way up, then the
+    /// SYN-ACK's way down, each a segment of the link's paths (its jitter, its losses, resent at TCP's initial timeout
+    /// and doubling, its blackouts), drawn from `seed`'s `stream`. The kernel completes a handshake on loopback at
+    /// once; a client's connect through the link ends here instead, and what it sends next (the handshake's ACK goes
+    /// with it) takes the way up as any byte does.
+    public func handshakeEnd(startingAt start: UInt64, origin: UInt64, seed: UInt64, stream: UInt64) -> UInt64 {
+        var up = LinkPath(
+            self.up, of: self, origin: origin, seed: seed, stream: stream &<< 1, retransmissionTimeout: LinkPath.handshakeTimeout)
+        var down = LinkPath(
+            self.down, of: self, origin: origin, seed: seed, stream: stream &<< 1 | 1,
+            retransmissionTimeout: LinkPath.handshakeTimeout)
+        return down.exit(entering: up.exit(entering: start, bytes: 0), bytes: 0)
     }
 }

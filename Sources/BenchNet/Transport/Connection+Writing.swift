@@ -9,6 +9,10 @@ extension Connection {
     /// connect is under way, this is where it ends: the socket's error is checked and the handshakes start.
     public func writeQueued() throws(ConnectionError) {
         if state == .connecting {
+            guard connectNotBefore <= MonotonicClock.now() else {
+                do { try watchWritable(false) } catch { throw .system(error) }  // ``letConnectEnd()`` watches again
+                return
+            }
             try finishConnecting()
             return
         }
@@ -130,6 +134,14 @@ extension Connection {
             return false
         }
         return true
+    }
+
+    /// A client's connect may end once ``connectNotBefore`` came: it watches for it again, and the next wait finds the
+    /// socket connected (or, should the kernel still be connecting, when it is).
+    public func letConnectEnd() throws(ConnectionError) {
+        guard isOpen, state == .connecting else { return }
+        connectNotBefore = 0
+        do { try watchWritable(true) } catch { throw .system(error) }
     }
 
     func finishConnecting() throws(ConnectionError) {

@@ -40,6 +40,10 @@ public final class Connection<T: Transport> {
     public let maximumQueuedBytes: Int
     /// When the connection began: the start of the client's connect, or the accept (monotonic ns).
     public let startedAt: UInt64
+    /// The earliest its connect may end (monotonic ns; 0: as soon as the kernel's does): a connect through an emulated
+    /// link takes its handshake's way there and back, which the kernel's on loopback does not. A writable event before
+    /// then is set aside (the connection stops watching for it) until ``letConnectEnd()``.
+    public var connectNotBefore: UInt64 = 0
     /// When its TCP connect completed (monotonic ns; ``startedAt`` for one accepted or connected at once); 0 until then.
     public internal(set) var connectedAt: UInt64 = 0
     /// When its stream's own handshake (TLS) ended, and the framing's (the WebSocket upgrade) began; 0 until then.

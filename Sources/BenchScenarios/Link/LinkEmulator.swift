@@ -55,6 +55,9 @@ final class LinkEmulator: @unchecked Sendable {
         }
     }
 
+    /// When the link's clock began (monotonic ns): its blackouts count from it.
+    var origin: UInt64 { loop.origin }
+
     /// The server is done: the connections the NAT forgot are closed both ways (their server's end vanished, and
     /// their clients would wait for it for ever); the others go on until their ends pass.
     func releaseForgotten() {
