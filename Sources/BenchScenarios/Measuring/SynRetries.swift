@@ -14,13 +14,28 @@ public enum SynRetries {
 
     /// How many of `recording`'s connects waited for a SYN sent again: their TCP connect where the connect was timed
     /// in phases (a target's, the built-in server's clients' over tls, ws and wss), so that a slow TLS or WebSocket
-    /// handshake, or a slow login, is not taken for one; the whole connect otherwise.
+    /// handshake, or a slow login, is not taken for one; the whole connect otherwise. Clients behind an emulated link
+    /// are left out: their TCP connect is the link's handshake (``LinkProfile/handshakeEnd(startingAt:origin:seed:stream:)``),
+    /// whose round trip may be a second itself (`verybad`'s) and whose lost SYNs wait as the kernel's do.
     public static func count(in recording: RunRecording) -> Int {
         let phases = recording.connectPhases
-        guard !phases.isEmpty else { return count(in: recording.connectTimes) }
+        let linked = linkedClients(of: recording)
         return count(in: recording.connectTimes.indices.map { client in
-            client < phases.count ? phases[client]?.tcp ?? recording.connectTimes[client] : recording.connectTimes[client]
+            if client < linked.count && linked[client] { return 0 }
+            return client < phases.count ? phases[client]?.tcp ?? recording.connectTimes[client] : recording.connectTimes[client]
         })
+    }
+
+    /// Per client of `recording`'s run, whether it was behind an emulated link (the run's `--link`, or its agent's own);
+    /// empty when none was.
+    static func linkedClients(of recording: RunRecording) -> [Bool] {
+        let configuration = recording.configuration
+        if let mix = configuration.link {
+            let linked = mix.groups.map { $0.profile != nil }
+            return mix.deal(clients: configuration.clients, seed: configuration.seed).map { linked[Int($0)] }
+        }
+        guard let grouping = LinkGrouping.of(recording.agents, clients: configuration.clients) else { return [] }
+        return grouping.groupOfClient.map { grouping.names[Int($0)] != "none" }
     }
 
     /// The note a person needs when the machine's accept queues overflowed `overflows` times during a run (any
