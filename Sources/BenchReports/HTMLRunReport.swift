@@ -16,7 +16,7 @@ public enum HTMLRunReport {
         body += "<p class=\"meta\">\(MarkupText.escape(headline(results)))</p>\n"
         if let detail = results.statusDetail { body += "<p class=\"meta\">\(MarkupText.escape(detail))</p>\n" }
         for note in [
-            RunNotes.harness(results), RunNotes.machine(results), RunNotes.backpressure(results), RunNotes.losses(results), RunNotes.outages(results), RunNotes.listenOverflows(results), RunNotes.closedEarly(results),
+            RunNotes.harness(results), RunNotes.machine(results), RunNotes.backpressure(results), RunNotes.losses(results), RunNotes.outages(results), RunNotes.listenOverflows(results), RunNotes.linkLateness(results), RunNotes.closedEarly(results),
             RunNotes.synRetries(results),
         ].compactMap({ $0 }) {
             body += "<p class=\"note\">\(MarkupText.escape(note))</p>\n"

@@ -21,7 +21,7 @@ public enum MarkdownSummary {
         if let reason = results.setting("status_reason"), !reason.isEmpty { text += "Status: \(escape(reason))\n\n" }
         // The same counts as run.csv and the terminal's summary.
         let notes = [
-            RunNotes.harness(results), RunNotes.machine(results), RunNotes.backpressure(results), RunNotes.losses(results), RunNotes.outages(results), RunNotes.listenOverflows(results), RunNotes.closedEarly(results),
+            RunNotes.harness(results), RunNotes.machine(results), RunNotes.backpressure(results), RunNotes.losses(results), RunNotes.outages(results), RunNotes.listenOverflows(results), RunNotes.linkLateness(results), RunNotes.closedEarly(results),
             RunNotes.synRetries(results),
         ].compactMap { $0 }
         for note in notes { text += "- " + escape(note) + "\n" }

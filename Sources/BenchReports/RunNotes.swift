@@ -27,6 +27,13 @@ enum RunNotes {
         SynRetries.overflowNote(results.setting("listen_overflows").flatMap { UInt64($0) }).map { "note: " + $0 }
     }
 
+    /// `link: bytes let out after the model's time by p50 …` (run.csv's `link_lateness_*_ns`); nil without a link.
+    static func linkLateness(_ results: RunResults) -> String? {
+        let figures = ["p50", "p99", "max"].compactMap { results.setting("link_lateness_\($0)_ns").flatMap { UInt64($0) } }
+        guard figures.count == 3 else { return nil }
+        return LinkLateness(writes: 0, p50: figures[0], p99: figures[1], maximum: figures[2]).note
+    }
+
     /// `connections closed early: 5 by the server (events also: 3 seen by the clients); see events.csv`; nil when none.
     static func closedEarly(_ results: RunResults) -> String? {
         let (closed, clients, listener, link, run) = (

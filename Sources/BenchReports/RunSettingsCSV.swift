@@ -152,6 +152,10 @@ public enum RunSettingsCSV {
             ("connect_interval_ns", configuration.connectInterval.map { "\($0)" } ?? ""),  // --connect-rate
             ("link", configuration.link?.text ?? ""),  // --link as given
             ("link_model", configuration.link?.summary ?? ""),
+            // How late the emulated links let their bytes out behind the model (the worst link's): the harness's own.
+            ("link_lateness_p50_ns", recording.linkLateness.map { "\($0.p50)" } ?? ""),
+            ("link_lateness_p99_ns", recording.linkLateness.map { "\($0.p99)" } ?? ""),
+            ("link_lateness_max_ns", recording.linkLateness.map { "\($0.maximum)" } ?? ""),
             ("connections_dropped", recording.server.connectionsDroppedAt == 0 ? "0" : "1"),
             ("client_outages", "\(recording.outages.count)"),
             ("client_outages_back", "\(recording.outagesBack)"),

@@ -150,6 +150,7 @@ public enum SummaryTable {
             lines.append("note: " + note)
         }
         if let note = SynRetries.overflowNote(recording.listenOverflows) { lines.append("note: " + note) }
+        if let lateness = recording.linkLateness { lines.append(lateness.note) }
         // A roundtrip target's agents stamp both ends of each round trip on their own clock: its error moves no rtt.
         let onOneClock = recording.configuration.target != nil && recording.configuration.scenario == .roundtrip
         let clockError = onOneClock ? 0 : recording.agents.compactMap(\.clock.error).max() ?? 0

@@ -92,6 +92,12 @@ import Testing
         #expect((Double(direct["max_us"] ?? "") ?? .infinity) < 50_000, "the direct path")
         #expect((Double(lte["min_us"] ?? "") ?? 0) >= 50_000, "LTE's 50 ms down, in the children too")
         #expect(try csvRows(folder + "/agents.csv").count == 2, "the two children, listed as agents are")
+        // How late the children's links let their bytes out behind the model: measured there, sent with their events.
+        let settings = try settings(folder)
+        let lateness = ["p50", "p99", "max"].compactMap { settings["link_lateness_\($0)_ns"].flatMap { Int($0) } }
+        #expect(lateness.count == 3 && lateness[0] <= lateness[1] && lateness[1] <= lateness[2], "\(settings)")
+        let summary = try String(contentsOfFile: folder + "/summary.md", encoding: .utf8)
+        #expect(summary.contains("link: bytes let out after the model's time by p50 "), "\(summary)")
     }
 
     /// `bench serve --link`: every agent puts its share of the clients behind the run's links, dealt as the server

@@ -124,4 +124,26 @@ import BenchProtocols
         builtIn.machine = run.machine
         #expect(HarnessLoad(recording: builtIn, lagP99: 1_610_000).serverBackpressure == nil)
     }
+
+    /// 10,000 phones behind one link thread (issue 64): LTE's deliveries were 147 ms at the median where its link has
+    /// 50 ms, and the run said nothing of it. The link's own lateness, measured on each write out of it, now says so
+    /// when it was late for most of what it carried; a link on time at the median (p99 late alone, a hiccup) is not.
+    @Test func aLinkBehindItsModelAtTheMedianIsTheHarnesssLimit() {
+        var late = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0)
+        late.linkWasLate(LinkLateness(writes: 10_000, p50: 300_000, p99: 2_000_000, maximum: 9_000_000))
+        #expect(HarnessLoad(recording: late, lagP99: nil).saturation == nil, "on time at the median")
+        late.linkWasLate(LinkLateness(writes: 5_000, p50: 96_000_000, p99: 180_000_000, maximum: 250_000_000))
+        #expect(late.linkLateness == LinkLateness(writes: 15_000, p50: 96_000_000, p99: 180_000_000, maximum: 250_000_000))
+        let saturation = HarnessLoad(recording: late, lagP99: nil).saturation ?? ""
+        #expect(saturation.contains("its emulated link let bytes out after the model's time: p50 96.00ms late"), "\(saturation)")
+    }
+
+    /// A child's or an agent's link lateness comes over a channel: what does not read is refused, never trapped on.
+    @Test func aLinksLatenessReadsBackAndNothingElseDoes() {
+        let lateness = LinkLateness(writes: 12, p50: 40_000, p99: 90_000, maximum: 90_001)
+        #expect(LinkLateness(text: lateness.text) == lateness)
+        for text in ["", "1 2 3", "1 2 3 4 5", "1 3 2 4", "a 1 2 3", "1 2 3 99999999999999999999999", "1  2 3", "-1 2 3 4"] {
+            #expect(LinkLateness(text: text) == nil, "\(text)")
+        }
+    }
 }

@@ -38,6 +38,12 @@ public struct ClientReport: Equatable, Sendable {
         /// connections, a blackout), at `time`; `client`: its first id. Sent once the run is over, its clients and its
         /// link ended: the run reports it on the `link` side, as it does its own link's.
         case linkEvent = 9
+        /// How late that link let its bytes out behind its model (`text`: ``LinkLateness/text``); `client`: its first
+        /// id. Sent with its events, after them; a link that carried nothing sends none.
+        case linkLateness = 10
+
+        /// What a child's or an agent's link sends once the run is over: the only reports taken then.
+        public var isLinksAccount: Bool { self == .linkEvent || self == .linkLateness }
     }
 
     public var what: What

@@ -136,10 +136,7 @@ struct ClientGroupShare: Sendable {
     func reportLinkEvents(on writer: ReportWriter) {
         guard let link else { return }
         link.end()
-        for event in link.outages(until: MonotonicClock.now()) {
-            writer.report(ClientReport(.linkEvent, client: UInt32(ids.lowerBound), time: event.time, text: event.reason))
-        }
-        writer.flush()
+        link.report(on: writer, client: UInt32(ids.lowerBound))
     }
 
     /// Runs subscribers `ids` on this thread until `endSignal` is readable or `writer` breaks.

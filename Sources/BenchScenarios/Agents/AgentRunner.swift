@@ -117,10 +117,7 @@ public enum AgentRunner {
         if let link {  // the run is over (the server shut its side): what the link did, for the run's events
             link.end()
             let writer = ReportWriter(descriptor: controlSocket)
-            for event in link.outages(until: MonotonicClock.now()) {
-                writer.report(ClientReport(.linkEvent, client: welcome.firstClient, time: event.time, text: event.reason))
-            }
-            writer.flush()
+            link.report(on: writer, client: welcome.firstClient)
         }
         return Outcome(welcome: welcome, spec: spec, clock: clock, events: events)
     }

@@ -59,7 +59,7 @@ extension BenchServer {
     /// A frame on a welcomed agent's control connection: a clock probe is answered at once (t2: the read's return,
     /// t3: right before the write), a clock report kept for `agents.csv`; anything else closes it.
     func handleAgentFrame(_ frame: Frame, agent: Int, slot: Int, at now: UInt64) -> Bool {
-        let isLinkEvent = frame.kind == .clientReport && frame.bytes[5] == ClientReport.What.linkEvent.rawValue
+        let isLinkEvent = frame.kind == .clientReport && ClientReport.What(rawValue: frame.bytes[5])?.isLinksAccount == true
         if collectingLinkEvents && !isLinkEvent { return true }  // the run is over: only what its link did is taken
         switch frame.kind {
         case .clientReport where isLinkEvent:  // at the run's end, or where its clients all ended before it

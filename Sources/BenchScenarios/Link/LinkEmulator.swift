@@ -71,9 +71,25 @@ final class LinkEmulator: @unchecked Sendable {
         thread = nil
     }
 
+    /// Once ended, how late its thread let the bytes out behind the model (nil: it carried nothing).
+    var lateness: LinkLateness? {
+        precondition(thread == nil, "the link's thread still runs")
+        return LinkLateness(loop.lateness)
+    }
+
     /// Once ended, what the links did to a run that ended at `end` (monotonic ns): its outage report's events.
     func outages(until end: UInt64) -> [ConnectionEvent] {
         precondition(thread == nil, "the link's thread still runs")
         return LinkOutages.events(mix: mix, origin: loop.origin, forgotten: loop.forgotten, until: end)
+    }
+
+    /// Once ended, what the link did and how late it was, for a child's or an agent's run to send the measuring side
+    /// on `writer` (its reports as client `client`'s, the share's first): its events, then its lateness.
+    func report(on writer: ReportWriter, client: UInt32) {
+        for event in outages(until: MonotonicClock.now()) {
+            writer.report(ClientReport(.linkEvent, client: client, time: event.time, text: event.reason))
+        }
+        if let lateness { writer.report(ClientReport(.linkLateness, client: client, time: 0, text: lateness.text)) }
+        writer.flush()
     }
 }

@@ -81,6 +81,8 @@ final class LinkLoop: @unchecked Sendable {
     /// How long the listener rests after an accept found no descriptor.
     static let acceptPause: UInt64 = 20_000_000
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+    /// How late each write out of the link was, behind its first segment's exit (ns): the thread's own delay.
+    var lateness = LatencyHistogram()
 
     init(
         entrances: [(listener: SharedDescriptor, profile: LinkProfile)], upstream: SocketAddress, seed: UInt64, stop: EventNotifier,
@@ -136,7 +138,7 @@ final class LinkLoop: @unchecked Sendable {
                 let (place, towardServer) = (Int(token >> 1), token & 1 == 1)
                 guard place < links.count, links[place]?[towardServer].armed == time else { continue }  // stale
                 links[place]![towardServer].armed = 0
-                flush(place: place, towardServer: towardServer, now: now)
+                flush(place: place, towardServer: towardServer, now: now, timed: true)
             }
         }
     }
@@ -199,8 +201,9 @@ final class LinkLoop: @unchecked Sendable {
     }
 
     /// Writes what came out of the link toward one side, passes on the other side's end once its bytes are out, and
-    /// sets a wake-up for the next segment.
-    private func flush(place: Int, towardServer: Bool, now: UInt64) {
+    /// sets a wake-up for the next segment. On its wake-up (`timed`), a write counts its lateness behind the model
+    /// (``lateness``); one that waited for a side to take it (a reader's backpressure) does not.
+    private func flush(place: Int, towardServer: Bool, now: UInt64, timed: Bool = false) {
         guard place < links.count, links[place] != nil else { return }
         defer { if links[place] != nil { watch(place) } }
         guard !towardServer || links[place]!.serverConnected, !links[place]![towardServer].blocked else { return }
@@ -220,11 +223,15 @@ final class LinkLoop: @unchecked Sendable {
                 return 0
             }
         }
+        let exit = towardServer ? links[place]!.toServer.nextExit : links[place]!.toClient.nextExit
         // In place: a copy of the connection would copy its queues' storage.
         let written = towardServer
             ? links[place]!.toServer.writeOut(by: now, write) : links[place]!.toClient.writeOut(by: now, write)
         if failed { return close(place) }
-        if written > 0 { links[place]!.lastActivity = now }
+        if written > 0 {
+            links[place]!.lastActivity = now
+            if timed, let exit, exit <= now { lateness.record(now - exit) }
+        }
         links[place]![towardServer].blocked = blocked
         if !blocked { schedule(place: place, towardServer: towardServer) }
         let empty = towardServer ? links[place]!.toServer.isEmpty : links[place]!.toClient.isEmpty

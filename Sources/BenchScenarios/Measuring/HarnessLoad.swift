@@ -50,6 +50,13 @@ public struct HarnessLoad: Sendable, Equatable {
                 reasons.append("a client thread was busy \(DecimalText.fixed(clients, fractionDigits: 0))% of its run")
             }
         }
+        // An emulated link whose thread let its bytes out behind the model's times for most of what it carried added
+        // its own delay to every message through it (measured, not inferred: each write's lateness).
+        if let lateness = recording.linkLateness, lateness.isSaturated {
+            reasons.append(
+                "its emulated link let bytes out after the model's time: p50 \(DurationText.display(lateness.p50)) late, "
+                    + "p99 \(DurationText.display(lateness.p99)), added to every message through it")
+        }
         // The built-in server is the harness: on loopback, with no emulated link, a message it lost to its timeout was
         // lost to a machine that did not keep up (the kernel's work for the connections shows in no harness thread's CPU).
         // (Not where clients go away by design: a message held for an absent client may time out.)

@@ -84,6 +84,9 @@ public struct RunRecording: Sendable {
     /// How much the kernel's count of full accept queues (`ListenOverflows`, any listener of this machine's network
     /// namespace) grew from before the run listened to its end: SYNs dropped and sent again; nil where unreadable.
     public internal(set) var listenOverflows: UInt64?
+    /// How late the emulated links let their bytes out behind their model (`--link`): the worst of this process's, the
+    /// children's and the agents' links; nil without a link, or one that carried nothing.
+    public private(set) var linkLateness: LinkLateness?
     /// The most events a run keeps, so that a flood of connections cannot grow its memory without bound.
     public static let maximumEvents = 10_000
     /// What this process's client threads said of themselves, and what the built-in server counted of its connections.
@@ -126,6 +129,12 @@ public struct RunRecording: Sendable {
     }
 
     // MARK: Events
+
+    /// A link's lateness (``LinkLateness``): the run keeps the worst.
+    mutating func linkWasLate(_ lateness: LinkLateness?) {
+        guard let lateness else { return }
+        linkLateness = linkLateness.map { $0.worse(lateness) } ?? lateness
+    }
 
     /// Records an event, or only counts it once ``maximumEvents`` are kept.
     public mutating func record(_ event: ConnectionEvent) {

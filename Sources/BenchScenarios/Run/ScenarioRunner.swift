@@ -170,6 +170,7 @@ public enum ScenarioRunner {
         link?.end()
         var recording = try result.get()
         for event in link?.outages(until: recording.endNanoseconds) ?? [] { recording.record(event) }
+        recording.linkWasLate(link?.lateness)
         recording.end(serverAddress: bound.description, kernelClock: kernelClock)
         recording.merge(clientReports: clientReports)
         return recording

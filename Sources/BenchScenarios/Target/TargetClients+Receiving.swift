@@ -57,7 +57,7 @@ extension TargetClients {
     func handleChannelFrame(_ frame: Frame, from place: Int) throws(RunError) -> String? {
         let channel = channels[place]
         // Once the run is over, only what a child's or an agent's link did is taken: the rest is after the run.
-        if collectingLinkEvents && !(frame.kind == .clientReport && frame.bytes[5] == ClientReport.What.linkEvent.rawValue) {
+        if collectingLinkEvents && !(frame.kind == .clientReport && ClientReport.What(rawValue: frame.bytes[5])?.isLinksAccount == true) {
             return nil
         }
         if channel.isAgent && channel.agent == nil {
@@ -152,6 +152,13 @@ extension TargetClients {
         case .linkEvent:  // the link of a child's or an agent's clients, once the run was over (``collectLinkEvents()``)
             guard report.time < recording.endNanoseconds || recording.endNanoseconds == 0 else { return }
             recording.record(ConnectionEvent(side: .link, client: nil, time: report.time, reason: report.text))
+        case .linkLateness:  // after its events
+            guard let lateness = LinkLateness(text: report.text) else {
+                return recording.record(ConnectionEvent(
+                    side: .clients, client: client, time: MonotonicClock.now(),
+                    reason: "sent its link's lateness as \"\(Array(report.text.utf8).withUnsafeBytes { PeerExcerpt.of($0) })\", which does not read"))
+            }
+            recording.linkWasLate(lateness)
         case .link:  // an agent's own link: the built-in server's runs take it (bench's agents refuse it here first)
             recording.record(ConnectionEvent(
                 side: .clients, client: client, time: MonotonicClock.now(),

@@ -112,6 +112,7 @@ enum TargetRunner {
         groups?.end()
         link?.end()
         for event in link?.outages(until: recording.endNanoseconds) ?? [] { recording.record(event) }
+        recording.linkWasLate(link?.lateness)
         recording.end(kernelClock: kernelClock)
         return recording
     }
