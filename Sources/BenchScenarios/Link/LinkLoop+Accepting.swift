@@ -24,6 +24,9 @@ extension LinkLoop {
             guard let server = try? TCPSocket.startConnecting(to: upstream).relinquish() else {
                 continue  // `accepted` is closed as it goes: the client sees its connection end, as a refused connect
             }
+            // Either side's bytes stamped as the kernel receives them (without: as the thread reads them).
+            try? stamps.enable(on: accepted.rawValue, transmit: false)
+            try? stamps.enable(on: server, transmit: false)
             let client = accepted.relinquish()  // the link's now, closed by ``close(_:)``
             let place = links.count
             links.append(Linked(

@@ -81,8 +81,11 @@ final class LinkLoop: @unchecked Sendable {
     /// How long the listener rests after an accept found no descriptor.
     static let acceptPause: UInt64 = 20_000_000
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
-    /// How late each write out of the link was, behind its first segment's exit (ns): the thread's own delay.
+    /// How late each write out of the link was, behind its first segment's exit (ns): the thread's own delay, its
+    /// reads' included (a segment enters the link when the kernel received it, not when the thread came to read it).
     var lateness = LatencyHistogram()
+    /// The kernel's receive stamps of the bytes read from either side: when they entered the link.
+    let stamps = KernelTimestamps(clock: KernelClockMapping.measure())
 
     init(
         entrances: [(listener: SharedDescriptor, profile: LinkProfile)], upstream: SocketAddress, seed: UInt64, stop: EventNotifier,
@@ -160,14 +163,17 @@ final class LinkLoop: @unchecked Sendable {
 
     /// Reads what one side sent into the link toward the other.
     private func read(place: Int, serverSide: Bool) {
-        let result: IOResult<Int>
+        let result: IOResult<(count: Int, stamp: UInt64)>
         do {
-            result = try Posix.read(links[place]![serverSide].socket, into: buffer)
+            result = try stamps.receive(links[place]![serverSide].socket, into: buffer)
         } catch {
             return close(place)  // a reset: the other side sees its connection end
         }
-        guard case .processed(let count) = result else { return }
+        guard case .processed(let (count, stamp)) = result else { return }
         let now = MonotonicClock.now()
+        // What one read took entered when the kernel received its last part (never later than now): the time the
+        // thread took to come to it is the link's own, which the model's delay covers, not adds to.
+        let entered = stamp > 0 ? min(stamp, now) : now
         let entrance = Int(links[place]!.entrance)
         if let idle = entrances[entrance].profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
             if released { return close(place) }
@@ -188,10 +194,10 @@ final class LinkLoop: @unchecked Sendable {
             let size = min(Self.segmentSize, count - offset)
             let segment = UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + size])
             if serverSide {
-                let exit = links[place]!.down.exit(entering: now, bytes: size)
+                let exit = links[place]!.down.exit(entering: entered, bytes: size)
                 links[place]!.toClient.append(segment, exit: exit)
             } else {
-                let exit = links[place]!.up.exit(entering: now, bytes: size)
+                let exit = links[place]!.up.exit(entering: entered, bytes: size)
                 links[place]!.toServer.append(segment, exit: exit)
             }
             offset += size
