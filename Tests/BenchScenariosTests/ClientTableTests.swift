@@ -63,6 +63,41 @@ import Testing
         #expect((table.connecting, table.open) == (2, 3))
     }
 
+    /// Behind a link (issue 64's handshake): a connect whose socket is connected at once on loopback is held until its
+    /// link's handshake would end: its writable event is set aside, the table's next connect due is that time, and once
+    /// the table let it end, the connect ends (never before its time).
+    @Test func aConnectThroughALinkEndsNoSoonerThanItsHandshake() throws {
+        defer { Posix.close(listener) }
+        var table = ClientTable<TCP>(count: 1, window: 1)
+        defer { table.closeAll() }
+        let connection = try connect(token: 1)
+        let end = connection.startedAt + 1_000_000_000  // a second: only a hang takes the first event past it
+        connection.connectNotBefore = end
+        table.started(connection)
+        #expect(table.nextConnectDue() == end)
+        // The kernel ends the connect at once: its writable event comes and is set aside, and none comes after it.
+        var writables = 0
+        for _ in 0..<3 {
+            _ = try loop.wait(timeoutMilliseconds: 20) { _, events in
+                if events.contains(.writable) {
+                    writables += 1
+                    try? connection.writeQueued()
+                }
+                return true
+            }
+        }
+        #expect(writables == 1 && !connection.isEstablished, "held: \(writables) events")
+        while MonotonicClock.now() < end {
+            table.letHeldConnectsEnd(at: MonotonicClock.now())
+            usleep(10_000)
+        }
+        #expect(!connection.isEstablished, "nothing lets it end but the table, at its time")
+        table.letHeldConnectsEnd(at: MonotonicClock.now())
+        #expect(table.nextConnectDue() == nil)
+        try establish(connection)
+        #expect(connection.connectedAt >= end)
+    }
+
     @Test func aClientClosedAndConnectedAgainKeepsItsFirstConnectTime() throws {
         defer { Posix.close(listener) }
         var table = ClientTable<TCP>(count: 1, window: 1)

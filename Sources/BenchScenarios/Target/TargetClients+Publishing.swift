@@ -101,6 +101,13 @@ extension TargetClients {
         settleAwayOnceSendingIsOver(at: now)
         reopenPublisherIfDue(at: now)
         dropConnectionsIfDue(at: now)
+        keepPublisherAlive(at: now)
+    }
+
+    /// The protocol's keepalive to the publisher once its interval passed, from the publisher's ready on: while the
+    /// clients connect too (10,000 subscribers took mosquitto 12 s, past its 1.5 keepalives, and it closed the
+    /// publisher that waited for them).
+    func keepPublisherAlive(at now: UInt64) {
         guard let publisher, let interval = publisher.session.heartbeatInterval, let connection = publisher.connection,
             connection.isOpen, publisher.session.isReady, now >= publisher.nextKeepAlive
         else { return }

@@ -185,7 +185,10 @@ final class TargetClients<T: Transport>: MeasuringLoopRole {
         try loop.setUp(
             self, timeout: configuration.setupBudget,
             isDone: { subscribed >= configuration.clients && publisher?.isReady != false && serverWait?() == nil },
-            openMore: { () throws(RunError) in try openPublisher() },
+            openMore: { () throws(RunError) in
+                try openPublisher()
+                keepPublisherAlive(at: MonotonicClock.now())
+            },
             timedOut: {
                 let publisherSays = publisher.map { publisher in
                     publisher.isReady ? "; the publisher was"
