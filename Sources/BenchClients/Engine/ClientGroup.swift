@@ -205,7 +205,7 @@ public final class ClientGroup<T: Transport> {
         guard let connection = table[place], connection.isOpen else { return }
         do {
             if own != nil && loop.stamps != nil && events.contains(.error) { drainTransmitStamps(place) }
-            if events.contains(.writable) { try connection.writeQueued() }
+            guard try connection.advance(on: events) else { return }  // a connect not over: nothing to read yet
             try openIfEstablished(place, connection)
             if !events.isDisjoint(with: [.readable, .hangUp, .error]) { try read(place) }
             try openIfEstablished(place, connection)  // a read that ended its TLS or WebSocket handshake

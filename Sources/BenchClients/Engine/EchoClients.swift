@@ -160,7 +160,7 @@ public final class EchoClients<T: Transport> {
         guard let connection = table[position] else { return false }
         let client = ids.lowerBound + position
         do {
-            if events.contains(.writable) { try connection.writeQueued() }
+            guard try connection.advance(on: events) else { return true }  // a connect not over: nothing to read yet
             guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return true }
             return try echoWhatArrives(on: connection, position: position)
         } catch {

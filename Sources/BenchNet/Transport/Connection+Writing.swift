@@ -9,10 +9,7 @@ extension Connection {
     /// connect is under way, this is where it ends: the socket's error is checked and the handshakes start.
     public func writeQueued() throws(ConnectionError) {
         if state == .connecting {
-            guard connectNotBefore <= MonotonicClock.now() else {
-                do { try watchWritable(false) } catch { throw .system(error) }  // ``letConnectEnd()`` watches again
-                return
-            }
+            guard connectNotBefore <= MonotonicClock.now() else { return try holdConnect() }
             try finishConnecting()
             return
         }
@@ -136,11 +133,37 @@ extension Connection {
         return true
     }
 
+    /// A client loop's writable, error or hang-up event of this connection, before it reads: the queue drained, or
+    /// the connect ended. A connect held for its link's handshake (``connectNotBefore``) watches nothing meanwhile
+    /// (what the server sent first waits in the socket); an error or a hang-up ends it at once (it failed: the socket's
+    /// error, or the end read next says why). False while the connect is not over: nothing is read before it.
+    public func advance(on events: EpollEvents) throws(ConnectionError) -> Bool {
+        if state == .connecting && !events.isDisjoint(with: [.hangUp, .error]) {
+            connectNotBefore = 0
+            try finishConnecting()
+        } else if events.contains(.writable) {
+            try writeQueued()
+        }
+        return state != .connecting
+    }
+
+    /// Sets a connect whose socket is connected before its link's handshake would be aside: its epoll watches nothing
+    /// (not even what the server sent first) until ``letConnectEnd()``.
+    private func holdConnect() throws(ConnectionError) {
+        do {
+            try epoll.modify(descriptor, interest: [], token: token)
+        } catch {
+            throw .system(error)
+        }
+        watchingWritable = false
+    }
+
     /// A client's connect may end once ``connectNotBefore`` came: it watches for it again, and the next wait finds the
     /// socket connected (or, should the kernel still be connecting, when it is).
     public func letConnectEnd() throws(ConnectionError) {
         guard isOpen, state == .connecting else { return }
         connectNotBefore = 0
+        watchingWritable = false  // held, it watched nothing: what it reads comes back with the writable
         do { try watchWritable(true) } catch { throw .system(error) }
     }
 
