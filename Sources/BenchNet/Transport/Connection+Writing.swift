@@ -140,6 +140,7 @@ extension Connection {
     public func advance(on events: EpollEvents) throws(ConnectionError) -> Bool {
         if state == .connecting && !events.isDisjoint(with: [.hangUp, .error]) {
             connectNotBefore = 0
+            watchingWritable = true  // whatever it watched (nothing, if held): its connect's end sets its reads' interest
             try finishConnecting()
         } else if events.contains(.writable) {
             try writeQueued()

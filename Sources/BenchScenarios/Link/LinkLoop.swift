@@ -23,6 +23,9 @@ final class LinkLoop: @unchecked Sendable {
         var interest: EpollEvents
         /// The exit time a wake-up is set for, of the direction toward it (0: none).
         var armed: UInt64 = 0
+        /// When the link last began reading it again after it held too much from it (TCP's window, open again): what
+        /// waited in its socket meanwhile enters the link then, not when the kernel received it.
+        var readableSince: UInt64 = 0
     }
 
     /// One client's connection through the link: both sides, and a path and a queue toward each.
@@ -135,13 +138,13 @@ final class LinkLoop: @unchecked Sendable {
                 default: handle(events, place: Int(token >> 1), serverSide: token & 1 == 1)
                 }
             }
-            let now = MonotonicClock.now()
-            while let next = due.minimum, next <= now {
+            // The clock is read per write: a pass that writes thousands is late for the last of them, and counts it.
+            while let next = due.minimum, next <= MonotonicClock.now() {
                 let (time, token) = due.removeMinimum()
                 let (place, towardServer) = (Int(token >> 1), token & 1 == 1)
                 guard place < links.count, links[place]?[towardServer].armed == time else { continue }  // stale
                 links[place]![towardServer].armed = 0
-                flush(place: place, towardServer: towardServer, now: now, timed: true)
+                flush(place: place, towardServer: towardServer, now: MonotonicClock.now(), timed: true)
             }
         }
     }
@@ -172,8 +175,9 @@ final class LinkLoop: @unchecked Sendable {
         guard case .processed(let (count, stamp)) = result else { return }
         let now = MonotonicClock.now()
         // What one read took entered when the kernel received its last part (never later than now): the time the
-        // thread took to come to it is the link's own, which the model's delay covers, not adds to.
-        let entered = stamp > 0 ? min(stamp, now) : now
+        // thread took to come to it is the link's own, which the model's delay covers, not adds to. Bytes that waited
+        // while the link held too much from this side (its window closed) enter when it opened again.
+        let entered = max(stamp > 0 ? min(stamp, now) : now, links[place]![serverSide].readableSince)
         let entrance = Int(links[place]!.entrance)
         if let idle = entrances[entrance].profile.natIdle, now - links[place]!.lastActivity > idle, !links[place]!.forgotten {
             if released { return close(place) }
@@ -273,6 +277,9 @@ final class LinkLoop: @unchecked Sendable {
             var interest: EpollEvents = side.blocked || (serverSide && !links[place]!.serverConnected) ? .writable : []
             if !side.ended && held <= Self.mostHeld { interest.insert(.readable) }
             guard interest != side.interest else { continue }
+            if interest.contains(.readable) && !side.interest.contains(.readable) {
+                links[place]![serverSide].readableSince = MonotonicClock.now()
+            }
             try? epoll.modify(side.socket, interest: interest, token: UInt64(place) << 1 | (serverSide ? 1 : 0))
             links[place]![serverSide].interest = interest
         }
