@@ -136,6 +136,8 @@ import BenchProtocols
         #expect(late.linkLateness?.p50 == 96_000_000 && late.linkLateness?.writes == 15_000)
         let saturation = HarnessLoad(recording: late, lagP99: nil).saturation ?? ""
         #expect(saturation.contains("its emulated link let bytes out after the model's time: p50 96.00ms late"), "\(saturation)")
+        let advice = HarnessLoad(recording: late, lagP99: nil).advice
+        #expect(advice.contains("whatever the timetable: fewer clients behind each link"), "\(advice)")
         // One child's link late for a handful of what the run's links carried is not the run's saturation.
         var handful = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0)
         handful.linkWasLate(LinkLateness(writes: 100_000, p50: 80_000, p99: 900_000, maximum: 4_000_000))

@@ -52,7 +52,8 @@ public struct HarnessLoad: Sendable, Equatable {
         }
         // An emulated link whose thread let its bytes out behind the model's times for most of what it carried added
         // its own delay to every message through it (measured, not inferred: each write's lateness).
-        if let lateness = recording.linkLateness, lateness.isSaturated {
+        let linkWasLate = recording.linkLateness?.isSaturated == true
+        if linkWasLate, let lateness = recording.linkLateness {
             reasons.append(
                 "its emulated link let bytes out after the model's time: p50 \(DurationText.display(lateness.p50)) late, "
                     + "p99 \(DurationText.display(lateness.p99)), added to every message through it")
@@ -101,12 +102,19 @@ public struct HarnessLoad: Sendable, Equatable {
         serverBackpressure = backpressure
         self.disturbance = disturbance
         let spread = configuration.localClients.count < configuration.clients
-        advice = "these numbers are partly the harness's, not the server's: "
-            + (spread
-                ? "its clients already ran in processes of their own: a slower timetable, or fewer clients per box "
-                    + "(agents on other hosts)"
-                : "spread the clients (--client-procs, agents on other hosts), fewer clients per box, or a slower "
-                    + "timetable")
+        let remedy: String
+        if linkWasLate && reasons.count == 1 {  // a burst's copies through one thread: no timetable spreads them
+            remedy = "its link emulator relays each broadcast's copies one after another, one thread per process, "
+                + "whatever the timetable: fewer clients behind each link (--client-procs where CPUs are spare, agents "
+                + "on other hosts)"
+        } else if spread {
+            remedy = "its clients already ran in processes of their own: a slower timetable, or fewer clients per box "
+                + "(agents on other hosts)"
+        } else {
+            remedy = "spread the clients (--client-procs, agents on other hosts), fewer clients per box, or a slower "
+                + "timetable"
+        }
+        advice = "these numbers are partly the harness's, not the server's: " + remedy
         saturation = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
