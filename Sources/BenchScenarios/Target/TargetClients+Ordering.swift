@@ -31,11 +31,14 @@ extension TargetClients {
     enum OrderOutcome { case ordered, closed, queueFull }
 
     /// Orders `client`'s share to send its message `sequence` (due at `scheduled`): a data frame on the share's channel,
-    /// unless the client is closed or the channel's outbox is full.
+    /// unless the client is closed (in open loop with `--reconnect`, away for good: one that may come back is ordered
+    /// all the same, and its share, which knows whether it is back, writes the message or drops it; this thread hears of
+    /// a return a pass after it, and used to drop the messages due in between as if it were still away) or the
+    /// channel's outbox is full.
     @inline(__always)
     func order(sequence: Int, client: Int, scheduled: UInt64) -> OrderOutcome {
         let place = Int(channelOfClient[client])
-        guard subscriberOpen[client], place >= 0, channels[place].isOpen else { return .closed }
+        guard receivesNow(client), place >= 0, channels[place].isOpen else { return .closed }
         guard let order = outboxes[place].reserve(WireFormat.minimumMessageSize) else { return .queueFull }
         Frame.encodeMessage(
             into: order, sequence: UInt32(truncatingIfNeeded: sequence), client: UInt32(client), sentNanoseconds: scheduled)
