@@ -68,13 +68,15 @@ import Testing
     /// the table let it end, the connect ends (never before its time).
     @Test func aConnectThroughALinkEndsNoSoonerThanItsHandshake() throws {
         defer { Posix.close(listener) }
-        var table = ClientTable<TCP>(count: 1, window: 1)
+        var table = ClientTable<TCP>(count: 2, window: 1)
         defer { table.closeAll() }
         let connection = try connect(token: 1)
         let end = connection.startedAt + 1_000_000_000  // a second: only a hang takes the first event past it
         connection.connectNotBefore = end
         table.started(connection)
         #expect(table.nextConnectDue() == end)
+        #expect(table.nextToConnect(at: 1) == 1, "connected in the kernel, it takes no place in the window")
+        table.started(nil)
         // The kernel ends the connect at once: its writable event comes and is set aside, and none comes after it.
         var writables = 0
         for _ in 0..<3 {

@@ -38,6 +38,10 @@ struct ClientTable<T: Transport> {
     private(set) var connectTimes: [UInt64]
     /// Connections whose handshakes are not done (and not closed).
     private(set) var connecting = 0
+    /// Of those, the ones a connect window counts: a connect held for its link's handshake (``holds``) is connected in
+    /// the kernel already, so it waits on no server's accept backlog and takes no place in the window (behind `verybad`,
+    /// a second each, 128 at a time per thread would stretch 10,000 connects past the setup's budget).
+    private var underWay: Int { connecting - holds.count }
     /// Connections open: started and not closed.
     private(set) var open = 0
     /// Connects through a link whose socket may be connected before the link's handshake is over: each place and the
@@ -89,7 +93,7 @@ struct ClientTable<T: Transport> {
     /// The place whose first connect may start at `now`: nil when every one has, a window of connects is under way,
     /// or with a pace, its time has not come (``nextDue``).
     func nextToConnect(at now: UInt64) -> Int? {
-        guard connections.count < count && connecting < window else { return nil }
+        guard connections.count < count && underWay < window else { return nil }
         guard let due = nextDue else { return connections.count }
         return now >= due ? connections.count : nil
     }
@@ -97,7 +101,7 @@ struct ClientTable<T: Transport> {
     /// With a pace, when the next first connect is due (nil: none is left, there is no pace, or a window of connects is
     /// under way: the end of one of them, not a time, lets the next start).
     var nextDue: UInt64? {
-        guard let pace, connections.count < count, connecting < window else { return nil }
+        guard let pace, connections.count < count, underWay < window else { return nil }
         return pace.start &+ UInt64(pace.firstClient + connections.count * pace.clientsPerPlace) &* pace.interval
     }
 
@@ -167,6 +171,7 @@ struct ClientTable<T: Transport> {
     mutating func close(_ place: Int, code: UInt16 = WebSocketCloseCode.normal) -> Bool? {
         guard let connection = self[place], connection.isOpen else { return nil }
         connection.close(code: code)
+        if !holds.isEmpty { holds.removeAll { $0.place == place } }  // a held connect closed: no longer under way
         open -= 1
         let wasSettingUp = inHandshakes[place]
         if wasSettingUp {
@@ -205,7 +210,7 @@ extension ClientTable {
             }
         }
         guard returns?.isEmpty == false else { return true }
-        returns!.takeDue(at: now, limit: max(0, ClientLoop<T>.reconnectWindow - connecting), into: &duePlaces)
+        returns!.takeDue(at: now, limit: max(0, ClientLoop<T>.reconnectWindow - underWay), into: &duePlaces)
         for place in duePlaces {
             do {
                 restarted(place, try connect(place, true))
@@ -233,7 +238,7 @@ extension ClientTable {
     /// return while the reconnect window has room (a full one waits for the end of a try, not a time), or the end of
     /// a held connect's link handshake. Nil: none is due by a time.
     func nextConnectDue(firstConnects: Bool = true) -> UInt64? {
-        var due = connecting < ClientLoop<T>.reconnectWindow ? returns?.earliest : nil
+        var due = underWay < ClientLoop<T>.reconnectWindow ? returns?.earliest : nil
         if firstConnects, let paced = nextDue { due = min(paced, due ?? paced) }
         for hold in holds { due = min(hold.until, due ?? hold.until) }
         return due
