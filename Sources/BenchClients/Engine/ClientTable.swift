@@ -136,15 +136,14 @@ struct ClientTable<T: Transport> {
         if connection.connectNotBefore > 0 { holds.append((place, connection.connectNotBefore)) }
     }
 
-    /// Lets end every held connect whose time came by `now` (its connection, if still the one held, watches for its end
-    /// again). Should its epoll refuse that, the connect stays unfinished, and the role's handshake bound reports it.
+    /// Lets end every held connect whose time came by `now` (its connection watches for its end again; a hold leaves
+    /// with its connection's close, so each one left is its place's current connection's). Should its epoll refuse
+    /// that, the connect stays unfinished, and the role's handshake bound reports it.
     mutating func letHeldConnectsEnd(at now: UInt64) {
         guard !holds.isEmpty else { return }
         holds.removeAll { hold in
             guard hold.until <= now else { return false }
-            if let connection = connections[hold.place], connection.connectNotBefore == hold.until {
-                try? connection.letConnectEnd()
-            }
+            try? connections[hold.place]?.letConnectEnd()
             return true
         }
     }

@@ -39,14 +39,7 @@ extension BenchServer {
 
     /// An agent's link event (`report`), on its clock: recorded where it happened while the run went.
     func agentLinkEvent(_ report: ClientReport, agent: Int) {
-        if report.what == .linkLateness {
-            guard let lateness = LinkLateness(text: report.text) else {
-                return recording.record(ConnectionEvent(
-                    side: .clients, client: nil, time: MonotonicClock.now(),
-                    reason: "agent \(agent) sent its link's lateness as \"\(Array(report.text.utf8).withUnsafeBytes { PeerExcerpt.of($0) })\", which does not read"))
-            }
-            return recording.linkWasLate(lateness)
-        }
+        if report.what == .linkLateness { return recording.linkWasLate(reported: report.text, by: "agent \(agent)", client: nil) }
         let time = RemoteClock(model: recording.agents[agent].clock).time(of: report.time)
         guard recording.endNanoseconds == 0 || time < recording.endNanoseconds else { return }
         recording.record(ConnectionEvent(side: .link, client: nil, time: time, reason: report.text))

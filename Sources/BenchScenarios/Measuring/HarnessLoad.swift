@@ -50,8 +50,9 @@ public struct HarnessLoad: Sendable, Equatable {
                 reasons.append("a client thread was busy \(DecimalText.fixed(clients, fractionDigits: 0))% of its run")
             }
         }
-        // An emulated link whose thread let its bytes out behind the model's times for most of what it carried added
-        // its own delay to every message through it (measured, not inferred: each write's lateness).
+        // Emulated links whose threads let their bytes out behind the model's times at their median, for a tenth of
+        // what the run's links carried or more, added their own delay to those messages (measured, not inferred: each
+        // write's lateness; ``LinkLateness/isSaturated``).
         let linkWasLate = recording.linkLateness?.isSaturated == true
         if linkWasLate, let lateness = recording.linkLateness {
             reasons.append(

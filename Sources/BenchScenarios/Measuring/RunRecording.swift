@@ -136,6 +136,19 @@ public struct RunRecording: Sendable {
         linkLateness = linkLateness.map { $0.worse(lateness) } ?? lateness
     }
 
+    /// A child's or an agent's link lateness as it sent it (`text`, untrusted): kept as ``linkWasLate(_:)`` does, or,
+    /// when it does not read, an event on the clients' side that says what `peer` (`agent 2`; empty: a client's
+    /// share, `client` its first) sent.
+    mutating func linkWasLate(reported text: String, by peer: String, client: Int?) {
+        guard let lateness = LinkLateness(text: text) else {
+            let excerpt = Array(text.utf8).withUnsafeBytes { PeerExcerpt.of($0) }
+            return record(ConnectionEvent(
+                side: .clients, client: client, time: MonotonicClock.now(),
+                reason: (peer.isEmpty ? "" : peer + " ") + "sent its link's lateness as \"\(excerpt)\", which does not read"))
+        }
+        linkWasLate(lateness)
+    }
+
     /// Records an event, or only counts it once ``maximumEvents`` are kept.
     public mutating func record(_ event: ConnectionEvent) {
         switch event.side {
