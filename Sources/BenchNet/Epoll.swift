@@ -65,6 +65,23 @@ public final class Epoll {
         throw SystemError("epoll_wait", errno: Glibc.errno)
     }
 
+    /// ``wait(timeoutMilliseconds:)`` to the nanosecond (`epoll_pwait2`; nil: until one comes): a loop that wakes for
+    /// a time of its own (an emulated link's next exit) needs no timer descriptor to set and read for it.
+    public func wait(timeoutNanoseconds: UInt64?) throws(SystemError) -> Int {
+        guard let timeoutNanoseconds else { return try wait(timeoutMilliseconds: -1) }
+        var timeout = timespec(
+            tv_sec: Int(min(timeoutNanoseconds / 1_000_000_000, UInt64(Int32.max))),
+            tv_nsec: Int(timeoutNanoseconds % 1_000_000_000))
+        let count = epoll_pwait2(descriptor, events.baseAddress, Int32(events.count), &timeout, nil)
+        readyCount = max(Int(count), 0)
+        if count >= 0 { return Int(count) }
+        if Glibc.errno == EINTR { return 0 }
+        if Glibc.errno == ENOSYS {  // a kernel before 5.11: to the millisecond, rounded up
+            return try wait(timeoutMilliseconds: Int32(min((timeoutNanoseconds + 999_999) / 1_000_000, UInt64(Int32.max))))
+        }
+        throw SystemError("epoll_pwait2", errno: Glibc.errno)
+    }
+
     /// The token and events of the `index`th ready descriptor of the last wait, which returned more than `index`.
     @inline(__always)
     public func event(at index: Int) -> (token: UInt64, events: EpollEvents) {

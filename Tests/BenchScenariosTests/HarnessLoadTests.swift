@@ -125,7 +125,7 @@ import BenchProtocols
         #expect(HarnessLoad(recording: builtIn, lagP99: 1_610_000).serverBackpressure == nil)
     }
 
-    /// 10,000 phones behind one link thread (issue 64): LTE's deliveries were 147 ms at the median where its link has
+    /// 10,000 phones behind one link thread (issue 64; the link is in the client threads now): LTE's deliveries were 147 ms at the median where its link has
     /// 50 ms, and the run said nothing of it. The link's own lateness, measured on each write out of it, now says so
     /// when it was late for most of what it carried; a link on time at the median (p99 late alone, a hiccup) is not.
     @Test func aLinkBehindItsModelAtTheMedianIsTheHarnesssLimit() {
@@ -137,7 +137,7 @@ import BenchProtocols
         let saturation = HarnessLoad(recording: late, lagP99: nil).saturation ?? ""
         #expect(saturation.contains("its emulated link let bytes out after the model's time: p50 96.00ms late"), "\(saturation)")
         let advice = HarnessLoad(recording: late, lagP99: nil).advice
-        #expect(advice.contains("whatever the timetable: fewer clients behind each link"), "\(advice)")
+        #expect(advice.contains("whatever the timetable: fewer clients behind each thread"), "\(advice)")
         // One child's link late for a handful of what the run's links carried is not the run's saturation.
         var handful = recording(measuringCPU: 47_000_000, windowWaits: 0, writerWaits: 0)
         handful.linkWasLate(LinkLateness(writes: 100_000, p50: 80_000, p99: 900_000, maximum: 4_000_000))

@@ -37,9 +37,12 @@ extension ClientGroup {
         guard let publisher else { return true }
         if publisher.connection == nil {
             do {
-                // On epoll, not the ring: its reads are Redis's answers to PUBLISH, read and left.
-                publisher.connection = try loop.connect(
-                    to: routes.address(of: ids.lowerBound), token: Self.publisherToken, transmitStamps: true, onRing: false)
+                // On epoll, not the ring: its reads are Redis's answers to PUBLISH, read and left. Behind the link of
+                // the group's first member, its connect not held for the link's handshake (no table lets it end).
+                let connection = try loop.connect(
+                    client: ids.lowerBound, routes: routes, token: Self.publisherToken, transmitStamps: true, onRing: false)
+                connection.connectNotBefore = 0
+                publisher.connection = connection
             } catch {
                 for place in 0..<table.count {
                     report(.closed, place, "the members' publishing connection to \(target) could not start: \(error)")

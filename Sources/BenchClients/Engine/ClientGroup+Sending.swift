@@ -151,8 +151,10 @@ extension ClientGroup {
         guard session.willPublish(message) else {  // its flow-control window, its streams at once
             return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
         }
+        // Behind a link, the message leaves the client when it enters the link, at `time`: that is its transmit stamp.
+        let stamped = loop.stamps != nil && !connection.isLinked
         do {
-            if try connection.send(message, stamped: loop.stamps != nil) == .dropped {
+            if try connection.send(message, stamped: stamped) == .dropped {
                 session.publicationNotSent(message)
                 return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
             }
@@ -162,6 +164,9 @@ extension ClientGroup {
         }
         writer.sent(SendReport(.written, sequence: sequence, client: client, time: time))
         guard loop.stamps != nil else { return }
+        guard stamped else {
+            return writer.sent(SendReport(.transmitStamp, sequence: sequence, client: client, time: time))
+        }
         if let publisher {
             let key = GroupPublisher<T>.stampKey(sequence: sequence, client: client)
             _ = publisher.transmitStamps?.expect(message: key, lastByte: connection.bytesTaken &- 1)

@@ -14,7 +14,7 @@ import BenchProtocols
 public final class ClientGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
-    /// Where each member connects: the server, or its link's entrance.
+    /// Where each member connects (the server, or its chat relay's process), and behind which link.
     let routes: ClientRoutes
     let ids: Range<Int>
     /// The thread's epoll, rings, read buffer, kernel stamps (the order in which this thread reads does not enter the

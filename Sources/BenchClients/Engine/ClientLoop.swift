@@ -30,6 +30,8 @@ final class ClientLoop<T: Transport> {
     private(set) var batch: SendBatch<T>?
     /// The CPUs the thread was seen on, after each wait.
     private(set) var observedCPUs = CPUSet()
+    /// Behind a link (`--link`), set up at the thread's first linked connect: the wake-ups for its connections' exits.
+    private(set) var links: LinkScheduler<T>?
 
     /// A loop for connections of `settings`, reading at least `readSize` bytes at a time; `kernelClock` is given when
     /// the run uses kernel stamps.
@@ -79,26 +81,45 @@ final class ClientLoop<T: Transport> {
     }
 
     /// Starts client `client`'s connect where `routes` says, as ``connect(to:from:token:transmitStamps:onRing:settings:)``
-    /// does; behind a link, it ends no earlier than the link's handshake would (``Connection/connectNotBefore``): the
-    /// caller's ``ClientTable`` lets it end then.
+    /// does. Behind a link, the connection carries its own (``ConnectionLink``), without transmit stamps (the time a
+    /// write enters the link is its send), and its connect ends no earlier than the link's handshake would
+    /// (``Connection/connectNotBefore``): the caller's ``ClientTable`` lets it end then.
     func connect(
         client: Int, routes: ClientRoutes, from source: SocketAddress? = nil, token: UInt64, transmitStamps: Bool,
-        settings own: TransportSettings? = nil
+        onRing: Bool = true, settings own: TransportSettings? = nil
     ) throws -> Connection<T> {
+        guard let link = routes.link, routes.isLinked(client) else {
+            return try connect(
+                to: routes.address(of: client), from: source, token: token, transmitStamps: transmitStamps, onRing: onRing,
+                settings: own)
+        }
         let connection = try connect(
-            to: routes.address(of: client), from: source, token: token, transmitStamps: transmitStamps, settings: own)
+            to: routes.address(of: client), from: source, token: token, transmitStamps: false, onRing: onRing, settings: own)
+        if links == nil { links = LinkScheduler(tally: link.newTally()) }
+        if let carried = routes.connectionLink(of: client, startedAt: connection.startedAt) {
+            connection.attach(carried, to: links!)
+        }
         if let end = routes.connectEnd(of: client, startedAt: connection.startedAt) { connection.connectNotBefore = end }
         return connection
     }
 
     /// Waits for events (a spin with `--busy-poll`, otherwise at most `timeoutMilliseconds`, -1: until one comes) and
     /// hands each to `handle`, epoll's or with io_uring the ring's completions alike (a connection's as its readable
-    /// event); then the pass's writes go in one submission. False when `handle` ended the loop.
+    /// event); behind a link, what came out of it by then (toward a client as its connection's readable event); then
+    /// the pass's writes go in one submission. False when `handle` ended the loop.
     func wait(
         timeoutMilliseconds: Int32, _ handle: (_ token: UInt64, _ events: EpollEvents) -> Bool
     ) throws(SystemError) -> Bool {
-        let proceed = try epoll.dispatchEvents(
-            through: receiver, timeoutMilliseconds: busyPoll ? 0 : timeoutMilliseconds, handle)
+        guard let links else {
+            let proceed = try epoll.dispatchEvents(
+                through: receiver, timeoutMilliseconds: busyPoll ? 0 : timeoutMilliseconds, handle)
+            observedCPUs.insert(CPUPlacement.currentCPU())
+            batch?.flush()
+            return proceed
+        }
+        let timeout: UInt64? = busyPoll ? 0 : timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000
+        var proceed = try epoll.dispatchEvents(through: receiver, timeoutNanoseconds: links.waitLimit(timeout), handle)
+        if proceed { proceed = links.letOutDue(handle) }
         observedCPUs.insert(CPUPlacement.currentCPU())
         batch?.flush()
         return proceed

@@ -37,7 +37,7 @@ public final class EchoClients<T: Transport> {
     /// thousand clients do not all write at the same instant.
     static var heartbeatTick: UInt64 { 100_000_000 }
 
-    /// Where each client connects: the server, or its link's entrance.
+    /// Where each client connects, and behind which link.
     let routes: ClientRoutes
     /// The addresses its connections leave from, client `i` from the `i % count`th; empty: the kernel's choice.
     let sources: [SocketAddress]
@@ -146,7 +146,7 @@ public final class EchoClients<T: Transport> {
         }
         // The loop ends when no connection is left open and none is still to open.
         while table.open > 0 || !table.allStarted || table.returnsWaiting {
-            if ids.count == 1 && !table.reconnects, let only = table[0], only.isOpen, !table.isSettingUp(0) {
+            if ids.count == 1 && !table.reconnects, let only = table[0], only.isOpen, !only.isLinked, !table.isSettingUp(0) {
                 return echoOnBlockingSocket(only)
             }
             guard waitAndHandleEvents() else { return report }

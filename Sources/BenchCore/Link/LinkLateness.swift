@@ -1,7 +1,8 @@
-/// How late an emulated link's thread let its bytes out, behind the times its model gave them: the harness's own delay,
-/// added to everything that went through the link (at least: a read the thread came to late starts its segments late
-/// too, unseen). Each write out of the link counts once, by its first segment's lateness. One link's, or the worst
-/// of several (a child's, an agent's, this process's): each figure the larger.
+/// How late the client threads let their links' bytes out, behind the times the model gave them: the harness's own
+/// delay. With kernel stamps, bytes reach the client stamped with their exit however late, but it acts on them (an echo, an
+/// answer) that late, and bytes toward the server reach it that late. Each hand-out or write on a wake-up of the link
+/// counts once, by its first segment's lateness. One process's links, or the worst of several (a child's, an
+/// agent's, this process's): each figure the larger.
 public struct LinkLateness: Sendable, Equatable {
     /// Writes out of the link.
     public var writes: UInt64

@@ -16,6 +16,7 @@ extension Connection {
     public func read(
         into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps? = nil
     ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
+        if link != nil { return try readThroughLink(into: buffer, stamps: stamps) }
         if let receiver {  // io_uring read it already: the bytes of the completion being handled, if they are ours
             var ended = false
             let result = try receiver.take(token: token, serial: receiveSerial, into: buffer, ended: &ended)

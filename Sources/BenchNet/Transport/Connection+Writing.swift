@@ -11,7 +11,12 @@ extension Connection {
         if state == .connecting {
             guard connectNotBefore <= MonotonicClock.now() else { return try holdConnect() }
             try finishConnecting()
-            return
+            if link != nil { letOutTowardServer(timed: false) }
+            return try check()
+        }
+        if link != nil {  // the socket took less than came out of the link, or bytes waited for the link's room
+            letOutTowardServer(timed: false)
+            return try check()
         }
         let descriptor = self.descriptor
         let result = outbound.withWaitingBytes { bytes in
@@ -87,6 +92,7 @@ extension Connection {
             lastOutcome = .queued
             return true
         }
+        if link != nil { return sendIntoLink(head, body) }
         let stamped = stampNextWrite
         // io_uring: staged for the loop's next submission, with its other writes (a write larger than the batch holds
         // goes at once, below).
@@ -185,8 +191,7 @@ extension Connection {
     func watchWritable(_ watch: Bool) throws(SystemError) {
         guard watch != watchingWritable else { return }
         watchingWritable = watch
-        let interest = Self.readInterest(with: receiver)
-        try epoll.modify(descriptor, interest: watch ? interest.union(.writable) : interest, token: token)
+        try epoll.modify(descriptor, interest: watch ? readsWatched.union(.writable) : readsWatched, token: token)
     }
 
     /// Sends the transport's own heartbeat (a WebSocket ping). False when it has none: bench framing sends heartbeat

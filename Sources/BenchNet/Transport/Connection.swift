@@ -80,6 +80,9 @@ public final class Connection<T: Transport> {
     /// Room for a frame head, or a whole control frame of the transport's own; none where its framing writes
     /// nothing of its own (``FramingLayer/scratchSize``).
     let scratch: UnsafeMutableRawBufferPointer
+    /// Behind an emulated link (`--link`): its paths and queues, and its loop's scheduler that wakes for their exits.
+    var link: ConnectionLink?
+    var linkScheduler: LinkScheduler<T>?
     /// Set for the one wire write that asks for a kernel transmit stamp.
     var stampNextWrite = false
     /// What the last wire write did, and the error that stopped it, for the layer that asked for it.
@@ -130,6 +133,7 @@ public final class Connection<T: Transport> {
 
     deinit {
         if scratch.baseAddress != nil { scratch.deallocate() }
+        if let slot = link?.slot, slot >= 0 { linkScheduler?.unregister(slot) }
     }
 
     /// Bytes waiting to be written.
@@ -248,6 +252,7 @@ public final class Connection<T: Transport> {
         isOpen = false
         if isStaged { batch?.flush() }  // its last bytes go before the descriptor does
         if let receiver, receiveSerial != 0 { receiver.cancel(token: token, serial: receiveSerial) }
+        if link != nil { closeLink() }
         socket.take()?.close()
     }
 

@@ -9,9 +9,18 @@ extension Epoll {
         through receiver: UringReceiver?, timeoutMilliseconds: Int32, _ handle: (UInt64, EpollEvents) -> Bool
     ) throws(SystemError) -> Bool {
         guard let receiver else { return try dispatchReady(timeoutMilliseconds: timeoutMilliseconds, handle) }
+        let timeout = timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000
+        return try dispatchEvents(through: receiver, timeoutNanoseconds: timeout, handle)
+    }
+
+    /// ``dispatchEvents(through:timeoutMilliseconds:_:)`` with a timeout to the nanosecond (nil: until an event comes).
+    @discardableResult
+    public func dispatchEvents(
+        through receiver: UringReceiver?, timeoutNanoseconds timeout: UInt64?, _ handle: (UInt64, EpollEvents) -> Bool
+    ) throws(SystemError) -> Bool {
+        guard let receiver else { return handOut(try wait(timeoutNanoseconds: timeout), handle) }
         var proceed = true
         var failure: SystemError?
-        let timeout = timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000
         try receiver.wait(timeoutNanoseconds: timeout) { event in
             guard proceed else { return }
             switch event {
@@ -34,7 +43,11 @@ extension Epoll {
     private func dispatchReady(
         timeoutMilliseconds: Int32, _ handle: (UInt64, EpollEvents) -> Bool
     ) throws(SystemError) -> Bool {
-        let count = try wait(timeoutMilliseconds: timeoutMilliseconds)
+        handOut(try wait(timeoutMilliseconds: timeoutMilliseconds), handle)
+    }
+
+    /// Each of the last wait's `count` ready descriptors' token and events to `handle` until it returns false.
+    private func handOut(_ count: Int, _ handle: (UInt64, EpollEvents) -> Bool) -> Bool {
         for index in 0..<count {
             let (token, events) = event(at: index)
             guard handle(token, events) else { return false }

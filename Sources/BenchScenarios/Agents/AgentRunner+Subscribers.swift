@@ -21,7 +21,6 @@ extension AgentRunner {
             throw .setupFailed("cannot read this child's share of the run: \(error)")
         }
         let share = try ClientGroupShare(welcome, spec)
-        defer { share.link?.end() }
         let writer = ReportWriter(descriptor: channel)
         do throws(SystemError) {
             try share.run(share.ids, writer: writer, endSignal: channel)
@@ -41,7 +40,6 @@ extension AgentRunner {
         status: AgentStatus?
     ) throws(RunError) {
         let share = try ClientGroupShare(welcome, spec)
-        defer { share.link?.end() }
         let lock = SocketWriteLock()
         // Each thread's orders (roundtrip's and chat's messages, and any run's drop of every connection) come over a
         // pair of its own, and its end is the pair's.
@@ -132,10 +130,9 @@ struct ClientGroupShare: Sendable {
     }
 
     /// Once its clients ended (the run is over: the measuring side shut its end of the channel), what its link did to
-    /// them, sent on `writer` for the run's events; the link ends first. Nothing without a link.
+    /// them, sent on `writer` for the run's events. Nothing without a link.
     func reportLinkEvents(on writer: ReportWriter) {
         guard let link else { return }
-        link.end()
         link.report(on: writer, client: UInt32(ids.lowerBound))
     }
 

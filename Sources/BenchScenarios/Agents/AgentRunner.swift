@@ -102,7 +102,6 @@ public enum AgentRunner {
             }
         }
         let (link, routes) = try Self.link(spec.link, to: address, ids: configuration.localClients)
-        defer { link?.end() }
         let parts = (configuration, routes, settings, kernelClock)
         let events: [ConnectionEvent]
         switch spec.transport {
@@ -115,7 +114,6 @@ public enum AgentRunner {
         }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
         if let link {  // the run is over (the server shut its side): what the link did, for the run's events
-            link.end()
             let writer = ReportWriter(descriptor: controlSocket)
             link.report(on: writer, client: welcome.firstClient)
         }
@@ -136,7 +134,6 @@ public enum AgentRunner {
         watchControlConnection(
             controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, loads: loads, writeLock: nil,
             control: control, status: status)
-        link?.releaseForgotten()
         return threads.join().flatMap(\.events)
     }
 

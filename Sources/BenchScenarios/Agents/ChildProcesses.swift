@@ -8,17 +8,16 @@ public enum ChildProcesses {
     /// Children a run of `configuration` needs: 0 when one process holds the server and every client (two descriptors
     /// a client), else as many as split the clients within the descriptor limit.
     ///
-    /// A target's clients take one descriptor each (the children hold them all), as do the built-in chat relay's.
-    /// Behind a link (`--link`), each client's two ends of it take two more, where the client is. With
+    /// A target's clients take one descriptor each (the children hold them all), as do the built-in chat relay's (a
+    /// link, `--link`, takes none: it is inside each client's connection). With
     /// `serverElsewhere` (a chat relay in processes of its own), this process holds its clients' ends alone.
     public static func needed(for configuration: RunConfiguration, serverElsewhere: Bool = false) -> Int {
         let limit = DescriptorLimit.raiseToHardLimit()
         let room = limit - RunError.reservedDescriptors
-        let linked = configuration.link == nil ? 0 : 2 * configuration.clients
-        let needed = linked + (configuration.target == nil && !serverElsewhere
-            ? 2 * configuration.clients : configuration.clients + 1 + 2 * configuration.clientThreads)
+        let needed = configuration.target == nil && !serverElsewhere
+            ? 2 * configuration.clients : configuration.clients + 1 + 2 * configuration.clientThreads
         guard needed > room else { return 0 }
-        let perChild = max(1, (room - 1) / (configuration.link == nil ? 1 : 3))
+        let perChild = max(1, room - 1)
         return (configuration.clients + perChild - 1) / perChild
     }
 

@@ -16,11 +16,10 @@ extension ChatRelay {
         if !configuration.serverShards.isEmpty {
             return try measureAcrossProcesses(configuration, control: control, stream: stream)
         }
-        // The relay's end of every member and, unless children or agents hold them, the member's own (and behind a
-        // link, the link's two ends of it).
+        // The relay's end of every member and, unless children or agents hold them, the member's own.
         let limit = DescriptorLimit.raiseToHardLimit()
         let local = configuration.clientGroupChannels.isEmpty && configuration.agentToken == nil
-        let perClient = local ? (configuration.link == nil ? 2 : 4) : 1
+        let perClient = local ? 2 : 1
         guard perClient * configuration.clients + ServerShards.relayOverhead(configuration, inRunsProcess: true) <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }

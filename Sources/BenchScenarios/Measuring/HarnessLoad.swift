@@ -104,10 +104,10 @@ public struct HarnessLoad: Sendable, Equatable {
         self.disturbance = disturbance
         let spread = configuration.localClients.count < configuration.clients
         let remedy: String
-        if linkWasLate && reasons.count == 1 {  // a burst's copies through one thread: no timetable spreads them
-            remedy = "its link emulator relays each broadcast's copies one after another, one thread per process, "
-                + "whatever the timetable: fewer clients behind each link (--client-procs where CPUs are spare, agents "
-                + "on other hosts)"
+        if linkWasLate && reasons.count == 1 {  // a burst's copies in each client thread: no timetable spreads them
+            remedy = "each client thread lets its clients' link bytes out one after another, a broadcast's copies "
+                + "together, whatever the timetable: fewer clients behind each thread (--client-threads or --client-procs "
+                + "where CPUs are spare, agents on other hosts)"
         } else if spread {
             remedy = "its clients already ran in processes of their own: a slower timetable, or fewer clients per box "
                 + "(agents on other hosts)"

@@ -65,11 +65,9 @@ public enum ScenarioRunner {
         try checkCPUs(configuration)
         try checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
-        // The server's end of every client, and this process's own clients' ends (agents hold theirs); behind a link,
-        // the link's two ends of each as well.
-        let linked = configuration.link == nil ? 0 : 2 * configuration.localClients.count
-        let perClient = (configuration.localClients.count == configuration.clients ? 2 : 1) + (linked > 0 ? 2 : 0)
-        guard configuration.clients + configuration.localClients.count + linked + RunError.reservedDescriptors <= limit else {
+        // The server's end of every client, and this process's own clients' ends (agents hold theirs; a link takes none).
+        let perClient = configuration.localClients.count == configuration.clients ? 2 : 1
+        guard configuration.clients + configuration.localClients.count + RunError.reservedDescriptors <= limit else {
             throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: perClient)
         }
         let listener: SharedDescriptor
@@ -126,18 +124,12 @@ public enum ScenarioRunner {
         over: T.Type
     ) throws(RunError) -> RunRecording {
         let kernelClock = configuration.timestamps.usesKernel ? KernelClockMapping.measure() : nil
-        // Behind a link, this process's clients connect to it, and it to the server.
+        // Behind a link, this process's clients carry it on their connections to the server.
         var link: LinkEmulator?
         var routes = ClientRoutes(server: bound)
         if let mix = configuration.link, !configuration.localClients.isEmpty {
-            do {
-                link = try LinkEmulator(mix: mix, upstream: bound, seed: configuration.seed)
-                routes = ClientRoutes(
-                    server: bound, link: link!, mix: mix, clients: configuration.clients, seed: configuration.seed)
-            } catch {
-                listener.close()
-                throw .setupFailed("the link could not start: \(error)")
-            }
+            link = LinkEmulator(mix: mix, seed: configuration.seed)
+            routes = ClientRoutes(server: bound, link: link!, clients: configuration.clients)
         }
         let server: NativeThread<Result<RunRecording, RunError>>
         do {
@@ -157,17 +149,14 @@ public enum ScenarioRunner {
             }
         } catch {
             listener.close()
-            link?.end()
             throw .system(error)
         }
         let clientThreads = ClientThreads<T>(
             configuration, routes: routes, settings: settings.clients, control: control,
             kernelClock: kernelClock)
         let result = server.join()
-        link?.releaseForgotten()
         control.clientsWake.notify()
         let clientReports = clientThreads.join()
-        link?.end()
         var recording = try result.get()
         for event in link?.outages(until: recording.endNanoseconds) ?? [] { recording.record(event) }
         recording.linkWasLate(link?.lateness)

@@ -66,15 +66,9 @@ enum TargetRunner {
             routes = ClientRoutes(relays: configuration.chatRelays, plan: plan, clients: configuration.clients, seed: configuration.seed)
         }
         if local, let mix = configuration.link {
-            do {
-                link = try LinkEmulator(mix: mix, upstream: address, seed: configuration.seed)
-                routes = ClientRoutes(
-                    server: address, link: link!, mix: mix, clients: configuration.clients, seed: configuration.seed)
-            } catch {
-                throw .setupFailed("the link could not start: \(error)")
-            }
+            link = LinkEmulator(mix: mix, seed: configuration.seed)
+            routes = ClientRoutes(server: address, link: link!, clients: configuration.clients)
         }
-        defer { link?.end() }  // after the groups' end below
         let groups = local
             ? try ClientGroupThreads<T>(
                 configuration, target: target, routes: routes, settings: settings, protocol: kind,
@@ -108,9 +102,8 @@ enum TargetRunner {
             role.recording.list(children: children)
             return role.run()
         }
-        // What the link did to the clients' connections, once they and it ended (as the defers above would end them).
+        // What the link did to the clients' connections, once they ended (as the defer above would end them).
         groups?.end()
-        link?.end()
         for event in link?.outages(until: recording.endNanoseconds) ?? [] { recording.record(event) }
         recording.linkWasLate(link?.lateness)
         recording.end(kernelClock: kernelClock)

@@ -1,26 +1,12 @@
-import BenchClients
 import BenchCore
+import BenchNet
 
 /// What a link did to the connections through it that its run's outage report tells (`events.csv`, on the `link`
 /// side): the connections each link's NAT forgot, and each link's blackouts while the run went.
-struct LinkOutages: Sendable {
-    /// The connections one link's NAT forgot: how many, and when the first and the last were forgotten (monotonic ns:
-    /// their last byte either way, and the idle time after it).
-    struct Forgotten: Sendable {
-        var count = 0
-        var first: UInt64 = .max
-        var last: UInt64 = 0
-
-        mutating func add(at time: UInt64) {
-            count += 1
-            first = min(first, time)
-            last = max(last, time)
-        }
-    }
-
+public enum LinkOutages {
     /// How long a run waits, from `start`, for the link events of its children and agents once it is over: 10 s, or a
     /// second after a stop asked for (Ctrl-C); the one rule of both measuring roles.
-    static func eventsDeadline(from start: UInt64, stopping: Bool) -> UInt64 {
+    public static func eventsDeadline(from start: UInt64, stopping: Bool) -> UInt64 {
         start + (stopping ? 1_000_000_000 : 10_000_000_000)
     }
 
@@ -29,10 +15,10 @@ struct LinkOutages: Sendable {
 
     /// The events of `mix`'s links for a run that ended at `end` (monotonic ns): their blackouts from the link's start
     /// (`origin`) on, at most ``mostBlackouts`` of each link, and the connections their NATs forgot (`forgotten`, one
-    /// per group with a link, in order) from the first forgotten before the end.
-    static func events(mix: LinkMix, origin: UInt64, forgotten: [Forgotten], until end: UInt64) -> [ConnectionEvent] {
+    /// per group of the mix, in order) from the first forgotten before the end.
+    static func events(mix: LinkMix, origin: UInt64, forgotten: [LinkTally.Forgotten], until end: UInt64) -> [ConnectionEvent] {
         var events: [ConnectionEvent] = []
-        for (group, lost) in zip(mix.groups.filter { $0.profile != nil }, forgotten) {
+        for (group, lost) in zip(mix.groups, forgotten) {
             let name = mix.isMix ? "link \(group.name)" : "link"
             if lost.count > 0, lost.first < end, let idle = group.profile?.natIdle {
                 let when = lost.first == lost.last

@@ -1,11 +1,13 @@
 /// Exit times to wake for, least first, each with a token; an entry may be stale (its connection closed, or a later
-/// exit set for its direction since): the loop checks it against the direction's own before it acts.
-struct MinimumHeap {
+/// exit set for its direction since): its owner checks it against the direction's own before it acts.
+public struct MinimumHeap {
     private var entries: [(time: UInt64, token: UInt64)] = []
 
-    var minimum: UInt64? { entries.first?.time }
+    public init() {}
 
-    mutating func insert(_ time: UInt64, token: UInt64) {
+    public var minimum: UInt64? { entries.first?.time }
+
+    public mutating func insert(_ time: UInt64, token: UInt64) {
         entries.append((time, token))
         var child = entries.count - 1
         while child > 0 {
@@ -17,7 +19,7 @@ struct MinimumHeap {
     }
 
     /// Removes the least entry and returns it (the heap must not be empty).
-    mutating func removeMinimum() -> (time: UInt64, token: UInt64) {
+    public mutating func removeMinimum() -> (time: UInt64, token: UInt64) {
         let removed = entries[0]
         entries.swapAt(0, entries.count - 1)
         entries.removeLast()
