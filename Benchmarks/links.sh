@@ -7,9 +7,9 @@
 #                                           default; needs mosquitto for the broker's rows: apt-get install mosquitto)
 #
 # 1,000 clients: 30 broadcasts every 500 ms, 64 B. 10,000 clients: 20 broadcasts every 1 s. Per link: delivery p50 and
-# p99, spread p99, lost, the harness's CPU time (every process's, the link's threads and children included, setup and
+# p99, spread p99, lost, the harness's CPU time (every process's, children included, setup and
 # reports too) per message received, and the link's own lateness (run.csv's link_lateness_*: how far behind the
-# model's times its thread let bytes out, p50 and p99); the `delay=0` row against `none` is the emulator's own cost.
+# model's times the client threads let bytes out, p50 and p99); the `delay=0` row against `none` is the emulator's own cost.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-1}

@@ -14,6 +14,9 @@ public struct EpollEvents: OptionSet, Sendable {
     public static let error = EpollEvents(rawValue: CBenchEPOLLERR)
     /// The connection hung up (always reported).
     public static let hangUp = EpollEvents(rawValue: CBenchEPOLLHUP)
+    /// In an interest: after one event the descriptor reports nothing more, its error and hang-up included, until its
+    /// interest is set again.
+    public static let oneShot = EpollEvents(rawValue: CBenchEPOLLONESHOT)
 }
 
 /// A level-triggered epoll instance with a preallocated event buffer.
@@ -25,6 +28,8 @@ public final class Epoll {
     private let events: UnsafeMutableBufferPointer<epoll_event>
     /// How many events the last wait returned: ``event(at:)`` reads no further (debug builds check).
     private var readyCount = 0
+    /// `epoll_pwait2` is not there (ENOSYS) or refused (EPERM): waits to the nanosecond go to the millisecond.
+    private var waitsInMilliseconds = false
 
     /// The epoll descriptor's number, for as long as this instance lives.
     public var descriptor: Int32 { owned.rawValue }
@@ -69,6 +74,9 @@ public final class Epoll {
     /// a time of its own (an emulated link's next exit) needs no timer descriptor to set and read for it.
     public func wait(timeoutNanoseconds: UInt64?) throws(SystemError) -> Int {
         guard let timeoutNanoseconds else { return try wait(timeoutMilliseconds: -1) }
+        guard !waitsInMilliseconds else {
+            return try wait(timeoutMilliseconds: Int32(min((timeoutNanoseconds + 999_999) / 1_000_000, UInt64(Int32.max))))
+        }
         var timeout = timespec(
             tv_sec: Int(min(timeoutNanoseconds / 1_000_000_000, UInt64(Int32.max))),
             tv_nsec: Int(timeoutNanoseconds % 1_000_000_000))
@@ -76,8 +84,9 @@ public final class Epoll {
         readyCount = max(Int(count), 0)
         if count >= 0 { return Int(count) }
         if Glibc.errno == EINTR { return 0 }
-        if Glibc.errno == ENOSYS {  // a kernel before 5.11: to the millisecond, rounded up
-            return try wait(timeoutMilliseconds: Int32(min((timeoutNanoseconds + 999_999) / 1_000_000, UInt64(Int32.max))))
+        if Glibc.errno == ENOSYS || Glibc.errno == EPERM {  // a kernel before 5.11, or a sandbox that refuses the call
+            waitsInMilliseconds = true  // to the millisecond from now on, rounded up
+            return try wait(timeoutNanoseconds: timeoutNanoseconds)
         }
         throw SystemError("epoll_pwait2", errno: Glibc.errno)
     }

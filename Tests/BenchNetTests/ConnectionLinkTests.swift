@@ -15,7 +15,7 @@ import Testing
         let epoll: Epoll
         let scheduler: LinkScheduler<TCP>
         let connection: Connection<TCP>
-        let server: Int32
+        private(set) var server: Int32
         let stamps: KernelTimestamps
         /// With `ring`: io_uring's receive reads the client's socket.
         let receiver: UringReceiver?
@@ -48,8 +48,16 @@ import Testing
 
         deinit {
             connection.close()
-            Posix.close(server)
+            if server >= 0 { Posix.close(server) }
             buffer.deallocate()
+        }
+
+        /// The server resets the connection (a close with SO_LINGER at 0).
+        func resetServer() {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(server, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            Posix.close(server)
+            server = -1
         }
 
         /// Runs the client's loop until `done` holds or `seconds` pass (only a hang takes that long).
@@ -71,7 +79,7 @@ import Testing
         private func handle(_ events: EpollEvents) {
             guard connection.isOpen, !ended else { return }
             _ = try? connection.advance(on: events)
-            guard events.contains(.readable) || events.contains(.hangUp) else { return }
+            guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return }
             readableEvents += 1
             guard case .processed(let (count, stamp))? = try? connection.read(into: buffer, stamps: stamps) else { return }
             if count == 0 { ended = true } else { received.append((Array(buffer[0..<count]), stamp, MonotonicClock.now())) }
@@ -150,6 +158,27 @@ import Testing
         try through.pump(seconds: 0.5) { false }
         #expect(!through.ended, "and so does the server's end")
         #expect(through.scheduler.tally.forgotten[0].count == 1)
+        through.connection.close()
+        try through.pump(seconds: 0.3) { false }
+        #expect(through.serverRead() == [], "and the client's: its socket stays open behind the NAT, unheard")
+    }
+
+    /// The server sent its last bytes and its end, then reset the connection, while they are still inside the link:
+    /// epoll reports the reset's hang-up and error whatever it watches, so the loop would spin on them for the link's
+    /// delay; it takes one, then waits, and the bytes and the end arrive in order.
+    @Test func aResetBehindTheServersLastBytesDoesNotSpinTheLoop() throws {
+        let through = try Through("delay=400ms")
+        let start = MonotonicClock.now()
+        try Posix.sendAll(through.server, Array("answer".utf8))
+        shutdown(through.server, Int32(SHUT_WR))
+        try through.pump(seconds: 0.05) { false }  // the answer and the end are inside the link
+        through.resetServer()
+        let before = through.readableEvents
+        try through.pump(seconds: 0.25) { false }
+        #expect(through.readableEvents - before <= 3, "\(through.readableEvents - before) events in 250 ms: it spun")
+        try through.pump { through.ended }
+        #expect(through.bytesReceived == Array("answer".utf8) && through.ended)
+        #expect(try #require(through.received.first).at - start >= 400_000_000)
     }
 
     /// A server that sends faster than the link lets out: the downlink takes 4 MiB, then the socket is read no further

@@ -4,8 +4,8 @@ import BenchCore
 /// What the server sends is read from the socket when the kernel received it and handed to the client when the
 /// downlink lets it out; what the client sends enters the uplink at once and goes to the socket when it lets it out.
 /// No thread, no socket and no copy of the connection of its own: the loop's timer wakes for the next exit
-/// (``LinkScheduler``).
-public struct ConnectionLink {
+/// (``LinkScheduler``). A class: a connection without a link carries a reference, not its room.
+public final class ConnectionLink {
     /// Bytes a direction holds before it stops taking more from its sender (TCP's window, closed).
     static let mostHeld = 4 << 20
 
@@ -48,9 +48,12 @@ public struct ConnectionLink {
         lastActivity = now
     }
 
+    /// What the uplink holds past ``mostHeld``: what a full socket buffer would leave waiting in the connection's queue.
+    var backlog: Int { max(0, towardServer.count - Self.mostHeld) }
+
     /// Whether the NAT forgets the connection at `now`, idle past its timeout: if so, what the link held vanishes, and
     /// the time it was forgotten (its last byte and the timeout) is returned.
-    mutating func forgets(at now: UInt64) -> UInt64? {
+    func forgets(at now: UInt64) -> UInt64? {
         guard let natIdle, !forgotten, now > lastActivity, now - lastActivity > natIdle else { return nil }
         forgotten = true
         towardClient.removeAll()
@@ -59,12 +62,12 @@ public struct ConnectionLink {
     }
 
     /// Bytes from the server, received at `time`, into the downlink.
-    mutating func enterDown(_ bytes: UnsafeRawBufferPointer, at time: UInt64) {
+    func enterDown(_ bytes: UnsafeRawBufferPointer, at time: UInt64) {
         towardClient.append(bytes, entering: time, through: &down)
     }
 
     /// Bytes from the client, `head` then `body`, sent at `time`, into the uplink.
-    mutating func enterUp(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer, at time: UInt64) {
+    func enterUp(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer, at time: UInt64) {
         towardServer.append(head, body, entering: time, through: &up)
     }
 

@@ -9,14 +9,24 @@ import BenchCore
 public final class LinkScheduler<T: Transport> {
     /// What the loop's links did, for the run's report.
     public let tally: LinkTally
+    /// The kernel's receive stamps of the linked sockets, where the run takes none of its own: bytes enter the link
+    /// when the kernel received them, whatever the clients' stamps.
+    let stamps: KernelTimestamps
     /// Exit times to wake for, with the slot and direction (slot × 2, + 1 toward the server).
     private var due = MinimumHeap()
     private var slots: [Unmanaged<Connection<T>>?] = []
     private var freeSlots: [Int] = []
+    private var kept: [SharedDescriptor] = []
 
     /// A scheduler whose links count in `tally`.
     public init(tally: LinkTally) {
         self.tally = tally
+        stamps = KernelTimestamps(clock: KernelClockMapping.measure())
+    }
+
+    /// Stamps what `descriptor` (a linked client's socket, in a run that takes no kernel stamps) receives, for the link.
+    public func stampReceives(on descriptor: Int32) {
+        try? stamps.enable(on: descriptor, transmit: false)  // without: bytes enter the link when read
     }
 
     /// How long the loop may wait (ns) before the next exit (0: one is due), at most `timeout` (nil: no limit).
@@ -41,7 +51,9 @@ public final class LinkScheduler<T: Transport> {
                 guard connection.link?.armedDown == time else { continue }
                 connection.link!.armedDown = 0
                 connection.link!.handOutDue = true
-                guard handle(connection.token, .readable) else { return false }
+                let proceed = handle(connection.token, .readable)
+                connection.link?.handOutDue = false  // read or not, the next read is the socket's
+                guard proceed else { return false }
             }
         }
         return true
@@ -56,6 +68,12 @@ public final class LinkScheduler<T: Transport> {
         }
         slots.append(reference)
         return slots.count - 1
+    }
+
+    /// The socket of a connection its link's NAT forgot, closed by its client: kept open until the loop ends (closed
+    /// with the scheduler), since its end vanished with the rest.
+    func keep(_ socket: consuming Descriptor) {
+        kept.append(SharedDescriptor(owning: socket.relinquish(), owner: "a connection its link's NAT forgot"))
     }
 
     /// A connection leaves (closed or gone): its wake-ups find nothing.

@@ -3,9 +3,9 @@ import Glibc
 
 /// A client's connection through its emulated link (``ConnectionLink``), inside its own loop: its reads take what the
 /// socket received into the downlink and hand out what came out of it; its writes enter the uplink, which its loop's
-/// ``LinkScheduler`` lets out to the socket. The bytes it hands out are stamped with their exit (with kernel stamps:
-/// the time a phone's own kernel would have received them); the time a write entered the uplink is the client's
-/// send, as a phone's kernel would stamp it.
+/// ``LinkScheduler`` lets out to the socket (its queue keeps what the socket did not take, as without a link). The
+/// bytes it hands out are stamped with their exit (with kernel stamps: the time a phone's own kernel would have
+/// received them); the time a write entered the uplink is the client's send, as a phone's kernel would stamp it.
 extension Connection {
     /// True when the connection goes through an emulated link.
     public var isLinked: Bool { link != nil }
@@ -14,11 +14,18 @@ extension Connection {
     public func attach(_ link: ConnectionLink, to scheduler: LinkScheduler<T>) {
         self.link = link
         linkScheduler = scheduler
-        self.link!.slot = scheduler.register(self)
+        link.slot = scheduler.register(self)
     }
 
-    /// What epoll watches of its reads: the socket's, unless io_uring reads it or its link paused them.
-    var readsWatched: EpollEvents { link?.readingPaused == true ? [] : Self.readInterest(with: receiver) }
+    /// What epoll watches besides writable (`writable`): the socket's reads, unless io_uring reads it; while its link
+    /// paused them, nothing, and once at most: a hang-up or an error, which epoll reports whatever it watches, would
+    /// come again and again while the downlink still holds what came before it.
+    func interest(writable: Bool) -> EpollEvents {
+        guard link?.readingPaused == true else {
+            return writable ? Self.readInterest(with: receiver).union(.writable) : Self.readInterest(with: receiver)
+        }
+        return writable ? .writable : .oneShot
+    }
 
     /// A read through the link: what the socket holds enters the downlink (unless the loop woke only to hand out what
     /// was due); then what is out by now is handed out, stamped with the exit of the last segment it reaches (0
@@ -26,23 +33,24 @@ extension Connection {
     func readThroughLink(
         into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps?
     ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
+        if let writeFailure { throw writeFailure }  // a write out of the link failed: the server is gone
+        let link = link!
         let now = MonotonicClock.now()
-        let timed = link!.handOutDue
-        link!.handOutDue = false
+        let timed = link.handOutDue
         // io_uring's completions come whether paused or not (those under way when it paused): each is taken.
-        if !timed && (!link!.readingPaused || receiver != nil) { try takeFromSocket(into: buffer, stamps: stamps, now: now) }
-        guard let exit = link!.towardClient.nextExit else {
-            if link!.serverEnded && !link!.forgotten { return .processed((0, 0)) }
+        if !timed && (!link.readingPaused || receiver != nil) { try takeFromSocket(into: buffer, stamps: stamps, now: now) }
+        guard let exit = link.towardClient.nextExit else {
+            if link.serverEnded && !link.forgotten { return .processed((0, 0)) }
             return .wouldBlock
         }
         guard exit <= now else {
             wakeTowardClient(at: now)
             return .wouldBlock
         }
-        let (count, lastExit) = link!.towardClient.take(into: buffer, by: now)
-        link!.lastActivity = now
+        let (count, lastExit) = link.towardClient.take(into: buffer, by: now)
+        link.lastActivity = now
         if timed { linkScheduler!.tally.lateness.record(now - exit) }
-        if link!.readingPaused && !link!.serverEnded && link!.towardClient.count <= ConnectionLink.mostHeld {
+        if link.readingPaused && !link.serverEnded && link.towardClient.count <= ConnectionLink.mostHeld {
             pauseReading(false, at: now)
         }
         wakeTowardClient(at: now)
@@ -50,11 +58,12 @@ extension Connection {
     }
 
     /// One read of the socket (with io_uring, the completion being handled) into the downlink: its bytes enter when the
-    /// kernel received them (never later than now, nor before reading resumed after a pause). A NAT that forgot the
-    /// connection lets nothing through.
+    /// kernel received them (never later than now, nor before reading resumed after a pause; the loop's own stamps
+    /// where the run takes none). A NAT that forgot the connection lets nothing through.
     private func takeFromSocket(
         into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps?, now: UInt64
     ) throws(SystemError) {
+        let link = link!
         let count: Int, stamp: UInt64
         if let receiver {
             var ended = false
@@ -64,106 +73,136 @@ extension Connection {
             } catch where error.errno == ECANCELED {  // the receive a pause cancelled, over
                 (result, ended) = (.wouldBlock, true)
             }
-            if ended { link!.receiveEnded = true }
-            if ended && isOpen && !link!.readingPaused { armLinkedReceive() }  // paused: once it resumes
+            if ended { link.receiveEnded = true }
+            if ended && isOpen && !link.readingPaused { armLinkedReceive() }  // paused: once it resumes
             guard case .processed(let (read, received)) = result else { return }
             (count, stamp) = (read, received)
-        } else if let stamps {
-            guard case .processed(let (read, received)) = try stamps.receive(descriptor, into: buffer) else { return }
-            (count, stamp) = (read, received)
         } else {
-            guard case .processed(let read) = try Posix.read(descriptor, into: buffer) else { return }
-            (count, stamp) = (read, 0)
+            guard case .processed(let (read, received)) = try (stamps ?? linkScheduler!.stamps).receive(descriptor, into: buffer)
+            else { return }
+            (count, stamp) = (read, received)
         }
-        if let forgotten = link!.forgets(at: now) { linkScheduler!.tally.forgotten[link!.group].add(at: forgotten) }
+        noteIfForgotten(at: now)
         guard count > 0 else {
-            link!.serverEnded = true
+            link.serverEnded = true
             return pauseReading(true, at: now)
         }
-        guard !link!.forgotten else { return }  // the bytes vanish, without a reset
-        let entered = max(stamp > 0 ? min(stamp, now) : now, link!.readableSince)
-        link!.lastActivity = now
-        link!.enterDown(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: entered)
-        if link!.towardClient.count > ConnectionLink.mostHeld { pauseReading(true, at: now) }
+        guard !link.forgotten else { return }  // the bytes vanish, without a reset
+        let entered = max(stamp > 0 ? min(stamp, now) : now, link.readableSince)
+        link.lastActivity = now
+        link.enterDown(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: entered)
+        if link.towardClient.count > ConnectionLink.mostHeld { pauseReading(true, at: now) }
     }
 
-    /// Wire bytes the client sends, into the uplink at once (the socket gets them when it lets them out); while the
-    /// uplink holds ``ConnectionLink/mostHeld``, into the connection's queue, as a full socket's would go. A forgotten
-    /// connection's bytes vanish.
+    /// Wire bytes the client sends, into the uplink at once; out to the socket now when the link lets them out at once
+    /// (no delay, no rate) and nothing waits before them. A forgotten connection's bytes vanish.
     func sendIntoLink(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
+        guard writeFailure == nil else { return false }
+        let link = link!
         let now = MonotonicClock.now()
-        if let forgotten = link!.forgets(at: now) { linkScheduler!.tally.forgotten[link!.group].add(at: forgotten) }
+        noteIfForgotten(at: now)
         lastOutcome = .written
-        guard !link!.forgotten else { return true }
-        guard link!.towardServer.count <= ConnectionLink.mostHeld else {
-            outbound.append(head)
-            outbound.append(body)
-            lastOutcome = .queued
-            return true
-        }
-        link!.lastActivity = now
-        link!.enterUp(head, body, at: now)
-        // Out already (a link without delay or rate): to the socket now, as the write would have gone without a link.
-        if let exit = link!.towardServer.nextExit, exit <= now, !link!.socketBlocked, state != .connecting {
+        guard !link.forgotten else { return true }
+        link.lastActivity = now
+        link.enterUp(head, body, at: now)
+        if let exit = link.towardServer.nextExit, exit <= now, state != .connecting {
             letOutTowardServer(timed: false)
+            if !outbound.isEmpty || link.backlog > 0 { lastOutcome = .queued }
             return writeFailure == nil
         }
+        if link.backlog > 0 { lastOutcome = .queued }
         wakeTowardServer()
         return true
     }
 
-    /// Writes what came out of the uplink by now to the socket (counting, when the loop woke for it (`timed`), how late
-    /// it went), then moves what waited in the queue into the uplink while it has room. A failed write is kept for the
-    /// next send or read to throw.
+    /// Writes what came out of the uplink by now after what the socket has not taken yet (counting, when the loop woke
+    /// for it (`timed`), how late it went): staged in the loop's io_uring batch where there is one, else sent now; what
+    /// the socket does not take waits in the connection's queue, which its writable event drains. A failed write is
+    /// kept for the next send or read to throw.
     func letOutTowardServer(timed: Bool) {
-        guard isOpen, state != .connecting, writeFailure == nil else { return }
+        guard isOpen, state != .connecting, writeFailure == nil, let link, !link.forgotten else { return }
         let now = MonotonicClock.now()
-        let descriptor = self.descriptor
-        let exit = link!.towardServer.nextExit
-        var blocked = false
-        var failure: SystemError?
-        let written = link!.towardServer.writeOut(by: now) { bytes in
-            do throws(SystemError) {
-                guard case .processed(let sent) = try Posix.sendSome(descriptor, bytes) else {
-                    blocked = true
+        if !outbound.isEmpty {  // the socket's own backlog first, in order
+            if isStaged { batch?.flush() }
+            let descriptor = self.descriptor
+            var failure: SystemError?
+            let sent = outbound.withWaitingBytes { bytes -> Int in
+                do throws(SystemError) {
+                    guard case .processed(let sent) = try Posix.sendSome(descriptor, bytes) else { return 0 }
+                    return sent
+                } catch {
+                    failure = error
                     return 0
                 }
-                blocked = sent < bytes.count
-                return sent
+            }
+            if let failure { return writeFailure = failure }
+            outbound.removeFirst(sent)
+        }
+        if outbound.isEmpty {
+            let exit = link.towardServer.nextExit
+            let written = link.towardServer.writeOut(by: now) { bytes in writeOutOfLink(bytes) }
+            if written > 0 {
+                link.lastActivity = now
+                if timed, let exit, exit <= now { linkScheduler!.tally.lateness.record(now - exit) }
+            }
+        }
+        guard writeFailure == nil else { return }
+        do { try watchWritable(!outbound.isEmpty) } catch { return writeFailure = error }
+        wakeTowardServer()
+    }
+
+    /// Bytes out of the uplink toward the socket, all of them taken: staged for the batch's next submission, or sent
+    /// now with what the socket did not take queued (it then watches for writable).
+    private func writeOutOfLink(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let batch {
+            if isStaged && batch.extend(self, UnsafeRawBufferPointer(start: nil, count: 0), bytes) {
+                stagedByteCount += bytes.count
+                return bytes.count
+            }
+            if isStaged { batch.flush() }
+            if outbound.isEmpty && writeFailure == nil && batch.stage(self, UnsafeRawBufferPointer(start: nil, count: 0), bytes) {
+                (isStaged, stagedByteCount) = (true, bytes.count)
+                return bytes.count
+            }
+        }
+        guard writeFailure == nil else { return 0 }
+        var sent = 0
+        if outbound.isEmpty {
+            do throws(SystemError) {
+                if case .processed(let count) = try Posix.sendSome(descriptor, bytes) { sent = count }
             } catch {
-                failure = error
+                writeFailure = error
                 return 0
             }
         }
-        if let failure { return writeFailure = failure }
-        if written > 0 {
-            link!.lastActivity = now
-            if timed, let exit, exit <= now { linkScheduler!.tally.lateness.record(now - exit) }
-        }
-        if !outbound.isEmpty && link!.towardServer.count <= ConnectionLink.mostHeld {
-            let moved = outbound.withWaitingBytes { bytes in
-                link!.enterUp(bytes, UnsafeRawBufferPointer(start: nil, count: 0), at: now)
-                return bytes.count
-            }
-            outbound.removeFirst(moved)
-        }
-        link!.socketBlocked = blocked
-        do { try watchWritable(blocked) } catch { writeFailure = error }  // and not for what waited: it moved
-        if !blocked { wakeTowardServer() }
+        if sent < bytes.count { outbound.append(UnsafeRawBufferPointer(rebasing: bytes[sent...])) }
+        return bytes.count
     }
 
     /// A closing connection's last words (a WebSocket close, a protocol's goodbye) still inside the uplink go at once,
-    /// as far as the socket takes them, rather than vanish with it; it leaves its loop's scheduler.
-    func closeLink() {
-        if link!.socketBlocked == false && writeFailure == nil && !link!.forgotten {
+    /// as far as the socket takes them, rather than vanish with it; it leaves its loop's scheduler. True when its NAT
+    /// forgot it: its end vanishes too, so its socket is the scheduler's to keep open until the loop ends
+    /// (``LinkScheduler/keep(_:)``), and the server finds out as it would of a phone, by its own means.
+    func closeLink() -> Bool {
+        let link = link!
+        if outbound.isEmpty && writeFailure == nil && !link.forgotten {
             let descriptor = self.descriptor
-            _ = link!.towardServer.writeOutAll { bytes in
+            _ = link.towardServer.writeOutAll { bytes in
                 guard case .processed(let sent)? = try? Posix.sendSome(descriptor, bytes) else { return 0 }
                 return sent
             }
         }
-        linkScheduler?.unregister(link!.slot)
-        link!.slot = -1
+        linkScheduler?.unregister(link.slot)
+        link.slot = -1
+        return link.forgotten
+    }
+
+    /// Counts the connection as forgotten in its loop's tally when its NAT forgets it now: what waited for the socket
+    /// vanishes with what the link held.
+    private func noteIfForgotten(at now: UInt64) {
+        guard let forgotten = link!.forgets(at: now) else { return }
+        linkScheduler!.tally.forgotten[link!.group].add(at: forgotten)
+        outbound.removeFirst(outbound.count)
     }
 
     /// Arms the connection's io_uring receive again.
@@ -174,33 +213,35 @@ extension Connection {
 
     /// Sets the wake-up for the next exit toward the client (or its end), unless one is set for it.
     private func wakeTowardClient(at now: UInt64) {
-        guard let next = link!.nextDown(at: now), link!.armedDown != next, let linkScheduler else { return }
-        link!.armedDown = next
-        linkScheduler.wake(at: next, slot: link!.slot, towardServer: false)
+        guard let link, let next = link.nextDown(at: now), link.armedDown != next, let linkScheduler else { return }
+        link.armedDown = next
+        linkScheduler.wake(at: next, slot: link.slot, towardServer: false)
     }
 
     /// Sets the wake-up for the next exit toward the server, unless one is set for it.
     private func wakeTowardServer() {
-        guard let next = link!.towardServer.nextExit, link!.armedUp != next, let linkScheduler else { return }
-        link!.armedUp = next
-        linkScheduler.wake(at: next, slot: link!.slot, towardServer: true)
+        guard let link, let next = link.towardServer.nextExit, link.armedUp != next, let linkScheduler else { return }
+        link.armedUp = next
+        linkScheduler.wake(at: next, slot: link.slot, towardServer: true)
     }
 
     /// Stops or resumes watching the socket's reads (the downlink's window closed or open again, or the server's end).
     /// With io_uring, a pause cancels the connection's receive (what it completed meanwhile is still taken: its serial
     /// stays), and resuming arms a new one once the old one ended.
     private func pauseReading(_ paused: Bool, at now: UInt64) {
-        guard link!.readingPaused != paused else { return }
-        link!.readingPaused = paused
-        if !paused { link!.readableSince = now }
-        if let receiver, !link!.serverEnded {
-            if paused && !link!.receiveEnded {
+        let link = link!
+        guard link.readingPaused != paused else { return }
+        link.readingPaused = paused
+        if !paused { link.readableSince = now }
+        if let receiver, !link.serverEnded {
+            if paused && !link.receiveEnded {
                 receiver.cancel(token: token, serial: receiveSerial)
-            } else if !paused && link!.receiveEnded {
+            } else if !paused && link.receiveEnded {
                 armLinkedReceive()
             }
         }
-        let interest = watchingWritable ? readsWatched.union(.writable) : readsWatched
-        do { try epoll.modify(descriptor, interest: interest, token: token) } catch { writeFailure = error }
+        do { try epoll.modify(descriptor, interest: interest(writable: watchingWritable), token: token) } catch {
+            writeFailure = error
+        }
     }
 }

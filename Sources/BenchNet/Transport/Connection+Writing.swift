@@ -11,10 +11,10 @@ extension Connection {
         if state == .connecting {
             guard connectNotBefore <= MonotonicClock.now() else { return try holdConnect() }
             try finishConnecting()
-            if link != nil { letOutTowardServer(timed: false) }
+            if link != nil { letOutTowardServer(timed: false) }  // what it wrote meanwhile, if out by now
             return try check()
         }
-        if link != nil {  // the socket took less than came out of the link, or bytes waited for the link's room
+        if link != nil {  // the socket took less than came out of the link
             letOutTowardServer(timed: false)
             return try check()
         }
@@ -38,7 +38,7 @@ extension Connection {
     /// while the queue is full: a peer that floods pings without reading cannot grow it past its limit (RFC 6455
     /// lets a pong answer only the latest ping).
     func writeLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard outbound.isEmpty || outbound.count + bytes.count <= maximumQueuedBytes else { return true }
+        guard waiting == 0 || waiting + bytes.count <= maximumQueuedBytes else { return true }
         return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
     }
 
@@ -52,7 +52,7 @@ extension Connection {
     /// Bytes a framing layer owes the peer (``FramingLayer/owesItsReplies``): queued up to the hard cap, as a protocol's
     /// owed bytes are; false beyond it (the peer does not read), which fails the connection.
     func writeOwedLayerBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard outbound.count + bytes.count <= Self.hardLimit(maximumQueuedBytes) else { return false }
+        guard waiting + bytes.count <= Self.hardLimit(maximumQueuedBytes) else { return false }
         return stream.send(head: UnsafeRawBufferPointer(start: nil, count: 0), body: bytes, write: writeWire)
     }
 
@@ -69,6 +69,7 @@ extension Connection {
         guard writeFailure == nil else { return false }
         let total = head.count + body.count
         bytesTaken += UInt64(total)
+        if link != nil { return sendIntoLink(head, body) }
         // Bytes join this connection's in the batch while those are the batch's last; otherwise the batch goes first
         // (and what the socket did not take of it is queued), as does a write that asks for a transmit stamp.
         if isStaged, let batch {
@@ -92,7 +93,6 @@ extension Connection {
             lastOutcome = .queued
             return true
         }
-        if link != nil { return sendIntoLink(head, body) }
         let stamped = stampNextWrite
         // io_uring: staged for the loop's next submission, with its other writes (a write larger than the batch holds
         // goes at once, below).
@@ -191,7 +191,7 @@ extension Connection {
     func watchWritable(_ watch: Bool) throws(SystemError) {
         guard watch != watchingWritable else { return }
         watchingWritable = watch
-        try epoll.modify(descriptor, interest: watch ? readsWatched.union(.writable) : readsWatched, token: token)
+        try epoll.modify(descriptor, interest: interest(writable: watch), token: token)
     }
 
     /// Sends the transport's own heartbeat (a WebSocket ping). False when it has none: bench framing sends heartbeat

@@ -137,7 +137,11 @@ public final class Connection<T: Transport> {
     }
 
     /// Bytes waiting to be written.
-    public var queuedByteCount: Int { outbound.count }
+    public var queuedByteCount: Int { waiting }
+
+    /// Bytes waiting to go: the queue's, and behind a link, what its uplink holds past TCP's window
+    /// (``ConnectionLink/backlog``), as a socket's full buffer would leave in the queue.
+    @inline(__always) var waiting: Int { link == nil ? outbound.count : outbound.count + link!.backlog }
 
     /// True once every handshake is done, while the connection is open: the application's bytes can flow.
     public var isEstablished: Bool { isOpen && state == .open }
@@ -225,7 +229,8 @@ public final class Connection<T: Transport> {
         // Bytes that only wait for the batch's submission are not a peer that does not read: they go first, and what
         // the socket did not take of them is queued, then counted.
         if isStaged && stagedByteCount + frame.count > maximumQueuedBytes { batch?.flush() }
-        guard outbound.isEmpty || outbound.count + frame.count <= limit, framing.admits(frame.count) else { return .dropped }
+        let waiting = self.waiting
+        guard waiting == 0 || waiting + frame.count <= limit, framing.admits(frame.count) else { return .dropped }
         let headSize = isPlain ? 0 : framing.head(for: frame, into: scratch)
         stampNextWrite = stamped
         let head = UnsafeRawBufferPointer(rebasing: scratch[0..<headSize])
@@ -252,8 +257,12 @@ public final class Connection<T: Transport> {
         isOpen = false
         if isStaged { batch?.flush() }  // its last bytes go before the descriptor does
         if let receiver, receiveSerial != 0 { receiver.cancel(token: token, serial: receiveSerial) }
-        if link != nil { closeLink() }
-        socket.take()?.close()
+        if link != nil, closeLink(), let forgotten = socket.take() {
+            try? epoll.remove(descriptor)
+            linkScheduler?.keep(forgotten)
+        } else {
+            socket.take()?.close()
+        }
     }
 
     /// The first bytes of a server's connection that may be plain: a 0 byte first makes it so, and open at once.

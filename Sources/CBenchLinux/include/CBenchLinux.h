@@ -18,6 +18,7 @@ static const uint32_t CBenchEPOLLIN = EPOLLIN;
 static const uint32_t CBenchEPOLLOUT = EPOLLOUT;
 static const uint32_t CBenchEPOLLERR = EPOLLERR;
 static const uint32_t CBenchEPOLLHUP = EPOLLHUP;
+static const uint32_t CBenchEPOLLONESHOT = EPOLLONESHOT;
 
 static const int CBenchSOCK_NONBLOCK = SOCK_NONBLOCK;
 static const int CBenchSOCK_CLOEXEC = SOCK_CLOEXEC;
