@@ -45,7 +45,8 @@ public struct LinkLateness: Sendable, Equatable {
     /// The line a person reads: `link: bytes let out after the model's time by p50 84µs, p99 1.20ms, max 3.10ms …`.
     public var note: String {
         "link: bytes let out after the model's time by p50 \(DurationText.display(p50)), p99 \(DurationText.display(p99)), "
-            + "max \(DurationText.display(maximum)) (the emulator's own delay, added to every message through it)"
+            + "max \(DurationText.display(maximum)) (the client threads' own delay: in what the clients sent and answered, "
+            + "not in what they were stamped receiving)"
     }
 
     /// As a report carries it from a child or an agent: its four numbers in decimal.

@@ -57,7 +57,7 @@ public struct HarnessLoad: Sendable, Equatable {
         if linkWasLate, let lateness = recording.linkLateness {
             reasons.append(
                 "its emulated link let bytes out after the model's time: p50 \(DurationText.display(lateness.p50)) late, "
-                    + "p99 \(DurationText.display(lateness.p99)), added to every message through it")
+                    + "p99 \(DurationText.display(lateness.p99)), the client threads' own delay in what they sent and answered")
         }
         // The built-in server is the harness: on loopback, with no emulated link, a message it lost to its timeout was
         // lost to a machine that did not keep up (the kernel's work for the connections shows in no harness thread's CPU).

@@ -24,10 +24,8 @@ enum TargetRunner {
         try ScenarioRunner.checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
         let subscribersHere = configuration.clientGroupChannels.isEmpty ? configuration.clients : 0
-        let local = configuration.agentToken == nil && configuration.clientGroupChannels.isEmpty
-        let linked = configuration.link != nil && local ? 2 * subscribersHere : 0  // the link's two ends of each
-        guard subscribersHere + linked + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
-            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: linked > 0 ? 3 : 1)
+        guard subscribersHere + 1 + 2 * configuration.clientThreads + RunError.reservedDescriptors <= limit else {
+            throw .tooManyClients(requested: configuration.clients, descriptorLimit: limit, perClient: 1)
         }
         let trust = try trust(configuration)  // read once: this process's connections and the children's spec
         let transport = try transportSettings(for: settings, payload: configuration.payload, trust: trust)
