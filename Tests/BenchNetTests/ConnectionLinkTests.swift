@@ -22,6 +22,8 @@ import Testing
         /// Every read the loop handed the client: its bytes, its stamp, and when it was read.
         var received: [(bytes: [UInt8], stamp: UInt64, at: UInt64)] = []
         var ended = false
+        /// The read that threw (a reset reached the client), and when.
+        var failedAt: UInt64 = 0
         /// The client's readable events handled (the link's own included).
         var readableEvents = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
@@ -81,7 +83,15 @@ import Testing
             _ = try? connection.advance(on: events)
             guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return }
             readableEvents += 1
-            guard case .processed(let (count, stamp))? = try? connection.read(into: buffer, stamps: stamps) else { return }
+            let result: IOResult<(count: Int, stamp: UInt64)>
+            do {
+                result = try connection.read(into: buffer, stamps: stamps)
+            } catch {
+                failedAt = MonotonicClock.now()
+                ended = true
+                return
+            }
+            guard case .processed(let (count, stamp)) = result else { return }
             if count == 0 { ended = true } else { received.append((Array(buffer[0..<count]), stamp, MonotonicClock.now())) }
         }
 
@@ -221,6 +231,41 @@ import Testing
         let bytes = through.bytesReceived
         #expect(bytes.count == total)
         #expect(bytes.indices.allSatisfy { bytes[$0] == UInt8(truncatingIfNeeded: $0 &* 31) }, "whole and in order")
+    }
+
+    /// A reset with no end before it (the server closed with SO_LINGER at 0) reaches the client behind the bytes the
+    /// server sent before it, still inside the link: they arrive, then the read fails.
+    @Test func aResetReachesTheClientBehindTheBytesBeforeIt() throws {
+        let through = try Through("delay=400ms")
+        let start = MonotonicClock.now()
+        try Posix.sendAll(through.server, Array("answer".utf8))
+        try through.pump(seconds: 0.05) { false }  // the answer is inside the link
+        through.resetServer()
+        try through.pump { through.ended }
+        #expect(through.bytesReceived == Array("answer".utf8), "the bytes before the reset arrive")
+        #expect(through.failedAt - start >= 400_000_000, "and the reset after them, through the link")
+    }
+
+    /// A server that stops reading: what the socket does not take waits in the connection's queue, and the link's
+    /// next exits wait for the socket's writable event instead of waking the loop again and again (the loop, spun
+    /// inside its wake-ups, never came back to wait); once the server reads, every byte taken arrives, in order.
+    @Test func aServerThatStopsReadingHoldsTheUplinkWithoutSpinningTheLoop() throws {
+        let through = try Through("delay=10ms")
+        var accepted: [UInt8] = []
+        for index in 0..<64 {
+            var frame = [UInt8](repeating: UInt8(index), count: 256 << 10)
+            if try frame.withUnsafeMutableBytes({ try through.connection.send($0) }) != .dropped { accepted.append(UInt8(index)) }
+            try through.pump(seconds: 0.02) { false }
+        }
+        #expect(through.connection.queuedByteCount > 0, "the socket took less than came out of the link")
+        try through.pump(seconds: 0.3) { false }  // on the old code this never returned
+        var arrived: [UInt8] = []
+        let expected = accepted.flatMap { [UInt8](repeating: $0, count: 256 << 10) }
+        try through.pump(seconds: 60) {
+            arrived += through.serverRead() ?? []
+            return arrived.count >= expected.count
+        }
+        #expect(arrived.count == expected.count && arrived == expected, "every byte taken, in order")
     }
 
     @Test func aClosingClientsLastWordsStillGo() throws {

@@ -98,7 +98,7 @@ final class ClientLoop<T: Transport> {
         if links == nil { links = LinkScheduler(tally: link.newTally()) }
         if let carried = routes.connectionLink(of: client, startedAt: connection.startedAt) {
             connection.attach(carried, to: links!)
-            if stamps == nil { links!.stampReceives(on: connection.descriptor) }
+            if stamps == nil && !connection.readsFromRing { links!.stampReceives(on: connection.descriptor) }
         }
         if let end = routes.connectEnd(of: client, startedAt: connection.startedAt) { connection.connectNotBefore = end }
         return connection

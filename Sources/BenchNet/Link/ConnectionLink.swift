@@ -22,6 +22,8 @@ public final class ConnectionLink {
     var forgotten = false
     /// The server's end was read: it reaches the client once the bytes before it are out.
     var serverEnded = false
+    /// The server's end was a reset (or the socket failed): thrown to the client once the bytes before it are out.
+    var serverError: SystemError?
     /// Its epoll does not watch the socket's reads: the server's end came, or the downlink holds ``mostHeld``.
     var readingPaused = false
     /// With io_uring: its multishot receive ended (the kernel's, or cancelled by a pause), to be armed again to read on.
@@ -30,8 +32,6 @@ public final class ConnectionLink {
     var readableSince: UInt64 = 0
     /// The loop woke for bytes due toward the client: the next read hands them out without reading the socket.
     var handOutDue = false
-    /// The socket did not take all that came out toward the server: it watches for writable.
-    var socketBlocked = false
     /// The exit each direction's wake-up is set for (0: none).
     var armedDown: UInt64 = 0
     var armedUp: UInt64 = 0

@@ -71,10 +71,15 @@ public final class LinkScheduler<T: Transport> {
     }
 
     /// The socket of a connection its link's NAT forgot, closed by its client: kept open until the loop ends (closed
-    /// with the scheduler), since its end vanished with the rest.
+    /// with the scheduler), since its end vanished with the rest; beyond ``mostKept``, the oldest is closed (its end
+    /// then reaches the server), so that a long run of forgotten connections and returns cannot use up the descriptors.
     func keep(_ socket: consuming Descriptor) {
+        if kept.count >= Self.mostKept { kept.removeFirst().close() }
         kept.append(SharedDescriptor(owning: socket.relinquish(), owner: "a connection its link's NAT forgot"))
     }
+
+    /// The most sockets of forgotten connections a loop keeps open.
+    static var mostKept: Int { 256 }
 
     /// A connection leaves (closed or gone): its wake-ups find nothing.
     func unregister(_ slot: Int) {

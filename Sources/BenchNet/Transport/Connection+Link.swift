@@ -33,15 +33,17 @@ extension Connection {
     func readThroughLink(
         into buffer: UnsafeMutableRawBufferPointer, stamps: KernelTimestamps?
     ) throws(SystemError) -> IOResult<(count: Int, stamp: UInt64)> {
-        if let writeFailure { throw writeFailure }  // a write out of the link failed: the server is gone
         let link = link!
+        // A write out of the link failed (the server is gone): once what the link holds toward the client is out.
+        if let writeFailure, link.towardClient.isEmpty, !link.serverEnded { throw writeFailure }
         let now = MonotonicClock.now()
         let timed = link.handOutDue
         // io_uring's completions come whether paused or not (those under way when it paused): each is taken.
         if !timed && (!link.readingPaused || receiver != nil) { try takeFromSocket(into: buffer, stamps: stamps, now: now) }
         guard let exit = link.towardClient.nextExit else {
-            if link.serverEnded && !link.forgotten { return .processed((0, 0)) }
-            return .wouldBlock
+            guard link.serverEnded && !link.forgotten else { return .wouldBlock }
+            if let serverError = link.serverError { throw serverError }  // a reset, behind the bytes before it
+            return .processed((0, 0))
         }
         guard exit <= now else {
             wakeTowardClient(at: now)
@@ -78,8 +80,15 @@ extension Connection {
             guard case .processed(let (read, received)) = result else { return }
             (count, stamp) = (read, received)
         } else {
-            guard case .processed(let (read, received)) = try (stamps ?? linkScheduler!.stamps).receive(descriptor, into: buffer)
-            else { return }
+            let result: IOResult<(count: Int, stamp: UInt64)>
+            do {
+                result = try (stamps ?? linkScheduler!.stamps).receive(descriptor, into: buffer)
+            } catch {  // a reset: it reaches the client behind what the link still holds toward it
+                link.serverError = error
+                link.serverEnded = true
+                return pauseReading(true, at: now)
+            }
+            guard case .processed(let (read, received)) = result else { return }
             (count, stamp) = (read, received)
         }
         noteIfForgotten(at: now)
@@ -110,8 +119,8 @@ extension Connection {
             if !outbound.isEmpty || link.backlog > 0 { lastOutcome = .queued }
             return writeFailure == nil
         }
-        if link.backlog > 0 { lastOutcome = .queued }
-        wakeTowardServer()
+        if link.backlog > 0 || !outbound.isEmpty { lastOutcome = .queued }
+        if outbound.isEmpty { wakeTowardServer() }
         return true
     }
 
@@ -122,8 +131,7 @@ extension Connection {
     func letOutTowardServer(timed: Bool) {
         guard isOpen, state != .connecting, writeFailure == nil, let link, !link.forgotten else { return }
         let now = MonotonicClock.now()
-        if !outbound.isEmpty {  // the socket's own backlog first, in order
-            if isStaged { batch?.flush() }
+        if !outbound.isEmpty {  // the socket's own backlog first, in order (nothing of it is staged: staging needs none)
             let descriptor = self.descriptor
             var failure: SystemError?
             let sent = outbound.withWaitingBytes { bytes -> Int in
@@ -148,7 +156,9 @@ extension Connection {
         }
         guard writeFailure == nil else { return }
         do { try watchWritable(!outbound.isEmpty) } catch { return writeFailure = error }
-        wakeTowardServer()
+        // While the socket has not taken what came out, the rest waits for its writable event, not a wake-up: one due
+        // now would come back at once, and the loop would never wait.
+        if outbound.isEmpty { wakeTowardServer() }
     }
 
     /// Bytes out of the uplink toward the socket, all of them taken: staged for the batch's next submission, or sent
@@ -203,6 +213,7 @@ extension Connection {
         guard let forgotten = link!.forgets(at: now) else { return }
         linkScheduler!.tally.forgotten[link!.group].add(at: forgotten)
         outbound.removeFirst(outbound.count)
+        do { try watchWritable(false) } catch { writeFailure = error }
     }
 
     /// Arms the connection's io_uring receive again.
