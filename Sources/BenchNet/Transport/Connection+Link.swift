@@ -131,24 +131,15 @@ extension Connection {
     func letOutTowardServer(timed: Bool) {
         guard isOpen, state != .connecting, writeFailure == nil, let link, !link.forgotten else { return }
         let now = MonotonicClock.now()
-        if !outbound.isEmpty {  // the socket's own backlog first, in order (nothing of it is staged: staging needs none)
-            let descriptor = self.descriptor
-            var failure: SystemError?
-            let sent = outbound.withWaitingBytes { bytes -> Int in
-                do throws(SystemError) {
-                    guard case .processed(let sent) = try Posix.sendSome(descriptor, bytes) else { return 0 }
-                    return sent
-                } catch {
-                    failure = error
-                    return 0
-                }
-            }
-            if let failure { return writeFailure = failure }
-            outbound.removeFirst(sent)
+        if !outbound.isEmpty {  // the socket's own backlog first, in order
+            do throws(SystemError) { try sendQueued() } catch { return writeFailure = error }
         }
         if outbound.isEmpty {
             let exit = link.towardServer.nextExit
-            let written = link.towardServer.writeOut(by: now) { bytes in writeOutOfLink(bytes) }
+            // All of it is taken: staged or sent, what the socket does not take queued (it then watches writable).
+            let written = link.towardServer.writeOut(by: now) { bytes in
+                writeToSocket(UnsafeRawBufferPointer(start: nil, count: 0), bytes) ? bytes.count : 0
+            }
             if written > 0 {
                 link.lastActivity = now
                 if timed, let exit, exit <= now { linkScheduler!.tally.lateness.record(now - exit) }
@@ -159,34 +150,6 @@ extension Connection {
         // While the socket has not taken what came out, the rest waits for its writable event, not a wake-up: one due
         // now would come back at once, and the loop would never wait.
         if outbound.isEmpty { wakeTowardServer() }
-    }
-
-    /// Bytes out of the uplink toward the socket, all of them taken: staged for the batch's next submission, or sent
-    /// now with what the socket did not take queued (it then watches for writable).
-    private func writeOutOfLink(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if let batch {
-            if isStaged && batch.extend(self, UnsafeRawBufferPointer(start: nil, count: 0), bytes) {
-                stagedByteCount += bytes.count
-                return bytes.count
-            }
-            if isStaged { batch.flush() }
-            if outbound.isEmpty && writeFailure == nil && batch.stage(self, UnsafeRawBufferPointer(start: nil, count: 0), bytes) {
-                (isStaged, stagedByteCount) = (true, bytes.count)
-                return bytes.count
-            }
-        }
-        guard writeFailure == nil else { return 0 }
-        var sent = 0
-        if outbound.isEmpty {
-            do throws(SystemError) {
-                if case .processed(let count) = try Posix.sendSome(descriptor, bytes) { sent = count }
-            } catch {
-                writeFailure = error
-                return 0
-            }
-        }
-        if sent < bytes.count { outbound.append(UnsafeRawBufferPointer(rebasing: bytes[sent...])) }
-        return bytes.count
     }
 
     /// A closing connection's last words (a WebSocket close, a protocol's goodbye) still inside the uplink go at once,

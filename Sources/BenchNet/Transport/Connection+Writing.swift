@@ -18,6 +18,16 @@ extension Connection {
             letOutTowardServer(timed: false)
             return try check()
         }
+        do {
+            try sendQueued()
+            if outbound.isEmpty { try watchWritable(false) }
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Sends what the queue holds, as far as the socket takes it.
+    func sendQueued() throws(SystemError) {
         let descriptor = self.descriptor
         let result = outbound.withWaitingBytes { bytes in
             Result { () throws(SystemError) in
@@ -26,12 +36,7 @@ extension Connection {
                 }
             }
         }
-        do {
-            if case .processed(let count) = try result.get() { outbound.removeFirst(count) }
-            if outbound.isEmpty { try watchWritable(false) }
-        } catch {
-            throw .system(error)
-        }
+        if case .processed(let count) = try result.get() { outbound.removeFirst(count) }
     }
 
     /// Bytes of the framing layer's own (handshake, pong, close), sent through the stream layer. They are not sent
@@ -67,9 +72,15 @@ extension Connection {
     @inline(__always)
     func writeWire(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
         guard writeFailure == nil else { return false }
+        bytesTaken += UInt64(head.count + body.count)
+        return link == nil ? writeToSocket(head, body) : sendIntoLink(head, body)
+    }
+
+    /// Writes wire bytes to the socket, as ``writeWire(_:_:)`` does without a link (and its link's bytes once they came
+    /// out of it): staged for io_uring's batch, or sent now, what the socket does not take queued.
+    @inline(__always)
+    func writeToSocket(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool {
         let total = head.count + body.count
-        bytesTaken += UInt64(total)
-        if link != nil { return sendIntoLink(head, body) }
         // Bytes join this connection's in the batch while those are the batch's last; otherwise the batch goes first
         // (and what the socket did not take of it is queued), as does a write that asks for a transmit stamp.
         if isStaged, let batch {
