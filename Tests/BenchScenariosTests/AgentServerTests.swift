@@ -1,3 +1,4 @@
+import Foundation
 @testable import BenchClients
 import BenchCore
 import BenchNet
@@ -24,12 +25,14 @@ import Testing
     }
 }
 
-/// An agent's connect times: kept for its own clients, and an agent that sends others' (or no time) is cut off.
+/// An agent's clients' reports (``ClientReport``, as every client thread's): a connect time, with its phases over tls,
+/// ws and wss, kept for its own clients; an agent that reports another's client, no time, or phases that do not add up
+/// to the connect time is cut off.
 @Suite(.timeLimit(.minutes(10))) struct AgentConnectTimesTests {
-    private func frame(_ entries: [(client: UInt32, nanoseconds: UInt64)]) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
-        bytes.withUnsafeMutableBytes { AgentConnectTimes(entries).encode(into: $0) }
-        return bytes
+    private func report(_ what: ClientReport.What, client: UInt32, time: UInt64, text: String = "") -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: WireFormat.clientReportMaximumSize)
+        let size = bytes.withUnsafeMutableBytes { ClientReport(what, client: client, time: time, text: text).encode(into: $0) }
+        return Array(bytes[0..<size])
     }
 
     /// A fan-out of 4 clients that agents bring, and a raw agent welcomed with clients 0 and 1 (the welcome checked).
@@ -51,12 +54,22 @@ import Testing
         return (run, agent)
     }
 
-    @Test func connectTimesOfClientsNotItsOwnCloseTheAgentsControlConnection() throws {
+    @Test(arguments: [
+        (client: UInt32(2), time: UInt64(1_000), phases: "", why: "another agent's client"),
+        (client: UInt32(1), time: UInt64(0), phases: "", why: "a connect of no time"),
+        (client: UInt32(1), time: UInt64(1_000), phases: "401,0,600,0", why: "phases that do not add up to its connect time"),
+        (client: UInt32(1), time: UInt64(1_000), phases: "400,0,six hundred,0", why: "phases that do not read"),
+    ])
+    func aConnectTimeThatIsNotItsClientsClosesTheAgentsControlConnection(
+        client: UInt32, time: UInt64, phases: String, why: String
+    ) throws {
         let (run, agent) = try Self.runWithAnAgentOfClients0And1()
-        agent.send(frame([(0, 1_000), (1, 2_000)]))  // its own: kept
+        agent.send(report(.subscribed, client: 0, time: 1_000, text: "400,0,600,0"))  // its own, adding up: kept
+        agent.send(report(.load, client: 0, time: 500_000))  // its thread's load: kept
+        agent.send(report(.closed, client: ClientReport.noClient, time: 1, text: "a note of its thread"))
         #expect(!agent.serverCloses(within: 1))
-        agent.send(frame([(2, 1_000)]))  // another agent's id
-        #expect(agent.serverCloses())
+        agent.send(report(.subscribed, client: client, time: time, text: phases))
+        #expect(agent.serverCloses(), "\(why)")
         agent.close()
         #expect {
             try run.finish()
@@ -65,53 +78,24 @@ import Testing
             return reason.contains("left before the run began")
         }
     }
-
-    @Test func aConnectTimesFrameRoundTripsAndACountPastThreeIsRefused() {
-        var bytes = frame([(7, 123), (8, UInt64.max), (9, 1)])
-        let read = bytes.withUnsafeMutableBytes { AgentConnectTimes(Frame(kind: .connectTimes, bytes: $0)) }
-        #expect(read == AgentConnectTimes([(7, 123), (8, .max), (9, 1)]))
-        for count: UInt8 in [0, 4, 255] {
-            bytes[5] = count
-            #expect(bytes.withUnsafeMutableBytes { AgentConnectTimes(Frame(kind: .connectTimes, bytes: $0)) } == nil)
-        }
-    }
 }
 
-/// An agent's clients' connect phases (over tls, ws, wss): kept where they add up to the connect time the agent gave,
-/// and an agent that sends phases of another's client, or phases that do not add up, is cut off.
-@Suite(.timeLimit(.minutes(10))) struct AgentConnectPhasesTests {
-    private func frame(client: UInt32, tcp: UInt64, webSocket: UInt64) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
-        bytes.withUnsafeMutableBytes {
-            AgentConnectPhases(client: client, phases: ConnectPhases(tcp: tcp, tls: 0, webSocket: webSocket, subscribe: 0))
-                .encode(into: $0)
+/// A client thread's tally, as its last report carries it.
+@Suite struct ClientThreadsTallyTests {
+    @Test func aTallyReadsBackAsItWasWrittenAndNothingElseReads() {
+        var tally = ClientThreadsTally()
+        (tally.droppedEchoes, tally.heartbeatsSent, tally.reconnects, tally.gaveUp) = (1, 20, 3, 0)
+        (tally.cpus, tally.allowedCPUs) = (CPUSet([0, 2, 3, 70]), CPUSet(0..<72))
+        #expect(tally.text == "dropped_echoes=1 heartbeats=20 reconnects=3 gave_up=0 cpus=0,2-3,70 allowed=0-71")
+        #expect(ClientThreadsTally(text: tally.text, limit: 100) == tally)
+        #expect(ClientThreadsTally(text: ClientThreadsTally().text, limit: 0) == ClientThreadsTally())
+        for text in [
+            "", "dropped_echoes=1", tally.text + " more=1", tally.text.replacingOccurrences(of: "=20", with: "=-20"),
+            tally.text.replacingOccurrences(of: "=20", with: "=101"), tally.text.replacingOccurrences(of: "0,2-3", with: "3-2"),
+            tally.text.replacingOccurrences(of: "70", with: "65536"), tally.text.replacingOccurrences(of: "heartbeats", with: "beats"),
+        ] {
+            #expect(ClientThreadsTally(text: text, limit: 100) == nil, "\(text)")
         }
-        return bytes
-    }
-
-    @Test func aConnectPhasesFrameRoundTripsAndAPhaseLongerThanAnHourIsRefused() {
-        var bytes = frame(client: 7, tcp: 300, webSocket: 900)
-        let read = bytes.withUnsafeMutableBytes { AgentConnectPhases(Frame(kind: .connectPhases, bytes: $0)) }
-        #expect(read == AgentConnectPhases(client: 7, phases: ConnectPhases(tcp: 300, tls: 0, webSocket: 900, subscribe: 0)))
-        bytes = frame(client: 7, tcp: ConnectPhases.longest + 1, webSocket: 0)
-        #expect(bytes.withUnsafeMutableBytes { AgentConnectPhases(Frame(kind: .connectPhases, bytes: $0)) } == nil)
-    }
-
-    @Test(arguments: [(client: UInt32(2), tcp: UInt64(400), why: "another agent's client"),
-                      (client: UInt32(0), tcp: UInt64(401), why: "phases that do not add up to its connect time")])
-    func connectPhasesThatAreNotItsClientsCloseTheAgentsControlConnection(
-        client: UInt32, tcp: UInt64, why: String
-    ) throws {
-        let (run, agent) = try AgentConnectTimesTests.runWithAnAgentOfClients0And1()
-        var times = [UInt8](repeating: 0, count: WireFormat.agentFrameSize)
-        times.withUnsafeMutableBytes { AgentConnectTimes([(0, 1_000), (1, 2_000)]).encode(into: $0) }
-        agent.send(times)
-        agent.send(frame(client: 0, tcp: 400, webSocket: 600))  // its own, adding up: kept
-        #expect(!agent.serverCloses(within: 1))
-        agent.send(frame(client: client, tcp: tcp, webSocket: 600))
-        #expect(agent.serverCloses(), "\(why)")
-        agent.close()
-        #expect(throws: RunError.self) { try run.finish() }
     }
 }
 

@@ -83,7 +83,7 @@ import Testing
             peer.close()
         }
         let hellos: [(version: UInt8, client: UInt32, token: UInt64)] = [
-            (7, 0, configuration.token), (WireFormat.version, 42, configuration.token),
+            (WireFormat.version + 1, 0, configuration.token), (WireFormat.version, 42, configuration.token),
             (WireFormat.version, 3, configuration.token), (WireFormat.version, 2, configuration.token ^ 1),
         ]
         for (version, client, token) in hellos {
@@ -102,7 +102,7 @@ import Testing
         #expect(recording.status == .complete)
         let reasons = recording.connectionEvents.filter { $0.side == .server }.map(\.reason)
         for expected in attacks.map(\.reason) + [
-            "speaks protocol version 7", "said hello as client 42; this run has clients 0 to 4",
+            "speaks protocol version \(WireFormat.version + 1)", "said hello as client 42; this run has clients 0 to 4",
             "said hello as client 3, which is already connected",
             "said hello as client 2 without this run's token",
         ] {

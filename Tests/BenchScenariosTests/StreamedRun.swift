@@ -36,14 +36,19 @@ func oneReconnectingClient(every wait: UInt64, tries: Int) -> RunConfiguration {
 }
 
 /// The clients `ids` of `configuration` on a thread of their own, connecting to `address` (a test's own listener);
-/// their report once they end (nil if they could not start).
+/// their tally once they end (nil if they could not start).
 func startEchoClients(
     _ configuration: RunConfiguration, ids: Range<Int> = 0..<1, address: SocketAddress, control: RunControl
-) throws -> NativeThread<EchoClients<TCP>.Report?> {
-    try NativeThread.spawn(name: "test-clients") { () -> EchoClients<TCP>.Report? in
+) throws -> NativeThread<ClientThreadsTally?> {
+    try NativeThread.spawn(name: "test-clients") { () -> ClientThreadsTally? in
         let settings = TransportSettings(maximumFrameSize: 64, webSocketPath: "/", webSocketHost: "test")
-        let clients = try? EchoClients<TCP>(
-            configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control, kernelClock: nil)
-        return clients?.run()
+        let reports = ReportWriter()
+        guard let clients = try? EchoClients<TCP>(
+            configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control,
+            kernelClock: nil, reports: reports)
+        else { return nil }
+        clients.run()
+        let last = ClientReport.all(in: reports.collected).last { $0.what == .threadEnded }
+        return last.flatMap { ClientThreadsTally(text: $0.text, limit: .max) }
     }
 }

@@ -114,7 +114,7 @@ struct TLSTransportTests {
         configuration.tlsKeyPath = pair.key
         configuration.localClientRange = 0..<2  // the run waits for client 2, which comes after s_client
         let run = try BackgroundRun(configuration)
-        var lastClient: NativeThread<EchoClients<TLS>.Report>?
+        var lastClient: NativeThread<[ClientReport]>?
         defer {
             // Whatever happened, nothing is left running: the outside client is woken and joined.
             run.control.clientsWake.notify()
@@ -156,10 +156,10 @@ struct TLSTransportTests {
         #expect(reasons.count <= 1, "at most the stray s_client connection: \(reasons)")
         #expect(recording.connectionEvents.allSatisfy { $0.client == nil }, "\(reasons)")
         control.clientsWake.notify()
-        let report = try #require(lastClient).join()
+        let connects = try #require(lastClient).join().filter { $0.what == .subscribed }
         lastClient = nil
-        #expect(report.connectTimes.map(\.client) == [2])
-        #expect(report.connectTimes.allSatisfy { $0.nanoseconds > 0 })
+        #expect(connects.map(\.client) == [2])
+        #expect(connects.allSatisfy { $0.time > 0 })
     }
 
     @Test(.enabled(if: hasOpenSSLTool, "the openssl command is not installed: apt-get install -y openssl"))
@@ -202,7 +202,7 @@ struct TLSTransportTests {
         configuration.localClientRange = 0..<0  // all three come through stunnel
         configuration.timestamps = .user  // stunnel re-sends the bytes: kernel stamps would be stunnel's
         let run = try BackgroundRun(configuration)
-        var clientsThread: NativeThread<EchoClients<TLS>.Report>?
+        var clientsThread: NativeThread<[ClientReport]>?
         defer {
             run.control.clientsWake.notify()
             _ = clientsThread?.join()
@@ -236,15 +236,15 @@ struct TLSTransportTests {
             configuration, ids: 0..<3, port: stunnelPort, pinnedPath: pair.certificate, control: run.control)
         let recording = try run.finish()
         run.control.clientsWake.notify()
-        let report = try #require(clientsThread).join()
+        let connects = try #require(clientsThread).join().filter { $0.what == .subscribed }
         clientsThread = nil
 
         #expect(recording.status == .complete, "\(recording.statusReason) \(stunnel.errors())")
         #expect(recording.connectionEvents.isEmpty, "\(recording.connectionEvents.map(\.reason))")
         #expect(recording.ledger.outcome.allSatisfy { $0 == .echoed })
-        #expect(report.connectTimes.count == 3)
-        #expect(report.connectTimes.map(\.client).sorted() == [0, 1, 2])
-        #expect(report.connectTimes.allSatisfy { $0.nanoseconds > 0 })
+        #expect(connects.count == 3)
+        #expect(connects.map(\.client).sorted() == [0, 1, 2])
+        #expect(connects.allSatisfy { $0.time > 0 })
         let files = try RunFiles.write(recording)
         #expect(files.samples.count == 3 * 30)
         #expect(files.summary["delivery"]?.int("lost") == 0)
@@ -336,21 +336,23 @@ enum TLSTools {
     /// pinning the certificate in the PEM file `pinnedPath`.
     static func spawnClients(
         _ configuration: RunConfiguration, ids: Range<Int>, port: UInt16, pinnedPath: String, control: RunControl
-    ) throws -> NativeThread<EchoClients<TLS>.Report> {
+    ) throws -> NativeThread<[ClientReport]> {
         let pinned = try TLSCertificate(pem: Array(try Data(contentsOf: URL(fileURLWithPath: pinnedPath))))
         let settings = TransportSettings(
             maximumFrameSize: max(configuration.payload, WireFormat.minimumMessageSize),
             tls: try TLSContext(pinning: pinned))
         let address = try #require(SocketAddress(host: "127.0.0.1", port: port))
         return try NativeThread.spawn(name: "test-clients") {
+            let reports = ReportWriter()
             do {
-                return try EchoClients<TLS>(
-                    configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control, kernelClock: nil
+                try EchoClients<TLS>(
+                    configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control,
+                    kernelClock: nil, reports: reports
                 ).run()
             } catch {
                 control.failSetup("the test's clients could not start: \(error)")
-                return EchoClients<TLS>.Report()
             }
+            return ClientReport.all(in: reports.collected)
         }
     }
 }

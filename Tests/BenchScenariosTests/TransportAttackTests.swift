@@ -244,7 +244,7 @@ import Testing
         configuration.tlsKeyPath = pair.key
         configuration.localClientRange = 0..<2  // client 2 is one of bench's TLS clients, started after the attack
         let run = try BackgroundRun(configuration)
-        var lastClient: NativeThread<EchoClients<TLS>.Report>?
+        var lastClient: NativeThread<[ClientReport]>?
         defer {
             run.control.clientsWake.notify()
             _ = lastClient?.join()
@@ -287,7 +287,7 @@ import Testing
         configuration.tlsKeyPath = pair.key
         configuration.localClientRange = 0..<2
         let run = try BackgroundRun(configuration)
-        var lastClient: NativeThread<EchoClients<TLS>.Report>?
+        var lastClient: NativeThread<[ClientReport]>?
         defer {
             run.control.clientsWake.notify()
             _ = lastClient?.join()

@@ -2,16 +2,21 @@ import BenchCore
 import BenchNet
 import Synchronization
 
-/// The writing end of a channel from a share of a target run's clients to the run's measuring thread: what they
-/// received (read reports, ``FrameKind/read``), their ``ClientReport``s and, in roundtrip, their ``SendReport``s, gathered in one buffer and written with one
-/// blocking call per pass of their event loop (never one per message). A measuring thread that falls behind holds
-/// the subscribers' thread back; its stamps were taken before. Writers that share a socket (an agent's threads and
-/// its clock rounds on its control connection) share a ``SocketWriteLock``: one lock per write, never per message.
+/// The writing end of a channel from a thread of a run's clients to the run: what they received (read reports,
+/// ``FrameKind/read``), their ``ClientReport``s and, in roundtrip, their ``SendReport``s, gathered in one buffer and
+/// written with one blocking call per pass of their event loop (never one per message). A measuring thread that falls
+/// behind holds the clients' thread back; its stamps were taken before. Writers that share a socket (an agent's threads
+/// and its clock rounds on its control connection) share a ``SocketWriteLock``: one lock per write, never per message.
+/// The built-in server's clients in this process write to memory instead (``init()``), read once they ended
+/// (``collected``).
 public final class ReportWriter {
-    let descriptor: Int32
+    /// The channel's socket; nil: memory.
+    let descriptor: Int32?
     private let lock: SocketWriteLock?
     private let buffer: UnsafeMutableRawBufferPointer
     private var used = 0
+    /// What a writer to memory was given, flush by flush.
+    public private(set) var collected: [UInt8] = []
     /// The channel failed (the measuring thread is gone): nothing more is written.
     private(set) var isBroken = false
 
@@ -19,6 +24,13 @@ public final class ReportWriter {
         self.descriptor = descriptor
         self.lock = lock
         buffer = .allocate(byteCount: 64 << 10, alignment: 8)
+    }
+
+    /// A writer whose reports stay in this process, in ``collected``.
+    public init() {
+        descriptor = nil
+        lock = nil
+        buffer = .allocate(byteCount: 4 << 10, alignment: 8)
     }
 
     deinit {
@@ -63,8 +75,12 @@ public final class ReportWriter {
     /// Writes what was gathered.
     public func flush() {
         guard used > 0, !isBroken else { return used = 0 }
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<used])
+        guard let descriptor else {
+            collected.append(contentsOf: bytes)
+            return used = 0
+        }
         do throws(SystemError) {
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<used])
             if let lock { try lock.send(bytes, on: descriptor) } else { try Posix.sendAll(descriptor, bytes) }
         } catch {
             isBroken = true

@@ -41,14 +41,13 @@ extension EchoClients {
         let isReconnect = joined[position]
         returnUnconfirmed[position] = isReconnect
         if isReconnect {
-            report.reconnects += 1
+            tally.reconnects += 1
         } else {
             joined[position] = true
-            report.connectTimes.append((client, connectTime ?? 0, phases(of: connection)))
-            if report.connectTimes.count == ids.count {
-                connectTimesOut?.add(report.connectTimes)
-                load.begin()  // the connects were setup; the load counts from here
-            }
+            joinedCount += 1
+            reports.report(ClientReport(
+                .subscribed, client: UInt32(client), time: max(1, connectTime ?? 0), text: phases(of: connection)?.text ?? ""))
+            if joinedCount == ids.count { load.begin() }  // the connects were setup; the load counts from here
         }
         let session = sessions[position]
         session.connected()

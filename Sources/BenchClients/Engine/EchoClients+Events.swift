@@ -7,7 +7,7 @@ extension EchoClients {
     /// one submission. Where it cannot, the thread stays on epoll and says so in the run's events.
     func startUring() {
         guard let refusal = loop.startUring(connections: ids.count) else { return }
-        record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(refusal)); its sockets use epoll")
+        record(client: nil, reason: "io_uring could not be set up on a clients' thread (\(refusal)); its sockets use epoll", as: .note)
     }
 
     /// Waits for events and handles them (``ClientLoop/wait(timeoutMilliseconds:_:)``). False when the loop ends (a

@@ -28,19 +28,19 @@ extension EchoClients {
     /// A WebSocket ping where the transport has one (as SocketRocket's heartbeat), a heartbeat frame otherwise.
     func sendHeartbeat(on connection: Connection<T>, position: Int) throws(SystemError) {
         if try connection.sendPing() {
-            report.heartbeats += 1
+            tally.heartbeatsSent += 1
             return
         }
         let session = sessions[position]
         session.heartbeat()
         var dropped = 0
         try sendOwed(by: session, on: connection, counting: &dropped)
-        if dropped == 0 { report.heartbeats += 1 }
+        if dropped == 0 { tally.heartbeatsSent += 1 }
     }
 
     /// An agent's thread: its busy share since its clients all said hello, every second.
     func postLoad() {
-        guard let loadOut, let share = load.takeIfDue() else { return }
-        loadOut.post(first: ids.lowerBound, partsPerMillion: share)
+        guard reportsLoad, let share = load.takeIfDue() else { return }
+        reports.report(ClientReport(.load, client: UInt32(ids.lowerBound), time: share))
     }
 }

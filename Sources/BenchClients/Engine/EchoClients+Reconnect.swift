@@ -18,8 +18,8 @@ extension EchoClients {
 
     /// The client at `position` used its `tries`: it stays away (an event).
     func gaveUp(position: Int, tries: Int) {
-        report.gaveUp += 1
-        record(client: ids.lowerBound + position, reason: ReconnectSchedule.gaveUpText(tries: tries))
+        tally.gaveUp += 1
+        record(client: ids.lowerBound + position, reason: ReconnectSchedule.gaveUpText(tries: tries), as: .gaveUp)
     }
 
     /// Arms the timer for the next connect due (a paced first connect, the earliest return); with none it is left as

@@ -11,26 +11,11 @@ import BenchProtocols
 /// of the handshakes) is kept. Then they echo until the server closes every connection (the end of the run) or the
 /// run's control wakes them. A single client has nothing to multiplex: once connected it blocks in read on its
 /// socket, as sockperf's server does, which saves an epoll_wait per message.
+///
+/// What they have to say besides their echoes goes out as ``ClientReport``s through `reports`, as every client role's:
+/// each client's connect time and phases, its connection's events, the thread's load every second (an agent's), and
+/// its tally as its last report.
 public final class EchoClients<T: Transport> {
-    /// What the clients' side saw, merged into the ``RunRecording`` after the run.
-    public struct Report: Sendable {
-        public var observedCPUs = CPUSet()
-        public var allowedCPUs = CPUSet()
-        public var events: [ConnectionEvent] = []
-        /// Echoes not sent because the connection's write queue was full.
-        public var droppedEchoes = 0
-        /// Heartbeats sent.
-        public var heartbeats = 0
-        /// Per client of this thread, in order: from the start of its connect to the end of its handshakes (ns), and
-        /// its phases over a transport that has more than a TCP connect.
-        public var connectTimes: [(client: Int, nanoseconds: UInt64, phases: ConnectPhases?)] = []
-        /// `--reconnect`: hellos said again after a drop, and clients that gave up after their last try.
-        public var reconnects = 0
-        public var gaveUp = 0
-        /// The thread's CPU time over its life, in percent: a client thread this busy is the harness's bottleneck.
-        public var busyPercent: Double?
-    }
-
     typealias Token = EchoClientsToken
 
     /// Heartbeats go out in slices on this tick (or on every heartbeat, if that is shorter), so that ten
@@ -63,31 +48,38 @@ public final class EchoClients<T: Transport> {
     var returnUnconfirmed: [Bool] = []
     /// The server said goodbye (the run is over) or the run's control woke the clients: no reconnect any more.
     var runIsOver = false
-    /// An agent's: where the connect times go once every client of this thread has said hello, for the agent to send
-    /// to the server (whose `connect` metric they are).
-    var connectTimesOut: ConnectTimesMailbox?
-    /// An agent's: where this thread's busy share goes every second once all its clients said hello.
-    var loadOut: ThreadLoadBoard?
+    /// Where the thread's reports go (``ClientReport``): flushed after each pass of its loop.
+    let reports: ReportWriter
+    /// An agent's: the thread's busy share goes out every second once all its clients said hello.
+    let reportsLoad: Bool
     var load = BusyShare()
+    /// Clients that said hello once.
+    var joinedCount = 0
     /// Per position: the client's side of the built-in server's protocol, started over on each connection; what they
     /// owe goes to one outbox, drained after each read.
     let sessions: [BenchEchoSession]
     var heartbeatCursor = 0
     /// The heartbeats this thread's clients are owed.
     var heartbeatCredit = HeartbeatCredit()
-    var report = Report()
+    /// The thread's counts and CPUs, its last report.
+    var tally = ClientThreadsTally()
 
     /// Clients `ids` of the run `configuration`, connecting where `routes` says, their transports set up with
-    /// `transport`; `kernelClock` is given when the run uses kernel stamps.
-    init(
+    /// `transport`, reporting through `reports` (their load too with `reportsLoad`); `kernelClock` is given when the
+    /// run uses kernel stamps.
+    public init(
         _ configuration: RunConfiguration,
         ids: Range<Int>,
         routes: ClientRoutes,
         transport: TransportSettings,
         control: RunControl,
-        kernelClock: KernelClockMapping?
+        kernelClock: KernelClockMapping?,
+        reports: ReportWriter,
+        reportsLoad: Bool = false
     ) throws(SystemError) {
         self.routes = routes
+        self.reports = reports
+        self.reportsLoad = reportsLoad
         self.sources = configuration.sourceAddresses.isEmpty
             ? SourceAddresses.automatic(clients: configuration.clients, server: routes.server)
             : configuration.sourceAddresses.compactMap { SocketAddress(host: $0, port: 0) }
@@ -114,19 +106,21 @@ public final class EchoClients<T: Transport> {
         returnUnconfirmed = Array(repeating: false, count: ids.count)
     }
 
-    /// Connects every client, echoes until the run ends, closes every connection.
-    func run() -> Report {
+    /// Connects every client, echoes until the run ends, closes every connection; its tally goes last
+    /// (``ClientReport/What/threadEnded``).
+    public func run() {
         let (cpu, wall) = (ThreadCPUTime.now(), MonotonicClock.now())
-        var result = runLoop()
-        result.observedCPUs.formUnion(loop.observedCPUs)
+        runLoop()
+        tally.cpus.formUnion(loop.observedCPUs)
         let life = MonotonicClock.now() - wall
-        if life > 0 { result.busyPercent = min(100, 100 * Double(ThreadCPUTime.now() - cpu) / Double(life)) }
-        return result
+        let busy = life > 0 ? min(1_000_000, 1_000_000 * (ThreadCPUTime.now() - cpu) / life) : 0
+        reports.report(ClientReport(.threadEnded, client: UInt32(ids.lowerBound), time: busy, text: tally.text))
+        reports.flush()
     }
 
     /// The thread's loop, from its connects to the server's goodbye.
-    private func runLoop() -> Report {
-        report.allowedCPUs = CPUPlacement.allowedCPUs()
+    private func runLoop() {
+        tally.allowedCPUs = CPUPlacement.allowedCPUs()
         defer {
             table.closeAll()
         }
@@ -136,11 +130,11 @@ public final class EchoClients<T: Transport> {
             try loop.epoll.add(connectTimer.descriptor, interest: .readable, token: Token.connectTimer)
         } catch {
             control.failSetup("the clients' event loop could not start: \(error)")
-            return report
+            return
         }
         if usesUring { startUring() }
-        guard startDueConnects() else { return report }
-        if heartbeat > 0 || loadOut != nil {  // an agent's thread also ticks to post its load
+        guard startDueConnects() else { return }
+        if heartbeat > 0 || reportsLoad {  // an agent's thread also ticks to report its load
             let tick = heartbeat > 0 ? min(heartbeat, Self.heartbeatTick) : Self.heartbeatTick
             try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
         }
@@ -149,9 +143,10 @@ public final class EchoClients<T: Transport> {
             if ids.count == 1 && !table.reconnects, let only = table[0], only.isOpen, !only.isLinked, !table.isSettingUp(0) {
                 return echoOnBlockingSocket(only)
             }
-            guard waitAndHandleEvents() else { return report }
+            let goesOn = waitAndHandleEvents()
+            reports.flush()
+            guard goesOn else { return }
         }
-        return report
     }
 
     /// Handles epoll's events for one client's connection: the end of its connect, its handshakes, its echoes. False
@@ -175,7 +170,7 @@ public final class EchoClients<T: Transport> {
 
     /// Echoes on the only client's socket made blocking, until the server closes it at the end of the run.
     /// A receive timeout of one heartbeat wakes it to send heartbeats when nothing arrives.
-    func echoOnBlockingSocket(_ connection: Connection<T>) -> Report {
+    func echoOnBlockingSocket(_ connection: Connection<T>) {
         let client = ids.lowerBound
         do {
             var nextHeartbeat = UInt64.max
@@ -185,7 +180,7 @@ public final class EchoClients<T: Transport> {
             }
             if heartbeat > 0 { nextHeartbeat = MonotonicClock.now() + heartbeat }
             while try echoWhatArrives(on: connection, position: 0) {
-                report.observedCPUs.insert(CPUPlacement.currentCPU())
+                tally.cpus.insert(CPUPlacement.currentCPU())
                 let now = MonotonicClock.now()
                 if now >= nextHeartbeat {
                     try sendHeartbeat(on: connection, position: 0)
@@ -195,7 +190,6 @@ public final class EchoClients<T: Transport> {
         } catch {
             record(client: client, reason: "\(error)")
         }
-        return report
     }
 
     /// Reads once and echoes every data frame read, stamped with the time the read returned (and the kernel's
@@ -223,7 +217,7 @@ public final class EchoClients<T: Transport> {
         }
         if session.heardGoodbye { runIsOver = true }  // the close that follows is the end, not a drop
         if let refusal { record(client: ids.lowerBound + position, reason: "\(refusal)") }
-        try sendOwed(by: session, on: connection, counting: &report.droppedEchoes)
+        try sendOwed(by: session, on: connection, counting: &tally.droppedEchoes)
         return proceed && refusal == nil
     }
 
@@ -256,8 +250,9 @@ public final class EchoClients<T: Transport> {
         if let failure { throw failure }
     }
 
-    func record(client: Int?, reason: String) {
-        report.events.append(
-            ConnectionEvent(side: .clients, client: client, time: MonotonicClock.now(), reason: reason))
+    /// Reports what happened to `client` (nil: to the thread), as `what` (its connection closed, by default).
+    func record(client: Int?, reason: String, as what: ClientReport.What = .closed) {
+        reports.report(ClientReport(
+            what, client: client.map { UInt32($0) } ?? ClientReport.noClient, time: MonotonicClock.now(), text: reason))
     }
 }

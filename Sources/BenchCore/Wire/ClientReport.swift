@@ -1,7 +1,9 @@
-/// What a group of a target run's clients (subscribers, round-trip clients or chat members), on a thread or in a child
-/// process of its own, tells the run's measuring thread besides the messages they received (each of those is a
-/// read report or a delivery frame: sequence, client, and the read's times): a client is subscribed, its connection
-/// closed, the server said something, or it received something that is not a measurement.
+/// What a thread of a run's clients, of any role, tells the run besides the messages they received: a client is
+/// connected (subscribed), its connection closed, the server said something, it received something that is not a
+/// measurement, the thread's load, and its tally when it ends. A target's clients (subscribers, round-trip clients,
+/// chat members) send it to the run's measuring thread, with their messages (each a read report or a delivery frame:
+/// sequence, client, and the read's times); the built-in server's clients, whose messages the server measures itself,
+/// send only these: in this process kept until the threads end, from an agent or a child on its control connection.
 ///
 ///     length | kind=13 | what:u8 | reserved:u16 | client:u32 | time:u64 | text (UTF-8, at most 512 bytes)
 ///
@@ -41,10 +43,16 @@ public struct ClientReport: Equatable, Sendable {
         /// How late that link let its bytes out behind its model (`text`: ``LinkLateness/text``); `client`: its first
         /// id. Sent with its events, after them; a link that carried nothing sends none.
         case linkLateness = 10
+        /// A thread of the built-in server's clients ended (`client`: its first id): `time` is its busy share over its
+        /// life in parts per million, `text` its tally (``ClientThreadsTally/text``). Its last report.
+        case threadEnded = 11
 
         /// What a child's or an agent's link sends once the run is over: the only reports taken then.
         public var isLinksAccount: Bool { self == .linkEvent || self == .linkLateness }
     }
+
+    /// The `client` of a report that is no one client's (a thread's note).
+    public static let noClient = UInt32.max
 
     public var what: What
     public var client: UInt32
@@ -99,5 +107,23 @@ public struct ClientReport: Equatable, Sendable {
         frame.store(time, at: 12)
         for (offset, byte) in body.enumerated() { frame.bytes[Self.headSize + offset] = byte }
         return size
+    }
+}
+
+extension ClientReport {
+    /// The reports a ``FrameKind/clientReport`` stream of this process holds (a thread's, written to memory), in order;
+    /// it ends at the first frame that is not one.
+    public static func all(in stream: [UInt8]) -> [ClientReport] {
+        var reports: [ClientReport] = []
+        var bytes = stream
+        var decoder = FrameDecoder(maximumFrameSize: WireFormat.clientReportMaximumSize)
+        _ = try? bytes.withUnsafeMutableBytes { buffer in
+            try decoder.decode(buffer) { frame in
+                guard frame.kind == .clientReport, let report = ClientReport(frame) else { return false }
+                reports.append(report)
+                return true
+            }
+        }
+        return reports
     }
 }

@@ -119,7 +119,7 @@ public struct FrameDecoder {
         case .hello, .heartbeat, .goodbye, .dropConnections:
             let expected = kind == .hello ? WireFormat.helloFrameSize : WireFormat.heartbeatFrameSize
             guard size == expected else { throw .wrongSize(kind: kind, announced: size, expected: expected) }
-        case .agentHello, .agentWelcome, .connectTimes, .connectPhases:
+        case .agentHello, .agentWelcome:
             guard size == WireFormat.agentFrameSize else {
                 throw .wrongSize(kind: kind, announced: size, expected: WireFormat.agentFrameSize)
             }

@@ -40,7 +40,9 @@ public enum WireFormat {
     /// description carries its connection parameters: a version 4 agent would send neither as a version 5 server reads it.
     /// 6: an agent of the built-in server sends its clients' connect phases (kind 18), which a version 5 server would
     /// take for an unknown frame and drop the agent mid-run; a client group obeys a drop order (kind 17).
-    public static let version: UInt8 = 6
+    /// 7: an agent of the built-in server reports its clients as every client thread does (kind 13: connect times and
+    /// phases, events, load), no longer in kinds 11 and 18, which a version 6 server would take for garbage.
+    public static let version: UInt8 = 7
     /// Size of the length field that starts every frame.
     public static let lengthFieldSize = 4
     /// Size of a hello frame, length field included.
@@ -91,16 +93,14 @@ public enum FrameKind: UInt8, Sendable {
     /// The server ends the run on this connection: the close that follows is deliberate, and a client that would
     /// reconnect after a drop (`--reconnect`) does not.
     case goodbye = 10
-    /// An agent tells the server the connect times of up to three of its clients (`connect` is measured where the
-    /// connect happens).
-    case connectTimes = 11
+    // 11 was an agent's connect times (version 6 and before): kind 13 carries them now.
     /// The server tells a welcomed agent what its clients need beyond the welcome's numbers (transport, WebSocket
     /// path, the certificate to pin): fields of a tag, a length and bytes, up to
     /// ``WireFormat/clientSpecMaximumSize``.
     case clientSpec = 12
-    /// A target run's client group (subscribers, round-trip clients, chat members) tells the measuring thread what is
-    /// not a message received (``ClientReport``): subscribed, closed, the server's error, a note, its load; from
-    /// ``ClientReport/headSize`` to ``WireFormat/clientReportMaximumSize`` bytes.
+    /// A thread of a run's clients, of any role, tells the run what is not a message received (``ClientReport``):
+    /// subscribed (connected), closed, the server's error, a note, its load, its tally; from ``ClientReport/headSize``
+    /// to ``WireFormat/clientReportMaximumSize`` bytes.
     case clientReport = 13
     /// A roundtrip target run's client tells the measuring thread what became of a message it was ordered to send
     /// (``SendReport``): written, its transmit stamp, or not written; ``SendReport/size`` bytes.
@@ -116,9 +116,7 @@ public enum FrameKind: UInt8, Sendable {
     /// (`--drop-connections-at`), as a network that drops them would: each comes back with `--reconnect`. A
     /// heartbeat's layout and size.
     case dropConnections = 17
-    /// An agent tells the server one client's connect phase by phase (``AgentConnectPhases``), after its connect time,
-    /// over a transport that has more than a TCP connect (tls, ws, wss).
-    case connectPhases = 18
+    // 18 was an agent's connect phases (version 6): kind 13 carries them now.
 }
 
 extension FrameKind {
@@ -128,7 +126,6 @@ extension FrameKind {
         case .echo: return "an echo"
         case .agentHello: return "an agent hello"
         case .agentWelcome: return "an agent welcome"
-        case .connectTimes: return "a connect times"
         case .clockProbe: return "a clock probe"
         case .clockReply: return "a clock reply"
         case .clockReport: return "a clock report"
@@ -138,7 +135,6 @@ extension FrameKind {
         case .delivery: return "a delivery"
         case .read: return "a read report"
         case .dropConnections: return "a drop-connections order"
-        case .connectPhases: return "a connect phases"
         default: return "a \(self)"
         }
     }

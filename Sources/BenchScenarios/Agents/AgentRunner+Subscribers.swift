@@ -80,8 +80,7 @@ extension AgentRunner {
             throw .system(failure)
         }
         watchControlConnection(
-            controlSocket, until: { started.allFinished }, connectTimes: ConnectTimesMailbox(),
-            relay: relay, writeLock: lock, control: control, status: status)
+            controlSocket, until: { started.allFinished }, relay: relay, writeLock: lock, control: control, status: status)
         _ = started.join()
         share.reportLinkEvents(on: ReportWriter(descriptor: controlSocket, lock: lock))
     }

@@ -3,8 +3,8 @@ import BenchCore
 import BenchNet
 import Glibc
 
-/// What an agent does on its control connection while its clients run: it sends their connect times and load, measures
-/// the collector's clock again every ``AgentRunner/clockRoundInterval`` (a ``ClockRound``, taken a reply at a time among
+/// What an agent does on its control connection while its clients run (their threads send their own reports on it): it
+/// measures the collector's clock again every ``AgentRunner/clockRoundInterval`` (a ``ClockRound``, taken a reply at a time among
 /// whatever else arrives), passes a target run's orders on to the client threads they are for
 /// (``OrderRelay``), and takes the connection's end for the run's.
 extension AgentRunner {
@@ -20,11 +20,11 @@ extension AgentRunner {
     /// reconnect. A round whose replies are late (a server busy for seconds) is given up when the next is due, not
     /// taken for the end; its late replies match no probe and are dropped. Returns when `finished` or on a stop request.
     ///
-    /// With `writeLock`, other threads write to the control connection too (an agent's clients' reports): each write
-    /// here holds it.
+    /// Other threads write to the control connection too (an agent's clients' reports): each write here holds
+    /// `writeLock`.
     static func watchControlConnection(
-        _ socket: Int32, until finished: () -> Bool, connectTimes: ConnectTimesMailbox, loads: ThreadLoadBoard? = nil,
-        relay: OrderRelay? = nil, writeLock: SocketWriteLock?, control: RunControl, status: AgentStatus? = nil
+        _ socket: Int32, until finished: () -> Bool, relay: OrderRelay? = nil, writeLock: SocketWriteLock?,
+        control: RunControl, status: AgentStatus? = nil
     ) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
         defer { buffer.deallocate() }
@@ -34,8 +34,6 @@ extension AgentRunner {
         try? Posix.setReceiveTimeout(socket, nanoseconds: controlPollInterval)
         while !finished() && !control.isStopRequested {
             do {
-                try send(connectTimes.take(), on: socket)
-                try send(loads?.take() ?? [], on: socket)
                 if MonotonicClock.now() >= nextRound {
                     nextRound = MonotonicClock.now() + clockRoundInterval
                     round = ClockRound()

@@ -20,8 +20,6 @@ public enum AgentRunner {
         public let spec: ClientSpec
         /// What it found of the server's clock; its clients' stamps were corrected by it.
         public let clock: ClockEstimate
-        /// Connections of its clients that closed early, with the reason (the server closing them all is the end).
-        public let events: [ConnectionEvent]
         /// What the agent's own options did not do, and why (for people).
         public var notes: [String] = []
     }
@@ -71,7 +69,7 @@ public enum AgentRunner {
             try runTargetClients(
                 welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control,
                 status: status)
-            var outcome = Outcome(welcome: welcome, spec: spec, clock: clock, events: [])
+            var outcome = Outcome(welcome: welcome, spec: spec, clock: clock)
             if reconnect != nil && reconnect != spec.reconnect {
                 outcome.notes.append(
                     "this agent's --reconnect was not used: a --target run's clients reconnect as the run says ("
@@ -103,67 +101,33 @@ public enum AgentRunner {
         }
         let (link, routes) = try Self.link(spec.link, to: address, ids: configuration.localClients)
         let parts = (configuration, routes, settings, kernelClock)
-        let events: [ConnectionEvent]
         switch spec.transport {
-        case .tcp: events = runClients(parts, over: TCP.self, controlSocket: controlSocket, link: link, control: control, status: status)
-        case .ws: events = runClients(parts, over: WebSocket.self, controlSocket: controlSocket, link: link, control: control, status: status)
-        case .tls: events = runClients(parts, over: TLS.self, controlSocket: controlSocket, link: link, control: control, status: status)
-        case .wss:
-            events = runClients(
-                parts, over: SecureWebSocket.self, controlSocket: controlSocket, link: link, control: control, status: status)
+        case .tcp: runClients(parts, over: TCP.self, controlSocket: controlSocket, control: control, status: status)
+        case .ws: runClients(parts, over: WebSocket.self, controlSocket: controlSocket, control: control, status: status)
+        case .tls: runClients(parts, over: TLS.self, controlSocket: controlSocket, control: control, status: status)
+        case .wss: runClients(parts, over: SecureWebSocket.self, controlSocket: controlSocket, control: control, status: status)
         }
         if let reason = control.setupFailureReason { throw .setupFailed(reason) }
         if let link {  // the run is over (the server shut its side): what the link did, for the run's events
             let writer = ReportWriter(descriptor: controlSocket)
             link.report(on: writer, client: welcome.firstClient)
         }
-        return Outcome(welcome: welcome, spec: spec, clock: clock, events: events)
+        return Outcome(welcome: welcome, spec: spec, clock: clock)
     }
 
-    /// Runs the agent's clients over `T` until they are done, watching the control connection meanwhile; returns
-    /// their threads' events. Once the run is over, `link` closes the connections its NAT forgot (their end vanished).
+    /// Runs the agent's clients over `T` until they are done, watching the control connection meanwhile; their
+    /// reports (connect times, events, load) go to the server on it as they come, each write whole under one lock with
+    /// the clock rounds'.
     private static func runClients<T: Transport>(
         _ parts: (RunConfiguration, ClientRoutes, TransportSettings, KernelClockMapping?), over: T.Type,
-        controlSocket: Int32, link: LinkEmulator?, control: RunControl, status: AgentStatus?
-    ) -> [ConnectionEvent] {
-        let connectTimes = ConnectTimesMailbox()
-        let loads = ThreadLoadBoard()
+        controlSocket: Int32, control: RunControl, status: AgentStatus?
+    ) {
+        let lock = SocketWriteLock()
         let threads = ClientThreads<T>(
             parts.0, routes: parts.1, settings: parts.2, control: control, kernelClock: parts.3,
-            connectTimes: connectTimes, loads: loads)
-        watchControlConnection(
-            controlSocket, until: { threads.allFinished }, connectTimes: connectTimes, loads: loads, writeLock: nil,
-            control: control, status: status)
-        return threads.join().flatMap(\.events)
-    }
-
-    /// Sends the client threads' busy shares, a load report each (``ClientReport``).
-    static func send(_ loads: [(first: Int, partsPerMillion: UInt64)], on socket: Int32) throws(SystemError) {
-        guard !loads.isEmpty else { return }
-        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientReport.headSize, alignment: 8)
-        defer { frame.deallocate() }
-        for load in loads {
-            let size = ClientReport(.load, client: UInt32(load.first), time: load.partsPerMillion).encode(into: frame)
-            try Posix.writeAll(socket, UnsafeRawBufferPointer(rebasing: frame[0..<size]), what: "send the clients' load")
-        }
-    }
-
-    /// Sends the clients' connect times, ``AgentConnectTimes/capacity`` to a frame, each frame followed by its clients'
-    /// phases where they have them (``AgentConnectPhases``, one client a frame).
-    static func send(_ times: [ConnectTimesMailbox.Entry], on socket: Int32) throws(SystemError) {
-        guard !times.isEmpty else { return }
-        let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: WireFormat.agentFrameSize, alignment: 8)
-        defer { frame.deallocate() }
-        for start in stride(from: 0, to: times.count, by: AgentConnectTimes.capacity) {
-            let chunk = times[start..<min(start + AgentConnectTimes.capacity, times.count)]
-            AgentConnectTimes(chunk.map { (UInt32($0.client), max(1, $0.nanoseconds)) }).encode(into: frame)
-            try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send connect times")
-            for entry in chunk {
-                guard let phases = entry.phases else { continue }
-                AgentConnectPhases(client: UInt32(entry.client), phases: phases).encode(into: frame)
-                try Posix.writeAll(socket, UnsafeRawBufferPointer(frame), what: "send connect phases")
-            }
-        }
+            controlSocket: controlSocket, writeLock: lock)
+        watchControlConnection(controlSocket, until: { threads.allFinished }, writeLock: lock, control: control, status: status)
+        _ = threads.join()
     }
 
     /// Probes to measure the server's clock with: the shortest round trip of them sets the estimate.

@@ -84,33 +84,6 @@ extension BenchServer {
         case .clockReport:
             recording.agent(agent, measured: ClockEstimate(frame), at: now)
             return true
-        case .connectTimes:
-            let record = recording.agents[agent]
-            guard let report = AgentConnectTimes(frame),
-                report.entries.allSatisfy({
-                    (record.firstClient..<record.firstClient + record.clients).contains(Int($0.client))
-                        && (1...RunConfiguration.Limits.longestDuration).contains($0.nanoseconds)
-                })
-            else {
-                closePeer(slot: slot, reason: "agent \(agent) sent connect times of clients not its own, or of no time", at: now)
-                return false
-            }
-            for entry in report.entries { recording.connected(client: Int(entry.client), after: entry.nanoseconds) }
-            return true
-        case .connectPhases:
-            let record = recording.agents[agent]
-            guard let report = AgentConnectPhases(frame),
-                (record.firstClient..<record.firstClient + record.clients).contains(Int(report.client)),
-                report.phases.addUp(to: recording.connectTimes[Int(report.client)])
-            else {
-                closePeer(
-                    slot: slot, reason: "agent \(agent) sent connect phases of a client not its own, or that do not add "
-                        + "up to its connect time", at: now)
-                return false
-            }
-            recording.connected(
-                client: Int(report.client), after: recording.connectTimes[Int(report.client)], phases: report.phases)
-            return true
         case .clientReport where frame.bytes[5] == ClientReport.What.link.rawValue:
             let others = recording.agents.compactMap(\.link)
             switch AgentAdmission.take(
@@ -128,19 +101,38 @@ extension BenchServer {
                 return false
             }
         case .clientReport:
-            let record = recording.agents[agent]
-            guard let report = ClientReport(frame), report.what == .load, report.time <= 1_000_000,
-                (record.firstClient..<record.firstClient + record.clients).contains(Int(report.client))
-            else {
-                closePeer(slot: slot, reason: "agent \(agent) sent a report that is not its client threads' load", at: now)
-                return false
-            }
-            agentThreadLoad[Int(report.client)] = Double(report.time) / 10_000  // the latest counts
-            return true
+            return takeAgentClientReport(frame, agent: agent, slot: slot, at: now)
         default:
             closePeer(slot: slot, reason: "agent \(agent) sent \(frame.kind.withArticle) frame on its control connection", at: now)
             return false
         }
+    }
+
+    /// A report of agent `agent`'s client threads (``ClientReport``), as this process's own threads make them: a
+    /// thread's load (the latest counts), a client's connect time and phases, an event of the run (its time put on
+    /// this clock). A thread's tally is its agent's own (its CPUs are another machine's, and it comes once the run is
+    /// over): not taken. Anything not of its clients closes its control connection.
+    private func takeAgentClientReport(_ frame: Frame, agent: Int, slot: Int, at now: UInt64) -> Bool {
+        let record = recording.agents[agent]
+        let clients = record.firstClient..<record.firstClient + record.clients
+        guard var report = ClientReport(frame) else {
+            closePeer(slot: slot, reason: "agent \(agent) sent a report that does not read", at: now)
+            return false
+        }
+        switch report.what {
+        case .load where report.time <= 1_000_000 && clients.contains(Int(report.client)):
+            agentThreadLoad[Int(report.client)] = Double(report.time) / 10_000  // the latest counts
+            return true
+        case .threadEnded where clients.contains(Int(report.client)):
+            return true
+        case .closed, .note, .gaveUp, .serverError:
+            report.time = min(RemoteClock(model: record.clock).time(of: report.time), now)
+        default:
+            break
+        }
+        guard let refusal = recording.take(clientReport: report, of: clients) else { return true }
+        closePeer(slot: slot, reason: "agent \(agent) sent \(refusal)", at: now)
+        return false
     }
 
     /// The token client `client`'s hello must carry: the run's own for this process's clients (and for every client

@@ -159,8 +159,8 @@ extension BenchServer {
         switch frame.kind {
         case .hello, .agentHello:
             preconditionFailure("handled above")
-        case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye, .connectTimes, .clientSpec,
-            .clientReport, .sendReport, .delivery, .read, .dropConnections, .connectPhases:
+        case .agentWelcome, .clockProbe, .clockReply, .clockReport, .goodbye, .clientSpec, .clientReport, .sendReport,
+            .delivery, .read, .dropConnections:
             closePeer(slot: slot, reason: "sent \(frame.kind.withArticle) frame; clients send only hello and echo frames", at: now)
             return false
         case .echo:

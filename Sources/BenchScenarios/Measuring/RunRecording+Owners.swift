@@ -57,23 +57,53 @@ extension RunRecording {
         connectPhases[client] = phases
     }
 
-    /// What this process's client threads said when they ended: their tallies, their busiest share, each client's
-    /// connect time, and what they saw during the run (what they saw after the server ended it, resets of connections
-    /// closed with echoes still unread, is the teardown, not something that happened to the run).
-    mutating func merge<T>(clientReports reports: [EchoClients<T>.Report]) {
+    /// What this process's client threads of the built-in server reported, once they ended: each client's connect
+    /// time, what happened to them during the run (what they saw after the server ended it, resets of connections
+    /// closed with echoes still unread, is the teardown, not something that happened to the run), and each thread's
+    /// tally and busy share.
+    mutating func merge(clientReports reports: [ClientReport]) {
         for report in reports {
-            clientThreads.cpus.formUnion(report.observedCPUs)
-            clientThreads.allowedCPUs.formUnion(report.allowedCPUs)
-            clientThreads.droppedEchoes += report.droppedEchoes
-            clientThreads.heartbeatsSent += report.heartbeats
-            clientThreads.reconnects += report.reconnects
-            clientThreads.gaveUp += report.gaveUp
-            if let busy = report.busyPercent { keepBusiestClientThread(busy) }
-            for connect in report.connectTimes {
-                connected(client: connect.client, after: connect.nanoseconds, phases: connect.phases)
+            guard report.what == .threadEnded else {
+                _ = take(clientReport: report, of: configuration.localClients)
+                continue
             }
-            for event in report.events where event.time < endNanoseconds { record(event) }
+            guard let tally = ClientThreadsTally(text: report.text, limit: Int.max) else { continue }
+            clientThreads = clientThreads.adding(tally)
+            keepBusiestClientThread(Double(min(report.time, 1_000_000)) / 10_000)
         }
+    }
+
+    /// A report of the built-in server's clients `clients` (this process's, or an agent's with its time put on this
+    /// clock), but for their tally and load, which their owner takes: a client connected (its connect time, and its
+    /// phases over a transport that has more than a TCP connect), or something that happened to one of them during
+    /// the run (an event). Returns why it is not one of theirs (nil: taken).
+    mutating func take(clientReport report: ClientReport, of clients: Range<Int>) -> String? {
+        let client = Int(report.client)
+        switch report.what {
+        case .subscribed:
+            guard clients.contains(client), (1...RunConfiguration.Limits.longestDuration).contains(report.time) else {
+                return "a connect time of a client not its own, or of no time"
+            }
+            var phases: ConnectPhases?
+            if !report.text.isEmpty {
+                phases = ConnectPhases(text: report.text)
+                guard phases?.addUp(to: report.time) == true else {
+                    return "connect phases that do not read or do not add up to the connect time"
+                }
+            }
+            connected(client: client, after: report.time, phases: phases)
+        case .closed, .note, .gaveUp, .serverError:
+            guard clients.contains(client) || report.client == ClientReport.noClient else {
+                return "an event of a client not its own"
+            }
+            guard endNanoseconds == 0 || report.time < endNanoseconds else { return nil }  // the teardown
+            record(ConnectionEvent(
+                side: .clients, client: report.client == ClientReport.noClient ? nil : client, time: report.time,
+                reason: report.text))
+        case .returned, .load, .link, .linkEvent, .linkLateness, .threadEnded:
+            return "\(report.what) report, which is not a client's"
+        }
+        return nil
     }
 
     /// A client thread was this busy (percent of its life): the busiest is kept.

@@ -1,22 +1,5 @@
 import BenchNet
 
-/// What this process's client threads said of themselves when they ended (their reports, summed): set once, through
-/// ``RunRecording/merge(clientReports:)``, and only there.
-public struct ClientThreadsTally: Sendable, Equatable {
-    /// Echoes the clients could not send because their write queue was full.
-    public var droppedEchoes = 0
-    /// Heartbeats the clients sent.
-    public var heartbeatsSent = 0
-    /// `--reconnect`: hellos the clients said again after a drop, and clients that gave up.
-    public var reconnects = 0
-    public var gaveUp = 0
-    /// CPUs the client threads were seen running on, and were allowed to run on.
-    public var cpus = CPUSet()
-    public var allowedCPUs = CPUSet()
-
-    public init() {}
-}
-
 /// What the built-in server counted of its connections during a run: its own, kept by it alone (``BenchServer``) and
 /// handed to the recording at the end (``RunRecording/merge(serverTally:outages:)``), or for the chat relay, the run's server, from its counts when its thread ended
 /// (``RunRecording/merge(relayCounts:configuration:)``).
