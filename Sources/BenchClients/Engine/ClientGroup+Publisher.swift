@@ -84,7 +84,7 @@ extension ClientGroup {
     func closePublisher(reason: String) {
         guard let connection = publisher?.connection, connection.isOpen else { return }
         connection.close()
-        writer.report(ClientReport(
+        reports.report(ClientReport(
             .note, client: UInt32(ids.lowerBound), time: MonotonicClock.now(),
             text: "the publishing connection of members \(ids.lowerBound) to \(ids.upperBound - 1) closed: \(reason)"))
     }
@@ -94,7 +94,7 @@ extension ClientGroup {
         guard let stamps = loop.stamps, let publisher, let connection = publisher.connection, connection.isOpen else { return }
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             publisher.transmitStamps?.stamp(key: stamp.key, time: stamp.time) { key, time in
-                writer.sent(SendReport(
+                reports.sent(SendReport(
                     .transmitStamp, sequence: UInt32(truncatingIfNeeded: key), client: UInt32(key >> 32), time: time))
             }
         }

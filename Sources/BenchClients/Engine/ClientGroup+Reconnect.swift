@@ -2,20 +2,12 @@ import BenchCore
 import BenchNet
 import BenchProtocols
 
-/// `--reconnect` against a user's server: a subscriber (or a round trip's client) whose ready connection closed (the server restarted, went away,
-/// or closed it) connects again after its backoff (``ReconnectSchedule``, the rule the built-in server's clients
-/// follow), and redoes the whole handshake on a new session: TCP, TLS, the WebSocket upgrade, the protocol's login and
+/// `--reconnect` against a user's server: a subscriber (or a round trip's client) whose ready connection closed (the
+/// server restarted, went away, or closed it) connects again after its backoff (the engine's one rule,
+/// ``ClientEngine/scheduleReconnect(_:afterUse:)``), and redoes the whole handshake on a new session: TCP, TLS, the WebSocket upgrade, the protocol's login and
 /// subscription. The measuring thread hears of the drop (``ClientReport/What/closed``), the return once the protocol
 /// made it ready again, with that connect's phases (``ClientReport/What/returned``), and a subscriber that gave up.
 extension ClientGroup {
-    /// The subscriber at `place` lost its connection: after a connection it used (`afterUse`) its tries start again,
-    /// otherwise the next one; past its tries it gives up, and the measuring thread hears of it.
-    func scheduleReconnect(_ place: Int, afterUse: Bool) {
-        if case .gaveUp(let tries) = table.lost(place, afterUse: afterUse, at: MonotonicClock.now()) {
-            gaveUp(place, tries: tries)
-        }
-    }
-
     /// The subscriber at `place` used its `tries`: it stays away, and the measuring thread hears of it.
     func gaveUp(_ place: Int, tries: Int) {
         report(.gaveUp, place, ReconnectSchedule.gaveUpText(tries: tries))

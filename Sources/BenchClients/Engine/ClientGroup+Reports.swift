@@ -40,12 +40,6 @@ extension ClientGroup {
         }
     }
 
-    /// Every second once all are subscribed: this thread's busy share since then.
-    func reportLoad() {
-        guard let share = load.takeIfDue() else { return }
-        writer.report(ClientReport(.load, client: UInt32(ids.lowerBound), time: share))
-    }
-
     /// The client at `place` is ready, its protocol's handshake done at `ready`: its connect's phases go to the
     /// measuring thread, with its connect time (to the end of its transport's handshakes) the first time, and as a
     /// return after a drop later.
@@ -69,9 +63,9 @@ extension ClientGroup {
         for client in each ? clients(at: place) : clients(at: place).prefix(1) {
             if what == .subscribed {
                 subscribedCount += 1
-                if subscribedCount == ids.count { load.begin() }
+                if subscribedCount == ids.count { allConnected() }
             }
-            writer.report(ClientReport(what, client: UInt32(client), time: time, text: text))
+            reports.report(ClientReport(what, client: UInt32(client), time: time, text: text))
         }
     }
 

@@ -143,29 +143,29 @@ extension ClientGroup {
         guard let member = table[place], member.isOpen, sessions[place].isReady,
             let connection = publisher == nil ? member : publisher!.connection, connection.isOpen
         else {
-            return writer.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: MonotonicClock.now()))
+            return reports.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: MonotonicClock.now()))
         }
         let message = own!.message(at: place, sequence: sequence, client: client, token: configuration.token)
         let time = MonotonicClock.now()
         let session = publisher == nil ? sessions[place] : publisher!.session
         guard session.willPublish(message) else {  // its flow-control window, its streams at once
-            return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
+            return reports.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
         }
         // Behind a link, the message leaves the client when it enters the link, at `time`: that is its transmit stamp.
         let stamped = loop.stamps != nil && !connection.isLinked
         do {
             if try connection.send(message, stamped: stamped) == .dropped {
                 session.publicationNotSent(message)
-                return writer.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
+                return reports.sent(SendReport(.droppedQueueFull, sequence: sequence, client: client, time: time))
             }
         } catch {
-            writer.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: time))
+            reports.sent(SendReport(.droppedClosed, sequence: sequence, client: client, time: time))
             return close(place, reason: "write failed: \(error)")
         }
-        writer.sent(SendReport(.written, sequence: sequence, client: client, time: time))
+        reports.sent(SendReport(.written, sequence: sequence, client: client, time: time))
         guard loop.stamps != nil else { return }
         guard stamped else {
-            return writer.sent(SendReport(.transmitStamp, sequence: sequence, client: client, time: time))
+            return reports.sent(SendReport(.transmitStamp, sequence: sequence, client: client, time: time))
         }
         if let publisher {
             let key = GroupPublisher<T>.stampKey(sequence: sequence, client: client)
@@ -183,7 +183,7 @@ extension ClientGroup {
         let client = UInt32(ids.lowerBound + place)
         while let stamp = try? stamps.nextTransmitStamp(on: connection.descriptor) {
             own!.transmitStamps[place].stamp(key: stamp.key, time: stamp.time) { sequence, time in
-                writer.sent(SendReport(.transmitStamp, sequence: UInt32(truncatingIfNeeded: sequence), client: client, time: time))
+                reports.sent(SendReport(.transmitStamp, sequence: UInt32(truncatingIfNeeded: sequence), client: client, time: time))
             }
         }
     }

@@ -10,7 +10,7 @@ import BenchProtocols
 /// In fanout they are the subscribers, and the group ends when its end signal becomes readable (the channel's other
 /// end closed, or an agent's run ended). In roundtrip each also sends its own messages (``OwnMessages``): the end
 /// signal is the channel the measuring thread's orders come on, and the group ends when it closes. Either way it ends
-/// when the writer breaks.
+/// when its channel breaks.
 public final class ClientGroup<T: Transport> {
     let configuration: RunConfiguration
     let target: TargetURL
@@ -20,7 +20,8 @@ public final class ClientGroup<T: Transport> {
     /// The thread's epoll, rings, read buffer, kernel stamps (the order in which this thread reads does not enter the
     /// spread) and connect window: every client role's.
     let loop: ClientLoop<T>
-    let writer: ReportWriter
+    /// Where the group's reports go, with its clients' reads and sends: the channel to the measuring thread.
+    let reports: ReportWriter
     /// Where the measuring thread's orders come (a drop of every connection; in roundtrip and chat, each message to
     /// send), and its end the group's.
     let endSignal: Int32
@@ -32,6 +33,7 @@ public final class ClientGroup<T: Transport> {
     let publisher: GroupPublisher<T>?
     /// This thread's load, reported every second once its subscribers are all subscribed (counted here).
     var load = BusyShare()
+    var reportsLoad: Bool { true }
     var subscribedCount = 0
     /// When to look, once, for a subscriber still in its handshake (half the setup's budget after the group began):
     /// where it waits is said to the measuring side, so that a setup that times out names the step.
@@ -85,7 +87,7 @@ public final class ClientGroup<T: Transport> {
         self.loop = try ClientLoop(
             settings: transport, maximumQueuedBytes: configuration.maximumQueuedBytes, busyPoll: configuration.busyPoll,
             kernelClock: kernelClock, readSize: 2 * configuration.payload)
-        self.writer = writer
+        self.reports = writer
         self.endSignal = endSignal
         perConnection = configuration.subscribersPerConnection
         table = ClientTable(configuration, ids: ids, clientsPerPlace: perConnection)
@@ -134,7 +136,8 @@ public final class ClientGroup<T: Transport> {
         handshakeCheckDue = MonotonicClock.now() &+ configuration.setupBudget / 2
     }
 
-    /// Connects, subscribes and reads until the channel closes; then closes every connection.
+    /// Connects, subscribes and reads until the channel closes (the engine's loop, ``ClientEngine/runLoop()``); then
+    /// closes every connection.
     public func run() {
         defer {
             for place in sessions.indices {
@@ -144,58 +147,7 @@ public final class ClientGroup<T: Transport> {
             publisher?.connection?.close()
         }
         if configuration.ioEngine == .uring { startUring() }
-        while !writer.isBroken {
-            startDueConnects()
-            closeSilentConnections()
-            sendKeepAlives()
-            reportLoad()
-            reportStuckHandshake()
-            writer.flush()
-            let proceed = try? loop.wait(timeoutMilliseconds: waitLimit) { token, events in
-                switch token {
-                // The channel: its orders (a drop of every connection; roundtrip's and chat's messages), or its end.
-                case Self.endToken:
-                    let ordersGoOn = readOrders()
-                    loop.flushSends()  // the messages ordered go now, not after the rest of the pass
-                    takeFreshTransmitStamps()
-                    return ordersGoOn
-                case Self.publisherToken: handlePublisher(events)
-                default: handle(events, at: Int(token - 1))
-                }
-                return true
-            }
-            guard proceed == true else { return }
-            writer.flush()
-        }
-    }
-
-    /// Starts the connects that are due (``ClientTable/startDueConnects(at:firstConnects:connect:cannotStart:gaveUp:)``): first
-    /// connects while fewer than a window are under way (in a Redis chat, once the publishing connection is up), and
-    /// with `--reconnect` the returns whose backoff is over, each redoing the whole handshake on a new session.
-    func startDueConnects() {
-        let now = MonotonicClock.now()
-        _ = table.startDueConnects(
-            at: now, firstConnects: openPublisher(), connect: { place, isReturn in try connect(place, isReturn: isReturn, at: now) },
-            cannotStart: { place, error in
-                report(.closed, place, "cannot connect to \(target): \(error)")
-                return true
-            },
-            gaveUp: { place, tries in gaveUp(place, tries: tries) })
-    }
-
-    /// How long a wait may last: 100 ms (keepalives, load reports), or until the next paced connect or reconnect is due.
-    private var waitLimit: Int32 {
-        // A Redis chat's members wait for their publishing connection, whatever their pace says.
-        guard let due = table.nextConnectDue(firstConnects: publisher.map({ $0.isEstablished }) ?? true) else { return 100 }
-        let now = MonotonicClock.now()
-        return due <= now ? 0 : Int32(min(100, (due - now + 999_999) / 1_000_000))
-    }
-
-    /// Sets up io_uring on this thread: the subscribers' reads arrive through its ring and each pass's writes go out in
-    /// one submission. Where it cannot, the group stays on epoll and says so in the run's events.
-    func startUring() {
-        guard let refusal = loop.startUring(connections: table.count) else { return }
-        report(.note, 0, "io_uring could not be set up on a subscribers' thread (\(refusal)); its sockets use epoll")
+        runLoop()
     }
 
     /// A connection's events: the end of its connect, its handshakes, then what it receives. A connection whose connect
@@ -285,14 +237,14 @@ public final class ClientGroup<T: Transport> {
         if configuration.scenario == .chat && marker.run == configuration.token {
             guard marker.client != client else {
                 guard configuration.chatEchoesToSender else { return }
-                return writer.received(sequence: marker.sequence, client: client, at: now, kernel: kernel)
+                return reports.received(sequence: marker.sequence, client: client, at: now, kernel: kernel)
             }
-            return writer.delivered(sequence: marker.sequence, sender: marker.client, member: client, at: now, kernel: kernel)
+            return reports.delivered(sequence: marker.sequence, sender: marker.client, member: client, at: now, kernel: kernel)
         }
         guard marker.run == configuration.token, own == nil || marker.client == client else {
             return report(.note, place, "received a marker of another run or client (client \(marker.client), message \(marker.sequence))")
         }
-        writer.received(sequence: marker.sequence, client: client, at: now, kernel: kernel)
+        reports.received(sequence: marker.sequence, client: client, at: now, kernel: kernel)
     }
 
     /// Closes a connection with the reason (and on WebSocket, the status `code`). With `--reconnect`, a subscriber that

@@ -1,37 +1,9 @@
 import BenchCore
 import BenchNet
 
-/// Connections coming and going: the first connects (``ClientLoop/connectWindow`` at a time), the hellos, the
-/// closes, and what a close means (the setup failing, or, with `--reconnect`, a try again).
+/// Connections coming and going: the hellos, the closes, and what a close means (the setup failing, or, with
+/// `--reconnect`, a try again).
 extension EchoClients {
-    /// Starts the connects that are due (``ClientTable/startDueConnects(at:firstConnects:connect:cannotStart:gaveUp:)``): first
-    /// connects until ``ClientLoop/connectWindow`` are under way, every client has one, or with `--connect-rate` the
-    /// next is not due yet; and with `--reconnect` the returns whose backoff is over. The connect timer is armed for the
-    /// next one due. False (after telling the server) when a first connect fails.
-    func startDueConnects() -> Bool {
-        defer { armConnectTimer() }
-        let now = MonotonicClock.now()
-        if runIsOver || control.isStopRequested { table.cancelReturns() }
-        if control.isStopRequested && table.nextToConnect(at: now) != nil { return false }
-        return table.startDueConnects(
-            at: now, connect: { position, _ in try startConnect(position: position) },
-            cannotStart: { position, error in
-                let client = ids.lowerBound + position
-                control.failSetup("client \(client) could not connect to \(routes.address(of: client)): \(error)")
-                return false
-            },
-            gaveUp: { position, tries in gaveUp(position: position, tries: tries) })
-    }
-
-    /// A new connection for the client at `position`, its connect under way (not counted yet).
-    func startConnect(position: Int) throws -> Connection<T> {
-        let client = ids.lowerBound + position
-        sessions[position].restart()
-        return try loop.connect(
-            client: client, routes: routes, from: sources.isEmpty ? nil : sources[client % sources.count],
-            token: Token.firstConnection + UInt64(position), transmitStamps: false)
-    }
-
     /// The client at `position` finished its handshakes: keeps its connect time (the first time) and sends its hello.
     /// False (after telling the server) when a first hello fails; a reconnect's that fails is a drop.
     func sayHello(position: Int) -> Bool {
@@ -47,7 +19,7 @@ extension EchoClients {
             joinedCount += 1
             reports.report(ClientReport(
                 .subscribed, client: UInt32(client), time: max(1, connectTime ?? 0), text: phases(of: connection)?.text ?? ""))
-            if joinedCount == ids.count { load.begin() }  // the connects were setup; the load counts from here
+            if joinedCount == ids.count { allConnected() }  // the connects were setup; the load counts from here
         }
         let session = sessions[position]
         session.connected()
@@ -81,17 +53,17 @@ extension EchoClients {
 
     /// Closes a client's connection. One that ends before its first hello ends the setup: the run cannot have all its
     /// clients (and its place in the connect window is free again). With `--reconnect`, a drop after a hello, and a
-    /// reconnect that failed, are tried again (``scheduleReconnect(position:afterUse:)``).
+    /// reconnect that failed, are tried again (``ClientEngine/scheduleReconnect(_:afterUse:)``).
     func close(_ position: Int) {
         guard let wasSettingUp = table.close(position) else { return }
         if !wasSettingUp {
             // A return closed before the server sent anything is its attempt failing (a refused hello); a drop of a
             // connection the server used starts the tries again.
-            scheduleReconnect(position: position, afterUse: !returnUnconfirmed[position])
+            scheduleReconnect(position, afterUse: !returnUnconfirmed[position])
             return
         }
         if joined[position] {
-            scheduleReconnect(position: position, afterUse: false)
+            scheduleReconnect(position, afterUse: false)
             _ = startDueConnects()  // its place in the connect window is free
             return
         }

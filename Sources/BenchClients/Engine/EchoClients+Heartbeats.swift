@@ -37,10 +37,4 @@ extension EchoClients {
         try sendOwed(by: session, on: connection, counting: &dropped)
         if dropped == 0 { tally.heartbeatsSent += 1 }
     }
-
-    /// An agent's thread: its busy share since its clients all said hello, every second.
-    func postLoad() {
-        guard reportsLoad, let share = load.takeIfDue() else { return }
-        reports.report(ClientReport(.load, client: UInt32(ids.lowerBound), time: share))
-    }
 }

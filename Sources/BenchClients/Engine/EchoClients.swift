@@ -22,6 +22,10 @@ public final class EchoClients<T: Transport> {
     /// thousand clients do not all write at the same instant.
     static var heartbeatTick: UInt64 { 100_000_000 }
 
+    /// The tick of this thread's heartbeats, and when the next slice is due (`.max`: none).
+    var heartbeatTick: UInt64 { min(heartbeat, Self.heartbeatTick) }
+    var nextHeartbeat = UInt64.max
+
     /// Where each client connects, and behind which link.
     let routes: ClientRoutes
     /// The addresses its connections leave from, client `i` from the `i % count`th; empty: the kernel's choice.
@@ -34,15 +38,12 @@ public final class EchoClients<T: Transport> {
     let loop: ClientLoop<T>
     /// `--io uring`, on a thread of more than one client (a single one blocks in read).
     let usesUring: Bool
-    let heartbeatTimer: MonotonicTimer
     /// The clients' connections by position, their connect window and times; a client whose connection is open and
     /// not setting up has said hello on it.
     var table: ClientTable<T>
     /// Per position: the client said hello once; a connect of one that did is a reconnect, whose failure is not the
     /// setup's.
     var joined: [Bool] = []
-    /// Fires when the next paced first connect (`--connect-rate`) or the earliest reconnect is due.
-    let connectTimer: MonotonicTimer
     /// Per position: its current connection is a reconnect whose hello the server has not shown it took yet (nothing
     /// came on it since): a close then is the attempt failing, not a new drop (the backoff goes on growing).
     var returnUnconfirmed: [Bool] = []
@@ -91,8 +92,6 @@ public final class EchoClients<T: Transport> {
             settings: transport, maximumQueuedBytes: configuration.maximumQueuedBytes, busyPoll: configuration.busyPoll,
             kernelClock: kernelClock, readSize: 2 * transport.maximumFrameSize)
         self.usesUring = configuration.ioEngine == .uring && ids.count > 1
-        self.heartbeatTimer = try MonotonicTimer()
-        self.connectTimer = try MonotonicTimer()
         let usesUring = self.usesUring
         // One outbox for the thread's clients, drained after each read: what one read owes, never grown in the run.
         let outbox = BenchEchoSession.outbox(maximumFrameSize: transport.maximumFrameSize, readSize: loop.readBuffer.count)
@@ -110,7 +109,7 @@ public final class EchoClients<T: Transport> {
     /// (``ClientReport/What/threadEnded``).
     public func run() {
         let (cpu, wall) = (ThreadCPUTime.now(), MonotonicClock.now())
-        runLoop()
+        runClients()
         tally.cpus.formUnion(loop.observedCPUs)
         let life = MonotonicClock.now() - wall
         let busy = life > 0 ? min(1_000_000, 1_000_000 * (ThreadCPUTime.now() - cpu) / life) : 0
@@ -118,35 +117,21 @@ public final class EchoClients<T: Transport> {
         reports.flush()
     }
 
-    /// The thread's loop, from its connects to the server's goodbye.
-    private func runLoop() {
+    /// The thread's life, from its connects to the server's goodbye: the engine's loop (``ClientEngine/runLoop()``).
+    private func runClients() {
         tally.allowedCPUs = CPUPlacement.allowedCPUs()
         defer {
             table.closeAll()
         }
         do {
             try loop.epoll.add(control.clientsWake.descriptor, interest: .readable, token: Token.wake)
-            try loop.epoll.add(heartbeatTimer.descriptor, interest: .readable, token: Token.heartbeatTimer)
-            try loop.epoll.add(connectTimer.descriptor, interest: .readable, token: Token.connectTimer)
         } catch {
             control.failSetup("the clients' event loop could not start: \(error)")
             return
         }
         if usesUring { startUring() }
-        guard startDueConnects() else { return }
-        if heartbeat > 0 || reportsLoad {  // an agent's thread also ticks to report its load
-            let tick = heartbeat > 0 ? min(heartbeat, Self.heartbeatTick) : Self.heartbeatTick
-            try? heartbeatTimer.arm(at: MonotonicClock.now() + tick, period: tick)
-        }
-        // The loop ends when no connection is left open and none is still to open.
-        while table.open > 0 || !table.allStarted || table.returnsWaiting {
-            if ids.count == 1 && !table.reconnects, let only = table[0], only.isOpen, !only.isLinked, !table.isSettingUp(0) {
-                return echoOnBlockingSocket(only)
-            }
-            let goesOn = waitAndHandleEvents()
-            reports.flush()
-            guard goesOn else { return }
-        }
+        if heartbeat > 0 { nextHeartbeat = MonotonicClock.now() + heartbeatTick }
+        runLoop()
     }
 
     /// Handles epoll's events for one client's connection: the end of its connect, its handshakes, its echoes. False

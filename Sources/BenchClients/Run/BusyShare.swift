@@ -13,6 +13,9 @@ struct BusyShare {
         next = since.wall + 1_000_000_000
     }
 
+    /// When the next share is due (`.max` before ``begin()``).
+    var nextDue: UInt64 { since.wall == 0 ? .max : next }
+
     /// The share in parts per million when one is due (every second after ``begin()``), else nil.
     mutating func takeIfDue() -> UInt64? {
         let now = MonotonicClock.now()
