@@ -63,19 +63,6 @@ public struct CPUSet: Sendable, Equatable, CustomStringConvertible {
         }
         return parts.joined(separator: ",")
     }
-
-    /// The set ``description`` wrote (`0-3,6`; empty for none); nil for anything else, or a CPU above ``largestCPU``.
-    public init?(_ text: Substring) {
-        self.init()
-        guard !text.isEmpty else { return }
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let ends = part.split(separator: "-", omittingEmptySubsequences: false)
-            guard (1...2).contains(ends.count), let first = Int(ends[0]), let last = Int(ends[ends.count - 1]),
-                0 <= first, first <= last, last <= Self.largestCPU
-            else { return nil }
-            for cpu in first...last { insert(cpu) }
-        }
-    }
 }
 
 /// Where threads run: pinning, the allowed set, the CPU of the moment.

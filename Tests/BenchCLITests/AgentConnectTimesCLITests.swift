@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The agents' connect times (frame kind 11) reach the server, through the command line.
+/// The agents' connect times (their client threads' subscribed reports) reach the server, through the command line.
 @Suite(.timeLimit(.minutes(10))) struct AgentConnectTimesCLITests {
     /// A run of a few milliseconds with its clients in child processes: their connect times are sent over the control
     /// connection by a loop that looks every 50 ms and not once more at the end, so none reached the server and

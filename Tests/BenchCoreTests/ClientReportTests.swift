@@ -45,7 +45,7 @@ struct ClientReportTests {
         #expect(read?.text == String(repeating: "é", count: 256))
     }
 
-    @Test(arguments: [UInt8(0), 12, 255])
+    @Test(arguments: [UInt8(0), 11, 255])
     func anUnknownKindOfReportIsNotRead(_ what: UInt8) throws {
         var bytes = [UInt8](repeating: 0, count: ClientReport.headSize)
         let size = bytes.withUnsafeMutableBytes { ClientReport(.note, client: 1, time: 1).encode(into: $0) }

@@ -1,4 +1,3 @@
-import Foundation
 @testable import BenchClients
 import BenchCore
 import BenchNet
@@ -76,25 +75,6 @@ import Testing
         } throws: { error in
             guard case .setupFailed(let reason) = error as? RunError else { return false }
             return reason.contains("left before the run began")
-        }
-    }
-}
-
-/// A client thread's tally, as its last report carries it.
-@Suite struct ClientThreadsTallyTests {
-    @Test func aTallyReadsBackAsItWasWrittenAndNothingElseReads() {
-        var tally = ClientThreadsTally()
-        (tally.droppedEchoes, tally.heartbeatsSent, tally.reconnects, tally.gaveUp) = (1, 20, 3, 0)
-        (tally.cpus, tally.allowedCPUs) = (CPUSet([0, 2, 3, 70]), CPUSet(0..<72))
-        #expect(tally.text == "dropped_echoes=1 heartbeats=20 reconnects=3 gave_up=0 cpus=0,2-3,70 allowed=0-71")
-        #expect(ClientThreadsTally(text: tally.text, limit: 100) == tally)
-        #expect(ClientThreadsTally(text: ClientThreadsTally().text, limit: 0) == ClientThreadsTally())
-        for text in [
-            "", "dropped_echoes=1", tally.text + " more=1", tally.text.replacingOccurrences(of: "=20", with: "=-20"),
-            tally.text.replacingOccurrences(of: "=20", with: "=101"), tally.text.replacingOccurrences(of: "0,2-3", with: "3-2"),
-            tally.text.replacingOccurrences(of: "70", with: "65536"), tally.text.replacingOccurrences(of: "heartbeats", with: "beats"),
-        ] {
-            #expect(ClientThreadsTally(text: text, limit: 100) == nil, "\(text)")
         }
     }
 }

@@ -43,12 +43,9 @@ func startEchoClients(
     try NativeThread.spawn(name: "test-clients") { () -> ClientThreadsTally? in
         let settings = TransportSettings(maximumFrameSize: 64, webSocketPath: "/", webSocketHost: "test")
         let reports = ReportWriter()
-        guard let clients = try? EchoClients<TCP>(
+        let clients = try? EchoClients<TCP>(
             configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control,
             kernelClock: nil, reports: reports)
-        else { return nil }
-        clients.run()
-        let last = ClientReport.all(in: reports.collected).last { $0.what == .threadEnded }
-        return last.flatMap { ClientThreadsTally(text: $0.text, limit: .max) }
+        return clients?.run().tally
     }
 }

@@ -345,7 +345,7 @@ enum TLSTools {
         return try NativeThread.spawn(name: "test-clients") {
             let reports = ReportWriter()
             do {
-                try EchoClients<TLS>(
+                _ = try EchoClients<TLS>(
                     configuration, ids: ids, routes: ClientRoutes(server: address), transport: settings, control: control,
                     kernelClock: nil, reports: reports
                 ).run()

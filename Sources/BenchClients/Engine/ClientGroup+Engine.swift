@@ -6,9 +6,9 @@ import BenchNet
 /// connects (in a Redis chat once their publishing connection is up); a connect that cannot start is that client
 /// closed; and each event: the channel's orders, the publishing connection's, a client's connection's.
 extension ClientGroup: ClientEngine {
-    var goesOn: Bool { !reports.isBroken }
+    @usableFromInline var goesOn: Bool { !reports.isBroken }
 
-    func doDueWork(at now: UInt64) -> Bool {
+    @usableFromInline func doDueWork(at now: UInt64) -> Bool {
         _ = openPublisher()
         closeSilentConnections()
         sendKeepAlives()
@@ -17,19 +17,19 @@ extension ClientGroup: ClientEngine {
     }
 
     /// The keepalives, the silence and a stuck handshake are looked at every 100 ms.
-    var nextWorkDue: UInt64 { MonotonicClock.now() + 100_000_000 }
+    @usableFromInline var nextWorkDue: UInt64 { MonotonicClock.now() + 100_000_000 }
 
     /// A Redis chat's members wait for their publishing connection, whatever their pace says.
-    var firstConnectsMayStart: Bool { publisher?.isEstablished ?? true }
+    @usableFromInline var firstConnectsMayStart: Bool { publisher?.isEstablished ?? true }
 
-    func cannotStart(_ place: Int, because error: any Error) -> Bool {
+    @usableFromInline func cannotStart(_ place: Int, because error: any Error) -> Bool {
         report(.closed, place, "cannot connect to \(target): \(error)")
         return true
     }
 
-    var returnsAllowed: Bool { true }
+    @usableFromInline var returnsAllowed: Bool { true }
 
-    func handle(token: UInt64, events: EpollEvents) -> Bool {
+    @usableFromInline func handle(token: UInt64, events: EpollEvents) -> Bool {
         switch token {
         // The channel: its orders (a drop of every connection; roundtrip's and chat's messages), or its end.
         case Self.endToken:
@@ -43,7 +43,7 @@ extension ClientGroup: ClientEngine {
         return true
     }
 
-    func note(_ text: String) {
+    @usableFromInline func note(_ text: String) {
         report(.note, 0, text)
     }
 }

@@ -10,6 +10,8 @@ final class GroupPublisher<T: Transport> {
     let session: ProtocolSession
     /// Connected and greeted (its AUTH sent): the members may connect.
     var isEstablished = false
+    /// Its connect could not start: every member was closed, once, and it is not tried again.
+    var couldNotStart = false
     /// With kernel stamps: the messages sent on it that wait for their transmit stamp, keyed `sender << 32 | sequence`;
     /// as many as `members` connections of their own would hold.
     var transmitStamps: TransmitStampQueue?
@@ -35,7 +37,7 @@ extension ClientGroup {
     /// Starts the publishing connection's connect, once; false while the members must wait for it.
     func openPublisher() -> Bool {
         guard let publisher else { return true }
-        if publisher.connection == nil {
+        if publisher.connection == nil && !publisher.couldNotStart {
             do {
                 // On epoll, not the ring: its reads are Redis's answers to PUBLISH, read and left. Behind the link of
                 // the group's first member, its connect not held for the link's handshake (no table lets it end).
@@ -44,6 +46,7 @@ extension ClientGroup {
                 connection.connectNotBefore = 0
                 publisher.connection = connection
             } catch {
+                publisher.couldNotStart = true
                 for place in 0..<table.count {
                     report(.closed, place, "the members' publishing connection to \(target) could not start: \(error)")
                 }

@@ -9,13 +9,13 @@ import BenchProtocols
 /// made it ready again, with that connect's phases (``ClientReport/What/returned``), and a subscriber that gave up.
 extension ClientGroup {
     /// The subscriber at `place` used its `tries`: it stays away, and the measuring thread hears of it.
-    func gaveUp(_ place: Int, tries: Int) {
+    @usableFromInline func gaveUp(_ place: Int, tries: Int) {
         report(.gaveUp, place, ReconnectSchedule.gaveUpText(tries: tries))
     }
 
     /// A connect of the client at `place` under way, from `now`: its first, or a return (`isReturn`) that redoes the
     /// whole handshake on a new session, silence counted from the start of the try.
-    func connect(_ place: Int, isReturn: Bool, at now: UInt64) throws -> Connection<T> {
+    @usableFromInline func connect(_ place: Int, isReturn: Bool, at now: UInt64) throws -> Connection<T> {
         let client = clients(at: place).lowerBound  // a connection that carries several goes as its first
         let identities = configuration.target?.identities
         let connection = try loop.connect(

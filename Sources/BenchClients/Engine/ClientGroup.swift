@@ -16,12 +16,12 @@ public final class ClientGroup<T: Transport> {
     let target: TargetURL
     /// Where each member connects (the server, or its chat relay's process), and behind which link.
     let routes: ClientRoutes
-    let ids: Range<Int>
+    @usableFromInline let ids: Range<Int>
     /// The thread's epoll, rings, read buffer, kernel stamps (the order in which this thread reads does not enter the
     /// spread) and connect window: every client role's.
-    let loop: ClientLoop<T>
+    @usableFromInline let loop: ClientLoop<T>
     /// Where the group's reports go, with its clients' reads and sends: the channel to the measuring thread.
-    let reports: ReportWriter
+    @usableFromInline let reports: ReportWriter
     /// Where the measuring thread's orders come (a drop of every connection; in roundtrip and chat, each message to
     /// send), and its end the group's.
     let endSignal: Int32
@@ -32,8 +32,8 @@ public final class ClientGroup<T: Transport> {
     /// Chat through Redis: the connection the members' messages are published on (theirs are subscribed).
     let publisher: GroupPublisher<T>?
     /// This thread's load, reported every second once its subscribers are all subscribed (counted here).
-    var load = BusyShare()
-    var reportsLoad: Bool { true }
+    @usableFromInline var load = BusyShare()
+    @usableFromInline var reportsLoad: Bool { true }
     var subscribedCount = 0
     /// When to look, once, for a subscriber still in its handshake (half the setup's budget after the group began):
     /// where it waits is said to the measuring side, so that a setup that times out names the step.
@@ -47,7 +47,7 @@ public final class ClientGroup<T: Transport> {
     /// The subscribers' connections (nil: its connect could not start), their connect times and window, by their place
     /// in `ids`; and their protocol sessions. With `--streams-per-connection`, a place is a connection that carries
     /// ``perConnection`` subscribers (``clients(at:)``), each a call of its own.
-    var table: ClientTable<T>
+    @usableFromInline var table: ClientTable<T>
     /// The subscribers one connection carries: `--streams-per-connection` in a fan-out, 1 elsewhere.
     let perConnection: Int
     var sessions: [ProtocolSession] = []

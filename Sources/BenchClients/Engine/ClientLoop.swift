@@ -6,7 +6,7 @@ import BenchNet
 /// where the run uses them, the read buffer, the kernel's receive stamps, the connect window, the start of each
 /// connect and the wait. What differs per role (echo a bench frame; speak a server's protocol) is the role's, around
 /// it.
-final class ClientLoop<T: Transport> {
+@usableFromInline final class ClientLoop<T: Transport> {
     /// Connects under way at once: enough to keep the listen backlog busy, few enough that no SYN is dropped.
     static var connectWindow: Int { RunConfiguration.connectWindow }
 
@@ -104,26 +104,26 @@ final class ClientLoop<T: Transport> {
         return connection
     }
 
-    /// Waits for events (a spin with `--busy-poll`, otherwise at most `timeoutMilliseconds`, -1: until one comes) and
+    /// Waits for events (a spin with `--busy-poll`, otherwise at most `timeoutNanoseconds`, nil: until one comes) and
     /// hands each to `handle`, epoll's or with io_uring the ring's completions alike (a connection's as its readable
     /// event); behind a link, what came out of it by then (toward a client as its connection's readable event); then
     /// the pass's writes go in one submission. False when `handle` ended the loop.
     func wait(
-        timeoutMilliseconds: Int32, _ handle: (_ token: UInt64, _ events: EpollEvents) -> Bool
+        timeoutNanoseconds: UInt64?, _ handle: (_ token: UInt64, _ events: EpollEvents) -> Bool
     ) throws(SystemError) -> Bool {
-        guard let links else {
-            let proceed = try epoll.dispatchEvents(
-                through: receiver, timeoutMilliseconds: busyPoll ? 0 : timeoutMilliseconds, handle)
-            observedCPUs.insert(CPUPlacement.currentCPU())
-            batch?.flush()
-            return proceed
-        }
-        let timeout: UInt64? = busyPoll ? 0 : timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000
-        var proceed = try epoll.dispatchEvents(through: receiver, timeoutNanoseconds: links.waitLimit(timeout), handle)
-        if proceed { proceed = links.letOutDue(handle) }
+        let timeout = busyPoll ? 0 : timeoutNanoseconds
+        var proceed = try epoll.dispatchEvents(through: receiver, timeoutNanoseconds: links?.waitLimit(timeout) ?? timeout, handle)
+        if proceed, let links { proceed = links.letOutDue(handle) }
         observedCPUs.insert(CPUPlacement.currentCPU())
         batch?.flush()
         return proceed
+    }
+
+    /// ``wait(timeoutNanoseconds:_:)`` for at most `timeoutMilliseconds` (-1: until an event comes).
+    func wait(
+        timeoutMilliseconds: Int32, _ handle: (_ token: UInt64, _ events: EpollEvents) -> Bool
+    ) throws(SystemError) -> Bool {
+        try wait(timeoutNanoseconds: timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000, handle)
     }
 
     /// Submits what the batch holds now (the messages a loop was ordered to send go before the rest of its pass).

@@ -8,7 +8,7 @@ import BenchNet
 /// role keeps its connections here (the built-in server's ``EchoClients``, a target's ``ClientGroup``) and starts them
 /// through ``startDueConnects(at:firstConnects:connect:cannotStart:gaveUp:)``; what a role does with a connection once it is up (say hello,
 /// subscribe) is the role's.
-struct ClientTable<T: Transport> {
+@usableFromInline struct ClientTable<T: Transport> {
     /// How many clients the thread has.
     let count: Int
     /// First connects under way at once (``ClientLoop/connectWindow``).

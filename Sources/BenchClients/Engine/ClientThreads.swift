@@ -7,7 +7,9 @@ import BenchNet
 /// once the threads ended (``join()``), or with `controlSocket` (an agent's) to the server as they come, under
 /// `writeLock`, the thread's load among them.
 public final class ClientThreads<T: Transport> {
-    private let threads: ClientThreadSet<[UInt8]>
+    /// What one thread left: its reports kept in memory (none when they went out), its tally and busy share.
+    public typealias Ending = (reports: [UInt8], tally: ClientThreadsTally, busyPercent: Double?)
+    private let threads: ClientThreadSet<Ending>
 
     /// Starts the threads, each pinned to `configuration.clientCPU` when given. A thread that cannot start or be placed
     /// fails the run's setup through `control` (those started see it and end).
@@ -15,19 +17,20 @@ public final class ClientThreads<T: Transport> {
         _ configuration: RunConfiguration, routes: ClientRoutes, settings: TransportSettings, control: RunControl,
         kernelClock: KernelClockMapping?, controlSocket: Int32? = nil, writeLock: SocketWriteLock? = nil
     ) {
-        let shares = ClientThreadSet<[UInt8]>.shares(of: configuration.localClients, threads: configuration.clientThreads)
+        let shares = ClientThreadSet<Ending>.shares(of: configuration.localClients, threads: configuration.clientThreads)
         threads = ClientThreadSet(shares, name: "bench-clients", cpu: configuration.clientCPU) { _, ids, placement in
             let reports = controlSocket.map { ReportWriter(descriptor: $0, lock: writeLock) } ?? ReportWriter()
             do throws(SystemError) {
                 if let placement { throw placement }
-                try EchoClients<T>(
+                let (tally, busy) = try EchoClients<T>(
                     configuration, ids: ids, routes: routes, transport: settings, control: control, kernelClock: kernelClock,
                     reports: reports, reportsLoad: controlSocket != nil
                 ).run()
+                return (reports.collected, tally, busy)
             } catch {
                 control.failSetup("the clients' thread could not start: \(error)")
+                return (reports.collected, ClientThreadsTally(), nil)
             }
-            return reports.collected
         }
         if let failure = threads.startFailure { control.failSetup("the clients' thread could not start: \(failure)") }
     }
@@ -35,6 +38,6 @@ public final class ClientThreads<T: Transport> {
     /// True once every thread's clients are done.
     public var allFinished: Bool { threads.allFinished }
 
-    /// Waits for every thread and returns what each reported (nothing for an agent's, whose reports went out).
-    public func join() -> [ClientReport] { threads.join().flatMap { ClientReport.all(in: $0) } }
+    /// Waits for every thread and returns what each left, in order.
+    public func join() -> [Ending] { threads.join() }
 }

@@ -10,11 +10,11 @@ import BenchNet
 /// (close → hello accepted). Never after the goodbye or a stop.
 extension EchoClients: ClientEngine {
     /// The loop ends when no connection is left open and none is still to open.
-    var goesOn: Bool { table.open > 0 || !table.allStarted || table.returnsWaiting }
+    @usableFromInline var goesOn: Bool { table.open > 0 || !table.allStarted || table.returnsWaiting }
 
     /// A stop during the setup ends the thread; a single client connected blocks in read from here on
     /// (``echoOnBlockingSocket(_:)``); the heartbeats of this tick go out.
-    func doDueWork(at now: UInt64) -> Bool {
+    @usableFromInline func doDueWork(at now: UInt64) -> Bool {
         if control.isStopRequested && table.nextToConnect(at: now) != nil { return false }
         if ids.count == 1 && !table.reconnects, let only = table[0], only.isOpen, !only.isLinked, !table.isSettingUp(0) {
             echoOnBlockingSocket(only)
@@ -27,12 +27,13 @@ extension EchoClients: ClientEngine {
         return true
     }
 
-    var nextWorkDue: UInt64 { nextHeartbeat }
+    @usableFromInline var nextWorkDue: UInt64 { nextHeartbeat }
 
-    var firstConnectsMayStart: Bool { true }
+    /// Not once a stop is asked (the setup is over: the thread ends at its next pass).
+    @usableFromInline var firstConnectsMayStart: Bool { !control.isStopRequested }
 
     /// A new connection for the client at `place`, its session started over, its connect under way (not counted yet).
-    func connect(_ place: Int, isReturn: Bool, at now: UInt64) throws -> Connection<T> {
+    @usableFromInline func connect(_ place: Int, isReturn: Bool, at now: UInt64) throws -> Connection<T> {
         let client = ids.lowerBound + place
         sessions[place].restart()
         return try loop.connect(
@@ -41,23 +42,23 @@ extension EchoClients: ClientEngine {
     }
 
     /// The run cannot have all its clients: the setup fails.
-    func cannotStart(_ place: Int, because error: any Error) -> Bool {
+    @usableFromInline func cannotStart(_ place: Int, because error: any Error) -> Bool {
         let client = ids.lowerBound + place
         control.failSetup("client \(client) could not connect to \(routes.address(of: client)): \(error)")
         return false
     }
 
-    var returnsAllowed: Bool { !runIsOver && !control.isStopRequested }
+    @usableFromInline var returnsAllowed: Bool { !runIsOver && !control.isStopRequested }
 
     /// The client at `place` used its `tries`: it stays away (an event).
-    func gaveUp(_ place: Int, tries: Int) {
+    @usableFromInline func gaveUp(_ place: Int, tries: Int) {
         tally.gaveUp += 1
         record(client: ids.lowerBound + place, reason: ReconnectSchedule.gaveUpText(tries: tries), as: .gaveUp)
     }
 
     /// One event of the thread's loop. False when the loop ends: the run's control woke it, or a hello or a connect
     /// could not go out.
-    func handle(token: UInt64, events: EpollEvents) -> Bool {
+    @usableFromInline func handle(token: UInt64, events: EpollEvents) -> Bool {
         guard token != Token.wake else { return false }
         let position = Int(token - Token.firstConnection)
         guard let connection = table[position], connection.isOpen else { return true }
@@ -67,7 +68,7 @@ extension EchoClients: ClientEngine {
         return sayHello(position: position) && startDueConnects()
     }
 
-    func note(_ text: String) {
+    @usableFromInline func note(_ text: String) {
         record(client: nil, reason: text, as: .note)
     }
 }

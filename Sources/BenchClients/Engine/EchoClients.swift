@@ -12,9 +12,9 @@ import BenchProtocols
 /// run's control wakes them. A single client has nothing to multiplex: once connected it blocks in read on its
 /// socket, as sockperf's server does, which saves an epoll_wait per message.
 ///
-/// What they have to say besides their echoes goes out as ``ClientReport``s through `reports`, as every client role's:
-/// each client's connect time and phases, its connection's events, the thread's load every second (an agent's), and
-/// its tally as its last report.
+/// What happens to them goes out as ``ClientReport``s through `reports`, as every client role's: each client's connect
+/// time and phases, its connections' events, the thread's load every second (an agent's). What the thread is at its
+/// end (its counts, the CPUs it ran on: this machine's) is returned to its own process (``run()``).
 public final class EchoClients<T: Transport> {
     typealias Token = EchoClientsToken
 
@@ -30,17 +30,17 @@ public final class EchoClients<T: Transport> {
     let routes: ClientRoutes
     /// The addresses its connections leave from, client `i` from the `i % count`th; empty: the kernel's choice.
     let sources: [SocketAddress]
-    let ids: Range<Int>
+    @usableFromInline let ids: Range<Int>
     let token: UInt64
     let heartbeat: UInt64
     let control: RunControl
     /// The thread's epoll, rings, read buffer, kernel stamps and connect window: every client role's.
-    let loop: ClientLoop<T>
+    @usableFromInline let loop: ClientLoop<T>
     /// `--io uring`, on a thread of more than one client (a single one blocks in read).
     let usesUring: Bool
     /// The clients' connections by position, their connect window and times; a client whose connection is open and
     /// not setting up has said hello on it.
-    var table: ClientTable<T>
+    @usableFromInline var table: ClientTable<T>
     /// Per position: the client said hello once; a connect of one that did is a reconnect, whose failure is not the
     /// setup's.
     var joined: [Bool] = []
@@ -50,10 +50,10 @@ public final class EchoClients<T: Transport> {
     /// The server said goodbye (the run is over) or the run's control woke the clients: no reconnect any more.
     var runIsOver = false
     /// Where the thread's reports go (``ClientReport``): flushed after each pass of its loop.
-    let reports: ReportWriter
+    @usableFromInline let reports: ReportWriter
     /// An agent's: the thread's busy share goes out every second once all its clients said hello.
-    let reportsLoad: Bool
-    var load = BusyShare()
+    @usableFromInline let reportsLoad: Bool
+    @usableFromInline var load = BusyShare()
     /// Clients that said hello once.
     var joinedCount = 0
     /// Per position: the client's side of the built-in server's protocol, started over on each connection; what they
@@ -62,7 +62,7 @@ public final class EchoClients<T: Transport> {
     var heartbeatCursor = 0
     /// The heartbeats this thread's clients are owed.
     var heartbeatCredit = HeartbeatCredit()
-    /// The thread's counts and CPUs, its last report.
+    /// The thread's counts and CPUs, returned at its end.
     var tally = ClientThreadsTally()
 
     /// Clients `ids` of the run `configuration`, connecting where `routes` says, their transports set up with
@@ -105,16 +105,15 @@ public final class EchoClients<T: Transport> {
         returnUnconfirmed = Array(repeating: false, count: ids.count)
     }
 
-    /// Connects every client, echoes until the run ends, closes every connection; its tally goes last
-    /// (``ClientReport/What/threadEnded``).
-    public func run() {
+    /// Connects every client, echoes until the run ends, closes every connection. Returns the thread's tally and its
+    /// busy share over its life (percent; nil for no time): this machine's, for its own process.
+    public func run() -> (tally: ClientThreadsTally, busyPercent: Double?) {
         let (cpu, wall) = (ThreadCPUTime.now(), MonotonicClock.now())
         runClients()
         tally.cpus.formUnion(loop.observedCPUs)
         let life = MonotonicClock.now() - wall
-        let busy = life > 0 ? min(1_000_000, 1_000_000 * (ThreadCPUTime.now() - cpu) / life) : 0
-        reports.report(ClientReport(.threadEnded, client: UInt32(ids.lowerBound), time: busy, text: tally.text))
-        reports.flush()
+        let busy = life > 0 ? Double(BusyShare.partsPerMillion(cpu: ThreadCPUTime.now() - cpu, of: life)) / 10_000 : nil
+        return (tally, busy)
     }
 
     /// The thread's life, from its connects to the server's goodbye: the engine's loop (``ClientEngine/runLoop()``).

@@ -1,8 +1,8 @@
 /// How many clients' heartbeats a pass of a client thread owes, so that each of its clients sends one every
 /// `--heartbeat` however late its passes come: the time since the last pass (at most one heartbeat's period), times
-/// the clients started, in heartbeats. A thread busy with thousands of connects whose timer ticks are late (their
-/// expirations read as one) still sends its clients' heartbeats on time; counting one tick a pass sent a tenth of them
-/// when passes took a second, and the server took quiet clients for dead.
+/// the clients started, in heartbeats. A thread busy with thousands of connects whose ticks come late still sends its
+/// clients' heartbeats on time; counting one tick a pass sent a tenth of them when passes took a second, and the
+/// server took quiet clients for dead.
 struct HeartbeatCredit {
     /// Clients × nanoseconds owed, below one period's worth of a client.
     private var owed: UInt64 = 0

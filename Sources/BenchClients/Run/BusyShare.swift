@@ -3,7 +3,7 @@ import BenchNet
 /// A client thread's busy share as it reports it every second (a child's, an agent's, a target run's subscriber
 /// thread's): its CPU time since its clients were all connected, over the time since then. The connects are setup, not
 /// load: a thread busy connecting is not a saturated harness.
-struct BusyShare {
+@usableFromInline struct BusyShare {
     private var since: (cpu: UInt64, wall: UInt64) = (0, 0)
     private var next: UInt64 = 0
 
@@ -21,6 +21,12 @@ struct BusyShare {
         let now = MonotonicClock.now()
         guard since.wall != 0, now >= next, now > since.wall else { return nil }
         next = now + 1_000_000_000
-        return min(1_000_000, (ThreadCPUTime.now() - since.cpu) * 1_000_000 / (now - since.wall))
+        return Self.partsPerMillion(cpu: ThreadCPUTime.now() - since.cpu, of: now - since.wall)
+    }
+
+    /// `cpu` over `wall` (both ns, `wall` above 0), in parts per million, at most a million; in floating point, so that
+    /// a thread's CPU time of days does not overflow.
+    static func partsPerMillion(cpu: UInt64, of wall: UInt64) -> UInt64 {
+        UInt64(min(1, Double(cpu) / Double(wall)) * 1_000_000)
     }
 }

@@ -1,9 +1,10 @@
 /// What a thread of a run's clients, of any role, tells the run besides the messages they received: a client is
 /// connected (subscribed), its connection closed, the server said something, it received something that is not a
-/// measurement, the thread's load, and its tally when it ends. A target's clients (subscribers, round-trip clients,
-/// chat members) send it to the run's measuring thread, with their messages (each a read report or a delivery frame:
-/// sequence, client, and the read's times); the built-in server's clients, whose messages the server measures itself,
-/// send only these: in this process kept until the threads end, from an agent or a child on its control connection.
+/// measurement, the thread's load. A target's clients (subscribers, round-trip clients, chat members) send it to the
+/// run's measuring thread, with their messages (each a read report or a delivery frame: sequence, client, and the
+/// read's times); the built-in server's clients, whose messages the server measures itself, send only these: in this
+/// process kept until the threads end, from an agent (`bench clients`, a `--client-procs` child) on its control
+/// connection.
 ///
 ///     length | kind=13 | what:u8 | reserved:u16 | client:u32 | time:u64 | text (UTF-8, at most 512 bytes)
 ///
@@ -43,9 +44,6 @@ public struct ClientReport: Equatable, Sendable {
         /// How late that link let its bytes out behind its model (`text`: ``LinkLateness/text``); `client`: its first
         /// id. Sent with its events, after them; a link that carried nothing sends none.
         case linkLateness = 10
-        /// A thread of the built-in server's clients ended (`client`: its first id): `time` is its busy share over its
-        /// life in parts per million, `text` its tally (``ClientThreadsTally/text``). Its last report.
-        case threadEnded = 11
 
         /// What a child's or an agent's link sends once the run is over: the only reports taken then.
         public var isLinksAccount: Bool { self == .linkEvent || self == .linkLateness }

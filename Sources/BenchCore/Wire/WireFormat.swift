@@ -11,8 +11,6 @@
 ///                          and recv_kernel_ns (the kernel's receive stamp, 0 without) filled in
 ///     heartbeat (12 bytes) length=8 | kind=4 | reserved:u8 | reserved:u16 | client:u32
 ///     goodbye (12 bytes)   length=8 | kind=10 | reserved:u8 | reserved:u16 | client:u32 (the server's, at the end)
-///     connect times (48 bytes) length=44 | kind=11 | count:u8 (1 to 3) | reserved:u16 | 3 × (client:u32 | ns:u64)
-///                          | reserved:u32
 ///     agent hello (48 bytes) length=44 | kind=5 | version:u8 | reserved:u16 | clients:u32 | token:u64
 ///                          | pid:u32 | boot:u64 | host:16 bytes (UTF-8, zero-padded)
 ///     agent welcome (48 bytes) length=44 | kind=6 | scenario:u8 | timestamps:u8 | reserved:u8 | first_client:u32
@@ -21,9 +19,10 @@
 ///     clock probe (32 bytes) length=28 | kind=7 | reserved:3 | t1:u64 | t2:u64 | t3:u64
 ///     clock reply (32 bytes) the probe with kind=8, t2 (the server's read) and t3 (before its write) filled in
 ///     clock report (32 bytes) length=28 | kind=9 | reserved:3 | offset_ns:i64 | error_ns:u64 | probes:u64
-///     client report (20–532 bytes), send report (24 bytes), read report (an echo frame's layout, kind=16) and
-///                          delivery (the same, kind=15): from a target run's clients to its measuring thread
-///                          (``ClientReport``, ``SendReport``)
+///     client report (20–532 bytes): from every client thread, a target's to its measuring thread, an agent's
+///                          to the server (``ClientReport``); send report (24 bytes), read report (an echo frame's
+///                          layout, kind=16) and delivery (the same, kind=15): from a target run's clients to its
+///                          measuring thread (``SendReport``)
 ///
 /// The agent frames go over an agent's control connection (`bench clients`): it asks for a number of client ids
 /// with the token given to `bench serve` (a hash of it), and the server answers with the ids it gets and what its

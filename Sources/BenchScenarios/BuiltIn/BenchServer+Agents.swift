@@ -57,7 +57,8 @@ extension BenchServer {
     }
 
     /// A frame on a welcomed agent's control connection: a clock probe is answered at once (t2: the read's return,
-    /// t3: right before the write), a clock report kept for `agents.csv`; anything else closes it.
+    /// t3: right before the write), a clock report kept for `agents.csv`, its clients' reports taken
+    /// (``takeAgentClientReport(_:agent:slot:at:)``), its link's account at the end; anything else closes it.
     func handleAgentFrame(_ frame: Frame, agent: Int, slot: Int, at now: UInt64) -> Bool {
         let isLinkEvent = frame.kind == .clientReport && ClientReport.What(rawValue: frame.bytes[5])?.isLinksAccount == true
         if collectingLinkEvents && !isLinkEvent { return true }  // the run is over: only what its link did is taken
@@ -110,8 +111,7 @@ extension BenchServer {
 
     /// A report of agent `agent`'s client threads (``ClientReport``), as this process's own threads make them: a
     /// thread's load (the latest counts), a client's connect time and phases, an event of the run (its time put on
-    /// this clock). A thread's tally is its agent's own (its CPUs are another machine's, and it comes once the run is
-    /// over): not taken. Anything not of its clients closes its control connection.
+    /// this clock). Anything not of its clients closes its control connection.
     private func takeAgentClientReport(_ frame: Frame, agent: Int, slot: Int, at now: UInt64) -> Bool {
         let record = recording.agents[agent]
         let clients = record.firstClient..<record.firstClient + record.clients
@@ -122,8 +122,6 @@ extension BenchServer {
         switch report.what {
         case .load where report.time <= 1_000_000 && clients.contains(Int(report.client)):
             agentThreadLoad[Int(report.client)] = Double(report.time) / 10_000  // the latest counts
-            return true
-        case .threadEnded where clients.contains(Int(report.client)):
             return true
         case .closed, .note, .gaveUp, .serverError:
             report.time = min(RemoteClock(model: record.clock).time(of: report.time), now)

@@ -57,24 +57,24 @@ extension RunRecording {
         connectPhases[client] = phases
     }
 
-    /// What this process's client threads of the built-in server reported, once they ended: each client's connect
-    /// time, what happened to them during the run (what they saw after the server ended it, resets of connections
-    /// closed with echoes still unread, is the teardown, not something that happened to the run), and each thread's
-    /// tally and busy share.
-    mutating func merge(clientReports reports: [ClientReport]) {
-        for report in reports {
-            guard report.what == .threadEnded else {
-                _ = take(clientReport: report, of: configuration.localClients)
-                continue
+    /// What this process's client threads of the built-in server left when they ended: what they reported (each
+    /// client's connect time, what happened to them during the run: what they saw after the server ended it, resets of
+    /// connections closed with echoes still unread, is the teardown, not something that happened to the run), and each
+    /// thread's tally and busy share.
+    mutating func merge(clientThreads endings: [(reports: [UInt8], tally: ClientThreadsTally, busyPercent: Double?)]) {
+        for ending in endings {
+            for report in ClientReport.all(in: ending.reports) {
+                guard let refusal = take(clientReport: report, of: configuration.localClients) else { continue }
+                record(ConnectionEvent(
+                    side: .clients, client: nil, time: MonotonicClock.now(), reason: "a client thread reported \(refusal)"))
             }
-            guard let tally = ClientThreadsTally(text: report.text, limit: Int.max) else { continue }
-            clientThreads = clientThreads.adding(tally)
-            keepBusiestClientThread(Double(min(report.time, 1_000_000)) / 10_000)
+            clientThreads = clientThreads.adding(ending.tally)
+            if let busy = ending.busyPercent { keepBusiestClientThread(busy) }
         }
     }
 
     /// A report of the built-in server's clients `clients` (this process's, or an agent's with its time put on this
-    /// clock), but for their tally and load, which their owner takes: a client connected (its connect time, and its
+    /// clock), but for their load, which their owner takes: a client connected (its connect time, and its
     /// phases over a transport that has more than a TCP connect), or something that happened to one of them during
     /// the run (an event). Returns why it is not one of theirs (nil: taken).
     mutating func take(clientReport report: ClientReport, of clients: Range<Int>) -> String? {
@@ -100,7 +100,7 @@ extension RunRecording {
             record(ConnectionEvent(
                 side: .clients, client: report.client == ClientReport.noClient ? nil : client, time: report.time,
                 reason: report.text))
-        case .returned, .load, .link, .linkEvent, .linkLateness, .threadEnded:
+        case .returned, .load, .link, .linkEvent, .linkLateness:
             return "\(report.what) report, which is not a client's"
         }
         return nil

@@ -156,12 +156,12 @@ public enum ScenarioRunner {
             kernelClock: kernelClock)
         let result = server.join()
         control.clientsWake.notify()
-        let clientReports = clientThreads.join()
+        let endings = clientThreads.join()
         var recording = try result.get()
         for event in link?.outages(until: recording.endNanoseconds) ?? [] { recording.record(event) }
         recording.linkWasLate(link?.lateness)
         recording.end(serverAddress: bound.description, kernelClock: kernelClock)
-        recording.merge(clientReports: clientReports)
+        recording.merge(clientThreads: endings)
         return recording
     }
 

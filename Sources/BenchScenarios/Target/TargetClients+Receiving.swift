@@ -95,8 +95,8 @@ extension TargetClients {
             if configuration.scenario == .chat { chatSendReported(report, clock: clock) } else { sendReported(report, clock: clock) }
             return nil
         case .clientReport:
-            guard var report = ClientReport(frame), channel.ids.contains(Int(report.client)), report.what != .threadEnded else {
-                return "a client report of a client not its own, or of no known kind"  // a tally is the built-in server's clients'
+            guard var report = ClientReport(frame), channel.ids.contains(Int(report.client)) else {
+                return "a client report of a client not its own, or of no known kind"
             }
             var phases: ConnectPhases?
             if report.what == .subscribed {
@@ -154,8 +154,6 @@ extension TargetClients {
             recording.record(ConnectionEvent(side: .link, client: nil, time: report.time, reason: report.text))
         case .linkLateness:  // after its events
             recording.linkWasLate(reported: report.text, by: "", client: client)
-        case .threadEnded:  // refused when read (``handleChannelFrame(_:from:)``)
-            return
         case .link:  // an agent's own link: the built-in server's runs take it (bench's agents refuse it here first)
             recording.record(ConnectionEvent(
                 side: .clients, client: client, time: MonotonicClock.now(),
