@@ -51,9 +51,6 @@ extension RunOptions {
     static func readConnectionOptions(
         into configuration: inout RunConfiguration, reader: OptionReader, parsed: ParsedOptions, command: String
     ) throws(UsageError) {
-        if parsed.value("source-addresses") != nil && configuration.target != nil {
-            throw UsageError(message: "--source-addresses is for the built-in server's clients, not --target", command: command)
-        }
         configuration.sourceAddresses = try readSourceAddresses(reader: reader, parsed: parsed)
         if let text = parsed.value("connect-rate") {
             guard let interval = connectInterval(ofRate: text) else {
@@ -175,12 +172,7 @@ extension RunOptions {
     static func readSourceAddresses(reader: OptionReader, parsed: ParsedOptions) throws(UsageError) -> [String] {
         guard let text = parsed.value("source-addresses") else { return [] }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count <= 250, Set(parts).count == parts.count else {
-            throw reader.invalid("source-addresses", "list", text, "at most 250 addresses, each once")
-        }
-        for part in parts where SocketAddress(host: part, port: 0) == nil {
-            throw reader.invalid("source-addresses", "list", text, "'\(part)' is not a numeric IPv4 or IPv6 address")
-        }
+        if let refusal = SourceAddresses.refusal(of: parts) { throw reader.invalid("source-addresses", "list", text, refusal) }
         return parts
     }
 

@@ -51,7 +51,6 @@ import Testing
         (["roundtrip", "--offline-queue"], "--offline-queue is for open-loop roundtrip (--interval above 0) whose clients come back"),
         (["fanout", "--source-addresses", "127.0.0.2,1.2.3"], "'--source-addresses <list>': '1.2.3' is not a numeric IPv4 or IPv6 address"),
         (["fanout", "--source-addresses", "127.0.0.2,127.0.0.2"], "'--source-addresses <list>': at most 250 addresses, each once"),
-        (["fanout", "--source-addresses", "127.0.0.2", "--target", "ws://127.0.0.1:1/"], "--source-addresses is for the built-in server's clients"),
         (["fanout", "--drop-connections-at", "5d"], "'--drop-connections-at <duration>'"),
         (["chat", "--reconnect"], "--reconnect in chat is for your server's members (--target): the built-in relay is not restarted"),
         (["chat", "--drop-connections-at", "1s"], "--drop-connections-at in chat is for your server's members (--target)"),

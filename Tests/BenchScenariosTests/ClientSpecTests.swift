@@ -88,6 +88,12 @@ import Testing
             spec.silenceLimit = 750_000_000
             return spec
         }(),
+        // `--source-addresses` against a user's server: its children's clients leave from them.
+        {
+            var spec = ClientSpec(transport: .tcp, target: Self.target("nats://127.0.0.1:4222/news"))
+            spec.sourceAddresses = ["127.0.0.2", "::1", "10.0.0.3"]
+            return spec
+        }(),
     ]
 
     @Test(arguments: specs)
@@ -104,7 +110,7 @@ import Testing
         ([1, 0, 1, 0, 5, 0, 1, 65], "a target's settings without a target"),
         ([1, 0, 1, 0, 7, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 1, 0, 1, 0], "field 1 twice"),
-        ([22, 0, 0], "unknown field 22"),
+        ([23, 0, 0], "unknown field 23"),
         ([1, 0, 1, 0, 4, 0, 23] + Array("nats://127.0.0.1:4222/x".utf8) + [21, 0, 1, 1], "HTTP/2 for a target that has no use for it"),
         ([1, 0, 1, 0, 21, 0, 1, 1], "a target's settings without a target"),
         ([1, 0, 1, 0, 4, 0, 10] + Array("ws://a:1/x".utf8) + [21, 0, 1, 2], "an HTTP/2 flag that is not 1"),
@@ -169,6 +175,11 @@ import Testing
             ([1, 0, 1, 0, 19, 0, 4, 0, 0, 0, 1], "the silence limit is not 8 bytes"),
             ([1, 0, 1, 0, 19, 0, 8] + Self.words(0), "a silence limit of 0"),
             ([1, 0, 1, 0, 19, 0, 8] + Self.words(5), "a silence limit without a target"),
+            ([1, 0, 1, 0, 22, 0, 9] + Array("127.0.0.2".utf8), "source addresses without a target"),
+            (spec("X: 1\r\n") + [22, 0, 19] + Array("127.0.0.2,127.0.0.2".utf8), "at most 250 addresses, each once"),
+            (spec("X: 1\r\n") + [22, 0, 14] + Array("127.0.0.2,host".utf8), "'host' is not a numeric IPv4 or IPv6 address"),
+            (spec("X: 1\r\n") + [22, 0, 0], "'' is not a numeric IPv4 or IPv6 address"),
+            (spec("X: 1\r\n") + [22, 0, 2, 0xFF, 0xFE], "source addresses that are not text"),
         ]
     }()
 

@@ -19,7 +19,8 @@ extension ClientGroup {
         let client = clients(at: place).lowerBound  // a connection that carries several goes as its first
         let identities = configuration.target?.identities
         let connection = try loop.connect(
-            client: client, routes: routes, token: UInt64(place + 1), transmitStamps: own != nil,
+            client: client, routes: routes, from: sources.isEmpty ? nil : sources[client % sources.count],
+            token: UInt64(place + 1), transmitStamps: own != nil,
             settings: identities.map { loop.settings.personalized(by: $0, client: client) })
         connectsStarted[place] += 1
         guard isReturn else { return connection }

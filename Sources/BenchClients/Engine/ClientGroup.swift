@@ -16,6 +16,8 @@ public final class ClientGroup<T: Transport> {
     let target: TargetURL
     /// Where each member connects (the server, or its chat relay's process), and behind which link.
     let routes: ClientRoutes
+    /// The addresses its connections leave from, client `i` from the `i % count`th; empty: the kernel's choice.
+    let sources: [SocketAddress]
     @usableFromInline let ids: Range<Int>
     /// The thread's epoll, rings, read buffer, kernel stamps (the order in which this thread reads does not enter the
     /// spread) and connect window: every client role's.
@@ -84,6 +86,7 @@ public final class ClientGroup<T: Transport> {
         self.ids = ids
         self.target = target
         self.routes = routes
+        self.sources = configuration.sources(toward: routes.server)
         self.loop = try ClientLoop(
             settings: transport, maximumQueuedBytes: configuration.maximumQueuedBytes, busyPoll: configuration.busyPoll,
             kernelClock: kernelClock, readSize: 2 * configuration.payload)

@@ -81,9 +81,7 @@ public final class EchoClients<T: Transport> {
         self.routes = routes
         self.reports = reports
         self.reportsLoad = reportsLoad
-        self.sources = configuration.sourceAddresses.isEmpty
-            ? SourceAddresses.automatic(clients: configuration.clients, server: routes.server)
-            : configuration.sourceAddresses.compactMap { SocketAddress(host: $0, port: 0) }
+        self.sources = configuration.sources(toward: routes.server)
         self.ids = ids
         self.token = configuration.token
         self.heartbeat = configuration.heartbeat

@@ -34,12 +34,14 @@ extension AgentRunner {
     /// An agent of `bench serve fanout|roundtrip --target` (its welcome's spec names the target): its clients run on
     /// `threads` threads, reporting on the control connection; meanwhile this thread measures the collector's clock
     /// every ``clockRoundInterval`` on the same connection (whole writes under one lock) and passes each
-    /// order on to the client threads it is for; when the collector closes the connection, the clients end.
+    /// order on to the client threads it is for; when the collector closes the connection, the clients end. Its
+    /// clients leave from its own `sources` (`--source-addresses`; none: the kernel's choice, or on loopback as many
+    /// addresses as they need), not the run's host's.
     static func runTargetClients(
-        _ welcome: AgentWelcome, _ spec: ClientSpec, controlSocket: Int32, threads: Int, control: RunControl,
-        status: AgentStatus?
+        _ welcome: AgentWelcome, _ spec: ClientSpec, sources: [String], controlSocket: Int32, threads: Int,
+        control: RunControl, status: AgentStatus?
     ) throws(RunError) {
-        let share = try ClientGroupShare(welcome, spec)
+        let share = try ClientGroupShare(welcome, spec, sources: sources)
         let lock = SocketWriteLock()
         // Each thread's orders (roundtrip's and chat's messages, and any run's drop of every connection) come over a
         // pair of its own, and its end is the pair's.
@@ -100,8 +102,11 @@ struct ClientGroupShare: Sendable {
     let link: LinkEmulator?
     let routes: ClientRoutes
 
-    init(_ welcome: AgentWelcome, _ spec: ClientSpec) throws(RunError) {
-        let configuration = try RunConfiguration(welcome: welcome, spec: spec)
+    /// The share `welcome` gives, speaking as `spec` says; its clients leave from `sources` when given (an agent's
+    /// own), else from the spec's.
+    init(_ welcome: AgentWelcome, _ spec: ClientSpec, sources: [String]? = nil) throws(RunError) {
+        var configuration = try RunConfiguration(welcome: welcome, spec: spec)
+        if let sources { configuration.sourceAddresses = sources }
         guard let settings = configuration.target else {
             throw .setupFailed("the run's spec names no target for a target's clients")
         }

@@ -67,16 +67,13 @@ public enum AgentRunner {
         if spec.target != nil {  // bench serve fanout --target: subscribers of the user's server
             let clock = try startMeasured(on: controlSocket, server: address, status: status)
             try runTargetClients(
-                welcome, spec, controlSocket: controlSocket, threads: max(1, min(clientThreads, clients)), control: control,
-                status: status)
+                welcome, spec, sources: sourceAddresses, controlSocket: controlSocket,
+                threads: max(1, min(clientThreads, clients)), control: control, status: status)
             var outcome = Outcome(welcome: welcome, spec: spec, clock: clock)
             if reconnect != nil && reconnect != spec.reconnect {
                 outcome.notes.append(
                     "this agent's --reconnect was not used: a --target run's clients reconnect as the run says ("
                         + (spec.reconnect == nil ? "not at all: give --reconnect to bench serve" : "its --reconnect") + ")")
-            }
-            if !sourceAddresses.isEmpty {
-                outcome.notes.append("this agent's --source-addresses were not used: a --target run's clients connect from the kernel's choice")
             }
             return outcome
         }

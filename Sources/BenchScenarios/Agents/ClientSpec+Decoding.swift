@@ -1,5 +1,6 @@
 import BenchClients
 import BenchCore
+import BenchNet
 import BenchProtocols
 
 /// A client spec read from the network (an agent's or a child's channel): every field checked, anything else refused.
@@ -26,6 +27,7 @@ extension ClientSpec {
         var connectInterval: UInt64?
         var reconnect: ReconnectBackoff?
         var silenceLimit: UInt64 = 0
+        var sources: [String] = []
         var identityChunks: [[UInt8]] = []
         var description: ProtocolDescription?
         var link: LinkDeal?
@@ -121,6 +123,10 @@ extension ClientSpec {
                 let interval = value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 guard interval >= 1_000 else { throw SpecError("a connect interval under 1µs") }
                 connectInterval = interval
+            case .sourceAddresses:
+                guard let text = String(validating: value, as: UTF8.self) else { throw SpecError("source addresses that are not text") }
+                sources = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                if let refusal = SourceAddresses.refusal(of: sources) { throw SpecError("source addresses: \(refusal)") }
             case .silenceLimit:
                 guard value.count == 8 else { throw SpecError("the silence limit is not 8 bytes") }
                 silenceLimit = value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -233,9 +239,11 @@ extension ClientSpec {
             connectInterval: connectInterval)
         guard reconnect == nil || settings != nil else { throw SpecError("a reconnects' backoff without a target") }
         guard silenceLimit == 0 || settings != nil else { throw SpecError("a silence limit without a target") }
+        guard sources.isEmpty || settings != nil else { throw SpecError("source addresses without a target") }
         self.link = link
         self.relayPorts = relayPorts
         self.reconnect = reconnect
         self.silenceLimit = silenceLimit
+        self.sourceAddresses = sources
     }
 }

@@ -40,6 +40,9 @@ public struct ClientSpec: Equatable, Sendable {
     public var reconnect: ReconnectBackoff?
     /// `--dead-after` in a target run (``RunConfiguration/silenceLimit``): 0 never.
     public var silenceLimit: UInt64 = 0
+    /// `--source-addresses` in a target run: where its children's clients leave from, as the run's own (an agent's
+    /// clients leave from its own `--source-addresses`: this host's are not its).
+    public var sourceAddresses: [String] = []
 
     /// A run's links as the processes that hold its clients are told them: the mix, the seed and the run's clients.
     public struct LinkDeal: Equatable, Sendable {
@@ -105,6 +108,8 @@ public struct ClientSpec: Equatable, Sendable {
         case streamsPerConnection = 20
         /// `--http2`: one byte, 1.
         case overHTTP2 = 21
+        /// ``sourceAddresses``: numeric addresses joined by commas.
+        case sourceAddresses = 22
     }
 
     /// The frame, length field included.
@@ -164,6 +169,7 @@ public struct ClientSpec: Equatable, Sendable {
             field(.link, seed + clients + Array(link.mix.text.utf8))
         }
         if !relayPorts.isEmpty { field(.relayPorts, relayPorts.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }) }
+        if !sourceAddresses.isEmpty { field(.sourceAddresses, sourceAddresses.joined(separator: ",").utf8) }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body
     }

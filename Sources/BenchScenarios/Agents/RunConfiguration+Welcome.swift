@@ -36,6 +36,7 @@ extension RunConfiguration {
         connectInterval = spec.connectInterval
         if spec.reconnect != nil { reconnect = spec.reconnect }
         silenceLimit = spec.silenceLimit
+        sourceAddresses = spec.sourceAddresses
         if let target = spec.target {
             if scenario == .roundtrip, let refusal = target.url.scheme.roundtripRefusal {
                 throw .setupFailed("the run's spec asks a round trip of \(target.url): \(refusal)")

@@ -58,6 +58,7 @@ extension ChildProcessChannels {
         spec.relayPorts = configuration.chatRelays.map(\.port)
         spec.reconnect = configuration.reconnect
         spec.silenceLimit = configuration.silenceLimit
+        spec.sourceAddresses = configuration.sourceAddresses
         return spec.encoded()
     }
 }
