@@ -12,9 +12,6 @@ public enum SourceAddresses {
         return numbers[1] - numbers[0] + 1
     }
 
-    /// For `clients` connections to `server`: none when the ports suffice or the server is not on loopback (another
-    /// host's addresses are the user's to give); otherwise as many loopback addresses as needed, 127.0.0.1 first
-    /// (all of 127.0.0.0/8 is the machine's own).
     /// Why `addresses` (as given: `--source-addresses`, or a run's spec) cannot be the clients' sources: more than 250,
     /// one twice, or one not a numeric IPv4 or IPv6 address; nil: they can.
     public static func refusal(of addresses: [String]) -> String? {
@@ -23,6 +20,9 @@ public enum SourceAddresses {
         return "'\(bad)' is not a numeric IPv4 or IPv6 address"
     }
 
+    /// For `clients` connections to `server`: none when the ports suffice or the server is not on loopback (another
+    /// host's addresses are the user's to give); otherwise as many loopback addresses as needed, 127.0.0.1 first
+    /// (all of 127.0.0.0/8 is the machine's own).
     public static func automatic(clients: Int, server: SocketAddress, ports: Int = ephemeralPorts) -> [SocketAddress] {
         guard clients > ports, ports > 0, server.family == AF_INET, server.host.hasPrefix("127.") else { return [] }
         let count = min((clients + ports - 1) / ports, 250)

@@ -17,7 +17,8 @@ import Testing
         try server.run()
         defer { TargetRestartCLITests.kill(server) }
         let deadline = Date().addingTimeInterval(10)
-        while !TargetRestartCLITests.accepts(port) && Date() < deadline { usleep(20_000) }
+        while !TargetRestartCLITests.accepts(port) && server.isRunning && Date() < deadline { usleep(20_000) }
+        try #require(TargetRestartCLITests.accepts(port), "nats-server did not listen on \(port) (taken meanwhile?)")
         let out = temporaryFolderPath()
         let result = try BenchProcess.run([
             "fanout", "--target", "nats://127.0.0.1:\(port)/sources", "--clients", "4", "--client-procs", "2",

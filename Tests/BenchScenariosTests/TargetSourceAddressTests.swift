@@ -25,6 +25,25 @@ import Testing
         #expect(Set(peers.keys).isSubset(of: ["127.0.0.1", "127.0.0.2", "127.0.0.3"]), "\(peers)")
     }
 
+    /// Sources of the other address family than the server's are refused before anything starts (the run cannot run),
+    /// saying which: each client's connect failed with EAFNOSUPPORT, read as the server refusing it.
+    @Test(arguments: [("127.0.0.1", nil as String?, ["127.0.0.2", "::1"], "::1"), ("127.0.0.1", "nats://[::1]:1/x", ["127.0.0.2"], "127.0.0.2")])
+    func sourcesOfAnotherFamilyThanTheServersAreRefusedBeforeTheRun(
+        host: String, target: String?, sources: [String], refused: String
+    ) throws {
+        var configuration = RunConfiguration(scenario: .fanout, seed: 1)
+        configuration.clients = 2
+        configuration.host = host
+        if let target { configuration = try TargetServerTests.fanout(target, subscribers: 2, broadcasts: 1) }
+        configuration.sourceAddresses = sources
+        #expect {
+            try ScenarioRunner.run(configuration, control: RunControl())
+        } throws: { error in
+            guard case .setupFailed(let reason) = error as? RunError else { return false }
+            return reason.contains("--source-addresses \(refused) cannot reach") && reason.contains("another address family")
+        }
+    }
+
     /// The addresses nats-server's debug log says its clients connected from, with how many (the publisher's, and the
     /// test's own look at whether the port accepts, are the kernel's choice: 127.0.0.1).
     static func peers(inLogOf path: String) throws -> [String: Int] {

@@ -42,7 +42,8 @@ extension ClientGroup {
                 // On epoll, not the ring: its reads are Redis's answers to PUBLISH, read and left. Behind the link of
                 // the group's first member, its connect not held for the link's handshake (no table lets it end).
                 let connection = try loop.connect(
-                    client: ids.lowerBound, routes: routes, token: Self.publisherToken, transmitStamps: true, onRing: false)
+                    client: ids.lowerBound, routes: routes, from: source(ofPlace: 0), token: Self.publisherToken,
+                    transmitStamps: true, onRing: false)
                 connection.connectNotBefore = 0
                 publisher.connection = connection
             } catch {

@@ -19,7 +19,7 @@ extension ClientGroup {
         let client = clients(at: place).lowerBound  // a connection that carries several goes as its first
         let identities = configuration.target?.identities
         let connection = try loop.connect(
-            client: client, routes: routes, from: sources.isEmpty ? nil : sources[client % sources.count],
+            client: client, routes: routes, from: source(ofPlace: place),
             token: UInt64(place + 1), transmitStamps: own != nil,
             settings: identities.map { loop.settings.personalized(by: $0, client: client) })
         connectsStarted[place] += 1
@@ -29,6 +29,12 @@ extension ClientGroup {
         if let own, !own.transmitStamps.isEmpty { own.transmitStamps[place] = TransmitStampQueue() }
         sessions[place] = ProtocolSession(speeches[place], role: .subscriber, maximumMessageSize: maximumMessageSize)
         return connection
+    }
+
+    /// Where the connection at `place` leaves from (nil: the kernel's choice): the sources in turn, by the run's count of
+    /// connections (with `--streams-per-connection`, a connection carries several clients, and every source is used).
+    func source(ofPlace place: Int) -> SocketAddress? {
+        sources.isEmpty ? nil : sources[(clients(at: place).lowerBound / perConnection) % sources.count]
     }
 
     /// `--drop-connections-at`: the measuring thread's order to close every connection now, as a network that drops

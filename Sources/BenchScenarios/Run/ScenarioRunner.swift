@@ -62,6 +62,7 @@ public enum ScenarioRunner {
         guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw .invalidHost(configuration.host)
         }
+        if let refusal = configuration.sourcesRefusal(toward: address) { throw .setupFailed(refusal) }
         try checkCPUs(configuration)
         try checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()

@@ -21,6 +21,7 @@ enum TargetRunner {
         guard let address = SocketAddress(host: target.host, port: target.port) else {
             throw .invalidHost(target.host)
         }
+        if let refusal = configuration.sourcesRefusal(toward: address) { throw .setupFailed(refusal) }
         try ScenarioRunner.checkMemory(configuration, streaming: stream != nil)
         let limit = DescriptorLimit.raiseToHardLimit()
         let subscribersHere = configuration.clientGroupChannels.isEmpty ? configuration.clients : 0
