@@ -21,7 +21,7 @@ import Testing
         let loop = try Self.loop(busyPoll: true)
         var events = 0
         // Nothing is ready and the wait asks for no bound: only a spin returns (a sleep would reach the time limit).
-        for _ in 0..<1_000 { #expect(try loop.wait(timeoutMilliseconds: -1) { _, _ in events += 1; return true }) }
+        for _ in 0..<1_000 { #expect(try loop.wait(timeoutNanoseconds: nil) { _, _ in events += 1; return true }) }
         #expect(events == 0)
         #expect(!loop.observedCPUs.isEmpty, "each wait notes the CPU it ran on")
     }
@@ -34,7 +34,7 @@ import Testing
         let connection = try loop.connect(to: address, token: 42, transmitStamps: false)
         var seen: [UInt64] = []
         for _ in 0..<Self.patience where !seen.contains(42) {
-            _ = try loop.wait(timeoutMilliseconds: 1_000) { token, events in
+            _ = try loop.wait(timeoutNanoseconds: 1_000_000_000) { token, events in
                 if events.contains(.writable) { seen.append(token) }
                 return true
             }
@@ -50,7 +50,7 @@ import Testing
         let connection = try loop.connect(to: address, token: 7, transmitStamps: false)
         var proceed = true
         for _ in 0..<Self.patience where proceed {
-            proceed = try loop.wait(timeoutMilliseconds: 1_000) { token, _ in token != 7 }
+            proceed = try loop.wait(timeoutNanoseconds: 1_000_000_000) { token, _ in token != 7 }
         }
         #expect(!proceed, "the handler ended the pass at the connect's event")
         connection.close()
@@ -66,7 +66,7 @@ import Testing
         let connection = try loop.connect(to: address, token: 9, transmitStamps: false)
         var connected = false
         for _ in 0..<Self.patience where !connected {
-            _ = try loop.wait(timeoutMilliseconds: 1_000) { token, events in
+            _ = try loop.wait(timeoutNanoseconds: 1_000_000_000) { token, events in
                 if token == 9 && events.contains(.writable) { connected = true }
                 return true
             }

@@ -29,7 +29,7 @@ import Testing
     /// Waits (at most 60 one-second waits) until `connection`'s connect has ended, as a role's event handling does.
     private func establish(_ connection: Connection<TCP>) throws {
         for _ in 0..<60 where !connection.isEstablished {
-            _ = try loop.wait(timeoutMilliseconds: 1_000) { _, events in
+            _ = try loop.wait(timeoutNanoseconds: 1_000_000_000) { _, events in
                 if events.contains(.writable) { try? connection.writeQueued() }
                 return true
             }
@@ -80,7 +80,7 @@ import Testing
         // The kernel ends the connect at once: its writable event comes and is set aside, and none comes after it.
         var writables = 0
         for _ in 0..<3 {
-            _ = try loop.wait(timeoutMilliseconds: 20) { _, events in
+            _ = try loop.wait(timeoutNanoseconds: 20_000_000) { _, events in
                 if events.contains(.writable) {
                     writables += 1
                     try? connection.writeQueued()

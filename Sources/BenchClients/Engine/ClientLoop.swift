@@ -119,13 +119,6 @@ import BenchNet
         return proceed
     }
 
-    /// ``wait(timeoutNanoseconds:_:)`` for at most `timeoutMilliseconds` (-1: until an event comes).
-    func wait(
-        timeoutMilliseconds: Int32, _ handle: (_ token: UInt64, _ events: EpollEvents) -> Bool
-    ) throws(SystemError) -> Bool {
-        try wait(timeoutNanoseconds: timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000, handle)
-    }
-
     /// Submits what the batch holds now (the messages a loop was ordered to send go before the rest of its pass).
     func flushSends() {
         batch?.flush()
