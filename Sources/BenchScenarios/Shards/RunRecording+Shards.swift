@@ -70,12 +70,7 @@ extension RunRecording {
         serverProcessWindow = max(serverProcessWindow, min(summary.window, configuration.sequencesPerClient))
         ledger.absorb(duplicateEchoes: summary.duplicateEchoes, echoesAfterHandOn: summary.echoesAfterHandOn)
         absorbEvents(summary.events, counts: summary.eventCounts, clientOffset: offset)
-        clientThreads.droppedEchoes += summary.clientThreads.droppedEchoes
-        clientThreads.heartbeatsSent += summary.clientThreads.heartbeatsSent
-        clientThreads.reconnects += summary.clientThreads.reconnects
-        clientThreads.gaveUp += summary.clientThreads.gaveUp
-        clientThreads.cpus.formUnion(summary.clientThreads.cpus)
-        clientThreads.allowedCPUs.formUnion(summary.clientThreads.allowedCPUs)
+        clientThreads = clientThreads.adding(summary.clientThreads)
         absorb(server: summary.server, clientOffset: offset)
         for (place, client) in clients.enumerated() where place < summary.connectTimes.count {
             queueFullDrops[client] = summary.queueFullDrops[place]
